@@ -1,0 +1,56 @@
+"""Integer codes shared by the ruleset loader, both engines, policies and the narrator.
+
+Both engines and every policy speak in these small integers, so a policy compiled by
+numba and the readable reference engine see the same numbers.
+"""
+
+# Enemy weapon types: the tracks, in the order of §2.1.2, then the other chit kinds.
+TANK, ATGM, HMG, ART, CAR, RU = 0, 1, 2, 3, 4, 5
+WEAPON_NAMES = ("tank", "atgm", "hmg", "art", "car", "ru")
+N_TRACKS = 4
+DIRECT_TRACKS = (TANK, ATGM, HMG)
+
+# Line-of-sight letters (§2.2.2).
+NO_LETTER, LETTER_L, LETTER_C, LETTER_R = 0, 1, 2, 3
+LETTER_NAMES = ("", "L", "C", "R")
+
+# Artillery targets (§7.2). NO_ART is the "No art." marker and the flipped setup marker.
+NO_ART, TARGET_S, TARGET_K, TARGET_T2 = 0, 1, 2, 3
+ART_TARGET_NAMES = ("none", "S", "K", "T2")
+
+# Position kinds (§2.1.1) and towns.
+CP, CKP, OW = 0, 1, 2
+KIND_NAMES = ("cp", "ckp", "ow")
+NO_TOWN, TOWN_S, TOWN_K = 0, 1, 2
+TOWN_NAMES = ("", "S", "K")
+
+# Enemy-action marker pools (§6.2).
+NO_POOL, POOL_123, POOL_789 = 0, 1, 2
+POOL_NAMES = ("", "123", "789")
+
+# Heavy damage locations (§7.1.3) and light damage kinds (§7.2.1), as bit positions.
+TRACKS, HULL, TURRET = 0, 1, 2
+HEAVY_NAMES = ("tracks", "hull", "turret")
+RADIO, NIGHT_VISION, SIGHTS = 0, 1, 2
+LIGHT_NAMES = ("radio", "night_vision", "sights")
+
+# Battalion HQ special abilities (§5.5).
+DRAW_THEIR_FIRE, EXTRA_ORDER, DIRECT_THEIR_FIRE, EXTRA_TURN, EXTRA_MOVE, EXTRA_FIRE = range(6)
+ABILITY_NAMES = (
+    "draw_their_fire",
+    "extra_order",
+    "direct_their_fire",
+    "extra_turn",
+    "extra_move",
+    "extra_fire",
+)
+# Where an ability marker is: on the RoE track, available in its box, or spent.
+ON_TRACK, AVAILABLE, SPENT = 0, 1, 2
+
+# Orders (§5.4). An option offered to a policy is packed into one integer, see options.py.
+NO_ORDER, MOVE, FIRE, TOW, AIRSTRIKE = 0, 1, 2, 3, 4
+ORDER_NAMES = ("none", "move", "fire", "tow", "airstrike")
+
+# I-TARGET readings.
+TARGET_DAMAGED_FIRST, TARGET_LITERAL = 0, 1
+TARGET_RULE_NAMES = ("damaged_first", "literal")
