@@ -54,3 +54,15 @@ ORDER_NAMES = ("none", "move", "fire", "tow", "airstrike")
 # I-TARGET readings.
 TARGET_DAMAGED_FIRST, TARGET_LITERAL = 0, 1
 TARGET_RULE_NAMES = ("damaged_first", "literal")
+
+# The rulebook fixes the cast and the map (§2.1.1, §2.2.1); the ruleset gives their
+# attributes. Indices below are the same in the ruleset, both engines and every policy.
+VEHICLES = ("VL2", "QL3", "QL1", "AQ", "EA", "FA", "BQ", "FB", "GB")
+VL2, QL3, QL1, AQ, EA, FA, BQ, FB, GB = range(9)
+N_VEHICLES = 9
+POSITIONS = (
+    "SAR", "KAL", "OPN", "T2", "S1", "S2", "S3", "K1", "K2", "K3",
+    "SK1", "SK2", "SK3", "SK4", "T21", "T22", "T23", "OPN1",
+)
+SAR, KAL, OPN, T2, S1, S2, S3, K1, K2, K3, SK1, SK2, SK3, SK4, T21, T22, T23, OPN1 = range(18)
+N_POSITIONS = 18

@@ -231,6 +231,18 @@ class _Reader:
                 self.fail(f"{key}[{i}]", f"must be a whole number from {lo} to {hi}, got {v!r}")
         return np.array(values, dtype=np.int64)
 
+    def tables(self, key: str) -> list[dict]:
+        rows = self.get(key, list)
+        for i, row in enumerate(rows):
+            if not isinstance(row, dict):
+                self.fail(f"{key}[{i}]", f"must be a table {{ ... }}, got {row!r}")
+        return rows
+
+    def whole(self, key: str, value, lo: int) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or value < lo:
+            self.fail(key, f"must be a whole number >= {lo}, got {value!r}")
+        return value
+
     def choice(self, key: str, value, allowed: tuple[str, ...]) -> int:
         if value not in allowed:
             self.fail(key, f"unknown value {value!r} (expected one of {', '.join(allowed)})")
@@ -300,14 +312,19 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     # vehicles (§2.2.1)
     vehicle_ids = tuple(r.get("vehicles.ids", list))
     nv = len(vehicle_ids)
-    if nv == 0 or len(set(vehicle_ids)) != nv:
-        r.fail("vehicles.ids", "must list distinct vehicle callsigns")
+    if vehicle_ids != C.VEHICLES:  # §2.2.1: the cast is the rulebook's, in this order
+        r.fail("vehicles.ids", f"must be the rulebook's vehicles in this order: {list(C.VEHICLES)}")
     kinds = r.get("vehicles.kind", list)
     platoon = r.get("vehicles.platoon", list)
     hq = r.get("vehicles.hq", list)
     for key, values in (("vehicles.kind", kinds), ("vehicles.platoon", platoon), ("vehicles.hq", hq)):
         if len(values) != nv:
             r.fail(key, f"must have one entry per vehicle ({nv}), got {len(values)}")
+    for i, v in enumerate(platoon):
+        r.whole(f"vehicles.platoon[{i}]", v, 0)
+    for i, v in enumerate(hq):
+        if not isinstance(v, bool):
+            r.fail(f"vehicles.hq[{i}]", f"must be true or false, got {v!r}")
     is_tank = np.array([r.choice("vehicles.kind", k, ("apc", "tank")) == 1 for k in kinds])
     commander = r.name("vehicles.commander", r.get("vehicles.commander", str), vehicle_ids, "vehicle")
     relays = np.array(
@@ -315,10 +332,10 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     )
 
     # map (R-MAP, R-FOF)
-    rows = r.get("map.positions", list)
+    rows = r.tables("map.positions")
     position_ids = tuple(row.get("id", "") for row in rows)
-    if len(set(position_ids)) != len(position_ids) or "" in position_ids:
-        r.fail("map.positions", "every position needs a distinct id")
+    if position_ids != C.POSITIONS:  # §2.1.1: the map's positions, in this order
+        r.fail("map.positions", f"must be the rulebook's positions in this order: {list(C.POSITIONS)}")
     n = len(position_ids)
     pos = {
         k: np.zeros(n, dtype=np.int64)
@@ -338,7 +355,7 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
         pos["town"][i] = r.choice(f"{key}.town", row.get("town", ""), C.TOWN_NAMES)
         pos["letter"][i] = r.choice(f"{key}.letter", row.get("letter", ""), C.LETTER_NAMES)
         pos["art"][i] = r.choice(f"{key}.art", row.get("art", "none") or "none", C.ART_TARGET_NAMES)
-        pos["fp"][i] = row.get("fp", 0)
+        pos["fp"][i] = r.whole(f"{key}.fp", row.get("fp", 0), 0)
         pos["eam_pool"][i] = r.choice(f"{key}.eam_pool", row.get("eam_pool", ""), C.POOL_NAMES)
         pos_kt2[i] = r.choice(f"{key}.road", row.get("road", ""), ("", "KT2")) == 1
         fire_kind = r.choice(f"{key}.un_fire", row.get("un_fire", ""), ("", "direct", "indirect"))
@@ -357,7 +374,7 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     start = r.name("vehicles.start", r.get("vehicles.start", str), position_ids, "position")
 
     # enemy action markers (R-EAM)
-    markers = r.get("enemy_action_markers", list)
+    markers = r.tables("enemy_action_markers")
     marker_ids = tuple(m.get("id", "") for m in markers)
     m_pool = np.zeros(len(markers), dtype=np.int64)
     m_fp = np.zeros(len(markers), dtype=np.int64)
@@ -366,11 +383,13 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     for i, m in enumerate(markers):
         key = f"enemy_action_markers[{marker_ids[i]}]"
         m_pool[i] = r.choice(f"{key}.pool", m.get("pool"), C.POOL_NAMES[1:]) + 1
-        m_fp[i] = m.get("fp", 0)
+        m_fp[i] = r.whole(f"{key}.fp", m.get("fp", 0), 1)
         sides = m.get("sides", [])
         if len(sides) != 2:
             r.fail(f"{key}.sides", f"a marker has two sides, got {len(sides)}")
         for s, side in enumerate(sides):
+            if not isinstance(side, dict):
+                r.fail(f"{key}.sides[{s}]", f"must be a table {{ bsa, un }}, got {side!r}")
             m_bsa[i, s] = _weapon_mask(r, f"{key}.sides[{s}].bsa", side.get("bsa", []), weapons3)
             m_un[i, s] = _weapon_mask(r, f"{key}.sides[{s}].un", side.get("un", []), tracks4)
     for p in range(n):
@@ -379,7 +398,7 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
 
     # chits (§3, R-CHITS)
     ctype, cletter, cdouble, ctarget = [], [], [], []
-    for i, g in enumerate(r.get("chits.groups", list)):
+    for i, g in enumerate(r.tables("chits.groups")):
         key = f"chits.groups[{i}]"
         t = r.choice(f"{key}.type", g.get("type"), C.WEAPON_NAMES[:5])
         count = g.get("count")
@@ -439,11 +458,14 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     light_table = _die_table(r, "damage.light", C.LIGHT_NAMES)
 
     # abilities (§5.5)
-    abilities = r.get("abilities", list)
+    abilities = r.tables("abilities")
     if len(abilities) != 3:
         r.fail("abilities", f"needs the three command vehicles' markers, got {len(abilities)}")
     a_vehicle = np.array([r.name(f"abilities[{i}].vehicle", a.get("vehicle"), vehicle_ids, "vehicle") for i, a in enumerate(abilities)])
     a_level = [a.get("level", 0) for a in abilities]
+    for i, a in enumerate(abilities):
+        if not isinstance(a.get("sides"), list) or len(a["sides"]) != 2:
+            r.fail(f"abilities[{i}].sides", f"a marker has two sides, got {a.get('sides')!r}")
     a_sides = np.array(
         [[r.choice(f"abilities[{i}].sides", s, C.ABILITY_NAMES) for s in a.get("sides", [])] for i, a in enumerate(abilities)]
     )

@@ -1,0 +1,85 @@
+"""The policy protocol: a policy is a module in policies/ with PARAMETERS and decide().
+
+    PARAMETERS = (Parameter("stop_at_tanks", 3, 0, 4, "stop drawing at this many tank chits"),)
+
+    def decide(kind, obs, options, n_options, params, prng):
+        return index  # of the chosen option in options[:n_options]
+
+decide must be numba-compilable: `kind` is a decisions.* constant, `obs` the int64
+observation (observation.py), `params` a float64 vector in PARAMETERS order, `prng` the
+policy's own uint64[2] random stream (rng.py). The same compiled function drives both
+engines, so a policy is written once (DESIGN.md §4, STYLE.md "game, state and parameters
+apart").
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from types import ModuleType
+
+import numpy as np
+from numba import njit
+
+from bollesim.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A tunable policy parameter: its default, its range and one line of meaning."""
+
+    name: str
+    default: float
+    low: float
+    high: float
+    doc: str
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: str
+    doc: str
+    parameters: tuple[Parameter, ...]
+    decide: object  # numba dispatcher
+
+    def param_vector(self, values: dict[str, float] | None = None) -> np.ndarray:
+        """The parameter vector, defaults overridden by values; bad names or values raise."""
+        values = dict(values or {})
+        known = {p.name: p for p in self.parameters}
+        for name in values:
+            if name not in known:
+                names = ", ".join(known) or "none"
+                raise UsageError(f"policy {self.name!r} has no parameter {name!r} (its parameters: {names})")
+        out = np.empty(len(self.parameters), dtype=np.float64)
+        for i, p in enumerate(self.parameters):
+            value = float(values.get(p.name, p.default))
+            if not p.low <= value <= p.high:
+                raise UsageError(f"{self.name}.{p.name} = {value:g} is outside its range {p.low:g}..{p.high:g}")
+            out[i] = value
+        return out
+
+
+def available_policies() -> list[str]:
+    """Names of the modules in the policies package."""
+    import policies
+
+    return sorted(m.name for m in pkgutil.iter_modules(policies.__path__) if not m.name.startswith("_"))
+
+
+def from_module(module: ModuleType, name: str | None = None) -> Policy:
+    """A Policy from any module (or notebook namespace) with PARAMETERS and decide."""
+    doc = (module.__doc__ or "").strip().splitlines()
+    return Policy(
+        name=name or module.__name__.rsplit(".", 1)[-1],
+        doc=doc[0] if doc else "",
+        parameters=tuple(module.PARAMETERS),
+        decide=njit(cache=True)(module.decide),
+    )
+
+
+def load_policy(name: str) -> Policy:
+    """The policy named `name` from policies/; an unknown name raises UsageError."""
+    if name not in available_policies():
+        raise UsageError(f"unknown policy {name!r} (known: {', '.join(available_policies())})")
+    return from_module(importlib.import_module(f"policies.{name}"), name)

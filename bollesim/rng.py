@@ -1,0 +1,76 @@
+"""Counter-based random streams: every random draw of both engines goes through here.
+
+A stream is a uint64[2] array: [key, counter]. The n-th draw of a stream is
+splitmix64(key + n * GOLDEN), so a draw depends only on (key, n), never on the thread,
+chunk or engine that makes it (DESIGN.md §3). Each game has two streams derived from
+(run seed, game index): CHANCE for chits and dice, POLICY for the policy's own choices,
+so two policies compared on the same seeds face the same luck (common random numbers).
+
+All functions are numba-compiled and called from both engines, so the reference engine
+and the fast engine get bit-identical numbers.
+"""
+
+import numpy as np
+from numba import njit
+
+CHANCE, POLICY = 0, 1  # stream ids
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_STREAM_SALT = np.uint64(0xD1B54A32D192ED03)
+
+
+@njit(cache=True)
+def mix64(z):
+    """The splitmix64 finaliser: a bijective scramble of a uint64."""
+    z = np.uint64(z)
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def stream_key(seed, game, stream):
+    """The key of one game's stream, from (run seed, game index, stream id)."""
+    k = mix64(np.uint64(seed) * GOLDEN + np.uint64(1))
+    k = mix64(k ^ (np.uint64(game) * _M1 + np.uint64(2)))
+    return mix64(k ^ (np.uint64(stream) * _STREAM_SALT + np.uint64(3)))
+
+
+@njit(cache=True)
+def init_stream(out, seed, game, stream):
+    """Write a fresh stream [key, 0] into out (uint64[2])."""
+    out[0] = stream_key(seed, game, stream)
+    out[1] = np.uint64(0)
+
+
+@njit(cache=True)
+def next_u64(s):
+    """The next 64 random bits of stream s (uint64[2]); advances its counter."""
+    s[1] += np.uint64(1)
+    return mix64(s[0] + s[1] * GOLDEN)
+
+
+@njit(cache=True)
+def below(s, n):
+    """A uniform integer in [0, n), n >= 1 (bias below n / 2**32, i.e. nil here)."""
+    return np.int64(((next_u64(s) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True)
+def d6(s):
+    """One six-sided die: 1..6."""
+    return below(s, 6) + 1
+
+
+@njit(cache=True)
+def two_d6(s):
+    """Two six-sided dice added: 2..12, as two draws."""
+    return d6(s) + d6(s)
+
+
+def new_stream(seed: int, game: int, stream: int) -> np.ndarray:
+    """A fresh stream array for Python callers."""
+    s = np.zeros(2, dtype=np.uint64)
+    init_stream(s, seed, game, stream)
+    return s

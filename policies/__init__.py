@@ -1,0 +1,1 @@
+"""Scripted player policies, one module per family (see bollesim/policy.py)."""
