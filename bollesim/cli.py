@@ -1,0 +1,496 @@
+"""The `bollesim` command line (typer).
+
+Every command is registered with `@command(group)`: it gets `--help` from its docstring
+and `epilog`, and the shared error handling, which turns a `RulesetError` or a
+`bollesim.errors.UsageError` into one line `error: ...` on stderr and exit code 2 (no
+traceback). A new command is a function:
+
+    @command(app, epilog=examples("bollesim policies"))
+    def policies() -> None:
+        \"\"\"List the policies and their parameters.\"\"\"
+        from bollesim import policies_registry  # heavy imports inside the command
+        ...
+        raise UsageError("unknown policy 'x' (known: historical, ...)")  # -> exit 2
+
+`fail(message)` reports directly; `with user_errors(): ...` gives the same handling to
+code outside a command.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+
+from bollesim.errors import UsageError
+from bollesim.rules import provenance
+from bollesim.rules.loader import RulesetError, load_ruleset
+
+EXIT_USAGE = 2  # exit code of every reported error (same as typer's own usage errors)
+
+app = typer.Typer(
+    name="bollesim",
+    help="Monte Carlo strategy analysis for the solitaire wargame Operation Bøllebank.",
+    epilog="Example: bollesim rules check",
+    no_args_is_help=True,
+    add_completion=False,
+)
+rules_app = typer.Typer(
+    help="Validate and inspect rulesets (default.toml or a designer's copy).",
+    epilog="Example: bollesim rules show --reconstructed",
+    no_args_is_help=True,
+)
+app.add_typer(rules_app, name="rules")
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def fail(message: str) -> NoReturn:
+    """Print `error: <message>` as one line on stderr and exit with code 2."""
+    line = " ".join(str(message).splitlines()).strip() or "unknown error"
+    typer.echo(f"error: {line}", err=True)
+    raise typer.Exit(EXIT_USAGE)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Report a RulesetError or UsageError raised inside the block with `fail`."""
+    try:
+        yield
+    except (RulesetError, UsageError) as exc:
+        fail(str(exc))
+
+
+def command(group: typer.Typer, name: str | None = None, **kwargs) -> Callable:
+    """Register a function as a command of `group`, with the shared error handling.
+
+    `kwargs` go to `typer.Typer.command` (e.g. `epilog="Example: ..."`)."""
+
+    def register(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*args, **kw):
+            with user_errors():
+                return fn(*args, **kw)
+
+        group.command(name, **kwargs)(wrapper)
+        return fn
+
+    return register
+
+
+# --------------------------------------------------------------------------- options
+
+
+def examples(*lines: str) -> str:
+    """An epilog listing example command lines, one per line in `--help`."""
+    return "Examples:\n\n" + "\n\n".join(f"  {line}" for line in lines)
+
+
+RulesFile = Annotated[
+    Path | None,
+    typer.Argument(
+        metavar="FILE",
+        help="Ruleset TOML file (default: the shipped bollesim/rules/default.toml).",
+        show_default=False,
+    ),
+]
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        "-s",
+        metavar="KEY=VALUE",
+        help="Override one value, e.g. --set roe.fire_allowed=10 (repeatable; VALUE is TOML).",
+        show_default=False,
+    ),
+]
+PartialOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--partial",
+        metavar="FILE",
+        help="A partial TOML merged over the ruleset before --set (tables merge, values replace).",
+        show_default=False,
+    ),
+]
+
+
+def _load(path: Path | None, overrides: list[str] | None, partial: Path | None):
+    return load_ruleset(path, overrides or [], partial)
+
+
+def _label(path: Path | None, overrides: list[str] | None, partial: Path | None) -> str:
+    label = str(path) if path is not None else "default.toml"
+    if partial is not None:
+        label += f" + {partial}"
+    for assignment in overrides or []:
+        label += f" + --set {assignment}"
+    return label
+
+
+# --------------------------------------------------------------------------- rules
+
+
+@command(
+    rules_app,
+    "check",
+    epilog=examples(
+        "bollesim rules check",
+        "bollesim rules check my_rules.toml --set roe.fire_allowed=10",
+        "bollesim rules check --partial tweak.toml",
+    ),
+)
+def rules_check(
+    file: RulesFile = None,
+    overrides: SetOption = None,
+    partial: PartialOption = None,
+) -> None:
+    """Validate a ruleset: print `ok: ...` and exit 0, or one `error: ...` line and exit 2.
+
+    The error names the file, the key and what is wrong with it.
+    """
+    rules = _load(file, overrides, partial)
+    typer.echo(
+        f"ok: {_label(file, overrides, partial)} "
+        f"(ruleset {rules.name}, sha256 {rules.digest[:12]}…)"
+    )
+
+
+@command(
+    rules_app,
+    "show",
+    epilog=examples(
+        "bollesim rules show",
+        "bollesim rules show my_rules.toml",
+        "bollesim rules show --reconstructed --set interpretations.target_priority=literal",
+    ),
+)
+def rules_show(
+    file: RulesFile = None,
+    reconstructed: Annotated[
+        bool,
+        typer.Option(
+            "--reconstructed",
+            help="List only the R-.. (reconstructed) and I-.. (interpretation) ids, "
+            "their meaning and the values this ruleset chose for them.",
+        ),
+    ] = False,
+    overrides: SetOption = None,
+    partial: PartialOption = None,
+) -> None:
+    """Print the tables of a ruleset, each with its provenance (rulebook § or R-/I- id)."""
+    rules = _load(file, overrides, partial)
+    console = _console()
+    console.print(
+        f"Ruleset {rules.name} ({_label(file, overrides, partial)}), sha256 {rules.digest}",
+        style="bold",
+    )
+    if reconstructed:
+        _print_reconstructed(console, rules.data)
+    else:
+        _print_tables(console, rules.data)
+
+
+# --------------------------------------------------------------------------- rules show
+# The tables are drawn from the TOML data itself (Ruleset.data), so a designer sees the
+# values as written, each table with its `source`.
+
+# Keys drawn in a table of their own; every other value is listed under "Scalar rules".
+_IN_TABLES = {
+    "name",
+    "vehicles.ids",
+    "vehicles.kind",
+    "vehicles.platoon",
+    "vehicles.hq",
+    "map.roads",
+    "map.positions",
+    "chits.groups",
+    "order_matrix.types",
+    "order_matrix.orders",
+    "order_matrix.scope",
+}
+_POSITION_COLUMNS = (
+    "kind",
+    "stack",
+    "town",
+    "letter",
+    "art",
+    "road",
+    "fp",
+    "bsa",
+    "un",
+    "un_fire",
+    "eam_pool",
+)
+
+
+def _console():
+    from rich.console import Console
+
+    options = {"markup": False, "highlight": False, "emoji": False}
+    console = Console(**options)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(width=120, **options)  # piped or captured: do not squeeze to 80
+    return console
+
+
+def _table(title: str, source, *columns: str, **kwargs):
+    from rich.table import Table
+
+    table = Table(
+        title=title,
+        title_justify="left",
+        title_style="bold",
+        caption=f"source: {source}" if source else None,
+        caption_justify="left",
+        **kwargs,
+    )
+    for col in columns:
+        table.add_column(col, overflow="fold")
+    return table
+
+
+def _fmt(value) -> str:
+    return provenance.format_value(value)
+
+
+def _is_die_row(value) -> bool:
+    return isinstance(value, list) and bool(value) and not isinstance(value[0], list | dict)
+
+
+def _print_tables(console, data: dict) -> None:
+    def section(name: str) -> dict:
+        return data[name] if isinstance(data.get(name), dict) else {}
+
+    shown = set(_IN_TABLES)
+
+    vehicles = section("vehicles")
+    if vehicles.get("ids"):
+        t = _table("Vehicles", vehicles.get("source"), "#", "id", "kind", "platoon", "hq")
+        for i, vid in enumerate(vehicles["ids"]):
+            cols = [
+                vehicles.get(k, [])[i] if i < len(vehicles.get(k, [])) else ""
+                for k in ("kind", "platoon", "hq")
+            ]
+            t.add_row(str(i), str(vid), *(_fmt(c) for c in cols))
+        console.print(t, end="\n\n")
+
+    mapdata = section("map")
+    positions = [row for row in mapdata.get("positions", []) if isinstance(row, dict)]
+    if positions:
+        t = _table(
+            "Map positions (stack 0 = unlimited)",
+            mapdata.get("source"),
+            "id",
+            *_POSITION_COLUMNS,
+            "source",
+        )
+        for row in positions:
+            t.add_row(
+                str(row.get("id", "?")),
+                *(_fmt(row.get(k, "")) for k in _POSITION_COLUMNS),
+                _fmt(row.get("source", "")),
+            )
+        console.print(t, end="\n\n")
+    roads = [r for r in mapdata.get("roads", []) if isinstance(r, list) and len(r) == 2]
+    if roads:
+        t = _table("Roads (adjacent positions)", mapdata.get("source"), "position", "adjacent to")
+        order = [str(row.get("id")) for row in positions]
+        neighbours: dict[str, list[str]] = {}
+        for a, b in roads:
+            neighbours.setdefault(str(a), []).append(str(b))
+            neighbours.setdefault(str(b), []).append(str(a))
+        for pid in order + sorted(set(neighbours) - set(order)):
+            t.add_row(pid, ", ".join(neighbours.get(pid, [])) or "(no road)")
+        console.print(t, end="\n\n")
+
+    markers = [m for m in data.get("enemy_action_markers", []) if isinstance(m, dict)]
+    if markers:
+        shown.add("enemy_action_markers")
+        t = _table(
+            "Enemy action markers (side drawn at random)",
+            None,
+            "id",
+            "pool",
+            "fp",
+            "side",
+            "BSA weapons",
+            "UN targets",
+            "source",
+        )
+        for m in markers:
+            for s, side in enumerate(m.get("sides", [])):
+                side = side if isinstance(side, dict) else {}
+                t.add_row(
+                    str(m.get("id", "?")) if s == 0 else "",
+                    _fmt(m.get("pool", "")),
+                    _fmt(m.get("fp", "")),
+                    "ab"[s] if s < 2 else str(s),
+                    _fmt(side.get("bsa", [])),
+                    _fmt(side.get("un", [])),
+                    _fmt(m.get("source", "")) if s == 0 else "",
+                )
+        console.print(t, end="\n\n")
+
+    chits = section("chits")
+    groups = [g for g in chits.get("groups", []) if isinstance(g, dict)]
+    if groups:
+        t = _table(
+            "Enemy weapon pool chits",
+            chits.get("source"),
+            "type",
+            "letter",
+            "double",
+            "artillery target",
+            "count",
+            show_footer=True,
+        )
+        for g in groups:
+            t.add_row(
+                *(_fmt(g.get(k, "")) for k in ("type", "letter")),
+                "yes" if g.get("double") else "",
+                _fmt(g.get("art_target", "")),
+                _fmt(g.get("count", "")),
+            )
+        total = sum(g.get("count", 0) for g in groups if isinstance(g.get("count"), int))
+        t.columns[0].footer, t.columns[-1].footer = "total", str(total)
+        console.print(t, end="\n\n")
+
+    for name, title, label in (
+        ("tracks", "Enemy weapon tracks (by number of chits on the track)", "chits"),
+        ("damage", "Damage tables (by d6 roll)", "d6"),
+    ):
+        rows = {k: v for k, v in section(name).items() if _is_die_row(v)}
+        if rows:
+            width = max(len(v) for v in rows.values())
+            t = _table(
+                title, section(name).get("source"), label, *(str(i + 1) for i in range(width))
+            )
+            for key, values in rows.items():
+                shown.add(f"{name}.{key}")
+                t.add_row(key, *(_fmt(v) for v in values), *([""] * (width - len(values))))
+            console.print(t, end="\n\n")
+
+    matrix = section("order_matrix")
+    types, orders, scope = (matrix.get(k, []) for k in ("types", "orders", "scope"))
+    if types and orders:
+        t = _table(
+            "Order Matrix (PAS1): first chit (rows) x second chit (columns)",
+            matrix.get("source"),
+            "first \\ second",
+            *map(str, types),
+        )
+        for a, first in enumerate(types):
+            cells = []
+            for b in range(len(types)):
+                try:
+                    cells.append(f"{' or '.join(orders[a][b])}, {scope[a][b]}")
+                except (IndexError, TypeError):
+                    cells.append("?")
+            t.add_row(str(first), *cells)
+        console.print(t, end="\n\n")
+
+    abilities = [a for a in data.get("abilities", []) if isinstance(a, dict)]
+    if abilities:
+        shown.add("abilities")
+        t = _table(
+            "Battalion HQ special abilities (available from RoE level)",
+            None,
+            "vehicle",
+            "level",
+            "sides",
+            "source",
+        )
+        for a in abilities:
+            t.add_row(*(_fmt(a.get(k, "")) for k in ("vehicle", "level", "sides", "source")))
+        console.print(t, end="\n\n")
+
+    # Scalar rules: everything not drawn above, table by table.
+    id_of_key = {k: rid for rid, p in provenance.IDS.items() for k in p.keys}
+    t = _table("Scalar rules", None, "table", "key", "value", "source")
+    interp = _table(
+        "Interpretations (switches for ambiguous text)",
+        section("interpretations").get("source"),
+        "key",
+        "value",
+        "id",
+        "meaning",
+    )
+    for top, node in data.items():
+        if top in shown or top == "source":
+            continue
+        if not isinstance(node, dict):
+            t.add_row("", top, _fmt(node), "")
+            continue
+        first = True
+        for key, value in node.items():
+            dotted = f"{top}.{key}"
+            if key == "source" or dotted in shown:
+                continue
+            if top == "interpretations":
+                rid = id_of_key.get(dotted, "")
+                meaning = provenance.IDS[rid].meaning if rid else ""
+                interp.add_row(key, _fmt(value), rid, meaning)
+                continue
+            t.add_row(
+                top if first else "",
+                key,
+                _fmt(value),
+                _fmt(node.get("source", "")) if first else "",
+            )
+            first = False
+    console.print(t, end="\n\n")
+    if interp.row_count:
+        console.print(interp, end="\n\n")
+
+
+def _print_reconstructed(console, data: dict) -> None:
+    cited = provenance.cited_ids(data)
+    t = _table(
+        "Reconstructed values (R-..) and interpretations (I-..)",
+        "shared/rules/RECONSTRUCTION.md; the ids marked (bollesim) are explained in the "
+        "comments of default.toml",
+        "id",
+        "meaning",
+        "values in this ruleset",
+        show_lines=True,
+    )
+    t.columns[0].no_wrap = True
+    t.columns[1].ratio, t.columns[2].ratio = 1, 1
+    for rid in provenance.all_ids(data):
+        prov = provenance.IDS.get(rid)
+        if prov is None:
+            meaning, values = "(not in bollesim's registry)", ""
+        else:
+            meaning = prov.meaning + (" (bollesim)" if prov.origin == "bollesim" else "")
+            values = "\n".join(f"{k} = {provenance.lookup(data, k)}" for k in prov.keys)
+            values = values or "(engine reading, no ruleset switch)"
+        grouped: dict[str, list[str]] = {}
+        for where in cited.get(rid, []):
+            m = re.fullmatch(r"(.*)\[([^\]]+)\]", where)
+            base, item = (m.group(1), m.group(2)) if m else (where, None)
+            grouped.setdefault(base, [])
+            if item is not None:
+                grouped[base].append(item)
+        if grouped:
+            places = ", ".join(f"{b}[{', '.join(i)}]" if i else b for b, i in grouped.items())
+            meaning += f"\ncited in: {places}"
+        t.add_row(rid, meaning, values)
+    console.print(t, end="\n\n")
+
+
+# --------------------------------------------------------------------------- commands
+# Further commands go here, one `@command(app, epilog=examples(...))` function each
+# (see DESIGN.md, "The command line"): policies, play, run, sweep, report, bench.
+# Import engines and other heavy modules inside the function so `--help` stays fast.
+
+
+def main() -> None:  # pragma: no cover - entry point for `python -m bollesim`
+    app(prog_name="bollesim")

@@ -1,0 +1,244 @@
+"""`bollesim rules check|show`: exit codes, one-line errors, provenance listing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from bollesim.cli import app, command, fail
+from bollesim.errors import UsageError
+from bollesim.rules.loader import DEFAULT_PATH, load_ruleset
+from bollesim.rules.provenance import IDS
+
+DEFAULT_TEXT = DEFAULT_PATH.read_text(encoding="utf-8")
+ALL_IDS = (
+    "R-MAP R-FOF R-EAM R-CHITS R-TRACK R-MATRIX R-HIT "
+    "I-ROE0 I-TARGET I-AIR I-POOL I-OPV I-TACV I-END I-ROE-ART I-DEADLINE I-RADIO "
+    "I-SPENT I-FIRE-ISSUED I-DIPLO I-STICKY I-ABILITY-PHASE I-TOW-SARACI I-OW-SPREAD"
+).split()
+
+# Bad rulesets, each made by editing the text of default.toml: (old, new, key in message).
+BAD_EDITS = {
+    "broken_toml": ('name = "default"', 'name = "default', "not valid TOML"),
+    "track_length": (
+        "atgm_to_hit = [12, 11, 11, 10, 10, 10, 10, 9, 9, 8, 8, 7, 7, 6]",
+        "atgm_to_hit = [12, 11, 11, 10, 10, 10, 10, 9, 9, 8, 8, 7, 7]",
+        "tracks.atgm_to_hit",
+    ),
+    "unknown_road_end": ('["OPN1", "OPN"]', '["OPN1", "OPX"]', "map.roads["),
+    "die_table": (
+        'light = ["radio", "radio", "night_vision", "night_vision", "sights", "sights"]',
+        'light = ["radio", "radio", "night_vision", "night_vision", "sights"]',
+        "damage.light",
+    ),
+    "bad_fp": ("fp = 6\n", 'fp = "six"\n', "map.positions[K1].fp"),
+}
+
+runner = CliRunner()
+
+
+def bad_file(tmp_path: Path, name: str) -> Path:
+    old, new, _ = BAD_EDITS[name]
+    assert DEFAULT_TEXT.count(old) == 1
+    path = tmp_path / f"{name}.toml"
+    path.write_text(DEFAULT_TEXT.replace(old, new), encoding="utf-8")
+    return path
+
+
+def assert_one_line_error(result, *words: str) -> None:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in result.output
+    for word in words:
+        assert word in lines[0]
+
+
+# --------------------------------------------------------------------------- rules check
+
+
+def test_check_default():
+    result = runner.invoke(app, ["rules", "check"])
+    assert result.exit_code == 0, result.output
+    digest = load_ruleset().digest
+    assert result.stdout == f"ok: default.toml (ruleset default, sha256 {digest[:12]}…)\n"
+    assert result.stderr == ""
+
+
+def test_check_default_by_path():
+    result = runner.invoke(app, ["rules", "check", str(DEFAULT_PATH)])
+    assert result.exit_code == 0
+    assert result.stdout.startswith(f"ok: {DEFAULT_PATH} (ruleset default, sha256 ")
+
+
+def test_check_with_overrides_and_partial(tmp_path):
+    partial = tmp_path / "tweak.toml"
+    partial.write_text("[roe]\nfire_allowed = 9\n", encoding="utf-8")
+    result = runner.invoke(
+        app, ["rules", "check", "--partial", str(partial), "--set", "tracks.tank_to_hit=8"]
+    )
+    assert result.exit_code == 0, result.output
+    digest = load_ruleset(overrides=["tracks.tank_to_hit=8"], partial=partial).digest
+    assert digest[:12] in result.stdout and "tweak.toml" in result.stdout
+
+
+@pytest.mark.parametrize("name", sorted(BAD_EDITS))
+def test_check_bad_file(tmp_path, name):
+    path = bad_file(tmp_path, name)
+    result = runner.invoke(app, ["rules", "check", str(path)])
+    assert_one_line_error(result, str(path), BAD_EDITS[name][2])
+
+
+def test_check_missing_file(tmp_path):
+    result = runner.invoke(app, ["rules", "check", str(tmp_path / "nope.toml")])
+    assert_one_line_error(result, "nope.toml", "cannot read")
+
+
+@pytest.mark.parametrize(
+    ("assignment", "key"),
+    [
+        ("roe.no_such_key=3", "roe.no_such_key"),
+        ("nope.x=1", "nope"),
+        ("roe.fire_allowed=ten", "roe.fire_allowed"),
+        ('damage.light=["radio"]', "damage.light"),
+    ],
+)
+def test_check_bad_set(assignment, key):
+    result = runner.invoke(app, ["rules", "check", "--set", assignment])
+    assert_one_line_error(result, key)
+
+
+def test_check_bad_file_as_a_process(tmp_path):
+    """The installed entry point, as a user runs it: one line on stderr, exit 2."""
+    path = bad_file(tmp_path, "track_length")
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "bollesim", "rules", "check", str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("error: ")
+    assert "tracks.atgm_to_hit" in proc.stderr and "Traceback" not in proc.stderr
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "bollesim", "rules", "check"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0 and proc.stdout.startswith("ok: default.toml (ruleset default")
+
+
+# --------------------------------------------------------------------------- rules show
+
+
+def test_show_tables():
+    result = runner.invoke(app, ["rules", "show"])
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    for title in (
+        "Map positions",
+        "Roads",
+        "Enemy action markers",
+        "Enemy weapon pool chits",
+        "Enemy weapon tracks",
+        "Order Matrix",
+        "Damage tables",
+        "Battalion HQ special abilities",
+        "Scalar rules",
+        "Interpretations",
+    ):
+        assert title in out, title
+    # provenance strings from the TOML are shown with their tables
+    for source in ("§2.1.1, R-MAP, R-FOF", "R-CHITS", "R-TRACK", "R-MATRIX", "R-HIT", "§5.5"):
+        assert source in out, source
+    assert "damaged_first" in out and "I-TARGET" in out
+
+
+def test_show_reflects_overrides():
+    result = runner.invoke(
+        app, ["rules", "show", "--set", "interpretations.target_priority=literal"]
+    )
+    assert result.exit_code == 0
+    assert "literal" in result.stdout
+
+
+def test_show_reconstructed_lists_every_id():
+    result = runner.invoke(app, ["rules", "show", "--reconstructed"])
+    assert result.exit_code == 0, result.output
+    for rid in ALL_IDS:
+        assert rid in result.stdout, rid
+    # the values chosen for an id are shown next to it
+    assert "interpretations.target_priority = damaged_first" in result.stdout
+    assert "game.deadline_start = 18" in result.stdout
+
+
+def test_show_reconstructed_follows_the_ruleset():
+    result = runner.invoke(
+        app, ["rules", "show", "--reconstructed", "--set", "game.deadline_start=16"]
+    )
+    assert result.exit_code == 0
+    assert "game.deadline_start = 16" in result.stdout
+
+
+def test_show_bad_file(tmp_path):
+    path = bad_file(tmp_path, "die_table")
+    result = runner.invoke(app, ["rules", "show", "--reconstructed", str(path)])
+    assert_one_line_error(result, "damage.light")
+
+
+def test_registry_covers_every_cited_id():
+    from bollesim.rules.provenance import cited_ids
+
+    data = load_ruleset().data
+    assert set(ALL_IDS) == set(IDS)
+    assert set(cited_ids(data)) <= set(IDS)
+    for rid, prov in IDS.items():
+        assert prov.meaning and "\n" not in prov.meaning, rid
+
+
+# --------------------------------------------------------------------------- help, errors
+
+
+@pytest.mark.parametrize(
+    "args", [[], ["rules"], ["rules", "check"], ["rules", "show"]], ids=" ".join
+)
+def test_help_has_an_example(args):
+    result = runner.invoke(app, [*args, "--help"])
+    assert result.exit_code == 0
+    assert "Example" in result.stdout and "bollesim " in result.stdout
+
+
+def test_shared_error_handling():
+    """A command added with @command reports UsageError like a RulesetError."""
+    demo = typer.Typer()
+
+    @command(demo, "boom")
+    def boom(times: int = 1) -> None:
+        """Fail on purpose."""
+        if times > 1:
+            fail(f"asked {times} times")
+        raise UsageError("unknown policy 'x'\n(known: historical)")
+
+    @command(demo, "fine")
+    def fine() -> None:
+        """Succeed."""
+        typer.echo("fine")
+
+    result = runner.invoke(demo, ["boom"])
+    assert_one_line_error(result, "unknown policy 'x' (known: historical)")
+    result = runner.invoke(demo, ["boom", "--times", "2"])
+    assert_one_line_error(result, "asked 2 times")
+    result = runner.invoke(demo, ["fine"])
+    assert result.exit_code == 0 and result.stdout == "fine\n"
