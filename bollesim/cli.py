@@ -492,5 +492,72 @@ def _print_reconstructed(console, data: dict) -> None:
 # Import engines and other heavy modules inside the function so `--help` stays fast.
 
 
+PolicyOption = Annotated[
+    str, typer.Option("--policy", "-P", metavar="POLICY", help="Policy name (see `bollesim policies`).")
+]
+ParamOption = Annotated[
+    list[str] | None,
+    typer.Option("--param", "-p", metavar="NAME=VALUE", help="Set a policy parameter (repeatable).",
+                 show_default=False),
+]
+RulesOption = Annotated[
+    Path | None,
+    typer.Option("--rules", metavar="FILE", help="Ruleset TOML file (default: the shipped one).",
+                 show_default=False),
+]
+
+
+def _policy_params(policy, assignments: list[str] | None):
+    values = {}
+    for assignment in assignments or []:
+        name, sep, raw = assignment.partition("=")
+        if not sep:
+            raise UsageError(f"--param {assignment!r}: expected NAME=VALUE, e.g. stop_at_tanks=2")
+        try:
+            values[name.strip()] = float(raw)
+        except ValueError:
+            raise UsageError(f"--param {assignment!r}: {raw!r} is not a number") from None
+    return policy.param_vector(values)
+
+
+@command(app, epilog=examples("bollesim policies"))
+def policies() -> None:
+    """List the policies and their parameters (default, range, meaning)."""
+    from bollesim.policy import available_policies, load_policy
+
+    for name in available_policies():
+        policy = load_policy(name)
+        typer.echo(f"{name}: {policy.doc}")
+        for p in policy.parameters:
+            typer.echo(f"    {p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}")
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim play -P historical --seed 7",
+        "bollesim play -P random --seed 3 --game 12",
+        "bollesim play -P historical -p stop_at_tanks=2 --set roe.fire_allowed=10",
+    ),
+)
+def play(
+    policy: PolicyOption,
+    seed: Annotated[int, typer.Option(help="Run seed (with --game, fixes the game exactly).")] = 7,
+    game: Annotated[int, typer.Option(help="Game index within the run (>= 0).", min=0)] = 0,
+    param: ParamOption = None,
+    rules: RulesOption = None,
+    set_: SetOption = None,
+    partial: PartialOption = None,
+) -> None:
+    """Play one game and narrate it turn by turn, the way §11 of the rulebook reads."""
+    from bollesim.policy import load_policy
+    from bollesim.replay import narrated_game
+
+    ruleset = _load(rules, set_, partial)
+    chosen = load_policy(policy)
+    lines, _ = narrated_game(ruleset, chosen, _policy_params(chosen, param), seed, game)
+    typer.echo("\n".join(lines))
+
+
 def main() -> None:  # pragma: no cover - entry point for `python -m bollesim`
     app(prog_name="bollesim")

@@ -69,10 +69,10 @@ def available_policies() -> list[str]:
 
 def from_module(module: ModuleType, name: str | None = None) -> Policy:
     """A Policy from any module (or notebook namespace) with PARAMETERS and decide."""
-    doc = (module.__doc__ or "").strip().splitlines()
+    first_paragraph = (module.__doc__ or "").strip().split("\n\n")[0]
     return Policy(
         name=name or module.__name__.rsplit(".", 1)[-1],
-        doc=doc[0] if doc else "",
+        doc=" ".join(first_paragraph.split()),
         parameters=tuple(module.PARAMETERS),
         decide=njit(cache=True)(module.decide),
     )

@@ -1,0 +1,19 @@
+"""Play one game with its event trace kept, and narrate it (DESIGN.md §6)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bollesim.narrate import Narrator, outcome_line
+from bollesim.policy import Policy
+from bollesim.reference.play import play_game
+from bollesim.rules.loader import Ruleset
+
+
+def narrated_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int,
+                  game_index: int = 0) -> tuple[list[str], dict]:
+    """The turn-by-turn account of one game and its result row."""
+    trace: list = []
+    row = play_game(rules, policy, params, seed, game_index, trace)
+    lines = Narrator(rules).narrate(trace)
+    return lines + ["", outcome_line(row)], row
