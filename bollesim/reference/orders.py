@@ -7,7 +7,7 @@ from itertools import combinations
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
-from bollesim.decisions import pack_order, order_dest, order_kind, order_mask
+from bollesim.decisions import order_dest, order_kind, order_mask, pack_order
 from bollesim.reference.effects import ability_ready, spend_ability
 from bollesim.reference.radio import RadioCheck
 from bollesim.reference.state import Game, Vehicle
@@ -76,7 +76,8 @@ def draw_pair(table: Table) -> tuple[int, int] | None:
     if not cars:
         return chits[0], chits[1]
     other = chits[1] if chits[0] == cars[0] else chits[0]
-    table.log(E.CIVILIAN_CAR, cars[0], other)  # retired from play
+    game.retired.append(cars[0])  # §5.3: the civilian car is retired from play
+    table.log(E.CIVILIAN_CAR, cars[0], other)
     place_on_track(table, other)
     return None
 
@@ -111,7 +112,9 @@ def choose_vl2_destination(table: Table) -> None:
     """§5: VL2 is the player and needs no order; its destination is a free choice."""
     game = table.game
     vl2 = game.vehicles[table.rules.commander]
-    options = [D.PASS] + [pack_order(C.MOVE, 1 << vl2.index, d) for d in move_destinations(game, vl2)]
+    options = [D.PASS] + [
+        pack_order(C.MOVE, 1 << vl2.index, d) for d in move_destinations(game, vl2)
+    ]
     choice = table.ask(D.VL2_DESTINATION, options)
     if choice != D.PASS:
         vl2.destination = order_dest(choice)
@@ -188,10 +191,11 @@ def order_options(table: Table, types: tuple[int, int], kinds=(C.MOVE, C.FIRE, C
             common = set(move_destinations(game, members[0]))
             for v in members[1:]:
                 common &= set(move_destinations(game, v))
-            out += [pack_order(C.MOVE, mask, d) for d in sorted(common) if rules.pos_kind[d] == C.CP]
+            out += [pack_order(C.MOVE, mask, d) for d in sorted(common)
+                    if rules.pos_kind[d] == C.CP]
             for town in (C.TOWN_S, C.TOWN_K):  # I-OW-SPREAD
-                if all(spread_target(rules, town, k) != v.position and in_town(rules, v.position, town)
-                       for k, v in enumerate(members)):
+                if all(spread_target(rules, town, k) != v.position
+                       and in_town(rules, v.position, town) for k, v in enumerate(members)):
                     out.append(pack_order(C.MOVE, mask, D.SPREAD + town))
     fire_allowed = game.fired or game.roe >= rules.p("roe", "fire_allowed")  # §5.4.2
     if fire_ok and fire_allowed and C.FIRE in kinds:
@@ -256,7 +260,8 @@ def offer_order(table: Table, types: tuple[int, int]) -> None:
     vl2 = table.game.vehicles[table.rules.commander]
     if a < 0 or kind not in (C.MOVE, C.FIRE) or vl2.position != table.rules.extra_order_at:
         return
-    extra = table.ask(D.EXTRA_ORDER, order_options(table, types, (kind,), order_mask(choice)), (a, 0))
+    options = order_options(table, types, (kind,), order_mask(choice))
+    extra = table.ask(D.EXTRA_ORDER, options, (a, 0))
     if extra != D.PASS:
         spend_ability(table, a)
         issue(table, extra, D.EXTRA_ORDER)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from bollesim import events as E
@@ -15,25 +17,34 @@ from bollesim.reference.state import Game, new_game
 from bollesim.reference.table import Table
 from bollesim.rules.loader import Ruleset
 
+PHASES = (orders_phase, execution_phase, reaction_phase, end_phase)  # §4
 
-def play_turns(table: Table) -> None:
-    """§4: turns of four phases until the game is over."""
+# after_phase(table, phase): called after each phase that ran, with the phase function.
+AfterPhase = Callable[[Table, Callable[[Table], None]], None]
+
+
+def play_turns(table: Table, after_phase: AfterPhase | None = None) -> None:
+    """§4: turns of four phases until the game is over. `after_phase`, if given, is
+    called after every phase played, also the one that ended the game (for tests)."""
     game = table.game
     while not game.over:
         table.log(E.TURN_START, game.turn, game.deadline, game.roe)
-        for phase in (orders_phase, execution_phase, reaction_phase, end_phase):
+        for phase in PHASES:
             phase(table)
+            if after_phase is not None:
+                after_phase(table, phase)
             if game.over:
                 break
 
 
 def play_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, game_index: int,
-              trace: list | None = None, chance=None, game: Game | None = None) -> dict:
+              trace: list | None = None, chance=None, game: Game | None = None,
+              after_phase: AfterPhase | None = None) -> dict:
     """Play one game from setup (or from `game`) and return its result row."""
     game = game if game is not None else new_game(rules)
     chance = chance if chance is not None else Chance(seed, game_index)
     table = Table(game, chance, policy, params, seed, game_index, trace)
-    play_turns(table)
+    play_turns(table, after_phase)
     return result_row(game, chance.draws)
 
 

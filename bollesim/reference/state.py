@@ -54,6 +54,7 @@ class Game:
     marker_pools: dict[int, list[int]]  # enemy-action marker pools (codes.POOL_123/789)
     markers: dict[int, tuple[int, int]]  # position -> (marker, side) drawn on first entry
     abilities: list[AbilityMarker]
+    retired: list[int] = field(default_factory=list)  # chits retired from play: the car (§5.3)
     turn: int = 1
     deadline: int = 18
     roe: int = 1
@@ -140,7 +141,8 @@ def observe(game: Game, out: np.ndarray) -> np.ndarray:
     for t, track in enumerate(game.tracks):
         out[O.TRACK_LEN + t] = len(track)
         out[O.TRACK_LETTER + t] = rules.chit_letter[track[-1]] if track else C.NO_LETTER
-    out[O.ART_TARGET] = C.NO_ART if artillery_silent(game) else rules.chit_art_target[game.tracks[C.ART][-1]]
+    silent = artillery_silent(game)
+    out[O.ART_TARGET] = C.NO_ART if silent else rules.chit_art_target[game.tracks[C.ART][-1]]
     types = rules.chit_type[game.pool] if game.pool else np.zeros(0, dtype=np.int64)
     out[O.POOL_WEAPONS] = int((types != C.RU).sum())
     out[O.POOL_TANKS] = int((types == C.TANK).sum())
