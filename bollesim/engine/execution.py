@@ -1,0 +1,481 @@
+"""§6 Execution phase (reference: reference/execution.py): airstrike, moves, fire."""
+
+import numpy as np
+from numba import njit
+
+from bollesim import codes as C
+from bollesim import decisions as D
+from bollesim import events as E
+from bollesim import observation as O
+from bollesim.engine import layout as L
+from bollesim.engine import tables as T
+from bollesim.engine.core import (
+    ability_ready,
+    ask,
+    ask_yes_no,
+    d6,
+    has,
+    last_chit,
+    log,
+    pick,
+    pool_append,
+    pos,
+    release_tow,
+    spend_ability,
+    track_len,
+    vx,
+)
+
+
+@njit(cache=True)
+def execution_phase(st, R, ctx, decide):
+    """§4 step 2: a. airstrike, b. moves, c. fire, d. remove stun markers."""
+    commander_checks(st, R, ctx)
+    airstrike(st, R, ctx)
+    move_step(st, R, ctx, decide)
+    fire_step(st, R, ctx, decide)
+    for v in range(R.s[T.S_N_VEHICLES]):
+        if st[vx(v, O.V_STUN)]:
+            st[vx(v, O.V_STUN)] = 0
+            log(st, ctx, E.STUN_CLEARED, v, 0, 0, 0)
+        st[vx(v, O.V_SKIP)] = 0
+
+
+@njit(cache=True)
+def commander_checks(st, R, ctx):
+    """§7.1.3: commander killed: acts on 1-4, skips the turn on 5-6."""
+    for v in range(R.s[T.S_N_VEHICLES]):
+        if st[vx(v, O.V_KIA)]:
+            die = d6(ctx)
+            skip = die > R.s[T.S_KIA_ACTS_MAX]
+            st[vx(v, O.V_SKIP)] = skip
+            log(st, ctx, E.COMMANDER_CHECK, v, die, not skip, 0)
+
+
+@njit(cache=True)
+def regular_chits(st, t):
+    return track_len(st, t) - (t == C.ART)
+
+
+@njit(cache=True)
+def remove_last(st, R, ctx, t):
+    """Return a track's last chit to the pool; the setup marker flips instead (§6.3)."""
+    chit = last_chit(st, t)
+    if chit == R.s[T.S_SETUP_CHIT]:
+        st[L.X_SETUP_FLIPPED] = 1
+        log(st, ctx, E.SETUP_FLIPPED, 0, 0, 0, 0)
+        return
+    st[O.TRACK_LEN + t] -= 1
+    pool_append(st, chit)
+    log(st, ctx, E.REMOVED, chit, t, 0, 0)
+
+
+@njit(cache=True)
+def airstrike(st, R, ctx):
+    """§6.1, I-AIR: every track keeps half its chits, rounded down."""
+    if not st[O.AIRSTRIKE_PENDING]:
+        return
+    removed = np.zeros(4, dtype=np.int64)
+    for t in range(C.N_TRACKS):
+        n = regular_chits(st, t)
+        removed[t] = n - n // 2
+        for _ in range(n - n // 2):
+            remove_last(st, R, ctx, t)
+    st[O.AIRSTRIKE_PENDING] = 0
+    st[L.X_AIRSTRIKE_TURN] = st[O.TURN]
+    log(st, ctx, E.AIRSTRIKE, removed[0], removed[1], removed[2], removed[3])
+
+
+# ------------------------------------------------------------------ §6.2 move and tow
+
+
+@njit(cache=True)
+def heading(st, v):
+    if st[vx(v, O.V_TOWED_BY)] >= 0:
+        return -1
+    if st[vx(v, O.V_ORDER)] == C.TOW and st[vx(v, O.V_TOWING)] < 0:
+        return pos(st, st[vx(v, O.V_TOW_TARGET)])
+    return st[vx(v, O.V_DEST)]
+
+
+@njit(cache=True)
+def wants_to_move(st, v):
+    h = heading(st, v)
+    return h != -1 and h != pos(st, v)
+
+
+@njit(cache=True)
+def undamaged(st, v):
+    return st[vx(v, O.V_LIGHT)] == 0 and st[vx(v, O.V_HEAVY)] == 0
+
+
+@njit(cache=True)
+def may_move(st, R, ctx, v, extra):
+    """§6, §6.2, §7.1.3: stun, skip, tracks, red hull; night vision rolls."""
+    reason = -1
+    if st[vx(v, O.V_STUN)]:
+        reason = E.STUNNED
+    elif st[vx(v, O.V_SKIP)]:
+        reason = E.SKIPPING
+    elif has(st, v, O.V_HEAVY, C.TRACKS):
+        reason = E.IMMOBILE
+    elif has(st, v, O.V_HEAVY, C.HULL) and not st[vx(v, O.V_HULL_GREEN)] and not extra:
+        reason = E.HULL_RED
+    if reason >= 0:
+        log(st, ctx, E.NOT_MOVED, v, reason, -1, 0)
+        return False
+    if has(st, v, O.V_LIGHT, C.NIGHT_VISION):
+        die = d6(ctx)
+        helpers = 0
+        here = pos(st, v)
+        for p in range(R.s[T.S_N_POSITIONS]):
+            if R.adjacent[here, p]:
+                for o in range(R.s[T.S_N_VEHICLES]):
+                    if pos(st, o) == p and undamaged(st, o):
+                        helpers += 1
+                        break
+        if die + helpers * R.s[T.S_NV_ADJ_DRM] >= R.s[T.S_NV_FAIL_MIN]:
+            log(st, ctx, E.NOT_MOVED, v, E.NIGHT_VISION_FAILED, die, 0)
+            return False
+    return True
+
+
+@njit(cache=True)
+def step(st, R, v):
+    return R.next_step[pos(st, v), heading(st, v)]
+
+
+@njit(cache=True)
+def move_step(st, R, ctx, decide):
+    """§6.2, then tows hook up, the optional APC rule and QL1's Extra move."""
+    nv = R.s[T.S_N_VEHICLES]
+    target = np.full(nv, -1, dtype=np.int64)
+    for v in range(nv):
+        if wants_to_move(st, v) and may_move(st, R, ctx, v, False):
+            target[v] = step(st, R, v)
+    moved = perform_moves(st, R, ctx, decide, target)
+    if R.s[T.S_APC_DOUBLE]:
+        tank_at_kal = False
+        for v in range(nv):
+            if R.is_tank[v] and pos(st, v) == R.s[T.S_KALESIJA]:
+                tank_at_kal = True
+        if tank_at_kal:
+            second = np.full(nv, -1, dtype=np.int64)
+            for v in range(nv):
+                here = pos(st, v)
+                if (moved[v] and not R.is_tank[v] and R.pos_kind[here] == C.CKP
+                        and not R.pos_kt2[here] and here != C.OPN1 and wants_to_move(st, v)
+                        and may_move(st, R, ctx, v, False)):
+                    second[v] = step(st, R, v)
+            perform_moves(st, R, ctx, decide, second)
+    hook_tows(st, R, ctx, decide)
+    extra_move(st, R, ctx, decide)
+
+
+@njit(cache=True)
+def final(st, target, v):
+    return target[v] if target[v] >= 0 else pos(st, v)
+
+
+@njit(cache=True)
+def counts_for_stacking(st, R, target, v):
+    """§5.4.3: a towed tank, or one its rescuer is reaching, does not count."""
+    if st[vx(v, O.V_TOWED_BY)] >= 0:
+        return False
+    for r in range(R.s[T.S_N_VEHICLES]):
+        if (st[vx(r, O.V_ORDER)] == C.TOW and st[vx(r, O.V_TOWING)] < 0
+                and st[vx(r, O.V_TOW_TARGET)] == v and final(st, target, r) == pos(st, v)):
+            return False
+    return True
+
+
+@njit(cache=True)
+def overfull_position(st, R, target):
+    """The first position a move fills beyond its stacking limit, or -1."""
+    nv = R.s[T.S_N_VEHICLES]
+    counts = np.zeros(R.s[T.S_N_POSITIONS], dtype=np.int64)
+    arriving = np.zeros(R.s[T.S_N_POSITIONS], dtype=np.int64)
+    for v in range(nv):
+        if counts_for_stacking(st, R, target, v):
+            counts[final(st, target, v)] += 1
+        if target[v] >= 0:
+            arriving[target[v]] = 1
+    for p in range(R.s[T.S_N_POSITIONS]):
+        if counts[p] > R.pos_stack[p] and arriving[p]:
+            return p
+    return -1
+
+
+@njit(cache=True)
+def perform_moves(st, R, ctx, decide, target):
+    """Move all at once; stacking judged after all moves, the player picks who keeps
+    the move into an overfull position (§6.2). Returns who moved (0/1 per vehicle)."""
+    nv = R.s[T.S_N_VEHICLES]
+    opts = ctx[3]
+    while True:
+        over = overfull_position(st, R, target)
+        if over < 0:
+            break
+        stayers = 0
+        for v in range(nv):
+            if target[v] != over and counts_for_stacking(st, R, target, v) and final(st, target, v) == over:
+                stayers += 1
+        keep = np.zeros(nv, dtype=np.int64)
+        kept = 0
+        while kept < R.pos_stack[over] - stayers:
+            n = 0
+            for v in range(nv):
+                if target[v] == over and not keep[v]:
+                    opts[n] = v
+                    n += 1
+            keep[ask(st, R, ctx, decide, D.STACK_PRIORITY, n, 0, over)] = 1
+            kept += 1
+        for v in range(nv):
+            if target[v] == over and not keep[v]:
+                target[v] = -1
+                log(st, ctx, E.NOT_MOVED, v, E.STACKING, -1, 0)
+    moved = np.zeros(nv, dtype=np.int64)
+    for v in range(nv):
+        if target[v] >= 0:
+            moved[v] = 1
+            log(st, ctx, E.MOVE, v, pos(st, v), target[v], 0)
+            st[vx(v, O.V_POS)] = target[v]
+            towed = st[vx(v, O.V_TOWING)]
+            if towed >= 0:
+                st[vx(towed, O.V_POS)] = target[v]
+    for p in range(R.s[T.S_N_POSITIONS]):  # §6.2 first entry: enemy-action marker
+        if R.pos_eam_pool[p] and st[O.MARKER + p] < 0:
+            for v in range(nv):
+                if moved[v] and pos(st, v) == p:
+                    draw_marker(st, R, ctx, p)
+                    break
+    for v in range(nv):
+        if moved[v]:
+            arrive(st, ctx, v)
+    return moved
+
+
+@njit(cache=True)
+def draw_marker(st, R, ctx, p):
+    """§6.2: a marker from the position's pool; a 7-8-9 marker lands on a random side."""
+    k = R.pos_eam_pool[p] - 1
+    n = st[L.X_N_MPOOL + k]
+    i = pick(ctx, n)
+    marker = st[L.MPOOLS + 4 * k + i]
+    st[L.MPOOLS + 4 * k + i] = st[L.MPOOLS + 4 * k + n - 1]
+    st[L.X_N_MPOOL + k] = n - 1
+    side = pick(ctx, 2) if R.pos_eam_pool[p] == C.POOL_789 else 0
+    st[O.MARKER + p] = 2 * marker + side
+    log(st, ctx, E.MARKER_DRAWN, p, marker, side, 0)
+
+
+@njit(cache=True)
+def arrive(st, ctx, v):
+    """§6.2: the Move marker comes back at the destination; a tow there ends."""
+    if pos(st, v) != st[vx(v, O.V_DEST)]:
+        return
+    towed = st[vx(v, O.V_TOWING)]
+    if towed >= 0:
+        log(st, ctx, E.TOW_DONE, v, towed, pos(st, v), 0)
+        release_tow(st, v)
+        return
+    if st[vx(v, O.V_ORDER)] == C.TOW:
+        return
+    st[vx(v, O.V_ORDER)] = C.NO_ORDER
+    st[vx(v, O.V_DEST)] = -1
+    log(st, ctx, E.ARRIVED, v, pos(st, v), 0, 0)
+
+
+@njit(cache=True)
+def hook_tows(st, R, ctx, decide):
+    """§5.4.3: a rescuer stacked with its tank takes it in tow to a nearest other CP."""
+    opts = ctx[3]
+    for r in range(R.s[T.S_N_VEHICLES]):
+        if st[vx(r, O.V_ORDER)] != C.TOW or st[vx(r, O.V_TOWING)] >= 0:
+            continue
+        damaged = st[vx(r, O.V_TOW_TARGET)]
+        if st[vx(damaged, O.V_TOWED_BY)] >= 0:
+            st[vx(r, O.V_ORDER)] = C.NO_ORDER
+            st[vx(r, O.V_DEST)] = -1
+            st[vx(r, O.V_TOW_TARGET)] = -1
+            continue
+        here = pos(st, r)
+        if pos(st, damaged) != here:
+            st[vx(r, O.V_DEST)] = pos(st, damaged)
+            continue
+        nearest = 1 << 30
+        for p in range(R.s[T.S_N_POSITIONS]):
+            if R.pos_kind[p] == C.CP and p != here:
+                nearest = min(nearest, R.distance[here, p])
+        n = 0
+        for p in range(R.s[T.S_N_POSITIONS]):
+            if R.pos_kind[p] == C.CP and p != here and R.distance[here, p] == nearest:
+                opts[n] = p
+                n += 1
+        dest = ask(st, R, ctx, decide, D.TOW_DESTINATION, n, 0, 0)
+        st[vx(r, O.V_TOWING)] = damaged
+        st[vx(r, O.V_DEST)] = dest
+        st[vx(r, O.V_TOW_TARGET)] = -1
+        st[vx(damaged, O.V_TOWED_BY)] = r
+        log(st, ctx, E.TOW_HOOKED, r, damaged, dest, 0)
+
+
+@njit(cache=True)
+def within_ql1(st, R, v):
+    return R.distance[pos(st, C.QL1), pos(st, v)] <= R.s[T.S_QL1_RANGE]
+
+
+@njit(cache=True)
+def extra_move(st, R, ctx, decide):
+    """§5.5 Extra move."""
+    a = ability_ready(st, R, C.EXTRA_MOVE)
+    if a < 0:
+        return
+    opts = ctx[3]
+    opts[0] = -1
+    n = 1
+    for v in range(R.s[T.S_N_VEHICLES]):
+        if (within_ql1(st, R, v) and wants_to_move(st, v) and st[vx(v, O.V_TOWING)] < 0
+                and not st[vx(v, O.V_STUN)] and not st[vx(v, O.V_SKIP)]
+                and not has(st, v, O.V_HEAVY, C.TRACKS)):
+            opts[n] = v
+            n += 1
+    if n == 1:
+        return
+    choice = ask(st, R, ctx, decide, D.EXTRA_MOVE, n, a, 0)
+    if choice < 0:
+        return
+    spend_ability(st, ctx, a)
+    if may_move(st, R, ctx, choice, True):
+        target = np.full(R.s[T.S_N_VEHICLES], -1, dtype=np.int64)
+        target[choice] = step(st, R, choice)
+        perform_moves(st, R, ctx, decide, target)
+
+
+# ------------------------------------------------------------------ §6.3 fire
+
+
+@njit(cache=True)
+def has_icon(st, R, p, t):
+    marker = st[O.MARKER + p]
+    if marker >= 0:
+        return R.marker_un[marker // 2, marker % 2, t] == 1
+    return R.pos_un[p, t] == 1
+
+
+@njit(cache=True)
+def able_to_fire(st, R, v):
+    """A tank on its Fire side, free to act, with icons where it stands (§6.3)."""
+    if not R.is_tank[v] or not st[vx(v, O.V_FIRE)] or st[vx(v, O.V_STUN)] or st[vx(v, O.V_SKIP)]:
+        return False
+    if has(st, v, O.V_HEAVY, C.TURRET) or st[vx(v, O.V_TOWING)] >= 0 or st[vx(v, O.V_TOWED_BY)] >= 0:
+        return False
+    here = pos(st, v)
+    if R.pos_indirect[here] and has(st, v, O.V_LIGHT, C.SIGHTS):
+        return False
+    for t in range(C.N_TRACKS):
+        if has_icon(st, R, here, t):
+            return True
+    return False
+
+
+@njit(cache=True)
+def fire_targets(st, R, v, out):
+    """Tracks whose last chit v may remove (§6.3 letters, flipped setup marker)."""
+    here = pos(st, v)
+    n = 0
+    for t in range(C.N_TRACKS):
+        if not has_icon(st, R, here, t) or track_len(st, t) == 0:
+            continue
+        last = last_chit(st, t)
+        if last == R.s[T.S_SETUP_CHIT] and st[L.X_SETUP_FLIPPED]:
+            continue
+        if t != C.ART and R.pos_kind[here] == C.OW and R.chit_letter[last] != R.pos_letter[here]:
+            continue
+        out[n] = t
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def fire_step(st, R, ctx, decide):
+    """§6.3 in vehicle order; Direct their fire first, Extra fire last, then the depot."""
+    nv = R.s[T.S_N_VEHICLES]
+    tracks = np.zeros(4, dtype=np.int64)
+    direct = False
+    a = ability_ready(st, R, C.DIRECT_THEIR_FIRE)
+    if a >= 0 and pos(st, C.QL3) == R.s[T.S_DIRECT_FIRE_AT]:
+        worth = False
+        for v in range(nv):
+            if (able_to_fire(st, R, v) and R.pos_indirect[pos(st, v)]
+                    and fire_targets(st, R, v, tracks) > 0):
+                worth = True
+        if worth and ask_yes_no(st, R, ctx, decide, D.USE_ABILITY, a):
+            spend_ability(st, ctx, a)
+            direct = True
+    rolls = np.zeros(16, dtype=np.int64)  # [0]: count, then the Saraci overwatch dice
+    for v in range(nv):
+        if able_to_fire(st, R, v):
+            fire_once(st, R, ctx, decide, v, direct, rolls)
+    a = ability_ready(st, R, C.EXTRA_FIRE)
+    if a >= 0:
+        opts = ctx[3]
+        opts[0] = -1
+        n = 1
+        for v in range(nv):
+            if within_ql1(st, R, v) and able_to_fire(st, R, v) and fire_targets(st, R, v, tracks) > 0:
+                opts[n] = v
+                n += 1
+        if n > 1:
+            choice = ask(st, R, ctx, decide, D.EXTRA_FIRE, n, a, 0)
+            if choice >= 0:
+                spend_ability(st, ctx, a)
+                fire_once(st, R, ctx, decide, choice, direct, rolls)
+    if rolls[0] >= R.s[T.S_DEPOT_ROLLS]:
+        all_ones = True
+        for i in range(rolls[0]):
+            if rolls[1 + i] != 1:
+                all_ones = False
+        if all_ones:
+            ammunition_depot(st, R, ctx, decide)
+
+
+@njit(cache=True)
+def fire_once(st, R, ctx, decide, v, direct, rolls):
+    """One attack: direct hits, indirect 1-5 (Direct their fire: always), sights 1-2."""
+    opts = ctx[3]
+    n = fire_targets(st, R, v, opts)
+    if n == 0:
+        return
+    t = ask(st, R, ctx, decide, D.FIRE_TARGET, n, v, 0)
+    die = 0
+    hit = True
+    here = pos(st, v)
+    if R.pos_indirect[here]:
+        die = d6(ctx)
+        rolls[1 + rolls[0]] = die
+        rolls[0] += 1
+        hit = direct or die <= R.s[T.S_INDIRECT_MAX]
+    elif has(st, v, O.V_LIGHT, C.SIGHTS):
+        die = d6(ctx)
+        hit = die <= R.s[T.S_SIGHTS_MAX]
+    log(st, ctx, E.FIRE, v, t, die, hit)
+    if hit:
+        remove_last(st, R, ctx, t)
+
+
+@njit(cache=True)
+def ammunition_depot(st, R, ctx, decide):
+    """§6.3: one track of the player's choice is emptied."""
+    opts = ctx[3]
+    n = 0
+    for t in range(C.N_TRACKS):
+        if regular_chits(st, t) > 0 or (t == C.ART and not st[L.X_SETUP_FLIPPED]):
+            opts[n] = t
+            n += 1
+    if n == 0:
+        return
+    t = ask(st, R, ctx, decide, D.DEPOT_TRACK, n, 0, 0)
+    log(st, ctx, E.DEPOT, t, 0, 0, 0)
+    while regular_chits(st, t) > 0 or (t == C.ART and not st[L.X_SETUP_FLIPPED]):
+        remove_last(st, R, ctx, t)

@@ -1,0 +1,72 @@
+"""§5.1 Radio network and chain of command (reference: reference/radio.py)."""
+
+from numba import njit
+
+from bollesim import codes as C
+from bollesim import events as E
+from bollesim import observation as O
+from bollesim.engine import layout as L
+from bollesim.engine import tables as T
+from bollesim.engine.core import d6, has, log, pos
+
+AUTOMATIC = 6
+
+
+@njit(cache=True)
+def chain_quality(st, R, chain, n):
+    """Highest successful d6 over one link (AUTOMATIC when no radio in it is damaged)."""
+    damaged = 0
+    which = -1
+    for i in range(n):
+        if has(st, chain[i], O.V_LIGHT, C.RADIO):
+            damaged += 1
+            which = chain[i]
+    if damaged == 0:
+        return AUTOMATIC
+    if damaged >= 2:
+        return R.s[T.S_RADIO_TWO_MAX]
+    drm = 0
+    for o in range(R.s[T.S_N_VEHICLES]):
+        if o != which and pos(st, o) == pos(st, which) and not has(st, o, O.V_LIGHT, C.RADIO):
+            drm += R.s[T.S_RADIO_SAME_DRM]
+            break
+    if pos(st, C.QL3) == R.s[T.S_OPN] and not has(st, C.QL3, O.V_LIGHT, C.RADIO):
+        drm += R.s[T.S_RADIO_QL3_DRM]
+    return R.s[T.S_RADIO_ONE_MAX] - drm
+
+
+@njit(cache=True)
+def link_quality(st, R, receiver):
+    """The highest d6 that gets an order to receiver over its best link (§5.1)."""
+    commander = R.s[T.S_COMMANDER]
+    if pos(st, receiver) == pos(st, commander):
+        return AUTOMATIC
+    chain = [commander, commander, receiver]
+    best = 0
+    if receiver == R.relays[0] or receiver == R.relays[1]:
+        chain[1] = receiver
+        quality = chain_quality(st, R, chain, 2)
+        if quality >= AUTOMATIC:
+            return AUTOMATIC
+        return max(best, min(quality, AUTOMATIC - 1))
+    for r in range(2):
+        chain[1] = R.relays[r]
+        quality = chain_quality(st, R, chain, 3)
+        if quality >= AUTOMATIC:
+            return AUTOMATIC
+        best = max(best, min(quality, AUTOMATIC - 1))
+    return best
+
+
+@njit(cache=True)
+def received(st, R, ctx, receiver):
+    """One vehicle's radio check; the die is shared by an order unless I-RADIO."""
+    quality = link_quality(st, R, receiver)
+    if quality >= AUTOMATIC:
+        log(st, ctx, E.RADIO, receiver, 0, quality, 1)
+        return True
+    if R.s[T.S_RADIO_PER_VEHICLE] or st[L.X_SHARED_DIE] == 0:
+        st[L.X_SHARED_DIE] = d6(ctx)
+    ok = st[L.X_SHARED_DIE] <= quality
+    log(st, ctx, E.RADIO, receiver, st[L.X_SHARED_DIE], quality, ok)
+    return ok

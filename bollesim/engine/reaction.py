@@ -1,0 +1,218 @@
+"""§7 Enemy reaction (reference: reference/reaction.py)."""
+
+from numba import njit
+
+from bollesim import codes as C
+from bollesim import decisions as D
+from bollesim import events as E
+from bollesim import observation as O
+from bollesim.engine import layout as L
+from bollesim.engine import tables as T
+from bollesim.engine.core import (
+    ability_ready,
+    ask_yes_no,
+    change_roe,
+    d6,
+    has,
+    heavy_damage,
+    kill_commander,
+    last_chit,
+    log,
+    pick,
+    pool_append,
+    pos,
+    spend_ability,
+    track_len,
+    two_d6,
+    vx,
+)
+
+
+@njit(cache=True)
+def reaction_phase(st, R, ctx, decide):
+    """§4 step 3: tank status, tanks, ATGM, HMG, artillery."""
+    drawing_fire = draw_their_fire(st, R, ctx, decide)
+    n = track_len(st, C.TANK)
+    hot = 0
+    if n:
+        die = d6(ctx)
+        hot = die >= R.tank_hot_min[n - 1]
+        log(st, ctx, E.TANK_STATUS, die, hot, n, 0)
+    st[O.TANK_HOT] = hot
+    if hot:
+        direct_fire(st, R, ctx, decide, C.TANK, R.s[T.S_TANK_TO_HIT], drawing_fire)
+    n = track_len(st, C.ATGM)
+    if n and not st[L.X_OVER]:
+        direct_fire(st, R, ctx, decide, C.ATGM, R.atgm_to_hit[n - 1], drawing_fire)
+    n = track_len(st, C.HMG)
+    if n and not st[L.X_OVER]:
+        direct_fire(st, R, ctx, decide, C.HMG, R.hmg_to_hit[n - 1], drawing_fire)
+    if not st[L.X_OVER]:
+        artillery(st, R, ctx, decide)
+
+
+@njit(cache=True)
+def draw_their_fire(st, R, ctx, decide):
+    """§5.5 Draw their fire: True if used this turn."""
+    a = ability_ready(st, R, C.DRAW_THEIR_FIRE)
+    if a < 0 or pos(st, R.s[T.S_COMMANDER]) != R.s[T.S_DTF_AT]:
+        return False
+    anyone = False
+    for v in range(R.s[T.S_N_VEHICLES]):
+        if R.dtf_positions[pos(st, v)]:
+            anyone = True
+    if not anyone or not ask_yes_no(st, R, ctx, decide, D.USE_ABILITY, a):
+        return False
+    spend_ability(st, ctx, a)
+    return True
+
+
+@njit(cache=True)
+def exposure(st, R, p, weapon):
+    """(can `weapon` fire at p, firing priority of p)."""
+    marker = st[O.MARKER + p]
+    if marker >= 0:
+        m, side = marker // 2, marker % 2
+        return R.marker_bsa[m, side, weapon] == 1, R.marker_fp[m]
+    return R.pos_bsa[p, weapon] == 1, R.pos_fp[p]
+
+
+@njit(cache=True)
+def choose_target(st, R, ctx, weapon, exclude):
+    """§7.1 target priority (I-TARGET): damaged first, lowest FP, ties at random."""
+    nv = R.s[T.S_N_VEHICLES]
+    n_exposed = 0
+    n_damaged = 0
+    for v in range(nv):
+        can, fp = exposure(st, R, pos(st, v), weapon)
+        if v != exclude and can:
+            n_exposed += 1
+            n_damaged += st[vx(v, O.V_HEAVY)] != 0
+    if n_exposed == 0:
+        return -1
+    if R.s[T.S_TARGET_RULE] == C.TARGET_DAMAGED_FIRST:
+        only_damaged = n_damaged > 0
+    else:
+        only_damaged = n_damaged == 1
+    low = 1 << 30
+    for v in range(nv):
+        can, fp = exposure(st, R, pos(st, v), weapon)
+        if v != exclude and can and (st[vx(v, O.V_HEAVY)] != 0 or not only_damaged):
+            low = min(low, fp)
+    tied = [0] * 9
+    n = 0
+    for v in range(nv):
+        can, fp = exposure(st, R, pos(st, v), weapon)
+        if v != exclude and can and (st[vx(v, O.V_HEAVY)] != 0 or not only_damaged) and fp == low:
+            tied[n] = v
+            n += 1
+    return tied[pick(ctx, n)] if n > 1 else tied[0]
+
+
+@njit(cache=True)
+def direct_fire(st, R, ctx, decide, weapon, to_hit, drawing_fire):
+    """§7.1: one attack, two for a double-target chit (different vehicles)."""
+    attacks = 2 if R.chit_double[last_chit(st, weapon)] else 1
+    first = -1
+    for _ in range(attacks):
+        target = choose_target(st, R, ctx, weapon, first)
+        if target < 0:
+            if first < 0:
+                log(st, ctx, E.ATTACK_SKIPPED, weapon, 0, 0, 0)
+            return
+        attack(st, R, ctx, decide, weapon, target, to_hit, drawing_fire)
+        if st[L.X_OVER]:
+            return
+        first = target
+
+
+@njit(cache=True)
+def atgm_overwatch(st, R):
+    """§7.1.1: a UN vehicle in an overwatch of the last ATGM chit's letter."""
+    letter = R.chit_letter[last_chit(st, C.ATGM)]
+    for v in range(R.s[T.S_N_VEHICLES]):
+        p = pos(st, v)
+        if R.pos_kind[p] == C.OW and R.pos_letter[p] == letter and not st[vx(v, O.V_KIA)]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def attack(st, R, ctx, decide, weapon, target, to_hit, drawing_fire):
+    """§7.1.2-7.1.3: 2d6 + modifiers; Hold Fire RoE +1; location; HMG commander roll."""
+    unbuttoned = has(st, target, O.V_LIGHT, C.NIGHT_VISION) or has(st, target, O.V_HEAVY, C.TURRET)
+    roll = two_d6(ctx)
+    if weapon == C.ATGM and atgm_overwatch(st, R):
+        roll += R.s[T.S_ATGM_OW_DRM]
+    if drawing_fire and R.dtf_positions[pos(st, target)]:
+        roll += R.s[T.S_DTF_DRM]
+    hit = roll >= to_hit
+    log(st, ctx, E.ATTACK, weapon, target, roll, to_hit)
+    if st[O.FIRE_ROE] == 0:
+        change_roe(st, R, ctx, decide, R.s[T.S_HOLD_ATTACK], E.ROE_HOLD_ATTACK)
+    if hit:
+        die = d6(ctx)
+        heavy_damage(st, R, ctx, decide, target, R.hit_table[weapon, die - 1], die)
+    if weapon == C.HMG and unbuttoned and not st[L.X_OVER]:
+        die = d6(ctx)
+        killed = die >= R.s[T.S_HMG_KILL_ON]
+        log(st, ctx, E.COMMANDER_ROLL, target, die, killed, 0)
+        if killed:
+            kill_commander(st, R, ctx, decide, target)
+
+
+@njit(cache=True)
+def artillery(st, R, ctx, decide):
+    """§7.2 with I-ROE-ART: 2 only effects, 3-11 random unit to the pool, 12 heavy."""
+    last = last_chit(st, C.ART)
+    if last == R.s[T.S_SETUP_CHIT] and st[L.X_SETUP_FLIPPED]:
+        log(st, ctx, E.ARTILLERY, C.NO_ART, 0, 0, 0)
+        return
+    target = R.chit_art_target[last]
+    present = 0
+    for v in range(R.s[T.S_N_VEHICLES]):
+        if target != C.NO_ART and R.pos_art[pos(st, v)] == target:
+            present += 1
+    roll = two_d6(ctx) if present else 0
+    log(st, ctx, E.ARTILLERY, target, roll, present, 0)
+    if present or R.s[T.S_ART_ALWAYS]:
+        further_effects(st, R, ctx, decide, target)
+    if not present or roll <= R.s[T.S_ART_ONLY_EFFECTS]:
+        return
+    chits = [0] * 16  # random-unit chits set aside for vehicles there, by vehicle
+    n = 0
+    for v in range(R.s[T.S_N_VEHICLES]):
+        if target != C.NO_ART and R.pos_art[pos(st, v)] == target:
+            for i in range(st[L.X_N_ASIDE]):
+                if R.chit_vehicle[st[L.ASIDE + i]] == v:
+                    chits[n] = st[L.ASIDE + i]
+                    n += 1
+    if n == 0:
+        return
+    chit = chits[pick(ctx, n)]
+    victim = R.chit_vehicle[chit]
+    to_pool = roll < R.s[T.S_ART_HEAVY]
+    log(st, ctx, E.ARTILLERY_DRAW, victim, to_pool, 0, 0)
+    if to_pool:
+        for i in range(st[L.X_N_ASIDE]):
+            if st[L.ASIDE + i] == chit:
+                st[L.ASIDE + i] = st[L.ASIDE + st[L.X_N_ASIDE] - 1]
+                st[L.X_N_ASIDE] -= 1
+                break
+        pool_append(st, chit)
+    else:
+        die = d6(ctx)
+        heavy_damage(st, R, ctx, decide, victim, R.hit_table[C.ART, die - 1], die)
+
+
+@njit(cache=True)
+def further_effects(st, R, ctx, decide, target):
+    """§7.2: S/K RoE +1, T2 deadline -1, regular No art. RoE -1."""
+    if target == C.TARGET_S or target == C.TARGET_K:
+        change_roe(st, R, ctx, decide, R.s[T.S_ART_ROE_SK], E.ROE_ART)
+    elif target == C.TARGET_T2:
+        change = R.s[T.S_ART_DEADLINE_T2]
+        st[O.DEADLINE] = max(st[O.DEADLINE] + change, 0)
+        log(st, ctx, E.DEADLINE, st[O.DEADLINE], change, 0, 0)
+    else:
+        change_roe(st, R, ctx, decide, R.s[T.S_ART_ROE_NO_ART], E.ROE_NO_ART)
