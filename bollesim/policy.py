@@ -7,7 +7,7 @@
 
 decide must be numba-compilable: `kind` is a decisions.* constant, `obs` the int64
 observation (observation.py), `params` a float64 vector in PARAMETERS order, `prng` the
-policy's own uint64[2] random stream (rng.py). The same compiled function drives both
+policy's own int64[2] random stream (rng.py). The same compiled function drives both
 engines, so a policy is written once (DESIGN.md §4, STYLE.md "game, state and parameters
 apart").
 """
@@ -20,9 +20,16 @@ from dataclasses import dataclass
 from types import ModuleType
 
 import numpy as np
-from numba import njit
+from numba import njit, types
 
 from bollesim.errors import UsageError
+
+
+# decide(kind, obs, options, n_options, params, prng) -> index. One signature for every
+# policy, so the fast engine is compiled once and takes any policy as a function pointer.
+DECIDE_SIGNATURE = types.int64(
+    types.int64, types.int64[::1], types.int64[::1], types.int64, types.float64[::1], types.int64[::1]
+)
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,7 @@ def from_module(module: ModuleType, name: str | None = None) -> Policy:
         name=name or module.__name__.rsplit(".", 1)[-1],
         doc=" ".join(first_paragraph.split()),
         parameters=tuple(module.PARAMETERS),
-        decide=njit(cache=True)(module.decide),
+        decide=njit(DECIDE_SIGNATURE, cache=hasattr(module, "__file__"))(module.decide),
     )
 
 

@@ -1,6 +1,7 @@
 """Counter-based random streams: every random draw of both engines goes through here.
 
-A stream is a uint64[2] array: [key, counter]. The n-th draw of a stream is
+A stream is an int64[2] array: [key, counter] (the bits of two uint64; int64 so that it
+can live inside the fast engine's state vector). The n-th draw of a stream is
 splitmix64(key + n * GOLDEN), so a draw depends only on (key, n), never on the thread,
 chunk or engine that makes it (DESIGN.md §3). Each game has two streams derived from
 (run seed, game index): CHANCE for chits and dice, POLICY for the policy's own choices,
@@ -39,16 +40,16 @@ def stream_key(seed, game, stream):
 
 @njit(cache=True)
 def init_stream(out, seed, game, stream):
-    """Write a fresh stream [key, 0] into out (uint64[2])."""
-    out[0] = stream_key(seed, game, stream)
-    out[1] = np.uint64(0)
+    """Write a fresh stream [key, 0] into out (int64[2])."""
+    out[0] = np.int64(stream_key(seed, game, stream))
+    out[1] = 0
 
 
 @njit(cache=True)
 def next_u64(s):
-    """The next 64 random bits of stream s (uint64[2]); advances its counter."""
-    s[1] += np.uint64(1)
-    return mix64(s[0] + s[1] * GOLDEN)
+    """The next 64 random bits of stream s (int64[2]); advances its counter."""
+    s[1] += 1
+    return mix64(np.uint64(s[0]) + np.uint64(s[1]) * GOLDEN)
 
 
 @njit(cache=True)
@@ -71,6 +72,6 @@ def two_d6(s):
 
 def new_stream(seed: int, game: int, stream: int) -> np.ndarray:
     """A fresh stream array for Python callers."""
-    s = np.zeros(2, dtype=np.uint64)
+    s = np.zeros(2, dtype=np.int64)
     init_stream(s, seed, game, stream)
     return s

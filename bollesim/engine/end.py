@@ -24,63 +24,63 @@ from bollesim.engine.core import (
 
 
 @njit(cache=True)
-def end_phase(st, R, ctx, decide):
+def end_phase(st, decide):
     """§4 step 4: victory assessment, hull markers flip, the turn advances."""
-    extra_turn(st, R, ctx, decide)
-    operational, tactical = assess(st, R)
-    if R.s[T.S_STICKY]:
+    extra_turn(st, decide)
+    operational, tactical = assess(st)
+    if st[T.S_STICKY]:
         st[O.OPERATIONAL] |= operational
         st[O.TACTICAL] |= tactical
     else:
         st[O.OPERATIONAL] = operational
         st[O.TACTICAL] = tactical
     if operational or tactical:
-        stop = ask_yes_no(st, R, ctx, decide, D.STOP_ON_VICTORY, 0)
-        log(st, ctx, E.VICTORY, operational, tactical, stop, 0)
+        stop = ask_yes_no(st, decide, D.STOP_ON_VICTORY, 0)
+        log(st, E.VICTORY, operational, tactical, stop, 0)
         if stop:
-            end_game(st, ctx, E.END_VICTORY)
+            end_game(st, E.END_VICTORY)
             return
-    for v in range(R.s[T.S_N_VEHICLES]):
+    for v in range(T.NV):
         if has(st, v, O.V_HEAVY, C.HULL):
             st[vx(v, O.V_HULL_GREEN)] = 1 - st[vx(v, O.V_HULL_GREEN)]
-            log(st, ctx, E.HULL_FLIP, v, st[vx(v, O.V_HULL_GREEN)], 0, 0)
-    if st[O.TURN] >= R.s[T.S_TURN_LIMIT]:
+            log(st, E.HULL_FLIP, v, st[vx(v, O.V_HULL_GREEN)], 0, 0)
+    if st[O.TURN] >= st[T.S_TURN_LIMIT]:
         won = st[O.OPERATIONAL] or st[O.TACTICAL]
-        end_game(st, ctx, E.END_TURN_40 if R.s[T.S_EXTEND] and not won else E.END_TURN_LIMIT)
+        end_game(st, E.END_TURN_40 if st[T.S_EXTEND] and not won else E.END_TURN_LIMIT)
         return
     st[O.TURN] += 1
 
 
 @njit(cache=True)
-def extra_turn(st, R, ctx, decide):
+def extra_turn(st, decide):
     """§5.5 Extra turn (I-ABILITY-PHASE): QL3 at Kalesija, deadline +1."""
-    a = ability_ready(st, R, C.EXTRA_TURN)
-    if a < 0 or pos(st, C.QL3) != R.s[T.S_EXTRA_TURN_AT]:
+    a = ability_ready(st, C.EXTRA_TURN)
+    if a < 0 or pos(st, C.QL3) != st[T.S_EXTRA_TURN_AT]:
         return
-    if st[O.DEADLINE] >= R.s[T.S_DEADLINE_MAX] or not ask_yes_no(st, R, ctx, decide, D.USE_ABILITY, a):
+    if st[O.DEADLINE] >= st[T.S_DEADLINE_MAX] or not ask_yes_no(st, decide, D.USE_ABILITY, a):
         return
-    spend_ability(st, ctx, a)
+    spend_ability(st, a)
     st[O.DEADLINE] += 1
-    log(st, ctx, E.DEADLINE, st[O.DEADLINE], 1, 0, 0)
+    log(st, E.DEADLINE, st[O.DEADLINE], 1, 0, 0)
 
 
 @njit(cache=True)
-def assess(st, R):
+def assess(st):
     """§8 operational (I-OPV) and tactical (I-TACV) victory at this turn's end."""
-    nv = R.s[T.S_N_VEHICLES]
+    nv = T.NV
     at_t2 = 0
     for v in range(nv):
-        at_t2 += R.is_tank[v] and pos(st, v) == R.s[T.S_TANGO2]
+        at_t2 += st[T.IS_TANK + v] and pos(st, v) == st[T.S_TANGO2]
     st[L.X_TANKS_AT_T2] = max(st[L.X_TANKS_AT_T2], at_t2)
-    if st[O.TURN] <= st[O.DEADLINE] and at_t2 >= R.s[T.S_TANKS_NEEDED]:
+    if st[O.TURN] <= st[O.DEADLINE] and at_t2 >= st[T.S_TANKS_NEEDED]:
         st[O.T2_REACHED] = 1
-    silent = artillery_silent(st, R)
+    silent = artillery_silent(st)
     operational = st[O.T2_REACHED] == 1 and silent
-    tactical = silent and st[O.TURN] <= R.s[T.S_BASE_TURN_LIMIT]
+    tactical = silent and st[O.TURN] <= st[T.S_BASE_TURN_LIMIT]
     for t in C.DIRECT_TRACKS:
         if track_len(st, t):
             tactical = False
     for v in range(nv):
-        if st[vx(v, O.V_HEAVY)] and not in_saraci(R, pos(st, v)):
+        if st[vx(v, O.V_HEAVY)] and not in_saraci(st, pos(st, v)):
             tactical = False
     return operational, tactical

@@ -11,15 +11,21 @@ from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.core import (
     ability_ready,
+    adjacent,
     ask,
     ask_yes_no,
     d6,
+    distance,
     has,
     last_chit,
     log,
+    marker_un,
+    next_step,
+    options,
     pick,
     pool_append,
     pos,
+    pos_un,
     release_tow,
     spend_ability,
     track_len,
@@ -28,28 +34,28 @@ from bollesim.engine.core import (
 
 
 @njit(cache=True)
-def execution_phase(st, R, ctx, decide):
+def execution_phase(st, decide):
     """§4 step 2: a. airstrike, b. moves, c. fire, d. remove stun markers."""
-    commander_checks(st, R, ctx)
-    airstrike(st, R, ctx)
-    move_step(st, R, ctx, decide)
-    fire_step(st, R, ctx, decide)
-    for v in range(R.s[T.S_N_VEHICLES]):
+    commander_checks(st)
+    airstrike(st)
+    move_step(st, decide)
+    fire_step(st, decide)
+    for v in range(T.NV):
         if st[vx(v, O.V_STUN)]:
             st[vx(v, O.V_STUN)] = 0
-            log(st, ctx, E.STUN_CLEARED, v, 0, 0, 0)
+            log(st, E.STUN_CLEARED, v, 0, 0, 0)
         st[vx(v, O.V_SKIP)] = 0
 
 
 @njit(cache=True)
-def commander_checks(st, R, ctx):
+def commander_checks(st):
     """§7.1.3: commander killed: acts on 1-4, skips the turn on 5-6."""
-    for v in range(R.s[T.S_N_VEHICLES]):
+    for v in range(T.NV):
         if st[vx(v, O.V_KIA)]:
-            die = d6(ctx)
-            skip = die > R.s[T.S_KIA_ACTS_MAX]
+            die = d6(st)
+            skip = die > st[T.S_KIA_ACTS_MAX]
             st[vx(v, O.V_SKIP)] = skip
-            log(st, ctx, E.COMMANDER_CHECK, v, die, not skip, 0)
+            log(st, E.COMMANDER_CHECK, v, die, not skip, 0)
 
 
 @njit(cache=True)
@@ -58,20 +64,20 @@ def regular_chits(st, t):
 
 
 @njit(cache=True)
-def remove_last(st, R, ctx, t):
+def remove_last(st, t):
     """Return a track's last chit to the pool; the setup marker flips instead (§6.3)."""
     chit = last_chit(st, t)
-    if chit == R.s[T.S_SETUP_CHIT]:
+    if chit == st[T.S_SETUP_CHIT]:
         st[L.X_SETUP_FLIPPED] = 1
-        log(st, ctx, E.SETUP_FLIPPED, 0, 0, 0, 0)
+        log(st, E.SETUP_FLIPPED, 0, 0, 0, 0)
         return
     st[O.TRACK_LEN + t] -= 1
     pool_append(st, chit)
-    log(st, ctx, E.REMOVED, chit, t, 0, 0)
+    log(st, E.REMOVED, chit, t, 0, 0)
 
 
 @njit(cache=True)
-def airstrike(st, R, ctx):
+def airstrike(st):
     """§6.1, I-AIR: every track keeps half its chits, rounded down."""
     if not st[O.AIRSTRIKE_PENDING]:
         return
@@ -80,10 +86,10 @@ def airstrike(st, R, ctx):
         n = regular_chits(st, t)
         removed[t] = n - n // 2
         for _ in range(n - n // 2):
-            remove_last(st, R, ctx, t)
+            remove_last(st, t)
     st[O.AIRSTRIKE_PENDING] = 0
     st[L.X_AIRSTRIKE_TURN] = st[O.TURN]
-    log(st, ctx, E.AIRSTRIKE, removed[0], removed[1], removed[2], removed[3])
+    log(st, E.AIRSTRIKE, removed[0], removed[1], removed[2], removed[3])
 
 
 # ------------------------------------------------------------------ §6.2 move and tow
@@ -110,7 +116,7 @@ def undamaged(st, v):
 
 
 @njit(cache=True)
-def may_move(st, R, ctx, v, extra):
+def may_move(st, v, extra):
     """§6, §6.2, §7.1.3: stun, skip, tracks, red hull; night vision rolls."""
     reason = -1
     if st[vx(v, O.V_STUN)]:
@@ -122,54 +128,54 @@ def may_move(st, R, ctx, v, extra):
     elif has(st, v, O.V_HEAVY, C.HULL) and not st[vx(v, O.V_HULL_GREEN)] and not extra:
         reason = E.HULL_RED
     if reason >= 0:
-        log(st, ctx, E.NOT_MOVED, v, reason, -1, 0)
+        log(st, E.NOT_MOVED, v, reason, -1, 0)
         return False
     if has(st, v, O.V_LIGHT, C.NIGHT_VISION):
-        die = d6(ctx)
+        die = d6(st)
         helpers = 0
         here = pos(st, v)
-        for p in range(R.s[T.S_N_POSITIONS]):
-            if R.adjacent[here, p]:
-                for o in range(R.s[T.S_N_VEHICLES]):
+        for p in range(T.NP):
+            if adjacent(st, here, p):
+                for o in range(T.NV):
                     if pos(st, o) == p and undamaged(st, o):
                         helpers += 1
                         break
-        if die + helpers * R.s[T.S_NV_ADJ_DRM] >= R.s[T.S_NV_FAIL_MIN]:
-            log(st, ctx, E.NOT_MOVED, v, E.NIGHT_VISION_FAILED, die, 0)
+        if die + helpers * st[T.S_NV_ADJ_DRM] >= st[T.S_NV_FAIL_MIN]:
+            log(st, E.NOT_MOVED, v, E.NIGHT_VISION_FAILED, die, 0)
             return False
     return True
 
 
 @njit(cache=True)
-def step(st, R, v):
-    return R.next_step[pos(st, v), heading(st, v)]
+def step(st, v):
+    return next_step(st, pos(st, v), heading(st, v))
 
 
 @njit(cache=True)
-def move_step(st, R, ctx, decide):
+def move_step(st, decide):
     """§6.2, then tows hook up, the optional APC rule and QL1's Extra move."""
-    nv = R.s[T.S_N_VEHICLES]
+    nv = T.NV
     target = np.full(nv, -1, dtype=np.int64)
     for v in range(nv):
-        if wants_to_move(st, v) and may_move(st, R, ctx, v, False):
-            target[v] = step(st, R, v)
-    moved = perform_moves(st, R, ctx, decide, target)
-    if R.s[T.S_APC_DOUBLE]:
+        if wants_to_move(st, v) and may_move(st, v, False):
+            target[v] = step(st, v)
+    moved = perform_moves(st, decide, target)
+    if st[T.S_APC_DOUBLE]:
         tank_at_kal = False
         for v in range(nv):
-            if R.is_tank[v] and pos(st, v) == R.s[T.S_KALESIJA]:
+            if st[T.IS_TANK + v] and pos(st, v) == st[T.S_KALESIJA]:
                 tank_at_kal = True
         if tank_at_kal:
             second = np.full(nv, -1, dtype=np.int64)
             for v in range(nv):
                 here = pos(st, v)
-                if (moved[v] and not R.is_tank[v] and R.pos_kind[here] == C.CKP
-                        and not R.pos_kt2[here] and here != C.OPN1 and wants_to_move(st, v)
-                        and may_move(st, R, ctx, v, False)):
-                    second[v] = step(st, R, v)
-            perform_moves(st, R, ctx, decide, second)
-    hook_tows(st, R, ctx, decide)
-    extra_move(st, R, ctx, decide)
+                if (moved[v] and not st[T.IS_TANK + v] and st[T.POS_KIND + here] == C.CKP
+                        and not st[T.POS_KT2 + here] and here != C.OPN1 and wants_to_move(st, v)
+                        and may_move(st, v, False)):
+                    second[v] = step(st, v)
+            perform_moves(st, decide, second)
+    hook_tows(st, decide)
+    extra_move(st, decide)
 
 
 @njit(cache=True)
@@ -178,11 +184,11 @@ def final(st, target, v):
 
 
 @njit(cache=True)
-def counts_for_stacking(st, R, target, v):
+def counts_for_stacking(st, target, v):
     """§5.4.3: a towed tank, or one its rescuer is reaching, does not count."""
     if st[vx(v, O.V_TOWED_BY)] >= 0:
         return False
-    for r in range(R.s[T.S_N_VEHICLES]):
+    for r in range(T.NV):
         if (st[vx(r, O.V_ORDER)] == C.TOW and st[vx(r, O.V_TOWING)] < 0
                 and st[vx(r, O.V_TOW_TARGET)] == v and final(st, target, r) == pos(st, v)):
             return False
@@ -190,107 +196,107 @@ def counts_for_stacking(st, R, target, v):
 
 
 @njit(cache=True)
-def overfull_position(st, R, target):
+def overfull_position(st, target):
     """The first position a move fills beyond its stacking limit, or -1."""
-    nv = R.s[T.S_N_VEHICLES]
-    counts = np.zeros(R.s[T.S_N_POSITIONS], dtype=np.int64)
-    arriving = np.zeros(R.s[T.S_N_POSITIONS], dtype=np.int64)
+    nv = T.NV
+    counts = np.zeros(T.NP, dtype=np.int64)
+    arriving = np.zeros(T.NP, dtype=np.int64)
     for v in range(nv):
-        if counts_for_stacking(st, R, target, v):
+        if counts_for_stacking(st, target, v):
             counts[final(st, target, v)] += 1
         if target[v] >= 0:
             arriving[target[v]] = 1
-    for p in range(R.s[T.S_N_POSITIONS]):
-        if counts[p] > R.pos_stack[p] and arriving[p]:
+    for p in range(T.NP):
+        if counts[p] > st[T.POS_STACK + p] and arriving[p]:
             return p
     return -1
 
 
 @njit(cache=True)
-def perform_moves(st, R, ctx, decide, target):
+def perform_moves(st, decide, target):
     """Move all at once; stacking judged after all moves, the player picks who keeps
     the move into an overfull position (§6.2). Returns who moved (0/1 per vehicle)."""
-    nv = R.s[T.S_N_VEHICLES]
-    opts = ctx[3]
+    nv = T.NV
+    opts = options(st)
     while True:
-        over = overfull_position(st, R, target)
+        over = overfull_position(st, target)
         if over < 0:
             break
         stayers = 0
         for v in range(nv):
-            if target[v] != over and counts_for_stacking(st, R, target, v) and final(st, target, v) == over:
+            if target[v] != over and counts_for_stacking(st, target, v) and final(st, target, v) == over:
                 stayers += 1
         keep = np.zeros(nv, dtype=np.int64)
         kept = 0
-        while kept < R.pos_stack[over] - stayers:
+        while kept < st[T.POS_STACK + over] - stayers:
             n = 0
             for v in range(nv):
                 if target[v] == over and not keep[v]:
                     opts[n] = v
                     n += 1
-            keep[ask(st, R, ctx, decide, D.STACK_PRIORITY, n, 0, over)] = 1
+            keep[ask(st, decide, D.STACK_PRIORITY, n, 0, over)] = 1
             kept += 1
         for v in range(nv):
             if target[v] == over and not keep[v]:
                 target[v] = -1
-                log(st, ctx, E.NOT_MOVED, v, E.STACKING, -1, 0)
+                log(st, E.NOT_MOVED, v, E.STACKING, -1, 0)
     moved = np.zeros(nv, dtype=np.int64)
     for v in range(nv):
         if target[v] >= 0:
             moved[v] = 1
-            log(st, ctx, E.MOVE, v, pos(st, v), target[v], 0)
+            log(st, E.MOVE, v, pos(st, v), target[v], 0)
             st[vx(v, O.V_POS)] = target[v]
             towed = st[vx(v, O.V_TOWING)]
             if towed >= 0:
                 st[vx(towed, O.V_POS)] = target[v]
-    for p in range(R.s[T.S_N_POSITIONS]):  # §6.2 first entry: enemy-action marker
-        if R.pos_eam_pool[p] and st[O.MARKER + p] < 0:
+    for p in range(T.NP):  # §6.2 first entry: enemy-action marker
+        if st[T.POS_EAM_POOL + p] and st[O.MARKER + p] < 0:
             for v in range(nv):
                 if moved[v] and pos(st, v) == p:
-                    draw_marker(st, R, ctx, p)
+                    draw_marker(st, p)
                     break
     for v in range(nv):
         if moved[v]:
-            arrive(st, ctx, v)
+            arrive(st, v)
     return moved
 
 
 @njit(cache=True)
-def draw_marker(st, R, ctx, p):
+def draw_marker(st, p):
     """§6.2: a marker from the position's pool; a 7-8-9 marker lands on a random side."""
-    k = R.pos_eam_pool[p] - 1
+    k = st[T.POS_EAM_POOL + p] - 1
     n = st[L.X_N_MPOOL + k]
-    i = pick(ctx, n)
+    i = pick(st, n)
     marker = st[L.MPOOLS + 4 * k + i]
     st[L.MPOOLS + 4 * k + i] = st[L.MPOOLS + 4 * k + n - 1]
     st[L.X_N_MPOOL + k] = n - 1
-    side = pick(ctx, 2) if R.pos_eam_pool[p] == C.POOL_789 else 0
+    side = pick(st, 2) if st[T.POS_EAM_POOL + p] == C.POOL_789 else 0
     st[O.MARKER + p] = 2 * marker + side
-    log(st, ctx, E.MARKER_DRAWN, p, marker, side, 0)
+    log(st, E.MARKER_DRAWN, p, marker, side, 0)
 
 
 @njit(cache=True)
-def arrive(st, ctx, v):
+def arrive(st, v):
     """§6.2: the Move marker comes back at the destination; a tow there ends."""
     if pos(st, v) != st[vx(v, O.V_DEST)]:
         return
     towed = st[vx(v, O.V_TOWING)]
     if towed >= 0:
-        log(st, ctx, E.TOW_DONE, v, towed, pos(st, v), 0)
+        log(st, E.TOW_DONE, v, towed, pos(st, v), 0)
         release_tow(st, v)
         return
     if st[vx(v, O.V_ORDER)] == C.TOW:
         return
     st[vx(v, O.V_ORDER)] = C.NO_ORDER
     st[vx(v, O.V_DEST)] = -1
-    log(st, ctx, E.ARRIVED, v, pos(st, v), 0, 0)
+    log(st, E.ARRIVED, v, pos(st, v), 0, 0)
 
 
 @njit(cache=True)
-def hook_tows(st, R, ctx, decide):
+def hook_tows(st, decide):
     """§5.4.3: a rescuer stacked with its tank takes it in tow to a nearest other CP."""
-    opts = ctx[3]
-    for r in range(R.s[T.S_N_VEHICLES]):
+    opts = options(st)
+    for r in range(T.NV):
         if st[vx(r, O.V_ORDER)] != C.TOW or st[vx(r, O.V_TOWING)] >= 0:
             continue
         damaged = st[vx(r, O.V_TOW_TARGET)]
@@ -304,93 +310,93 @@ def hook_tows(st, R, ctx, decide):
             st[vx(r, O.V_DEST)] = pos(st, damaged)
             continue
         nearest = 1 << 30
-        for p in range(R.s[T.S_N_POSITIONS]):
-            if R.pos_kind[p] == C.CP and p != here:
-                nearest = min(nearest, R.distance[here, p])
+        for p in range(T.NP):
+            if st[T.POS_KIND + p] == C.CP and p != here:
+                nearest = min(nearest, distance(st, here, p))
         n = 0
-        for p in range(R.s[T.S_N_POSITIONS]):
-            if R.pos_kind[p] == C.CP and p != here and R.distance[here, p] == nearest:
+        for p in range(T.NP):
+            if st[T.POS_KIND + p] == C.CP and p != here and distance(st, here, p) == nearest:
                 opts[n] = p
                 n += 1
-        dest = ask(st, R, ctx, decide, D.TOW_DESTINATION, n, 0, 0)
+        dest = ask(st, decide, D.TOW_DESTINATION, n, 0, 0)
         st[vx(r, O.V_TOWING)] = damaged
         st[vx(r, O.V_DEST)] = dest
         st[vx(r, O.V_TOW_TARGET)] = -1
         st[vx(damaged, O.V_TOWED_BY)] = r
-        log(st, ctx, E.TOW_HOOKED, r, damaged, dest, 0)
+        log(st, E.TOW_HOOKED, r, damaged, dest, 0)
 
 
 @njit(cache=True)
-def within_ql1(st, R, v):
-    return R.distance[pos(st, C.QL1), pos(st, v)] <= R.s[T.S_QL1_RANGE]
+def within_ql1(st, v):
+    return distance(st, pos(st, C.QL1), pos(st, v)) <= st[T.S_QL1_RANGE]
 
 
 @njit(cache=True)
-def extra_move(st, R, ctx, decide):
+def extra_move(st, decide):
     """§5.5 Extra move."""
-    a = ability_ready(st, R, C.EXTRA_MOVE)
+    a = ability_ready(st, C.EXTRA_MOVE)
     if a < 0:
         return
-    opts = ctx[3]
+    opts = options(st)
     opts[0] = -1
     n = 1
-    for v in range(R.s[T.S_N_VEHICLES]):
-        if (within_ql1(st, R, v) and wants_to_move(st, v) and st[vx(v, O.V_TOWING)] < 0
+    for v in range(T.NV):
+        if (within_ql1(st, v) and wants_to_move(st, v) and st[vx(v, O.V_TOWING)] < 0
                 and not st[vx(v, O.V_STUN)] and not st[vx(v, O.V_SKIP)]
                 and not has(st, v, O.V_HEAVY, C.TRACKS)):
             opts[n] = v
             n += 1
     if n == 1:
         return
-    choice = ask(st, R, ctx, decide, D.EXTRA_MOVE, n, a, 0)
+    choice = ask(st, decide, D.EXTRA_MOVE, n, a, 0)
     if choice < 0:
         return
-    spend_ability(st, ctx, a)
-    if may_move(st, R, ctx, choice, True):
-        target = np.full(R.s[T.S_N_VEHICLES], -1, dtype=np.int64)
-        target[choice] = step(st, R, choice)
-        perform_moves(st, R, ctx, decide, target)
+    spend_ability(st, a)
+    if may_move(st, choice, True):
+        target = np.full(T.NV, -1, dtype=np.int64)
+        target[choice] = step(st, choice)
+        perform_moves(st, decide, target)
 
 
 # ------------------------------------------------------------------ §6.3 fire
 
 
 @njit(cache=True)
-def has_icon(st, R, p, t):
+def has_icon(st, p, t):
     marker = st[O.MARKER + p]
     if marker >= 0:
-        return R.marker_un[marker // 2, marker % 2, t] == 1
-    return R.pos_un[p, t] == 1
+        return marker_un(st, marker // 2, marker % 2, t) == 1
+    return pos_un(st, p, t) == 1
 
 
 @njit(cache=True)
-def able_to_fire(st, R, v):
+def able_to_fire(st, v):
     """A tank on its Fire side, free to act, with icons where it stands (§6.3)."""
-    if not R.is_tank[v] or not st[vx(v, O.V_FIRE)] or st[vx(v, O.V_STUN)] or st[vx(v, O.V_SKIP)]:
+    if not st[T.IS_TANK + v] or not st[vx(v, O.V_FIRE)] or st[vx(v, O.V_STUN)] or st[vx(v, O.V_SKIP)]:
         return False
     if has(st, v, O.V_HEAVY, C.TURRET) or st[vx(v, O.V_TOWING)] >= 0 or st[vx(v, O.V_TOWED_BY)] >= 0:
         return False
     here = pos(st, v)
-    if R.pos_indirect[here] and has(st, v, O.V_LIGHT, C.SIGHTS):
+    if st[T.POS_INDIRECT + here] and has(st, v, O.V_LIGHT, C.SIGHTS):
         return False
     for t in range(C.N_TRACKS):
-        if has_icon(st, R, here, t):
+        if has_icon(st, here, t):
             return True
     return False
 
 
 @njit(cache=True)
-def fire_targets(st, R, v, out):
+def fire_targets(st, v, out):
     """Tracks whose last chit v may remove (§6.3 letters, flipped setup marker)."""
     here = pos(st, v)
     n = 0
     for t in range(C.N_TRACKS):
-        if not has_icon(st, R, here, t) or track_len(st, t) == 0:
+        if not has_icon(st, here, t) or track_len(st, t) == 0:
             continue
         last = last_chit(st, t)
-        if last == R.s[T.S_SETUP_CHIT] and st[L.X_SETUP_FLIPPED]:
+        if last == st[T.S_SETUP_CHIT] and st[L.X_SETUP_FLIPPED]:
             continue
-        if t != C.ART and R.pos_kind[here] == C.OW and R.chit_letter[last] != R.pos_letter[here]:
+        if t != C.ART and st[T.POS_KIND + here] == C.OW and st[T.CHIT_LETTER + last] != st[T.POS_LETTER + here]:
             continue
         out[n] = t
         n += 1
@@ -398,76 +404,76 @@ def fire_targets(st, R, v, out):
 
 
 @njit(cache=True)
-def fire_step(st, R, ctx, decide):
+def fire_step(st, decide):
     """§6.3 in vehicle order; Direct their fire first, Extra fire last, then the depot."""
-    nv = R.s[T.S_N_VEHICLES]
+    nv = T.NV
     tracks = np.zeros(4, dtype=np.int64)
     direct = False
-    a = ability_ready(st, R, C.DIRECT_THEIR_FIRE)
-    if a >= 0 and pos(st, C.QL3) == R.s[T.S_DIRECT_FIRE_AT]:
+    a = ability_ready(st, C.DIRECT_THEIR_FIRE)
+    if a >= 0 and pos(st, C.QL3) == st[T.S_DIRECT_FIRE_AT]:
         worth = False
         for v in range(nv):
-            if (able_to_fire(st, R, v) and R.pos_indirect[pos(st, v)]
-                    and fire_targets(st, R, v, tracks) > 0):
+            if (able_to_fire(st, v) and st[T.POS_INDIRECT + (pos(st, v))]
+                    and fire_targets(st, v, tracks) > 0):
                 worth = True
-        if worth and ask_yes_no(st, R, ctx, decide, D.USE_ABILITY, a):
-            spend_ability(st, ctx, a)
+        if worth and ask_yes_no(st, decide, D.USE_ABILITY, a):
+            spend_ability(st, a)
             direct = True
     rolls = np.zeros(16, dtype=np.int64)  # [0]: count, then the Saraci overwatch dice
     for v in range(nv):
-        if able_to_fire(st, R, v):
-            fire_once(st, R, ctx, decide, v, direct, rolls)
-    a = ability_ready(st, R, C.EXTRA_FIRE)
+        if able_to_fire(st, v):
+            fire_once(st, decide, v, direct, rolls)
+    a = ability_ready(st, C.EXTRA_FIRE)
     if a >= 0:
-        opts = ctx[3]
+        opts = options(st)
         opts[0] = -1
         n = 1
         for v in range(nv):
-            if within_ql1(st, R, v) and able_to_fire(st, R, v) and fire_targets(st, R, v, tracks) > 0:
+            if within_ql1(st, v) and able_to_fire(st, v) and fire_targets(st, v, tracks) > 0:
                 opts[n] = v
                 n += 1
         if n > 1:
-            choice = ask(st, R, ctx, decide, D.EXTRA_FIRE, n, a, 0)
+            choice = ask(st, decide, D.EXTRA_FIRE, n, a, 0)
             if choice >= 0:
-                spend_ability(st, ctx, a)
-                fire_once(st, R, ctx, decide, choice, direct, rolls)
-    if rolls[0] >= R.s[T.S_DEPOT_ROLLS]:
+                spend_ability(st, a)
+                fire_once(st, decide, choice, direct, rolls)
+    if rolls[0] >= st[T.S_DEPOT_ROLLS]:
         all_ones = True
         for i in range(rolls[0]):
             if rolls[1 + i] != 1:
                 all_ones = False
         if all_ones:
-            ammunition_depot(st, R, ctx, decide)
+            ammunition_depot(st, decide)
 
 
 @njit(cache=True)
-def fire_once(st, R, ctx, decide, v, direct, rolls):
+def fire_once(st, decide, v, direct, rolls):
     """One attack: direct hits, indirect 1-5 (Direct their fire: always), sights 1-2."""
-    opts = ctx[3]
-    n = fire_targets(st, R, v, opts)
+    opts = options(st)
+    n = fire_targets(st, v, opts)
     if n == 0:
         return
-    t = ask(st, R, ctx, decide, D.FIRE_TARGET, n, v, 0)
+    t = ask(st, decide, D.FIRE_TARGET, n, v, 0)
     die = 0
     hit = True
     here = pos(st, v)
-    if R.pos_indirect[here]:
-        die = d6(ctx)
+    if st[T.POS_INDIRECT + here]:
+        die = d6(st)
         rolls[1 + rolls[0]] = die
         rolls[0] += 1
-        hit = direct or die <= R.s[T.S_INDIRECT_MAX]
+        hit = direct or die <= st[T.S_INDIRECT_MAX]
     elif has(st, v, O.V_LIGHT, C.SIGHTS):
-        die = d6(ctx)
-        hit = die <= R.s[T.S_SIGHTS_MAX]
-    log(st, ctx, E.FIRE, v, t, die, hit)
+        die = d6(st)
+        hit = die <= st[T.S_SIGHTS_MAX]
+    log(st, E.FIRE, v, t, die, hit)
     if hit:
-        remove_last(st, R, ctx, t)
+        remove_last(st, t)
 
 
 @njit(cache=True)
-def ammunition_depot(st, R, ctx, decide):
+def ammunition_depot(st, decide):
     """§6.3: one track of the player's choice is emptied."""
-    opts = ctx[3]
+    opts = options(st)
     n = 0
     for t in range(C.N_TRACKS):
         if regular_chits(st, t) > 0 or (t == C.ART and not st[L.X_SETUP_FLIPPED]):
@@ -475,7 +481,7 @@ def ammunition_depot(st, R, ctx, decide):
             n += 1
     if n == 0:
         return
-    t = ask(st, R, ctx, decide, D.DEPOT_TRACK, n, 0, 0)
-    log(st, ctx, E.DEPOT, t, 0, 0, 0)
+    t = ask(st, decide, D.DEPOT_TRACK, n, 0, 0)
+    log(st, E.DEPOT, t, 0, 0, 0)
     while regular_chits(st, t) > 0 or (t == C.ART and not st[L.X_SETUP_FLIPPED]):
-        remove_last(st, R, ctx, t)
+        remove_last(st, t)

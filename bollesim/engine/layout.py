@@ -1,4 +1,15 @@
-"""The fast engine's game state: one int64 vector per game, documented here once.
+"""The fast engine's game: one int64 vector `st` holds everything a kernel needs, so a
+kernel call passes one array (numba reference-counts every array argument of a call;
+a tuple of forty rule arrays cost ~80 ns a call). Regions, documented here once:
+
+    st[0 : STATE_SIZE]         the game state, reset by new_game (below)
+    st[RS : RS + 4]            random streams (rng.py): CHANCE at RS, POLICY at RS + 2
+    st[PARAMS : + MAX_PARAMS]  the policy's parameters, float64 bits (params() views them)
+    st[OPTS : + MAX_OPTIONS]   the options of the decision being asked
+    st[RULES : + RULES_SIZE]   the ruleset, flattened (tables.py gives each table's offset)
+    st[TRACE :]                the event trace, TRACE_WIDTH per event (empty in batches)
+
+The game state:
 
     st[0 : observation.SIZE]   the policy's observation (observation.py): turn, RoE,
                                fire status, track lengths, every vehicle's position,
@@ -22,6 +33,7 @@ Chits are numbered as in the ruleset: the pool's weapon chits and the car first,
 random-unit chit per vehicle (n_pool_chits + vehicle), then the setup artillery marker.
 """
 
+from bollesim.decisions import MAX_OPTIONS
 from bollesim.observation import SIZE
 
 X_FIRE_TURN = SIZE  # turn of the first Fire order, 0 = none
@@ -47,6 +59,13 @@ ASIDE = TRACKS + 4 * TRACK_CAP
 ASIDE_CAP = 16
 MPOOLS = ASIDE + ASIDE_CAP
 STATE_SIZE = MPOOLS + 8
+RS = STATE_SIZE
+MAX_PARAMS = 16
+PARAMS = RS + 4
+OPTS = PARAMS + MAX_PARAMS
+RULES = OPTS + MAX_OPTIONS
+RULES_SIZE = 4096
+TRACE = RULES + RULES_SIZE
 
 # Trace rows: (turn, kind, a, b, c, d), see events.py.
 TRACE_WIDTH = 6

@@ -14,14 +14,20 @@ from bollesim.engine.core import (
     ask,
     ask_yes_no,
     d6,
+    distance,
     has,
     in_saraci,
     in_town,
     log,
+    matrix_fire,
+    matrix_move,
+    matrix_platoon,
+    options,
     pick,
     popcount,
     pos,
     spend_ability,
+    spread,
     vx,
 )
 from bollesim.engine.radio import received
@@ -30,138 +36,138 @@ KIND_BITS_ALL = (1 << C.MOVE) | (1 << C.FIRE) | (1 << C.TOW) | (1 << C.AIRSTRIKE
 
 
 @njit(cache=True)
-def orders_phase(st, R, ctx, decide):
+def orders_phase(st, decide):
     """§4 step 1, §5.3: draw pairs until the player stops, doubles, or I-POOL."""
     st[O.PAIRS_THIS_TURN] = 0
-    choose_vl2_destination(st, R, ctx, decide)
+    choose_vl2_destination(st, decide)
     while st[L.X_OVER] == 0:
-        left = weapon_chits_in_pool(st, R)
-        if left < R.s[T.S_POOL_MIN]:
-            log(st, ctx, E.POOL_EXHAUSTED, left, 0, 0, 0)
+        left = weapon_chits_in_pool(st)
+        if left < st[T.S_POOL_MIN]:
+            log(st, E.POOL_EXHAUSTED, left, 0, 0, 0)
             break
-        first, second = draw_pair(st, R, ctx)
+        first, second = draw_pair(st)
         if first < 0:  # the civilian car
             continue
-        a, b = R.chit_type[first], R.chit_type[second]
+        a, b = st[T.CHIT_TYPE + first], st[T.CHIT_TYPE + second]
         st[O.PAIRS_THIS_TURN] += 1
         st[O.PAIR_FIRST] = a
         st[O.PAIR_SECOND] = b
-        log(st, ctx, E.PAIR, first, second, R.matrix_fire[a, b],
-            R.matrix_move[a, b] + 2 * R.matrix_platoon[a, b])
-        offer_order(st, R, ctx, decide, a, b)
-        place_on_track(st, R, ctx, first)
-        place_on_track(st, R, ctx, second)
+        log(st, E.PAIR, first, second, matrix_fire(st, a, b),
+            matrix_move(st, a, b) + 2 * matrix_platoon(st, a, b))
+        offer_order(st, decide, a, b)
+        place_on_track(st, first)
+        place_on_track(st, second)
         st[O.PAIR_FIRST] = -1
         st[O.PAIR_SECOND] = -1
         if a == b:
-            refresh_ability(st, R, ctx, decide)
+            refresh_ability(st, decide)
             break
-        if not ask_yes_no(st, R, ctx, decide, D.DRAW_AGAIN, 0):
+        if not ask_yes_no(st, decide, D.DRAW_AGAIN, 0):
             break
 
 
 @njit(cache=True)
-def weapon_chits_in_pool(st, R):
+def weapon_chits_in_pool(st):
     n = 0
     for i in range(st[L.X_N_POOL]):
-        n += R.chit_type[st[L.POOL + i]] != C.RU
+        n += st[T.CHIT_TYPE + (st[L.POOL + i])] != C.RU
     return n
 
 
 @njit(cache=True)
-def draw_chit(st, R, ctx):
+def draw_chit(st):
     """One chit from the pool; the last chit fills the hole."""
     n = st[L.X_N_POOL]
-    i = pick(ctx, n)
+    i = pick(st, n)
     chit = st[L.POOL + i]
     st[L.POOL + i] = st[L.POOL + n - 1]
     st[L.X_N_POOL] = n - 1
     st[L.X_CHITS_DRAWN] += 1
-    log(st, ctx, E.DRAW, chit, 0, 0, 0)
+    log(st, E.DRAW, chit, 0, 0, 0)
     return chit
 
 
 @njit(cache=True)
-def draw_pair(st, R, ctx):
+def draw_pair(st):
     """Two weapon chits, or (-1, -1) after the civilian car (§5.3, §7.2.1)."""
     chits = [0, 0]
     got = 0
     while got < 2:
-        chit = draw_chit(st, R, ctx)
-        if R.chit_type[chit] == C.RU:
-            light_damage(st, R, ctx, R.chit_vehicle[chit])
+        chit = draw_chit(st)
+        if st[T.CHIT_TYPE + chit] == C.RU:
+            light_damage(st, st[T.CHIT_VEHICLE + chit])
             st[L.ASIDE + st[L.X_N_ASIDE]] = chit
             st[L.X_N_ASIDE] += 1
         else:
             chits[got] = chit
             got += 1
     first, second = chits[0], chits[1]
-    if R.chit_type[first] != C.CAR and R.chit_type[second] != C.CAR:
+    if st[T.CHIT_TYPE + first] != C.CAR and st[T.CHIT_TYPE + second] != C.CAR:
         return first, second
-    car, other = (first, second) if R.chit_type[first] == C.CAR else (second, first)
-    log(st, ctx, E.CIVILIAN_CAR, car, other, 0, 0)
+    car, other = (first, second) if st[T.CHIT_TYPE + first] == C.CAR else (second, first)
+    log(st, E.CIVILIAN_CAR, car, other, 0, 0)
     st[L.X_RETIRED] = car
-    place_on_track(st, R, ctx, other)
+    place_on_track(st, other)
     return -1, -1
 
 
 @njit(cache=True)
-def light_damage(st, R, ctx, v):
+def light_damage(st, v):
     """§7.2.1: roll the light damage, re-rolling damage already sustained."""
     if popcount(st[vx(v, O.V_LIGHT)]) >= 3:
-        log(st, ctx, E.LIGHT_DAMAGE, v, -1, 0, 0)
+        log(st, E.LIGHT_DAMAGE, v, -1, 0, 0)
         return
     while True:
-        die = d6(ctx)
-        kind = R.light_table[die - 1]
+        die = d6(st)
+        kind = st[T.LIGHT_TABLE + (die - 1)]
         if not has(st, v, O.V_LIGHT, kind):
             break
     st[vx(v, O.V_LIGHT)] |= 1 << kind
     st[L.X_LIGHT_HITS] += 1
-    log(st, ctx, E.LIGHT_DAMAGE, v, kind, die, 0)
+    log(st, E.LIGHT_DAMAGE, v, kind, die, 0)
 
 
 @njit(cache=True)
-def place_on_track(st, R, ctx, chit):
-    t = R.chit_type[chit]
+def place_on_track(st, chit):
+    t = st[T.CHIT_TYPE + chit]
     n = st[O.TRACK_LEN + t]
     st[L.TRACKS + L.TRACK_CAP * t + n] = chit
     st[O.TRACK_LEN + t] = n + 1
-    log(st, ctx, E.PLACE, chit, t, n + 1, 0)
+    log(st, E.PLACE, chit, t, n + 1, 0)
 
 
 # ------------------------------------------------------------------ orders on offer
 
 
 @njit(cache=True)
-def choose_vl2_destination(st, R, ctx, decide):
+def choose_vl2_destination(st, decide):
     """§5: VL2 is the player; its destination is a free choice."""
-    opts = ctx[3]
-    vl2 = R.s[T.S_COMMANDER]
+    opts = options(st)
+    vl2 = st[T.S_COMMANDER]
     opts[0] = D.PASS
     n = 1
-    for d in range(R.s[T.S_N_POSITIONS]):
-        if may_go(st, R, vl2, d):
+    for d in range(T.NP):
+        if may_go(st, vl2, d):
             opts[n] = pack_order(C.MOVE, 1 << vl2, d)
             n += 1
-    choice = ask(st, R, ctx, decide, D.VL2_DESTINATION, n, 0, 0)
+    choice = ask(st, decide, D.VL2_DESTINATION, n, 0, 0)
     if choice != D.PASS:
         st[vx(vl2, O.V_DEST)] = order_dest(choice)
-        log(st, ctx, E.VL2_DESTINATION, order_dest(choice), 0, 0, 0)
+        log(st, E.VL2_DESTINATION, order_dest(choice), 0, 0, 0)
 
 
 @njit(cache=True)
-def may_go(st, R, v, d):
+def may_go(st, v, d):
     """§5.4.1: d is a valid Move destination for v."""
     here = pos(st, v)
-    if d == here or d == st[vx(v, O.V_DEST)] or R.pos_kind[d] == C.CKP:
+    if d == here or d == st[vx(v, O.V_DEST)] or st[T.POS_KIND + d] == C.CKP:
         return False
-    tango2, kalesija = R.s[T.S_TANGO2], R.s[T.S_KALESIJA]
-    if d == tango2 and not (here == kalesija or R.pos_kt2[here]):
+    tango2, kalesija = st[T.S_TANGO2], st[T.S_KALESIJA]
+    if d == tango2 and not (here == kalesija or st[T.POS_KT2 + here]):
         return False
-    if (R.pos_kt2[here] or here == tango2) and d != kalesija and d != tango2:
+    if (st[T.POS_KT2 + here] or here == tango2) and d != kalesija and d != tango2:
         return False
-    if R.pos_kind[d] == C.OW and not in_town(R, here, R.pos_town[d]):
+    if st[T.POS_KIND + d] == C.OW and not in_town(st, here, st[T.POS_TOWN + d]):
         return False
     return True
 
@@ -173,20 +179,20 @@ def can_take_move(st, v):
 
 
 @njit(cache=True)
-def eligible(st, R, v, kind):
+def eligible(st, v, kind):
     if kind == C.MOVE:
         return can_take_move(st, v)
-    return R.is_tank[v] == 1 and st[vx(v, O.V_FIRE)] == 0
+    return st[T.IS_TANK + v] == 1 and st[vx(v, O.V_FIRE)] == 0
 
 
 @njit(cache=True)
-def recipient_masks(st, R, kind, platoon_scope, masks):
+def recipient_masks(st, kind, platoon_scope, masks):
     """Singles, then (platoon scope) every group of 2+ of a platoon, in the reference
     engine's order (itertools.combinations by size). Returns the count."""
     n = 0
-    nv = R.s[T.S_N_VEHICLES]
+    nv = T.NV
     for v in range(nv):
-        if eligible(st, R, v, kind):
+        if eligible(st, v, kind):
             masks[n] = 1 << v
             n += 1
     if not platoon_scope:
@@ -195,7 +201,7 @@ def recipient_masks(st, R, kind, platoon_scope, masks):
         members = [0, 0, 0, 0]
         m = 0
         for v in range(nv):
-            if R.platoon[v] == platoon and eligible(st, R, v, kind) and m < 4:
+            if st[T.PLATOON + v] == platoon and eligible(st, v, kind) and m < 4:
                 members[m] = v
                 m += 1
         if m >= 2:  # pairs in combinations order, then the triple
@@ -210,16 +216,16 @@ def recipient_masks(st, R, kind, platoon_scope, masks):
 
 
 @njit(cache=True)
-def order_options(st, R, ctx, a, b, kinds, exclude):
-    """The orders pair (a, b) allows now, packed into ctx's options buffer, PASS first."""
-    opts = ctx[3]
+def order_options(st, a, b, kinds, exclude):
+    """The orders pair (a, b) allows now, packed into options(st), PASS first."""
+    opts = options(st)
     opts[0] = D.PASS
     n = 1
-    platoon = R.matrix_platoon[a, b] == 1
+    platoon = matrix_platoon(st, a, b) == 1
     masks = [0] * 16
-    np_ = R.s[T.S_N_POSITIONS]
-    if R.matrix_move[a, b] and (kinds >> C.MOVE) & 1:
-        nm = recipient_masks(st, R, C.MOVE, platoon, masks)
+    np_ = T.NP
+    if matrix_move(st, a, b) and (kinds >> C.MOVE) & 1:
+        nm = recipient_masks(st, C.MOVE, platoon, masks)
         for k in range(nm):
             mask = masks[k]
             if mask & exclude:
@@ -229,16 +235,16 @@ def order_options(st, R, ctx, a, b, kinds, exclude):
                 while not (mask >> v) & 1:
                     v += 1
                 for d in range(np_):
-                    if may_go(st, R, v, d):
+                    if may_go(st, v, d):
                         opts[n] = pack_order(C.MOVE, mask, d)
                         n += 1
                 continue
             for d in range(np_):
-                if R.pos_kind[d] != C.CP:
+                if st[T.POS_KIND + d] != C.CP:
                     continue
                 ok = True
-                for v in range(R.s[T.S_N_VEHICLES]):
-                    if (mask >> v) & 1 and not may_go(st, R, v, d):
+                for v in range(T.NV):
+                    if (mask >> v) & 1 and not may_go(st, v, d):
                         ok = False
                 if ok:
                     opts[n] = pack_order(C.MOVE, mask, d)
@@ -246,46 +252,46 @@ def order_options(st, R, ctx, a, b, kinds, exclude):
             for town in (C.TOWN_S, C.TOWN_K):  # I-OW-SPREAD
                 ok = True
                 rank = 0
-                for v in range(R.s[T.S_N_VEHICLES]):
+                for v in range(T.NV):
                     if (mask >> v) & 1:
                         here = pos(st, v)
-                        if R.spread[town, rank] == here or not in_town(R, here, town):
+                        if spread(st, town, rank) == here or not in_town(st, here, town):
                             ok = False
                         rank += 1
                 if ok:
                     opts[n] = pack_order(C.MOVE, mask, D.SPREAD + town)
                     n += 1
-    fire_allowed = st[O.FIRE_ROE] > 0 or st[O.ROE] >= R.s[T.S_FIRE_ALLOWED]
-    if R.matrix_fire[a, b] and fire_allowed and (kinds >> C.FIRE) & 1:
-        nm = recipient_masks(st, R, C.FIRE, platoon, masks)
+    fire_allowed = st[O.FIRE_ROE] > 0 or st[O.ROE] >= st[T.S_FIRE_ALLOWED]
+    if matrix_fire(st, a, b) and fire_allowed and (kinds >> C.FIRE) & 1:
+        nm = recipient_masks(st, C.FIRE, platoon, masks)
         for k in range(nm):
             if not masks[k] & exclude:
                 opts[n] = pack_order(C.FIRE, masks[k], -1)
                 n += 1
     if (kinds >> C.TOW) & 1:
-        n = tow_options(st, R, opts, n)
-    if R.matrix_fire[a, b] and (kinds >> C.AIRSTRIKE) & 1 and airstrike_allowed(st, R):
+        n = tow_options(st, opts, n)
+    if matrix_fire(st, a, b) and (kinds >> C.AIRSTRIKE) & 1 and airstrike_allowed(st):
         opts[n] = pack_order(C.AIRSTRIKE, 0, -1)
         n += 1
     return n
 
 
 @njit(cache=True)
-def tow_options(st, R, opts, n):
+def tow_options(st, opts, n):
     """§5.4.3: tanks that may be sent to tow a tracks-damaged tank outside Saraci."""
-    nv = R.s[T.S_N_VEHICLES]
-    reach = R.s[T.S_TOW_RANGE]
+    nv = T.NV
+    reach = st[T.S_TOW_RANGE]
     for damaged in range(nv):
-        if (not has(st, damaged, O.V_HEAVY, C.TRACKS) or in_saraci(R, pos(st, damaged))
+        if (not has(st, damaged, O.V_HEAVY, C.TRACKS) or in_saraci(st, pos(st, damaged))
                 or st[vx(damaged, O.V_TOWED_BY)] >= 0):
             continue
         for rescuer in range(nv):
-            if (rescuer == damaged or not R.is_tank[rescuer] or not can_take_move(st, rescuer)
+            if (rescuer == damaged or not st[T.IS_TANK + rescuer] or not can_take_move(st, rescuer)
                     or st[vx(rescuer, O.V_TOW_TARGET)] == damaged):
                 continue
             near = False
             for h in range(nv):
-                if R.is_hq[h] and R.distance[pos(st, h), pos(st, rescuer)] <= reach:
+                if st[T.IS_HQ + h] and distance(st, pos(st, h), pos(st, rescuer)) <= reach:
                     near = True
             if near:
                 opts[n] = pack_order(C.TOW, 1 << rescuer, damaged)
@@ -294,13 +300,13 @@ def tow_options(st, R, opts, n):
 
 
 @njit(cache=True)
-def airstrike_allowed(st, R):
+def airstrike_allowed(st):
     """§5.4.4, I-AIR."""
-    if st[O.AIRSTRIKE_PENDING] or st[O.AIRSTRIKES_USED] >= R.s[T.S_AIRSTRIKES]:
+    if st[O.AIRSTRIKE_PENDING] or st[O.AIRSTRIKES_USED] >= st[T.S_AIRSTRIKES]:
         return False
-    if st[O.ROE] >= R.s[T.S_UNRESTRICTED]:
+    if st[O.ROE] >= st[T.S_UNRESTRICTED]:
         return True
-    for v in range(R.s[T.S_N_VEHICLES]):
+    for v in range(T.NV):
         if st[vx(v, O.V_HEAVY)]:
             return True
     return False
@@ -310,51 +316,51 @@ def airstrike_allowed(st, R):
 
 
 @njit(cache=True)
-def offer_order(st, R, ctx, decide, a, b):
+def offer_order(st, decide, a, b):
     """§5.3 step c, and VL2's Extra order at OP N (§5.5)."""
-    n = order_options(st, R, ctx, a, b, KIND_BITS_ALL, 0)
-    choice = ask(st, R, ctx, decide, D.ISSUE_ORDER, n, 0, 0)
+    n = order_options(st, a, b, KIND_BITS_ALL, 0)
+    choice = ask(st, decide, D.ISSUE_ORDER, n, 0, 0)
     if choice == D.PASS:
         return
-    issue(st, R, ctx, choice, D.ISSUE_ORDER)
+    issue(st, choice, D.ISSUE_ORDER)
     kind = order_kind(choice)
-    ab = ability_ready(st, R, C.EXTRA_ORDER)
-    vl2 = R.s[T.S_COMMANDER]
-    if ab < 0 or (kind != C.MOVE and kind != C.FIRE) or pos(st, vl2) != R.s[T.S_EXTRA_ORDER_AT]:
+    ab = ability_ready(st, C.EXTRA_ORDER)
+    vl2 = st[T.S_COMMANDER]
+    if ab < 0 or (kind != C.MOVE and kind != C.FIRE) or pos(st, vl2) != st[T.S_EXTRA_ORDER_AT]:
         return
-    n = order_options(st, R, ctx, a, b, 1 << kind, order_mask(choice))
-    extra = ask(st, R, ctx, decide, D.EXTRA_ORDER, n, ab, 0)
+    n = order_options(st, a, b, 1 << kind, order_mask(choice))
+    extra = ask(st, decide, D.EXTRA_ORDER, n, ab, 0)
     if extra != D.PASS:
-        spend_ability(st, ctx, ab)
-        issue(st, R, ctx, extra, D.EXTRA_ORDER)
+        spend_ability(st, ab)
+        issue(st, extra, D.EXTRA_ORDER)
 
 
 @njit(cache=True)
-def issue(st, R, ctx, code, decision):
+def issue(st, code, decision):
     """Carry out an issued order; each receiver checks its radio link (§5.1)."""
     kind, mask, dest = order_kind(code), order_mask(code), order_dest(code)
-    log(st, ctx, E.ORDER, code, decision, 0, 0)
+    log(st, E.ORDER, code, decision, 0, 0)
     if kind == C.AIRSTRIKE:
         st[O.AIRSTRIKE_PENDING] = 1
         st[O.AIRSTRIKES_USED] += 1
         return
-    if kind == C.FIRE and st[O.FIRE_ROE] == 0 and R.s[T.S_FIRE_ON_ISSUE]:
-        open_fire(st, ctx)
+    if kind == C.FIRE and st[O.FIRE_ROE] == 0 and st[T.S_FIRE_ON_ISSUE]:
+        open_fire(st)
     st[L.X_SHARED_DIE] = 0
     k = -1
-    for v in range(R.s[T.S_N_VEHICLES]):
+    for v in range(T.NV):
         if not (mask >> v) & 1:
             continue
         k += 1
-        if not received(st, R, ctx, v):
+        if not received(st, v):
             continue
         if kind == C.MOVE:
             st[vx(v, O.V_ORDER)] = C.MOVE
             st[vx(v, O.V_TOW_TARGET)] = -1
-            st[vx(v, O.V_DEST)] = R.spread[dest - D.SPREAD, k] if dest >= D.SPREAD else dest
+            st[vx(v, O.V_DEST)] = spread(st, dest - D.SPREAD, k) if dest >= D.SPREAD else dest
         elif kind == C.FIRE:
             if st[O.FIRE_ROE] == 0:
-                open_fire(st, ctx)
+                open_fire(st)
             st[vx(v, O.V_FIRE)] = 1
         elif kind == C.TOW:
             st[vx(v, O.V_ORDER)] = C.TOW
@@ -363,17 +369,17 @@ def issue(st, R, ctx, code, decision):
 
 
 @njit(cache=True)
-def open_fire(st, ctx):
+def open_fire(st):
     """§5.2: the fire status marker goes to the RoE of the first Fire order."""
     st[O.FIRE_ROE] = st[O.ROE]
     st[L.X_FIRE_TURN] = st[O.TURN]
-    log(st, ctx, E.FIRE_STATUS, st[O.ROE], 0, 0, 0)
+    log(st, E.FIRE_STATUS, st[O.ROE], 0, 0, 0)
 
 
 @njit(cache=True)
-def refresh_ability(st, R, ctx, decide):
+def refresh_ability(st, decide):
     """§5.3/§5.5: after doubles a spent ability may come back, either side up."""
-    opts = ctx[3]
+    opts = options(st)
     opts[0] = D.PASS
     n = 1
     for a in range(3):
@@ -381,10 +387,10 @@ def refresh_ability(st, R, ctx, decide):
             opts[n] = 1 + 2 * a
             opts[n + 1] = 2 + 2 * a
             n += 2
-    choice = ask(st, R, ctx, decide, D.REFRESH_ABILITY, n, 0, 0)
+    choice = ask(st, decide, D.REFRESH_ABILITY, n, 0, 0)
     if choice == D.PASS:
         return
     a, side = (choice - 1) // 2, (choice - 1) % 2
     st[O.ABIL + 2 * a + 1] = side
-    st[O.ABIL + 2 * a] = C.AVAILABLE if st[O.ROE] >= R.ability_level[a] else C.ON_TRACK
-    log(st, ctx, E.ABILITY, a, E.ABILITY_REFRESHED, side, 0)
+    st[O.ABIL + 2 * a] = C.AVAILABLE if st[O.ROE] >= st[T.ABILITY_LEVEL + a] else C.ON_TRACK
+    log(st, E.ABILITY, a, E.ABILITY_REFRESHED, side, 0)

@@ -5,12 +5,10 @@ not depend on the batch, the block or the thread that plays it (DESIGN.md §3).
 """
 
 import numpy as np
-from numba import njit, prange, typeof, types
+from numba import njit, prange, types
 
 from bollesim import events as E
 from bollesim import observation as O
-from bollesim import rng
-from bollesim.decisions import MAX_OPTIONS
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.core import log, new_game
@@ -18,36 +16,33 @@ from bollesim.engine.end import end_phase
 from bollesim.engine.execution import execution_phase
 from bollesim.engine.orders import orders_phase
 from bollesim.engine.reaction import reaction_phase
-from bollesim.engine.tables import rule_arrays
 from bollesim.policy import DECIDE_SIGNATURE
-from bollesim.rules.loader import load_ruleset
 
 # Explicit signatures: the policy is a typed function pointer, so these kernels compile
 # once (and are cached on disk) for every policy and ruleset.
-RULES_TYPE = typeof(rule_arrays(load_ruleset()))
 DECIDE_TYPE = types.FunctionType(DECIDE_SIGNATURE)
 I64, U64, F64 = types.int64, types.uint64, types.float64
 
 
 @njit(cache=True)
-def play_turns(st, R, ctx, decide):
+def play_turns(st, decide):
     """§4: turns of four phases until the game is over."""
     while not st[L.X_OVER]:
-        log(st, ctx, E.TURN_START, st[O.TURN], st[O.DEADLINE], st[O.ROE], 0)
-        orders_phase(st, R, ctx, decide)
+        log(st, E.TURN_START, st[O.TURN], st[O.DEADLINE], st[O.ROE], 0)
+        orders_phase(st, decide)
         if st[L.X_OVER]:
             break
-        execution_phase(st, R, ctx, decide)
+        execution_phase(st, decide)
         if st[L.X_OVER]:
             break
-        reaction_phase(st, R, ctx, decide)
+        reaction_phase(st, decide)
         if st[L.X_OVER]:
             break
-        end_phase(st, R, ctx, decide)
+        end_phase(st, decide)
 
 
 @njit(cache=True)
-def write_result(st, R, draws, out):
+def write_result(st, draws, out):
     """One result row (layout.R_*), as reference/play.py's result_row."""
     reason = st[L.X_END_REASON]
     defeat = reason == E.END_DESTROYED or reason == E.END_VL2_KILLED or reason == E.END_TURN_40
@@ -55,9 +50,9 @@ def write_result(st, R, draws, out):
     tactical = st[O.TACTICAL] == 1 and not defeat
     military = operational or tactical
     fired = st[O.FIRE_ROE] > 0
-    strategic = not fired or st[O.FIRE_ROE] >= R.s[T.S_UNRESTRICTED]
+    strategic = not fired or st[O.FIRE_ROE] >= st[T.S_UNRESTRICTED]
     political = not fired or st[O.FIRE_ROE] <= st[O.ROE]
-    if R.s[T.S_DIPLO_MILITARY] or defeat:
+    if st[T.S_DIPLO_MILITARY] or defeat:
         strategic = strategic and military
         political = political and military
     out[L.R_OPERATIONAL] = operational
@@ -79,37 +74,51 @@ def write_result(st, R, draws, out):
     out[L.R_RANDOM_DRAWS] = draws
 
 
+@njit(cache=True)
+def new_vector(rules, trace_events):
+    """A game vector with the flattened rules in place and room for trace_events."""
+    st = np.zeros(L.TRACE + L.TRACE_WIDTH * trace_events, dtype=np.int64)
+    st[L.RULES : L.RULES + L.RULES_SIZE] = rules
+    return st
+
+
+@njit(cache=True)
+def play_game(st, decide, seed, game, out):
+    """Play game `game` of run `seed` in st (rules and parameters already set) into out."""
+    new_game(st, seed, game)
+    play_turns(st, decide)
+    write_result(st, st[L.RS + 1], out)
+
+
 @njit(
-    types.void(RULES_TYPE, DECIDE_TYPE, F64[::1], I64, I64, I64[::1], U64[::1], U64[::1], I64[::1],
-               I64[:, ::1], I64[::1]),
+    types.void(I64[::1], DECIDE_TYPE, F64[::1], I64, I64, I64[::1], I64[::1]),
     cache=True,
 )
-def play_one(R, decide, params, seed, game, st, chance, prng, opts, trace, out):
-    """Play game `game` of run `seed` from setup into out (and trace, if it has rows)."""
-    rng.init_stream(chance, seed, game, rng.CHANCE)
-    rng.init_stream(prng, seed, game, rng.POLICY)
-    new_game(st, R)
-    ctx = (chance, prng, params, opts, trace)
-    play_turns(st, R, ctx, decide)
-    write_result(st, R, chance[1], out)
+def play_traced(rules, decide, params, seed, game, trace, out):
+    """One game with its event trace: trace gets (events, 6) rows flattened, trace[0] is
+    the number of events (more than fit means the buffer was too small)."""
+    capacity = (trace.shape[0] - 1) // L.TRACE_WIDTH
+    st = new_vector(rules, capacity)
+    st[L.PARAMS : L.PARAMS + params.shape[0]] = params.view(np.int64)
+    play_game(st, decide, seed, game, out)
+    trace[0] = st[L.X_N_EVENTS]
+    n = min(st[L.X_N_EVENTS], capacity) * L.TRACE_WIDTH
+    trace[1 : 1 + n] = st[L.TRACE : L.TRACE + n]
 
 
 @njit(
-    types.void(RULES_TYPE, DECIDE_TYPE, F64[:, ::1], I64, I64, I64[:, ::1], I64),
+    types.void(I64[::1], DECIDE_TYPE, F64[:, ::1], I64, I64, I64[:, ::1], I64),
     cache=True,
     parallel=True,
 )
-def play_batch(R, decide, params, seed, first_game, out, block):
+def play_batch(rules, decide, params, seed, first_game, out, block):
     """Games first_game .. first_game + len(out) - 1 in parallel; params[g] are game g's
-    policy parameters. Blocks of `block` games share their scratch buffers."""
+    policy parameters. Each block of `block` games reuses one game vector."""
     n = out.shape[0]
     n_blocks = (n + block - 1) // block
     for b in prange(n_blocks):
-        st = np.zeros(L.STATE_SIZE, dtype=np.int64)
-        chance = np.zeros(2, dtype=np.uint64)
-        prng = np.zeros(2, dtype=np.uint64)
-        opts = np.zeros(MAX_OPTIONS, dtype=np.int64)
-        trace = np.zeros((0, L.TRACE_WIDTH), dtype=np.int64)
+        st = new_vector(rules, 0)
         lo = np.int64(b) * block  # prange indices may be unsigned: keep game ids int64
         for g in range(lo, min(n, lo + block)):
-            play_one(R, decide, params[g], seed, first_game + g, st, chance, prng, opts, trace, out[g])
+            st[L.PARAMS : L.PARAMS + params.shape[1]] = params[g].view(np.int64)
+            play_game(st, decide, seed, first_game + g, out[g])

@@ -7,13 +7,18 @@ from bollesim import events as E
 from bollesim import observation as O
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
-from bollesim.engine.core import d6, has, log, pos
+from bollesim.engine.core import (
+    d6,
+    has,
+    log,
+    pos,
+)
 
 AUTOMATIC = 6
 
 
 @njit(cache=True)
-def chain_quality(st, R, chain, n):
+def chain_quality(st, chain, n):
     """Highest successful d6 over one link (AUTOMATIC when no radio in it is damaged)."""
     damaged = 0
     which = -1
@@ -24,34 +29,34 @@ def chain_quality(st, R, chain, n):
     if damaged == 0:
         return AUTOMATIC
     if damaged >= 2:
-        return R.s[T.S_RADIO_TWO_MAX]
+        return st[T.S_RADIO_TWO_MAX]
     drm = 0
-    for o in range(R.s[T.S_N_VEHICLES]):
+    for o in range(T.NV):
         if o != which and pos(st, o) == pos(st, which) and not has(st, o, O.V_LIGHT, C.RADIO):
-            drm += R.s[T.S_RADIO_SAME_DRM]
+            drm += st[T.S_RADIO_SAME_DRM]
             break
-    if pos(st, C.QL3) == R.s[T.S_OPN] and not has(st, C.QL3, O.V_LIGHT, C.RADIO):
-        drm += R.s[T.S_RADIO_QL3_DRM]
-    return R.s[T.S_RADIO_ONE_MAX] - drm
+    if pos(st, C.QL3) == st[T.S_OPN] and not has(st, C.QL3, O.V_LIGHT, C.RADIO):
+        drm += st[T.S_RADIO_QL3_DRM]
+    return st[T.S_RADIO_ONE_MAX] - drm
 
 
 @njit(cache=True)
-def link_quality(st, R, receiver):
+def link_quality(st, receiver):
     """The highest d6 that gets an order to receiver over its best link (§5.1)."""
-    commander = R.s[T.S_COMMANDER]
+    commander = st[T.S_COMMANDER]
     if pos(st, receiver) == pos(st, commander):
         return AUTOMATIC
     chain = [commander, commander, receiver]
     best = 0
-    if receiver == R.relays[0] or receiver == R.relays[1]:
+    if receiver == st[T.RELAYS + 0] or receiver == st[T.RELAYS + 1]:
         chain[1] = receiver
-        quality = chain_quality(st, R, chain, 2)
+        quality = chain_quality(st, chain, 2)
         if quality >= AUTOMATIC:
             return AUTOMATIC
         return max(best, min(quality, AUTOMATIC - 1))
     for r in range(2):
-        chain[1] = R.relays[r]
-        quality = chain_quality(st, R, chain, 3)
+        chain[1] = st[T.RELAYS + r]
+        quality = chain_quality(st, chain, 3)
         if quality >= AUTOMATIC:
             return AUTOMATIC
         best = max(best, min(quality, AUTOMATIC - 1))
@@ -59,14 +64,14 @@ def link_quality(st, R, receiver):
 
 
 @njit(cache=True)
-def received(st, R, ctx, receiver):
+def received(st, receiver):
     """One vehicle's radio check; the die is shared by an order unless I-RADIO."""
-    quality = link_quality(st, R, receiver)
+    quality = link_quality(st, receiver)
     if quality >= AUTOMATIC:
-        log(st, ctx, E.RADIO, receiver, 0, quality, 1)
+        log(st, E.RADIO, receiver, 0, quality, 1)
         return True
-    if R.s[T.S_RADIO_PER_VEHICLE] or st[L.X_SHARED_DIE] == 0:
-        st[L.X_SHARED_DIE] = d6(ctx)
+    if st[T.S_RADIO_PER_VEHICLE] or st[L.X_SHARED_DIE] == 0:
+        st[L.X_SHARED_DIE] = d6(st)
     ok = st[L.X_SHARED_DIE] <= quality
-    log(st, ctx, E.RADIO, receiver, st[L.X_SHARED_DIE], quality, ok)
+    log(st, E.RADIO, receiver, st[L.X_SHARED_DIE], quality, ok)
     return ok

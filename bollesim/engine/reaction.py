@@ -15,12 +15,15 @@ from bollesim.engine.core import (
     d6,
     has,
     heavy_damage,
+    hit_table,
     kill_commander,
     last_chit,
     log,
+    marker_bsa,
     pick,
     pool_append,
     pos,
+    pos_bsa,
     spend_ability,
     track_len,
     two_d6,
@@ -29,170 +32,170 @@ from bollesim.engine.core import (
 
 
 @njit(cache=True)
-def reaction_phase(st, R, ctx, decide):
+def reaction_phase(st, decide):
     """§4 step 3: tank status, tanks, ATGM, HMG, artillery."""
-    drawing_fire = draw_their_fire(st, R, ctx, decide)
+    drawing_fire = draw_their_fire(st, decide)
     n = track_len(st, C.TANK)
     hot = 0
     if n:
-        die = d6(ctx)
-        hot = die >= R.tank_hot_min[n - 1]
-        log(st, ctx, E.TANK_STATUS, die, hot, n, 0)
+        die = d6(st)
+        hot = die >= st[T.TANK_HOT_MIN + (n - 1)]
+        log(st, E.TANK_STATUS, die, hot, n, 0)
     st[O.TANK_HOT] = hot
     if hot:
-        direct_fire(st, R, ctx, decide, C.TANK, R.s[T.S_TANK_TO_HIT], drawing_fire)
+        direct_fire(st, decide, C.TANK, st[T.S_TANK_TO_HIT], drawing_fire)
     n = track_len(st, C.ATGM)
     if n and not st[L.X_OVER]:
-        direct_fire(st, R, ctx, decide, C.ATGM, R.atgm_to_hit[n - 1], drawing_fire)
+        direct_fire(st, decide, C.ATGM, st[T.ATGM_TO_HIT + (n - 1)], drawing_fire)
     n = track_len(st, C.HMG)
     if n and not st[L.X_OVER]:
-        direct_fire(st, R, ctx, decide, C.HMG, R.hmg_to_hit[n - 1], drawing_fire)
+        direct_fire(st, decide, C.HMG, st[T.HMG_TO_HIT + (n - 1)], drawing_fire)
     if not st[L.X_OVER]:
-        artillery(st, R, ctx, decide)
+        artillery(st, decide)
 
 
 @njit(cache=True)
-def draw_their_fire(st, R, ctx, decide):
+def draw_their_fire(st, decide):
     """§5.5 Draw their fire: True if used this turn."""
-    a = ability_ready(st, R, C.DRAW_THEIR_FIRE)
-    if a < 0 or pos(st, R.s[T.S_COMMANDER]) != R.s[T.S_DTF_AT]:
+    a = ability_ready(st, C.DRAW_THEIR_FIRE)
+    if a < 0 or pos(st, st[T.S_COMMANDER]) != st[T.S_DTF_AT]:
         return False
     anyone = False
-    for v in range(R.s[T.S_N_VEHICLES]):
-        if R.dtf_positions[pos(st, v)]:
+    for v in range(T.NV):
+        if st[T.DTF_POSITIONS + (pos(st, v))]:
             anyone = True
-    if not anyone or not ask_yes_no(st, R, ctx, decide, D.USE_ABILITY, a):
+    if not anyone or not ask_yes_no(st, decide, D.USE_ABILITY, a):
         return False
-    spend_ability(st, ctx, a)
+    spend_ability(st, a)
     return True
 
 
 @njit(cache=True)
-def exposure(st, R, p, weapon):
+def exposure(st, p, weapon):
     """(can `weapon` fire at p, firing priority of p)."""
     marker = st[O.MARKER + p]
     if marker >= 0:
         m, side = marker // 2, marker % 2
-        return R.marker_bsa[m, side, weapon] == 1, R.marker_fp[m]
-    return R.pos_bsa[p, weapon] == 1, R.pos_fp[p]
+        return marker_bsa(st, m, side, weapon) == 1, st[T.MARKER_FP + m]
+    return pos_bsa(st, p, weapon) == 1, st[T.POS_FP + p]
 
 
 @njit(cache=True)
-def choose_target(st, R, ctx, weapon, exclude):
+def choose_target(st, weapon, exclude):
     """§7.1 target priority (I-TARGET): damaged first, lowest FP, ties at random."""
-    nv = R.s[T.S_N_VEHICLES]
+    nv = T.NV
     n_exposed = 0
     n_damaged = 0
     for v in range(nv):
-        can, fp = exposure(st, R, pos(st, v), weapon)
+        can, fp = exposure(st, pos(st, v), weapon)
         if v != exclude and can:
             n_exposed += 1
             n_damaged += st[vx(v, O.V_HEAVY)] != 0
     if n_exposed == 0:
         return -1
-    if R.s[T.S_TARGET_RULE] == C.TARGET_DAMAGED_FIRST:
+    if st[T.S_TARGET_RULE] == C.TARGET_DAMAGED_FIRST:
         only_damaged = n_damaged > 0
     else:
         only_damaged = n_damaged == 1
     low = 1 << 30
     for v in range(nv):
-        can, fp = exposure(st, R, pos(st, v), weapon)
+        can, fp = exposure(st, pos(st, v), weapon)
         if v != exclude and can and (st[vx(v, O.V_HEAVY)] != 0 or not only_damaged):
             low = min(low, fp)
     tied = [0] * 9
     n = 0
     for v in range(nv):
-        can, fp = exposure(st, R, pos(st, v), weapon)
+        can, fp = exposure(st, pos(st, v), weapon)
         if v != exclude and can and (st[vx(v, O.V_HEAVY)] != 0 or not only_damaged) and fp == low:
             tied[n] = v
             n += 1
-    return tied[pick(ctx, n)] if n > 1 else tied[0]
+    return tied[pick(st, n)] if n > 1 else tied[0]
 
 
 @njit(cache=True)
-def direct_fire(st, R, ctx, decide, weapon, to_hit, drawing_fire):
+def direct_fire(st, decide, weapon, to_hit, drawing_fire):
     """§7.1: one attack, two for a double-target chit (different vehicles)."""
-    attacks = 2 if R.chit_double[last_chit(st, weapon)] else 1
+    attacks = 2 if st[T.CHIT_DOUBLE + (last_chit(st, weapon))] else 1
     first = -1
     for _ in range(attacks):
-        target = choose_target(st, R, ctx, weapon, first)
+        target = choose_target(st, weapon, first)
         if target < 0:
             if first < 0:
-                log(st, ctx, E.ATTACK_SKIPPED, weapon, 0, 0, 0)
+                log(st, E.ATTACK_SKIPPED, weapon, 0, 0, 0)
             return
-        attack(st, R, ctx, decide, weapon, target, to_hit, drawing_fire)
+        attack(st, decide, weapon, target, to_hit, drawing_fire)
         if st[L.X_OVER]:
             return
         first = target
 
 
 @njit(cache=True)
-def atgm_overwatch(st, R):
+def atgm_overwatch(st):
     """§7.1.1: a UN vehicle in an overwatch of the last ATGM chit's letter."""
-    letter = R.chit_letter[last_chit(st, C.ATGM)]
-    for v in range(R.s[T.S_N_VEHICLES]):
+    letter = st[T.CHIT_LETTER + (last_chit(st, C.ATGM))]
+    for v in range(T.NV):
         p = pos(st, v)
-        if R.pos_kind[p] == C.OW and R.pos_letter[p] == letter and not st[vx(v, O.V_KIA)]:
+        if st[T.POS_KIND + p] == C.OW and st[T.POS_LETTER + p] == letter and not st[vx(v, O.V_KIA)]:
             return True
     return False
 
 
 @njit(cache=True)
-def attack(st, R, ctx, decide, weapon, target, to_hit, drawing_fire):
+def attack(st, decide, weapon, target, to_hit, drawing_fire):
     """§7.1.2-7.1.3: 2d6 + modifiers; Hold Fire RoE +1; location; HMG commander roll."""
     unbuttoned = has(st, target, O.V_LIGHT, C.NIGHT_VISION) or has(st, target, O.V_HEAVY, C.TURRET)
-    roll = two_d6(ctx)
-    if weapon == C.ATGM and atgm_overwatch(st, R):
-        roll += R.s[T.S_ATGM_OW_DRM]
-    if drawing_fire and R.dtf_positions[pos(st, target)]:
-        roll += R.s[T.S_DTF_DRM]
+    roll = two_d6(st)
+    if weapon == C.ATGM and atgm_overwatch(st):
+        roll += st[T.S_ATGM_OW_DRM]
+    if drawing_fire and st[T.DTF_POSITIONS + (pos(st, target))]:
+        roll += st[T.S_DTF_DRM]
     hit = roll >= to_hit
-    log(st, ctx, E.ATTACK, weapon, target, roll, to_hit)
+    log(st, E.ATTACK, weapon, target, roll, to_hit)
     if st[O.FIRE_ROE] == 0:
-        change_roe(st, R, ctx, decide, R.s[T.S_HOLD_ATTACK], E.ROE_HOLD_ATTACK)
+        change_roe(st, decide, st[T.S_HOLD_ATTACK], E.ROE_HOLD_ATTACK)
     if hit:
-        die = d6(ctx)
-        heavy_damage(st, R, ctx, decide, target, R.hit_table[weapon, die - 1], die)
+        die = d6(st)
+        heavy_damage(st, decide, target, hit_table(st, weapon, die - 1), die)
     if weapon == C.HMG and unbuttoned and not st[L.X_OVER]:
-        die = d6(ctx)
-        killed = die >= R.s[T.S_HMG_KILL_ON]
-        log(st, ctx, E.COMMANDER_ROLL, target, die, killed, 0)
+        die = d6(st)
+        killed = die >= st[T.S_HMG_KILL_ON]
+        log(st, E.COMMANDER_ROLL, target, die, killed, 0)
         if killed:
-            kill_commander(st, R, ctx, decide, target)
+            kill_commander(st, decide, target)
 
 
 @njit(cache=True)
-def artillery(st, R, ctx, decide):
+def artillery(st, decide):
     """§7.2 with I-ROE-ART: 2 only effects, 3-11 random unit to the pool, 12 heavy."""
     last = last_chit(st, C.ART)
-    if last == R.s[T.S_SETUP_CHIT] and st[L.X_SETUP_FLIPPED]:
-        log(st, ctx, E.ARTILLERY, C.NO_ART, 0, 0, 0)
+    if last == st[T.S_SETUP_CHIT] and st[L.X_SETUP_FLIPPED]:
+        log(st, E.ARTILLERY, C.NO_ART, 0, 0, 0)
         return
-    target = R.chit_art_target[last]
+    target = st[T.CHIT_ART_TARGET + last]
     present = 0
-    for v in range(R.s[T.S_N_VEHICLES]):
-        if target != C.NO_ART and R.pos_art[pos(st, v)] == target:
+    for v in range(T.NV):
+        if target != C.NO_ART and st[T.POS_ART + (pos(st, v))] == target:
             present += 1
-    roll = two_d6(ctx) if present else 0
-    log(st, ctx, E.ARTILLERY, target, roll, present, 0)
-    if present or R.s[T.S_ART_ALWAYS]:
-        further_effects(st, R, ctx, decide, target)
-    if not present or roll <= R.s[T.S_ART_ONLY_EFFECTS]:
+    roll = two_d6(st) if present else 0
+    log(st, E.ARTILLERY, target, roll, present, 0)
+    if present or st[T.S_ART_ALWAYS]:
+        further_effects(st, decide, target)
+    if not present or roll <= st[T.S_ART_ONLY_EFFECTS]:
         return
     chits = [0] * 16  # random-unit chits set aside for vehicles there, by vehicle
     n = 0
-    for v in range(R.s[T.S_N_VEHICLES]):
-        if target != C.NO_ART and R.pos_art[pos(st, v)] == target:
+    for v in range(T.NV):
+        if target != C.NO_ART and st[T.POS_ART + (pos(st, v))] == target:
             for i in range(st[L.X_N_ASIDE]):
-                if R.chit_vehicle[st[L.ASIDE + i]] == v:
+                if st[T.CHIT_VEHICLE + (st[L.ASIDE + i])] == v:
                     chits[n] = st[L.ASIDE + i]
                     n += 1
     if n == 0:
         return
-    chit = chits[pick(ctx, n)]
-    victim = R.chit_vehicle[chit]
-    to_pool = roll < R.s[T.S_ART_HEAVY]
-    log(st, ctx, E.ARTILLERY_DRAW, victim, to_pool, 0, 0)
+    chit = chits[pick(st, n)]
+    victim = st[T.CHIT_VEHICLE + chit]
+    to_pool = roll < st[T.S_ART_HEAVY]
+    log(st, E.ARTILLERY_DRAW, victim, to_pool, 0, 0)
     if to_pool:
         for i in range(st[L.X_N_ASIDE]):
             if st[L.ASIDE + i] == chit:
@@ -201,18 +204,18 @@ def artillery(st, R, ctx, decide):
                 break
         pool_append(st, chit)
     else:
-        die = d6(ctx)
-        heavy_damage(st, R, ctx, decide, victim, R.hit_table[C.ART, die - 1], die)
+        die = d6(st)
+        heavy_damage(st, decide, victim, hit_table(st, C.ART, die - 1), die)
 
 
 @njit(cache=True)
-def further_effects(st, R, ctx, decide, target):
+def further_effects(st, decide, target):
     """§7.2: S/K RoE +1, T2 deadline -1, regular No art. RoE -1."""
     if target == C.TARGET_S or target == C.TARGET_K:
-        change_roe(st, R, ctx, decide, R.s[T.S_ART_ROE_SK], E.ROE_ART)
+        change_roe(st, decide, st[T.S_ART_ROE_SK], E.ROE_ART)
     elif target == C.TARGET_T2:
-        change = R.s[T.S_ART_DEADLINE_T2]
+        change = st[T.S_ART_DEADLINE_T2]
         st[O.DEADLINE] = max(st[O.DEADLINE] + change, 0)
-        log(st, ctx, E.DEADLINE, st[O.DEADLINE], change, 0, 0)
+        log(st, E.DEADLINE, st[O.DEADLINE], change, 0, 0)
     else:
-        change_roe(st, R, ctx, decide, R.s[T.S_ART_ROE_NO_ART], E.ROE_NO_ART)
+        change_roe(st, decide, st[T.S_ART_ROE_NO_ART], E.ROE_NO_ART)

@@ -1,0 +1,269 @@
+"""Batches of games: `simulate` returns one row per game (DESIGN.md §5); `run_to_dir`
+streams a large batch to Parquet in chunks, so memory stays flat however many games.
+
+Game g of a run is seeded from (seed, g) alone, so rows do not depend on the engine, the
+number of threads or the chunk size.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from bollesim import events as E
+from bollesim.errors import UsageError
+from bollesim.policy import Policy, load_policy
+from bollesim.rules.loader import Ruleset, load_ruleset
+
+# Result columns in the fast engine's order (engine/layout.py R_*), with their dtypes.
+RESULT_COLUMNS = (
+    ("operational", pl.Boolean), ("tactical", pl.Boolean), ("strategic", pl.Boolean),
+    ("political", pl.Boolean), ("defeat", pl.Boolean), ("end_turn", pl.Int16),
+    ("end_reason", pl.Utf8), ("first_fire_turn", pl.Int16), ("first_fire_roe", pl.Int16),
+    ("final_roe", pl.Int16), ("deadline", pl.Int16), ("tanks_at_t2", pl.Int16),
+    ("airstrike_turn", pl.Int16), ("heavy_damage", pl.Int16), ("light_damage", pl.Int16),
+    ("chits_drawn", pl.Int16), ("random_draws", pl.Int32),
+)
+NULL_WHEN_ZERO = ("first_fire_turn", "first_fire_roe", "airstrike_turn")
+ENGINES = ("fast", "reference")
+DEFAULT_CHUNK = 250_000
+
+
+def resolve_policy(policy: str | Policy) -> Policy:
+    return policy if isinstance(policy, Policy) else load_policy(policy)
+
+
+def param_matrix(policy: Policy, n_games: int, params=None) -> np.ndarray:
+    """Per-game parameter rows: params is None (defaults), a dict name -> value (one value
+    or one per game), or an (n_games, n_params) array."""
+    if isinstance(params, np.ndarray):
+        if params.shape != (n_games, len(policy.parameters)):
+            raise UsageError(f"params must have shape ({n_games}, {len(policy.parameters)})")
+        return np.ascontiguousarray(params, dtype=np.float64)
+    params = dict(params or {})
+    scalars = {k: v for k, v in params.items() if np.ndim(v) == 0}
+    out = np.tile(policy.param_vector(scalars), (n_games, 1))
+    for name, values in params.items():
+        if np.ndim(values) == 0:
+            continue
+        values = np.asarray(values, dtype=np.float64)
+        if values.shape != (n_games,):
+            raise UsageError(f"parameter {name!r}: {values.shape[0]} values for {n_games} games")
+        i = [p.name for p in policy.parameters].index(name)
+        for row in np.unique(values):  # validate each distinct value against its range
+            policy.param_vector({name: row})
+        out[:, i] = values
+    return out
+
+
+def _check_counts(n_games: int, seed: int) -> None:
+    if n_games < 0:
+        raise UsageError(f"the number of games must be 0 or more, got {n_games}")
+    if not 0 <= seed < 2**63:
+        raise UsageError(f"the seed must be a whole number from 0 to 2**63 - 1, got {seed}")
+
+
+def play_chunk(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, first_game: int,
+               engine: str = "fast") -> np.ndarray:
+    """Results (n, N_RESULTS) int64 of games first_game .. first_game + n - 1."""
+    from bollesim.engine import layout as L
+
+    n = params.shape[0]
+    out = np.zeros((n, L.N_RESULTS), dtype=np.int64)
+    if engine == "fast":
+        from bollesim.engine.play import play_batch
+        from bollesim.engine.tables import pack_rules
+
+        block = max(1, min(1024, n // 64))
+        play_batch(pack_rules(rules), policy.decide, params, seed, first_game, out, block)
+        return out
+    from bollesim.reference.play import play_game
+
+    for g in range(n):
+        row = play_game(rules, policy, params[g], seed, first_game + g)
+        out[g] = [_as_int(row[name]) for name, _ in RESULT_COLUMNS]
+    return out
+
+
+def _as_int(value) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, str):
+        return E.END_REASONS.index(value)
+    return int(value)
+
+
+def to_frame(results: np.ndarray, policy: Policy, params: np.ndarray, seed: int,
+             first_game: int, cell: int = 0) -> pl.DataFrame:
+    """One row per game (DESIGN.md §5) from the engine's result array."""
+    n = results.shape[0]
+    columns: dict[str, pl.Series] = {
+        "game": pl.Series(np.arange(first_game, first_game + n, dtype=np.int64)),
+        "seed": pl.Series(np.full(n, seed, dtype=np.int64)),
+        "policy": pl.Series([policy.name] * n, dtype=pl.Utf8),
+        "cell": pl.Series(np.full(n, cell, dtype=np.int32)),
+    }
+    for i, p in enumerate(policy.parameters):
+        columns[p.name] = pl.Series(params[:, i])
+    for i, (name, dtype) in enumerate(RESULT_COLUMNS):
+        values = results[:, i]
+        if name == "end_reason":
+            series = pl.Series(np.array(E.END_REASONS)[values])
+        else:
+            series = pl.Series(values).cast(dtype)
+            if name in NULL_WHEN_ZERO:
+                series = pl.when(series > 0).then(series).otherwise(None)
+                series = pl.select(series).to_series()
+        columns[name] = series.alias(name)
+    return pl.DataFrame(columns)
+
+
+def chunks(n_games: int, chunk_size: int) -> Iterator[tuple[int, int]]:
+    for start in range(0, n_games, chunk_size):
+        yield start, min(n_games, start + chunk_size)
+
+
+def set_threads(threads: int | None) -> None:
+    import numba
+
+    if threads is None:
+        return
+    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise UsageError(f"--threads must be from 1 to {numba.config.NUMBA_NUM_THREADS}, got {threads}")
+    numba.set_num_threads(threads)
+
+
+def simulate(policy: str | Policy, n_games: int, seed: int = 0, params=None,
+             rules: Ruleset | None = None, engine: str = "fast", threads: int | None = None,
+             chunk_size: int = DEFAULT_CHUNK, first_game: int = 0) -> pl.DataFrame:
+    """Play n_games and return one row per game (a polars DataFrame).
+
+    >>> df = simulate("historical", 10_000, seed=1)
+    >>> df.select(pl.col("operational", "defeat").mean())
+    """
+    _check_counts(n_games, seed)
+    if engine not in ENGINES:
+        raise UsageError(f"unknown engine {engine!r} (choose fast or reference)")
+    policy = resolve_policy(policy)
+    rules = rules or load_ruleset()
+    matrix = param_matrix(policy, n_games, params)
+    set_threads(threads)
+    frames = [
+        to_frame(play_chunk(rules, policy, matrix[a:b], seed, first_game + a, engine),
+                 policy, matrix[a:b], seed, first_game + a)
+        for a, b in chunks(n_games, max(1, chunk_size))
+    ]
+    return pl.concat(frames) if frames else to_frame(
+        np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64), policy, matrix, seed, first_game)
+
+
+def run_to_dir(out_dir: str | Path, policy: str | Policy, n_games: int, seed: int = 0,
+               params=None, rules: Ruleset | None = None, engine: str = "fast",
+               threads: int | None = None, chunk_size: int = DEFAULT_CHUNK,
+               progress: Callable[[int], None] | None = None, extra_manifest: dict | None = None) -> dict:
+    """Play a batch into out_dir/games.parquet and out_dir/manifest.json, chunk by chunk.
+
+    Both files are written under temporary names and renamed when complete, so an
+    interrupted run leaves no half-written file (and keeps an earlier run's files).
+    """
+    import pyarrow.parquet as pq
+
+    _check_counts(n_games, seed)
+    policy = resolve_policy(policy)
+    rules = rules or load_ruleset()
+    out_dir = prepare_dir(out_dir)
+    matrix = param_matrix(policy, n_games, params)
+    set_threads(threads)
+    t0 = time.perf_counter()
+    warm = warm_up(rules, policy, engine)
+    parquet_tmp = out_dir / f".games.parquet.{os.getpid()}.tmp"
+    writer = None
+    try:
+        t1 = time.perf_counter()
+        for a, b in chunks(n_games, max(1, chunk_size)):
+            results = play_chunk(rules, policy, matrix[a:b], seed, a, engine)
+            table = to_frame(results, policy, matrix[a:b], seed, a).to_arrow()
+            if writer is None:
+                writer = pq.ParquetWriter(parquet_tmp, table.schema, compression="zstd")
+            writer.write_table(table)
+            if progress:
+                progress(b - a)
+        if writer is None:  # zero games: still a valid, empty file
+            table = to_frame(np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64), policy, matrix, seed, 0).to_arrow()
+            writer = pq.ParquetWriter(parquet_tmp, table.schema, compression="zstd")
+        writer.close()
+        writer = None
+        run_seconds = time.perf_counter() - t1
+        os.replace(parquet_tmp, out_dir / "games.parquet")
+    finally:
+        if writer is not None:
+            writer.close()
+        parquet_tmp.unlink(missing_ok=True)
+    manifest = make_manifest(rules, policy, matrix, seed, n_games, engine, threads, chunk_size)
+    manifest["timings"] = {
+        "warm_up_s": round(warm, 3),
+        "run_s": round(run_seconds, 3),
+        "total_s": round(time.perf_counter() - t0, 3),
+        "games_per_s": round(n_games / run_seconds, 1) if run_seconds > 0 else None,
+    }
+    manifest.update(extra_manifest or {})
+    write_json(out_dir / "manifest.json", manifest)
+    return manifest
+
+
+def warm_up(rules: Ruleset, policy: Policy, engine: str) -> float:
+    """Load (or compile) the engine before timing; returns the seconds it took."""
+    t = time.perf_counter()
+    play_chunk(rules, policy, policy.param_vector()[None, :], 0, 0, engine)
+    return time.perf_counter() - t
+
+
+def prepare_dir(out_dir: str | Path) -> Path:
+    """Create out_dir if needed and check it is writable (UsageError otherwise)."""
+    path = Path(out_dir)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".write-test.{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise UsageError(f"cannot write to output folder {str(path)!r}: {exc.strerror}") from None
+    return path
+
+
+def make_manifest(rules: Ruleset, policy: Policy, matrix: np.ndarray, seed: int, n_games: int,
+                  engine: str, threads: int | None, chunk_size: int) -> dict:
+    import numba
+
+    from bollesim import __version__
+
+    distinct = np.unique(matrix, axis=0) if len(matrix) else matrix
+    return {
+        "version": __version__,
+        "ruleset": rules.name,
+        "ruleset_hash": rules.digest,
+        "policy": policy.name,
+        "params": {p.name: float(distinct[0, i]) for i, p in enumerate(policy.parameters)}
+        if len(distinct) == 1 else "per game (see the parameter columns)",
+        "seed": seed,
+        "n_games": n_games,
+        "engine": engine,
+        "threads": threads or numba.get_num_threads(),
+        "chunk_size": chunk_size,
+        "machine": f"{platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}",
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+
+
+def write_json(path: Path, data: dict) -> None:
+    """Write JSON atomically (temp file in the same folder, then rename)."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
