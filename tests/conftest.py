@@ -1,0 +1,169 @@
+"""Shared helpers for the rule tests: hand-built positions, scripted luck, scripted choices.
+
+A rule test builds a position with `new_game(rules)` and plain attribute edits, scripts
+the dice and draws with `ScriptedChance`, answers the player's decisions with `Script`
+and calls one phase or helper of the reference engine through `make_table`.
+
+    script = Script({D.ISSUE_ORDER: lambda opts: opts[1], D.DRAW_AGAIN: 0})
+    table = make_table(game, ScriptedChance(d6=[3]), script)
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from bollesim import codes as C
+from bollesim import observation as O
+from bollesim.policy import Policy
+from bollesim.reference.chance import ScriptedChance
+from bollesim.reference.state import Game, new_game
+from bollesim.reference.table import Table
+from bollesim.rules.loader import Ruleset, load_ruleset
+
+
+@cache
+def ruleset(*overrides: str) -> Ruleset:
+    """The default ruleset with `KEY=VALUE` overrides (cached: a Ruleset is immutable)."""
+    return load_ruleset(overrides=list(overrides))
+
+
+def fresh_game(*overrides: str) -> Game:
+    """The §3 setup position of the default ruleset (with overrides)."""
+    return new_game(ruleset(*overrides))
+
+
+class UnexpectedDecision(AssertionError):
+    """The engine asked the player something the test did not script."""
+
+
+class Script:
+    """A player that answers from a dict {decision kind: answer} and records every offer.
+
+    An answer is an option value, a list of option values (used in turn), or a callable
+    `f(options) -> option value`. A decision kind the dict does not name fails the test.
+    `offers` holds (kind, options, (context a, context b)) for every decision put to it
+    (the engine does not ask when there is a single option).
+    """
+
+    def __init__(self, answers: dict | None = None):
+        self.answers = {k: (list(v) if isinstance(v, list | tuple) else v)
+                        for k, v in (answers or {}).items()}
+        self.offers: list[tuple[int, list[int], tuple[int, int]]] = []
+
+    def decide(self, kind, obs, options, n, params, prng):
+        opts = [int(x) for x in options[:n]]
+        self.offers.append((int(kind), opts, (int(obs[O.CONTEXT_A]), int(obs[O.CONTEXT_B]))))
+        if kind not in self.answers:
+            raise UnexpectedDecision(f"unscripted decision kind {kind} with options {opts}")
+        answer = self.answers[kind]
+        if isinstance(answer, list):
+            assert answer, f"scripted answers for decision kind {kind} ran out"
+            value = answer.pop(0)
+        elif callable(answer):
+            value = answer(opts)
+        else:
+            value = answer
+        assert value in opts, f"scripted answer {value} is not among {opts} (kind {kind})"
+        return opts.index(value)
+
+    def offered(self, kind: int) -> list[list[int]]:
+        """The option lists offered for one decision kind, in order."""
+        return [opts for k, opts, _ in self.offers if k == kind]
+
+    def policy(self) -> Policy:
+        return Policy(name="script", doc="", parameters=(), decide=self.decide)
+
+
+class RecordingChance(ScriptedChance):
+    """ScriptedChance that also records the items of every pick: (what, items)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.offered: list[tuple[str, list]] = []
+
+    def pick(self, items: list, what: str) -> int:
+        self.offered.append((what, list(items)))
+        return super().pick(items, what)
+
+
+def make_table(game: Game, chance: ScriptedChance | None = None,
+               script: Script | dict | None = None) -> Table:
+    """A Table for a hand-built game: scripted luck (none by default: any random call
+    fails the test) and a scripted player; the trace is kept in table.trace."""
+    if not isinstance(script, Script):
+        script = Script(script)
+    table = Table(game, chance or ScriptedChance(), script.policy(), params=np.zeros(0),
+                  seed=0, game_index=0, trace=[])
+    table.script = script
+    return table
+
+
+def pool_chits(game: Game, kind: int, letter: int | None = None, double: bool | None = None,
+               target: int | None = None) -> list[int]:
+    """The chits in the pool of a type, optionally of a letter (codes.LETTER_*),
+    double-target flag or artillery target (codes.TARGET_*), in pool order."""
+    rules = game.rules
+    return [
+        chit for chit in game.pool
+        if rules.chit_type[chit] == kind
+        and (letter is None or rules.chit_letter[chit] == letter)
+        and (double is None or bool(rules.chit_double[chit]) == double)
+        and (target is None or rules.chit_art_target[chit] == target)
+    ]
+
+
+def take_chit(game: Game, kind: int, letter: int | None = None, double: bool | None = None,
+              target: int | None = None) -> int:
+    """Remove from the pool (and return) the first chit that pool_chits would list."""
+    found = pool_chits(game, kind, letter, double, target)
+    assert found, f"no chit of type {kind} letter {letter} double {double} target {target}"
+    game.pool.remove(found[0])
+    return found[0]
+
+
+def stack_track(game: Game, kind: int, n: int, letter: int | None = None,
+                double: bool | None = None) -> list[int]:
+    """Put n chits of a type on its track (from the pool); the last one gets `letter`
+    and `double` if given, the others any letter and single fire."""
+    chits = [take_chit(game, kind, double=False if kind == C.HMG else None) for _ in range(n - 1)]
+    chits.append(take_chit(game, kind, letter, double))
+    game.tracks[kind].extend(chits)
+    return chits
+
+
+def place(game: Game, **where: int) -> None:
+    """Move vehicles by name: place(game, AQ=SK2, EA=SK3)."""
+    for name, position in where.items():
+        game.vehicles[game.rules.vehicle(name)].position = position
+
+
+def events(table: Table, kind: int) -> list[tuple[int, int, int, int]]:
+    """The (a, b, c, d) arguments of every trace event of one kind."""
+    return [ev[2:] for ev in table.trace if ev[1] == kind]
+
+
+def ability_index(game: Game, ability: int) -> tuple[int, int]:
+    """(marker, side) of an ability code (codes.DRAW_THEIR_FIRE ...)."""
+    sides = game.rules.ability_sides
+    for a in range(len(sides)):
+        for s in (0, 1):
+            if sides[a, s] == ability:
+                return a, s
+    raise AssertionError(f"no ability {ability}")
+
+
+def ready(game: Game, ability: int) -> int:
+    """Put an ability marker face up in its box and return its marker index."""
+    a, side = ability_index(game, ability)
+    game.abilities[a].state = C.AVAILABLE
+    game.abilities[a].side = side
+    return a
+
+
+
+def everyone_at(game: Game, position: int) -> None:
+    """Put all nine vehicles at one position (a blank slate for hand-built positions)."""
+    for v in game.vehicles:
+        v.position = position
