@@ -559,5 +559,100 @@ def play(
     typer.echo("\n".join(lines))
 
 
+def _progress_bar(total: int, label: str):
+    """A rich progress bar over games (quiet when stderr is not a terminal)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    console = Console(stderr=True)
+    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+                    console=console, disable=not console.is_terminal, transient=False)
+
+
+def _rates_line(df) -> str:
+    import polars as pl
+
+    cols = ("operational", "tactical", "strategic", "political", "defeat")
+    rates = df.select([pl.col(c).mean() for c in cols]).row(0) if df.height else (0,) * 5
+    return "  ".join(f"{c} {r:.1%}" for c, r in zip(cols, rates, strict=True))
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim run -P historical -n 1000000 --seed 1 --out results/historical",
+        "bollesim run -P historical -p stop_at_tanks=2 -n 100000 --threads 1",
+        "bollesim run -P random -n 2000 --engine reference --out results/random-ref",
+    ),
+)
+def run(
+    policy: PolicyOption,
+    games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play.")] = 100_000,
+    seed: Annotated[int, typer.Option(help="Run seed: game g is seeded from (seed, g).")] = 1,
+    param: ParamOption = None,
+    out: Annotated[Path | None, typer.Option(help="Output folder (default: results/POLICY-seedS).",
+                                             show_default=False)] = None,
+    engine: Annotated[str, typer.Option(help="fast (numba) or reference (readable Python).")] = "fast",
+    threads: Annotated[int | None, typer.Option(help="Threads for the fast engine (default: all cores).",
+                                                show_default=False)] = None,
+    chunk: Annotated[int, typer.Option(help="Games per chunk written to Parquet.", min=1)] = 250_000,
+    rules: RulesOption = None,
+    set_: SetOption = None,
+    partial: PartialOption = None,
+) -> None:
+    """Play a batch of games into OUT/games.parquet (one row per game) and OUT/manifest.json.
+
+    Read the results with polars: pl.read_parquet("OUT/games.parquet"), or with pandas:
+    pd.read_parquet("OUT/games.parquet").
+    """
+    from bollesim.policy import load_policy
+    from bollesim.runner import ENGINES, run_to_dir
+
+    if games < 0:
+        raise UsageError(f"--games must be 0 or more, got {games}")
+    if engine not in ENGINES:
+        raise UsageError(f"--engine must be fast or reference, got {engine!r}")
+    ruleset = _load(rules, set_, partial)
+    chosen = load_policy(policy)
+    params = _policy_params(chosen, param)
+    folder = out or Path("results") / f"{policy}-seed{seed}"
+    with _progress_bar(games, f"{policy} ({engine})") as bar:
+        task = bar.add_task("games", total=games)
+        manifest = run_to_dir(folder, chosen, games, seed, params={p.name: v for p, v in zip(
+            chosen.parameters, params, strict=True)}, rules=ruleset, engine=engine, threads=threads,
+            chunk_size=chunk, progress=lambda k: bar.advance(task, k))
+    import polars as pl
+
+    df = pl.read_parquet(folder / "games.parquet")
+    t = manifest["timings"]
+    typer.echo(f"{games:,} games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, "
+               f"engine ready in {t['warm_up_s']:.1f} s) -> {folder}")
+    typer.echo(_rates_line(df))
+
+
+@command(app, epilog=examples("bollesim bench", "bollesim bench --json --games 200000 --no-cold"))
+def bench(
+    json_: Annotated[bool, typer.Option("--json", help="End with one JSON line of all figures.")] = False,
+    policy: Annotated[str, typer.Option("--policy", "-P", help="Policy to time.")] = "historical",
+    games: Annotated[int, typer.Option(help="Fast-engine games per measurement.", min=1000)] = 500_000,
+    reference_games: Annotated[int, typer.Option(help="Reference-engine games.", min=10)] = 300,
+    cold: Annotated[bool, typer.Option(help="Also time a cold compile (a fresh process, empty cache).")] = True,
+) -> None:
+    """Games per second of the fast engine (all cores and one thread), of the reference
+    engine, their ratio per core, an RNG floor and the engine's ratio to it, random draws
+    per game, and the compile time cold and cached."""
+    import json
+
+    from bollesim.bench import measure
+    from bollesim.policy import load_policy
+
+    figures = measure(load_ruleset(), load_policy(policy), games, reference_games, cold=cold,
+                      progress=lambda line: typer.echo(line, err=json_))
+    for key, value in figures.items():
+        typer.echo(f"{key:>28}: {value}", err=json_)
+    if json_:
+        typer.echo(json.dumps(figures))
+
+
 def main() -> None:  # pragma: no cover - entry point for `python -m bollesim`
     app(prog_name="bollesim")

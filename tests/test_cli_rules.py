@@ -20,7 +20,7 @@ DEFAULT_TEXT = DEFAULT_PATH.read_text(encoding="utf-8")
 ALL_IDS = (
     "R-MAP R-FOF R-EAM R-CHITS R-TRACK R-MATRIX R-HIT "
     "I-ROE0 I-TARGET I-AIR I-POOL I-OPV I-TACV I-END I-ROE-ART I-DEADLINE I-RADIO "
-    "I-SPENT I-FIRE-ISSUED I-DIPLO I-STICKY I-ABILITY-PHASE I-TOW-SARACI I-OW-SPREAD"
+    "I-SPENT I-FIRE-ISSUED I-DIPLO I-STICKY I-ABILITY-PHASE I-TOW-SARACI I-TOW-CP I-OW-SPREAD"
 ).split()
 
 # Bad rulesets, each made by editing the text of default.toml: (old, new, key in message).

@@ -331,10 +331,6 @@ def test_tow_5_4_3_who_may_fire():
     assert not execution.able_to_fire(game, aq) and not execution.able_to_fire(game, fa)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "rulebook/R-MAP conflict: §5.4.3 says a tank in Kalesija can be towed to Saraci, but "
-    "hook_tows offers only the nearest CP by road steps, which from Kalesija is Tango 2 "
-    "(4 steps) and never Saraci (5)"))
 def test_tow_5_4_3_tank_in_kalesija_can_be_towed_to_saraci():
     """§5.4.3: "Ignore actual contact point in assigning destination (i.e. a tank in
     Kalesija can be towed to Saraci)"."""
@@ -353,6 +349,7 @@ def apc_game(*overrides: str, tank_at: int = KAL):
         everyone_at(game, T2)
         game.markers.update({SK2: (marker(game, "FP8"), 0), T21: (marker(game, "FP1"), 0)})
     game.vehicles[AQ].position = tank_at
+    game.tank_reached_kalesija = tank_at == KAL  # as if AQ had driven in
     return game
 
 
@@ -385,9 +382,6 @@ def test_apc_double_move_6_2_conditions(case):
     assert game.vehicles[mover].position == first
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: move_step applies the optional APC rule only while a tank stands in "
-    "Kalesija, but §6.2 says 'after a tank has reached Kalesija CP'"))
 def test_apc_double_move_6_2_stays_on_after_the_tank_moved_on():
     """§6.2 optional rule: "After a tank has reached Kalesija CP" holds for the rest of
     the game, also once that tank has moved on toward Tango 2."""

@@ -518,9 +518,6 @@ def test_artillery_7_2_regular_no_art_lowers_the_roe():
     assert game.roe == 4
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine bug: with artillery_effects_always = false, reaction.artillery skips the "
-    "No art. RoE -1, because no vehicle can ever be 'at' a No art. target"))
 def test_artillery_I_ROE_ART_no_art_effect_does_not_depend_on_vehicles():
     """§7.2: "No art.: No location is affected ... RoE marker decreases by one level":
     the -1 has no target location, so it applies under either I-ROE-ART reading."""

@@ -160,20 +160,13 @@ def move_step(st, decide):
         if wants_to_move(st, v) and may_move(st, v, False):
             target[v] = step(st, v)
     moved = perform_moves(st, decide, target)
-    if st[T.S_APC_DOUBLE]:
-        tank_at_kal = False
-        for v in range(nv):
-            if st[T.IS_TANK + v] and pos(st, v) == st[T.S_KALESIJA]:
-                tank_at_kal = True
-        if tank_at_kal:
-            second = np.full(nv, -1, dtype=np.int64)
-            for v in range(nv):
-                here = pos(st, v)
-                if (moved[v] and not st[T.IS_TANK + v] and st[T.POS_KIND + here] == C.CKP
-                        and not st[T.POS_KT2 + here] and here != C.OPN1 and wants_to_move(st, v)
-                        and may_move(st, v, False)):
-                    second[v] = step(st, v)
-            perform_moves(st, decide, second)
+    if st[T.S_APC_DOUBLE] and st[L.X_TANK_REACHED_KAL]:  # §6.2 optional rule
+        second = np.full(T.NV, -1, dtype=np.int64)
+        for v in range(T.NV):
+            if (moved[v] and not st[T.IS_TANK + v] and st[T.APC_SECOND_FROM + pos(st, v)]
+                    and wants_to_move(st, v) and may_move(st, v, False)):
+                second[v] = step(st, v)
+        perform_moves(st, decide, second)
     hook_tows(st, decide)
     extra_move(st, decide)
 
@@ -246,6 +239,8 @@ def perform_moves(st, decide, target):
             moved[v] = 1
             log(st, E.MOVE, v, pos(st, v), target[v], 0)
             st[vx(v, O.V_POS)] = target[v]
+            if st[T.IS_TANK + v] and target[v] == st[T.S_KALESIJA]:
+                st[L.X_TANK_REACHED_KAL] = 1
             towed = st[vx(v, O.V_TOWING)]
             if towed >= 0:
                 st[vx(towed, O.V_POS)] = target[v]
@@ -313,9 +308,11 @@ def hook_tows(st, decide):
         for p in range(T.NP):
             if st[T.POS_KIND + p] == C.CP and p != here:
                 nearest = min(nearest, distance(st, here, p))
+        anywhere = st[T.POS_KIND + here] == C.CP  # I-TOW-CP
         n = 0
         for p in range(T.NP):
-            if st[T.POS_KIND + p] == C.CP and p != here and distance(st, here, p) == nearest:
+            if (st[T.POS_KIND + p] == C.CP and p != here
+                    and (anywhere or distance(st, here, p) == nearest)):
                 opts[n] = p
                 n += 1
         dest = ask(st, decide, D.TOW_DESTINATION, n, 0, 0)

@@ -146,8 +146,9 @@ def choose_vl2_destination(st, decide):
     vl2 = st[T.S_COMMANDER]
     opts[0] = D.PASS
     n = 1
+    allowed = destinations(st, vl2)
     for d in range(T.NP):
-        if may_go(st, vl2, d):
+        if (allowed >> d) & 1:
             opts[n] = pack_order(C.MOVE, 1 << vl2, d)
             n += 1
     choice = ask(st, decide, D.VL2_DESTINATION, n, 0, 0)
@@ -157,19 +158,22 @@ def choose_vl2_destination(st, decide):
 
 
 @njit(cache=True)
-def may_go(st, v, d):
-    """§5.4.1: d is a valid Move destination for v."""
-    here = pos(st, v)
-    if d == here or d == st[vx(v, O.V_DEST)] or st[T.POS_KIND + d] == C.CKP:
-        return False
-    tango2, kalesija = st[T.S_TANGO2], st[T.S_KALESIJA]
-    if d == tango2 and not (here == kalesija or st[T.POS_KT2 + here]):
-        return False
-    if (st[T.POS_KT2 + here] or here == tango2) and d != kalesija and d != tango2:
-        return False
-    if st[T.POS_KIND + d] == C.OW and not in_town(st, here, st[T.POS_TOWN + d]):
-        return False
-    return True
+def destinations(st, v):
+    """Bit mask of v's valid Move destinations (§5.4.1, table built from the reference
+    engine's destination_allowed), less the one it already heads for."""
+    mask = st[T.DEST_MASK + pos(st, v)]
+    dest = st[vx(v, O.V_DEST)]
+    if dest >= 0:
+        mask &= ~(1 << dest)
+    return mask
+
+
+@njit(cache=True)
+def lowest_bit(mask):
+    v = 0
+    while not (mask >> v) & 1:
+        v += 1
+    return v
 
 
 @njit(cache=True)
@@ -231,24 +235,18 @@ def order_options(st, a, b, kinds, exclude):
             if mask & exclude:
                 continue
             if popcount(mask) == 1:
-                v = 0
-                while not (mask >> v) & 1:
-                    v += 1
-                for d in range(np_):
-                    if may_go(st, v, d):
-                        opts[n] = pack_order(C.MOVE, mask, d)
-                        n += 1
-                continue
-            for d in range(np_):
-                if st[T.POS_KIND + d] != C.CP:
-                    continue
-                ok = True
+                allowed = destinations(st, lowest_bit(mask))
+            else:  # a group goes to a contact point all of them may go to
+                allowed = st[T.CP_MASK]
                 for v in range(T.NV):
-                    if (mask >> v) & 1 and not may_go(st, v, d):
-                        ok = False
-                if ok:
+                    if (mask >> v) & 1:
+                        allowed &= destinations(st, v)
+            for d in range(np_):
+                if (allowed >> d) & 1:
                     opts[n] = pack_order(C.MOVE, mask, d)
                     n += 1
+            if popcount(mask) == 1:
+                continue
             for town in (C.TOWN_S, C.TOWN_K):  # I-OW-SPREAD
                 ok = True
                 rank = 0

@@ -178,7 +178,7 @@ def artillery(st, decide):
             present += 1
     roll = two_d6(st) if present else 0
     log(st, E.ARTILLERY, target, roll, present, 0)
-    if present or st[T.S_ART_ALWAYS]:
+    if present or target == C.NO_ART or st[T.S_ART_ALWAYS]:
         further_effects(st, decide, target)
     if not present or roll <= st[T.S_ART_ONLY_EFFECTS]:
         return

@@ -13,6 +13,7 @@ import numpy as np
 
 from bollesim import codes as C
 from bollesim.engine import layout as L
+from bollesim.reference.orders import destination_allowed
 from bollesim.reference.state import turn_limit
 from bollesim.rules.loader import Ruleset, RulesetError
 
@@ -78,6 +79,9 @@ TANK_HOT_MIN, ATGM_TO_HIT, HMG_TO_HIT = (_alloc(L.TRACK_CAP) for _ in range(3))
 MATRIX_FIRE, MATRIX_MOVE, MATRIX_PLATOON = _alloc(16), _alloc(16), _alloc(16)  # [first, second]
 HIT_TABLE, LIGHT_TABLE = _alloc(24), _alloc(6)  # [weapon, die - 1], [die - 1]
 ABILITY_VEHICLE, ABILITY_LEVEL, ABILITY_SIDES = _alloc(3), _alloc(3), _alloc(6)  # [a, side]
+DEST_MASK = _alloc(NP)  # [here]: bit d set if d is a valid Move destination (§5.4.1)
+CP_MASK = _alloc(1)  # bit p set for each contact point
+APC_SECOND_FROM = _alloc(NP)  # §6.2 optional rule: checkpoints that allow a second APC step
 assert _next <= L.RULES + L.RULES_SIZE, "layout.RULES_SIZE is too small for the tables"
 
 
@@ -95,6 +99,9 @@ def pack_rules(rules: Ruleset) -> np.ndarray:
         flat[offset - L.RULES : offset - L.RULES + len(values)] = values
 
     put(L.RULES, [int(rules.p(table, key)) for table, key in _SCALARS])
+    put(DEST_MASK, [sum(1 << d for d in range(NP) if destination_allowed(rules, here, d))
+                    for here in range(NP)])
+    put(CP_MASK, [sum(1 << p for p in range(NP) if rules.pos_kind[p] == C.CP)])
     put(S_TURN_LIMIT, [
         turn_limit(rules), rules.commander, rules.saraci, rules.kalesija, rules.tango2,
         rules.op_n, rules.start_position, rules.n_pool_chits, rules.setup_chit,
@@ -123,6 +130,7 @@ def pack_rules(rules: Ruleset) -> np.ndarray:
         (MATRIX_PLATOON, rules.matrix_platoon), (HIT_TABLE, rules.hit_table),
         (LIGHT_TABLE, rules.light_table), (ABILITY_VEHICLE, rules.ability_vehicle),
         (ABILITY_LEVEL, rules.ability_level), (ABILITY_SIDES, rules.ability_sides),
+        (APC_SECOND_FROM, rules.apc_second_move_from),
     ):
         put(offset, values)
     return flat

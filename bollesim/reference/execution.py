@@ -126,13 +126,13 @@ def move_step(table: Table) -> None:
     game, rules = table.game, table.rules
     movers = [(v, step(game, v)) for v in game.vehicles if wants_to_move(game, v) and may_move(table, v)]
     moved = perform_moves(table, movers)
-    if rules.p("movement", "apc_double_move") and any(
-        v.is_tank and v.position == rules.kalesija for v in game.vehicles
-    ):  # §6.2 optional rule: APCs whose first step entered an SK checkpoint go on
+    if rules.p("movement", "apc_double_move") and game.tank_reached_kalesija:
+        # §6.2 optional rule: after a tank has reached Kalesija, APCs whose first step
+        # entered an SK checkpoint go on
         second = [
             (v, step(game, v)) for v in moved
-            if not v.is_tank and rules.pos_kind[v.position] == C.CKP and not rules.pos_kt2_road[v.position]
-            and v.position != C.OPN1 and wants_to_move(game, v) and may_move(table, v)
+            if not v.is_tank and rules.apc_second_move_from[v.position]
+            and wants_to_move(game, v) and may_move(table, v)
         ]
         perform_moves(table, second)
     hook_tows(table)
@@ -168,6 +168,8 @@ def perform_moves(table: Table, movers: list[tuple[Vehicle, int]]) -> list[Vehic
     for v in moved:
         table.log(E.MOVE, v.index, v.position, moving[v.index])
         v.position = moving[v.index]
+        if v.is_tank and v.position == rules.kalesija:
+            game.tank_reached_kalesija = True
         if v.towing >= 0:
             game.vehicles[v.towing].position = v.position
     for p in sorted({v.position for v in moved}):  # §6.2 first entry: enemy-action marker
@@ -250,8 +252,10 @@ def hook_tows(table: Table) -> None:
             r.destination = damaged.position
             continue
         cps = [p for p in range(len(rules.position_ids)) if rules.pos_kind[p] == C.CP and p != r.position]
-        nearest = min(rules.distance[r.position, p] for p in cps)
-        dest = table.ask(D.TOW_DESTINATION, [p for p in cps if rules.distance[r.position, p] == nearest])
+        if rules.pos_kind[r.position] != C.CP:  # I-TOW-CP: from a contact point, any other
+            nearest = min(rules.distance[r.position, p] for p in cps)
+            cps = [p for p in cps if rules.distance[r.position, p] == nearest]
+        dest = table.ask(D.TOW_DESTINATION, cps)
         r.towing, r.destination, r.tow_target = damaged.index, dest, -1
         damaged.towed_by = r.index
         table.log(E.TOW_HOOKED, r.index, damaged.index, dest)

@@ -128,22 +128,23 @@ def in_saraci(game: Game, position: int) -> bool:
 
 
 def move_destinations(game: Game, v: Vehicle) -> list[int]:
-    """§5.4.1: contact points and overwatches, with its three restrictions."""
+    """§5.4.1: where v may be sent (not where it is or is already going)."""
     rules = game.rules
-    here = v.position
-    on_t2_road = rules.pos_kt2_road[here] or here == rules.tango2
-    out = []
-    for d in range(len(rules.position_ids)):
-        if d == here or d == v.destination or rules.pos_kind[d] == C.CKP:
-            continue
-        if d == rules.tango2 and not (here == rules.kalesija or rules.pos_kt2_road[here]):
-            continue
-        if on_t2_road and d not in (rules.kalesija, rules.tango2):
-            continue
-        if rules.pos_kind[d] == C.OW and not in_town(rules, here, int(rules.pos_town[d])):
-            continue
-        out.append(d)
-    return out
+    return [d for d in range(len(rules.position_ids))
+            if d != v.destination and destination_allowed(rules, v.position, d)]
+
+
+def destination_allowed(rules, here: int, d: int) -> bool:
+    """§5.4.1: contact points and overwatches, with the three restrictions: Tango 2 only
+    from Kalesija or its road; from that road or Tango 2 only Kalesija or Tango 2; an
+    overwatch only from its town."""
+    if d == here or rules.pos_kind[d] == C.CKP:
+        return False
+    if d == rules.tango2 and not (here == rules.kalesija or rules.pos_kt2_road[here]):
+        return False
+    if (rules.pos_kt2_road[here] or here == rules.tango2) and d not in (rules.kalesija, rules.tango2):
+        return False
+    return not (rules.pos_kind[d] == C.OW and not in_town(rules, here, int(rules.pos_town[d])))
 
 
 def in_town(rules, position: int, town: int) -> bool:

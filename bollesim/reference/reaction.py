@@ -151,7 +151,7 @@ def artillery(table: Table) -> None:
     present = [v for v in game.vehicles if target != C.NO_ART and rules.pos_art[v.position] == target]
     roll = table.chance.two_d6() if present else 0
     table.log(E.ARTILLERY, target, roll, len(present))
-    if present or rules.p("interpretations", "artillery_effects_always"):
+    if present or target == C.NO_ART or rules.p("interpretations", "artillery_effects_always"):
         further_effects(table, target)
     if not present or roll <= rules.p("artillery", "only_effects_roll"):
         return

@@ -61,6 +61,7 @@ class Game:
     fire_roe: int = 0  # RoE when the first Fire order was given; 0 = Hold Fire
     fire_turn: int = 0
     setup_flipped: bool = False  # the Saraci setup marker shows "No Artillery"
+    tank_reached_kalesija: bool = False  # §6.2 optional APC rule
     tank_hot: bool = False
     airstrikes_used: int = 0
     airstrike_pending: bool = False

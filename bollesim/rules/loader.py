@@ -98,6 +98,7 @@ class Ruleset:
     ability_sides: np.ndarray  # int64[3, 2], codes.DRAW_THEIR_FIRE...
     draw_their_fire_at: int
     draw_their_fire_positions: np.ndarray  # bool[P]
+    apc_second_move_from: np.ndarray  # bool[P], §6.2 optional rule
     extra_order_at: int
     direct_their_fire_at: int
     extra_turn_at: int
@@ -474,6 +475,9 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     dtf_positions = np.zeros(n, dtype=bool)
     for p in r.get("ability_rules.draw_their_fire_positions", list):
         dtf_positions[r.name("ability_rules.draw_their_fire_positions", p, position_ids, "position")] = True
+    apc_second = np.zeros(n, dtype=bool)
+    for p in r.get("movement.apc_second_move_from", list):
+        apc_second[r.name("movement.apc_second_move_from", p, position_ids, "position")] = True
 
     def at(key: str) -> int:
         return r.name(f"ability_rules.{key}", r.get(f"ability_rules.{key}", str), position_ids, "position")
@@ -598,6 +602,7 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
         ability_sides=a_sides,
         draw_their_fire_at=at("draw_their_fire_at"),
         draw_their_fire_positions=dtf_positions,
+        apc_second_move_from=apc_second,
         extra_order_at=at("extra_order_at"),
         direct_their_fire_at=at("direct_their_fire_at"),
         extra_turn_at=at("extra_turn_at"),

@@ -137,6 +137,12 @@ IDS: dict[str, Provenance] = {
         ("map.saraci",),
         "bollesim",
     ),
+    "I-TOW-CP": Provenance(
+        "a tow hooked up at a contact point may go to any other contact point (§5.4.3 'a tank "
+        "in Kalesija can be towed to Saraci'); elsewhere to a nearest one",
+        (),
+        "bollesim",
+    ),
     "I-OW-SPREAD": Provenance(
         "a platoon Move to a town's overwatches spreads over distinct OWs, 1 then 2 then 3",
         (),

@@ -1,0 +1,94 @@
+"""`bollesim bench`: how fast the fast engine is, against the reference engine and
+against an RNG floor, measured in one run on the machine it runs on."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+from numba import njit, prange
+
+from bollesim import rng
+from bollesim.engine import layout as L
+from bollesim.policy import Policy
+from bollesim.runner import play_chunk, set_threads
+from bollesim.rules.loader import Ruleset
+
+
+@njit(cache=True, parallel=True)
+def rng_floor(seed, draws, out):
+    """Exactly draws[g] dice for game g (seeded as the engine seeds it), and nothing else."""
+    for g in prange(draws.shape[0]):
+        stream = np.zeros(2, dtype=np.int64)
+        rng.init_stream(stream, seed, np.int64(g), rng.CHANCE)
+        acc = 0
+        for _ in range(draws[g]):
+            acc += rng.d6(stream)
+        out[g] = acc
+
+
+def _timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def _compile_seconds(policy: str, cache_dir: str | None) -> float:
+    """Wall time of a fresh process that imports the fast engine and plays one game."""
+    env = dict(os.environ)
+    if cache_dir:
+        env["NUMBA_CACHE_DIR"] = cache_dir
+    code = f"import bollesim; bollesim.simulate({policy!r}, 1)"
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True)
+    return time.perf_counter() - t
+
+
+def measure(rules: Ruleset, policy: Policy, games: int, reference_games: int, seed: int = 1,
+            cold: bool = True, progress=print) -> dict:
+    """Every figure of the benchmark, as a dict (the keys of `bollesim bench --json`)."""
+    import numba
+
+    params = np.tile(policy.param_vector(), (games, 1))
+    threads = numba.config.NUMBA_NUM_THREADS
+    progress("warming up the fast engine")
+    play_chunk(rules, policy, params[:16], seed, 0, "fast")
+    set_threads(threads)
+    out = {}
+    t_all = min(_timed(lambda: play_chunk(rules, policy, params, seed, 0, "fast")) for _ in range(2))
+    results = play_chunk(rules, policy, params, seed, 0, "fast")
+    progress(f"fast engine, {threads} threads: {games / t_all:,.0f} games/s")
+    set_threads(1)
+    t_one = _timed(lambda: play_chunk(rules, policy, params, seed, 0, "fast"))
+    set_threads(threads)
+    progress(f"fast engine, 1 thread: {games / t_one:,.0f} games/s")
+    t_ref = _timed(lambda: play_chunk(rules, policy, params[:reference_games], seed, 0, "reference"))
+    progress(f"reference engine: {reference_games / t_ref:,.1f} games/s")
+    draws = np.ascontiguousarray(results[:, L.R_RANDOM_DRAWS])
+    sink = np.zeros(games, dtype=np.int64)
+    rng_floor(seed, draws[:16], sink[:16])
+    t_floor = min(_timed(lambda: rng_floor(seed, draws, sink)) for _ in range(2))
+    progress(f"RNG floor: {games / t_floor:,.0f} games/s")
+    out.update(
+        policy=policy.name,
+        games=games,
+        threads=threads,
+        fast_games_per_s=round(games / t_all, 1),
+        fast_games_per_s_1thread=round(games / t_one, 1),
+        reference_games_per_s=round(reference_games / t_ref, 2),
+        ratio_per_core=round((games / t_one) / (reference_games / t_ref), 1),
+        rng_floor_games_per_s=round(games / t_floor, 1),
+        floor_ratio=round(t_all / t_floor, 1),
+        draws_per_game=round(float(draws.mean()), 2),
+    )
+    if cold:
+        progress("compile time: a fresh process with an empty cache (takes a while)")
+        with tempfile.TemporaryDirectory() as empty:
+            out["compile_cold_s"] = round(_compile_seconds(policy.name, empty), 2)
+        out["compile_cached_s"] = round(_compile_seconds(policy.name, None), 2)
+        progress(f"compile: cold {out['compile_cold_s']} s, cached {out['compile_cached_s']} s")
+    return out
