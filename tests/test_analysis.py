@@ -1,0 +1,518 @@
+"""bollesim.analysis on synthetic results with known probabilities.
+
+`make_games` builds a sweep frame shaped like the runner's (one row per game, DESIGN.md
+§5): a `syn_fire` policy whose trigger `k` takes the values of TRIGGERS (25: never fire,
+as its declaration says), plus a `syn_hold` cell without parameters. Each outcome's
+probability is a known function of k (`true_probabilities`); every game draws one uniform
+per outcome, shared by all cells, so cells are on common random numbers as the runner's
+are. `synthetic_policies` registers the two policies' declarations as modules
+policies.syn_fire / policies.syn_hold for the duration of a test module.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import types
+from contextlib import contextmanager
+
+import numpy as np
+import polars as pl
+import pytest
+
+from bollesim import analysis as A
+from bollesim import plots
+from bollesim.policy import Parameter
+
+NEVER = 25.0
+TRIGGERS = (8.0, 12.0, 16.0, 20.0, 24.0, NEVER)
+SYN_FIRE = (
+    Parameter("k", 12, 8, 25, "the RoE from which the first Fire order is given (25: never)"),
+    Parameter("stop_at_tanks", 3, 0, 4, "stop drawing at this many tank chits"),
+)
+
+
+@contextmanager
+def synthetic_policies():
+    """Make policies.syn_fire and policies.syn_hold importable (declarations only)."""
+    import policies  # noqa: F401 - the parent package must be loaded first
+
+    added = {}
+    for name, params in (("syn_fire", SYN_FIRE), ("syn_hold", ())):
+        module = types.ModuleType(f"policies.{name}", "A synthetic policy for the tests.")
+        module.PARAMETERS = params
+        added[module.__name__] = module
+    saved = {k: sys.modules.get(k) for k in added}
+    sys.modules.update(added)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = v
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _declared():
+    with synthetic_policies():
+        yield
+DEFEAT_SPLIT = (0.6, 0.3, 0.1)  # vehicle destroyed, VL2 commander killed, turn 40
+
+
+def true_probabilities(k: float) -> dict[str, float]:
+    """Before the defeat override: P(outcome) for trigger k (25 or NaN = never fires)."""
+    kk = 26.0 if math.isnan(k) or k >= NEVER else k
+    return {
+        "operational": 0.60 - 0.015 * (kk - 8),
+        "tactical": 0.45 - 0.005 * (kk - 8),
+        "strategic": 0.75 if kk >= 18 else 0.05,
+        "political": min(0.9, 0.40 + 0.025 * (kk - 8)),
+        "defeat": 0.04 + 0.008 * (kk - 8),
+    }
+
+
+def expected_rates(k: float) -> dict[str, float]:
+    """True rates of the recorded outcomes: a defeat cancels every victory."""
+    p = true_probabilities(k)
+    alive = 1.0 - p["defeat"]
+    out = {v: p[v] * alive for v in A.VICTORIES}
+    out["perfect"] = math.prod(p[v] for v in A.VICTORIES) * alive
+    out["defeat"] = p["defeat"]
+    out["no_result"] = math.prod(1.0 - p[v] for v in A.VICTORIES) * alive
+    return out
+
+
+def _cell(u: dict, extra: np.random.Generator, k: float, n: int, first: int, seed: int,
+          policy: str, cell: int) -> pl.DataFrame:
+    p = true_probabilities(k)
+    defeat = u["defeat"] < p["defeat"]
+    won = {v: (u[v] < p[v]) & ~defeat for v in A.VICTORIES}
+    reason_draw = extra.random(n)
+    reasons = np.where(reason_draw < DEFEAT_SPLIT[0], "vehicle destroyed",
+                       np.where(reason_draw < DEFEAT_SPLIT[0] + DEFEAT_SPLIT[1],
+                                "VL2 commander killed", "turn 40"))
+    military = won["operational"] | won["tactical"]
+    end_reason = np.where(defeat, reasons, np.where(military, "victory", "turn limit"))
+    end_turn = np.where(end_reason == "turn 40", 40,
+                        np.where(end_reason == "turn limit", 20, extra.integers(5, 21, n)))
+    never = math.isnan(k) or k >= NEVER
+    fire_turn = None if never else np.minimum(end_turn, 1 + (int(k) - 8) // 2
+                                              + extra.integers(0, 4, n))
+    fire_roe = None if never else np.minimum(24, int(k) + extra.integers(0, 3, n))
+    columns = {
+        "game": np.arange(first, first + n, dtype=np.int64),
+        "seed": np.full(n, seed, dtype=np.int64),
+        "policy": [policy] * n,
+        "k": np.full(n, k) if policy == "syn_fire" else [None] * n,
+        "stop_at_tanks": np.full(n, 3.0) if policy == "syn_fire" else [None] * n,
+        "cell": np.full(n, cell, dtype=np.int32),
+        **won,
+        "defeat": defeat,
+        "end_turn": end_turn.astype(np.int64),
+        "end_reason": end_reason,
+        "first_fire_turn": [None] * n if never else fire_turn.astype(np.int64),
+        "first_fire_roe": [None] * n if never else fire_roe.astype(np.int64),
+        "final_roe": extra.integers(8, 25, n),
+        "deadline": np.full(n, 12, dtype=np.int64),
+        "tanks_at_t2": extra.integers(0, 5, n),
+        "airstrike_turn": [None] * n,
+        "heavy_damage": extra.integers(0, 3, n),
+        "light_damage": extra.integers(0, 5, n),
+        "chits_drawn": extra.integers(20, 60, n),
+        "random_draws": extra.integers(100, 400, n),
+    }
+    schema = {"k": pl.Float64, "stop_at_tanks": pl.Float64, "first_fire_turn": pl.Int64,
+              "first_fire_roe": pl.Int64, "airstrike_turn": pl.Int64}
+    return pl.DataFrame(columns, schema_overrides=schema)
+
+
+def make_games(n: int = 2000, seed: int = 11, triggers=TRIGGERS, hold_fire: bool = True,
+               first_game: int = 0) -> pl.DataFrame:
+    """A synthetic sweep: one syn_fire cell per trigger value, plus syn_hold (k null)."""
+    rng = np.random.default_rng(seed)
+    u = {o: rng.random(n) for o in (*A.VICTORIES, "defeat")}  # common random numbers
+    cells = [_cell(u, np.random.default_rng([seed, c]), k, n, first_game, seed, "syn_fire", c)
+             for c, k in enumerate(triggers)]
+    if hold_fire:
+        cells.append(_cell(u, np.random.default_rng([seed, 99]), math.nan, n, first_game, seed,
+                           "syn_hold", len(triggers)))
+    return pl.concat(cells)
+
+
+@pytest.fixture(scope="module")
+def games() -> pl.DataFrame:
+    return make_games()
+
+
+# -- wilson ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("k", "n", "low", "high"), [
+    (0, 10, 0.0, 0.2775),
+    (5, 10, 0.2366, 0.7634),
+    (10, 10, 0.7225, 1.0),
+    (81, 263, 0.2553, 0.3662),  # Newcombe (1998), Stat. Med. 17:857, example (a)
+    (15, 148, 0.0624, 0.1605),  # idem, example (b)
+    (0, 20, 0.0, 0.1611),       # idem, example (c)
+    (1, 29, 0.0061, 0.1718),    # idem, example (d)
+])
+def test_wilson_known_values(k, n, low, high):
+    lo, hi = A.wilson(k, n)
+    assert isinstance(lo, float) and isinstance(hi, float)
+    assert lo == pytest.approx(low, abs=5e-5)
+    assert hi == pytest.approx(high, abs=5e-5)
+
+
+def test_wilson_vectorised_and_edges():
+    lo, hi = A.wilson(np.array([0, 5, 10, 0]), np.array([10, 10, 10, 0]))
+    assert lo.shape == hi.shape == (4,)
+    np.testing.assert_allclose(lo[:3], [0.0, 0.2366, 0.7225], atol=5e-5)
+    np.testing.assert_allclose(hi[:3], [0.2775, 0.7634, 1.0], atol=5e-5)
+    assert lo[0] == 0.0 and hi[2] == 1.0  # exact at the ends
+    assert np.isnan(lo[3]) and np.isnan(hi[3])  # no games: no interval
+    wide = A.wilson(5, 10, z=2.576)
+    assert wide[0] < 0.2366 and wide[1] > 0.7634
+    with pytest.raises(ValueError):
+        A.wilson(11, 10)
+
+
+# -- rates ----------------------------------------------------------------------------------
+
+
+def test_rates_match_counts(games):
+    table = A.rates(games, by="cell")
+    assert table.height == len(TRIGGERS) + 1
+    assert table["cell"].to_list() == list(range(len(TRIGGERS) + 1))
+    for row in table.iter_rows(named=True):
+        rows = games.filter(pl.col("cell") == row["cell"])
+        v = {o: rows[o].to_numpy() for o in (*A.VICTORIES, "defeat")}
+        counts = {o: int(v[o].sum()) for o in v}
+        counts["perfect"] = int(np.all([v[o] for o in A.VICTORIES], axis=0).sum())
+        counts["no_result"] = int((~np.any([v[o] for o in A.VICTORIES], axis=0)
+                                   & ~v["defeat"]).sum())
+        assert row["n"] == rows.height
+        for o in A.OUTCOMES:
+            assert row[f"{o}_k"] == counts[o], o
+            assert row[f"{o}_rate"] == pytest.approx(counts[o] / rows.height)
+            lo, hi = A.wilson(counts[o], rows.height)
+            assert (row[f"{o}_low"], row[f"{o}_high"]) == pytest.approx((lo, hi))
+
+
+def test_rates_cover_the_true_probabilities(games):
+    table = A.rates(games.filter(pl.col("policy") == "syn_fire"), by="k")
+    assert table["k"].to_list() == list(TRIGGERS)
+    covered = total = 0
+    for row, k in zip(table.iter_rows(named=True), TRIGGERS, strict=True):
+        for o, p in expected_rates(k).items():
+            total += 1
+            covered += row[f"{o}_low"] <= p <= row[f"{o}_high"]
+            assert abs(row[f"{o}_rate"] - p) < 0.05, (k, o)
+    assert covered >= 0.9 * total
+
+
+def test_rates_nan_and_null_are_one_group(games):
+    never = games.with_columns(pl.when(pl.col("k") == NEVER).then(math.nan)
+                               .otherwise(pl.col("k")).alias("k"))
+    table = A.rates(never, by="k")
+    assert table["k"].to_list() == [*TRIGGERS[:-1], None]  # NaN joins the null group, last
+    assert table["n"][-1] == 2 * 2000  # syn_fire k=NaN and syn_hold (k null)
+
+
+def test_rates_whole_frame_long_and_empty(games):
+    one = A.rates(games)
+    assert one.height == 1 and one["n"][0] == games.height
+    assert "cell" not in one.columns
+    long = A.rates(games, by=["policy", "cell"], long=True)
+    assert long.columns == ["policy", "cell", "outcome", "n", "k", "rate", "low", "high"]
+    assert long.height == (len(TRIGGERS) + 1) * len(A.OUTCOMES)
+    assert set(long["outcome"]) == set(A.OUTCOMES)
+    empty = A.rates(games.head(0))
+    assert empty["n"][0] == 0 and math.isnan(empty["defeat_rate"][0])
+
+
+def test_rates_null_group_is_never_fired(games):
+    table = A.rates(games, by="first_fire_turn")
+    never = table.filter(pl.col("first_fire_turn").is_null())
+    assert never["n"][0] == games["first_fire_turn"].null_count()
+    assert table["first_fire_turn"].to_list()[-1] is None
+
+
+def test_outcomes_partition_the_games(games):
+    """Every game is exactly one of: some victory, defeat, no result."""
+    table = A.rates(games, by="cell")
+    anywin = A.with_outcomes(games).group_by("cell").agg(
+        pl.any_horizontal(*A.VICTORIES).sum().alias("won")).sort("cell")
+    total = anywin["won"] + table["defeat_k"] + table["no_result_k"]
+    assert (total == table["n"]).all()
+
+
+def test_end_reasons(games):
+    table = A.end_reasons(games, by="cell")
+    per_cell = table.group_by("cell").agg(pl.col("k").sum(), pl.col("n").first())
+    assert (per_cell["k"] == per_cell["n"]).all()
+    defeats = table.filter(pl.col("defeat")).group_by("cell").agg(pl.col("k").sum()).sort("cell")
+    assert defeats["k"].to_list() == A.rates(games, by="cell")["defeat_k"].to_list()
+    overall = A.end_reasons(games)
+    assert overall["k"].sum() == games.height
+    shares = dict(overall.filter(pl.col("defeat")).select("end_reason", "k").iter_rows())
+    total = sum(shares.values())
+    assert shares["vehicle destroyed"] / total == pytest.approx(DEFEAT_SPLIT[0], abs=0.05)
+
+
+# -- paired comparison ----------------------------------------------------------------------
+
+
+def test_paired_comparison_detects_a_real_difference(games):
+    # k=8 vs k=24: operational 0.60 vs 0.36 before defeats
+    out = A.paired_comparison(games, {"k": 8.0}, {"k": 24.0}, "operational")
+    assert out.height == 1
+    row = out.row(0, named=True)
+    true = expected_rates(8.0)["operational"] - expected_rates(24.0)["operational"]
+    assert row["n"] == 2000
+    assert row["significant"] and row["p_value"] < 1e-6
+    assert row["diff_low"] <= true <= row["diff_high"]
+    assert row["diff_low"] > 0
+    assert row["diff"] == pytest.approx(row["rate_a"] - row["rate_b"])
+    assert row["a"] == "k=8" and row["b"] == "k=24"
+
+
+def test_paired_comparison_ignores_a_null_difference():
+    rng = np.random.default_rng(5)
+    n = 3000
+    a = rng.random(n) < 0.3
+    b = rng.random(n) < 0.3  # same probability, independent luck
+    frame = pl.DataFrame({"game": np.r_[np.arange(n), np.arange(n)],
+                          "seed": np.zeros(2 * n, dtype=np.int64),
+                          "policy": ["a"] * n + ["b"] * n,
+                          "cell": np.r_[np.zeros(n), np.ones(n)].astype(np.int32),
+                          "operational": np.r_[a, b], "tactical": np.r_[a, a],
+                          "strategic": np.r_[b, b], "political": np.r_[a, b],
+                          "defeat": np.zeros(2 * n, dtype=bool)})
+    out = A.paired_comparison(frame, "a", "b")
+    assert out["outcome"].to_list() == list(A.OUTCOMES)
+    op = out.filter(pl.col("outcome") == "operational").row(0, named=True)
+    assert not op["significant"] and op["p_value"] > 0.05
+    assert op["diff_low"] < 0 < op["diff_high"]
+    same = out.filter(pl.col("outcome") == "tactical").row(0, named=True)  # identical games
+    assert same["p_value"] == 1.0 and same["diff"] == 0.0 and same["only_a"] == same["only_b"] == 0
+    assert same["diff_low"] <= 0.0 <= same["diff_high"]
+
+
+def test_paired_interval_known_value():
+    """Newcombe's method 10 on the table (59, 6; 16, 80): -0.0621 (-0.1186 to -0.0046)."""
+    n11, n10, n01, n00 = 59, 6, 16, 80
+    a = np.r_[np.ones(n11 + n10), np.zeros(n01 + n00)].astype(bool)
+    b = np.r_[np.ones(n11), np.zeros(n10), np.ones(n01), np.zeros(n00)].astype(bool)
+    stats = A._compare(a, b, 1.96, 0.05)
+    assert stats["diff"] == pytest.approx(-0.0621, abs=5e-5)
+    assert (stats["diff_low"], stats["diff_high"]) == pytest.approx((-0.1186, -0.0046), abs=5e-5)
+    assert stats["p_value"] == pytest.approx(A.mcnemar_exact(6, 16))
+
+
+def test_mcnemar_exact():
+    assert A.mcnemar_exact(0, 0) == 1.0
+    assert A.mcnemar_exact(10, 2) == pytest.approx(2 * (1 + 12 + 66) / 4096)
+    assert A.mcnemar_exact(0, 5) == pytest.approx(2 / 32)
+    assert A.mcnemar_exact(3, 3) == 1.0
+    big = A.mcnemar_exact(200_000, 201_000)  # large counts stay finite and sensible
+    assert 0.05 < big < 0.5
+
+
+def test_paired_comparison_selectors_and_errors(games):
+    by_cell = A.paired_comparison(games, 0, 5, "strategic")
+    assert by_cell["a"][0] == "syn_fire k=8" and by_cell["b"][0] == "syn_fire k=25 (never)"
+    by_expr = A.paired_comparison(games, pl.col("cell") == 0, pl.col("cell") == 5, "strategic")
+    assert by_cell["diff"][0] == by_expr["diff"][0]
+    never = A.paired_comparison(games, {"policy": "syn_fire", "k": 25}, "syn_hold", "defeat")
+    assert never["diff"][0] == 0.0  # the same luck and the same probabilities
+    with pytest.raises(ValueError, match="several games"):
+        A.paired_comparison(games, "syn_fire", "syn_hold", "defeat")
+    with pytest.raises(ValueError, match="no games"):
+        A.paired_comparison(games, "nobody", "syn_hold", "defeat")
+    with pytest.raises(ValueError, match="unknown outcome"):
+        A.paired_comparison(games, 0, 1, "glory")
+    other_seed = games.filter(pl.col("cell") == 1).with_columns(
+        pl.lit(12345, dtype=pl.Int64).alias("seed"))
+    mixed = pl.concat([games.filter(pl.col("cell") == 0), other_seed])
+    with pytest.raises(ValueError, match="common random numbers"):
+        A.paired_comparison(mixed, 0, 1, "defeat")
+
+
+def test_pairing_narrows_intervals(games):
+    """Common random numbers: the paired interval is narrower than an unpaired one."""
+    row = A.paired_comparison(games, {"k": 12.0}, {"k": 16.0}, "operational").row(0, named=True)
+    n, pa, pb = row["n"], row["rate_a"], row["rate_b"]
+    se = math.sqrt(pa * (1 - pa) / n + pb * (1 - pb) / n)
+    assert row["diff_high"] - row["diff_low"] < 0.5 * (2 * 1.96 * se)
+
+
+# -- distributions and summary --------------------------------------------------------------
+
+
+def test_distributions(games):
+    table = A.distributions(games, by="policy")
+    assert set(table["variable"]) == set(A.DISTRIBUTION_VARIABLES)
+    for (policy, _), part in table.group_by(["policy", "variable"]):
+        assert part["n"].sum() == games.filter(pl.col("policy") == policy).height
+        assert part["share"].sum() == pytest.approx(1.0)
+        assert part["cumulative"][-1] == pytest.approx(1.0)
+    hold = table.filter((pl.col("policy") == "syn_hold") & (pl.col("variable") == "first_fire_roe"))
+    assert hold.height == 1 and hold["value"][0] is None  # never fired: one null value
+    damage = table.filter((pl.col("policy") == "syn_hold") & (pl.col("variable") == "damage"))
+    rows = games.filter(pl.col("policy") == "syn_hold")
+    total = rows["heavy_damage"] + rows["light_damage"]
+    assert dict(damage.select("value", "n").iter_rows()) == {
+        int(v): int((total == v).sum()) for v in total.unique()}
+    turns = A.distributions(games, variables=["end_turn"])
+    assert turns["value"].to_list() == sorted(games["end_turn"].unique().to_list())
+
+
+def test_summary(games):
+    table = A.summary(games, by="cell")
+    row = table.filter((pl.col("cell") == 0) & (pl.col("variable") == "end_turn")).row(
+        0, named=True)
+    cell0 = games.filter(pl.col("cell") == 0)
+    assert row["mean"] == pytest.approx(cell0["end_turn"].mean())
+    assert row["n"] == cell0.height and row["never"] == 0
+    hold = table.filter((pl.col("cell") == 6) & (pl.col("variable") == "first_fire_turn"))
+    assert hold["never"][0] == 2000 and hold["n"][0] == 0
+
+
+# -- best trigger ---------------------------------------------------------------------------
+
+
+def test_best_trigger(games):
+    best = A.best_trigger(games, "k")  # default 12 and "25: never" from the declaration
+    by = {r["outcome"]: r for r in best.iter_rows(named=True)}
+    assert list(by) == list(A.HEADLINE)
+    assert by["operational"]["best"] == 8.0 and by["operational"]["worst"] is None
+    assert by["operational"]["worst_label"] == "never"
+    assert by["strategic"]["best"] in (20.0, 24.0, None)  # all three share p = 0.75
+    assert by["strategic"]["worst"] in (8.0, 12.0, 16.0)
+    assert by["defeat"]["goal"] == "min" and by["defeat"]["best"] == 8.0
+    assert by["defeat"]["gain_vs_worst"] > 0.1  # 4% vs ~18%: fewer defeats is a gain
+    op = by["operational"]
+    assert op["gain_vs_worst"] == pytest.approx(op["best_rate"] - op["worst_rate"])
+    assert op["default"] == 12.0 and op["default_label"] == "12"
+    assert op["gain_vs_default"] == pytest.approx(op["best_rate"] - op["default_rate"])
+    assert op["significant_vs_worst"] and op["p_vs_worst"] < 1e-6
+    assert op["n_settings"] == len(TRIGGERS) and op["n_min"] == 2000
+    for r in by.values():
+        assert r["gain_vs_worst"] >= 0 and r["gain_vs_default"] >= 0
+        assert r["best_low"] <= r["best_rate"] <= r["best_high"]
+        assert r["best_label"] not in r["tied"] and r["worst_label"] not in r["tied"]
+    assert by["operational"]["tied"] == []  # k=8 is clearly ahead
+    for o in ("strategic", "political"):  # tied: exactly the settings the paired test can't split
+        r = by[o]
+        for k in TRIGGERS:
+            label = A.fmt_value(k) if k != NEVER else "never"
+            if label == r["best_label"]:
+                continue
+            p = A.paired_comparison(games, {"k": r["best"] if r["best"] is not None else NEVER},
+                                    {"k": k}, o)["p_value"][0]
+            assert (label in r["tied"]) == (p >= 0.05), (o, label, p)
+    # p-values agree with paired_comparison on the same two cells
+    direct = A.paired_comparison(games, {"k": 8.0}, {"k": NEVER}, "operational")
+    assert op["p_vs_worst"] == pytest.approx(direct["p_value"][0])
+
+
+def test_best_trigger_without_declaration_or_pairs(games):
+    undeclared = games.with_columns(pl.lit("syn_unknown").alias("policy"))
+    best = A.best_trigger(undeclared, "k", outcomes=["operational"])
+    assert best["default"][0] is None and best["gain_vs_default"][0] is None
+    assert best["worst_label"][0] == "25"  # nobody said 25 means never
+    given = A.best_trigger(undeclared, "k", default=16, never=25, outcomes=["operational"])
+    assert given["worst_label"][0] == "never" and given["default_label"][0] == "16"
+    doubled = pl.concat([games, games.filter(pl.col("cell") == 0).with_columns(
+        pl.lit(40, dtype=pl.Int32).alias("cell"))])
+    unpaired = A.best_trigger(doubled, "k", outcomes=["operational"])
+    assert unpaired["p_vs_worst"][0] is None  # two cells share k=8: no one-to-one pairing
+    with pytest.raises(ValueError, match="no column"):
+        A.best_trigger(games, "nope")
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def test_parameters_and_labels(games):
+    assert A.param_columns(games) == ["k", "stop_at_tanks"]
+    assert A.swept_parameters(games) == {"syn_fire": ["k"], "syn_hold": []}
+    labels = A.cell_labels(games)
+    assert labels["label"].to_list() == ["syn_fire k=8", "syn_fire k=12", "syn_fire k=16",
+                                         "syn_fire k=20", "syn_fire k=24",
+                                         "syn_fire k=25 (never)", "syn_hold"]
+    assert A.fmt_value(12.0) == "12" and A.fmt_value(0.25) == "0.25"
+    assert A.fmt_value(None) == A.fmt_value(math.nan) == A.fmt_value(math.inf) == "never"
+    assert A.declared_parameter("syn_fire", "k").default == 12
+    assert A.never_value("syn_fire", "k") == 25.0
+    assert A.never_value("syn_fire", "stop_at_tanks") is None
+    assert A.declared_parameter("no_such_policy", "k") is None
+
+
+def test_examples(games):
+    ex = A.examples(games, k=3)
+    by = {r["outcome"]: r for r in ex.iter_rows(named=True)}
+    assert by["defeat: vehicle destroyed"]["count"] == games.filter(
+        pl.col("end_reason") == "vehicle destroyed").height
+    for r in ex.iter_rows(named=True):
+        assert 1 <= len(r["games"]) <= 3 and len(r["cells"]) == len(r["games"])
+        assert r["games"] == sorted(set(r["games"]))  # distinct games, lowest first
+        for g, c in zip(r["games"], r["cells"], strict=True):
+            row = games.filter((pl.col("game") == g) & (pl.col("cell") == c))
+            mask = A.outcome_masks(games)[r["outcome"]]
+            assert A.with_outcomes(row).select(mask).item()
+
+
+# -- plots ----------------------------------------------------------------------------------
+
+
+def _legend_labels(fig) -> list[str]:
+    return [t.get_text() for legend in fig.legends for t in legend.get_texts()]
+
+
+HEADLINE_LABELS = ["operational victory", "tactical victory", "strategic victory",
+                   "political victory", "all four victories", "defeat"]
+
+
+@pytest.mark.parametrize("chart", ["turn", "roe", "trigger"])
+def test_rate_charts(games, chart):
+    from matplotlib.figure import Figure
+
+    if chart == "turn":
+        fig = plots.rates_by_first_fire_turn(games)
+    elif chart == "roe":
+        fig = plots.rates_by_first_fire_roe(games)
+    else:
+        fig = plots.rates_by_trigger(games, "k", meaning="first fire at RoE >= k")
+    assert isinstance(fig, Figure)
+    assert _legend_labels(fig) == HEADLINE_LABELS
+    ax = fig.axes[0]
+    lines = [line for line in ax.get_lines() if not line.get_label().startswith("_")]
+    assert len(lines) == 6
+    assert fig._suptitle is not None and fig._suptitle.get_text()
+    assert "%" in ax.get_ylabel()
+    ticks = [t.get_text() for t in fig.axes[-1].get_xticklabels()]
+    assert any(t.startswith("never") for t in ticks)  # the never point has its own tick
+    bottom = fig.axes[-1].get_xlabel()
+    assert {"turn": "turn", "roe": "RoE", "trigger": "first fire at RoE"}[chart] in bottom
+    assert len(fig.axes) == (1 if chart == "trigger" else 2)  # observational: a count panel
+
+
+def test_rate_chart_all_outcomes_and_min_games(games):
+    fig = plots.rates_by(games, "first_fire_turn", outcomes=A.OUTCOMES, min_games=500)
+    assert len(_legend_labels(fig)) == len(A.OUTCOMES)
+    assert "not drawn" in fig.axes[0].get_title()
+
+
+def test_policy_comparison_chart(games):
+    fig = plots.policy_comparison(games.filter(pl.col("cell").is_in([0, 5, 6])), by="cell")
+    labels = _legend_labels(fig)
+    assert len(labels) == 3 and labels[0].startswith("syn_fire k=8 (2,000 games")
+    assert labels[1].startswith("syn_fire k=25 (never)") and labels[2].startswith("syn_hold")
+    ax = fig.axes[0]
+    assert len(ax.patches) == 3 * len(A.HEADLINE)  # one bar per (series, outcome)
+    assert [t.get_text() for t in ax.get_xticklabels()] == HEADLINE_LABELS
+    by_policy = plots.policy_comparison(games)
+    assert len(_legend_labels(by_policy)) == 2
