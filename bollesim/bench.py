@@ -15,8 +15,8 @@ from numba import njit, prange
 from bollesim import rng
 from bollesim.engine import layout as L
 from bollesim.policy import Policy
-from bollesim.runner import play_chunk, set_threads
 from bollesim.rules.loader import Ruleset
+from bollesim.runner import play_chunk, set_threads
 
 
 @njit(cache=True, parallel=True)
@@ -48,8 +48,15 @@ def _compile_seconds(policy: str, cache_dir: str | None) -> float:
     return time.perf_counter() - t
 
 
-def measure(rules: Ruleset, policy: Policy, games: int, reference_games: int, seed: int = 1,
-            cold: bool = True, progress=print) -> dict:
+def measure(
+    rules: Ruleset,
+    policy: Policy,
+    games: int,
+    reference_games: int,
+    seed: int = 1,
+    cold: bool = True,
+    progress=print,
+) -> dict:
     """Every figure of the benchmark, as a dict (the keys of `bollesim bench --json`)."""
     import numba
 
@@ -59,14 +66,18 @@ def measure(rules: Ruleset, policy: Policy, games: int, reference_games: int, se
     play_chunk(rules, policy, params[:16], seed, 0, "fast")
     set_threads(threads)
     out = {}
-    t_all = min(_timed(lambda: play_chunk(rules, policy, params, seed, 0, "fast")) for _ in range(2))
+    t_all = min(
+        _timed(lambda: play_chunk(rules, policy, params, seed, 0, "fast")) for _ in range(2)
+    )
     results = play_chunk(rules, policy, params, seed, 0, "fast")
     progress(f"fast engine, {threads} threads: {games / t_all:,.0f} games/s")
     set_threads(1)
     t_one = _timed(lambda: play_chunk(rules, policy, params, seed, 0, "fast"))
     set_threads(threads)
     progress(f"fast engine, 1 thread: {games / t_one:,.0f} games/s")
-    t_ref = _timed(lambda: play_chunk(rules, policy, params[:reference_games], seed, 0, "reference"))
+    t_ref = _timed(
+        lambda: play_chunk(rules, policy, params[:reference_games], seed, 0, "reference")
+    )
     progress(f"reference engine: {reference_games / t_ref:,.1f} games/s")
     draws = np.ascontiguousarray(results[:, L.R_RANDOM_DRAWS])
     sink = np.zeros(games, dtype=np.int64)

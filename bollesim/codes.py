@@ -61,8 +61,24 @@ VEHICLES = ("VL2", "QL3", "QL1", "AQ", "EA", "FA", "BQ", "FB", "GB")
 VL2, QL3, QL1, AQ, EA, FA, BQ, FB, GB = range(9)
 N_VEHICLES = 9
 POSITIONS = (
-    "SAR", "KAL", "OPN", "T2", "S1", "S2", "S3", "K1", "K2", "K3",
-    "SK1", "SK2", "SK3", "SK4", "T21", "T22", "T23", "OPN1",
+    "SAR",
+    "KAL",
+    "OPN",
+    "T2",
+    "S1",
+    "S2",
+    "S3",
+    "K1",
+    "K2",
+    "K3",
+    "SK1",
+    "SK2",
+    "SK3",
+    "SK4",
+    "T21",
+    "T22",
+    "T23",
+    "OPN1",
 )
 SAR, KAL, OPN, T2, S1, S2, S3, K1, K2, K3, SK1, SK2, SK3, SK4, T21, T22, T23, OPN1 = range(18)
 N_POSITIONS = 18

@@ -26,9 +26,20 @@ STOP_ON_VICTORY = 13  # §8, I-END: 0 = play on, 1 = stop and claim the victory
 N_KINDS = 14
 
 KIND_NAMES = (
-    "vl2_destination", "draw_again", "issue_order", "extra_order", "refresh_ability",
-    "ability_side", "stack_priority", "tow_destination", "fire_target", "depot_track",
-    "use_ability", "extra_move", "extra_fire", "stop_on_victory",
+    "vl2_destination",
+    "draw_again",
+    "issue_order",
+    "extra_order",
+    "refresh_ability",
+    "ability_side",
+    "stack_priority",
+    "tow_destination",
+    "fire_target",
+    "depot_track",
+    "use_ability",
+    "extra_move",
+    "extra_fire",
+    "stop_on_victory",
 )
 
 PASS = 0  # the "do nothing" option of the order decisions

@@ -8,12 +8,19 @@ from bollesim import events as E
 from bollesim.rules.loader import Ruleset
 
 PHASE_OF = {  # the phase heading an event opens, when it is the first of its phase
-    E.VL2_DESTINATION: "Orders phase", E.DRAW: "Orders phase",
-    E.COMMANDER_CHECK: "Execution phase", E.AIRSTRIKE: "Execution phase",
-    E.MOVE: "Execution phase", E.NOT_MOVED: "Execution phase", E.FIRE: "Execution phase",
-    E.TANK_STATUS: "Enemy reaction phase", E.ATTACK: "Enemy reaction phase",
-    E.ARTILLERY: "Enemy reaction phase", E.ATTACK_SKIPPED: "Enemy reaction phase",
-    E.VICTORY: "End phase", E.HULL_FLIP: "End phase",
+    E.VL2_DESTINATION: "Orders phase",
+    E.DRAW: "Orders phase",
+    E.COMMANDER_CHECK: "Execution phase",
+    E.AIRSTRIKE: "Execution phase",
+    E.MOVE: "Execution phase",
+    E.NOT_MOVED: "Execution phase",
+    E.FIRE: "Execution phase",
+    E.TANK_STATUS: "Enemy reaction phase",
+    E.ATTACK: "Enemy reaction phase",
+    E.ARTILLERY: "Enemy reaction phase",
+    E.ATTACK_SKIPPED: "Enemy reaction phase",
+    E.VICTORY: "End phase",
+    E.HULL_FLIP: "End phase",
 }
 
 
@@ -31,7 +38,9 @@ class Narrator:
         if c == r.setup_chit:
             return "Saraci setup artillery"
         if t == C.ART:
-            return f"Artillery ({C.ART_TARGET_NAMES[r.chit_art_target[c]].replace('none', 'No art.')})"
+            return (
+                f"Artillery ({C.ART_TARGET_NAMES[r.chit_art_target[c]].replace('none', 'No art.')})"
+            )
         double = ", 2 targets" if r.chit_double[c] else ""
         return f"{C.WEAPON_NAMES[t].upper() if t != C.TANK else 'Tank'} ({C.LETTER_NAMES[r.chit_letter[c]]}{double})"
 
@@ -45,7 +54,11 @@ class Narrator:
         kind, mask, dest = D.order_kind(code), D.order_mask(code), D.order_dest(code)
         names = ", ".join(self.veh(v) for v in range(len(self.rules.vehicle_ids)) if mask >> v & 1)
         if kind == C.MOVE:
-            where = f"the {C.TOWN_NAMES[dest - D.SPREAD]} overwatches" if dest >= D.SPREAD else self.pos(dest)
+            where = (
+                f"the {C.TOWN_NAMES[dest - D.SPREAD]} overwatches"
+                if dest >= D.SPREAD
+                else self.pos(dest)
+            )
             return f"Move to {where} for {names}"
         if kind == C.FIRE:
             return f"Fire for {names}"
@@ -64,14 +77,18 @@ class Narrator:
             case E.LIGHT_DAMAGE:
                 if b < 0:
                     return f"{veh(a)} already has every light damage: no effect."
-                return f"{veh(a)} takes light damage: {C.LIGHT_NAMES[b].replace('_', ' ')} (die {c})."
+                return (
+                    f"{veh(a)} takes light damage: {C.LIGHT_NAMES[b].replace('_', ' ')} (die {c})."
+                )
             case E.CIVILIAN_CAR:
                 return f"The civilian car is retired; {self.chit(b)} goes to its track, no order."
             case E.PAIR:
                 orders = [o for o, ok in (("Fire", c), ("Move", d & 1)) if ok]
                 scope = "a platoon or one vehicle" if d & 2 else "one vehicle"
-                return (f"Pair {self.chit(a)} + {self.chit(b)}: the Order Matrix gives "
-                        f"{' or '.join(orders)} for {scope}.")
+                return (
+                    f"Pair {self.chit(a)} + {self.chit(b)}: the Order Matrix gives "
+                    f"{' or '.join(orders)} for {scope}."
+                )
             case E.ORDER:
                 extra = " (Extra order)" if b == D.EXTRA_ORDER else ""
                 return f"Issues {self.order(a)}{extra}."
@@ -86,7 +103,9 @@ class Narrator:
             case E.ROE:
                 return f"RoE {'+' if b > 0 else ''}{b} ({E.ROE_CAUSES[c]}): now {a}."
             case E.ABILITY:
-                what = ("becomes available", "returns to the RoE track", "is used", "is refreshed")[b]
+                what = ("becomes available", "returns to the RoE track", "is used", "is refreshed")[
+                    b
+                ]
                 return f"{veh(r.ability_vehicle[a])} ability '{ability(a, c)}' {what}."
             case E.POOL_EXHAUSTED:
                 return f"Only {a} weapon chits left in the pool: no more pairs (I-POOL)."
@@ -127,7 +146,9 @@ class Narrator:
             case E.DESTROYED:
                 return f"  {veh(a)} is DESTROYED."
             case E.COMMANDER_ROLL:
-                return f"  {veh(a)}'s commander is unbuttoned: die {b}{': KILLED' if c else ', safe'}."
+                return (
+                    f"  {veh(a)}'s commander is unbuttoned: die {b}{': KILLED' if c else ', safe'}."
+                )
             case E.ARTILLERY:
                 target = C.ART_TARGET_NAMES[a].replace("none", "nothing (silent)")
                 roll = f", 2d6 {b}" if b else ""
@@ -150,7 +171,7 @@ class Narrator:
     def narrate(self, trace: list[tuple]) -> list[str]:
         lines: list[str] = []
         phase = None
-        for turn, kind, a, b, c, d in trace:
+        for _turn, kind, a, b, c, d in trace:
             if kind == E.TURN_START:
                 lines += ["", f"=== Turn {a} (T2 deadline {b}, RoE {c}) ==="]
                 phase = None

@@ -24,11 +24,15 @@ from numba import njit, types
 
 from bollesim.errors import UsageError
 
-
 # decide(kind, obs, options, n_options, params, prng) -> index. One signature for every
 # policy, so the fast engine is compiled once and takes any policy as a function pointer.
 DECIDE_SIGNATURE = types.int64(
-    types.int64, types.int64[::1], types.int64[::1], types.int64, types.float64[::1], types.int64[::1]
+    types.int64,
+    types.int64[::1],
+    types.int64[::1],
+    types.int64,
+    types.float64[::1],
+    types.int64[::1],
 )
 
 
@@ -57,12 +61,16 @@ class Policy:
         for name in values:
             if name not in known:
                 names = ", ".join(known) or "none"
-                raise UsageError(f"policy {self.name!r} has no parameter {name!r} (its parameters: {names})")
+                raise UsageError(
+                    f"policy {self.name!r} has no parameter {name!r} (its parameters: {names})"
+                )
         out = np.empty(len(self.parameters), dtype=np.float64)
         for i, p in enumerate(self.parameters):
             value = float(values.get(p.name, p.default))
             if not p.low <= value <= p.high:
-                raise UsageError(f"{self.name}.{p.name} = {value:g} is outside its range {p.low:g}..{p.high:g}")
+                raise UsageError(
+                    f"{self.name}.{p.name} = {value:g} is outside its range {p.low:g}..{p.high:g}"
+                )
             out[i] = value
         return out
 
@@ -71,7 +79,9 @@ def available_policies() -> list[str]:
     """Names of the modules in the policies package."""
     import policies
 
-    return sorted(m.name for m in pkgutil.iter_modules(policies.__path__) if not m.name.startswith("_"))
+    return sorted(
+        m.name for m in pkgutil.iter_modules(policies.__path__) if not m.name.startswith("_")
+    )
 
 
 def from_module(module: ModuleType, name: str | None = None) -> Policy:

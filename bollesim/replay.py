@@ -10,8 +10,9 @@ from bollesim.reference.play import play_game
 from bollesim.rules.loader import Ruleset
 
 
-def narrated_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int,
-                  game_index: int = 0) -> tuple[list[str], dict]:
+def narrated_game(
+    rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, game_index: int = 0
+) -> tuple[list[str], dict]:
     """The turn-by-turn account of one game and its result row."""
     trace: list = []
     row = play_game(rules, policy, params, seed, game_index, trace)

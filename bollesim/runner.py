@@ -24,12 +24,23 @@ from bollesim.rules.loader import Ruleset, load_ruleset
 
 # Result columns in the fast engine's order (engine/layout.py R_*), with their dtypes.
 RESULT_COLUMNS = (
-    ("operational", pl.Boolean), ("tactical", pl.Boolean), ("strategic", pl.Boolean),
-    ("political", pl.Boolean), ("defeat", pl.Boolean), ("end_turn", pl.Int16),
-    ("end_reason", pl.Utf8), ("first_fire_turn", pl.Int16), ("first_fire_roe", pl.Int16),
-    ("final_roe", pl.Int16), ("deadline", pl.Int16), ("tanks_at_t2", pl.Int16),
-    ("airstrike_turn", pl.Int16), ("heavy_damage", pl.Int16), ("light_damage", pl.Int16),
-    ("chits_drawn", pl.Int16), ("random_draws", pl.Int32),
+    ("operational", pl.Boolean),
+    ("tactical", pl.Boolean),
+    ("strategic", pl.Boolean),
+    ("political", pl.Boolean),
+    ("defeat", pl.Boolean),
+    ("end_turn", pl.Int16),
+    ("end_reason", pl.Utf8),
+    ("first_fire_turn", pl.Int16),
+    ("first_fire_roe", pl.Int16),
+    ("final_roe", pl.Int16),
+    ("deadline", pl.Int16),
+    ("tanks_at_t2", pl.Int16),
+    ("airstrike_turn", pl.Int16),
+    ("heavy_damage", pl.Int16),
+    ("light_damage", pl.Int16),
+    ("chits_drawn", pl.Int16),
+    ("random_draws", pl.Int32),
 )
 NULL_WHEN_ZERO = ("first_fire_turn", "first_fire_roe", "airstrike_turn")
 ENGINES = ("fast", "reference")
@@ -70,8 +81,14 @@ def _check_counts(n_games: int, seed: int) -> None:
         raise UsageError(f"the seed must be a whole number from 0 to 2**63 - 1, got {seed}")
 
 
-def play_chunk(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, first_game: int,
-               engine: str = "fast") -> np.ndarray:
+def play_chunk(
+    rules: Ruleset,
+    policy: Policy,
+    params: np.ndarray,
+    seed: int,
+    first_game: int,
+    engine: str = "fast",
+) -> np.ndarray:
     """Results (n, N_RESULTS) int64 of games first_game .. first_game + n - 1."""
     from bollesim.engine import layout as L
 
@@ -100,8 +117,14 @@ def _as_int(value) -> int:
     return int(value)
 
 
-def to_frame(results: np.ndarray, policy: Policy, params: np.ndarray, seed: int,
-             first_game: int, cell: int = 0) -> pl.DataFrame:
+def to_frame(
+    results: np.ndarray,
+    policy: Policy,
+    params: np.ndarray,
+    seed: int,
+    first_game: int,
+    cell: int = 0,
+) -> pl.DataFrame:
     """One row per game (DESIGN.md §5) from the engine's result array."""
     n = results.shape[0]
     columns: dict[str, pl.Series] = {
@@ -136,13 +159,23 @@ def set_threads(threads: int | None) -> None:
     if threads is None:
         return
     if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-        raise UsageError(f"--threads must be from 1 to {numba.config.NUMBA_NUM_THREADS}, got {threads}")
+        raise UsageError(
+            f"--threads must be from 1 to {numba.config.NUMBA_NUM_THREADS}, got {threads}"
+        )
     numba.set_num_threads(threads)
 
 
-def simulate(policy: str | Policy, n_games: int, seed: int = 0, params=None,
-             rules: Ruleset | None = None, engine: str = "fast", threads: int | None = None,
-             chunk_size: int = DEFAULT_CHUNK, first_game: int = 0) -> pl.DataFrame:
+def simulate(
+    policy: str | Policy,
+    n_games: int,
+    seed: int = 0,
+    params=None,
+    rules: Ruleset | None = None,
+    engine: str = "fast",
+    threads: int | None = None,
+    chunk_size: int = DEFAULT_CHUNK,
+    first_game: int = 0,
+) -> pl.DataFrame:
     """Play n_games and return one row per game (a polars DataFrame).
 
     >>> df = simulate("historical", 10_000, seed=1)
@@ -156,18 +189,37 @@ def simulate(policy: str | Policy, n_games: int, seed: int = 0, params=None,
     matrix = param_matrix(policy, n_games, params)
     set_threads(threads)
     frames = [
-        to_frame(play_chunk(rules, policy, matrix[a:b], seed, first_game + a, engine),
-                 policy, matrix[a:b], seed, first_game + a)
+        to_frame(
+            play_chunk(rules, policy, matrix[a:b], seed, first_game + a, engine),
+            policy,
+            matrix[a:b],
+            seed,
+            first_game + a,
+        )
         for a, b in chunks(n_games, max(1, chunk_size))
     ]
-    return pl.concat(frames) if frames else to_frame(
-        np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64), policy, matrix, seed, first_game)
+    return (
+        pl.concat(frames)
+        if frames
+        else to_frame(
+            np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64), policy, matrix, seed, first_game
+        )
+    )
 
 
-def run_to_dir(out_dir: str | Path, policy: str | Policy, n_games: int, seed: int = 0,
-               params=None, rules: Ruleset | None = None, engine: str = "fast",
-               threads: int | None = None, chunk_size: int = DEFAULT_CHUNK,
-               progress: Callable[[int], None] | None = None, extra_manifest: dict | None = None) -> dict:
+def run_to_dir(
+    out_dir: str | Path,
+    policy: str | Policy,
+    n_games: int,
+    seed: int = 0,
+    params=None,
+    rules: Ruleset | None = None,
+    engine: str = "fast",
+    threads: int | None = None,
+    chunk_size: int = DEFAULT_CHUNK,
+    progress: Callable[[int], None] | None = None,
+    extra_manifest: dict | None = None,
+) -> dict:
     """Play a batch into out_dir/games.parquet and out_dir/manifest.json, chunk by chunk.
 
     Both files are written under temporary names and renamed when complete, so an
@@ -196,7 +248,9 @@ def run_to_dir(out_dir: str | Path, policy: str | Policy, n_games: int, seed: in
             if progress:
                 progress(b - a)
         if writer is None:  # zero games: still a valid, empty file
-            table = to_frame(np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64), policy, matrix, seed, 0).to_arrow()
+            table = to_frame(
+                np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64), policy, matrix, seed, 0
+            ).to_arrow()
             writer = pq.ParquetWriter(parquet_tmp, table.schema, compression="zstd")
         writer.close()
         writer = None
@@ -238,8 +292,16 @@ def prepare_dir(out_dir: str | Path) -> Path:
     return path
 
 
-def make_manifest(rules: Ruleset, policy: Policy, matrix: np.ndarray, seed: int, n_games: int,
-                  engine: str, threads: int | None, chunk_size: int) -> dict:
+def make_manifest(
+    rules: Ruleset,
+    policy: Policy,
+    matrix: np.ndarray,
+    seed: int,
+    n_games: int,
+    engine: str,
+    threads: int | None,
+    chunk_size: int,
+) -> dict:
     import numba
 
     from bollesim import __version__
@@ -251,7 +313,8 @@ def make_manifest(rules: Ruleset, policy: Policy, matrix: np.ndarray, seed: int,
         "ruleset_hash": rules.digest,
         "policy": policy.name,
         "params": {p.name: float(distinct[0, i]) for i, p in enumerate(policy.parameters)}
-        if len(distinct) == 1 else "per game (see the parameter columns)",
+        if len(distinct) == 1
+        else "per game (see the parameter columns)",
         "seed": seed,
         "n_games": n_games,
         "engine": engine,

@@ -181,7 +181,9 @@ def artillery_silent(st):
 def in_town(st, position, town):
     """At a town's contact point or one of its overwatches (§5.4.1)."""
     cp = st[T.S_SARACI] if town == C.TOWN_S else st[T.S_KALESIJA]
-    return position == cp or (st[T.POS_KIND + position] == C.OW and st[T.POS_TOWN + position] == town)
+    return position == cp or (
+        st[T.POS_KIND + position] == C.OW and st[T.POS_TOWN + position] == town
+    )
 
 
 @njit(cache=True)

@@ -163,8 +163,13 @@ def move_step(st, decide):
     if st[T.S_APC_DOUBLE] and st[L.X_TANK_REACHED_KAL]:  # §6.2 optional rule
         second = np.full(T.NV, -1, dtype=np.int64)
         for v in range(T.NV):
-            if (moved[v] and not st[T.IS_TANK + v] and st[T.APC_SECOND_FROM + pos(st, v)]
-                    and wants_to_move(st, v) and may_move(st, v, False)):
+            if (
+                moved[v]
+                and not st[T.IS_TANK + v]
+                and st[T.APC_SECOND_FROM + pos(st, v)]
+                and wants_to_move(st, v)
+                and may_move(st, v, False)
+            ):
                 second[v] = step(st, v)
         perform_moves(st, decide, second)
     hook_tows(st, decide)
@@ -182,8 +187,12 @@ def counts_for_stacking(st, target, v):
     if st[vx(v, O.V_TOWED_BY)] >= 0:
         return False
     for r in range(T.NV):
-        if (st[vx(r, O.V_ORDER)] == C.TOW and st[vx(r, O.V_TOWING)] < 0
-                and st[vx(r, O.V_TOW_TARGET)] == v and final(st, target, r) == pos(st, v)):
+        if (
+            st[vx(r, O.V_ORDER)] == C.TOW
+            and st[vx(r, O.V_TOWING)] < 0
+            and st[vx(r, O.V_TOW_TARGET)] == v
+            and final(st, target, r) == pos(st, v)
+        ):
             return False
     return True
 
@@ -217,7 +226,11 @@ def perform_moves(st, decide, target):
             break
         stayers = 0
         for v in range(nv):
-            if target[v] != over and counts_for_stacking(st, target, v) and final(st, target, v) == over:
+            if (
+                target[v] != over
+                and counts_for_stacking(st, target, v)
+                and final(st, target, v) == over
+            ):
                 stayers += 1
         keep = np.zeros(nv, dtype=np.int64)
         kept = 0
@@ -311,8 +324,11 @@ def hook_tows(st, decide):
         anywhere = st[T.POS_KIND + here] == C.CP  # I-TOW-CP
         n = 0
         for p in range(T.NP):
-            if (st[T.POS_KIND + p] == C.CP and p != here
-                    and (anywhere or distance(st, here, p) == nearest)):
+            if (
+                st[T.POS_KIND + p] == C.CP
+                and p != here
+                and (anywhere or distance(st, here, p) == nearest)
+            ):
                 opts[n] = p
                 n += 1
         dest = ask(st, decide, D.TOW_DESTINATION, n, 0, 0)
@@ -338,9 +354,14 @@ def extra_move(st, decide):
     opts[0] = -1
     n = 1
     for v in range(T.NV):
-        if (within_ql1(st, v) and wants_to_move(st, v) and st[vx(v, O.V_TOWING)] < 0
-                and not st[vx(v, O.V_STUN)] and not st[vx(v, O.V_SKIP)]
-                and not has(st, v, O.V_HEAVY, C.TRACKS)):
+        if (
+            within_ql1(st, v)
+            and wants_to_move(st, v)
+            and st[vx(v, O.V_TOWING)] < 0
+            and not st[vx(v, O.V_STUN)]
+            and not st[vx(v, O.V_SKIP)]
+            and not has(st, v, O.V_HEAVY, C.TRACKS)
+        ):
             opts[n] = v
             n += 1
     if n == 1:
@@ -369,9 +390,18 @@ def has_icon(st, p, t):
 @njit(cache=True)
 def able_to_fire(st, v):
     """A tank on its Fire side, free to act, with icons where it stands (§6.3)."""
-    if not st[T.IS_TANK + v] or not st[vx(v, O.V_FIRE)] or st[vx(v, O.V_STUN)] or st[vx(v, O.V_SKIP)]:
+    if (
+        not st[T.IS_TANK + v]
+        or not st[vx(v, O.V_FIRE)]
+        or st[vx(v, O.V_STUN)]
+        or st[vx(v, O.V_SKIP)]
+    ):
         return False
-    if has(st, v, O.V_HEAVY, C.TURRET) or st[vx(v, O.V_TOWING)] >= 0 or st[vx(v, O.V_TOWED_BY)] >= 0:
+    if (
+        has(st, v, O.V_HEAVY, C.TURRET)
+        or st[vx(v, O.V_TOWING)] >= 0
+        or st[vx(v, O.V_TOWED_BY)] >= 0
+    ):
         return False
     here = pos(st, v)
     if st[T.POS_INDIRECT + here] and has(st, v, O.V_LIGHT, C.SIGHTS):
@@ -393,7 +423,11 @@ def fire_targets(st, v, out):
         last = last_chit(st, t)
         if last == st[T.S_SETUP_CHIT] and st[L.X_SETUP_FLIPPED]:
             continue
-        if t != C.ART and st[T.POS_KIND + here] == C.OW and st[T.CHIT_LETTER + last] != st[T.POS_LETTER + here]:
+        if (
+            t != C.ART
+            and st[T.POS_KIND + here] == C.OW
+            and st[T.CHIT_LETTER + last] != st[T.POS_LETTER + here]
+        ):
             continue
         out[n] = t
         n += 1
@@ -410,8 +444,11 @@ def fire_step(st, decide):
     if a >= 0 and pos(st, C.QL3) == st[T.S_DIRECT_FIRE_AT]:
         worth = False
         for v in range(nv):
-            if (able_to_fire(st, v) and st[T.POS_INDIRECT + (pos(st, v))]
-                    and fire_targets(st, v, tracks) > 0):
+            if (
+                able_to_fire(st, v)
+                and st[T.POS_INDIRECT + (pos(st, v))]
+                and fire_targets(st, v, tracks) > 0
+            ):
                 worth = True
         if worth and ask_yes_no(st, decide, D.USE_ABILITY, a):
             spend_ability(st, a)

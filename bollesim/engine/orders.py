@@ -52,8 +52,14 @@ def orders_phase(st, decide):
         st[O.PAIRS_THIS_TURN] += 1
         st[O.PAIR_FIRST] = a
         st[O.PAIR_SECOND] = b
-        log(st, E.PAIR, first, second, matrix_fire(st, a, b),
-            matrix_move(st, a, b) + 2 * matrix_platoon(st, a, b))
+        log(
+            st,
+            E.PAIR,
+            first,
+            second,
+            matrix_fire(st, a, b),
+            matrix_move(st, a, b) + 2 * matrix_platoon(st, a, b),
+        )
         offer_order(st, decide, a, b)
         place_on_track(st, first)
         place_on_track(st, second)
@@ -178,8 +184,12 @@ def lowest_bit(mask):
 
 @njit(cache=True)
 def can_take_move(st, v):
-    return (v != C.VL2 and not has(st, v, O.V_HEAVY, C.TRACKS)
-            and st[vx(v, O.V_TOWING)] < 0 and st[vx(v, O.V_TOWED_BY)] < 0)
+    return (
+        v != C.VL2
+        and not has(st, v, O.V_HEAVY, C.TRACKS)
+        and st[vx(v, O.V_TOWING)] < 0
+        and st[vx(v, O.V_TOWED_BY)] < 0
+    )
 
 
 @njit(cache=True)
@@ -280,12 +290,19 @@ def tow_options(st, opts, n):
     nv = T.NV
     reach = st[T.S_TOW_RANGE]
     for damaged in range(nv):
-        if (not has(st, damaged, O.V_HEAVY, C.TRACKS) or in_saraci(st, pos(st, damaged))
-                or st[vx(damaged, O.V_TOWED_BY)] >= 0):
+        if (
+            not has(st, damaged, O.V_HEAVY, C.TRACKS)
+            or in_saraci(st, pos(st, damaged))
+            or st[vx(damaged, O.V_TOWED_BY)] >= 0
+        ):
             continue
         for rescuer in range(nv):
-            if (rescuer == damaged or not st[T.IS_TANK + rescuer] or not can_take_move(st, rescuer)
-                    or st[vx(rescuer, O.V_TOW_TARGET)] == damaged):
+            if (
+                rescuer == damaged
+                or not st[T.IS_TANK + rescuer]
+                or not can_take_move(st, rescuer)
+                or st[vx(rescuer, O.V_TOW_TARGET)] == damaged
+            ):
                 continue
             near = False
             for h in range(nv):

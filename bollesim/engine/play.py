@@ -91,12 +91,13 @@ def play_game(st, decide, seed, game, out):
 
 
 @njit(
-    types.void(I64[::1], DECIDE_TYPE, F64[::1], I64, I64, I64[::1], I64[::1]),
+    types.void(I64[::1], DECIDE_TYPE, F64[::1], I64, I64, I64[::1], I64[::1], I64[::1]),
     cache=True,
 )
-def play_traced(rules, decide, params, seed, game, trace, out):
+def play_traced(rules, decide, params, seed, game, trace, out, final):
     """One game with its event trace: trace gets (events, 6) rows flattened, trace[0] is
-    the number of events (more than fit means the buffer was too small)."""
+    the number of events (more than fit means the buffer was too small); final gets the
+    final state region (layout.STATE_SIZE)."""
     capacity = (trace.shape[0] - 1) // L.TRACE_WIDTH
     st = new_vector(rules, capacity)
     st[L.PARAMS : L.PARAMS + params.shape[0]] = params.view(np.int64)
@@ -104,6 +105,7 @@ def play_traced(rules, decide, params, seed, game, trace, out):
     trace[0] = st[L.X_N_EVENTS]
     n = min(st[L.X_N_EVENTS], capacity) * L.TRACE_WIDTH
     trace[1 : 1 + n] = st[L.TRACE : L.TRACE + n]
+    final[:] = st[: L.STATE_SIZE]
 
 
 @njit(

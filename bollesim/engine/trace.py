@@ -10,17 +10,28 @@ from bollesim.policy import Policy
 from bollesim.rules.loader import Ruleset
 
 
-def play_traced_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, game: int,
-                     capacity: int = 20_000) -> tuple[list[tuple], np.ndarray]:
-    """(events as (turn, kind, a, b, c, d) tuples, the game's result row of layout.R_*)."""
+def play_traced_game(
+    rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, game: int, capacity: int = 20_000
+) -> tuple[list[tuple], np.ndarray, np.ndarray]:
+    """(events as (turn, kind, a, b, c, d) tuples, the game's result row of layout.R_*,
+    its final state region)."""
     from bollesim.engine.play import play_traced
 
     trace = np.zeros(1 + L.TRACE_WIDTH * capacity, dtype=np.int64)
     out = np.zeros(L.N_RESULTS, dtype=np.int64)
-    play_traced(pack_rules(rules), policy.decide, np.ascontiguousarray(params, dtype=np.float64),
-                seed, game, trace, out)
+    final = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    play_traced(
+        pack_rules(rules),
+        policy.decide,
+        np.ascontiguousarray(params, dtype=np.float64),
+        seed,
+        game,
+        trace,
+        out,
+        final,
+    )
     n = int(trace[0])
     if n > capacity:
         raise RuntimeError(f"trace buffer too small: {n} events, room for {capacity}")
     rows = trace[1 : 1 + L.TRACE_WIDTH * n].reshape(n, L.TRACE_WIDTH)
-    return [tuple(int(x) for x in row) for row in rows], out
+    return [tuple(int(x) for x in row) for row in rows], out, final

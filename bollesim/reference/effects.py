@@ -83,7 +83,11 @@ def heavy_damage(table: Table, v: Vehicle, location: int, die: int) -> None:
     if location == C.TRACKS:  # immobilised: its Move or Tow marker comes back (§5.4.1)
         release_tow(game, v)
         v.order, v.destination, v.tow_target = C.NO_ORDER, -1, -1
-    change_roe(table, rules.p("roe", "heavy_damage_fire" if game.fired else "heavy_damage_hold"), E.ROE_HEAVY)
+    change_roe(
+        table,
+        rules.p("roe", "heavy_damage_fire" if game.fired else "heavy_damage_hold"),
+        E.ROE_HEAVY,
+    )
 
 
 def release_tow(game, v: Vehicle) -> None:

@@ -46,7 +46,9 @@ def extra_turn(table: Table) -> None:
     a = ability_ready(table, C.EXTRA_TURN)
     if a < 0 or game.vehicles[C.QL3].position != rules.extra_turn_at:
         return
-    if game.deadline >= rules.p("game", "deadline_max") or not table.ask(D.USE_ABILITY, [0, 1], (a, 0)):
+    if game.deadline >= rules.p("game", "deadline_max") or not table.ask(
+        D.USE_ABILITY, [0, 1], (a, 0)
+    ):
         return
     spend_ability(table, a)
     game.deadline += 1

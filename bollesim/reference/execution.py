@@ -109,8 +109,10 @@ def may_move(table: Table, v: Vehicle, extra: bool = False) -> bool:
     if C.NIGHT_VISION in v.light:
         die = table.chance.d6()
         helpers = sum(
-            1 for p in range(len(rules.position_ids))
-            if rules.adjacent[v.position, p] and any(o.position == p and not o.damaged for o in game.vehicles)
+            1
+            for p in range(len(rules.position_ids))
+            if rules.adjacent[v.position, p]
+            and any(o.position == p and not o.damaged for o in game.vehicles)
         )
         if die + helpers * rules.p("movement", "night_vision_adjacent_drm") >= rules.p(
             "movement", "night_vision_fail_min"
@@ -124,15 +126,20 @@ def move_step(table: Table) -> None:
     """§6.2: everyone with somewhere to go advances one position; then tows hook up,
     the optional APC rule, and QL1's Extra move (§5.5)."""
     game, rules = table.game, table.rules
-    movers = [(v, step(game, v)) for v in game.vehicles if wants_to_move(game, v) and may_move(table, v)]
+    movers = [
+        (v, step(game, v)) for v in game.vehicles if wants_to_move(game, v) and may_move(table, v)
+    ]
     moved = perform_moves(table, movers)
     if rules.p("movement", "apc_double_move") and game.tank_reached_kalesija:
         # §6.2 optional rule: after a tank has reached Kalesija, APCs whose first step
         # entered an SK checkpoint go on
         second = [
-            (v, step(game, v)) for v in moved
-            if not v.is_tank and rules.apc_second_move_from[v.position]
-            and wants_to_move(game, v) and may_move(table, v)
+            (v, step(game, v))
+            for v in moved
+            if not v.is_tank
+            and rules.apc_second_move_from[v.position]
+            and wants_to_move(game, v)
+            and may_move(table, v)
         ]
         perform_moves(table, second)
     hook_tows(table)
@@ -154,8 +161,13 @@ def perform_moves(table: Table, movers: list[tuple[Vehicle, int]]) -> list[Vehic
         if over < 0:
             break
         arrivers = [i for i in sorted(moving) if moving[i] == over]
-        stayers = sum(1 for v in game.vehicles if counts_for_stacking(game, v, moving)
-                      and final(v, moving) == over and v.index not in arrivers)
+        stayers = sum(
+            1
+            for v in game.vehicles
+            if counts_for_stacking(game, v, moving)
+            and final(v, moving) == over
+            and v.index not in arrivers
+        )
         keep: list[int] = []
         while len(keep) < rules.pos_stack[over] - stayers:
             left = [i for i in arrivers if i not in keep]
@@ -190,7 +202,10 @@ def counts_for_stacking(game: Game, v: Vehicle, moving: dict[int, int]) -> bool:
     if v.towed_by >= 0:
         return False
     return not any(
-        r.order == C.TOW and r.towing < 0 and r.tow_target == v.index and final(r, moving) == v.position
+        r.order == C.TOW
+        and r.towing < 0
+        and r.tow_target == v.index
+        and final(r, moving) == v.position
         for r in game.vehicles
     )
 
@@ -251,7 +266,11 @@ def hook_tows(table: Table) -> None:
         if damaged.position != r.position:
             r.destination = damaged.position
             continue
-        cps = [p for p in range(len(rules.position_ids)) if rules.pos_kind[p] == C.CP and p != r.position]
+        cps = [
+            p
+            for p in range(len(rules.position_ids))
+            if rules.pos_kind[p] == C.CP and p != r.position
+        ]
         if rules.pos_kind[r.position] != C.CP:  # I-TOW-CP: from a contact point, any other
             nearest = min(rules.distance[r.position, p] for p in cps)
             cps = [p for p in cps if rules.distance[r.position, p] == nearest]
@@ -275,9 +294,14 @@ def extra_move(table: Table) -> None:
     if a < 0:
         return
     candidates = [
-        v.index for v in game.vehicles
-        if within_ql1(table, v) and wants_to_move(game, v) and v.towing < 0 and not v.stunned
-        and not v.skip and C.TRACKS not in v.heavy
+        v.index
+        for v in game.vehicles
+        if within_ql1(table, v)
+        and wants_to_move(game, v)
+        and v.towing < 0
+        and not v.stunned
+        and not v.skip
+        and C.TRACKS not in v.heavy
     ]
     if not candidates:
         return
@@ -309,8 +333,14 @@ def able_to_fire(game: Game, v: Vehicle) -> bool:
     turret-damaged or in a tow, with icons here (no Saraci OW fire with bad sights)."""
     rules = game.rules
     return (
-        v.is_tank and v.fire and not v.stunned and not v.skip and C.TURRET not in v.heavy
-        and v.towing < 0 and v.towed_by < 0 and bool(fire_icons(game, v.position))
+        v.is_tank
+        and v.fire
+        and not v.stunned
+        and not v.skip
+        and C.TURRET not in v.heavy
+        and v.towing < 0
+        and v.towed_by < 0
+        and bool(fire_icons(game, v.position))
         and not (rules.pos_indirect[v.position] and C.SIGHTS in v.light)
     )
 
@@ -324,8 +354,11 @@ def fire_targets(game: Game, v: Vehicle) -> list[int]:
         track = game.tracks[t]
         if not track or (track[-1] == rules.setup_chit and game.setup_flipped):
             continue
-        if (t != C.ART and rules.pos_kind[v.position] == C.OW
-                and rules.chit_letter[track[-1]] != rules.pos_letter[v.position]):
+        if (
+            t != C.ART
+            and rules.pos_kind[v.position] == C.OW
+            and rules.chit_letter[track[-1]] != rules.pos_letter[v.position]
+        ):
             continue
         out.append(t)
     return out
@@ -337,10 +370,15 @@ def fire_step(table: Table) -> None:
     game, rules = table.game, table.rules
     direct = False
     a = ability_ready(table, C.DIRECT_THEIR_FIRE)
-    if a >= 0 and game.vehicles[C.QL3].position == rules.direct_their_fire_at and any(
-        able_to_fire(game, v) and rules.pos_indirect[v.position] and fire_targets(game, v)
-        for v in game.vehicles
-    ) and table.ask(D.USE_ABILITY, [0, 1], (a, 0)):
+    if (
+        a >= 0
+        and game.vehicles[C.QL3].position == rules.direct_their_fire_at
+        and any(
+            able_to_fire(game, v) and rules.pos_indirect[v.position] and fire_targets(game, v)
+            for v in game.vehicles
+        )
+        and table.ask(D.USE_ABILITY, [0, 1], (a, 0))
+    ):
         spend_ability(table, a)
         direct = True
     saraci_rolls: list[int] = []
@@ -349,8 +387,11 @@ def fire_step(table: Table) -> None:
             fire_once(table, v, direct, saraci_rolls)
     a = ability_ready(table, C.EXTRA_FIRE)
     if a >= 0:
-        candidates = [v.index for v in game.vehicles
-                      if within_ql1(table, v) and able_to_fire(game, v) and fire_targets(game, v)]
+        candidates = [
+            v.index
+            for v in game.vehicles
+            if within_ql1(table, v) and able_to_fire(game, v) and fire_targets(game, v)
+        ]
         if candidates:
             choice = table.ask(D.EXTRA_FIRE, [-1] + candidates, (a, 0))
             if choice >= 0:
@@ -387,8 +428,11 @@ def ammunition_depot(table: Table) -> None:
     """§6.3: the depot on Vis explodes: one track of the player's choice is emptied (for
     artillery, the setup marker flips to No Artillery)."""
     game = table.game
-    options = [t for t in range(C.N_TRACKS)
-               if regular_chits(game, t) or (t == C.ART and not game.setup_flipped)]
+    options = [
+        t
+        for t in range(C.N_TRACKS)
+        if regular_chits(game, t) or (t == C.ART and not game.setup_flipped)
+    ]
     if not options:
         return
     track = table.ask(D.DEPOT_TRACK, options)

@@ -31,8 +31,13 @@ def orders_phase(table: Table) -> None:
         types = (int(rules.chit_type[first]), int(rules.chit_type[second]))
         game.pairs_this_turn += 1
         game.pair = types
-        table.log(E.PAIR, first, second, rules.matrix_fire[types], rules.matrix_move[types]
-                  + 2 * rules.matrix_platoon[types])
+        table.log(
+            E.PAIR,
+            first,
+            second,
+            rules.matrix_fire[types],
+            rules.matrix_move[types] + 2 * rules.matrix_platoon[types],
+        )
         offer_order(table, types)
         place_on_track(table, first)
         place_on_track(table, second)
@@ -130,8 +135,11 @@ def in_saraci(game: Game, position: int) -> bool:
 def move_destinations(game: Game, v: Vehicle) -> list[int]:
     """§5.4.1: where v may be sent (not where it is or is already going)."""
     rules = game.rules
-    return [d for d in range(len(rules.position_ids))
-            if d != v.destination and destination_allowed(rules, v.position, d)]
+    return [
+        d
+        for d in range(len(rules.position_ids))
+        if d != v.destination and destination_allowed(rules, v.position, d)
+    ]
 
 
 def destination_allowed(rules, here: int, d: int) -> bool:
@@ -142,7 +150,10 @@ def destination_allowed(rules, here: int, d: int) -> bool:
         return False
     if d == rules.tango2 and not (here == rules.kalesija or rules.pos_kt2_road[here]):
         return False
-    if (rules.pos_kt2_road[here] or here == rules.tango2) and d not in (rules.kalesija, rules.tango2):
+    if (rules.pos_kt2_road[here] or here == rules.tango2) and d not in (
+        rules.kalesija,
+        rules.tango2,
+    ):
         return False
     return not (rules.pos_kind[d] == C.OW and not in_town(rules, here, int(rules.pos_town[d])))
 
@@ -174,8 +185,12 @@ def recipient_masks(game: Game, eligible, platoon_scope: bool) -> list[int]:
     return singles + groups
 
 
-def order_options(table: Table, types: tuple[int, int], kinds=(C.MOVE, C.FIRE, C.TOW, C.AIRSTRIKE),
-                  exclude: int = 0) -> list[int]:
+def order_options(
+    table: Table,
+    types: tuple[int, int],
+    kinds=(C.MOVE, C.FIRE, C.TOW, C.AIRSTRIKE),
+    exclude: int = 0,
+) -> list[int]:
     """The orders the pair `types` allows now, packed (decisions.pack_order), PASS first."""
     game, rules = table.game, table.rules
     fire_ok, move_ok = rules.matrix_fire[types], rules.matrix_move[types]
@@ -192,11 +207,14 @@ def order_options(table: Table, types: tuple[int, int], kinds=(C.MOVE, C.FIRE, C
             common = set(move_destinations(game, members[0]))
             for v in members[1:]:
                 common &= set(move_destinations(game, v))
-            out += [pack_order(C.MOVE, mask, d) for d in sorted(common)
-                    if rules.pos_kind[d] == C.CP]
+            out += [
+                pack_order(C.MOVE, mask, d) for d in sorted(common) if rules.pos_kind[d] == C.CP
+            ]
             for town in (C.TOWN_S, C.TOWN_K):  # I-OW-SPREAD
-                if all(spread_target(rules, town, k) != v.position
-                       and in_town(rules, v.position, town) for k, v in enumerate(members)):
+                if all(
+                    spread_target(rules, town, k) != v.position and in_town(rules, v.position, town)
+                    for k, v in enumerate(members)
+                ):
                     out.append(pack_order(C.MOVE, mask, D.SPREAD + town))
     fire_allowed = game.fired or game.roe >= rules.p("roe", "fire_allowed")  # §5.4.2
     if fire_ok and fire_allowed and C.FIRE in kinds:
@@ -212,8 +230,11 @@ def order_options(table: Table, types: tuple[int, int], kinds=(C.MOVE, C.FIRE, C
 
 def spread_target(rules, town: int, k: int) -> int:
     """The k-th overwatch of a town (I-OW-SPREAD: S1, S2, S3 or K1, K2, K3)."""
-    return [p for p in range(len(rules.position_ids))
-            if rules.pos_kind[p] == C.OW and rules.pos_town[p] == town][k]
+    return [
+        p
+        for p in range(len(rules.position_ids))
+        if rules.pos_kind[p] == C.OW and rules.pos_town[p] == town
+    ][k]
 
 
 def tow_options(table: Table) -> list[int]:
@@ -224,12 +245,19 @@ def tow_options(table: Table) -> list[int]:
     reach = rules.p("movement", "tow_range")
     out = []
     for damaged in game.vehicles:
-        if (C.TRACKS not in damaged.heavy or in_saraci(game, damaged.position)
-                or damaged.towed_by >= 0):
+        if (
+            C.TRACKS not in damaged.heavy
+            or in_saraci(game, damaged.position)
+            or damaged.towed_by >= 0
+        ):
             continue
         for rescuer in game.vehicles:
-            if (rescuer is damaged or not rescuer.is_tank or not can_take_move(rescuer)
-                    or rescuer.tow_target == damaged.index):
+            if (
+                rescuer is damaged
+                or not rescuer.is_tank
+                or not can_take_move(rescuer)
+                or rescuer.tow_target == damaged.index
+            ):
                 continue
             if any(rules.distance[h.position, rescuer.position] <= reach for h in hq):
                 out.append(pack_order(C.TOW, 1 << rescuer.index, damaged.index))
@@ -305,8 +333,12 @@ def open_fire(table: Table) -> None:
 def refresh_ability(table: Table) -> None:
     """§5.3/§5.5: after doubles, a spent ability may come back with either side up."""
     game, rules = table.game, table.rules
-    options = [D.PASS] + [1 + 2 * a + side for a, m in enumerate(game.abilities)
-                          if m.state == C.SPENT for side in (0, 1)]
+    options = [D.PASS] + [
+        1 + 2 * a + side
+        for a, m in enumerate(game.abilities)
+        if m.state == C.SPENT
+        for side in (0, 1)
+    ]
     choice = table.ask(D.REFRESH_ABILITY, options)
     if choice == D.PASS:
         return

@@ -37,9 +37,17 @@ def play_turns(table: Table, after_phase: AfterPhase | None = None) -> None:
                 break
 
 
-def play_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, game_index: int,
-              trace: list | None = None, chance=None, game: Game | None = None,
-              after_phase: AfterPhase | None = None) -> dict:
+def play_game(
+    rules: Ruleset,
+    policy: Policy,
+    params: np.ndarray,
+    seed: int,
+    game_index: int,
+    trace: list | None = None,
+    chance=None,
+    game: Game | None = None,
+    after_phase: AfterPhase | None = None,
+) -> dict:
     """Play one game from setup (or from `game`) and return its result row."""
     game = game if game is not None else new_game(rules)
     chance = chance if chance is not None else Chance(seed, game_index)

@@ -24,9 +24,11 @@ def link_quality(table: Table, receiver: int) -> int:
     if vehicles[receiver].position == vl2.position:  # stacked with VL2: no link needed
         return AUTOMATIC
     relays = [int(r) for r in rules.relays]
-    chains = [[rules.commander, receiver]] if receiver in relays else [
-        [rules.commander, r, receiver] for r in relays
-    ]
+    chains = (
+        [[rules.commander, receiver]]
+        if receiver in relays
+        else [[rules.commander, r, receiver] for r in relays]
+    )
     best = 0
     for chain in chains:
         damaged = [v for v in chain if C.RADIO in vehicles[v].light]
@@ -35,7 +37,9 @@ def link_quality(table: Table, receiver: int) -> int:
         if len(damaged) == 1:
             drm = 0
             d = vehicles[damaged[0]]
-            if any(o.position == d.position and C.RADIO not in o.light for o in vehicles if o is not d):
+            if any(
+                o.position == d.position and C.RADIO not in o.light for o in vehicles if o is not d
+            ):
                 drm += rules.p("radio", "same_position_drm")
             ql3 = vehicles[C.QL3]
             if ql3.position == rules.op_n and C.RADIO not in ql3.light:

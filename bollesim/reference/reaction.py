@@ -106,13 +106,16 @@ def atgm_overwatch(game: Game) -> bool:
     rules = game.rules
     letter = rules.chit_letter[game.tracks[C.ATGM][-1]]
     return any(
-        rules.pos_kind[v.position] == C.OW and rules.pos_letter[v.position] == letter
+        rules.pos_kind[v.position] == C.OW
+        and rules.pos_letter[v.position] == letter
         and not v.commander_killed
         for v in game.vehicles
     )
 
 
-def attack(table: Table, weapon: int, target: Vehicle, to_hit: int, drm_positions: set[int]) -> None:
+def attack(
+    table: Table, weapon: int, target: Vehicle, to_hit: int, drm_positions: set[int]
+) -> None:
     """§7.1.2-7.1.3: roll 2d6 + modifiers against the to-hit number; under Hold Fire each
     attack raises the RoE; a hit rolls its location; HMG may kill an unbuttoned commander."""
     game, rules = table.game, table.rules
@@ -148,7 +151,9 @@ def artillery(table: Table) -> None:
         table.log(E.ARTILLERY, C.NO_ART, 0, 0)  # the special marker: no effect (§7.2)
         return
     target = int(rules.chit_art_target[last])
-    present = [v for v in game.vehicles if target != C.NO_ART and rules.pos_art[v.position] == target]
+    present = [
+        v for v in game.vehicles if target != C.NO_ART and rules.pos_art[v.position] == target
+    ]
     roll = table.chance.two_d6() if present else 0
     table.log(E.ARTILLERY, target, roll, len(present))
     if present or target == C.NO_ART or rules.p("interpretations", "artillery_effects_always"):

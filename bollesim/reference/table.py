@@ -20,8 +20,16 @@ class IllegalChoice(RuntimeError):
 
 
 class Table:
-    def __init__(self, game: Game, chance, policy: Policy, params: np.ndarray,
-                 seed: int, game_index: int, trace: list | None = None):
+    def __init__(
+        self,
+        game: Game,
+        chance,
+        policy: Policy,
+        params: np.ndarray,
+        seed: int,
+        game_index: int,
+        trace: list | None = None,
+    ):
         self.game = game
         self.rules = game.rules
         self.chance = chance

@@ -167,9 +167,7 @@ def apply_setting(data: dict, assignment: str, source: str = "--set") -> dict:
     if type(node[parts[-1]]) is not type(value) and not (
         isinstance(node[parts[-1]], int | float) and isinstance(value, int | float)
     ):
-        raise RulesetError(
-            source, key, f"expected a {type(node[parts[-1]]).__name__}, got {raw!r}"
-        )
+        raise RulesetError(source, key, f"expected a {type(node[parts[-1]]).__name__}, got {raw!r}")
     node[parts[-1]] = value
     return out
 
@@ -299,7 +297,9 @@ def _road_graph(r: _Reader, ids: tuple[str, ...]):
             if a == b:
                 next_step[a, b] = a
             else:
-                options = [c for c in np.flatnonzero(adjacent[a]) if distance[c, b] == distance[a, b] - 1]
+                options = [
+                    c for c in np.flatnonzero(adjacent[a]) if distance[c, b] == distance[a, b] - 1
+                ]
                 next_step[a, b] = options[0]
     return adjacent, distance, next_step
 
@@ -318,7 +318,11 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     kinds = r.get("vehicles.kind", list)
     platoon = r.get("vehicles.platoon", list)
     hq = r.get("vehicles.hq", list)
-    for key, values in (("vehicles.kind", kinds), ("vehicles.platoon", platoon), ("vehicles.hq", hq)):
+    for key, values in (
+        ("vehicles.kind", kinds),
+        ("vehicles.platoon", platoon),
+        ("vehicles.hq", hq),
+    ):
         if len(values) != nv:
             r.fail(key, f"must have one entry per vehicle ({nv}), got {len(values)}")
     for i, v in enumerate(platoon):
@@ -327,16 +331,23 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
         if not isinstance(v, bool):
             r.fail(f"vehicles.hq[{i}]", f"must be true or false, got {v!r}")
     is_tank = np.array([r.choice("vehicles.kind", k, ("apc", "tank")) == 1 for k in kinds])
-    commander = r.name("vehicles.commander", r.get("vehicles.commander", str), vehicle_ids, "vehicle")
+    commander = r.name(
+        "vehicles.commander", r.get("vehicles.commander", str), vehicle_ids, "vehicle"
+    )
     relays = np.array(
-        [r.name("vehicles.relays", v, vehicle_ids, "vehicle") for v in r.get("vehicles.relays", list)]
+        [
+            r.name("vehicles.relays", v, vehicle_ids, "vehicle")
+            for v in r.get("vehicles.relays", list)
+        ]
     )
 
     # map (R-MAP, R-FOF)
     rows = r.tables("map.positions")
     position_ids = tuple(row.get("id", "") for row in rows)
     if position_ids != C.POSITIONS:  # §2.1.1: the map's positions, in this order
-        r.fail("map.positions", f"must be the rulebook's positions in this order: {list(C.POSITIONS)}")
+        r.fail(
+            "map.positions", f"must be the rulebook's positions in this order: {list(C.POSITIONS)}"
+        )
     n = len(position_ids)
     pos = {
         k: np.zeros(n, dtype=np.int64)
@@ -363,7 +374,9 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
         pos_indirect[i] = fire_kind == 2
         pos_bsa[i] = _weapon_mask(r, f"{key}.bsa", row.get("bsa", []), weapons3)
         pos_un[i] = _weapon_mask(r, f"{key}.un", row.get("un", []), tracks4)
-        if pos["kind"][i] == C.OW and (pos["town"][i] == C.NO_TOWN or pos["letter"][i] == C.NO_LETTER):
+        if pos["kind"][i] == C.OW and (
+            pos["town"][i] == C.NO_TOWN or pos["letter"][i] == C.NO_LETTER
+        ):
             r.fail(key, "an overwatch needs a town (S or K) and a letter (L, C or R)")
         if pos_bsa[i].any() and pos["fp"][i] <= 0:
             r.fail(f"{key}.fp", "a fixed field of fire needs a firing priority >= 1")
@@ -394,8 +407,14 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
             m_bsa[i, s] = _weapon_mask(r, f"{key}.sides[{s}].bsa", side.get("bsa", []), weapons3)
             m_un[i, s] = _weapon_mask(r, f"{key}.sides[{s}].un", side.get("un", []), tracks4)
     for p in range(n):
-        if pos["eam_pool"][p] and (m_pool == pos["eam_pool"][p]).sum() < (pos["eam_pool"] == pos["eam_pool"][p]).sum():
-            r.fail("enemy_action_markers", f"pool {C.POOL_NAMES[pos['eam_pool'][p]]} has fewer markers than positions drawing from it")
+        if (
+            pos["eam_pool"][p]
+            and (m_pool == pos["eam_pool"][p]).sum() < (pos["eam_pool"] == pos["eam_pool"][p]).sum()
+        ):
+            r.fail(
+                "enemy_action_markers",
+                f"pool {C.POOL_NAMES[pos['eam_pool'][p]]} has fewer markers than positions drawing from it",
+            )
 
     # chits (§3, R-CHITS)
     ctype, cletter, cdouble, ctarget = [], [], [], []
@@ -419,12 +438,19 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     for key, t in track_len.items():
         need = ctype.count(t)
         if len(r.get(f"tracks.{key}", list)) != need:
-            r.fail(f"tracks.{key}", f"needs one value per {C.WEAPON_NAMES[t]} chit ({need}), got {len(r.get(f'tracks.{key}', list))}")
+            r.fail(
+                f"tracks.{key}",
+                f"needs one value per {C.WEAPON_NAMES[t]} chit ({need}), got {len(r.get(f'tracks.{key}', list))}",
+            )
     chit_vehicle = [-1] * n_pool + list(range(nv)) + [-1]
     ctype += [C.RU] * nv + [C.ART]
     cletter += [C.NO_LETTER] * (nv + 1)
     cdouble += [False] * (nv + 1)
-    setup_target = r.choice("chits.setup_artillery_target", r.get("chits.setup_artillery_target", str), C.ART_TARGET_NAMES)
+    setup_target = r.choice(
+        "chits.setup_artillery_target",
+        r.get("chits.setup_artillery_target", str),
+        C.ART_TARGET_NAMES,
+    )
     ctarget += [C.NO_ART] * nv + [setup_target]
 
     # tracks (R-TRACK)
@@ -450,11 +476,16 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
             for o in cell:
                 r.choice(f"order_matrix.orders[{a}][{b}]", o, ("fire", "move"))
             mfire[a, b], mmove[a, b] = "fire" in cell, "move" in cell
-            mplatoon[a, b] = r.choice(f"order_matrix.scope[{a}][{b}]", scope[a][b], ("single", "platoon")) == 1
+            mplatoon[a, b] = (
+                r.choice(f"order_matrix.scope[{a}][{b}]", scope[a][b], ("single", "platoon")) == 1
+            )
 
     # damage (R-HIT)
     hit_table = np.stack(
-        [_die_table(r, f"damage.{w}_hit", C.HEAVY_NAMES) for w in ("tank", "atgm", "hmg", "artillery")]
+        [
+            _die_table(r, f"damage.{w}_hit", C.HEAVY_NAMES)
+            for w in ("tank", "atgm", "hmg", "artillery")
+        ]
     )
     light_table = _die_table(r, "damage.light", C.LIGHT_NAMES)
 
@@ -462,25 +493,37 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     abilities = r.tables("abilities")
     if len(abilities) != 3:
         r.fail("abilities", f"needs the three command vehicles' markers, got {len(abilities)}")
-    a_vehicle = np.array([r.name(f"abilities[{i}].vehicle", a.get("vehicle"), vehicle_ids, "vehicle") for i, a in enumerate(abilities)])
+    a_vehicle = np.array(
+        [
+            r.name(f"abilities[{i}].vehicle", a.get("vehicle"), vehicle_ids, "vehicle")
+            for i, a in enumerate(abilities)
+        ]
+    )
     a_level = [a.get("level", 0) for a in abilities]
     for i, a in enumerate(abilities):
         if not isinstance(a.get("sides"), list) or len(a["sides"]) != 2:
             r.fail(f"abilities[{i}].sides", f"a marker has two sides, got {a.get('sides')!r}")
     a_sides = np.array(
-        [[r.choice(f"abilities[{i}].sides", s, C.ABILITY_NAMES) for s in a.get("sides", [])] for i, a in enumerate(abilities)]
+        [
+            [r.choice(f"abilities[{i}].sides", s, C.ABILITY_NAMES) for s in a.get("sides", [])]
+            for i, a in enumerate(abilities)
+        ]
     )
     if a_sides.shape != (3, 2):
         r.fail("abilities", "each ability marker has two sides")
     dtf_positions = np.zeros(n, dtype=bool)
     for p in r.get("ability_rules.draw_their_fire_positions", list):
-        dtf_positions[r.name("ability_rules.draw_their_fire_positions", p, position_ids, "position")] = True
+        dtf_positions[
+            r.name("ability_rules.draw_their_fire_positions", p, position_ids, "position")
+        ] = True
     apc_second = np.zeros(n, dtype=bool)
     for p in r.get("movement.apc_second_move_from", list):
         apc_second[r.name("movement.apc_second_move_from", p, position_ids, "position")] = True
 
     def at(key: str) -> int:
-        return r.name(f"ability_rules.{key}", r.get(f"ability_rules.{key}", str), position_ids, "position")
+        return r.name(
+            f"ability_rules.{key}", r.get(f"ability_rules.{key}", str), position_ids, "position"
+        )
 
     # scalar rules: ranges checked here, so the engines can trust them
     params = {
@@ -492,13 +535,29 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
             "deadline_max": r.int_in("game.deadline_max", 0, 80),
             "tanks_needed_at_t2": r.int_in("game.tanks_needed_at_t2", 1, int(is_tank.sum())),
         },
-        "roe": {k: r.get(f"roe.{k}", int) for k in (
-            "start", "min", "max", "fire_allowed", "unrestricted", "hold_fire_attack",
-            "heavy_damage_hold", "heavy_damage_fire", "commander_killed_hold", "commander_killed_fire")},
-        "tracks": {"tank_to_hit": r.int_in("tracks.tank_to_hit", 2, 13),
-                   "atgm_overwatch_drm": r.int_in("tracks.atgm_overwatch_drm", -6, 6)},
-        "damage": {"hmg_kills_commander_on": r.int_in("damage.hmg_kills_commander_on", 1, 7),
-                   "commander_killed_acts_max": r.int_in("damage.commander_killed_acts_max", 0, 6)},
+        "roe": {
+            k: r.get(f"roe.{k}", int)
+            for k in (
+                "start",
+                "min",
+                "max",
+                "fire_allowed",
+                "unrestricted",
+                "hold_fire_attack",
+                "heavy_damage_hold",
+                "heavy_damage_fire",
+                "commander_killed_hold",
+                "commander_killed_fire",
+            )
+        },
+        "tracks": {
+            "tank_to_hit": r.int_in("tracks.tank_to_hit", 2, 13),
+            "atgm_overwatch_drm": r.int_in("tracks.atgm_overwatch_drm", -6, 6),
+        },
+        "damage": {
+            "hmg_kills_commander_on": r.int_in("damage.hmg_kills_commander_on", 1, 7),
+            "commander_killed_acts_max": r.int_in("damage.commander_killed_acts_max", 0, 6),
+        },
         "artillery": {
             "only_effects_roll": r.int_in("artillery.only_effects_roll", 1, 12),
             "heavy_damage_roll": r.int_in("artillery.heavy_damage_roll", 2, 13),
@@ -506,21 +565,33 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
             "deadline_on_t2": r.int_in("artillery.deadline_on_t2", -20, 20),
             "roe_on_no_art": r.int_in("artillery.roe_on_no_art", -24, 24),
         },
-        "fire": {"indirect_hit_max": r.int_in("fire.indirect_hit_max", 0, 6),
-                 "sights_hit_max": r.int_in("fire.sights_hit_max", 0, 6),
-                 "depot_rolls": r.int_in("fire.depot_rolls", 1, 9)},
-        "movement": {"night_vision_fail_min": r.int_in("movement.night_vision_fail_min", -5, 7),
-                     "night_vision_adjacent_drm": r.int_in("movement.night_vision_adjacent_drm", -6, 6),
-                     "tow_range": r.int_in("movement.tow_range", 0, 20),
-                     "apc_double_move": r.get("movement.apc_double_move", bool)},
-        "radio": {"one_damaged_max": r.int_in("radio.one_damaged_max", 0, 6),
-                  "same_position_drm": r.int_in("radio.same_position_drm", -6, 6),
-                  "ql3_at_opn_drm": r.int_in("radio.ql3_at_opn_drm", -6, 6),
-                  "two_damaged_max": r.int_in("radio.two_damaged_max", 0, 6)},
-        "abilities": {"draw_their_fire_drm": r.int_in("ability_rules.draw_their_fire_drm", -6, 6),
-                      "ql1_range": r.int_in("ability_rules.ql1_range", 0, 20)},
+        "fire": {
+            "indirect_hit_max": r.int_in("fire.indirect_hit_max", 0, 6),
+            "sights_hit_max": r.int_in("fire.sights_hit_max", 0, 6),
+            "depot_rolls": r.int_in("fire.depot_rolls", 1, 9),
+        },
+        "movement": {
+            "night_vision_fail_min": r.int_in("movement.night_vision_fail_min", -5, 7),
+            "night_vision_adjacent_drm": r.int_in("movement.night_vision_adjacent_drm", -6, 6),
+            "tow_range": r.int_in("movement.tow_range", 0, 20),
+            "apc_double_move": r.get("movement.apc_double_move", bool),
+        },
+        "radio": {
+            "one_damaged_max": r.int_in("radio.one_damaged_max", 0, 6),
+            "same_position_drm": r.int_in("radio.same_position_drm", -6, 6),
+            "ql3_at_opn_drm": r.int_in("radio.ql3_at_opn_drm", -6, 6),
+            "two_damaged_max": r.int_in("radio.two_damaged_max", 0, 6),
+        },
+        "abilities": {
+            "draw_their_fire_drm": r.int_in("ability_rules.draw_their_fire_drm", -6, 6),
+            "ql1_range": r.int_in("ability_rules.ql1_range", 0, 20),
+        },
         "interpretations": {
-            "target_priority": r.choice("interpretations.target_priority", r.get("interpretations.target_priority", str), C.TARGET_RULE_NAMES),
+            "target_priority": r.choice(
+                "interpretations.target_priority",
+                r.get("interpretations.target_priority", str),
+                C.TARGET_RULE_NAMES,
+            ),
             "airstrikes_per_game": r.int_in("interpretations.airstrikes_per_game", 0, 9),
             "artillery_effects_always": r.get("interpretations.artillery_effects_always", bool),
             "radio_check_per_vehicle": r.get("interpretations.radio_check_per_vehicle", bool),
@@ -538,8 +609,15 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
         if not roe["min"] <= roe[k] <= roe["max"]:
             r.fail(f"roe.{k}", f"must lie within roe.min..roe.max ({roe['min']}..{roe['max']})")
     for i, level in enumerate(a_level):
-        if isinstance(level, bool) or not isinstance(level, int | np.integer) or not roe["min"] <= level <= roe["max"]:
-            r.fail(f"abilities[{i}].level", f"must be an RoE level within {roe['min']}..{roe['max']}, got {level!r}")
+        if (
+            isinstance(level, bool)
+            or not isinstance(level, int | np.integer)
+            or not roe["min"] <= level <= roe["max"]
+        ):
+            r.fail(
+                f"abilities[{i}].level",
+                f"must be an RoE level within {roe['min']}..{roe['max']}, got {level!r}",
+            )
     g = params["game"]
     if g["extended_turn_limit"] < g["turn_limit"]:
         r.fail("game.extended_turn_limit", "must not be below game.turn_limit")
