@@ -493,17 +493,27 @@ def _print_reconstructed(console, data: dict) -> None:
 
 
 PolicyOption = Annotated[
-    str, typer.Option("--policy", "-P", metavar="POLICY", help="Policy name (see `bollesim policies`).")
+    str,
+    typer.Option("--policy", "-P", metavar="POLICY", help="Policy name (see `bollesim policies`)."),
 ]
 ParamOption = Annotated[
     list[str] | None,
-    typer.Option("--param", "-p", metavar="NAME=VALUE", help="Set a policy parameter (repeatable).",
-                 show_default=False),
+    typer.Option(
+        "--param",
+        "-p",
+        metavar="NAME=VALUE",
+        help="Set a policy parameter (repeatable).",
+        show_default=False,
+    ),
 ]
 RulesOption = Annotated[
     Path | None,
-    typer.Option("--rules", metavar="FILE", help="Ruleset TOML file (default: the shipped one).",
-                 show_default=False),
+    typer.Option(
+        "--rules",
+        metavar="FILE",
+        help="Ruleset TOML file (default: the shipped one).",
+        show_default=False,
+    ),
 ]
 
 
@@ -538,35 +548,134 @@ def policies() -> None:
         "bollesim play -P historical --seed 7",
         "bollesim play -P random --seed 3 --game 12",
         "bollesim play -P historical -p stop_at_tanks=2 --set roe.fire_allowed=10",
+        "bollesim play --from results/historical-seed1 --game 41",
+        "bollesim play --from results/first_fire --game 41 --cell 4",
     ),
 )
 def play(
-    policy: PolicyOption,
-    seed: Annotated[int, typer.Option(help="Run seed (with --game, fixes the game exactly).")] = 7,
+    policy: Annotated[
+        str | None,
+        typer.Option(
+            "--policy",
+            "-P",
+            metavar="POLICY",
+            help="Policy name (see `bollesim policies`).",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Run seed (with --game, fixes the game exactly) [default: 7].", show_default=False
+        ),
+    ] = None,
     game: Annotated[int, typer.Option(help="Game index within the run (>= 0).", min=0)] = 0,
+    from_: Annotated[
+        Path | None,
+        typer.Option(
+            "--from",
+            metavar="DIR",
+            help="Replay game --game of this run or sweep folder exactly "
+            "(its policy, parameters, seed and ruleset come from the folder).",
+            show_default=False,
+        ),
+    ] = None,
+    cell: Annotated[
+        int | None,
+        typer.Option(
+            help="With --from on a sweep: the cell whose game to replay.", min=0, show_default=False
+        ),
+    ] = None,
     param: ParamOption = None,
     rules: RulesOption = None,
     set_: SetOption = None,
     partial: PartialOption = None,
 ) -> None:
-    """Play one game and narrate it turn by turn, the way §11 of the rulebook reads."""
+    """Play one game and narrate it turn by turn, the way §11 of the rulebook reads.
+
+    With --from DIR --game N, replay game N of a run or sweep from its stored row and
+    check that the replay ends as the row says.
+    """
+    if from_ is not None:
+        _replay_from(
+            from_,
+            game,
+            cell,
+            policy=policy,
+            seed=seed,
+            param=param,
+            rules=rules,
+            set_=set_,
+            partial=partial,
+        )
+        return
+    if cell is not None:
+        raise UsageError("--cell picks a cell of a sweep: use it with --from DIR")
+    if policy is None:
+        raise UsageError(
+            "name a policy with -P POLICY, or replay a stored game with --from DIR --game N"
+        )
     from bollesim.policy import load_policy
     from bollesim.replay import narrated_game
 
     ruleset = _load(rules, set_, partial)
     chosen = load_policy(policy)
-    lines, _ = narrated_game(ruleset, chosen, _policy_params(chosen, param), seed, game)
+    params = _policy_params(chosen, param)
+    lines, _ = narrated_game(ruleset, chosen, params, 7 if seed is None else seed, game)
     typer.echo("\n".join(lines))
 
 
-def _progress_bar(total: int, label: str):
+def _replay_from(run_dir: Path, game: int, cell: int | None, **others) -> None:
+    from bollesim.experiment import replay_from_run
+
+    flags = {
+        "policy": "-P",
+        "seed": "--seed",
+        "param": "-p",
+        "rules": "--rules",
+        "set_": "--set",
+        "partial": "--partial",
+    }
+    given = [flag for name, flag in flags.items() if others.get(name) not in (None, [])]
+    if given:
+        raise UsageError(
+            f"--from replays a stored game with its own policy, parameters, seed "
+            f"and ruleset: drop {', '.join(given)}"
+        )
+    replay = replay_from_run(run_dir, game, cell)
+    row = replay.stored
+    where = f"game {game}" + (f", cell {row['cell']}" if "cell" in row else "")
+    typer.echo(f"Replaying {where} of {run_dir}: policy {row['policy']}, seed {row['seed']}")
+    typer.echo("\n".join(replay.lines))
+    if replay.differences:
+        raise UsageError(
+            f"the replay of game {game} differs from its stored row in "
+            + "; ".join(replay.differences)
+        )
+    typer.echo(f"(The replay matches the stored row of game {game}.)")
+
+
+def _progress_bar(label: str):
     """A rich progress bar over games (quiet when stderr is not a terminal)."""
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     console = Console(stderr=True)
-    return Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                    console=console, disable=not console.is_terminal, transient=False)
+    return Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not console.is_terminal,
+        transient=False,
+    )
 
 
 def _rates_line(df) -> str:
@@ -577,11 +686,40 @@ def _rates_line(df) -> str:
     return "  ".join(f"{c} {r:.1%}" for c, r in zip(cols, rates, strict=True))
 
 
+GamesOption = Annotated[
+    int | None,
+    typer.Option("--games", "-n", help="Games (per cell in a sweep).", show_default=False),
+]
+PrecisionOption = Annotated[
+    float | None,
+    typer.Option(
+        metavar="P",
+        help="Keep adding games (same seed scheme) until every rate's 95% Wilson "
+        "half-width (operational, tactical, strategic, political, defeat; per cell) is at most P "
+        "(0.01 = one percentage point), or --max-games is reached.",
+        show_default=False,
+    ),
+]
+MaxGamesOption = Annotated[
+    int | None,
+    typer.Option(
+        metavar="M",
+        help="With --precision: at most M games (per cell) [default: 1,000,000].",
+        show_default=False,
+    ),
+]
+ThreadsOption = Annotated[
+    int | None,
+    typer.Option(help="Threads for the fast engine (default: all cores).", show_default=False),
+]
+
+
 @command(
     app,
     epilog=examples(
         "bollesim run -P historical -n 1000000 --seed 1 --out results/historical",
         "bollesim run -P historical -p stop_at_tanks=2 -n 100000 --threads 1",
+        "bollesim run -P fire_at_roe -p k=18 -n 10000 --precision 0.005 --max-games 500000",
         "bollesim run -P random -n 2000 --engine reference --out results/random-ref",
     ),
 )
@@ -590,12 +728,19 @@ def run(
     games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play.")] = 100_000,
     seed: Annotated[int, typer.Option(help="Run seed: game g is seeded from (seed, g).")] = 1,
     param: ParamOption = None,
-    out: Annotated[Path | None, typer.Option(help="Output folder (default: results/POLICY-seedS).",
-                                             show_default=False)] = None,
-    engine: Annotated[str, typer.Option(help="fast (numba) or reference (readable Python).")] = "fast",
-    threads: Annotated[int | None, typer.Option(help="Threads for the fast engine (default: all cores).",
-                                                show_default=False)] = None,
-    chunk: Annotated[int, typer.Option(help="Games per chunk written to Parquet.", min=1)] = 250_000,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Output folder (default: results/POLICY-seedS).", show_default=False),
+    ] = None,
+    engine: Annotated[
+        str, typer.Option(help="fast (numba) or reference (readable Python).")
+    ] = "fast",
+    threads: ThreadsOption = None,
+    chunk: Annotated[
+        int, typer.Option(help="Games per chunk written to Parquet.", min=1)
+    ] = 250_000,
+    precision: PrecisionOption = None,
+    max_games: MaxGamesOption = None,
     rules: RulesOption = None,
     set_: SetOption = None,
     partial: PartialOption = None,
@@ -603,8 +748,10 @@ def run(
     """Play a batch of games into OUT/games.parquet (one row per game) and OUT/manifest.json.
 
     Read the results with polars: pl.read_parquet("OUT/games.parquet"), or with pandas:
-    pd.read_parquet("OUT/games.parquet").
+    pd.read_parquet("OUT/games.parquet"). Replay any game with
+    `bollesim play --from OUT --game N`.
     """
+    from bollesim.experiment import Cell, check_precision, ruleset_record, run_cells
     from bollesim.policy import load_policy
     from bollesim.runner import ENGINES, run_to_dir
 
@@ -612,31 +759,213 @@ def run(
         raise UsageError(f"--games must be 0 or more, got {games}")
     if engine not in ENGINES:
         raise UsageError(f"--engine must be fast or reference, got {engine!r}")
+    if precision is not None:
+        check_precision(precision)
+    elif max_games is not None:
+        raise UsageError("--max-games caps the games added for --precision: give --precision too")
     ruleset = _load(rules, set_, partial)
     chosen = load_policy(policy)
     params = _policy_params(chosen, param)
     folder = out or Path("results") / f"{policy}-seed{seed}"
-    with _progress_bar(games, f"{policy} ({engine})") as bar:
+    source = {
+        "file": str(rules) if rules else None,
+        "partial": str(partial) if partial else None,
+        "overrides": list(set_ or []),
+    }
+    extra = ruleset_record(ruleset, source)
+    outcome = None
+    with _progress_bar(f"{policy} ({engine})") as bar:
         task = bar.add_task("games", total=games)
-        manifest = run_to_dir(folder, chosen, games, seed, params={p.name: v for p, v in zip(
-            chosen.parameters, params, strict=True)}, rules=ruleset, engine=engine, threads=threads,
-            chunk_size=chunk, progress=lambda k: bar.advance(task, k))
+        if precision is None:
+            manifest = run_to_dir(
+                folder,
+                chosen,
+                games,
+                seed,
+                params={p.name: v for p, v in zip(chosen.parameters, params, strict=True)},
+                rules=ruleset,
+                engine=engine,
+                threads=threads,
+                chunk_size=chunk,
+                progress=lambda k: bar.advance(task, k),
+                extra_manifest=extra,
+            )
+        else:
+            manifest, outcome = run_cells(
+                folder,
+                [Cell(0, chosen, params)],
+                ruleset,
+                seed,
+                games,
+                precision=precision,
+                max_games=max_games,
+                threads=threads,
+                chunk_size=chunk,
+                engine=engine,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                extra_manifest=extra,
+            )
     import polars as pl
 
     df = pl.read_parquet(folder / "games.parquet")
     t = manifest["timings"]
-    typer.echo(f"{games:,} games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, "
-               f"engine ready in {t['warm_up_s']:.1f} s) -> {folder}")
+    typer.echo(
+        f"{df.height:,} games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, "
+        f"engine ready in {t['warm_up_s']:.1f} s) -> {folder}"
+    )
+    if outcome is not None:
+        typer.echo(outcome.sentence())
     typer.echo(_rates_line(df))
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim sweep experiments/first_fire.toml",
+        "bollesim sweep experiments/first_fire.toml -n 2000 --out results/quick",
+        "bollesim sweep experiments/policies.toml --precision 0.005 --max-games 400000",
+    ),
+)
+def sweep(
+    spec: Annotated[
+        Path,
+        typer.Argument(
+            metavar="SPEC",
+            help="Experiment file (TOML), e.g. experiments/first_fire.toml.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Output folder (default: results/NAME, NAME from the spec).", show_default=False
+        ),
+    ] = None,
+    games: GamesOption = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Run seed (default: the spec's).", show_default=False)
+    ] = None,
+    precision: PrecisionOption = None,
+    max_games: MaxGamesOption = None,
+    threads: ThreadsOption = None,
+) -> None:
+    """Play every cell of an experiment on common random numbers (game g of every cell has
+    the same seed) into OUT/games.parquet (one row per game, with `cell` and the parameter
+    columns) and OUT/manifest.json (the cells and the spec).
+
+    -n and --seed override the spec's games per cell and seed. Then:
+    `bollesim report OUT`, and `bollesim play --from OUT --game N --cell C`.
+    """
+    from bollesim.experiment import load_experiment
+    from bollesim.experiment import sweep as run_sweep
+
+    if games is not None and games < 0:
+        raise UsageError(f"--games must be 0 or more, got {games}")
+    if precision is not None:
+        from bollesim.experiment import check_precision
+
+        check_precision(precision)
+    experiment = load_experiment(spec)
+    folder = out or Path("results") / experiment.name
+    n_cells = len(experiment.cells)
+    with _progress_bar(f"{experiment.name} ({n_cells} cells)") as bar:
+        task = bar.add_task("games", total=None)
+        manifest, outcome = run_sweep(
+            experiment,
+            folder,
+            games=games,
+            seed=seed,
+            precision=precision,
+            max_games=max_games,
+            threads=threads,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+    t = manifest["timings"]
+    typer.echo(
+        f"{n_cells} cells x {outcome.games_per_cell:,} games = {manifest['n_games']:,} "
+        f"games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, engine "
+        f"ready in {t['warm_up_s']:.1f} s) -> {folder}"
+    )
+    if outcome.precision is not None:
+        typer.echo(outcome.sentence())
+    _print_cells(folder)
+    typer.echo(f"Next: bollesim report {folder}")
+
+
+def _print_cells(folder: Path) -> None:
+    """One line of rates per cell."""
+    import polars as pl
+
+    from bollesim import analysis as A
+
+    df = pl.read_parquet(folder / "games.parquet")
+    if df.height == 0:
+        return
+    labels = dict(A.cell_labels(df).select("cell", "label").iter_rows())
+    cols = ("operational", "tactical", "strategic", "political", "defeat")
+    table = df.group_by("cell").agg([pl.col(c).mean() for c in cols]).sort("cell")
+    width = max(len(v) for v in labels.values())
+    typer.echo(f"{'cell':>4}  {'':<{width}}  " + "  ".join(f"{c[:11]:>11}" for c in cols))
+    for row in table.iter_rows():
+        typer.echo(
+            f"{row[0]:>4}  {labels[row[0]]:<{width}}  " + "  ".join(f"{r:>11.1%}" for r in row[1:])
+        )
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim report results/first_fire",
+        "bollesim report results/historical-seed1 --out /tmp/historical-report",
+    ),
+)
+def report(
+    run_dir: Annotated[
+        Path,
+        typer.Argument(
+            metavar="DIR",
+            help="A run or sweep folder (with games.parquet and manifest.json).",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None, typer.Option(help="Where to write (default: DIR).", show_default=False)
+    ] = None,
+) -> None:
+    """Write the balance report of a run or sweep: report.html (one self-contained file,
+    charts embedded), report.md and its charts as PNG files."""
+    if not run_dir.is_dir():
+        raise UsageError(f"{run_dir}: no such folder (give a run or sweep folder)")
+    if not (run_dir / "games.parquet").exists():
+        raise UsageError(
+            f"{run_dir}: no games.parquet (run `bollesim run` or `bollesim sweep` into it first)"
+        )
+    from bollesim.report import write_report
+
+    try:
+        paths = write_report(run_dir, out)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot write the report to {out or run_dir}: {exc.strerror or exc}"
+        ) from None
+    typer.echo(
+        f"wrote {paths['html']} and {paths['markdown']} ({len(paths['charts'])} charts next to it)"
+    )
 
 
 @command(app, epilog=examples("bollesim bench", "bollesim bench --json --games 200000 --no-cold"))
 def bench(
-    json_: Annotated[bool, typer.Option("--json", help="End with one JSON line of all figures.")] = False,
+    json_: Annotated[
+        bool, typer.Option("--json", help="End with one JSON line of all figures.")
+    ] = False,
     policy: Annotated[str, typer.Option("--policy", "-P", help="Policy to time.")] = "historical",
-    games: Annotated[int, typer.Option(help="Fast-engine games per measurement.", min=1000)] = 500_000,
+    games: Annotated[
+        int, typer.Option(help="Fast-engine games per measurement.", min=1000)
+    ] = 500_000,
     reference_games: Annotated[int, typer.Option(help="Reference-engine games.", min=10)] = 300,
-    cold: Annotated[bool, typer.Option(help="Also time a cold compile (a fresh process, empty cache).")] = True,
+    cold: Annotated[
+        bool, typer.Option(help="Also time a cold compile (a fresh process, empty cache).")
+    ] = True,
 ) -> None:
     """Games per second of the fast engine (all cores and one thread), of the reference
     engine, their ratio per core, an RNG floor and the engine's ratio to it, random draws
@@ -646,8 +975,14 @@ def bench(
     from bollesim.bench import measure
     from bollesim.policy import load_policy
 
-    figures = measure(load_ruleset(), load_policy(policy), games, reference_games, cold=cold,
-                      progress=lambda line: typer.echo(line, err=json_))
+    figures = measure(
+        load_ruleset(),
+        load_policy(policy),
+        games,
+        reference_games,
+        cold=cold,
+        progress=lambda line: typer.echo(line, err=json_),
+    )
     for key, value in figures.items():
         typer.echo(f"{key:>28}: {value}", err=json_)
     if json_:

@@ -1,0 +1,50 @@
+"""Every notebook in notebooks/ runs from top to bottom without an error (small game counts).
+
+Each notebook reads its game counts from BOLLESIM_NOTEBOOK_GAMES; the kernel is this
+virtual environment's Python (ipykernel), started in the notebook's own folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+nbformat = pytest.importorskip("nbformat", reason="install the dev extra: pip install -e '.[dev]'")
+nbclient = pytest.importorskip("nbclient", reason="install the dev extra: pip install -e '.[dev]'")
+
+NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
+GAMES = "300"
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "notebooks/ holds no notebook"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_runs(path: Path, monkeypatch):
+    monkeypatch.setenv("BOLLESIM_NOTEBOOK_GAMES", GAMES)
+    nb = nbformat.read(path, as_version=4)
+    client = nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    )
+    try:
+        client.execute()
+    except nbclient.exceptions.CellExecutionError as exc:
+        pytest.fail(f"{path.name}: a cell failed:\n{exc}")
+    errors = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
+    assert not errors, errors
+    images = sum(
+        "image/png" in o.get("data", {})
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+    )
+    if path.name == "explore.ipynb":  # the headline chart and the policy comparison
+        assert images >= 2, f"{path.name} drew {images} charts"

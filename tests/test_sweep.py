@@ -1,0 +1,312 @@
+"""Experiments: spec validation, `bollesim sweep` on common random numbers, --precision,
+`play --from` (exact replay of a stored row), `report`, and the CLI's one-line errors and
+atomic output."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from bollesim import analysis as A
+from bollesim import runner as R
+from bollesim.cli import app
+from bollesim.experiment import PRECISION_RATES, load_experiment, replay_from_run
+from bollesim.policy import available_policies, load_policy
+
+ROOT = Path(__file__).resolve().parents[1]
+OUTCOME_COLUMNS = [name for name, _ in R.RESULT_COLUMNS]
+cli = CliRunner()
+
+SMALL = """
+name = "small"
+description = "two identical cells, a never cell and historical"
+seed = 11
+games = 40
+
+[[grid]]
+policy = "fire_at_roe"
+params = { k = [12, 12, 25] }
+
+[[grid]]
+policy = "historical"
+params = { stop_at_tanks = 2 }
+"""
+
+
+def write_spec(folder: Path, text: str, name: str = "spec.toml") -> Path:
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def invoke(*args: str):
+    return cli.invoke(app, [str(a) for a in args])
+
+
+def assert_one_line_error(result, *words: str) -> str:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert "Traceback" not in result.output
+    for word in words:
+        assert word in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory) -> tuple[Path, pl.DataFrame, dict]:
+    """A small sweep on the CLI: (folder, games, manifest)."""
+    folder = tmp_path_factory.mktemp("small")
+    spec = write_spec(folder, SMALL)
+    out = folder / "out"
+    result = invoke("sweep", spec, "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "4 cells x 40 games" in result.stdout
+    return (
+        out,
+        pl.read_parquet(out / "games.parquet"),
+        json.loads((out / "manifest.json").read_text()),
+    )
+
+
+# --------------------------------------------------------------------------- specs
+
+
+def test_shipped_specs():
+    ff = load_experiment(ROOT / "experiments" / "first_fire.toml")
+    ks = [c.param_dict()["k"] for c in ff.cells if c.policy.name == "fire_at_roe"]
+    ts = [c.param_dict()["t"] for c in ff.cells if c.policy.name == "fire_at_turn"]
+    assert ks == list(range(8, 26)) and ts == list(range(1, 21))
+    assert [c.cell for c in ff.cells] == list(range(38))
+    assert A.never_value("fire_at_roe", "k") == 25  # the sentinel is the policy's "never"
+    pol = load_experiment(ROOT / "experiments" / "policies.toml")
+    assert sorted(c.policy.name for c in pol.cells) == available_policies()
+    for c in pol.cells:  # each at its declared defaults
+        assert c.param_dict() == {p.name: p.default for p in c.policy.parameters}
+
+
+BAD_SPECS = {  # what to change in SMALL -> the key the one-line error must name
+    "unknown key": ("seed = 11", "seed = 11\ngmaes = 3", "gmaes"),
+    "games not a number": ("games = 40", 'games = "many"', "games"),
+    "games negative": ("games = 40", "games = -1", "games"),
+    "no games": ("games = 40", "", "games"),
+    "bad seed": ("seed = 11", "seed = 1.5", "seed"),
+    "unknown policy": ('policy = "historical"', 'policy = "nope"', "grid[1].policy"),
+    "out of range": ("k = [12, 12, 25]", "k = [12, 7, 25]", "grid[0].params.k[1]"),
+    "unknown parameter": ("stop_at_tanks = 2", "kk = 2", "grid[1].params.kk"),
+    "empty list": ("k = [12, 12, 25]", "k = []", "grid[0].params.k"),
+    "not a number": ("stop_at_tanks = 2", 'stop_at_tanks = "two"', "grid[1].params.stop_at_tanks"),
+    "unknown grid key": (
+        'policy = "historical"',
+        'policy = "historical"\npolcy = 1',
+        "grid[1].polcy",
+    ),
+    "bad override": ("games = 40", 'games = 40\noverrides = ["roe.nope=3"]', "overrides"),
+    "missing ruleset": ("games = 40", 'games = 40\nruleset = "nowhere.toml"', "ruleset"),
+    "bad name": ('name = "small"', 'name = "a b/c"', "name"),
+    "not toml": ("games = 40", "games = = 40", "not valid TOML"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_SPECS, ids=list(BAD_SPECS))
+def test_spec_errors_are_one_line(tmp_path, case):
+    old, new, key = BAD_SPECS[case]
+    assert SMALL.count(old) == 1
+    spec = write_spec(tmp_path, SMALL.replace(old, new), "bad.toml")
+    result = invoke("sweep", spec, "--out", tmp_path / "out")
+    line = assert_one_line_error(result, "bad.toml", key)
+    assert not (tmp_path / "out").exists(), line  # nothing run, nothing written
+
+
+def test_spec_without_grid_and_missing_file(tmp_path):
+    spec = write_spec(tmp_path, 'name = "x"\ngames = 5\n', "nogrid.toml")
+    assert_one_line_error(invoke("sweep", spec), "nogrid.toml", "grid")
+    assert_one_line_error(invoke("sweep", tmp_path / "absent.toml"), "absent.toml")
+
+
+# --------------------------------------------------------------------------- sweeping
+
+
+def test_common_random_numbers(small):
+    _, games, manifest = small
+    assert games.height == 4 * 40
+    per_cell = {c: g["game"].to_list() for (c,), g in games.sort("game").group_by("cell")}
+    assert sorted(per_cell) == [0, 1, 2, 3]
+    assert all(v == list(range(40)) for v in per_cell.values())  # same game indices...
+    assert games.group_by("game").agg(pl.col("seed").n_unique())["seed"].max() == 1  # ...same seeds
+    a = games.filter(pl.col("cell") == 0).sort("game").drop("cell")
+    b = games.filter(pl.col("cell") == 1).sort("game").drop("cell")
+    assert a.equals(b)  # identical parameters: identical rows
+    # the same rows as a plain run of that cell (the seed scheme is the runner's)
+    alone = R.simulate("fire_at_roe", 40, seed=11, params={"k": 12})
+    assert a.select(OUTCOME_COLUMNS).equals(alone.select(OUTCOME_COLUMNS))
+    never = games.filter(pl.col("cell") == 2)
+    assert never["first_fire_turn"].null_count() == 40  # k=25: never fires
+    assert manifest["seed"] == 11 and manifest["games_per_cell"] == 40
+
+
+def test_dataset_and_manifest(small):
+    out, games, manifest = small
+    assert games.filter(pl.col("policy") == "historical")["k"].null_count() == 40
+    assert games.filter(pl.col("policy") == "historical")["stop_at_tanks"].unique().to_list() == [2]
+    assert [c["cell"] for c in manifest["cells"]] == [0, 1, 2, 3]
+    defaults = {p.name: p.default for p in load_policy("fire_at_roe").parameters}
+    assert manifest["cells"][2] == {
+        "cell": 2,
+        "policy": "fire_at_roe",
+        "params": {**defaults, "k": 25.0},
+    }
+    assert manifest["spec"]["name"] == "small" and manifest["experiment"] == "small"
+    assert manifest["n_games"] == 160 and manifest["ruleset_hash"]
+    assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "manifest.json"]
+
+
+def test_precision_stops_when_reached(tmp_path):
+    out = tmp_path / "p"
+    result = invoke(
+        "run", "-P", "historical", "-n", "50", "--seed", "3", "--precision", "0.05", "--out", out
+    )
+    assert result.exit_code == 0, result.output
+    assert "precision reached" in result.stdout
+    games = pl.read_parquet(out / "games.parquet")
+    n = games.height
+    assert n > 50 and games["game"].to_list() == list(range(n))  # continued game indices
+    counts = games.select(pl.col(PRECISION_RATES).sum()).row(0)
+    low, high = A.wilson(np.array(counts), np.full(len(counts), n))
+    assert np.max((high - low) / 2) <= 0.05
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["precision_reached"] is True and manifest["n_games"] == n
+    # the first n games of a bigger run are the same games
+    assert games.equals(R.simulate("historical", n, seed=3))
+
+
+def test_precision_stops_at_the_cap(small, tmp_path):
+    spec = write_spec(tmp_path, SMALL)
+    out = tmp_path / "cap"
+    result = invoke(
+        "sweep", spec, "-n", "30", "--precision", "0.001", "--max-games", "70", "--out", out
+    )
+    assert result.exit_code == 0, result.output
+    assert "game cap reached: 70 games per cell" in result.stdout
+    games = pl.read_parquet(out / "games.parquet")
+    assert games.group_by("cell").len()["len"].to_list() == [70] * 4
+    # the cells' first 40 games are the 40 games of the plain sweep
+    head = games.filter(pl.col("game") < 40).sort("cell", "game")
+    assert head.equals(small[1].sort("cell", "game"))
+
+
+# --------------------------------------------------------------------------- play --from
+
+
+def test_play_from_replays_the_row_exactly(small):
+    out, games, _ = small
+    fired = games.filter((pl.col("cell") == 0) & pl.col("first_fire_turn").is_not_null())
+    picks = [(fired["game"][0], 0), (games.filter(pl.col("cell") == 3)["game"][7], 3)]
+    for game, cell in picks:
+        result = invoke("play", "--from", out, "--game", game, "--cell", cell)
+        assert result.exit_code == 0, result.output
+        assert "matches the stored row" in result.stdout and "Outcome:" in result.stdout
+        replay = replay_from_run(out, game, cell)
+        assert replay.differences == []
+        stored = games.filter((pl.col("game") == game) & (pl.col("cell") == cell))
+        assert replay.stored == stored.row(0, named=True)
+
+
+def test_play_from_a_run_with_overrides(tmp_path):
+    out = tmp_path / "run"
+    result = invoke(
+        "run",
+        "-P",
+        "fire_at_roe",
+        "-p",
+        "k=10",
+        "-n",
+        "20",
+        "--seed",
+        "5",
+        "--set",
+        "roe.fire_allowed=10",
+        "--out",
+        out,
+    )
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["ruleset_source"]["overrides"] == ["roe.fire_allowed=10"]
+    replay = replay_from_run(out, 13)
+    assert replay.differences == [] and replay.stored["k"] == 10
+
+
+def test_play_from_errors(small):
+    out, _, _ = small
+    assert_one_line_error(
+        invoke("play", "--from", out, "--game", 40, "--cell", 0), "game 40 is not in", "0..39"
+    )
+    assert_one_line_error(invoke("play", "--from", out, "--game", 3), "--cell")
+    assert_one_line_error(invoke("play", "--from", out, "--game", 3, "--cell", 9), "cell 9")
+    assert_one_line_error(
+        invoke("play", "--from", out, "--game", 3, "--cell", 0, "-P", "rush"), "-P"
+    )
+    assert_one_line_error(invoke("play", "--from", out.parent, "--game", 3), "games.parquet")
+
+
+# --------------------------------------------------------------------------- report
+
+
+def test_report_writes_both_files(small, tmp_path):
+    out, _, _ = small
+    result = invoke("report", out, "--out", tmp_path / "rep")
+    assert result.exit_code == 0, result.output
+    for name in ("report.html", "report.md"):
+        assert (tmp_path / "rep" / name).stat().st_size > 1000
+        assert name in result.stdout
+
+
+def test_report_needs_games(tmp_path):
+    assert_one_line_error(invoke("report", tmp_path), "games.parquet")
+    assert_one_line_error(invoke("report", tmp_path / "absent"), "absent")
+
+
+# --------------------------------------------------------------------------- CLI errors
+
+
+def test_run_negative_games_is_one_line():
+    assert_one_line_error(invoke("run", "-P", "historical", "-n", "-5"), "-5")
+    assert_one_line_error(invoke("run", "-P", "historical", "--max-games", "9"), "--precision")
+    assert_one_line_error(invoke("run", "-P", "historical", "--precision", "0.7"), "--precision")
+
+
+def test_unwritable_out_is_one_line(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    spec = write_spec(tmp_path, SMALL)
+    assert_one_line_error(invoke("sweep", spec, "--out", blocker / "out"), "cannot write")
+    assert_one_line_error(
+        invoke("run", "-P", "historical", "-n", "5", "--out", blocker / "o"), "cannot write"
+    )
+    assert blocker.read_text() == "not a folder"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "spec.toml"]
+
+
+def test_interrupted_sweep_leaves_nothing_half_written(tmp_path, monkeypatch):
+    spec = write_spec(tmp_path, SMALL)
+    out = tmp_path / "out"
+    assert invoke("sweep", spec, "-n", "10", "--out", out).exit_code == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    calls = []
+
+    def failing(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > 3:  # warm-up, then cells 0 and 1 are played; cell 2 fails
+            raise KeyboardInterrupt
+        return play_chunk(*args, **kwargs)
+
+    play_chunk = R.play_chunk
+    monkeypatch.setattr(R, "play_chunk", failing)
+    result = invoke("sweep", spec, "-n", "20", "--out", out)
+    assert result.exit_code != 0 and len(calls) == 4
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the old run, untouched
