@@ -21,7 +21,7 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _STREAM_SALT = np.uint64(0xD1B54A32D192ED03)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def mix64(z):
     """The splitmix64 finaliser: a bijective scramble of a uint64."""
     z = np.uint64(z)
@@ -45,29 +45,30 @@ def init_stream(out, seed, game, stream):
     out[1] = 0
 
 
-@njit(cache=True)
-def next_u64(s):
-    """The next 64 random bits of stream s (int64[2]); advances its counter."""
-    s[1] += 1
-    return mix64(np.uint64(s[0]) + np.uint64(s[1]) * GOLDEN)
+@njit(cache=True, inline="always")
+def next_u64(s, at=0):
+    """The next 64 random bits of the stream at s[at : at + 2]; advances its counter.
+    (`at` lets the fast engine keep its streams inside its state vector.)"""
+    s[at + 1] += 1
+    return mix64(np.uint64(s[at]) + np.uint64(s[at + 1]) * GOLDEN)
 
 
-@njit(cache=True)
-def below(s, n):
+@njit(cache=True, inline="always")
+def below(s, n, at=0):
     """A uniform integer in [0, n), n >= 1 (bias below n / 2**32, i.e. nil here)."""
-    return np.int64(((next_u64(s) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+    return np.int64(((next_u64(s, at) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True)
-def d6(s):
+@njit(cache=True, inline="always")
+def d6(s, at=0):
     """One six-sided die: 1..6."""
-    return below(s, 6) + 1
+    return below(s, 6, at) + 1
 
 
-@njit(cache=True)
-def two_d6(s):
+@njit(cache=True, inline="always")
+def two_d6(s, at=0):
     """Two six-sided dice added: 2..12, as two draws."""
-    return d6(s) + d6(s)
+    return d6(s, at) + d6(s, at)
 
 
 def new_stream(seed: int, game: int, stream: int) -> np.ndarray:

@@ -35,7 +35,7 @@ def pos(st, v):
     return st[vx(v, O.V_POS)]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def log(st, kind, a, b, c, d):
     """Record an event while the trace region has room (rows: turn, kind, a, b, c, d)."""
     capacity = (st.shape[0] - L.TRACE) // L.TRACE_WIDTH
@@ -62,23 +62,31 @@ def options(st):
 
 
 @njit(cache=True, inline="always")
+def scratch(st, at, n, fill):
+    """st[at : at + n] set to fill, as a work array (layout.SCRATCH_*)."""
+    work = st[at : at + n]
+    work[:] = fill
+    return work
+
+
+@njit(cache=True, inline="always")
 def params(st):
     return st[L.PARAMS : L.PARAMS + L.MAX_PARAMS].view(np.float64)
 
 
 @njit(cache=True, inline="always")
 def d6(st):
-    return rng.d6(st[L.RS : L.RS + 2])
+    return rng.d6(st, L.RS)
 
 
 @njit(cache=True, inline="always")
 def two_d6(st):
-    return rng.two_d6(st[L.RS : L.RS + 2])
+    return rng.two_d6(st, L.RS)
 
 
 @njit(cache=True, inline="always")
 def pick(st, n):
-    return rng.below(st[L.RS : L.RS + 2], n)
+    return rng.below(st, n, L.RS)
 
 
 # ------------------------------------------------------------------ multi-dimensional rules
@@ -162,13 +170,13 @@ def last_chit(st, t):
     return st[L.TRACKS + L.TRACK_CAP * t + st[O.TRACK_LEN + t] - 1]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pool_append(st, chit):
     st[L.POOL + st[L.X_N_POOL]] = chit
     st[L.X_N_POOL] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def artillery_silent(st):
     """§8: the lowest artillery marker is a "No Artillery" one."""
     last = last_chit(st, C.ART)
@@ -177,7 +185,7 @@ def artillery_silent(st):
     return st[T.CHIT_ART_TARGET + last] == C.NO_ART
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def in_town(st, position, town):
     """At a town's contact point or one of its overwatches (§5.4.1)."""
     cp = st[T.S_SARACI] if town == C.TOWN_S else st[T.S_KALESIJA]
@@ -186,7 +194,7 @@ def in_town(st, position, town):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def in_saraci(st, position):
     """I-TACV, I-TOW-SARACI."""
     return position == st[T.S_SARACI] or st[T.POS_TOWN + position] == C.TOWN_S
@@ -241,7 +249,7 @@ def ask_yes_no(st, decide, kind, context_a):
 # ------------------------------------------------------------------ effects
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def end_game(st, reason):
     if st[L.X_OVER] == 0:
         st[L.X_OVER] = 1
@@ -276,7 +284,7 @@ def update_abilities(st, decide):
             log(st, E.ABILITY, a, E.ABILITY_RETURNED, st[state + 1], 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ability_ready(st, ability):
     """The marker showing `ability` in its box with its commander alive, else -1."""
     for a in range(3):
@@ -289,13 +297,13 @@ def ability_ready(st, ability):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def spend_ability(st, a):
     st[O.ABIL + 2 * a] = C.SPENT
     log(st, E.ABILITY, a, E.ABILITY_USED, st[O.ABIL + 2 * a + 1], 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def release_tow(st, v):
     """Unhook a tow that v pulls."""
     towed = st[vx(v, O.V_TOWING)]
@@ -378,7 +386,7 @@ def new_game(st, seed, game):
         st[L.X_N_MPOOL + k] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def popcount(x):
     n = 0
     while x:

@@ -1,6 +1,5 @@
 """§6 Execution phase (reference: reference/execution.py): airstrike, moves, fire."""
 
-import numpy as np
 from numba import njit
 
 from bollesim import codes as C
@@ -27,6 +26,7 @@ from bollesim.engine.core import (
     pos,
     pos_un,
     release_tow,
+    scratch,
     spend_ability,
     track_len,
     vx,
@@ -58,12 +58,12 @@ def commander_checks(st):
             log(st, E.COMMANDER_CHECK, v, die, not skip, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def regular_chits(st, t):
     return track_len(st, t) - (t == C.ART)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def remove_last(st, t):
     """Return a track's last chit to the pool; the setup marker flips instead (§6.3)."""
     chit = last_chit(st, t)
@@ -81,7 +81,7 @@ def airstrike(st):
     """§6.1, I-AIR: every track keeps half its chits, rounded down."""
     if not st[O.AIRSTRIKE_PENDING]:
         return
-    removed = np.zeros(4, dtype=np.int64)
+    removed = scratch(st, L.SCRATCH_REMOVED, 4, 0)
     for t in range(C.N_TRACKS):
         n = regular_chits(st, t)
         removed[t] = n - n // 2
@@ -95,7 +95,7 @@ def airstrike(st):
 # ------------------------------------------------------------------ §6.2 move and tow
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def heading(st, v):
     if st[vx(v, O.V_TOWED_BY)] >= 0:
         return -1
@@ -104,13 +104,13 @@ def heading(st, v):
     return st[vx(v, O.V_DEST)]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def wants_to_move(st, v):
     h = heading(st, v)
     return h != -1 and h != pos(st, v)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def undamaged(st, v):
     return st[vx(v, O.V_LIGHT)] == 0 and st[vx(v, O.V_HEAVY)] == 0
 
@@ -146,7 +146,7 @@ def may_move(st, v, extra):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step(st, v):
     return next_step(st, pos(st, v), heading(st, v))
 
@@ -155,13 +155,13 @@ def step(st, v):
 def move_step(st, decide):
     """§6.2, then tows hook up, the optional APC rule and QL1's Extra move."""
     nv = T.NV
-    target = np.full(nv, -1, dtype=np.int64)
+    target = scratch(st, L.SCRATCH_TARGET, nv, -1)
     for v in range(nv):
         if wants_to_move(st, v) and may_move(st, v, False):
             target[v] = step(st, v)
     moved = perform_moves(st, decide, target)
     if st[T.S_APC_DOUBLE] and st[L.X_TANK_REACHED_KAL]:  # §6.2 optional rule
-        second = np.full(T.NV, -1, dtype=np.int64)
+        second = scratch(st, L.SCRATCH_SECOND, T.NV, -1)
         for v in range(T.NV):
             if (
                 moved[v]
@@ -176,12 +176,12 @@ def move_step(st, decide):
     extra_move(st, decide)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def final(st, target, v):
     return target[v] if target[v] >= 0 else pos(st, v)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def counts_for_stacking(st, target, v):
     """§5.4.3: a towed tank, or one its rescuer is reaching, does not count."""
     if st[vx(v, O.V_TOWED_BY)] >= 0:
@@ -201,8 +201,8 @@ def counts_for_stacking(st, target, v):
 def overfull_position(st, target):
     """The first position a move fills beyond its stacking limit, or -1."""
     nv = T.NV
-    counts = np.zeros(T.NP, dtype=np.int64)
-    arriving = np.zeros(T.NP, dtype=np.int64)
+    counts = scratch(st, L.SCRATCH_COUNTS, T.NP, 0)
+    arriving = scratch(st, L.SCRATCH_ARRIVING, T.NP, 0)
     for v in range(nv):
         if counts_for_stacking(st, target, v):
             counts[final(st, target, v)] += 1
@@ -232,7 +232,7 @@ def perform_moves(st, decide, target):
                 and final(st, target, v) == over
             ):
                 stayers += 1
-        keep = np.zeros(nv, dtype=np.int64)
+        keep = scratch(st, L.SCRATCH_KEEP, nv, 0)
         kept = 0
         while kept < st[T.POS_STACK + over] - stayers:
             n = 0
@@ -246,7 +246,7 @@ def perform_moves(st, decide, target):
             if target[v] == over and not keep[v]:
                 target[v] = -1
                 log(st, E.NOT_MOVED, v, E.STACKING, -1, 0)
-    moved = np.zeros(nv, dtype=np.int64)
+    moved = scratch(st, L.SCRATCH_MOVED, nv, 0)
     for v in range(nv):
         if target[v] >= 0:
             moved[v] = 1
@@ -283,7 +283,7 @@ def draw_marker(st, p):
     log(st, E.MARKER_DRAWN, p, marker, side, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def arrive(st, v):
     """§6.2: the Move marker comes back at the destination; a tow there ends."""
     if pos(st, v) != st[vx(v, O.V_DEST)]:
@@ -339,7 +339,7 @@ def hook_tows(st, decide):
         log(st, E.TOW_HOOKED, r, damaged, dest, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def within_ql1(st, v):
     return distance(st, pos(st, C.QL1), pos(st, v)) <= st[T.S_QL1_RANGE]
 
@@ -371,7 +371,7 @@ def extra_move(st, decide):
         return
     spend_ability(st, a)
     if may_move(st, choice, True):
-        target = np.full(T.NV, -1, dtype=np.int64)
+        target = scratch(st, L.SCRATCH_EXTRA, T.NV, -1)
         target[choice] = step(st, choice)
         perform_moves(st, decide, target)
 
@@ -379,7 +379,7 @@ def extra_move(st, decide):
 # ------------------------------------------------------------------ §6.3 fire
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def has_icon(st, p, t):
     marker = st[O.MARKER + p]
     if marker >= 0:
@@ -438,7 +438,7 @@ def fire_targets(st, v, out):
 def fire_step(st, decide):
     """§6.3 in vehicle order; Direct their fire first, Extra fire last, then the depot."""
     nv = T.NV
-    tracks = np.zeros(4, dtype=np.int64)
+    tracks = scratch(st, L.SCRATCH_TRACKS, 4, 0)
     direct = False
     a = ability_ready(st, C.DIRECT_THEIR_FIRE)
     if a >= 0 and pos(st, C.QL3) == st[T.S_DIRECT_FIRE_AT]:
@@ -453,7 +453,7 @@ def fire_step(st, decide):
         if worth and ask_yes_no(st, decide, D.USE_ABILITY, a):
             spend_ability(st, a)
             direct = True
-    rolls = np.zeros(16, dtype=np.int64)  # [0]: count, then the Saraci overwatch dice
+    rolls = scratch(st, L.SCRATCH_ROLLS, 16, 0)  # [0]: count, then the Saraci overwatch dice
     for v in range(nv):
         if able_to_fire(st, v):
             fire_once(st, decide, v, direct, rolls)

@@ -6,6 +6,7 @@ a tuple of forty rule arrays cost ~80 ns a call). Regions, documented here once:
     st[RS : RS + 4]            random streams (rng.py): CHANCE at RS, POLICY at RS + 2
     st[PARAMS : + MAX_PARAMS]  the policy's parameters, float64 bits (params() views them)
     st[OPTS : + MAX_OPTIONS]   the options of the decision being asked
+    st[SCRATCH_* ...]          work arrays of the kernels (no allocation per call)
     st[RULES : + RULES_SIZE]   the ruleset, flattened (tables.py gives each table's offset)
     st[TRACE :]                the event trace, TRACE_WIDTH per event (empty in batches)
 
@@ -64,7 +65,24 @@ RS = STATE_SIZE
 MAX_PARAMS = 16
 PARAMS = RS + 4
 OPTS = PARAMS + MAX_PARAMS
-RULES = OPTS + MAX_OPTIONS
+SCRATCH = OPTS + MAX_OPTIONS
+SCRATCH_MASKS = SCRATCH  # 16: recipients of an order (orders.order_options)
+SCRATCH_MEMBERS = SCRATCH + 16  # 4: a platoon's eligible members
+SCRATCH_PAIR = SCRATCH + 20  # 2: the chits of a pair
+SCRATCH_TARGET = SCRATCH + 22  # 9: next position of each mover (move step)
+SCRATCH_SECOND = SCRATCH + 31  # 9: the optional APC second step
+SCRATCH_EXTRA = SCRATCH + 40  # 9: QL1's Extra move
+SCRATCH_KEEP = SCRATCH + 49  # 9: movers kept into an overfull position
+SCRATCH_MOVED = SCRATCH + 58  # 9: who moved
+SCRATCH_COUNTS = SCRATCH + 67  # 18: vehicles per position after the moves
+SCRATCH_ARRIVING = SCRATCH + 85  # 18: positions someone moves into
+SCRATCH_TRACKS = SCRATCH + 103  # 4: tracks a tank may fire at
+SCRATCH_ROLLS = SCRATCH + 107  # 16: count, then the Saraci overwatch dice of a turn
+SCRATCH_TIED = SCRATCH + 123  # 9: targets tied on firing priority
+SCRATCH_CHITS = SCRATCH + 132  # 16: random-unit chits in the artillery pool
+SCRATCH_CHAIN = SCRATCH + 148  # 3: a radio link
+SCRATCH_REMOVED = SCRATCH + 151  # 4: chits an airstrike removed per track
+RULES = SCRATCH + 160
 RULES_SIZE = 4096
 TRACE = RULES + RULES_SIZE
 

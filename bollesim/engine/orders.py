@@ -26,6 +26,7 @@ from bollesim.engine.core import (
     pick,
     popcount,
     pos,
+    scratch,
     spend_ability,
     spread,
     vx,
@@ -72,7 +73,7 @@ def orders_phase(st, decide):
             break
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def weapon_chits_in_pool(st):
     n = 0
     for i in range(st[L.X_N_POOL]):
@@ -96,7 +97,7 @@ def draw_chit(st):
 @njit(cache=True)
 def draw_pair(st):
     """Two weapon chits, or (-1, -1) after the civilian car (§5.3, §7.2.1)."""
-    chits = [0, 0]
+    chits = scratch(st, L.SCRATCH_PAIR, 2, 0)
     got = 0
     while got < 2:
         chit = draw_chit(st)
@@ -133,7 +134,7 @@ def light_damage(st, v):
     log(st, E.LIGHT_DAMAGE, v, kind, die, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place_on_track(st, chit):
     t = st[T.CHIT_TYPE + chit]
     n = st[O.TRACK_LEN + t]
@@ -163,7 +164,7 @@ def choose_vl2_destination(st, decide):
         log(st, E.VL2_DESTINATION, order_dest(choice), 0, 0, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def destinations(st, v):
     """Bit mask of v's valid Move destinations (§5.4.1, table built from the reference
     engine's destination_allowed), less the one it already heads for."""
@@ -174,7 +175,7 @@ def destinations(st, v):
     return mask
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lowest_bit(mask):
     v = 0
     while not (mask >> v) & 1:
@@ -182,7 +183,7 @@ def lowest_bit(mask):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def can_take_move(st, v):
     return (
         v != C.VL2
@@ -192,7 +193,7 @@ def can_take_move(st, v):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def eligible(st, v, kind):
     if kind == C.MOVE:
         return can_take_move(st, v)
@@ -212,7 +213,7 @@ def recipient_masks(st, kind, platoon_scope, masks):
     if not platoon_scope:
         return n
     for platoon in (1, 2):
-        members = [0, 0, 0, 0]
+        members = scratch(st, L.SCRATCH_MEMBERS, 4, 0)
         m = 0
         for v in range(nv):
             if st[T.PLATOON + v] == platoon and eligible(st, v, kind) and m < 4:
@@ -236,7 +237,7 @@ def order_options(st, a, b, kinds, exclude):
     opts[0] = D.PASS
     n = 1
     platoon = matrix_platoon(st, a, b) == 1
-    masks = [0] * 16
+    masks = scratch(st, L.SCRATCH_MASKS, 16, 0)
     np_ = T.NP
     if matrix_move(st, a, b) and (kinds >> C.MOVE) & 1:
         nm = recipient_masks(st, C.MOVE, platoon, masks)
@@ -314,7 +315,7 @@ def tow_options(st, opts, n):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def airstrike_allowed(st):
     """§5.4.4, I-AIR."""
     if st[O.AIRSTRIKE_PENDING] or st[O.AIRSTRIKES_USED] >= st[T.S_AIRSTRIKES]:
@@ -383,7 +384,7 @@ def issue(st, code, decision):
             st[vx(v, O.V_DEST)] = pos(st, dest)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def open_fire(st):
     """§5.2: the fire status marker goes to the RoE of the first Fire order."""
     st[O.FIRE_ROE] = st[O.ROE]

@@ -12,12 +12,13 @@ from bollesim.engine.core import (
     has,
     log,
     pos,
+    scratch,
 )
 
 AUTOMATIC = 6
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def chain_quality(st, chain, n):
     """Highest successful d6 over one link (AUTOMATIC when no radio in it is damaged)."""
     damaged = 0
@@ -40,13 +41,14 @@ def chain_quality(st, chain, n):
     return st[T.S_RADIO_ONE_MAX] - drm
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def link_quality(st, receiver):
     """The highest d6 that gets an order to receiver over its best link (§5.1)."""
     commander = st[T.S_COMMANDER]
     if pos(st, receiver) == pos(st, commander):
         return AUTOMATIC
-    chain = [commander, commander, receiver]
+    chain = scratch(st, L.SCRATCH_CHAIN, 3, commander)
+    chain[2] = receiver
     best = 0
     if receiver == st[T.RELAYS + 0] or receiver == st[T.RELAYS + 1]:
         chain[1] = receiver

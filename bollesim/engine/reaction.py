@@ -24,6 +24,7 @@ from bollesim.engine.core import (
     pool_append,
     pos,
     pos_bsa,
+    scratch,
     spend_ability,
     track_len,
     two_d6,
@@ -70,7 +71,7 @@ def draw_their_fire(st, decide):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def exposure(st, p, weapon):
     """(can `weapon` fire at p, firing priority of p)."""
     marker = st[O.MARKER + p]
@@ -102,7 +103,7 @@ def choose_target(st, weapon, exclude):
         can, fp = exposure(st, pos(st, v), weapon)
         if v != exclude and can and (st[vx(v, O.V_HEAVY)] != 0 or not only_damaged):
             low = min(low, fp)
-    tied = [0] * 9
+    tied = scratch(st, L.SCRATCH_TIED, 9, 0)
     n = 0
     for v in range(nv):
         can, fp = exposure(st, pos(st, v), weapon)
@@ -129,7 +130,7 @@ def direct_fire(st, decide, weapon, to_hit, drawing_fire):
         first = target
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def atgm_overwatch(st):
     """§7.1.1: a UN vehicle in an overwatch of the last ATGM chit's letter."""
     letter = st[T.CHIT_LETTER + (last_chit(st, C.ATGM))]
@@ -182,7 +183,7 @@ def artillery(st, decide):
         further_effects(st, decide, target)
     if not present or roll <= st[T.S_ART_ONLY_EFFECTS]:
         return
-    chits = [0] * 16  # random-unit chits set aside for vehicles there, by vehicle
+    chits = scratch(st, L.SCRATCH_CHITS, 16, 0)  # random-unit chits of vehicles there
     n = 0
     for v in range(T.NV):
         if target != C.NO_ART and st[T.POS_ART + (pos(st, v))] == target:
