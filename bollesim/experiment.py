@@ -437,13 +437,14 @@ def run_cells(
         manifest = _manifest(R, rules, cells, seed, total, engine, threads, chunk_size)
         manifest["games_per_cell"] = done
         if precision is not None:
-            manifest.update(
-                precision=precision,
-                max_games=cap,
-                precision_reached=outcome.reached,
-                largest_half_width=outcome.worst_half_width,
-                stopped=outcome.sentence(),
-            )
+            manifest["precision"] = {
+                "half_width": precision,
+                "max_games": cap,
+                "reached": outcome.reached,
+                "largest_half_width": outcome.worst_half_width,
+                "largest_in": {"cell": outcome.worst_cell, "rate": outcome.worst_rate},
+            }
+            manifest["stopped"] = outcome.sentence()
         manifest["timings"] = {
             "warm_up_s": round(warm, 3),
             "run_s": round(run_seconds, 3),

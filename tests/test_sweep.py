@@ -180,7 +180,7 @@ def test_precision_stops_when_reached(tmp_path):
     low, high = A.wilson(np.array(counts), np.full(len(counts), n))
     assert np.max((high - low) / 2) <= 0.05
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["precision_reached"] is True and manifest["n_games"] == n
+    assert manifest["precision"]["reached"] is True and manifest["n_games"] == n
     # the first n games of a bigger run are the same games
     assert games.equals(R.simulate("historical", n, seed=3))
 
@@ -198,6 +198,9 @@ def test_precision_stops_at_the_cap(small, tmp_path):
     # the cells' first 40 games are the 40 games of the plain sweep
     head = games.filter(pl.col("game") < 40).sort("cell", "game")
     assert head.equals(small[1].sort("cell", "game"))
+    precision = json.loads((out / "manifest.json").read_text())["precision"]
+    assert precision["reached"] is False and precision["max_games"] == 70
+    assert precision["largest_half_width"] > 0.001
 
 
 # --------------------------------------------------------------------------- play --from
