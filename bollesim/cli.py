@@ -566,7 +566,7 @@ def play(
     seed: Annotated[
         int | None,
         typer.Option(
-            help="Run seed (with --game, fixes the game exactly) [default: 7].", show_default=False
+            help="Run seed (with --game, fixes the game exactly) (default: 7).", show_default=False
         ),
     ] = None,
     game: Annotated[int, typer.Option(help="Game index within the run (>= 0).", min=0)] = 0,
@@ -688,7 +688,9 @@ def _rates_line(df) -> str:
 
 GamesOption = Annotated[
     int | None,
-    typer.Option("--games", "-n", help="Games (per cell in a sweep).", show_default=False),
+    typer.Option(
+        "--games", "-n", help="Games per cell (default: the spec's games).", show_default=False
+    ),
 ]
 PrecisionOption = Annotated[
     float | None,
@@ -704,7 +706,7 @@ MaxGamesOption = Annotated[
     int | None,
     typer.Option(
         metavar="M",
-        help="With --precision: at most M games (per cell) [default: 1,000,000].",
+        help="With --precision: at most M games per cell (default: 1,000,000).",
         show_default=False,
     ),
 ]
