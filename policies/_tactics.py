@@ -1,4 +1,8 @@
-"""Building blocks for scripted policies (numba-compiled, shared by policy modules)."""
+"""Building blocks for scripted policies (numba-compiled, shared by policy modules).
+
+Map knowledge lives here: where a vehicle may be sent next on its way to a goal (§5.4.1)
+and road distances (from the default ruleset's map, R-MAP).
+"""
 
 import numpy as np
 from numba import njit
@@ -6,6 +10,10 @@ from numba import njit
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import observation as O
+from bollesim.rules.loader import load_ruleset
+
+# Road steps between positions (int64[P, P], codes.SAR...), frozen into compiled code.
+DISTANCE = np.ascontiguousarray(load_ruleset().distance, dtype=np.int64)
 
 
 @njit(cache=True)
@@ -37,9 +45,55 @@ def find(options, n_options, value):
 
 
 @njit(cache=True)
-def move_score(code, goal, obs):
-    """+10 for each vehicle of the order that is sent to its goal position and is neither
-    there nor already heading there (goal[v] < 0: no wish for v)."""
+def prefer(options, n_options, order):
+    """Index of the first option that appears in `order` (a preference list), else 0."""
+    for want in order:
+        i = find(options, n_options, want)
+        if i >= 0:
+            return i
+    return 0
+
+
+@njit(cache=True)
+def on_t2_road(position):
+    """Tango 2 or the Kalesija-Tango 2 road (§5.4.1 second restriction)."""
+    return position == C.T21 or position == C.T22 or position == C.T23 or position == C.T2
+
+
+@njit(cache=True)
+def in_saraci(position):
+    """Saraci's contact point or one of its overwatches (I-TACV)."""
+    return position == C.SAR or position == C.S1 or position == C.S2 or position == C.S3
+
+
+@njit(cache=True)
+def in_kalesija(position):
+    return position == C.KAL or position == C.K1 or position == C.K2 or position == C.K3
+
+
+@njit(cache=True)
+def waypoint(position, goal):
+    """The destination a Move order may name now on the way from position to goal
+    (§5.4.1): Tango 2 only from Kalesija or its road, off that road only via Kalesija,
+    an overwatch only from its own town. -1: no wish."""
+    if goal < 0 or goal == position:
+        return goal
+    if goal == C.T2:
+        return C.T2 if position == C.KAL or on_t2_road(position) else C.KAL
+    if on_t2_road(position) and goal != C.KAL:
+        return C.KAL
+    if goal == C.S1 or goal == C.S2 or goal == C.S3:
+        return goal if in_saraci(position) else C.SAR
+    if goal == C.K1 or goal == C.K2 or goal == C.K3:
+        return goal if in_kalesija(position) else C.KAL
+    return goal
+
+
+@njit(cache=True)
+def move_score(code, route, obs):
+    """+10 for each vehicle of the order sent to its route position (route[v], -1: no
+    wish) that is neither there nor already heading there; -10 for each vehicle with a
+    wish that the order would send elsewhere."""
     mask, dest = D.order_mask(code), D.order_dest(code)
     score = 0
     rank = 0
@@ -51,35 +105,10 @@ def move_score(code, goal, obs):
             base = C.S1 if dest - D.SPREAD == C.TOWN_S else C.K1
             target = base + rank
         rank += 1
-        if goal[v] >= 0 and target == goal[v]:
-            if O.vehicle(obs, v, O.V_POS) != target and O.vehicle(obs, v, O.V_DEST) != target:
-                score += 10
-    return score
-
-
-@njit(cache=True)
-def order_scores(options, n_options, goal, obs, fire_weight, airstrike_weight):
-    """Score each packed order: moves toward goals, Fire orders by tanks flipped."""
-    scores = np.zeros(n_options, dtype=np.int64)
-    for i in range(n_options):
-        code = options[i]
-        if code == D.PASS:
+        if route[v] < 0:
             continue
-        kind = D.order_kind(code)
-        if kind == C.MOVE:
-            scores[i] = move_score(code, goal, obs)
-        elif kind == C.FIRE:
-            scores[i] = fire_weight * count_bits(D.order_mask(code))
-        elif kind == C.AIRSTRIKE:
-            scores[i] = airstrike_weight
-    return scores
-
-
-@njit(cache=True)
-def prefer(options, n_options, order):
-    """Index of the first option that appears in `order` (a preference list), else 0."""
-    for want in order:
-        i = find(options, n_options, want)
-        if i >= 0:
-            return i
-    return 0
+        if target != route[v]:
+            score -= 10
+        elif O.vehicle(obs, v, O.V_POS) != target and O.vehicle(obs, v, O.V_DEST) != target:
+            score += 10
+    return score

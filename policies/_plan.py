@@ -1,0 +1,209 @@
+"""The scripted player shared by the policy families: a family gives where each vehicle is
+going and when it is willing to give Fire orders; `play` takes every decision from that
+and from the shared knobs below (declared once here, DESIGN.md §4, STYLE.md "game, state
+and parameters apart").
+
+A family module declares `PARAMETERS = (its own parameters...) + knobs(...)` and passes
+the knob part of `params` (`params[len(own):]`) to `play`.
+"""
+
+from dataclasses import replace
+
+import numpy as np
+from numba import njit
+
+from bollesim import codes as C
+from bollesim import decisions as D
+from bollesim import observation as O
+from bollesim.policy import Parameter
+from policies._tactics import (
+    DISTANCE,
+    best,
+    count_bits,
+    find,
+    in_saraci,
+    move_score,
+    prefer,
+    waypoint,
+)
+
+_KNOBS = (
+    Parameter("stop_at_tanks", 3, 0, 4,
+              "stop drawing pairs once this many tank chits are on their track"),
+    Parameter("max_pairs", 20, 1, 20,
+              "stop drawing after this many pairs in one Orders phase (20: no limit)"),
+    Parameter("target", 0, 0, 3,
+              "fire first at the last chit of 0 ATGM, 1 tank, 2 HMG, 3 artillery"),
+    Parameter("play_on", 0, 0, 1,
+              "1: after a victory, play on for the other type while it can still come"),
+    Parameter("tow", 0, 0, 1,
+              "1: tow tracks-damaged tanks out of fire, send damaged tanks back to Saraci"),
+)
+STOP_AT_TANKS, MAX_PAIRS, TARGET, PLAY_ON, TOW = range(len(_KNOBS))
+
+# Fire target preferences, one row per value of the `target` knob (codes.TANK...).
+TARGET_ORDERS = np.array([
+    [C.ATGM, C.TANK, C.HMG, C.ART],
+    [C.TANK, C.ATGM, C.HMG, C.ART],
+    [C.HMG, C.ATGM, C.TANK, C.ART],
+    [C.ART, C.ATGM, C.TANK, C.HMG],
+], dtype=np.int64)
+DEPOT_ORDER = (C.ATGM, C.ART, C.TANK, C.HMG)
+TOW_TO = (C.SAR, C.OPN, C.KAL, C.T2)  # among the nearest contact points (§5.4.3)
+
+# Order weights: a Move scores 10 per vehicle sent on its way (_tactics.move_score).
+FIRE_FIRST = 100  # per tank: a Fire order beats any Move
+FIRE_LAST = 3  # per tank: a Fire order only when no useful Move is on offer
+AIRSTRIKE_FIRST = 1000  # call the airstrike as soon as it is offered
+AIRSTRIKE_LAST = 1  # only when nothing else is worth issuing
+TOW_WEIGHT = 50  # minus the rescuer's distance to the damaged tank
+
+
+def knobs(**defaults: float) -> tuple[Parameter, ...]:
+    """The shared knobs, with this family's defaults where given."""
+    names = {p.name for p in _KNOBS}
+    for name in defaults:
+        if name not in names:
+            raise ValueError(f"no shared knob {name!r} (knobs: {', '.join(sorted(names))})")
+    return tuple(replace(p, default=defaults.get(p.name, p.default)) for p in _KNOBS)
+
+
+@njit(cache=True)
+def historical_goals(obs):
+    """The plan of 29 April 1994 (final goals, -1: no wish): platoon 1 and QL1 to Tango 2
+    by way of Kalesija, platoon 2 to the Saraci overwatches, VL2 to OP N."""
+    goal = np.full(C.N_VEHICLES, -1, dtype=np.int64)
+    goal[C.VL2] = C.OPN
+    goal[C.QL1] = goal[C.AQ] = goal[C.EA] = goal[C.FA] = C.T2
+    goal[C.BQ], goal[C.FB], goal[C.GB] = C.S1, C.S2, C.S3
+    return goal
+
+
+@njit(cache=True)
+def routes(obs, goal, tow):
+    """Where a Move order should send each vehicle now: its next legal waypoint toward
+    its goal; with `tow`, a tank with heavy damage heads back to Saraci; a rescuer under a
+    Tow order keeps its course."""
+    route = np.full(C.N_VEHICLES, -1, dtype=np.int64)
+    for v in range(C.N_VEHICLES):
+        pos = O.vehicle(obs, v, O.V_POS)
+        g = goal[v]
+        if O.vehicle(obs, v, O.V_ORDER) == C.TOW:  # on its way to a tow: leave it be
+            route[v] = O.vehicle(obs, v, O.V_DEST)
+            continue
+        if tow and O.vehicle(obs, v, O.V_HEAVY) != 0 and not in_saraci(g):
+            g = pos if in_saraci(pos) else C.SAR
+        route[v] = waypoint(pos, g)
+    return route
+
+
+@njit(cache=True)
+def tow_score(code, obs):
+    """A Tow order worth giving: the damaged tank is not already someone's tow target and
+    is out of a contact point (in fire) or at OP N (the tow then goes to Saraci). Nearer
+    and undamaged rescuers first."""
+    rescuer, damaged = 0, D.order_dest(code)
+    mask = D.order_mask(code)
+    while not (mask >> rescuer) & 1:
+        rescuer += 1
+    for v in range(C.N_VEHICLES):
+        if O.vehicle(obs, v, O.V_TOW_TARGET) == damaged:
+            return -1
+    where = O.vehicle(obs, damaged, O.V_POS)
+    if where == C.KAL or where == C.T2:  # safe there; the nearest contact point leads away
+        return -1
+    score = TOW_WEIGHT - DISTANCE[O.vehicle(obs, rescuer, O.V_POS), where]
+    if O.vehicle(obs, rescuer, O.V_HEAVY) != 0:
+        score -= 20
+    return score
+
+
+@njit(cache=True)
+def order_scores(options, n_options, obs, route, fire_now, fire_weight, airstrike_weight, tow):
+    """Score each packed order (PASS scores 0; a negative score is never chosen)."""
+    scores = np.zeros(n_options, dtype=np.int64)
+    for i in range(n_options):
+        code = options[i]
+        if code == D.PASS:
+            continue
+        kind = D.order_kind(code)
+        if kind == C.MOVE:
+            scores[i] = move_score(code, route, obs)
+        elif kind == C.FIRE:
+            scores[i] = fire_weight * count_bits(D.order_mask(code)) if fire_now else -1
+        elif kind == C.AIRSTRIKE:
+            scores[i] = airstrike_weight
+        elif kind == C.TOW:
+            scores[i] = tow_score(code, obs) if tow else -1
+    return scores
+
+
+@njit(cache=True)
+def draw_again(obs, knobs):
+    """§5.3: another pair while the tank track is short of stop_at_tanks and fewer than
+    max_pairs pairs were drawn this turn."""
+    short = obs[O.TRACK_LEN + C.TANK] < knobs[STOP_AT_TANKS]
+    return 1 if short and obs[O.PAIRS_THIS_TURN] < knobs[MAX_PAIRS] else 0
+
+
+@njit(cache=True)
+def ability_side(marker, goal):
+    """§5.5: the side usable where its vehicle is going: VL2 Extra order at OP N (else
+    Draw their fire, at Kalesija); QL3 Extra turn at Kalesija (else Direct their fire, at
+    OP N); QL1 Extra move."""
+    if marker == 0:
+        return 1 if goal[C.VL2] == C.OPN else 0
+    if marker == 1:
+        return 1 if goal[C.QL3] == C.KAL else 0
+    return 0
+
+
+@njit(cache=True)
+def refresh(options, n_options, goal):
+    """§5.3 doubles: bring back the first spent marker, on the side the plan uses."""
+    for a in range(3):
+        i = find(options, n_options, 1 + 2 * a + ability_side(a, goal))
+        if i >= 0:
+            return i
+    return 1
+
+
+@njit(cache=True)
+def stop_on_victory(obs, knobs):
+    """§8, I-END: stop, unless play_on and the missing victory type can still come
+    (operational: Tango 2 reached or the deadline not yet passed)."""
+    if knobs[PLAY_ON] < 1 or obs[O.TURN] >= obs[O.TURN_LIMIT]:
+        return 1
+    if not obs[O.OPERATIONAL] and (obs[O.T2_REACHED] or obs[O.TURN] < obs[O.DEADLINE]):
+        return 0
+    return 0 if not obs[O.TACTICAL] else 1
+
+
+@njit(cache=True)
+def play(kind, obs, options, n_options, knobs, goal, fire_now, fire_weight, airstrike_weight):
+    """Every decision of a scripted player. goal: int64[V] final positions (-1: no wish);
+    fire_now: whether Fire orders may be given now; fire_weight, airstrike_weight: how
+    they rank against moves (FIRE_FIRST/LAST, AIRSTRIKE_FIRST/LAST)."""
+    if kind == D.DRAW_AGAIN:
+        return draw_again(obs, knobs)
+    if kind == D.ISSUE_ORDER or kind == D.EXTRA_ORDER or kind == D.VL2_DESTINATION:
+        tow = knobs[TOW] >= 1
+        route = routes(obs, goal, tow)
+        scores = order_scores(options, n_options, obs, route, fire_now, fire_weight,
+                              airstrike_weight, tow)
+        return best(scores, n_options)
+    if kind == D.ABILITY_SIDE:
+        return ability_side(obs[O.CONTEXT_A], goal)
+    if kind == D.REFRESH_ABILITY:
+        return refresh(options, n_options, goal)
+    if kind == D.FIRE_TARGET:
+        return prefer(options, n_options, TARGET_ORDERS[int(knobs[TARGET])])
+    if kind == D.DEPOT_TRACK:
+        return prefer(options, n_options, DEPOT_ORDER)
+    if kind == D.TOW_DESTINATION:
+        return prefer(options, n_options, TOW_TO)
+    if kind == D.STOP_ON_VICTORY:
+        return stop_on_victory(obs, knobs)
+    if kind == D.USE_ABILITY or kind == D.EXTRA_MOVE or kind == D.EXTRA_FIRE:
+        return 1  # use it (Extra move/fire: the first vehicle on offer)
+    return 0  # STACK_PRIORITY: the first vehicle on offer

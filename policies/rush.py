@@ -1,0 +1,30 @@
+"""Everything that can fight goes for Tango 2: all seven tanks to Kalesija, then on to
+Tango 2. A Move always beats a Fire order; Fire orders are given as soon as the RoE
+allows when no useful Move is on offer. The two APCs cannot fight: by default they go to
+OP N, out of every field of fire (VL2's Extra order works there)."""
+
+import numpy as np
+from numba import njit
+
+from bollesim import codes as C
+from bollesim.policy import Parameter
+from policies import _plan
+from policies._plan import AIRSTRIKE_LAST, FIRE_LAST, knobs
+
+PARAMETERS = (
+    Parameter("apcs", 0, 0, 1,
+              "VL2 and QL3: 0 to OP N, 1 with the tanks to Kalesija (Draw their fire, Extra turn)"),
+) + knobs()
+
+
+@njit(cache=True)
+def goals(obs, apcs):
+    goal = np.full(C.N_VEHICLES, C.T2, dtype=np.int64)
+    goal[C.VL2] = goal[C.QL3] = C.KAL if apcs >= 1 else C.OPN
+    return goal
+
+
+def decide(kind, obs, options, n_options, params, prng):
+    goal = goals(obs, params[0])
+    return _plan.play(kind, obs, options, n_options, params[1:], goal, True, FIRE_LAST,
+                      AIRSTRIKE_LAST)
