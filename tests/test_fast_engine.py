@@ -94,7 +94,7 @@ def test_rows_do_not_depend_on_threads_or_chunks():
 
 def test_row_invariants_over_100k_fast_games():
     """STYLE.md's generic invariant test, on the fast engine's rows."""
-    df = pl.concat([simulate("random", 50_000, seed=11), simulate("historical", 50_000, seed=11)])
+    df = pl.concat([simulate("random", 50_000, seed=11), simulate("historical", 50_000, seed=11)], how="diagonal")
     limit = RULES.p("game", "turn_limit")
     assert df["end_turn"].is_between(1, limit).all()
     assert df["final_roe"].is_between(1, 24).all()
