@@ -678,12 +678,22 @@ def _progress_bar(label: str):
     )
 
 
-def _rates_line(df) -> str:
+OUTCOMES = ("operational", "tactical", "strategic", "political", "defeat")
+
+
+def _summary(path: Path) -> tuple[int, tuple[float, ...]]:
+    """Games and outcome rates of a games.parquet, read column by column (a 10-million-game
+    file would take a gigabyte in memory whole)."""
     import polars as pl
 
-    cols = ("operational", "tactical", "strategic", "political", "defeat")
-    rates = df.select([pl.col(c).mean() for c in cols]).row(0) if df.height else (0,) * 5
-    return "  ".join(f"{c} {r:.1%}" for c, r in zip(cols, rates, strict=True))
+    row = pl.scan_parquet(path).select(
+        [pl.len().alias("n")] + [pl.col(c).mean() for c in OUTCOMES]
+    ).collect().row(0)
+    return row[0], tuple(r or 0.0 for r in row[1:])
+
+
+def _rates_line(rates: tuple[float, ...]) -> str:
+    return "  ".join(f"{c} {r:.1%}" for c, r in zip(OUTCOMES, rates, strict=True))
 
 
 GamesOption = Annotated[
@@ -807,17 +817,15 @@ def run(
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
                 extra_manifest=extra,
             )
-    import polars as pl
-
-    df = pl.read_parquet(folder / "games.parquet")
+    n, rates = _summary(folder / "games.parquet")
     t = manifest["timings"]
     typer.echo(
-        f"{df.height:,} games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, "
+        f"{n:,} games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, "
         f"engine ready in {t['warm_up_s']:.1f} s) -> {folder}"
     )
     if outcome is not None:
         typer.echo(outcome.sentence())
-    typer.echo(_rates_line(df))
+    typer.echo(_rates_line(rates))
 
 
 @command(
