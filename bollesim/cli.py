@@ -590,6 +590,9 @@ def play(
     rules: RulesOption = None,
     set_: SetOption = None,
     partial: PartialOption = None,
+    engine: Annotated[
+        str, typer.Option(help="reference (readable Python) or fast (numba): the same game.")
+    ] = "reference",
 ) -> None:
     """Play one game and narrate it turn by turn, the way §11 of the rulebook reads.
 
@@ -617,11 +620,15 @@ def play(
         )
     from bollesim.policy import load_policy
     from bollesim.replay import narrated_game
+    from bollesim.runner import ENGINES
 
+    if engine not in ENGINES:
+        raise UsageError(f"--engine must be fast or reference, got {engine!r}")
     ruleset = _load(rules, set_, partial)
     chosen = load_policy(policy)
     params = _policy_params(chosen, param)
-    lines, _ = narrated_game(ruleset, chosen, params, 7 if seed is None else seed, game)
+    seed = 7 if seed is None else seed
+    lines, _ = narrated_game(ruleset, chosen, params, seed, game, engine)
     typer.echo("\n".join(lines))
 
 

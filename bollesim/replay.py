@@ -11,10 +11,23 @@ from bollesim.rules.loader import Ruleset
 
 
 def narrated_game(
-    rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, game_index: int = 0
+    rules: Ruleset,
+    policy: Policy,
+    params: np.ndarray,
+    seed: int,
+    game_index: int = 0,
+    engine: str = "reference",
 ) -> tuple[list[str], dict]:
-    """The turn-by-turn account of one game and its result row."""
-    trace: list = []
-    row = play_game(rules, policy, params, seed, game_index, trace)
+    """The turn-by-turn account of one game and its result row; either engine records
+    the same events (DESIGN.md decision 2)."""
+    if engine == "fast":
+        from bollesim.engine.trace import play_traced_game
+        from bollesim.runner import to_frame
+
+        trace, results, _ = play_traced_game(rules, policy, params, seed, game_index)
+        row = to_frame(results[None, :], policy, params[None, :], seed, game_index).row(0, named=True)
+    else:
+        trace = []
+        row = play_game(rules, policy, params, seed, game_index, trace)
     lines = Narrator(rules).narrate(trace)
     return lines + ["", outcome_line(row)], row

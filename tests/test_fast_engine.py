@@ -84,6 +84,20 @@ def test_engines_agree_on_100k_games(name):
     assert fast.equals(ref)
 
 
+def test_play_narrates_the_same_game_with_either_engine():
+    """`bollesim play --engine fast` tells the same story as the reference engine."""
+    from typer.testing import CliRunner
+
+    from bollesim.cli import app
+
+    runner = CliRunner()
+    args = ["play", "-P", "historical", "--seed", "7", "--game", "3"]
+    reference = runner.invoke(app, args)
+    fast = runner.invoke(app, [*args, "--engine", "fast"])
+    assert reference.exit_code == fast.exit_code == 0
+    assert fast.output == reference.output and "Outcome:" in fast.output
+
+
 def test_rows_do_not_depend_on_threads_or_chunks():
     one = simulate("random", 20_000, seed=3, threads=1, chunk_size=20_000)
     two = simulate("random", 20_000, seed=3, threads=2, chunk_size=3_333)
