@@ -37,7 +37,8 @@ EXIT_USAGE = 2  # exit code of every reported error (same as typer's own usage e
 app = typer.Typer(
     name="bollesim",
     help="Monte Carlo strategy analysis for the solitaire wargame Operation Bøllebank.",
-    epilog="Example: bollesim rules check",
+    epilog="Examples: bollesim play -P historical --seed 7 · bollesim run -P historical -n 1000000 · "
+    "bollesim sweep experiments/first_fire.toml · bollesim report results/first_fire",
     no_args_is_help=True,
     add_completion=False,
 )
@@ -764,7 +765,7 @@ def run(
     set_: SetOption = None,
     partial: PartialOption = None,
 ) -> None:
-    """Play a batch of games into OUT/games.parquet (one row per game) and OUT/manifest.json.
+    """Play a batch of games into OUT/games.parquet and OUT/manifest.json.
 
     Read the results with polars: pl.read_parquet("OUT/games.parquet"), or with pandas:
     pd.read_parquet("OUT/games.parquet"). Replay any game with
@@ -866,9 +867,10 @@ def sweep(
     max_games: MaxGamesOption = None,
     threads: ThreadsOption = None,
 ) -> None:
-    """Play every cell of an experiment on common random numbers (game g of every cell has
-    the same seed) into OUT/games.parquet (one row per game, with `cell` and the parameter
-    columns) and OUT/manifest.json (the cells and the spec).
+    """Play every cell of an experiment on common random numbers.
+
+    Game g of every cell has the same seed. Writes OUT/games.parquet (one row per game,
+    with `cell` and the parameter columns) and OUT/manifest.json (the cells and the spec).
 
     -n and --seed override the spec's games per cell and seed. Then:
     `bollesim report OUT`, and `bollesim play --from OUT --game N --cell C`.
@@ -949,8 +951,10 @@ def report(
         Path | None, typer.Option(help="Where to write (default: DIR).", show_default=False)
     ] = None,
 ) -> None:
-    """Write the balance report of a run or sweep: report.html (one self-contained file,
-    charts embedded), report.md and its charts as PNG files."""
+    """Write the balance report of a run or sweep.
+
+    report.html (one self-contained file, charts embedded), report.md and its charts as
+    PNG files."""
     if not run_dir.is_dir():
         raise UsageError(f"{run_dir}: no such folder (give a run or sweep folder)")
     if not (run_dir / "games.parquet").exists():
@@ -984,9 +988,11 @@ def bench(
         bool, typer.Option(help="Also time a cold compile (a fresh process, empty cache).")
     ] = True,
 ) -> None:
-    """Games per second of the fast engine (all cores and one thread), of the reference
-    engine, their ratio per core, an RNG floor and the engine's ratio to it, random draws
-    per game, and the compile time cold and cached."""
+    """Measure games per second: fast engine, reference engine, RNG floor.
+
+    The fast engine on all cores and on one thread, the reference engine, their ratio per
+    core, an RNG floor and the engine's ratio to it, random draws per game, and the
+    compile time cold and cached."""
     import json
 
     from bollesim.bench import measure
