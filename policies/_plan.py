@@ -18,7 +18,6 @@ from bollesim import observation as O
 from bollesim.policy import Parameter
 from policies._tactics import (
     DISTANCE,
-    best,
     count_bits,
     find,
     in_saraci,
@@ -119,23 +118,29 @@ def tow_score(code, obs):
 
 
 @njit(cache=True)
-def order_scores(options, n_options, obs, route, fire_now, fire_weight, airstrike_weight, tow):
-    """Score each packed order (PASS scores 0; a negative score is never chosen)."""
-    scores = np.zeros(n_options, dtype=np.int64)
+def best_order(options, n_options, obs, route, fire_now, fire_weight, airstrike_weight, tow):
+    """Index of the best-scored packed order, the first on ties (PASS scores 0; a
+    negative score is never chosen)."""
+    i_best = 0
+    s_best = 0
     for i in range(n_options):
         code = options[i]
         if code == D.PASS:
-            continue
-        kind = D.order_kind(code)
-        if kind == C.MOVE:
-            scores[i] = move_score(code, route, obs)
-        elif kind == C.FIRE:
-            scores[i] = fire_weight * count_bits(D.order_mask(code)) if fire_now else -1
-        elif kind == C.AIRSTRIKE:
-            scores[i] = airstrike_weight
-        elif kind == C.TOW:
-            scores[i] = tow_score(code, obs) if tow else -1
-    return scores
+            score = 0
+        else:
+            kind = D.order_kind(code)
+            score = 0
+            if kind == C.MOVE:
+                score = move_score(code, route, obs)
+            elif kind == C.FIRE:
+                score = fire_weight * count_bits(D.order_mask(code)) if fire_now else -1
+            elif kind == C.AIRSTRIKE:
+                score = airstrike_weight
+            elif kind == C.TOW:
+                score = tow_score(code, obs) if tow else -1
+        if i == 0 or score > s_best:
+            i_best, s_best = i, score
+    return i_best
 
 
 @njit(cache=True)
@@ -189,9 +194,8 @@ def play(kind, obs, options, n_options, knobs, goal, fire_now, fire_weight, airs
     if kind == D.ISSUE_ORDER or kind == D.EXTRA_ORDER or kind == D.VL2_DESTINATION:
         tow = knobs[TOW] >= 1
         route = routes(obs, goal, tow)
-        scores = order_scores(options, n_options, obs, route, fire_now, fire_weight,
-                              airstrike_weight, tow)
-        return best(scores, n_options)
+        return best_order(options, n_options, obs, route, fire_now, fire_weight,
+                          airstrike_weight, tow)
     if kind == D.ABILITY_SIDE:
         return ability_side(obs[O.CONTEXT_A], goal)
     if kind == D.REFRESH_ABILITY:

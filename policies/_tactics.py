@@ -16,7 +16,7 @@ from bollesim.rules.loader import load_ruleset
 DISTANCE = np.ascontiguousarray(load_ruleset().distance, dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def count_bits(mask):
     n = 0
     while mask:
@@ -25,17 +25,7 @@ def count_bits(mask):
     return n
 
 
-@njit(cache=True)
-def best(scores, n_options):
-    """Index of the highest score (the first on ties)."""
-    i_best = 0
-    for i in range(1, n_options):
-        if scores[i] > scores[i_best]:
-            i_best = i
-    return i_best
-
-
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def find(options, n_options, value):
     """Index of value among the options, -1 if absent."""
     for i in range(n_options):
@@ -54,24 +44,24 @@ def prefer(options, n_options, order):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def on_t2_road(position):
     """Tango 2 or the Kalesija-Tango 2 road (§5.4.1 second restriction)."""
     return position == C.T21 or position == C.T22 or position == C.T23 or position == C.T2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def in_saraci(position):
     """Saraci's contact point or one of its overwatches (I-TACV)."""
     return position == C.SAR or position == C.S1 or position == C.S2 or position == C.S3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def in_kalesija(position):
     return position == C.KAL or position == C.K1 or position == C.K2 or position == C.K3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def waypoint(position, goal):
     """The destination a Move order may name now on the way from position to goal
     (§5.4.1): Tango 2 only from Kalesija or its road, off that road only via Kalesija,
@@ -89,7 +79,7 @@ def waypoint(position, goal):
     return goal
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def move_score(code, route, obs):
     """+10 for each vehicle of the order sent to its route position (route[v], -1: no
     wish) that is neither there nor already heading there; -10 for each vehicle with a
