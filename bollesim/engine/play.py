@@ -26,21 +26,30 @@ DECIDE_TYPE = types.FunctionType(DECIDE_SIGNATURE)
 I64, U64, F64 = types.int64, types.uint64, types.float64
 
 
+ORDERS, EXECUTION, REACTION, END = range(4)  # §4: the phases of a turn, in order
+
+
+@njit(cache=True)
+def play_phase(st, decide, phase):
+    """§4: one phase of the turn; returns the phase that comes next."""
+    if phase == ORDERS:
+        log(st, E.TURN_START, st[O.TURN], st[O.DEADLINE], st[O.ROE], 0)
+        orders_phase(st, decide)
+    elif phase == EXECUTION:
+        execution_phase(st, decide)
+    elif phase == REACTION:
+        reaction_phase(st, decide)
+    else:
+        end_phase(st, decide)
+    return (phase + 1) % 4
+
+
 @njit(cache=True)
 def play_turns(st, decide):
     """§4: turns of four phases until the game is over."""
+    phase = ORDERS
     while not st[L.X_OVER]:
-        log(st, E.TURN_START, st[O.TURN], st[O.DEADLINE], st[O.ROE], 0)
-        orders_phase(st, decide)
-        if st[L.X_OVER]:
-            break
-        execution_phase(st, decide)
-        if st[L.X_OVER]:
-            break
-        reaction_phase(st, decide)
-        if st[L.X_OVER]:
-            break
-        end_phase(st, decide)
+        phase = play_phase(st, decide, phase)
 
 
 @njit(cache=True)
