@@ -15,15 +15,14 @@ from numba import njit
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import observation as O
+from bollesim.bits import popcount
 from bollesim.policy import Parameter
 from policies._tactics import (
     DISTANCE,
-    count_bits,
     find,
-    in_saraci,
     move_score,
     prefer,
-    waypoint,
+    routes,
 )
 
 _KNOBS = (
@@ -67,33 +66,12 @@ def knobs(**defaults: float) -> tuple[Parameter, ...]:
     return tuple(replace(p, default=defaults.get(p.name, p.default)) for p in _KNOBS)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def historical_goals(obs):
-    """The plan of 29 April 1994 (final goals, -1: no wish): platoon 1 and QL1 to Tango 2
-    by way of Kalesija, platoon 2 to the Saraci overwatches, VL2 to OP N."""
-    goal = np.full(C.N_VEHICLES, -1, dtype=np.int64)
-    goal[C.VL2] = C.OPN
-    goal[C.QL1] = goal[C.AQ] = goal[C.EA] = goal[C.FA] = C.T2
-    goal[C.BQ], goal[C.FB], goal[C.GB] = C.S1, C.S2, C.S3
-    return goal
-
-
-@njit(cache=True)
-def routes(obs, goal, tow):
-    """Where a Move order should send each vehicle now: its next legal waypoint toward
-    its goal; with `tow`, a tank with heavy damage heads back to Saraci; a rescuer under a
-    Tow order keeps its course."""
-    route = np.full(C.N_VEHICLES, -1, dtype=np.int64)
-    for v in range(C.N_VEHICLES):
-        pos = O.vehicle(obs, v, O.V_POS)
-        g = goal[v]
-        if O.vehicle(obs, v, O.V_ORDER) == C.TOW:  # on its way to a tow: leave it be
-            route[v] = O.vehicle(obs, v, O.V_DEST)
-            continue
-        if tow and O.vehicle(obs, v, O.V_HEAVY) != 0 and not in_saraci(g):
-            g = pos if in_saraci(pos) else C.SAR
-        route[v] = waypoint(pos, g)
-    return route
+    """The plan of 29 April 1994 (final goals by vehicle, codes.VEHICLES order; -1: no
+    wish): platoon 1 and QL1 to Tango 2 by way of Kalesija, platoon 2 to the Saraci
+    overwatches, VL2 to OP N. Goals are tuples: a policy allocates nothing per decision."""
+    return (C.OPN, -1, C.T2, C.T2, C.T2, C.T2, C.S1, C.S2, C.S3)
 
 
 @njit(cache=True)
@@ -118,9 +96,10 @@ def tow_score(code, obs):
 
 
 @njit(cache=True)
-def best_order(options, n_options, obs, route, fire_now, fire_weight, airstrike_weight, tow):
+def best_order(options, n_options, obs, goal, fire_now, fire_weight, airstrike_weight, tow):
     """Index of the best-scored packed order, the first on ties (PASS scores 0; a
     negative score is never chosen)."""
+    wishes = routes(obs, goal, tow)
     i_best = 0
     s_best = 0
     for i in range(n_options):
@@ -131,9 +110,9 @@ def best_order(options, n_options, obs, route, fire_now, fire_weight, airstrike_
             kind = D.order_kind(code)
             score = 0
             if kind == C.MOVE:
-                score = move_score(code, route, obs)
+                score = move_score(code, obs, wishes)
             elif kind == C.FIRE:
-                score = fire_weight * count_bits(D.order_mask(code)) if fire_now else -1
+                score = fire_weight * popcount(D.order_mask(code)) if fire_now else -1
             elif kind == C.AIRSTRIKE:
                 score = airstrike_weight
             elif kind == C.TOW:
@@ -186,16 +165,15 @@ def stop_on_victory(obs, knobs):
 
 @njit(cache=True)
 def play(kind, obs, options, n_options, knobs, goal, fire_now, fire_weight, airstrike_weight):
-    """Every decision of a scripted player. goal: int64[V] final positions (-1: no wish);
+    """Every decision of a scripted player. goal: a tuple of final positions by vehicle
+    (-1: no wish);
     fire_now: whether Fire orders may be given now; fire_weight, airstrike_weight: how
     they rank against moves (FIRE_FIRST/LAST, AIRSTRIKE_FIRST/LAST)."""
     if kind == D.DRAW_AGAIN:
         return draw_again(obs, knobs)
     if kind == D.ISSUE_ORDER or kind == D.EXTRA_ORDER or kind == D.VL2_DESTINATION:
-        tow = knobs[TOW] >= 1
-        route = routes(obs, goal, tow)
-        return best_order(options, n_options, obs, route, fire_now, fire_weight,
-                          airstrike_weight, tow)
+        return best_order(options, n_options, obs, goal, fire_now, fire_weight,
+                          airstrike_weight, knobs[TOW] >= 1)
     if kind == D.ABILITY_SIDE:
         return ability_side(obs[O.CONTEXT_A], goal)
     if kind == D.REFRESH_ABILITY:

@@ -10,19 +10,11 @@ from numba import njit
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import observation as O
+from bollesim.bits import lowest
 from bollesim.rules.loader import load_ruleset
 
 # Road steps between positions (int64[P, P], codes.SAR...), frozen into compiled code.
 DISTANCE = np.ascontiguousarray(load_ruleset().distance, dtype=np.int64)
-
-
-@njit(cache=True, inline="always")
-def count_bits(mask):
-    n = 0
-    while mask:
-        n += mask & 1
-        mask >>= 1
-    return n
 
 
 @njit(cache=True, inline="always")
@@ -80,24 +72,54 @@ def waypoint(position, goal):
 
 
 @njit(cache=True, inline="always")
-def move_score(code, route, obs):
-    """+10 for each vehicle of the order sent to its route position (route[v], -1: no
+def route(obs, goal, v, tow):
+    """Where a Move order should send vehicle v now (-1: no wish): its next legal waypoint
+    toward goal[v]; with `tow`, a tank with heavy damage heads back to Saraci; a rescuer
+    under a Tow order keeps its course."""
+    if O.vehicle(obs, v, O.V_ORDER) == C.TOW:  # on its way to a tow: leave it be
+        return O.vehicle(obs, v, O.V_DEST)
+    pos = O.vehicle(obs, v, O.V_POS)
+    g = goal[v]
+    if tow and O.vehicle(obs, v, O.V_HEAVY) != 0 and not in_saraci(g):
+        g = pos if in_saraci(pos) else C.SAR
+    return waypoint(pos, g)
+
+
+@njit(cache=True)
+def routes(obs, goal, tow):
+    """route() of every vehicle, packed 5 bits a vehicle (route + 1), so that a policy
+    allocates nothing per decision; wish() reads one back."""
+    packed = 0
+    for v in range(C.N_VEHICLES):
+        packed |= (route(obs, goal, v, tow) + 1) << (5 * v)
+    return packed
+
+
+@njit(cache=True, inline="always")
+def wish(packed, v):
+    return ((packed >> (5 * v)) & 31) - 1
+
+
+@njit(cache=True, inline="always")
+def move_score(code, obs, wishes):
+    """+10 for each vehicle of the order sent to its wished position (routes(), -1: no
     wish) that is neither there nor already heading there; -10 for each vehicle with a
     wish that the order would send elsewhere."""
     mask, dest = D.order_mask(code), D.order_dest(code)
     score = 0
     rank = 0
-    for v in range(C.N_VEHICLES):
-        if not (mask >> v) & 1:
-            continue
+    while mask:
+        v = lowest(mask)
+        mask &= mask - 1
         target = dest
         if dest >= D.SPREAD:  # I-OW-SPREAD: the k-th vehicle gets the town's k-th OW
             base = C.S1 if dest - D.SPREAD == C.TOWN_S else C.K1
             target = base + rank
         rank += 1
-        if route[v] < 0:
+        wanted = wish(wishes, v)
+        if wanted < 0:
             continue
-        if target != route[v]:
+        if target != wanted:
             score -= 10
         elif O.vehicle(obs, v, O.V_POS) != target and O.vehicle(obs, v, O.V_DEST) != target:
             score += 10

@@ -3,7 +3,6 @@ Tango 2. A Move always beats a Fire order; Fire orders are given as soon as the 
 allows when no useful Move is on offer. The two APCs cannot fight: by default they go to
 OP N, out of every field of fire (VL2's Extra order works there)."""
 
-import numpy as np
 from numba import njit
 
 from bollesim import codes as C
@@ -17,11 +16,11 @@ PARAMETERS = (
 ) + knobs()
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def goals(obs, apcs):
-    goal = np.full(C.N_VEHICLES, C.T2, dtype=np.int64)
-    goal[C.VL2] = goal[C.QL3] = C.KAL if apcs >= 1 else C.OPN
-    return goal
+    """Final goals by vehicle (codes.VEHICLES order): the APCs VL2 and QL3, then the tanks."""
+    apc = C.KAL if apcs >= 1 else C.OPN
+    return (apc, apc, C.T2, C.T2, C.T2, C.T2, C.T2, C.T2, C.T2)
 
 
 def decide(kind, obs, options, n_options, params, prng):

@@ -171,9 +171,18 @@ def last_chit(st, t):
 
 
 @njit(cache=True, inline="always")
+def count_in_pool(st, chit, delta):
+    """Keep the observation's pool counts live as chit enters (+1) or leaves (-1)."""
+    kind = st[T.CHIT_TYPE + chit]
+    st[O.POOL_WEAPONS] += delta * (kind != C.RU)
+    st[O.POOL_TANKS] += delta * (kind == C.TANK)
+
+
+@njit(cache=True, inline="always")
 def pool_append(st, chit):
     st[L.POOL + st[L.X_N_POOL]] = chit
     st[L.X_N_POOL] += 1
+    count_in_pool(st, chit, 1)
 
 
 @njit(cache=True, inline="always")
@@ -205,21 +214,14 @@ def in_saraci(st, position):
 
 @njit(cache=True)
 def refresh(st):
-    """Bring the observation's derived slots up to date before a policy reads it."""
+    """Bring the observation's derived slots up to date before a policy reads it (the
+    pool counts are kept live by count_in_pool)."""
     st[O.FIRED] = st[O.FIRE_ROE] > 0
     for t in range(C.N_TRACKS):
         st[O.TRACK_LETTER + t] = st[T.CHIT_LETTER + (last_chit(st, t))] if track_len(st, t) else 0
     silent = artillery_silent(st)
     st[O.ART_SILENT] = silent
     st[O.ART_TARGET] = C.NO_ART if silent else st[T.CHIT_ART_TARGET + (last_chit(st, C.ART))]
-    weapons = 0
-    tanks = 0
-    for i in range(st[L.X_N_POOL]):
-        kind = st[T.CHIT_TYPE + (st[L.POOL + i])]
-        weapons += kind != C.RU
-        tanks += kind == C.TANK
-    st[O.POOL_WEAPONS] = weapons
-    st[O.POOL_TANKS] = tanks
 
 
 @njit(cache=True)
@@ -375,8 +377,7 @@ def new_game(st, seed, game):
         st[L.ASIDE + v] = st[T.S_N_POOL_CHITS] + v
     st[L.X_N_ASIDE] = T.NV
     for i in range(st[T.S_N_POOL_CHITS]):
-        st[L.POOL + i] = i
-    st[L.X_N_POOL] = st[T.S_N_POOL_CHITS]
+        pool_append(st, i)
     st[L.TRACKS + L.TRACK_CAP * C.ART] = st[T.S_SETUP_CHIT]
     st[O.TRACK_LEN + C.ART] = 1
     st[L.X_RETIRED] = -1
@@ -384,12 +385,3 @@ def new_game(st, seed, game):
         k = st[T.MARKER_POOL + m] - 1
         st[L.MPOOLS + 4 * k + st[L.X_N_MPOOL + k]] = m
         st[L.X_N_MPOOL + k] += 1
-
-
-@njit(cache=True, inline="always")
-def popcount(x):
-    n = 0
-    while x:
-        n += x & 1
-        x >>= 1
-    return n

@@ -201,15 +201,20 @@ def counts_for_stacking(st, target, v):
 def overfull_position(st, target):
     """The first position a move fills beyond its stacking limit, or -1."""
     nv = T.NV
-    counts = scratch(st, L.SCRATCH_COUNTS, T.NP, 0)
-    arriving = scratch(st, L.SCRATCH_ARRIVING, T.NP, 0)
+    arriving = 0  # bit mask of the positions someone moves into
+    towing = False  # a tow order is under way: the §5.4.3 exceptions may apply
     for v in range(nv):
-        if counts_for_stacking(st, target, v):
-            counts[final(st, target, v)] += 1
         if target[v] >= 0:
-            arriving[target[v]] = 1
+            arriving |= 1 << target[v]
+        towing = towing or st[vx(v, O.V_ORDER)] == C.TOW or st[vx(v, O.V_TOWED_BY)] >= 0
+    if arriving == 0:
+        return -1
+    counts = scratch(st, L.SCRATCH_COUNTS, T.NP, 0)
+    for v in range(nv):
+        if not towing or counts_for_stacking(st, target, v):
+            counts[final(st, target, v)] += 1
     for p in range(T.NP):
-        if counts[p] > st[T.POS_STACK + p] and arriving[p]:
+        if (arriving >> p) & 1 and counts[p] > st[T.POS_STACK + p]:
             return p
     return -1
 
@@ -257,12 +262,13 @@ def perform_moves(st, decide, target):
             towed = st[vx(v, O.V_TOWING)]
             if towed >= 0:
                 st[vx(towed, O.V_POS)] = target[v]
-    for p in range(T.NP):  # §6.2 first entry: enemy-action marker
-        if st[T.POS_EAM_POOL + p] and st[O.MARKER + p] < 0:
-            for v in range(nv):
-                if moved[v] and pos(st, v) == p:
-                    draw_marker(st, p)
-                    break
+    entered = 0  # bit mask of the positions a mover now stands on
+    for v in range(nv):
+        if moved[v]:
+            entered |= 1 << pos(st, v)
+    for p in range(T.NP):  # §6.2 first entry: enemy-action marker, in position order
+        if (entered >> p) & 1 and st[T.POS_EAM_POOL + p] and st[O.MARKER + p] < 0:
+            draw_marker(st, p)
     for v in range(nv):
         if moved[v]:
             arrive(st, v)

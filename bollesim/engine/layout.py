@@ -75,7 +75,6 @@ SCRATCH_EXTRA = SCRATCH + 40  # 9: QL1's Extra move
 SCRATCH_KEEP = SCRATCH + 49  # 9: movers kept into an overfull position
 SCRATCH_MOVED = SCRATCH + 58  # 9: who moved
 SCRATCH_COUNTS = SCRATCH + 67  # 18: vehicles per position after the moves
-SCRATCH_ARRIVING = SCRATCH + 85  # 18: positions someone moves into
 SCRATCH_TRACKS = SCRATCH + 103  # 4: tracks a tank may fire at
 SCRATCH_ROLLS = SCRATCH + 107  # 16: count, then the Saraci overwatch dice of a turn
 SCRATCH_TIED = SCRATCH + 123  # 9: targets tied on firing priority

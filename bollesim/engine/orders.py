@@ -6,6 +6,7 @@ from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
 from bollesim import observation as O
+from bollesim.bits import lowest, popcount
 from bollesim.decisions import order_dest, order_kind, order_mask, pack_order
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
@@ -13,6 +14,7 @@ from bollesim.engine.core import (
     ability_ready,
     ask,
     ask_yes_no,
+    count_in_pool,
     d6,
     distance,
     has,
@@ -24,7 +26,6 @@ from bollesim.engine.core import (
     matrix_platoon,
     options,
     pick,
-    popcount,
     pos,
     scratch,
     spend_ability,
@@ -42,7 +43,7 @@ def orders_phase(st, decide):
     st[O.PAIRS_THIS_TURN] = 0
     choose_vl2_destination(st, decide)
     while st[L.X_OVER] == 0:
-        left = weapon_chits_in_pool(st)
+        left = st[O.POOL_WEAPONS]
         if left < st[T.S_POOL_MIN]:
             log(st, E.POOL_EXHAUSTED, left, 0, 0, 0)
             break
@@ -73,14 +74,6 @@ def orders_phase(st, decide):
             break
 
 
-@njit(cache=True, inline="always")
-def weapon_chits_in_pool(st):
-    n = 0
-    for i in range(st[L.X_N_POOL]):
-        n += st[T.CHIT_TYPE + (st[L.POOL + i])] != C.RU
-    return n
-
-
 @njit(cache=True)
 def draw_chit(st):
     """One chit from the pool; the last chit fills the hole."""
@@ -89,6 +82,7 @@ def draw_chit(st):
     chit = st[L.POOL + i]
     st[L.POOL + i] = st[L.POOL + n - 1]
     st[L.X_N_POOL] = n - 1
+    count_in_pool(st, chit, -1)
     st[L.X_CHITS_DRAWN] += 1
     log(st, E.DRAW, chit, 0, 0, 0)
     return chit
@@ -176,14 +170,6 @@ def destinations(st, v):
 
 
 @njit(cache=True, inline="always")
-def lowest_bit(mask):
-    v = 0
-    while not (mask >> v) & 1:
-        v += 1
-    return v
-
-
-@njit(cache=True, inline="always")
 def can_take_move(st, v):
     return (
         v != C.VL2
@@ -230,6 +216,30 @@ def recipient_masks(st, kind, platoon_scope, masks):
     return n
 
 
+@njit(cache=True, inline="always")
+def add_moves(opts, n, mask, allowed):
+    """A MOVE of mask's vehicles to each member of `allowed`, in position order."""
+    while allowed:
+        opts[n] = pack_order(C.MOVE, mask, lowest(allowed))
+        n += 1
+        allowed &= allowed - 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def may_spread(st, mask, town):
+    """I-OW-SPREAD: every vehicle of mask is in the town and not yet on its overwatch."""
+    rank = 0
+    members = mask
+    while members:
+        here = pos(st, lowest(members))
+        if spread(st, town, rank) == here or not in_town(st, here, town):
+            return False
+        rank += 1
+        members &= members - 1
+    return True
+
+
 @njit(cache=True)
 def order_options(st, a, b, kinds, exclude):
     """The orders pair (a, b) allows now, packed into options(st), PASS first."""
@@ -238,7 +248,6 @@ def order_options(st, a, b, kinds, exclude):
     n = 1
     platoon = matrix_platoon(st, a, b) == 1
     masks = scratch(st, L.SCRATCH_MASKS, 16, 0)
-    np_ = T.NP
     if matrix_move(st, a, b) and (kinds >> C.MOVE) & 1:
         nm = recipient_masks(st, C.MOVE, platoon, masks)
         for k in range(nm):
@@ -246,28 +255,16 @@ def order_options(st, a, b, kinds, exclude):
             if mask & exclude:
                 continue
             if popcount(mask) == 1:
-                allowed = destinations(st, lowest_bit(mask))
-            else:  # a group goes to a contact point all of them may go to
-                allowed = st[T.CP_MASK]
-                for v in range(T.NV):
-                    if (mask >> v) & 1:
-                        allowed &= destinations(st, v)
-            for d in range(np_):
-                if (allowed >> d) & 1:
-                    opts[n] = pack_order(C.MOVE, mask, d)
-                    n += 1
-            if popcount(mask) == 1:
+                n = add_moves(opts, n, mask, destinations(st, lowest(mask)))
                 continue
-            for town in (C.TOWN_S, C.TOWN_K):  # I-OW-SPREAD
-                ok = True
-                rank = 0
-                for v in range(T.NV):
-                    if (mask >> v) & 1:
-                        here = pos(st, v)
-                        if spread(st, town, rank) == here or not in_town(st, here, town):
-                            ok = False
-                        rank += 1
-                if ok:
+            allowed = st[T.CP_MASK]  # a group goes to a contact point all of them may go to
+            members = mask
+            while members:
+                allowed &= destinations(st, lowest(members))
+                members &= members - 1
+            n = add_moves(opts, n, mask, allowed)
+            for town in (C.TOWN_S, C.TOWN_K):
+                if may_spread(st, mask, town):
                     opts[n] = pack_order(C.MOVE, mask, D.SPREAD + town)
                     n += 1
     fire_allowed = st[O.FIRE_ROE] > 0 or st[O.ROE] >= st[T.S_FIRE_ALLOWED]
