@@ -62,11 +62,17 @@ def options(st):
 
 
 @njit(cache=True, inline="always")
-def scratch(st, at, n, fill):
-    """st[at : at + n] set to fill, as a work array (layout.SCRATCH_*)."""
-    work = st[at : at + n]
-    work[:] = fill
-    return work
+def fill(st, at, n, value):
+    """st[at : at + n] = value, without making an array view."""
+    for i in range(at, at + n):
+        st[i] = value
+
+
+@njit(cache=True, inline="always")
+def scratch(st, at, n, value):
+    """st[at : at + n] set to value, as a work array (layout.SCRATCH_*)."""
+    fill(st, at, n, value)
+    return st[at : at + n]
 
 
 @njit(cache=True, inline="always")

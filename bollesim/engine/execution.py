@@ -15,6 +15,7 @@ from bollesim.engine.core import (
     ask_yes_no,
     d6,
     distance,
+    fill,
     has,
     last_chit,
     log,
@@ -155,34 +156,41 @@ def step(st, v):
 def move_step(st, decide):
     """§6.2, then tows hook up, the optional APC rule and QL1's Extra move."""
     nv = T.NV
-    target = scratch(st, L.SCRATCH_TARGET, nv, -1)
+    fill(st, L.SCRATCH_TARGET, nv, -1)
     for v in range(nv):
         if wants_to_move(st, v) and may_move(st, v, False):
-            target[v] = step(st, v)
-    moved = perform_moves(st, decide, target)
+            st[L.SCRATCH_TARGET + v] = step(st, v)
+    perform_moves(st, decide, L.SCRATCH_TARGET)
     if st[T.S_APC_DOUBLE] and st[L.X_TANK_REACHED_KAL]:  # §6.2 optional rule
-        second = scratch(st, L.SCRATCH_SECOND, T.NV, -1)
+        fill(st, L.SCRATCH_SECOND, T.NV, -1)
         for v in range(T.NV):
             if (
-                moved[v]
+                st[L.SCRATCH_MOVED + v]
                 and not st[T.IS_TANK + v]
                 and st[T.APC_SECOND_FROM + pos(st, v)]
                 and wants_to_move(st, v)
                 and may_move(st, v, False)
             ):
-                second[v] = step(st, v)
-        perform_moves(st, decide, second)
+                st[L.SCRATCH_SECOND + v] = step(st, v)
+        perform_moves(st, decide, L.SCRATCH_SECOND)
     hook_tows(st, decide)
     extra_move(st, decide)
 
 
-@njit(cache=True, inline="always")
-def final(st, target, v):
-    return target[v] if target[v] >= 0 else pos(st, v)
+# Moves are passed as the offset in st of nine next positions (-1: stays); NO_MOVES: none.
+NO_MOVES = -1
 
 
 @njit(cache=True, inline="always")
-def counts_for_stacking(st, target, v):
+def final(st, moves, v):
+    """Where v stands once the moves at offset `moves` are made."""
+    if moves == NO_MOVES or st[moves + v] < 0:
+        return pos(st, v)
+    return st[moves + v]
+
+
+@njit(cache=True, inline="always")
+def counts_for_stacking(st, moves, v):
     """§5.4.3: a towed tank, or one its rescuer is reaching, does not count."""
     if st[vx(v, O.V_TOWED_BY)] >= 0:
         return False
@@ -191,88 +199,90 @@ def counts_for_stacking(st, target, v):
             st[vx(r, O.V_ORDER)] == C.TOW
             and st[vx(r, O.V_TOWING)] < 0
             and st[vx(r, O.V_TOW_TARGET)] == v
-            and final(st, target, r) == pos(st, v)
+            and final(st, moves, r) == pos(st, v)
         ):
             return False
     return True
 
 
 @njit(cache=True)
-def overfull_position(st, target):
+def overfull_position(st, moves):
     """The first position a move fills beyond its stacking limit, or -1."""
     nv = T.NV
     arriving = 0  # bit mask of the positions someone moves into
     towing = False  # a tow order is under way: the §5.4.3 exceptions may apply
     for v in range(nv):
-        if target[v] >= 0:
-            arriving |= 1 << target[v]
+        if st[moves + v] >= 0:
+            arriving |= 1 << st[moves + v]
         towing = towing or st[vx(v, O.V_ORDER)] == C.TOW or st[vx(v, O.V_TOWED_BY)] >= 0
     if arriving == 0:
         return -1
-    counts = scratch(st, L.SCRATCH_COUNTS, T.NP, 0)
+    counts = L.SCRATCH_COUNTS
+    fill(st, counts, T.NP, 0)
     for v in range(nv):
-        if not towing or counts_for_stacking(st, target, v):
-            counts[final(st, target, v)] += 1
+        if not towing or counts_for_stacking(st, moves, v):
+            st[counts + final(st, moves, v)] += 1
     for p in range(T.NP):
-        if (arriving >> p) & 1 and counts[p] > st[T.POS_STACK + p]:
+        if (arriving >> p) & 1 and st[counts + p] > st[T.POS_STACK + p]:
             return p
     return -1
 
 
 @njit(cache=True)
-def perform_moves(st, decide, target):
-    """Move all at once; stacking judged after all moves, the player picks who keeps
-    the move into an overfull position (§6.2). Returns who moved (0/1 per vehicle)."""
+def perform_moves(st, decide, moves):
+    """Move all at once (st[moves + v]: v's next position, -1: stays); stacking judged
+    after all moves, the player picks who keeps the move into an overfull position
+    (§6.2). Who moved: st[SCRATCH_MOVED + v]."""
     nv = T.NV
     opts = options(st)
+    keep = L.SCRATCH_KEEP
     while True:
-        over = overfull_position(st, target)
+        over = overfull_position(st, moves)
         if over < 0:
             break
         stayers = 0
         for v in range(nv):
             if (
-                target[v] != over
-                and counts_for_stacking(st, target, v)
-                and final(st, target, v) == over
+                st[moves + v] != over
+                and counts_for_stacking(st, moves, v)
+                and final(st, moves, v) == over
             ):
                 stayers += 1
-        keep = scratch(st, L.SCRATCH_KEEP, nv, 0)
+        fill(st, keep, nv, 0)
         kept = 0
         while kept < st[T.POS_STACK + over] - stayers:
             n = 0
             for v in range(nv):
-                if target[v] == over and not keep[v]:
+                if st[moves + v] == over and not st[keep + v]:
                     opts[n] = v
                     n += 1
-            keep[ask(st, decide, D.STACK_PRIORITY, n, 0, over)] = 1
+            st[keep + ask(st, decide, D.STACK_PRIORITY, n, 0, over)] = 1
             kept += 1
         for v in range(nv):
-            if target[v] == over and not keep[v]:
-                target[v] = -1
+            if st[moves + v] == over and not st[keep + v]:
+                st[moves + v] = -1
                 log(st, E.NOT_MOVED, v, E.STACKING, -1, 0)
-    moved = scratch(st, L.SCRATCH_MOVED, nv, 0)
-    for v in range(nv):
-        if target[v] >= 0:
-            moved[v] = 1
-            log(st, E.MOVE, v, pos(st, v), target[v], 0)
-            st[vx(v, O.V_POS)] = target[v]
-            if st[T.IS_TANK + v] and target[v] == st[T.S_KALESIJA]:
-                st[L.X_TANK_REACHED_KAL] = 1
-            towed = st[vx(v, O.V_TOWING)]
-            if towed >= 0:
-                st[vx(towed, O.V_POS)] = target[v]
+    moved = L.SCRATCH_MOVED
     entered = 0  # bit mask of the positions a mover now stands on
     for v in range(nv):
-        if moved[v]:
-            entered |= 1 << pos(st, v)
+        to = st[moves + v]
+        st[moved + v] = to >= 0
+        if to < 0:
+            continue
+        log(st, E.MOVE, v, pos(st, v), to, 0)
+        st[vx(v, O.V_POS)] = to
+        entered |= 1 << to
+        if st[T.IS_TANK + v] and to == st[T.S_KALESIJA]:
+            st[L.X_TANK_REACHED_KAL] = 1
+        towed = st[vx(v, O.V_TOWING)]
+        if towed >= 0:
+            st[vx(towed, O.V_POS)] = to
     for p in range(T.NP):  # §6.2 first entry: enemy-action marker, in position order
         if (entered >> p) & 1 and st[T.POS_EAM_POOL + p] and st[O.MARKER + p] < 0:
             draw_marker(st, p)
     for v in range(nv):
-        if moved[v]:
+        if st[moved + v]:
             arrive(st, v)
-    return moved
 
 
 @njit(cache=True)
@@ -377,9 +387,9 @@ def extra_move(st, decide):
         return
     spend_ability(st, a)
     if may_move(st, choice, True):
-        target = scratch(st, L.SCRATCH_EXTRA, T.NV, -1)
-        target[choice] = step(st, choice)
-        perform_moves(st, decide, target)
+        fill(st, L.SCRATCH_EXTRA, T.NV, -1)
+        st[L.SCRATCH_EXTRA + choice] = step(st, choice)
+        perform_moves(st, decide, L.SCRATCH_EXTRA)
 
 
 # ------------------------------------------------------------------ §6.3 fire

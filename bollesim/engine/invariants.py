@@ -18,10 +18,11 @@ from numba import njit, prange, types
 from bollesim import codes as C
 from bollesim import events as E
 from bollesim import observation as O
+from bollesim.bits import popcount
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
-from bollesim.engine.core import ability_sides, distance, has, new_game, popcount, pos, vx
-from bollesim.engine.execution import counts_for_stacking
+from bollesim.engine.core import ability_sides, distance, has, new_game, pos, vx
+from bollesim.engine.execution import NO_MOVES, counts_for_stacking
 from bollesim.engine.play import (
     DECIDE_TYPE,
     END,
@@ -112,7 +113,6 @@ PHASE_NAMES = ("Orders", "Execution", "Enemy reaction", "End", "result row")
 
 MPOOL_CAP = 4  # layout.py: marker pool k is st[MPOOLS + 4*k : + 4]
 HULL_OR_TURRET = (1 << C.HULL) | (1 << C.TURRET)
-NO_MOVES = np.full(C.N_VEHICLES, -1, dtype=np.int64)  # counts_for_stacking's targets: none
 # Result columns that copy one slot of the final state (play.write_result).
 ROW_COPIES = (
     (L.R_END_TURN, O.TURN),

@@ -286,27 +286,32 @@ def order_options(st, a, b, kinds, exclude):
 def tow_options(st, opts, n):
     """§5.4.3: tanks that may be sent to tow a tracks-damaged tank outside Saraci."""
     nv = T.NV
-    reach = st[T.S_TOW_RANGE]
-    for damaged in range(nv):
+    stranded = 0  # tracks-damaged vehicles outside Saraci, not yet in tow
+    for v in range(nv):
         if (
-            not has(st, damaged, O.V_HEAVY, C.TRACKS)
-            or in_saraci(st, pos(st, damaged))
-            or st[vx(damaged, O.V_TOWED_BY)] >= 0
+            has(st, v, O.V_HEAVY, C.TRACKS)
+            and not in_saraci(st, pos(st, v))
+            and st[vx(v, O.V_TOWED_BY)] < 0
         ):
-            continue
+            stranded |= 1 << v
+    if stranded == 0:
+        return n
+    reach = st[T.S_TOW_RANGE]
+    rescuers = 0  # tanks free to move within tow range of an HQ vehicle
+    for r in range(nv):
+        if st[T.IS_TANK + r] and can_take_move(st, r):
+            for h in range(nv):
+                if st[T.IS_HQ + h] and distance(st, pos(st, h), pos(st, r)) <= reach:
+                    rescuers |= 1 << r
+    while stranded:
+        damaged = lowest(stranded)
+        stranded &= stranded - 1
         for rescuer in range(nv):
             if (
-                rescuer == damaged
-                or not st[T.IS_TANK + rescuer]
-                or not can_take_move(st, rescuer)
-                or st[vx(rescuer, O.V_TOW_TARGET)] == damaged
+                (rescuers >> rescuer) & 1
+                and rescuer != damaged
+                and st[vx(rescuer, O.V_TOW_TARGET)] != damaged
             ):
-                continue
-            near = False
-            for h in range(nv):
-                if st[T.IS_HQ + h] and distance(st, pos(st, h), pos(st, rescuer)) <= reach:
-                    near = True
-            if near:
                 opts[n] = pack_order(C.TOW, 1 << rescuer, damaged)
                 n += 1
     return n

@@ -6,6 +6,7 @@ from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
 from bollesim import observation as O
+from bollesim.bits import lowest, popcount
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.core import (
@@ -84,33 +85,35 @@ def exposure(st, p, weapon):
 @njit(cache=True)
 def choose_target(st, weapon, exclude):
     """§7.1 target priority (I-TARGET): damaged first, lowest FP, ties at random."""
-    nv = T.NV
-    n_exposed = 0
-    n_damaged = 0
-    for v in range(nv):
-        can, fp = exposure(st, pos(st, v), weapon)
+    exposed = 0  # bit masks over vehicles
+    damaged = 0
+    fp = L.SCRATCH_FP  # firing priority of each exposed vehicle
+    for v in range(T.NV):
+        can, priority = exposure(st, pos(st, v), weapon)
         if v != exclude and can:
-            n_exposed += 1
-            n_damaged += st[vx(v, O.V_HEAVY)] != 0
-    if n_exposed == 0:
+            exposed |= 1 << v
+            st[fp + v] = priority
+            if st[vx(v, O.V_HEAVY)] != 0:
+                damaged |= 1 << v
+    if exposed == 0:
         return -1
     if st[T.S_TARGET_RULE] == C.TARGET_DAMAGED_FIRST:
-        only_damaged = n_damaged > 0
+        only_damaged = damaged != 0
     else:
-        only_damaged = n_damaged == 1
+        only_damaged = popcount(damaged) == 1
+    candidates = damaged if only_damaged else exposed
     low = 1 << 30
-    for v in range(nv):
-        can, fp = exposure(st, pos(st, v), weapon)
-        if v != exclude and can and (st[vx(v, O.V_HEAVY)] != 0 or not only_damaged):
-            low = min(low, fp)
-    tied = scratch(st, L.SCRATCH_TIED, 9, 0)
-    n = 0
-    for v in range(nv):
-        can, fp = exposure(st, pos(st, v), weapon)
-        if v != exclude and can and (st[vx(v, O.V_HEAVY)] != 0 or not only_damaged) and fp == low:
-            tied[n] = v
-            n += 1
-    return tied[pick(st, n)] if n > 1 else tied[0]
+    for v in range(T.NV):
+        if (candidates >> v) & 1:
+            low = min(low, st[fp + v])
+    tied = 0
+    for v in range(T.NV):
+        if (candidates >> v) & 1 and st[fp + v] == low:
+            tied |= 1 << v
+    n = popcount(tied)
+    for _ in range(pick(st, n) if n > 1 else 0):  # the k-th tied vehicle, in vehicle order
+        tied &= tied - 1
+    return lowest(tied)
 
 
 @njit(cache=True)
