@@ -32,7 +32,6 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
 import re
 import time
 import tomllib
@@ -359,8 +358,6 @@ def run_cells(
     PRECISION_RATES have a 95% Wilson half-width of at most `precision`, or a cell has
     `max_games` games (default DEFAULT_MAX_GAMES). progress(done, total) gets game counts
     over all cells. Returns (manifest, outcome)."""
-    import pyarrow.parquet as pq
-
     from bollesim import runner as R
 
     if games < 0:
@@ -385,15 +382,12 @@ def run_cells(
     columns = _columns(cells)
     t0 = time.perf_counter()
     warm = R.warm_up(rules, cells[0].policy, engine)
-    parquet_tmp = out_dir / f".games.parquet.{os.getpid()}.tmp"
-    manifest_tmp = out_dir / f".manifest.json.{os.getpid()}.tmp"
-    writer, schema = None, None
     counts = np.zeros((len(cells), len(PRECISION_RATES)), dtype=np.int64)
     target = min(games, cap) if precision is not None else games
     unit = 10 ** max(0, len(str(max(games, 1))) - 2)  # 2000 -> added in hundreds
     done = 0
     outcome = Outcome(0, len(cells))
-    try:
+    with R.ParquetSink(out_dir / "games.parquet") as sink:
         t1 = time.perf_counter()
         while True:
             if progress:
@@ -405,11 +399,7 @@ def run_cells(
                     results = R.play_chunk(rules, cell.policy, matrix, seed, a, engine)
                     frame = R.to_frame(results, cell.policy, matrix, seed, a, cell=cell.cell)
                     counts[i] += frame.select(pl.col(PRECISION_RATES).sum()).row(0)
-                    table = _conform(frame, columns).to_arrow()
-                    if writer is None:
-                        schema = table.schema
-                        writer = pq.ParquetWriter(parquet_tmp, schema, compression="zstd")
-                    writer.write_table(table.cast(schema))
+                    sink.write(_conform(frame, columns).to_arrow())
                     if progress:
                         progress(a * len(cells) + (i + 1) * (b - a), target * len(cells))
             done = target
@@ -418,48 +408,32 @@ def run_cells(
                 break
             need = games_needed(counts / done, precision, cap)
             target = min(cap, _round_up(max(done + unit, math.ceil(need * 1.02)), unit))
-        if writer is None:  # zero games: still a valid, empty file with every column
-            frame = R.to_frame(
-                np.zeros((0, len(R.RESULT_COLUMNS)), dtype=np.int64),
-                cells[0].policy,
-                np.zeros((0, len(cells[0].params))),
-                seed,
-                0,
-                cell=cells[0].cell,
-            )
-            table = _conform(frame, columns).to_arrow()
-            writer = pq.ParquetWriter(parquet_tmp, table.schema, compression="zstd")
-        writer.close()
-        writer = None
+        empty = R.to_frame(
+            np.zeros((0, len(R.RESULT_COLUMNS)), dtype=np.int64),
+            cells[0].policy,
+            np.zeros((0, len(cells[0].params))),
+            seed,
+            0,
+            cell=cells[0].cell,
+        )
+        sink.commit(_conform(empty, columns).to_arrow())
         run_seconds = time.perf_counter() - t1
 
-        total = done * len(cells)
-        manifest = _manifest(R, rules, cells, seed, total, engine, threads, chunk_size)
-        manifest["games_per_cell"] = done
-        if precision is not None:
-            manifest["precision"] = {
-                "half_width": precision,
-                "max_games": cap,
-                "reached": outcome.reached,
-                "largest_half_width": outcome.worst_half_width,
-                "largest_in": {"cell": outcome.worst_cell, "rate": outcome.worst_rate},
-            }
-            manifest["stopped"] = outcome.sentence()
-        manifest["timings"] = {
-            "warm_up_s": round(warm, 3),
-            "run_s": round(run_seconds, 3),
-            "total_s": round(time.perf_counter() - t0, 3),
-            "games_per_s": round(total / run_seconds, 1) if run_seconds > 0 else None,
+    total = done * len(cells)
+    manifest = _manifest(R, rules, cells, seed, total, engine, threads, chunk_size)
+    manifest["games_per_cell"] = done
+    if precision is not None:
+        manifest["precision"] = {
+            "half_width": precision,
+            "max_games": cap,
+            "reached": outcome.reached,
+            "largest_half_width": outcome.worst_half_width,
+            "largest_in": {"cell": outcome.worst_cell, "rate": outcome.worst_rate},
         }
-        manifest.update(extra_manifest or {})
-        manifest_tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        os.replace(parquet_tmp, out_dir / "games.parquet")
-        os.replace(manifest_tmp, out_dir / "manifest.json")
-    finally:
-        if writer is not None:
-            writer.close()
-        parquet_tmp.unlink(missing_ok=True)
-        manifest_tmp.unlink(missing_ok=True)
+        manifest["stopped"] = outcome.sentence()
+    manifest["timings"] = R.timings(warm, run_seconds, t0, total)
+    manifest.update(extra_manifest or {})
+    R.write_json(out_dir / "manifest.json", manifest)
     return manifest, outcome
 
 

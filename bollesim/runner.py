@@ -225,8 +225,6 @@ def run_to_dir(
     Both files are written under temporary names and renamed when complete, so an
     interrupted run leaves no half-written file (and keeps an earlier run's files).
     """
-    import pyarrow.parquet as pq
-
     _check_counts(n_games, seed)
     policy = resolve_policy(policy)
     rules = rules or load_ruleset()
@@ -235,41 +233,68 @@ def run_to_dir(
     set_threads(threads)
     t0 = time.perf_counter()
     warm = warm_up(rules, policy, engine)
-    parquet_tmp = out_dir / f".games.parquet.{os.getpid()}.tmp"
-    writer = None
-    try:
+    with ParquetSink(out_dir / "games.parquet") as sink:
         t1 = time.perf_counter()
         for a, b in chunks(n_games, max(1, chunk_size)):
             results = play_chunk(rules, policy, matrix[a:b], seed, a, engine)
-            table = to_frame(results, policy, matrix[a:b], seed, a).to_arrow()
-            if writer is None:
-                writer = pq.ParquetWriter(parquet_tmp, table.schema, compression="zstd")
-            writer.write_table(table)
+            sink.write(to_frame(results, policy, matrix[a:b], seed, a).to_arrow())
             if progress:
                 progress(b - a)
-        if writer is None:  # zero games: still a valid, empty file
-            table = to_frame(
-                np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64), policy, matrix, seed, 0
-            ).to_arrow()
-            writer = pq.ParquetWriter(parquet_tmp, table.schema, compression="zstd")
-        writer.close()
-        writer = None
+        empty = np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64)
+        sink.commit(to_frame(empty, policy, matrix[:0], seed, 0).to_arrow())
         run_seconds = time.perf_counter() - t1
-        os.replace(parquet_tmp, out_dir / "games.parquet")
-    finally:
-        if writer is not None:
-            writer.close()
-        parquet_tmp.unlink(missing_ok=True)
     manifest = make_manifest(rules, policy, matrix, seed, n_games, engine, threads, chunk_size)
-    manifest["timings"] = {
-        "warm_up_s": round(warm, 3),
-        "run_s": round(run_seconds, 3),
-        "total_s": round(time.perf_counter() - t0, 3),
-        "games_per_s": round(n_games / run_seconds, 1) if run_seconds > 0 else None,
-    }
+    manifest["timings"] = timings(warm, run_seconds, t0, n_games)
     manifest.update(extra_manifest or {})
     write_json(out_dir / "manifest.json", manifest)
     return manifest
+
+
+class ParquetSink:
+    """A Parquet file written table by table under a temporary name in its folder and
+    renamed into place by commit(); leaving the `with` block without commit() removes
+    the temporary file, so an interrupted run never leaves a half-written file (and keeps
+    an earlier run's)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        self.writer = None
+
+    def write(self, table) -> None:
+        """Append an Arrow table; the first one fixes the schema, later ones are cast to it."""
+        import pyarrow.parquet as pq
+
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.tmp, table.schema, compression="zstd")
+        self.writer.write_table(table.cast(self.writer.schema))
+
+    def commit(self, empty_table) -> None:
+        """Close and rename into place; with nothing written, `empty_table` gives the schema
+        of a valid, empty file."""
+        if self.writer is None:
+            self.write(empty_table)
+        self.writer.close()
+        self.writer = None
+        os.replace(self.tmp, self.path)
+
+    def __enter__(self) -> ParquetSink:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.tmp.unlink(missing_ok=True)
+
+
+def timings(warm_up_s: float, run_s: float, t0: float, games: int) -> dict:
+    """The manifest's timings: compile or cache load, play, wall total, throughput."""
+    return {
+        "warm_up_s": round(warm_up_s, 3),
+        "run_s": round(run_s, 3),
+        "total_s": round(time.perf_counter() - t0, 3),
+        "games_per_s": round(games / run_s, 1) if run_s > 0 else None,
+    }
 
 
 def warm_up(rules: Ruleset, policy: Policy, engine: str) -> float:

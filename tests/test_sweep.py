@@ -313,3 +313,22 @@ def test_interrupted_sweep_leaves_nothing_half_written(tmp_path, monkeypatch):
     result = invoke("sweep", spec, "-n", "20", "--out", out)
     assert result.exit_code != 0 and len(calls) == 4
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the old run, untouched
+
+
+def test_interrupted_run_leaves_nothing_half_written(tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    assert invoke("run", "-P", "historical", "-n", "10", "--out", out).exit_code == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    calls = []
+
+    def failing(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > 2:  # warm-up, then chunk 0 is played and written; chunk 1 fails
+            raise KeyboardInterrupt
+        return play_chunk(*args, **kwargs)
+
+    play_chunk = R.play_chunk
+    monkeypatch.setattr(R, "play_chunk", failing)
+    result = invoke("run", "-P", "historical", "-n", "20", "--chunk", "10", "--out", out)
+    assert result.exit_code != 0 and len(calls) == 3
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the old run, untouched
