@@ -912,17 +912,18 @@ def sweep(
 
 
 def _print_cells(folder: Path) -> None:
-    """One line of rates per cell."""
+    """One line of rates per cell, aggregated from a lazy scan (memory stays flat)."""
     import polars as pl
 
     from bollesim import analysis as A
 
-    df = pl.read_parquet(folder / "games.parquet")
-    if df.height == 0:
+    scan = pl.scan_parquet(folder / "games.parquet")
+    first_rows = scan.group_by("cell").agg(pl.all().first()).collect()  # one row per cell
+    if first_rows.height == 0:
         return
-    labels = dict(A.cell_labels(df).select("cell", "label").iter_rows())
+    labels = dict(A.cell_labels(first_rows).select("cell", "label").iter_rows())
     cols = ("operational", "tactical", "strategic", "political", "defeat")
-    table = df.group_by("cell").agg([pl.col(c).mean() for c in cols]).sort("cell")
+    table = scan.group_by("cell").agg([pl.col(c).mean() for c in cols]).sort("cell").collect()
     width = max(len(v) for v in labels.values())
     typer.echo(f"{'cell':>4}  {'':<{width}}  " + "  ".join(f"{c[:11]:>11}" for c in cols))
     for row in table.iter_rows():
