@@ -101,6 +101,13 @@ def ability(a: int, state: int, side: int = 0) -> Edit:
     return edit
 
 
+def count_in_pool(x, chit: int, delta: int) -> None:
+    """The observation's pool counts as the engine keeps them (core.count_in_pool)."""
+    kind = RULES.chit_type[chit]
+    x[O.POOL_WEAPONS] += delta * (kind != C.RU)
+    x[O.POOL_TANKS] += delta * (kind == C.TANK)
+
+
 def place(chit: int, track: int | None = None) -> Edit:
     """The chit from the pool to the end of a track (its own unless told)."""
 
@@ -109,6 +116,7 @@ def place(chit: int, track: int | None = None) -> Edit:
         i = list(x[L.POOL : L.POOL + n]).index(chit)
         x[L.POOL + i] = x[L.POOL + n - 1]
         x[L.X_N_POOL] = n - 1
+        count_in_pool(x, chit, -1)
         t = RULES.chit_type[chit] if track is None else track
         x[L.TRACKS + L.TRACK_CAP * t + x[O.TRACK_LEN + t]] = chit
         x[O.TRACK_LEN + t] += 1
@@ -120,6 +128,7 @@ def to_pool(chit: int) -> Edit:
     def edit(x):
         x[L.POOL + x[L.X_N_POOL]] = chit
         x[L.X_N_POOL] += 1
+        count_in_pool(x, chit, 1)
 
     return edit
 
@@ -257,6 +266,8 @@ CASES = [
     Case("chit duplicated, one lost", ORDERS, inv.CHIT_MISPLACED, (copying(L.POOL, L.POOL + 1),)),
     Case("chit on a track and in the pool", ORDERS, inv.CHIT_MISPLACED, (to_pool(ATGM),),
          after=(place(ATGM),)),
+    Case("pool count a policy sees is stale", ORDERS, inv.POOL_COUNTS,
+         (adding(O.POOL_TANKS, 1),)),
     Case("ATGM chit on the HMG track", ORDERS, inv.CHIT_WRONG_PLACE,
          (unplace(C.ATGM), place(ATGM, C.HMG)), after=(place(ATGM),)),
     Case("weapon chit set aside", ORDERS, inv.CHIT_WRONG_PLACE,

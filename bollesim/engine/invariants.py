@@ -72,6 +72,7 @@ AIRSTRIKE = 27  # §5.4.4, §6.1, I-AIR: when an airstrike may be called and str
 ROW_STATE = 28  # DESIGN.md §5: the result row copies the final state
 ROW_DEFEAT = 29  # §8: defeat for the defeat reasons, and then no victory
 ROW_VICTORY = 30  # §8, I-OPV, I-DIPLO: victories only on their conditions
+POOL_COUNTS = 31  # observation.py: the pool counts a policy sees agree with the pool
 
 MESSAGES = (
     "no violation",
@@ -105,6 +106,7 @@ MESSAGES = (
     "the result row disagrees with the final state",
     "the result row's defeat disagrees with the end reason, or a defeat comes with a victory",
     "the result row claims a victory whose conditions do not hold",
+    "the observation's weapon or tank chit count disagrees with the pool",
 )
 
 # errors[g, 2] of a violation found in the result row rather than after a phase.
@@ -137,6 +139,7 @@ def check_phase(before, st, phase):
         in_range(st)  # first: the checks below index by these counts and references
         or chit_places(st)
         or chit_kinds(st)
+        or pool_counts(st)
         or setup_marker(before, st, phase)
         or track_changes(before, st, phase)
         or marker_places(st)
@@ -227,6 +230,18 @@ def chit_kinds(st):
     if retired >= 0 and st[T.CHIT_TYPE + retired] != C.CAR:
         return CHIT_WRONG_PLACE
     return OK
+
+
+@njit(cache=True)
+def pool_counts(st):
+    """The engine keeps observation.POOL_WEAPONS and POOL_TANKS live (core.count_in_pool):
+    they must match a count of the pool."""
+    weapons, tanks = 0, 0
+    for i in range(st[L.X_N_POOL]):
+        kind = st[T.CHIT_TYPE + st[L.POOL + i]]
+        weapons += kind != C.RU
+        tanks += kind == C.TANK
+    return OK if st[O.POOL_WEAPONS] == weapons and st[O.POOL_TANKS] == tanks else POOL_COUNTS
 
 
 @njit(cache=True)
