@@ -19,7 +19,7 @@ from bollesim import observation as O
 from bollesim.engine import invariants as inv
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
-from bollesim.engine.core import new_game
+from bollesim.engine.core import count_in_pool, new_game, track_changed
 from bollesim.engine.invariants import OK, check_games, check_phase, check_result
 from bollesim.engine.play import END, EXECUTION, ORDERS, REACTION, new_vector
 from bollesim.engine.tables import pack_rules
@@ -99,13 +99,6 @@ def ability(a: int, state: int, side: int = 0) -> Edit:
         x[O.ABIL + 2 * a + 1] = side
 
     return edit
-
-
-def count_in_pool(x, chit: int, delta: int) -> None:
-    """The observation's pool counts as the engine keeps them (core.count_in_pool)."""
-    kind = RULES.chit_type[chit]
-    x[O.POOL_WEAPONS] += delta * (kind != C.RU)
-    x[O.POOL_TANKS] += delta * (kind == C.TANK)
 
 
 def place(chit: int, track: int | None = None) -> Edit:
@@ -266,8 +259,10 @@ CASES = [
     Case("chit duplicated, one lost", ORDERS, inv.CHIT_MISPLACED, (copying(L.POOL, L.POOL + 1),)),
     Case("chit on a track and in the pool", ORDERS, inv.CHIT_MISPLACED, (to_pool(ATGM),),
          after=(place(ATGM),)),
-    Case("pool count a policy sees is stale", ORDERS, inv.POOL_COUNTS,
+    Case("pool count a policy sees is stale", ORDERS, inv.OBSERVATION_STALE,
          (adding(O.POOL_TANKS, 1),)),
+    Case("track letter a policy sees is stale", ORDERS, inv.OBSERVATION_STALE,
+         (adding(O.TRACK_LETTER + C.ART, 1),)),
     Case("ATGM chit on the HMG track", ORDERS, inv.CHIT_WRONG_PLACE,
          (unplace(C.ATGM), place(ATGM, C.HMG)), after=(place(ATGM),)),
     Case("weapon chit set aside", ORDERS, inv.CHIT_WRONG_PLACE,
@@ -414,10 +409,20 @@ def phase_around(case: Case) -> tuple[np.ndarray, np.ndarray]:
     new_game(st, SEED, 0)
     for edit in case.both:
         edit(st)
+    observe(st)
     before = st[: L.STATE_SIZE].copy()
     for edit in case.after:
         edit(st)
+    observe(st)
     return before, st
+
+
+def observe(st: np.ndarray) -> None:
+    """The observation's track and fire slots brought up to date, as the engine keeps them
+    (the edits above change the state only)."""
+    for t in range(C.N_TRACKS):
+        track_changed(st, t)
+    st[O.FIRED] = st[O.FIRE_ROE] > 0
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)

@@ -218,16 +218,15 @@ def in_saraci(st, position):
 # ------------------------------------------------------------------ decisions
 
 
-@njit(cache=True)
-def refresh(st):
-    """Bring the observation's derived slots up to date before a policy reads it (the
-    pool counts are kept live by count_in_pool)."""
-    st[O.FIRED] = st[O.FIRE_ROE] > 0
-    for t in range(C.N_TRACKS):
-        st[O.TRACK_LETTER + t] = st[T.CHIT_LETTER + (last_chit(st, t))] if track_len(st, t) else 0
-    silent = artillery_silent(st)
-    st[O.ART_SILENT] = silent
-    st[O.ART_TARGET] = C.NO_ART if silent else st[T.CHIT_ART_TARGET + (last_chit(st, C.ART))]
+@njit(cache=True, inline="always")
+def track_changed(st, t):
+    """Keep the observation's view of track t live: its last chit's letter, and for the
+    artillery track whether it is silent (§8) and its target (R-ART)."""
+    st[O.TRACK_LETTER + t] = st[T.CHIT_LETTER + last_chit(st, t)] if track_len(st, t) else 0
+    if t == C.ART:
+        silent = artillery_silent(st)
+        st[O.ART_SILENT] = silent
+        st[O.ART_TARGET] = C.NO_ART if silent else st[T.CHIT_ART_TARGET + last_chit(st, C.ART)]
 
 
 @njit(cache=True)
@@ -239,7 +238,6 @@ def ask(st, decide, kind, n, context_a, context_b):
         return opts[0]
     st[O.CONTEXT_A] = context_a
     st[O.CONTEXT_B] = context_b
-    refresh(st)
     index = decide(kind, st, opts, n, params(st), st[L.RS + 2 : L.RS + 4])
     if index < 0 or index >= n:
         raise ValueError("policy chose an option outside its options")
@@ -386,6 +384,7 @@ def new_game(st, seed, game):
         pool_append(st, i)
     st[L.TRACKS + L.TRACK_CAP * C.ART] = st[T.S_SETUP_CHIT]
     st[O.TRACK_LEN + C.ART] = 1
+    track_changed(st, C.ART)
     st[L.X_RETIRED] = -1
     for m in range(st[T.S_N_MARKERS]):
         k = st[T.MARKER_POOL + m] - 1

@@ -29,6 +29,7 @@ from bollesim.engine.core import (
     release_tow,
     scratch,
     spend_ability,
+    track_changed,
     track_len,
     vx,
 )
@@ -70,9 +71,11 @@ def remove_last(st, t):
     chit = last_chit(st, t)
     if chit == st[T.S_SETUP_CHIT]:
         st[L.X_SETUP_FLIPPED] = 1
+        track_changed(st, t)
         log(st, E.SETUP_FLIPPED, 0, 0, 0, 0)
         return
     st[O.TRACK_LEN + t] -= 1
+    track_changed(st, t)
     pool_append(st, chit)
     log(st, E.REMOVED, chit, t, 0, 0)
 

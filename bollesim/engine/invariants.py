@@ -21,7 +21,17 @@ from bollesim import observation as O
 from bollesim.bits import popcount
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
-from bollesim.engine.core import ability_sides, distance, has, new_game, pos, vx
+from bollesim.engine.core import (
+    ability_sides,
+    artillery_silent,
+    distance,
+    has,
+    last_chit,
+    new_game,
+    pos,
+    track_len,
+    vx,
+)
 from bollesim.engine.execution import NO_MOVES, counts_for_stacking
 from bollesim.engine.play import (
     DECIDE_TYPE,
@@ -72,7 +82,7 @@ AIRSTRIKE = 27  # §5.4.4, §6.1, I-AIR: when an airstrike may be called and str
 ROW_STATE = 28  # DESIGN.md §5: the result row copies the final state
 ROW_DEFEAT = 29  # §8: defeat for the defeat reasons, and then no victory
 ROW_VICTORY = 30  # §8, I-OPV, I-DIPLO: victories only on their conditions
-POOL_COUNTS = 31  # observation.py: the pool counts a policy sees agree with the pool
+OBSERVATION_STALE = 31  # observation.py: the derived slots a policy sees agree with the state
 
 MESSAGES = (
     "no violation",
@@ -106,7 +116,7 @@ MESSAGES = (
     "the result row disagrees with the final state",
     "the result row's defeat disagrees with the end reason, or a defeat comes with a victory",
     "the result row claims a victory whose conditions do not hold",
-    "the observation's weapon or tank chit count disagrees with the pool",
+    "the observation's pool counts, track letters, artillery or fire status are stale",
 )
 
 # errors[g, 2] of a violation found in the result row rather than after a phase.
@@ -139,7 +149,6 @@ def check_phase(before, st, phase):
         in_range(st)  # first: the checks below index by these counts and references
         or chit_places(st)
         or chit_kinds(st)
-        or pool_counts(st)
         or setup_marker(before, st, phase)
         or track_changes(before, st, phase)
         or marker_places(st)
@@ -160,6 +169,7 @@ def check_phase(before, st, phase):
         or game_end(st, phase)
         or deadline(before, st, phase)
         or airstrike(before, st, phase)
+        or observation_live(st)  # last: a breach above may leave it stale too
     )
 
 
@@ -233,15 +243,25 @@ def chit_kinds(st):
 
 
 @njit(cache=True)
-def pool_counts(st):
-    """The engine keeps observation.POOL_WEAPONS and POOL_TANKS live (core.count_in_pool):
-    they must match a count of the pool."""
+def observation_live(st):
+    """The engine keeps the observation's derived slots live (core.count_in_pool,
+    core.track_changed, orders.open_fire): they must match a fresh count of the state."""
     weapons, tanks = 0, 0
     for i in range(st[L.X_N_POOL]):
         kind = st[T.CHIT_TYPE + st[L.POOL + i]]
         weapons += kind != C.RU
         tanks += kind == C.TANK
-    return OK if st[O.POOL_WEAPONS] == weapons and st[O.POOL_TANKS] == tanks else POOL_COUNTS
+    if st[O.POOL_WEAPONS] != weapons or st[O.POOL_TANKS] != tanks:
+        return OBSERVATION_STALE
+    for t in range(C.N_TRACKS):
+        letter = st[T.CHIT_LETTER + last_chit(st, t)] if track_len(st, t) else 0
+        if st[O.TRACK_LETTER + t] != letter:
+            return OBSERVATION_STALE
+    silent = artillery_silent(st)
+    target = C.NO_ART if silent else st[T.CHIT_ART_TARGET + last_chit(st, C.ART)]
+    if st[O.ART_SILENT] != silent or st[O.ART_TARGET] != target:
+        return OBSERVATION_STALE
+    return OK if st[O.FIRED] == (st[O.FIRE_ROE] > 0) else OBSERVATION_STALE
 
 
 @njit(cache=True)

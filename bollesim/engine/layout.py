@@ -16,7 +16,8 @@ The game state:
                                fire status, track lengths, every vehicle's position,
                                orders and damage, ability markers, enemy-action markers.
                                The engine keeps these live, so a policy reads the state
-                               itself, with no copy (derived slots are refreshed by ask).
+                               itself, with no copy (derived slots such as the pool counts
+                               and track letters are kept live as the state changes).
     st[X_* ]                   bookkeeping that policies do not need (below).
     st[POOL : POOL + 64]       the enemy weapon pool, chit ids, st[X_N_POOL] of them; a
                                draw moves the last chit into the hole (as in the

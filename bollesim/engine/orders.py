@@ -30,6 +30,7 @@ from bollesim.engine.core import (
     scratch,
     spend_ability,
     spread,
+    track_changed,
     vx,
 )
 from bollesim.engine.radio import received
@@ -134,6 +135,7 @@ def place_on_track(st, chit):
     n = st[O.TRACK_LEN + t]
     st[L.TRACKS + L.TRACK_CAP * t + n] = chit
     st[O.TRACK_LEN + t] = n + 1
+    track_changed(st, t)
     log(st, E.PLACE, chit, t, n + 1, 0)
 
 
@@ -390,6 +392,7 @@ def issue(st, code, decision):
 def open_fire(st):
     """§5.2: the fire status marker goes to the RoE of the first Fire order."""
     st[O.FIRE_ROE] = st[O.ROE]
+    st[O.FIRED] = 1
     st[L.X_FIRE_TURN] = st[O.TURN]
     log(st, E.FIRE_STATUS, st[O.ROE], 0, 0, 0)
 
