@@ -68,7 +68,6 @@ PARAMS = RS + 4
 OPTS = PARAMS + MAX_PARAMS
 SCRATCH = OPTS + MAX_OPTIONS
 SCRATCH_MASKS = SCRATCH  # 16: recipients of an order (orders.order_options)
-SCRATCH_MEMBERS = SCRATCH + 16  # 4: a platoon's eligible members
 SCRATCH_PAIR = SCRATCH + 20  # 2: the chits of a pair
 SCRATCH_TARGET = SCRATCH + 22  # 9: next position of each mover (move step)
 SCRATCH_SECOND = SCRATCH + 31  # 9: the optional APC second step

@@ -190,31 +190,41 @@ def eligible(st, v, kind):
 
 @njit(cache=True)
 def recipient_masks(st, kind, platoon_scope, masks):
-    """Singles, then (platoon scope) every group of 2+ of a platoon, in the reference
-    engine's order (itertools.combinations by size). Returns the count."""
-    n = 0
-    nv = T.NV
-    for v in range(nv):
+    """Singles, then (platoon scope) every group of 2+ of a platoon's first four eligible
+    members, in the reference engine's order (itertools.combinations by size). Returns
+    the count."""
+    able = 0  # bit masks of the eligible vehicles: all, platoon 1's, platoon 2's
+    first_platoon = 0
+    second_platoon = 0
+    for v in range(T.NV):
         if eligible(st, v, kind):
-            masks[n] = 1 << v
-            n += 1
+            able |= 1 << v
+            if st[T.PLATOON + v] == 1 and popcount(first_platoon) < 4:
+                first_platoon |= 1 << v
+            elif st[T.PLATOON + v] == 2 and popcount(second_platoon) < 4:
+                second_platoon |= 1 << v
+    n = 0
+    while able:
+        masks[n] = able & -able
+        n += 1
+        able &= able - 1
     if not platoon_scope:
         return n
-    for platoon in (1, 2):
-        members = scratch(st, L.SCRATCH_MEMBERS, 4, 0)
-        m = 0
-        for v in range(nv):
-            if st[T.PLATOON + v] == platoon and eligible(st, v, kind) and m < 4:
-                members[m] = v
-                m += 1
-        if m >= 2:  # pairs in combinations order, then the triple
-            for i in range(m):
-                for j in range(i + 1, m):
-                    masks[n] = (1 << members[i]) | (1 << members[j])
-                    n += 1
-            if m == 3:
-                masks[n] = (1 << members[0]) | (1 << members[1]) | (1 << members[2])
+    for members in (first_platoon, second_platoon):
+        if popcount(members) < 2:
+            continue
+        first = members
+        while first:  # pairs in combinations order
+            a = first & -first
+            first &= first - 1
+            rest = first
+            while rest:
+                masks[n] = a | (rest & -rest)
                 n += 1
+                rest &= rest - 1
+        if popcount(members) == 3:  # then the triple
+            masks[n] = members
+            n += 1
     return n
 
 
