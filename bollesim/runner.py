@@ -12,6 +12,7 @@ import os
 import platform
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -233,13 +234,23 @@ def run_to_dir(
     set_threads(threads)
     t0 = time.perf_counter()
     warm = warm_up(rules, policy, engine)
-    with ParquetSink(out_dir / "games.parquet") as sink:
+    def write(results: np.ndarray, a: int, b: int) -> None:
+        sink.write(to_frame(results, policy, matrix[a:b], seed, a).to_arrow())
+        if progress:
+            progress(b - a)
+
+    # One writer thread: chunk k is written while chunk k + 1 plays (the kernel releases
+    # the GIL); writes stay in game order.
+    with ParquetSink(out_dir / "games.parquet") as sink, ThreadPoolExecutor(1) as writer:
         t1 = time.perf_counter()
+        pending = None
         for a, b in chunks(n_games, max(1, chunk_size)):
             results = play_chunk(rules, policy, matrix[a:b], seed, a, engine)
-            sink.write(to_frame(results, policy, matrix[a:b], seed, a).to_arrow())
-            if progress:
-                progress(b - a)
+            if pending is not None:
+                pending.result()
+            pending = writer.submit(write, results, a, b)
+        if pending is not None:
+            pending.result()
         empty = np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64)
         sink.commit(to_frame(empty, policy, matrix[:0], seed, 0).to_arrow())
         run_seconds = time.perf_counter() - t1
@@ -331,14 +342,16 @@ def make_manifest(
 
     from bollesim import __version__
 
-    distinct = np.unique(matrix, axis=0) if len(matrix) else matrix
+    same = len(matrix) > 0 and np.array_equal(  # one parameter set for every game
+        matrix, np.broadcast_to(matrix[0], matrix.shape), equal_nan=True
+    )
     return {
         "version": __version__,
         "ruleset": rules.name,
         "ruleset_hash": rules.digest,
         "policy": policy.name,
-        "params": {p.name: float(distinct[0, i]) for i, p in enumerate(policy.parameters)}
-        if len(distinct) == 1
+        "params": {p.name: float(matrix[0, i]) for i, p in enumerate(policy.parameters)}
+        if same
         else "per game (see the parameter columns)",
         "seed": seed,
         "n_games": n_games,

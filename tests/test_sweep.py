@@ -332,3 +332,12 @@ def test_interrupted_run_leaves_nothing_half_written(tmp_path, monkeypatch):
     result = invoke("run", "-P", "historical", "-n", "20", "--chunk", "10", "--out", out)
     assert result.exit_code != 0 and len(calls) == 3
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the old run, untouched
+
+
+def test_manifest_names_the_parameters_or_says_they_vary(tmp_path):
+    same = R.run_to_dir(tmp_path / "same", "fire_at_roe", 4, params={"k": 12})
+    assert same["params"]["k"] == 12.0 and same["params"]["stop_at_tanks"] == 3.0
+    varied = R.run_to_dir(tmp_path / "varied", "fire_at_roe", 4, params={"k": [12, 12, 12, 18]})
+    assert varied["params"] == "per game (see the parameter columns)"
+    games = pl.read_parquet(tmp_path / "varied" / "games.parquet")
+    assert games["k"].to_list() == [12.0, 12.0, 12.0, 18.0]

@@ -142,6 +142,7 @@ def play_traced(rules, decide, params, seed, game, trace, out, final):
     types.void(I64[::1], DECIDE_TYPE, F64[:, ::1], I64, I64, I64[:, ::1], I64),
     cache=True,
     parallel=True,
+    nogil=True,  # runner.run_to_dir writes the last chunk while this one plays
 )
 def play_batch(rules, decide, params, seed, first_game, out, block):
     """Games first_game .. first_game + len(out) - 1 in parallel; params[g] are game g's
