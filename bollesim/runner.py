@@ -54,14 +54,17 @@ def resolve_policy(policy: str | Policy) -> Policy:
 
 def param_matrix(policy: Policy, n_games: int, params=None) -> np.ndarray:
     """Per-game parameter rows: params is None (defaults), a dict name -> value (one value
-    or one per game), or an (n_games, n_params) array."""
+    or one per game), or an (n_games, n_params) array. One set for every game is a
+    read-only broadcast view (10 million games would otherwise take 400 MB)."""
     if isinstance(params, np.ndarray):
         if params.shape != (n_games, len(policy.parameters)):
             raise UsageError(f"params must have shape ({n_games}, {len(policy.parameters)})")
         return np.ascontiguousarray(params, dtype=np.float64)
     params = dict(params or {})
     scalars = {k: v for k, v in params.items() if np.ndim(v) == 0}
-    out = np.tile(policy.param_vector(scalars), (n_games, 1))
+    out = np.broadcast_to(policy.param_vector(scalars), (n_games, len(policy.parameters)))
+    if len(scalars) < len(params):
+        out = out.copy()
     for name, values in params.items():
         if np.ndim(values) == 0:
             continue
@@ -100,6 +103,7 @@ def play_chunk(
         from bollesim.engine.tables import pack_rules
 
         block = max(1, min(1024, n // 64))
+        params = np.require(params, np.float64, ["C", "W"])  # a broadcast view is copied
         play_batch(pack_rules(rules), policy.decide, params, seed, first_game, out, block)
         return out
     from bollesim.reference.play import play_game
@@ -342,8 +346,9 @@ def make_manifest(
 
     from bollesim import __version__
 
-    same = len(matrix) > 0 and np.array_equal(  # one parameter set for every game
-        matrix, np.broadcast_to(matrix[0], matrix.shape), equal_nan=True
+    same = len(matrix) > 0 and (  # one parameter set for every game
+        matrix.strides[0] == 0  # param_matrix's broadcast view
+        or np.array_equal(matrix, np.broadcast_to(matrix[0], matrix.shape), equal_nan=True)
     )
     return {
         "version": __version__,
