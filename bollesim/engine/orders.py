@@ -315,6 +315,7 @@ def tow_options(st, opts, n):
             for h in range(nv):
                 if st[T.IS_HQ + h] and distance(st, pos(st, h), pos(st, r)) <= reach:
                     rescuers |= 1 << r
+                    break
     while stranded:
         damaged = lowest(stranded)
         stranded &= stranded - 1
