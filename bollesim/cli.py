@@ -694,9 +694,12 @@ def _summary(path: Path) -> tuple[int, tuple[float, ...]]:
     file would take a gigabyte in memory whole)."""
     import polars as pl
 
-    row = pl.scan_parquet(path).select(
-        [pl.len().alias("n")] + [pl.col(c).mean() for c in OUTCOMES]
-    ).collect().row(0)
+    row = (
+        pl.scan_parquet(path)
+        .select([pl.len().alias("n")] + [pl.col(c).mean() for c in OUTCOMES])
+        .collect()
+        .row(0)
+    )
     return row[0], tuple(r or 0.0 for r in row[1:])
 
 
@@ -732,6 +735,32 @@ ThreadsOption = Annotated[
     int | None,
     typer.Option(help="Threads for the fast engine (default: all cores).", show_default=False),
 ]
+ClusterOption = Annotated[
+    str | None,
+    typer.Option(
+        help="Play the chunks as tasks on a Dask cluster: 'local' (worker processes on this "
+        "machine) or a scheduler address, tcp://HOST:PORT. Same rows as without.",
+        show_default=False,
+    ),
+]
+WorkersOption = Annotated[
+    int | None,
+    typer.Option(help="Workers of a --cluster local (default: one per core).", show_default=False),
+]
+
+
+@contextmanager
+def _cluster(address: str | None, workers: int | None, threads: int | None):
+    """The Dask cluster of --cluster, or None (play on this machine)."""
+    if address is None:
+        if workers is not None:
+            raise UsageError("--workers sizes a Dask cluster: give --cluster local too")
+        yield None
+        return
+    from bollesim.cluster import Cluster
+
+    with Cluster(address, workers, threads) as cluster:
+        yield cluster
 
 
 @command(
@@ -741,6 +770,7 @@ ThreadsOption = Annotated[
         "bollesim run -P historical -p stop_at_tanks=2 -n 100000 --threads 1",
         "bollesim run -P fire_at_roe -p k=18 -n 10000 --precision 0.005 --max-games 500000",
         "bollesim run -P random -n 2000 --engine reference --out results/random-ref",
+        "bollesim run -P historical -n 10000000 --cluster tcp://10.0.0.5:8786",
     ),
 )
 def run(
@@ -764,6 +794,8 @@ def run(
     rules: RulesOption = None,
     set_: SetOption = None,
     partial: PartialOption = None,
+    cluster: ClusterOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Play a batch of games into OUT/games.parquet and OUT/manifest.json.
 
@@ -794,7 +826,7 @@ def run(
     }
     extra = ruleset_record(ruleset, source)
     outcome = None
-    with _progress_bar(f"{policy} ({engine})") as bar:
+    with _cluster(cluster, workers, threads) as dask, _progress_bar(f"{policy} ({engine})") as bar:
         task = bar.add_task("games", total=games)
         if precision is None:
             manifest = run_to_dir(
@@ -809,6 +841,7 @@ def run(
                 chunk_size=chunk,
                 progress=lambda k: bar.advance(task, k),
                 extra_manifest=extra,
+                cluster=dask,
             )
         else:
             manifest, outcome = run_cells(
@@ -824,6 +857,7 @@ def run(
                 engine=engine,
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
                 extra_manifest=extra,
+                cluster=dask,
             )
     n, rates = _summary(folder / "games.parquet")
     t = manifest["timings"]
@@ -842,6 +876,7 @@ def run(
         "bollesim sweep experiments/first_fire.toml",
         "bollesim sweep experiments/first_fire.toml -n 2000 --out results/quick",
         "bollesim sweep experiments/policies.toml --precision 0.005 --max-games 400000",
+        "bollesim sweep experiments/first_fire.toml -n 100000 --cluster local --workers 2",
     ),
 )
 def sweep(
@@ -866,6 +901,8 @@ def sweep(
     precision: PrecisionOption = None,
     max_games: MaxGamesOption = None,
     threads: ThreadsOption = None,
+    cluster: ClusterOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Play every cell of an experiment on common random numbers.
 
@@ -887,7 +924,10 @@ def sweep(
     experiment = load_experiment(spec)
     folder = out or Path("results") / experiment.name
     n_cells = len(experiment.cells)
-    with _progress_bar(f"{experiment.name} ({n_cells} cells)") as bar:
+    with (
+        _cluster(cluster, workers, threads) as dask,
+        _progress_bar(f"{experiment.name} ({n_cells} cells)") as bar,
+    ):
         task = bar.add_task("games", total=None)
         manifest, outcome = run_sweep(
             experiment,
@@ -898,6 +938,7 @@ def sweep(
             max_games=max_games,
             threads=threads,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
+            cluster=dask,
         )
     t = manifest["timings"]
     typer.echo(

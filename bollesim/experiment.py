@@ -38,6 +38,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -45,6 +46,9 @@ import polars as pl
 from bollesim.errors import UsageError
 from bollesim.policy import Policy, load_policy
 from bollesim.rules.loader import Ruleset, RulesetError, build, load_ruleset
+
+if TYPE_CHECKING:
+    from bollesim.cluster import Cluster
 
 SPEC_KEYS = (
     "name",
@@ -350,8 +354,10 @@ def run_cells(
     engine: str = "fast",
     progress: Callable[[int, int], None] | None = None,
     extra_manifest: dict | None = None,
+    cluster: Cluster | None = None,
 ) -> tuple[dict, Outcome]:
-    """Play games 0..games-1 of every cell into out_dir/games.parquet + manifest.json.
+    """Play games 0..games-1 of every cell into out_dir/games.parquet + manifest.json
+    (with a cluster.Cluster, as tasks on its workers).
 
     With `precision`, keep adding games (continuing the game indices, so the seed scheme is
     unchanged and every cell still plays the same games) until every cell's rates of
@@ -381,7 +387,7 @@ def run_cells(
 
     columns = _columns(cells)
     t0 = time.perf_counter()
-    warm = R.warm_up(rules, cells[0].policy, engine)
+    warm = R.warm_up(rules, cells[0].policy, engine, cluster)
     counts = np.zeros((len(cells), len(PRECISION_RATES)), dtype=np.int64)
     target = min(games, cap) if precision is not None else games
     unit = 10 ** max(0, len(str(max(games, 1))) - 2)  # 2000 -> added in hundreds
@@ -392,16 +398,21 @@ def run_cells(
         while True:
             if progress:
                 progress(done * len(cells), target * len(cells))
-            for a, b in R.chunks(target - done, chunk_size):
-                a, b = a + done, b + done
-                for i, cell in enumerate(cells):
-                    matrix = np.tile(cell.params, (b - a, 1))
-                    results = R.play_chunk(rules, cell.policy, matrix, seed, a, engine)
-                    frame = R.to_frame(results, cell.policy, matrix, seed, a, cell=cell.cell)
-                    counts[i] += frame.select(pl.col(PRECISION_RATES).sum()).row(0)
-                    sink.write(_conform(frame, columns).to_arrow())
-                    if progress:
-                        progress(a * len(cells) + (i + 1) * (b - a), target * len(cells))
+            jobs = [  # every cell's games a..b, chunk after chunk
+                (a + done, b + done, i, np.broadcast_to(cell.params, (b - a, len(cell.params))))
+                for a, b in R.chunks(target - done, chunk_size)
+                for i, cell in enumerate(cells)
+            ]
+            played = R.play_chunks(
+                rules, ((cells[i].policy, m, seed, a) for a, _, i, m in jobs), engine, cluster
+            )
+            for (a, b, i, matrix), results in zip(jobs, played, strict=True):
+                cell = cells[i]
+                frame = R.to_frame(results, cell.policy, matrix, seed, a, cell=cell.cell)
+                counts[i] += frame.select(pl.col(PRECISION_RATES).sum()).row(0)
+                sink.write(_conform(frame, columns).to_arrow())
+                if progress:
+                    progress(a * len(cells) + (i + 1) * (b - a), target * len(cells))
             done = target
             outcome = _judge(counts, done, precision, cap)
             if precision is None or outcome.reached or done >= cap:
@@ -432,6 +443,8 @@ def run_cells(
         }
         manifest["stopped"] = outcome.sentence()
     manifest["timings"] = R.timings(warm, run_seconds, t0, total)
+    if cluster is not None:
+        manifest["cluster"] = cluster.describe()
     manifest.update(extra_manifest or {})
     R.write_json(out_dir / "manifest.json", manifest)
     return manifest, outcome
@@ -509,9 +522,11 @@ def sweep(
     max_games: int | None = None,
     threads: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    cluster: Cluster | None = None,
 ) -> tuple[dict, Outcome]:
     """Play every cell of an experiment on common random numbers (arguments given here
-    override the spec's) into out_dir (default results/<name>). Returns (manifest, outcome)."""
+    override the spec's) into out_dir (default results/<name>), here or on a cluster.
+    Returns (manifest, outcome)."""
     out = Path(out_dir) if out_dir is not None else Path("results") / experiment.name
     if precision is None and max_games is not None and experiment.precision is None:
         raise UsageError("--max-games caps the games added for --precision: give --precision too")
@@ -536,6 +551,7 @@ def sweep(
         threads=threads,
         progress=progress,
         extra_manifest=extra,
+        cluster=cluster,
     )
 
 

@@ -54,16 +54,20 @@ class Policy:
     parameters: tuple[Parameter, ...]
     decide: object  # numba dispatcher
 
+    def check_names(self, names) -> None:
+        """UsageError naming the first of `names` that is not a parameter of this policy."""
+        known = [p.name for p in self.parameters]
+        for name in names:
+            if name not in known:
+                raise UsageError(
+                    f"policy {self.name!r} has no parameter {name!r} "
+                    f"(its parameters: {', '.join(known) or 'none'})"
+                )
+
     def param_vector(self, values: dict[str, float] | None = None) -> np.ndarray:
         """The parameter vector, defaults overridden by values; bad names or values raise."""
         values = dict(values or {})
-        known = {p.name: p for p in self.parameters}
-        for name in values:
-            if name not in known:
-                names = ", ".join(known) or "none"
-                raise UsageError(
-                    f"policy {self.name!r} has no parameter {name!r} (its parameters: {names})"
-                )
+        self.check_names(values)
         out = np.empty(len(self.parameters), dtype=np.float64)
         for i, p in enumerate(self.parameters):
             value = float(values.get(p.name, p.default))

@@ -11,9 +11,10 @@ import json
 import os
 import platform
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -22,6 +23,9 @@ from bollesim import events as E
 from bollesim.errors import UsageError
 from bollesim.policy import Policy, load_policy
 from bollesim.rules.loader import Ruleset, load_ruleset
+
+if TYPE_CHECKING:
+    from bollesim.cluster import Cluster
 
 # Result columns in the fast engine's order (engine/layout.py R_*), with their dtypes.
 RESULT_COLUMNS = (
@@ -61,6 +65,7 @@ def param_matrix(policy: Policy, n_games: int, params=None) -> np.ndarray:
             raise UsageError(f"params must have shape ({n_games}, {len(policy.parameters)})")
         return np.ascontiguousarray(params, dtype=np.float64)
     params = dict(params or {})
+    policy.check_names(params)
     scalars = {k: v for k, v in params.items() if np.ndim(v) == 0}
     out = np.broadcast_to(policy.param_vector(scalars), (n_games, len(policy.parameters)))
     if len(scalars) < len(params):
@@ -112,6 +117,18 @@ def play_chunk(
         row = play_game(rules, policy, params[g], seed, first_game + g)
         out[g] = [_as_int(row[name]) for name, _ in RESULT_COLUMNS]
     return out
+
+
+def play_chunks(
+    rules: Ruleset, jobs: Iterable[tuple], engine: str = "fast", cluster: Cluster | None = None
+) -> Iterator[np.ndarray]:
+    """Results of each job (policy, params, seed, first_game), in job order: played here,
+    one after another on all cores, or as tasks on a Dask cluster (cluster.py)."""
+    if cluster is not None:
+        yield from cluster.play(rules, jobs, engine)
+        return
+    for policy, params, seed, first_game in jobs:
+        yield play_chunk(rules, policy, params, seed, first_game, engine)
 
 
 def _as_int(value) -> int:
@@ -180,8 +197,10 @@ def simulate(
     threads: int | None = None,
     chunk_size: int = DEFAULT_CHUNK,
     first_game: int = 0,
+    cluster: Cluster | None = None,
 ) -> pl.DataFrame:
-    """Play n_games and return one row per game (a polars DataFrame).
+    """Play n_games and return one row per game (a polars DataFrame); with a
+    cluster.Cluster, the chunks are played as tasks on its workers (same rows).
 
     >>> df = simulate("historical", 10_000, seed=1)
     >>> df.select(pl.col("operational", "defeat").mean())
@@ -193,15 +212,11 @@ def simulate(
     rules = rules or load_ruleset()
     matrix = param_matrix(policy, n_games, params)
     set_threads(threads)
+    spans = list(chunks(n_games, max(1, chunk_size)))
+    jobs = ((policy, matrix[a:b], seed, first_game + a) for a, b in spans)
     frames = [
-        to_frame(
-            play_chunk(rules, policy, matrix[a:b], seed, first_game + a, engine),
-            policy,
-            matrix[a:b],
-            seed,
-            first_game + a,
-        )
-        for a, b in chunks(n_games, max(1, chunk_size))
+        to_frame(results, policy, matrix[a:b], seed, first_game + a)
+        for (a, b), results in zip(spans, play_chunks(rules, jobs, engine, cluster), strict=True)
     ]
     return (
         pl.concat(frames)
@@ -224,8 +239,10 @@ def run_to_dir(
     chunk_size: int = DEFAULT_CHUNK,
     progress: Callable[[int], None] | None = None,
     extra_manifest: dict | None = None,
+    cluster: Cluster | None = None,
 ) -> dict:
-    """Play a batch into out_dir/games.parquet and out_dir/manifest.json, chunk by chunk.
+    """Play a batch into out_dir/games.parquet and out_dir/manifest.json, chunk by chunk
+    (with a cluster.Cluster, as tasks on its workers).
 
     Both files are written under temporary names and renamed when complete, so an
     interrupted run leaves no half-written file (and keeps an earlier run's files).
@@ -237,7 +254,8 @@ def run_to_dir(
     matrix = param_matrix(policy, n_games, params)
     set_threads(threads)
     t0 = time.perf_counter()
-    warm = warm_up(rules, policy, engine)
+    warm = warm_up(rules, policy, engine, cluster)
+
     def write(results: np.ndarray, a: int, b: int) -> None:
         sink.write(to_frame(results, policy, matrix[a:b], seed, a).to_arrow())
         if progress:
@@ -248,8 +266,9 @@ def run_to_dir(
     with ParquetSink(out_dir / "games.parquet") as sink, ThreadPoolExecutor(1) as writer:
         t1 = time.perf_counter()
         pending = None
-        for a, b in chunks(n_games, max(1, chunk_size)):
-            results = play_chunk(rules, policy, matrix[a:b], seed, a, engine)
+        spans = list(chunks(n_games, max(1, chunk_size)))
+        jobs = ((policy, matrix[a:b], seed, a) for a, b in spans)
+        for (a, b), results in zip(spans, play_chunks(rules, jobs, engine, cluster), strict=True):
             if pending is not None:
                 pending.result()
             pending = writer.submit(write, results, a, b)
@@ -260,6 +279,8 @@ def run_to_dir(
         run_seconds = time.perf_counter() - t1
     manifest = make_manifest(rules, policy, matrix, seed, n_games, engine, threads, chunk_size)
     manifest["timings"] = timings(warm, run_seconds, t0, n_games)
+    if cluster is not None:
+        manifest["cluster"] = cluster.describe()
     manifest.update(extra_manifest or {})
     write_json(out_dir / "manifest.json", manifest)
     return manifest
@@ -312,10 +333,14 @@ def timings(warm_up_s: float, run_s: float, t0: float, games: int) -> dict:
     }
 
 
-def warm_up(rules: Ruleset, policy: Policy, engine: str) -> float:
-    """Load (or compile) the engine before timing; returns the seconds it took."""
+def warm_up(rules: Ruleset, policy: Policy, engine: str, cluster: Cluster | None = None) -> float:
+    """Load (or compile) the engine before timing, here or on every worker of a cluster;
+    returns the seconds it took."""
     t = time.perf_counter()
-    play_chunk(rules, policy, policy.param_vector()[None, :], 0, 0, engine)
+    if cluster is not None:
+        cluster.warm_up(rules, policy, engine)
+    else:
+        play_chunk(rules, policy, policy.param_vector()[None, :], 0, 0, engine)
     return time.perf_counter() - t
 
 

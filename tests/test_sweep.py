@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from bollesim import analysis as A
 from bollesim import runner as R
 from bollesim.cli import app
+from bollesim.errors import UsageError
 from bollesim.experiment import PRECISION_RATES, load_experiment, replay_from_run
 from bollesim.policy import available_policies, load_policy
 
@@ -341,3 +342,10 @@ def test_manifest_names_the_parameters_or_says_they_vary(tmp_path):
     assert varied["params"] == "per game (see the parameter columns)"
     games = pl.read_parquet(tmp_path / "varied" / "games.parquet")
     assert games["k"].to_list() == [12.0, 12.0, 12.0, 18.0]
+
+
+@pytest.mark.parametrize("values", [3, [3, 3, 3, 3]])
+def test_an_unknown_parameter_is_named(values):
+    """One value or one per game: the error names the parameter and the policy's own."""
+    with pytest.raises(UsageError, match="'random' has no parameter 'stop_at_tanks'.*none"):
+        R.simulate("random", 4, params={"stop_at_tanks": values})
