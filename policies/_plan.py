@@ -95,7 +95,7 @@ def tow_score(code, obs):
     return score
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def best_order(options, n_options, obs, goal, fire_now, fire_weight, airstrike_weight, tow):
     """Index of the best-scored packed order, the first on ties (PASS scores 0; a
     negative score is never chosen)."""
@@ -163,7 +163,7 @@ def stop_on_victory(obs, knobs):
     return 0 if not obs[O.TACTICAL] else 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play(kind, obs, options, n_options, knobs, goal, fire_now, fire_weight, airstrike_weight):
     """Every decision of a scripted player. goal: a tuple of final positions by vehicle
     (-1: no wish);

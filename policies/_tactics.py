@@ -85,7 +85,7 @@ def route(obs, goal, v, tow):
     return waypoint(pos, g)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def routes(obs, goal, tow):
     """route() of every vehicle, packed 5 bits a vehicle (route + 1), so that a policy
     allocates nothing per decision; wish() reads one back."""
