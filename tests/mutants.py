@@ -132,6 +132,46 @@ MUTANTS = [
         "§4",
         "the game plays on past the turn limit",
     ),
+    Mutant(
+        "tow-target-never-stacks",
+        "bollesim/engine/execution.py",
+        "            and final(st, moves, r) == pos(st, v)\n",
+        "",
+        "§5.4.3",
+        "a tank some rescuer heads for is ignored for stacking before the rescuer reaches it",
+    ),
+    Mutant(
+        "hull-marker-stays-green",
+        "bollesim/engine/end.py",
+        "st[vx(v, O.V_HULL_GREEN)] = 1 - st[vx(v, O.V_HULL_GREEN)]",
+        "st[vx(v, O.V_HULL_GREEN)] = 1",
+        "§6.2, §7.1.3",
+        "the End phase never flips a hull marker to red, so a hull-hit tank moves every turn",
+    ),
+    Mutant(
+        "stunned-tank-fires",
+        "bollesim/engine/execution.py",
+        "        or st[vx(v, O.V_STUN)]\n",
+        "",
+        "§6, §7.1.3",
+        "a stunned tank on its Fire side still attacks in the Execution phase",
+    ),
+    Mutant(
+        "operational-after-deadline",
+        "bollesim/engine/end.py",
+        "if st[O.TURN] <= st[O.DEADLINE] and at_t2",
+        "if at_t2",
+        "I-OPV",
+        "two tanks reaching T2 after the deadline still count for an operational victory",
+    ),
+    Mutant(
+        "tactical-on-light-damage",
+        "bollesim/engine/end.py",
+        "if st[vx(v, O.V_HEAVY)] and not in_saraci",
+        "if st[vx(v, O.V_LIGHT)] and not in_saraci",
+        "§8, I-TACV",
+        "tactical victory asks for lightly, not heavily, damaged vehicles to be in Saraci",
+    ),
 ]
 
 # Runs in the mutated copy: check it is the code imported, then play checked games.

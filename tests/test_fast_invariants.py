@@ -224,6 +224,18 @@ def open_fire(level: int) -> Edit:
     return edit
 
 
+def firing(v: int, p: int) -> Edit:
+    """§5.4.2: tank v on its Fire side at p, the fire status placed at RoE 8."""
+
+    def edit(x):
+        roe(8)(x)
+        open_fire(8)(x)
+        x[at(v, O.V_FIRE)] = 1
+        x[at(v, O.V_POS)] = p
+
+    return edit
+
+
 def game_over(reason: int) -> Edit:
     def edit(x):
         x[L.X_OVER] = 1
@@ -252,6 +264,7 @@ EXTRA_MOVE = ability_of(C.EXTRA_MOVE)
 ATGM, HMG, ART = pool_chit(C.ATGM), pool_chit(C.HMG), pool_chit(C.ART)
 HMGS = tuple(place(pool_chit(C.HMG, k)) for k in range(4))
 
+# fmt: off
 CASES = [
     Case("pool count over its region", ORDERS, inv.OUT_OF_RANGE,
          (setting(L.X_N_POOL, L.POOL_CAP + 1),)),
@@ -273,7 +286,7 @@ CASES = [
     Case("setup marker flipped outside Execution", REACTION, inv.SETUP_MARKER,
          (setting(L.X_SETUP_FLIPPED, 1),)),
     Case("chit placed in Execution", EXECUTION, inv.TRACK_CHANGE, (place(HMG),),
-         after=(unplace(C.ATGM),), both=(place(ATGM),)),
+         after=(unplace(C.ATGM),), both=(place(ATGM), firing(AQ, C.S1))),
     Case("airstrike leaves over half", EXECUTION, inv.TRACK_CHANGE,
          (place(pool_chit(C.HMG, 2)),),
          after=(unplace(C.HMG), unplace(C.HMG), setting(O.AIRSTRIKE_PENDING, 0)),
@@ -320,6 +333,21 @@ CASES = [
          after=(move(AQ, C.S1), towing(AQ, GB, C.SAR), vehicle(AQ, O.V_TOW_TARGET, -1)),
          both=(move(GB, C.S1), heavy(GB, C.TRACKS), vehicle(AQ, O.V_ORDER, C.TOW),
                vehicle(AQ, O.V_TOW_TARGET, GB), vehicle(AQ, O.V_DEST, C.S1))),
+    Case("tank enters a stranded tank's overwatch, its rescuer away", EXECUTION,
+         inv.OVERSTACKED, (move(EA, C.K1),),
+         both=(move(GB, C.K1), heavy(GB, C.TRACKS), move(EA, C.KAL),
+               vehicle(AQ, O.V_ORDER, C.TOW), vehicle(AQ, O.V_TOW_TARGET, GB),
+               vehicle(AQ, O.V_DEST, C.K1))),
+    Case("rescuer on its tank's overwatch loses its Tow order", EXECUTION, inv.OVERSTACKED,
+         (no_order(AQ),), after=(move(AQ, C.K1),),
+         both=(move(GB, C.K1), heavy(GB, C.TRACKS), move(AQ, C.KAL),
+               vehicle(AQ, O.V_ORDER, C.TOW), vehicle(AQ, O.V_TOW_TARGET, GB),
+               vehicle(AQ, O.V_DEST, C.K1))),
+    Case("stunned tank fires", EXECUTION, inv.FIRED_UNABLE, (unplace(C.ATGM),),
+         after=(vehicle(AQ, O.V_STUN, 0),),
+         both=(place(ATGM), firing(AQ, C.S1), heavy(AQ, C.HULL), vehicle(AQ, O.V_STUN, 1))),
+    Case("one tank removes two chits", EXECUTION, inv.FIRED_UNABLE, (unplace(C.HMG),),
+         after=(unplace(C.ATGM),), both=(place(ATGM), place(HMG), firing(AQ, C.S1))),
     Case("move in reaction", REACTION, inv.MOVED_OUT_OF_PHASE, (move(AQ, C.SK1),)),
     Case("tank jumps two road steps", EXECUTION, inv.MOVED_TOO_FAR, (move(AQ, C.OPN1),),
          after=(move(AQ, C.SK1),)),
@@ -371,6 +399,13 @@ CASES = [
          (vehicle(AQ, O.V_STUN, 0),), after=(heavy(AQ, C.HULL), vehicle(AQ, O.V_STUN, 1))),
     Case("skip left set", END, inv.STUN_OR_SKIP, (vehicle(AQ, O.V_SKIP, 1),),
          after=(adding(O.TURN, 1),)),
+    Case("hull hit marked red", REACTION, inv.HULL_MARKER, (vehicle(AQ, O.V_HULL_GREEN, 0),),
+         after=(heavy(AQ, C.HULL), vehicle(AQ, O.V_STUN, 1))),
+    Case("hull marker not flipped in the End phase", END, inv.HULL_MARKER,
+         (vehicle(AQ, O.V_HULL_GREEN, 1),),
+         after=(vehicle(AQ, O.V_HULL_GREEN, 0), adding(O.TURN, 1)), both=(heavy(AQ, C.HULL),)),
+    Case("hull marker flipped in Orders", ORDERS, inv.HULL_MARKER,
+         (vehicle(AQ, O.V_HULL_GREEN, 0),), both=(heavy(AQ, C.HULL),)),
     Case("turn skipped", END, inv.TURN_ORDER, (adding(O.TURN, 1),), after=(adding(O.TURN, 1),)),
     Case("turn advanced in reaction", REACTION, inv.TURN_ORDER, (adding(O.TURN, 1),)),
     Case("play past the turn limit", END, inv.TURN_ORDER,
@@ -381,10 +416,24 @@ CASES = [
     Case("turn limit reached early", END, inv.GAME_END,
          (game_over(E.END_TURN_LIMIT), adding(O.TURN, -1)), after=(adding(O.TURN, 1),)),
     Case("victory declared without one", END, inv.GAME_END, (setting(O.TACTICAL, 0),),
-         after=(game_over(E.END_VICTORY), setting(O.TACTICAL, 1))),
+         after=(game_over(E.END_VICTORY), setting(O.TACTICAL, 1)),
+         both=(setting(L.X_SETUP_FLIPPED, 1),)),
     Case("destroyed ends the game for the wrong reason", REACTION, inv.GAME_END,
          (setting(L.X_END_REASON, E.END_VICTORY), adding(L.X_HEAVY_HITS, -1)),
          after=(game_over(E.END_DESTROYED), adding(L.X_HEAVY_HITS, 1), roe(6))),
+    Case("T2 reached after the deadline", END, inv.OPERATIONAL_VICTORY,
+         (setting(O.T2_REACHED, 1),), after=(setting(L.X_TANKS_AT_T2, 2), adding(O.TURN, 1)),
+         both=(move(AQ, C.T2), move(EA, C.T2), setting(O.TURN, 17), setting(O.DEADLINE, 16))),
+    Case("operational victory while Vis fires", END, inv.OPERATIONAL_VICTORY,
+         (setting(O.OPERATIONAL, 1),), after=(adding(O.TURN, 1),),
+         both=(setting(O.T2_REACHED, 1), setting(L.X_TANKS_AT_T2, 2))),
+    Case("tactical victory missed", END, inv.TACTICAL_VICTORY, (setting(O.TACTICAL, 0),),
+         after=(setting(O.TACTICAL, 1), adding(O.TURN, 1)),
+         both=(setting(L.X_SETUP_FLIPPED, 1), heavy(AQ, C.TRACKS), move(AQ, C.S1),
+               light(EA, C.RADIO), move(EA, C.SK1))),
+    Case("tactical victory, a damaged tank outside Saraci", END, inv.TACTICAL_VICTORY,
+         (setting(O.TACTICAL, 1),), after=(adding(O.TURN, 1),),
+         both=(setting(L.X_SETUP_FLIPPED, 1), heavy(AQ, C.TRACKS), move(AQ, C.SK1))),
     Case("deadline down two boxes", REACTION, inv.DEADLINE, (adding(O.DEADLINE, -1),),
          after=(adding(O.DEADLINE, -1),)),
     Case("deadline up two boxes", END, inv.DEADLINE, (adding(O.DEADLINE, 1),),
@@ -401,6 +450,7 @@ CASES = [
          (setting(O.AIRSTRIKE_PENDING, 1),), after=(setting(O.AIRSTRIKE_PENDING, 0),),
          both=(roe(18), setting(O.AIRSTRIKES_USED, 1), setting(O.AIRSTRIKE_PENDING, 1))),
 ]
+# fmt: on
 
 
 def phase_around(case: Case) -> tuple[np.ndarray, np.ndarray]:
@@ -489,6 +539,26 @@ def test_operational_victory_needs_the_tanks_at_t2():
     st, row = finished("historical", E.END_VICTORY)
     st[L.X_TANKS_AT_T2] = row[L.R_TANKS_AT_T2] = RULES.p("game", "tanks_needed_at_t2") - 1
     row[L.R_OPERATIONAL] = 1
+    assert check_result(st, row) == inv.ROW_VICTORY
+
+
+def test_operational_victory_needs_t2_reached():
+    """I-OPV: a row claiming an operational victory though no End phase noted enough
+    tanks at T2 by the deadline (operational_victory checks the flag each End phase)."""
+    st, row = finished("historical", E.END_VICTORY)
+    st[L.X_TANKS_AT_T2] = row[L.R_TANKS_AT_T2] = RULES.p("game", "tanks_needed_at_t2")
+    st[O.T2_REACHED] = st[O.OPERATIONAL] = row[L.R_OPERATIONAL] = 1
+    assert check_result(st, row) == OK
+    st[O.T2_REACHED] = 0
+    assert check_result(st, row) == inv.ROW_VICTORY
+
+
+def test_tactical_victory_needs_the_tactical_flag():
+    """§8, I-TACV: a row claiming a tactical victory that no End phase assessed."""
+    st, row = finished("historical", E.END_VICTORY)
+    st[O.TACTICAL] = row[L.R_TACTICAL] = 1
+    assert check_result(st, row) == OK
+    st[O.TACTICAL] = 0
     assert check_result(st, row) == inv.ROW_VICTORY
 
 

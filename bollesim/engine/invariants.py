@@ -23,7 +23,6 @@ from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.core import (
     ability_sides,
-    artillery_silent,
     distance,
     has,
     last_chit,
@@ -32,7 +31,6 @@ from bollesim.engine.core import (
     track_len,
     vx,
 )
-from bollesim.engine.execution import NO_MOVES, counts_for_stacking
 from bollesim.engine.play import (
     DECIDE_TYPE,
     END,
@@ -83,6 +81,10 @@ ROW_STATE = 28  # DESIGN.md §5: the result row copies the final state
 ROW_DEFEAT = 29  # §8: defeat for the defeat reasons, and then no victory
 ROW_VICTORY = 30  # §8, I-OPV, I-DIPLO: victories only on their conditions
 OBSERVATION_STALE = 31  # observation.py: the derived slots a policy sees agree with the state
+HULL_MARKER = 32  # §7.1.3 green on a hull hit; §4 step 4b, §6.2 flips in each End phase
+FIRED_UNABLE = 33  # §6 stun, §5.4.3 tow, §6.3, §7.1.3, §7.2.1: one attack per able tank
+OPERATIONAL_VICTORY = 34  # §8, I-OPV: two tanks at T2 by the deadline, Vis silent
+TACTICAL_VICTORY = 35  # §8, I-TACV: tracks empty, Vis silent, heavy damage in Saraci, turn 20
 
 MESSAGES = (
     "no violation",
@@ -117,6 +119,10 @@ MESSAGES = (
     "the result row's defeat disagrees with the end reason, or a defeat comes with a victory",
     "the result row claims a victory whose conditions do not hold",
     "the observation's pool counts, track letters, artillery or fire status are stale",
+    "a hull marker is not green after a hull hit, did not flip in the End phase, or turned",
+    "more chits left the tracks than the airstrike, Extra fire and the tanks able to fire remove",
+    "T2 reached, most tanks at T2 or the operational victory flag disagree with §8, I-OPV",
+    "the tactical victory flag disagrees with §8's conditions (I-TACV)",
 )
 
 # errors[g, 2] of a violation found in the result row rather than after a phase.
@@ -161,12 +167,16 @@ def check_phase(before, st, phase):
         or tow_links(before, st)
         or movement(before, st, phase)
         or stacking(before, st, phase)
+        or fire_count(before, st, phase)
         or standing_orders(st, phase)
         or damage(before, st, phase)
         or hit_counts(st)
         or stun_and_skip(before, st, phase)
+        or hull_marker(before, st, phase)
         or turn_advance(before, st, phase)
         or game_end(st, phase)
+        or operational_victory(before, st, phase)
+        or tactical_victory(before, st, phase)
         or deadline(before, st, phase)
         or airstrike(before, st, phase)
         or observation_live(st)  # last: a breach above may leave it stale too
@@ -242,6 +252,16 @@ def chit_kinds(st):
     return OK
 
 
+@njit(cache=True, inline="always")
+def vis_silent(st):
+    """§8: Vis is silent when the lowest artillery marker shows "No Artillery": a No art.
+    chit, or the setup marker flipped by fire (§6.3)."""
+    last = st[L.TRACKS + L.TRACK_CAP * C.ART + st[O.TRACK_LEN + C.ART] - 1]
+    if last == st[T.S_SETUP_CHIT]:
+        return st[L.X_SETUP_FLIPPED] == 1
+    return st[T.CHIT_ART_TARGET + last] == C.NO_ART
+
+
 @njit(cache=True)
 def observation_live(st):
     """The engine keeps the observation's derived slots live (core.count_in_pool,
@@ -257,7 +277,7 @@ def observation_live(st):
         letter = st[T.CHIT_LETTER + last_chit(st, t)] if track_len(st, t) else 0
         if st[O.TRACK_LETTER + t] != letter:
             return OBSERVATION_STALE
-    silent = artillery_silent(st)
+    silent = vis_silent(st)
     target = C.NO_ART if silent else st[T.CHIT_ART_TARGET + last_chit(st, C.ART)]
     if st[O.ART_SILENT] != silent or st[O.ART_TARGET] != target:
         return OBSERVATION_STALE
@@ -460,13 +480,13 @@ def regular_steps(before, st, v):
 
 
 @njit(cache=True, inline="always")
-def extra_move_spent(before, st):
-    """§5.5: QL1's Extra move marker went from its box to Spent in this phase."""
+def ability_spent(before, st, ability):
+    """§5.5: the marker showing `ability` went from its box to Spent in this phase."""
     for a in range(3):
         if (
             before[O.ABIL + 2 * a] == C.AVAILABLE
             and st[O.ABIL + 2 * a] == C.SPENT
-            and ability_sides(st, a, st[O.ABIL + 2 * a + 1]) == C.EXTRA_MOVE
+            and ability_sides(st, a, st[O.ABIL + 2 * a + 1]) == ability
         ):
             return True
     return False
@@ -483,7 +503,7 @@ def movement(before, st, phase):
             if pos(st, v) != pos(before, v):
                 return MOVED_OUT_OF_PHASE
         return OK
-    extra = extra_move_spent(before, st)
+    extra = ability_spent(before, st, C.EXTRA_MOVE)
     extra_used = 0
     for v in range(T.NV):
         if before[vx(v, O.V_TOWED_BY)] >= 0:
@@ -503,12 +523,24 @@ def movement(before, st, phase):
 
 
 @njit(cache=True, inline="always")
+def in_tow(x, v):
+    """§5.4.3: v is a tank in tow, stacked with a rescuer that tows it or that has reached
+    it under its Tow order ("put the rescuing tank on top of the damaged tank")."""
+    for r in range(T.NV):
+        if pos(x, r) == pos(x, v) and (
+            x[vx(r, O.V_TOWING)] == v
+            or (x[vx(r, O.V_ORDER)] == C.TOW and x[vx(r, O.V_TOW_TARGET)] == v)
+        ):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
 def stacked(x, p):
-    """Vehicles counting for stacking at p in state x (§5.4.3: not a tank in tow, nor one
-    whose rescuer stands with it)."""
+    """Vehicles counting for stacking at p in state x: all but tanks in tow (§5.4.3)."""
     n = 0
     for v in range(T.NV):
-        n += pos(x, v) == p and counts_for_stacking(x, NO_MOVES, v)
+        n += pos(x, v) == p and not in_tow(x, v)
     return n
 
 
@@ -530,6 +562,54 @@ def stacking(before, st, phase):
         if now > stacked(before, p):
             return OVERSTACKED
     return OK
+
+
+@njit(cache=True, inline="always")
+def may_fire(before, st, v):
+    """§6.3: v is a tank on its Fire side where blue icons let it fire, not stunned (§6),
+    hit in the turret (§7.1.3), towing or in tow (§5.4.3), nor with gunner sights damage
+    at an indirect-fire position (§7.2.1). Fire comes after the moves (§6), so positions,
+    markers and tows are those in st; a commander's skip (§7.1.3) is not in the state."""
+    if not st[T.IS_TANK + v] or not st[vx(v, O.V_FIRE)] or before[vx(v, O.V_STUN)]:
+        return False
+    if has(st, v, O.V_HEAVY, C.TURRET):
+        return False
+    if st[vx(v, O.V_TOWING)] >= 0 or st[vx(v, O.V_TOWED_BY)] >= 0:
+        return False
+    p = pos(st, v)
+    if st[T.POS_INDIRECT + p] and has(st, v, O.V_LIGHT, C.SIGHTS):
+        return False
+    code = st[O.MARKER + p]  # 2 * marker + side: R-EAM icons [marker, side, track]
+    icons = T.POS_UN + 4 * p if code < 0 else T.MARKER_UN + 4 * code
+    for t in range(C.N_TRACKS):
+        if st[icons + t]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def fire_count(before, st, phase):
+    """§6.3: in the Execution phase each tank able to fire attacks once, Extra fire once
+    more (§5.5), and an attack removes at most one chit (or flips the setup marker); the
+    airstrike first halves the tracks (§6.1, I-AIR). The ammunition depot empties a track
+    (§6.3), so there is no bound when enough Saraci overwatch fire could have hit it."""
+    if phase != EXECUTION:
+        return OK
+    extra = ability_spent(before, st, C.EXTRA_FIRE)
+    attacks, indirect = np.int64(extra), np.int64(extra)
+    for v in range(T.NV):
+        if may_fire(before, st, v):
+            attacks += 1
+            indirect += st[T.POS_INDIRECT + pos(st, v)] != 0
+    if indirect >= st[T.S_DEPOT_ROLLS]:
+        return OK
+    removed = st[L.X_SETUP_FLIPPED] - before[L.X_SETUP_FLIPPED]
+    for t in range(C.N_TRACKS):
+        removed += before[O.TRACK_LEN + t] - st[O.TRACK_LEN + t]
+        if before[O.AIRSTRIKE_PENDING]:
+            regular = before[O.TRACK_LEN + t] - (t == C.ART)
+            attacks += regular - regular // 2
+    return OK if removed <= attacks else FIRED_UNABLE
 
 
 @njit(cache=True)
@@ -616,6 +696,26 @@ def stun_and_skip(before, st, phase):
     return OK
 
 
+@njit(cache=True)
+def hull_marker(before, st, phase):
+    """§7.1.3: a hull hit places the Hull marker green side up; the End phase flips it
+    (§4 step 4b, §6.2: the tank moves every other turn) unless a declared victory ended
+    the game first; nothing else turns it."""
+    declared = st[L.X_OVER] == 1 and st[L.X_END_REASON] == E.END_VICTORY
+    for v in range(T.NV):
+        was, now = before[vx(v, O.V_HULL_GREEN)], st[vx(v, O.V_HULL_GREEN)]
+        hull = has(st, v, O.V_HEAVY, C.HULL)
+        if hull and not has(before, v, O.V_HEAVY, C.HULL):
+            want = 1
+        elif hull and phase == END and not declared:
+            want = 1 - was
+        else:
+            want = was
+        if now != want:
+            return HULL_MARKER
+    return OK
+
+
 # ------------------------------------------------------------------ turns and the end
 
 
@@ -690,6 +790,56 @@ def airstrike(before, st, phase):
     return OK
 
 
+@njit(cache=True, inline="always")
+def in_saraci(st, p):
+    """I-TACV: Saraci is its contact point and its overwatches."""
+    return p == st[T.S_SARACI] or (st[T.POS_KIND + p] == C.OW and st[T.POS_TOWN + p] == C.TOWN_S)
+
+
+@njit(cache=True)
+def operational_victory(before, st, phase):
+    """I-OPV: an End phase notes T2 reached, for good, when at least tanks_needed_at_t2
+    tanks stand at T2 at a turn no later than the deadline (§8; Extra turn moved it first,
+    I-ABILITY-PHASE), and the most tanks seen at T2; the operational flag is T2 reached
+    with Vis silent (§8), kept once met if victories are sticky. Other phases keep them."""
+    if phase != END:
+        for at in (O.T2_REACHED, O.OPERATIONAL, L.X_TANKS_AT_T2):
+            if st[at] != before[at]:
+                return OPERATIONAL_VICTORY
+        return OK
+    at_t2 = 0
+    for v in range(T.NV):
+        at_t2 += st[T.IS_TANK + v] == 1 and pos(st, v) == st[T.S_TANGO2]
+    in_time = before[O.TURN] <= st[O.DEADLINE] and at_t2 >= st[T.S_TANKS_NEEDED]
+    reached = before[O.T2_REACHED] == 1 or in_time
+    met = reached and vis_silent(st)
+    kept = st[T.S_STICKY] != 0 and before[O.OPERATIONAL] == 1
+    if (
+        st[O.T2_REACHED] != reached
+        or st[O.OPERATIONAL] != (met or kept)
+        or st[L.X_TANKS_AT_T2] != max(before[L.X_TANKS_AT_T2], at_t2)
+    ):
+        return OPERATIONAL_VICTORY
+    return OK
+
+
+@njit(cache=True)
+def tactical_victory(before, st, phase):
+    """§8, I-TACV: an End phase of turn 20 or before (even with §8's turn-40 option) sets
+    the tactical flag when the three direct-fire tracks are empty, Vis is silent and every
+    heavily damaged vehicle is in Saraci; kept once met if victories are sticky. Other
+    phases keep it."""
+    if phase != END:
+        return OK if st[O.TACTICAL] == before[O.TACTICAL] else TACTICAL_VICTORY
+    met = vis_silent(st) and before[O.TURN] <= st[T.S_BASE_TURN_LIMIT]
+    for t in C.DIRECT_TRACKS:
+        met = met and st[O.TRACK_LEN + t] == 0
+    for v in range(T.NV):
+        met = met and (st[vx(v, O.V_HEAVY)] == 0 or in_saraci(st, pos(st, v)))
+    kept = st[T.S_STICKY] != 0 and before[O.TACTICAL] == 1
+    return OK if st[O.TACTICAL] == (met or kept) else TACTICAL_VICTORY
+
+
 @njit(cache=True)
 def check_result(st, row):
     """0 if the result row (play.write_result) of the finished game in st agrees with its
@@ -713,6 +863,8 @@ def check_result(st, row):
         (reason == E.END_VICTORY and not military)  # §8: a victory declared is a military one
         or (st[T.S_DIPLO_MILITARY] and (strategic or political) and not military)  # I-DIPLO
         or (operational and row[L.R_TANKS_AT_T2] < st[T.S_TANKS_NEEDED])  # I-OPV
+        or (operational and not (st[O.OPERATIONAL] and st[O.T2_REACHED]))  # by the deadline
+        or (tactical and not st[O.TACTICAL])  # the flags each End phase checks (I-TACV)
         or (strategic and fired and row[L.R_FIRST_FIRE_ROE] < st[T.S_UNRESTRICTED])
         or (political and fired and row[L.R_FIRST_FIRE_ROE] > row[L.R_FINAL_ROE])
     ):
