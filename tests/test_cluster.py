@@ -38,9 +38,19 @@ def cluster():
 )
 def test_cluster_plays_the_same_rows(cluster, policy, params):
     here = bollesim.simulate(policy, 3000, seed=5, params=params, chunk_size=997)
+    tasks = tasks_run(cluster)
     there = bollesim.simulate(policy, 3000, seed=5, params=params, chunk_size=350, cluster=cluster)
     assert there.equals(here)
+    assert tasks_run(cluster) - tasks == 9  # one task per chunk, played on the workers
     assert cluster.describe() == {"address": "local", "workers": 2, "threads": 1}
+
+
+def tasks_run(cluster) -> int:
+    """Chunk tasks the cluster's worker processes have played so far."""
+    from bollesim.cluster import _policy
+
+    counts = cluster.client.run(lambda: _policy.cache_info().hits + _policy.cache_info().misses)
+    return sum(counts.values())
 
 
 def test_sweep_on_a_cluster_writes_the_same_dataset(cluster, tmp_path):

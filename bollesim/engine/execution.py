@@ -180,16 +180,11 @@ def move_step(st, decide):
     extra_move(st, decide)
 
 
-# Moves are passed as the offset in st of nine next positions (-1: stays); NO_MOVES: none.
-NO_MOVES = -1
-
-
 @njit(cache=True, inline="always")
 def final(st, moves, v):
-    """Where v stands once the moves at offset `moves` are made."""
-    if moves == NO_MOVES or st[moves + v] < 0:
-        return pos(st, v)
-    return st[moves + v]
+    """Where v stands once the moves are made (moves: the offset in st of nine next
+    positions, -1: stays)."""
+    return pos(st, v) if st[moves + v] < 0 else st[moves + v]
 
 
 @njit(cache=True, inline="always")

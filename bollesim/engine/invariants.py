@@ -23,14 +23,17 @@ from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.core import (
     ability_sides,
+    artillery_silent,
     distance,
     has,
+    in_saraci,
     last_chit,
     new_game,
     pos,
     track_len,
     vx,
 )
+from bollesim.engine.execution import has_icon
 from bollesim.engine.play import (
     DECIDE_TYPE,
     END,
@@ -252,16 +255,6 @@ def chit_kinds(st):
     return OK
 
 
-@njit(cache=True, inline="always")
-def vis_silent(st):
-    """§8: Vis is silent when the lowest artillery marker shows "No Artillery": a No art.
-    chit, or the setup marker flipped by fire (§6.3)."""
-    last = st[L.TRACKS + L.TRACK_CAP * C.ART + st[O.TRACK_LEN + C.ART] - 1]
-    if last == st[T.S_SETUP_CHIT]:
-        return st[L.X_SETUP_FLIPPED] == 1
-    return st[T.CHIT_ART_TARGET + last] == C.NO_ART
-
-
 @njit(cache=True)
 def observation_live(st):
     """The engine keeps the observation's derived slots live (core.count_in_pool,
@@ -277,7 +270,7 @@ def observation_live(st):
         letter = st[T.CHIT_LETTER + last_chit(st, t)] if track_len(st, t) else 0
         if st[O.TRACK_LETTER + t] != letter:
             return OBSERVATION_STALE
-    silent = vis_silent(st)
+    silent = artillery_silent(st)
     target = C.NO_ART if silent else st[T.CHIT_ART_TARGET + last_chit(st, C.ART)]
     if st[O.ART_SILENT] != silent or st[O.ART_TARGET] != target:
         return OBSERVATION_STALE
@@ -579,10 +572,8 @@ def may_fire(before, st, v):
     p = pos(st, v)
     if st[T.POS_INDIRECT + p] and has(st, v, O.V_LIGHT, C.SIGHTS):
         return False
-    code = st[O.MARKER + p]  # 2 * marker + side: R-EAM icons [marker, side, track]
-    icons = T.POS_UN + 4 * p if code < 0 else T.MARKER_UN + 4 * code
     for t in range(C.N_TRACKS):
-        if st[icons + t]:
+        if has_icon(st, p, t):
             return True
     return False
 
@@ -790,12 +781,6 @@ def airstrike(before, st, phase):
     return OK
 
 
-@njit(cache=True, inline="always")
-def in_saraci(st, p):
-    """I-TACV: Saraci is its contact point and its overwatches."""
-    return p == st[T.S_SARACI] or (st[T.POS_KIND + p] == C.OW and st[T.POS_TOWN + p] == C.TOWN_S)
-
-
 @njit(cache=True)
 def operational_victory(before, st, phase):
     """I-OPV: an End phase notes T2 reached, for good, when at least tanks_needed_at_t2
@@ -812,7 +797,7 @@ def operational_victory(before, st, phase):
         at_t2 += st[T.IS_TANK + v] == 1 and pos(st, v) == st[T.S_TANGO2]
     in_time = before[O.TURN] <= st[O.DEADLINE] and at_t2 >= st[T.S_TANKS_NEEDED]
     reached = before[O.T2_REACHED] == 1 or in_time
-    met = reached and vis_silent(st)
+    met = reached and artillery_silent(st)
     kept = st[T.S_STICKY] != 0 and before[O.OPERATIONAL] == 1
     if (
         st[O.T2_REACHED] != reached
@@ -831,7 +816,7 @@ def tactical_victory(before, st, phase):
     phases keep it."""
     if phase != END:
         return OK if st[O.TACTICAL] == before[O.TACTICAL] else TACTICAL_VICTORY
-    met = vis_silent(st) and before[O.TURN] <= st[T.S_BASE_TURN_LIMIT]
+    met = artillery_silent(st) and before[O.TURN] <= st[T.S_BASE_TURN_LIMIT]
     for t in C.DIRECT_TRACKS:
         met = met and st[O.TRACK_LEN + t] == 0
     for v in range(T.NV):
