@@ -4,7 +4,11 @@
     df = bollesim.simulate("historical", 100_000, seed=1)   # polars, one row per game
 """
 
+from bollesim import jit_cache
+
 __version__ = "0.1.0"
+
+jit_cache.configure()  # before any kernel is defined: a cache keyed by the sources
 
 
 def __getattr__(name: str):

@@ -1,0 +1,115 @@
+"""Where numba caches the compiled engine: a folder named by a hash of the sources.
+
+numba checks a cached kernel against its own source file only, not against the files of
+the functions it calls, so after an edit of engine/core.py the cached kernels of
+engine/end.py, which inline core's helpers, would still run the old code. `configure`
+therefore points numba's cache at `__pycache__/numba/<hash>` beside this package (or,
+where the package is read-only, the user's cache folder), <hash> covering every source
+file of bollesim/ and policies/ that compiled code is built from: an edit of any of them
+gets a fresh folder, so a fresh compile. The KEEP most recently used folders stay (going
+back to an earlier version costs no compile); older ones are removed.
+
+bollesim/__init__.py calls `configure` before any kernel is defined. A NUMBA_CACHE_DIR
+set by the user is respected as given; the one `configure` sets itself (inherited by
+child processes) is recognised by NOT_EXPLICIT and worked out again from the sources
+the child imports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+PACKAGES = (PACKAGE, PACKAGE.parent / "policies")
+"""The source trees of compiled code: the library and the scripted policies."""
+
+PURE_PYTHON = frozenset({
+    "bollesim/__main__.py",
+    "bollesim/analysis.py",
+    "bollesim/cli.py",
+    "bollesim/engine/trace.py",
+    "bollesim/experiment.py",
+    "bollesim/narrate.py",
+    "bollesim/plots.py",
+    "bollesim/replay.py",
+    "bollesim/report.py",
+    "bollesim/rules/provenance.py",
+    "bollesim/terminal.py",
+})
+"""Modules that no compiled function is built from or reads (tests/test_jit_cache.py
+checks this against the imports): editing them keeps the cache. Every other .py file of
+PACKAGES counts, new ones included."""
+
+KEEP = 4
+"""Cache folders kept: the current one and the most recently used others."""
+
+NOT_EXPLICIT = "BOLLESIM_NUMBA_CACHE_DIR"
+"""Environment variable holding the NUMBA_CACHE_DIR that `configure` set itself."""
+
+
+def sources() -> list[Path]:
+    """The source files compiled code is built from, in a fixed order."""
+    root = PACKAGE.parent
+    found = [p for tree in PACKAGES if tree.is_dir() for p in tree.rglob("*.py")]
+    return sorted(p for p in found if p.relative_to(root).as_posix() not in PURE_PYTHON)
+
+
+def source_key() -> str:
+    """A hash of the names and contents of `sources()` (16 hex digits)."""
+    digest = hashlib.sha256()
+    root = PACKAGE.parent
+    for path in sources():
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def cache_roots() -> list[Path]:
+    """Where the keyed folders may go, in order of preference."""
+    user = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return [PACKAGE / "__pycache__" / "numba", user / "bollesim" / "numba"]
+
+
+def prune(root: Path, keep: int = KEEP) -> None:
+    """Remove all but the `keep` most recently used folders under root."""
+    folders = sorted(
+        (p for p in root.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True
+    )
+    for old in folders[keep:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def keyed_folder() -> Path | None:
+    """The cache folder of the current sources, created and marked as just used; None
+    when no root is writable."""
+    key = source_key()
+    for root in cache_roots():
+        folder = root / key
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            os.utime(folder)
+            prune(root)
+        except OSError:
+            continue
+        return folder
+    return None
+
+
+def configure() -> str | None:
+    """Point numba's cache at the folder of the current sources (unless NUMBA_CACHE_DIR
+    was set by the user); returns the cache folder in use, None for numba's default."""
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    if given and given != os.environ.get(NOT_EXPLICIT):
+        return given
+    folder = keyed_folder()
+    if folder is None:
+        return None
+    os.environ["NUMBA_CACHE_DIR"] = os.environ[NOT_EXPLICIT] = str(folder)
+    numba = sys.modules.get("numba")
+    if numba is not None:  # imported before bollesim: it read its environment already
+        numba.config.CACHE_DIR = str(folder)
+    return str(folder)

@@ -1,0 +1,187 @@
+"""The numba cache is keyed by the sources (bollesim/jit_cache.py): a kernel compiled from
+old code is never run after one of the files it is built from changed."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bollesim import jit_cache
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("bollesim", "policies")
+
+DEPENDENCY = "bollesim/_probe_dependency.py"
+DEPENDENCY_TEXT = """
+from numba import njit
+
+
+@njit(cache=True)
+def value():
+    return {value}
+"""
+# A kernel in a file of its own that calls a kernel of another file: numba checks only
+# the probe's own file against its cache.
+PROBE = """
+import os, sys
+from pathlib import Path
+if {numba_first}:
+    import numba
+import bollesim
+from numba import njit
+from bollesim._probe_dependency import value
+
+if Path.cwd().resolve() not in Path(bollesim.__file__).resolve().parents:
+    sys.exit(f"bollesim imported from {{bollesim.__file__}}")
+
+
+@njit(cache=True)
+def probe():
+    return value() + 1
+
+
+print(probe())
+"""
+
+
+def copy_sources(target: Path) -> None:
+    """The files of bollesim/ and policies/ (tracked or new, not ignored) into target."""
+    listing = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard", *PACKAGES],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout
+    for name in filter(None, listing.split("\0")):
+        if (ROOT / name).is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            (target / name).write_bytes((ROOT / name).read_bytes())
+
+
+def run_probe(copy: Path, **env: str) -> int:
+    clean = {k: v for k, v in os.environ.items()
+             if k not in ("NUMBA_CACHE_DIR", jit_cache.NOT_EXPLICIT)}
+    done = subprocess.run(
+        [sys.executable, "probe.py"], cwd=copy, capture_output=True, text=True,
+        env={**clean, "PYTHONPATH": str(copy), **env},
+    )
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.split()[-1])
+
+
+def set_dependency(copy: Path, value: int) -> None:
+    (copy / DEPENDENCY).write_text(DEPENDENCY_TEXT.format(value=value))
+
+
+@pytest.mark.parametrize("numba_first", [False, True], ids=["bollesim-first", "numba-first"])
+def test_an_edited_dependency_is_compiled_afresh(tmp_path, numba_first):
+    copy_sources(tmp_path)
+    (tmp_path / "probe.py").write_text(PROBE.format(numba_first=numba_first))
+    set_dependency(tmp_path, 1)
+    assert run_probe(tmp_path) == 2
+    assert run_probe(tmp_path) == 2  # from the cache
+    set_dependency(tmp_path, 41)
+    assert run_probe(tmp_path) == 42
+
+
+def test_a_given_numba_cache_dir_is_used_as_is(tmp_path):
+    """NUMBA_CACHE_DIR set by the user wins, with numba's own staleness: this is what the
+    keyed folder prevents (and shows that the test above can fail)."""
+    copy = tmp_path / "copy"
+    copy_sources(copy)
+    (copy / "probe.py").write_text(PROBE.format(numba_first=False))
+    given = tmp_path / "given"
+    set_dependency(copy, 1)
+    assert run_probe(copy, NUMBA_CACHE_DIR=str(given)) == 2
+    set_dependency(copy, 41)
+    assert run_probe(copy, NUMBA_CACHE_DIR=str(given)) == 2  # stale: numba's own check
+    assert list(given.rglob("*.nbi"))
+    assert not (copy / "bollesim" / "__pycache__" / "numba").exists()
+
+
+def test_the_key_follows_compiled_sources_only(tmp_path, monkeypatch):
+    copy_sources(tmp_path)
+    monkeypatch.setattr(jit_cache, "PACKAGE", tmp_path / "bollesim")
+    monkeypatch.setattr(jit_cache, "PACKAGES", (tmp_path / "bollesim", tmp_path / "policies"))
+    assert jit_cache.source_key() == jit_cache.source_key()  # the same sources, the same key
+    key = jit_cache.source_key()
+    with open(tmp_path / "bollesim" / "analysis.py", "a") as f:
+        f.write("\n# an edit no kernel sees\n")
+    assert jit_cache.source_key() == key
+    with open(tmp_path / "bollesim" / "engine" / "core.py", "a") as f:
+        f.write("\n# an edit of compiled code\n")
+    assert jit_cache.source_key() != key
+    key = jit_cache.source_key()
+    (tmp_path / "policies" / "new_policy.py").write_text("PARAMETERS = ()\n")
+    assert jit_cache.source_key() != key  # a new file counts
+
+
+def test_old_folders_are_pruned(tmp_path):
+    now = time.time()
+    for age in range(7):
+        folder = tmp_path / f"key{age}"
+        folder.mkdir()
+        os.utime(folder, (now - 60 * age, now - 60 * age))
+    jit_cache.prune(tmp_path, keep=3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["key0", "key1", "key2"]
+
+
+def test_this_process_uses_the_folder_of_its_sources():
+    import numba
+
+    folder = Path(numba.config.CACHE_DIR)
+    assert folder.name == jit_cache.source_key()
+    assert os.environ["NUMBA_CACHE_DIR"] == os.environ[jit_cache.NOT_EXPLICIT] == str(folder)
+
+
+def imports(path: Path) -> set[str]:
+    """The bollesim and policies modules a file imports (names, possibly of packages)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return {name for name in found if name.split(".")[0] in ("bollesim", "policies", "numba")}
+
+
+def test_pure_python_modules_are_not_compiled_code():
+    """No module numba compiles (one importing numba, or a policy) imports a module of
+    PURE_PYTHON, directly or through other modules: an edit of one cannot change a kernel."""
+    modules = {}
+    for tree in jit_cache.PACKAGES:
+        for path in tree.rglob("*.py"):
+            name = path.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
+            modules[name.removesuffix(".__init__")] = path
+    compiled = [m for m, p in modules.items()
+                if m.startswith("policies") or any(i.startswith("numba") for i in imports(p))]
+    reached, todo = set(), compiled
+    while todo:
+        module = todo.pop()
+        if module not in reached:
+            reached.add(module)
+            todo += [i for i in imports(modules[module]) if i in modules]
+    pure = {m for m, p in modules.items()
+            if p.relative_to(ROOT).as_posix() in jit_cache.PURE_PYTHON}
+    assert len(pure) == len(jit_cache.PURE_PYTHON)  # every name is a file
+    assert not reached & pure, sorted(reached & pure)
+
+
+def test_a_folder_set_by_a_parent_process_is_worked_out_again(tmp_path):
+    """A child process inherits the NUMBA_CACHE_DIR its parent's `configure` set; the
+    child's own sources decide its folder."""
+    copy = tmp_path / "copy"
+    copy_sources(copy)
+    (copy / "probe.py").write_text(PROBE.format(numba_first=False))
+    inherited = str(tmp_path / "parent")
+    env = {"NUMBA_CACHE_DIR": inherited, jit_cache.NOT_EXPLICIT: inherited}
+    set_dependency(copy, 1)
+    assert run_probe(copy, **env) == 2
+    set_dependency(copy, 41)
+    assert run_probe(copy, **env) == 42
+    assert not Path(inherited).exists()
