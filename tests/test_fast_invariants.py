@@ -19,7 +19,7 @@ from bollesim import observation as O
 from bollesim.engine import invariants as inv
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
-from bollesim.engine.core import count_in_pool, new_game, track_changed
+from bollesim.engine.core import count_in_pool, log, new_game, track_changed
 from bollesim.engine.invariants import OK, check_games, check_phase, check_result
 from bollesim.engine.play import END, EXECUTION, ORDERS, REACTION, new_vector
 from bollesim.engine.tables import pack_rules
@@ -30,7 +30,7 @@ from bollesim.rules.loader import load_ruleset
 RULES = load_ruleset()
 PACKED = pack_rules(RULES)
 SEED = 29041994
-AQ, EA, GB, QL3, VL2 = C.AQ, C.EA, C.GB, C.QL3, C.VL2
+AQ, EA, FA, GB, QL3, VL2 = C.AQ, C.EA, C.FA, C.GB, C.QL3, C.VL2
 Edit = Callable[[np.ndarray], None]
 
 
@@ -373,6 +373,15 @@ CASES = [
          both=(move_order(AQ, C.S1),)),
     Case("VL2 given an order", ORDERS, inv.ORDERS_INCONSISTENT, (move_order(VL2, C.OPN),),
          after=(vehicle(VL2, O.V_DEST, C.OPN),)),
+    Case("tow ordered for a tank in a Saraci overwatch", ORDERS, inv.TOW_ORDER,
+         (vehicle(AQ, O.V_ORDER, C.TOW), vehicle(AQ, O.V_TOW_TARGET, GB),
+          vehicle(AQ, O.V_DEST, C.S1)),
+         after=(vehicle(EA, O.V_ORDER, C.TOW), vehicle(EA, O.V_TOW_TARGET, FA),
+                vehicle(EA, O.V_DEST, C.SK1)),
+         both=(move(GB, C.S1), heavy(GB, C.TRACKS), move(FA, C.SK1), heavy(FA, C.TRACKS))),
+    Case("tow ordered for an undamaged tank", ORDERS, inv.TOW_ORDER,
+         (vehicle(AQ, O.V_ORDER, C.TOW), vehicle(AQ, O.V_TOW_TARGET, GB),
+          vehicle(AQ, O.V_DEST, C.SK1)), both=(move(GB, C.SK1),)),
     Case("immobilised tank keeps its Move order", REACTION, inv.ORDERS_INCONSISTENT,
          (move_order(AQ, C.KAL),), after=(heavy(AQ, C.TRACKS), no_order(AQ), roe(6)),
          both=(move_order(AQ, C.KAL),)),
@@ -453,9 +462,10 @@ CASES = [
 # fmt: on
 
 
-def phase_around(case: Case) -> tuple[np.ndarray, np.ndarray]:
-    """(before, st): the setup position with the case's edits, before and after."""
-    st = new_vector(PACKED, 0)
+def phase_around(case: Case, trace: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(before, st): the setup position with the case's edits, before and after (st with
+    room for `trace` events of the phase)."""
+    st = new_vector(PACKED, trace)
     new_game(st, SEED, 0)
     for edit in case.both:
         edit(st)
@@ -486,10 +496,106 @@ def test_each_check_fails_on_its_breach(case):
     assert got == case.code, f"got {got} ({inv.MESSAGES[got]}), want {inv.MESSAGES[case.code]}"
 
 
+# ------------------------------------------------------------------ checks of the events
+
+# Events as the engine logs them (events.py): (kind, a, b, c, d).
+Event = tuple[int, int, int, int, int]
+
+
+def attack(weapon: int, target: int) -> Event:
+    return (E.ATTACK, weapon, target, 7, 7)
+
+
+def victory(operational: int, tactical: int, stop: int) -> Event:
+    return (E.VICTORY, operational, tactical, stop, 0)
+
+
+@dataclass(frozen=True)
+class Traced:
+    """A Case whose check reads the phase's events: `events` are what the phase legally
+    logged, `breach` the events that break `code` instead."""
+
+    name: str
+    phase: int
+    code: int
+    events: tuple[Event, ...]
+    breach: tuple[Event, ...]
+    after: tuple[Edit, ...] = ()
+    both: tuple[Edit, ...] = ()
+
+
+# K3, K2, K1: firing priorities 4, 5, 6 for every BSA weapon (R-FOF).
+TARGETS = (move(AQ, C.K3), move(EA, C.K1), move(GB, C.K2))
+SILENT = setting(L.X_SETUP_FLIPPED, 1)  # with empty direct-fire tracks: tactical met
+# fmt: off
+TRACED = [
+    Traced("attack not at the lowest FP", REACTION, inv.TARGET_PRIORITY,
+           (attack(C.HMG, AQ),), (attack(C.HMG, EA),), both=TARGETS),
+    Traced("damaged vehicle not attacked first", REACTION, inv.TARGET_PRIORITY,
+           (attack(C.ATGM, GB),), (attack(C.ATGM, AQ),),
+           both=(*TARGETS, heavy(EA, C.TRACKS), heavy(GB, C.TRACKS))),
+    Traced("damage of an earlier attack ignored", REACTION, inv.TARGET_PRIORITY,
+           (attack(C.TANK, AQ), (E.HEAVY_DAMAGE, EA, C.TRACKS, 1, 0), attack(C.HMG, EA)),
+           (attack(C.TANK, AQ), (E.HEAVY_DAMAGE, EA, C.TRACKS, 1, 0), attack(C.HMG, AQ)),
+           after=(heavy(EA, C.TRACKS),), both=TARGETS),
+    Traced("double chit fires twice at one vehicle", REACTION, inv.TARGET_PRIORITY,
+           (attack(C.HMG, AQ), attack(C.HMG, GB)), (attack(C.HMG, AQ), attack(C.HMG, AQ)),
+           both=TARGETS),
+    Traced("attack skipped with a target in sight", REACTION, inv.TARGET_PRIORITY,
+           (attack(C.HMG, AQ),), ((E.ATTACK_SKIPPED, C.HMG, 0, 0, 0),),
+           both=(move(AQ, C.K3),)),
+    Traced("attack at a vehicle out of the field of fire", REACTION, inv.TARGET_PRIORITY,
+           (attack(C.HMG, AQ),), (attack(C.HMG, VL2),), both=(move(AQ, C.K3),)),
+    Traced("victory met and not offered", END, inv.VICTORY_OFFER,
+           (victory(0, 1, 0),), (), after=(setting(O.TACTICAL, 1), adding(O.TURN, 1)),
+           both=(SILENT,)),
+    Traced("victory offered with another one", END, inv.VICTORY_OFFER,
+           (victory(0, 1, 0),), (victory(1, 1, 0),),
+           after=(setting(O.TACTICAL, 1), adding(O.TURN, 1)), both=(SILENT,)),
+    Traced("victory declared though the player played on", END, inv.VICTORY_OFFER,
+           (victory(0, 1, 1),), (victory(0, 1, 0),),
+           after=(setting(O.TACTICAL, 1), game_over(E.END_VICTORY)), both=(SILENT,)),
+    Traced("victory offered when none is met", END, inv.VICTORY_OFFER,
+           (), (victory(1, 0, 0),), after=(adding(O.TURN, 1),)),
+    Traced("a phase's events overflow the trace", REACTION, inv.UNCHECKED,
+           (), ((E.ROE, 2, 1, 0, 0),) * (inv.TRACE_EVENTS + 1)),
+]
+# fmt: on
+
+
+def logged(st: np.ndarray, events: tuple[Event, ...]) -> None:
+    """The phase's events, as core.log records them."""
+    st[L.X_N_EVENTS] = 0
+    for kind, a, b, c, d in events:
+        log(st, kind, a, b, c, d)
+
+
+@pytest.mark.parametrize("case", TRACED, ids=lambda case: case.name)
+def test_each_event_check_fails_on_its_breach(case):
+    before, st = phase_around(Case(case.name, case.phase, case.code, (), case.after,
+                                   case.both), trace=inv.TRACE_EVENTS)
+    logged(st, case.events)
+    legal = check_phase(before, st, case.phase)
+    assert legal == OK, f"the legal phase fails: {inv.MESSAGES[legal]}"
+    logged(st, case.breach)
+    got = check_phase(before, st, case.phase)
+    assert got == case.code, f"got {got} ({inv.MESSAGES[got]}), want {inv.MESSAGES[case.code]}"
+
+
+def test_the_event_checks_need_a_trace():
+    """Without a trace region (the cases above), nothing is read from events."""
+    untraced = Case("untraced", END, OK, (), after=(adding(O.TURN, 1),), both=(SILENT,))
+    before, st = phase_around(untraced)
+    assert check_phase(before, st, END) == inv.TACTICAL_VICTORY  # the flag is still checked
+    st[O.TACTICAL] = 1
+    assert check_phase(before, st, END) == OK
+
+
 def test_every_code_has_a_breach():
     """Each phase check has a case above; the result row's codes have the tests below."""
     row_codes = {inv.ROW_STATE, inv.ROW_DEFEAT, inv.ROW_VICTORY}
-    assert {case.code for case in CASES} | row_codes == set(range(1, len(inv.MESSAGES)))
+    codes = {case.code for case in CASES} | {case.code for case in TRACED} | row_codes
+    assert codes == set(range(1, len(inv.MESSAGES)))
 
 
 # ------------------------------------------------------------------ the result row
@@ -532,6 +638,20 @@ def test_result_row_check_fails_on_its_breach(name, reason, breach, code):
     for column, value in breach.items():
         row[column] = value
     assert check_result(st, row) == code
+
+
+@pytest.mark.parametrize(
+    "name, reason",
+    [("historical", E.END_VICTORY), ("random", E.END_TURN_LIMIT), ("fire_at_roe", E.END_VICTORY)],
+)
+def test_each_victory_of_the_row_follows_its_conditions(name, reason):
+    """§8, I-DIPLO both ways: a row claiming a victory whose conditions fail, or missing
+    one whose conditions hold, breaks ROW_VICTORY (each column flipped in turn)."""
+    st, row = finished(name, reason)
+    for column in (L.R_OPERATIONAL, L.R_TACTICAL, L.R_STRATEGIC, L.R_POLITICAL):
+        flipped = row.copy()
+        flipped[column] = 1 - flipped[column]
+        assert check_result(st, flipped) == inv.ROW_VICTORY, column
 
 
 def test_operational_victory_needs_the_tanks_at_t2():

@@ -651,18 +651,23 @@ def test_operational_victory_I_OPV_silence_may_come_later():
     assert end.assess(game) == (True, False)
 
 
-@pytest.mark.parametrize("where, silent, chit, turn, won", [
-    (S3, True, False, 20, True),  # the damaged tank is at a Saraci OW (I-TACV)
-    (SAR, True, False, 12, True),
-    (SK1, True, False, 12, False),  # a damaged tank outside Saraci
-    (S3, False, False, 12, False),  # artillery still firing
-    (S3, True, True, 12, False),  # a direct-fire track not empty
-    (S3, True, False, 21, False),  # after turn 20 (optional extension)
+EXTENDED = "game.extend_to_40=true"
+
+
+@pytest.mark.parametrize("where, silent, chit, turn, overrides, won", [
+    (S3, True, False, 20, (), True),  # the damaged tank is at a Saraci OW (I-TACV)
+    (SAR, True, False, 12, (), True),
+    (SK1, True, False, 12, (), False),  # a damaged tank outside Saraci
+    (S3, False, False, 12, (), False),  # artillery still firing
+    (S3, True, True, 12, (), False),  # a direct-fire track not empty
+    (S3, True, False, 20, (EXTENDED,), True),
+    (S3, True, False, 21, (EXTENDED,), False),  # turn 21 comes only with the extension
 ])
-def test_tactical_victory_8_I_TACV(where, silent, chit, turn, won):
+def test_tactical_victory_8_I_TACV(where, silent, chit, turn, overrides, won):
     """§8, I-TACV: tanks, ATGM and HMG tracks empty, artillery silent, every heavily
-    damaged unit in Saraci (CP or OW), by the end of turn 20."""
-    game = victory_game(silent=silent, direct_chit=chit)
+    damaged unit in Saraci (CP or OW), by the end of turn 20, even when §8's optional
+    rule plays on to turn 40."""
+    game = victory_game(*overrides, silent=silent, direct_chit=chit)
     at(game, AQ=where)
     game.vehicles[AQ].heavy = {C.TRACKS}
     game.turn = turn

@@ -6,8 +6,16 @@ Operation Bøllebank, else the code of the first broken invariant (MESSAGES[code
 which). check_result does the same for a game's result row. play_checked_batch plays
 games exactly as play.play_batch does, checking every phase; check_games wraps it.
 
+The rules are restated here from the rulebook and the ruleset's tables (section "rules
+restated" below), not borrowed from the engine's own helpers, so that a bug in one of
+those cannot hide behind the check that uses it; from engine/core.py come only the
+accessors of the state vector's layout. A checked game keeps the events of the phase
+being played (TRACE_EVENTS of room), from which target_priority and victory_offer read
+what the phase did.
+
 tests/test_invariants.py checks the reference engine with its event trace; the checks
-here need only the state, so they run on hundreds of thousands of games.
+here need only the state and the phase's events, so they run on hundreds of thousands
+of games.
 """
 
 from __future__ import annotations
@@ -21,19 +29,7 @@ from bollesim import observation as O
 from bollesim.bits import popcount
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
-from bollesim.engine.core import (
-    ability_sides,
-    artillery_silent,
-    distance,
-    has,
-    in_saraci,
-    last_chit,
-    new_game,
-    pos,
-    track_len,
-    vx,
-)
-from bollesim.engine.execution import has_icon
+from bollesim.engine.core import distance, has, last_chit, new_game, pos, track_len, vx
 from bollesim.engine.play import (
     DECIDE_TYPE,
     END,
@@ -88,6 +84,10 @@ HULL_MARKER = 32  # §7.1.3 green on a hull hit; §4 step 4b, §6.2 flips in eac
 FIRED_UNABLE = 33  # §6 stun, §5.4.3 tow, §6.3, §7.1.3, §7.2.1: one attack per able tank
 OPERATIONAL_VICTORY = 34  # §8, I-OPV: two tanks at T2 by the deadline, Vis silent
 TACTICAL_VICTORY = 35  # §8, I-TACV: tracks empty, Vis silent, heavy damage in Saraci, turn 20
+TARGET_PRIORITY = 36  # §7.1, I-TARGET: each direct-fire attack at a vehicle of first priority
+TOW_ORDER = 37  # §5.4.3, I-TOW-SARACI: a Tow order for a stranded tank outside Saraci
+VICTORY_OFFER = 38  # §8, I-END: a victory met is offered, and declared only when met
+UNCHECKED = 39  # the phase's events overflowed the checker's trace
 
 MESSAGES = (
     "no violation",
@@ -126,7 +126,14 @@ MESSAGES = (
     "more chits left the tracks than the airstrike, Extra fire and the tanks able to fire remove",
     "T2 reached, most tanks at T2 or the operational victory flag disagree with §8, I-OPV",
     "the tactical victory flag disagrees with §8's conditions (I-TACV)",
+    "a direct-fire attack went to a vehicle other than a first-priority target, or was skipped",
+    "a Tow order sends a vehicle other than a tank, or to a tank not stranded outside Saraci",
+    "a victory was met and not offered, offered with other victories, or declared when not met",
+    "the phase had more events than the checker's trace holds",
 )
+
+TRACE_EVENTS = 256  # a phase's events kept by a checked game (an Enemy reaction has < 60)
+NO_EXCLUSION = -1
 
 # errors[g, 2] of a violation found in the result row rather than after a phase.
 RESULT_ROW = 4
@@ -172,6 +179,7 @@ def check_phase(before, st, phase):
         or stacking(before, st, phase)
         or fire_count(before, st, phase)
         or standing_orders(st, phase)
+        or tow_orders(before, st, phase)
         or damage(before, st, phase)
         or hit_counts(st)
         or stun_and_skip(before, st, phase)
@@ -180,10 +188,79 @@ def check_phase(before, st, phase):
         or game_end(st, phase)
         or operational_victory(before, st, phase)
         or tactical_victory(before, st, phase)
+        or victory_offer(before, st, phase)
+        or target_priority(before, st, phase)
         or deadline(before, st, phase)
         or airstrike(before, st, phase)
         or observation_live(st)  # last: a breach above may leave it stale too
     )
+
+
+# ------------------------------------------------------------------ rules restated
+
+
+@njit(cache=True, inline="always")
+def silent(st):
+    """§8 "artillery on Vis is silent": the last marker of the artillery track shows "No
+    Artillery": a regular No Artillery chit, or the Saraci setup marker once fire flipped
+    it (§6.3)."""
+    last = st[L.TRACKS + L.TRACK_CAP * C.ART + st[O.TRACK_LEN + C.ART] - 1]
+    if last == st[T.S_SETUP_CHIT]:
+        return st[L.X_SETUP_FLIPPED] == 1
+    return st[T.CHIT_ART_TARGET + last] == C.NO_ART
+
+
+@njit(cache=True, inline="always")
+def in_saraci(st, p):
+    """I-TACV, I-TOW-SARACI: "in Saraci" is the Saraci contact point or one of the
+    overwatches of the town S (§2.1.1)."""
+    return p == st[T.S_SARACI] or (
+        st[T.POS_KIND + p] == C.OW and st[T.POS_TOWN + p] == C.TOWN_S
+    )
+
+
+@njit(cache=True, inline="always")
+def fire_icon(st, p, track):
+    """§6.3, R-FOF: p shows a blue fire icon for `track`: the icons of the enemy-action
+    marker on p if one was drawn there (§6.2, its side up), else the position's own."""
+    marker = st[O.MARKER + p]
+    if marker >= 0:
+        return st[T.MARKER_UN + 8 * (marker // 2) + 4 * (marker % 2) + track] == 1
+    return st[T.POS_UN + 4 * p + track] == 1
+
+
+@njit(cache=True, inline="always")
+def exposed(st, p, weapon):
+    """§7.1, R-FOF, R-EAM: (the BSA `weapon` can fire at p, p's firing priority), from the
+    enemy-action marker on p if one was drawn there, else from the position."""
+    marker = st[O.MARKER + p]
+    if marker >= 0:
+        m, side = marker // 2, marker % 2
+        return st[T.MARKER_BSA + 6 * m + 3 * side + weapon] == 1, st[T.MARKER_FP + m]
+    return st[T.POS_BSA + 3 * p + weapon] == 1, st[T.POS_FP + p]
+
+
+@njit(cache=True, inline="always")
+def shows(st, a, ability):
+    """§5.5: ability marker a, the side up that it shows now, is `ability`."""
+    return st[T.ABILITY_SIDES + 2 * a + st[O.ABIL + 2 * a + 1]] == ability
+
+
+@njit(cache=True, inline="always")
+def traced(st):
+    """st has a trace region, so the phase's events can be read."""
+    return st.shape[0] > L.TRACE
+
+
+@njit(cache=True, inline="always")
+def event(st, i, arg):
+    """Argument `arg` (0..3) of the i-th event of the phase (events.py: turn, kind, a..d)."""
+    return st[L.TRACE + L.TRACE_WIDTH * i + 2 + arg]
+
+
+@njit(cache=True, inline="always")
+def event_kind(st, i):
+    return st[L.TRACE + L.TRACE_WIDTH * i + 1]
 
 
 # ------------------------------------------------------------------ chits and markers
@@ -270,9 +347,9 @@ def observation_live(st):
         letter = st[T.CHIT_LETTER + last_chit(st, t)] if track_len(st, t) else 0
         if st[O.TRACK_LETTER + t] != letter:
             return OBSERVATION_STALE
-    silent = artillery_silent(st)
-    target = C.NO_ART if silent else st[T.CHIT_ART_TARGET + last_chit(st, C.ART)]
-    if st[O.ART_SILENT] != silent or st[O.ART_TARGET] != target:
+    quiet = silent(st)
+    target = C.NO_ART if quiet else st[T.CHIT_ART_TARGET + last_chit(st, C.ART)]
+    if st[O.ART_SILENT] != quiet or st[O.ART_TARGET] != target:
         return OBSERVATION_STALE
     return OK if st[O.FIRED] == (st[O.FIRE_ROE] > 0) else OBSERVATION_STALE
 
@@ -479,7 +556,7 @@ def ability_spent(before, st, ability):
         if (
             before[O.ABIL + 2 * a] == C.AVAILABLE
             and st[O.ABIL + 2 * a] == C.SPENT
-            and ability_sides(st, a, st[O.ABIL + 2 * a + 1]) == ability
+            and shows(st, a, ability)
         ):
             return True
     return False
@@ -573,7 +650,7 @@ def may_fire(before, st, v):
     if st[T.POS_INDIRECT + p] and has(st, v, O.V_LIGHT, C.SIGHTS):
         return False
     for t in range(C.N_TRACKS):
-        if has_icon(st, p, t):
+        if fire_icon(st, p, t):
             return True
     return False
 
@@ -782,26 +859,44 @@ def airstrike(before, st, phase):
 
 
 @njit(cache=True)
+def t2_reached(before, st):
+    """I-OPV: T2 is reached, for good, at the end of a turn no later than the deadline
+    (Extra turn moved it first, I-ABILITY-PHASE) with tanks_needed_at_t2 tanks at T2."""
+    at_t2 = 0
+    for v in range(T.NV):
+        at_t2 += st[T.IS_TANK + v] == 1 and pos(st, v) == st[T.S_TANGO2]
+    in_time = before[O.TURN] <= st[O.DEADLINE] and at_t2 >= st[T.S_TANKS_NEEDED]
+    return before[O.T2_REACHED] == 1 or in_time, at_t2
+
+
+@njit(cache=True)
+def tactical_met(before, st):
+    """§8, I-TACV at the assessment of turn before[O.TURN]: by the end of turn 20 (even
+    with §8's turn-40 option), the three direct-fire tracks empty, Vis silent and every
+    heavily damaged vehicle in Saraci."""
+    met = silent(st) and before[O.TURN] <= st[T.S_BASE_TURN_LIMIT]
+    for t in (C.TANK, C.ATGM, C.HMG):
+        met = met and st[O.TRACK_LEN + t] == 0
+    for v in range(T.NV):
+        met = met and (st[vx(v, O.V_HEAVY)] == 0 or in_saraci(st, pos(st, v)))
+    return met
+
+
+@njit(cache=True)
 def operational_victory(before, st, phase):
-    """I-OPV: an End phase notes T2 reached, for good, when at least tanks_needed_at_t2
-    tanks stand at T2 at a turn no later than the deadline (§8; Extra turn moved it first,
-    I-ABILITY-PHASE), and the most tanks seen at T2; the operational flag is T2 reached
-    with Vis silent (§8), kept once met if victories are sticky. Other phases keep them."""
+    """§8, I-OPV: an End phase notes T2 reached (t2_reached) and the most tanks seen at
+    T2; the operational flag is T2 reached with Vis silent, kept once met if victories are
+    sticky (I-STICKY), and set exactly then. Other phases keep them."""
     if phase != END:
         for at in (O.T2_REACHED, O.OPERATIONAL, L.X_TANKS_AT_T2):
             if st[at] != before[at]:
                 return OPERATIONAL_VICTORY
         return OK
-    at_t2 = 0
-    for v in range(T.NV):
-        at_t2 += st[T.IS_TANK + v] == 1 and pos(st, v) == st[T.S_TANGO2]
-    in_time = before[O.TURN] <= st[O.DEADLINE] and at_t2 >= st[T.S_TANKS_NEEDED]
-    reached = before[O.T2_REACHED] == 1 or in_time
-    met = reached and artillery_silent(st)
+    reached, at_t2 = t2_reached(before, st)
     kept = st[T.S_STICKY] != 0 and before[O.OPERATIONAL] == 1
     if (
         st[O.T2_REACHED] != reached
-        or st[O.OPERATIONAL] != (met or kept)
+        or st[O.OPERATIONAL] != ((reached and silent(st)) or kept)
         or st[L.X_TANKS_AT_T2] != max(before[L.X_TANKS_AT_T2], at_t2)
     ):
         return OPERATIONAL_VICTORY
@@ -810,25 +905,110 @@ def operational_victory(before, st, phase):
 
 @njit(cache=True)
 def tactical_victory(before, st, phase):
-    """§8, I-TACV: an End phase of turn 20 or before (even with §8's turn-40 option) sets
-    the tactical flag when the three direct-fire tracks are empty, Vis is silent and every
-    heavily damaged vehicle is in Saraci; kept once met if victories are sticky. Other
-    phases keep it."""
+    """§8, I-TACV: an End phase sets the tactical flag exactly when tactical_met, or keeps
+    it once met if victories are sticky (I-STICKY). Other phases keep it."""
     if phase != END:
         return OK if st[O.TACTICAL] == before[O.TACTICAL] else TACTICAL_VICTORY
-    met = artillery_silent(st) and before[O.TURN] <= st[T.S_BASE_TURN_LIMIT]
-    for t in C.DIRECT_TRACKS:
-        met = met and st[O.TRACK_LEN + t] == 0
-    for v in range(T.NV):
-        met = met and (st[vx(v, O.V_HEAVY)] == 0 or in_saraci(st, pos(st, v)))
     kept = st[T.S_STICKY] != 0 and before[O.TACTICAL] == 1
-    return OK if st[O.TACTICAL] == (met or kept) else TACTICAL_VICTORY
+    return OK if st[O.TACTICAL] == (tactical_met(before, st) or kept) else TACTICAL_VICTORY
+
+
+@njit(cache=True)
+def victory_offer(before, st, phase):
+    """§8, I-END: at the victory assessment of an End phase where an operational or a
+    tactical victory is met now (not merely kept), the player is asked whether to stop and
+    declare it (one VICTORY event naming the victories met), and the game ends by victory
+    exactly when the player stops; no victory is offered or declared otherwise."""
+    if phase != END or not traced(st):
+        return OK
+    n = st[L.X_N_EVENTS]
+    if n > TRACE_EVENTS:
+        return UNCHECKED
+    operational = t2_reached(before, st)[0] and silent(st)
+    tactical = tactical_met(before, st)
+    offers = 0
+    stopped = False
+    for i in range(n):
+        if event_kind(st, i) == E.VICTORY:
+            offers += 1
+            stopped = event(st, i, 2) == 1
+            if event(st, i, 0) != operational or event(st, i, 1) != tactical:
+                return VICTORY_OFFER
+    declared = st[L.X_OVER] == 1 and st[L.X_END_REASON] == E.END_VICTORY
+    if offers != (operational or tactical) or declared != stopped:
+        return VICTORY_OFFER
+    return OK
+
+
+@njit(cache=True)
+def first_priority(st, weapon, target, exclude, damaged):
+    """§7.1, I-TARGET: target is a vehicle `weapon` can fire at (not `exclude`, the first
+    target of a double-target chit) among the first in priority: the heavily damaged ones
+    (bit mask `damaged`) if any, under the literal reading only if exactly one, else all;
+    of those, the lowest firing priority (ties are drawn at random)."""
+    n_damaged = 0
+    low_damaged = low_all = 1 << 30
+    for v in range(T.NV):
+        can, fp = exposed(st, pos(st, v), weapon)
+        if can and v != exclude:
+            low_all = min(low_all, fp)
+            if (damaged >> v) & 1:
+                n_damaged += 1
+                low_damaged = min(low_damaged, fp)
+    if target < 0:  # the attack was skipped: no vehicle to fire at
+        return low_all == 1 << 30
+    can, fp = exposed(st, pos(st, target), weapon)
+    if not can or target == exclude:
+        return False
+    if st[T.S_TARGET_RULE] == C.TARGET_DAMAGED_FIRST:
+        damaged_first = n_damaged > 0
+    else:
+        damaged_first = n_damaged == 1
+    if damaged_first:
+        return (damaged >> target) & 1 == 1 and fp == low_damaged
+    return fp == low_all
+
+
+@njit(cache=True)
+def target_priority(before, st, phase):
+    """§7.1, I-TARGET after every direct-fire attack of the Enemy reaction phase (its
+    ATTACK and ATTACK_SKIPPED events, in order): each goes to a first-priority target,
+    given the heavy damage of the attacks before it; the second attack of a
+    double-target chit goes to another vehicle. Positions and markers stay put in this
+    phase, so st shows where every vehicle stood."""
+    if phase != REACTION or not traced(st):
+        return OK
+    n = st[L.X_N_EVENTS]
+    if n > TRACE_EVENTS:
+        return UNCHECKED
+    damaged = 0
+    for v in range(T.NV):
+        if before[vx(v, O.V_HEAVY)]:
+            damaged |= 1 << v
+    weapon, first = -1, NO_EXCLUSION
+    for i in range(n):
+        kind = event_kind(st, i)
+        if kind == E.HEAVY_DAMAGE:
+            damaged |= 1 << event(st, i, 0)
+        elif kind == E.ATTACK or kind == E.ATTACK_SKIPPED:
+            target = event(st, i, 1) if kind == E.ATTACK else -1
+            second = event(st, i, 0) == weapon
+            weapon = event(st, i, 0)
+            exclude = first if second else NO_EXCLUSION
+            if not first_priority(st, weapon, target, exclude, damaged):
+                return TARGET_PRIORITY
+            first = target
+    return OK
 
 
 @njit(cache=True)
 def check_result(st, row):
     """0 if the result row (play.write_result) of the finished game in st agrees with its
-    final state and with §8, else ROW_STATE, ROW_DEFEAT or ROW_VICTORY."""
+    final state and with §8, else ROW_STATE, ROW_DEFEAT or ROW_VICTORY. Each victory of
+    the row is derived here from the final state, so the row claims a victory exactly when
+    its conditions hold: operational and tactical by the flags every End phase checks,
+    strategic by the fire status at the first Fire order, political by the fire status
+    against the final RoE, both only alongside a military victory under I-DIPLO."""
     if st[L.X_OVER] != 1 or not 0 <= row[L.R_END_REASON] < len(E.END_REASONS):
         return ROW_STATE
     for column, at in ROW_COPIES:
@@ -836,24 +1016,48 @@ def check_result(st, row):
             return ROW_STATE
     reason = row[L.R_END_REASON]
     defeat = reason == E.END_DESTROYED or reason == E.END_VL2_KILLED or reason == E.END_TURN_40
-    operational, tactical = row[L.R_OPERATIONAL], row[L.R_TACTICAL]
-    strategic, political = row[L.R_STRATEGIC], row[L.R_POLITICAL]
-    if row[L.R_DEFEAT] != defeat or (
-        defeat and (operational or tactical or strategic or political)
-    ):
+    if row[L.R_DEFEAT] != defeat:
         return ROW_DEFEAT
-    military = operational or tactical
-    fired = row[L.R_FIRST_FIRE_ROE] > 0
+    if defeat:
+        for column in (L.R_OPERATIONAL, L.R_TACTICAL, L.R_STRATEGIC, L.R_POLITICAL):
+            if row[column]:
+                return ROW_DEFEAT
+        return OK
+    operational = st[O.OPERATIONAL] == 1 and st[O.T2_REACHED] == 1
+    tactical = st[O.TACTICAL] == 1
+    fire_roe = st[O.FIRE_ROE]  # 0: the fire status still shows Hold Fire (§5.2)
+    diplomatic = operational or tactical or st[T.S_DIPLO_MILITARY] == 0
+    strategic = diplomatic and (fire_roe == 0 or fire_roe >= st[T.S_UNRESTRICTED])
+    political = diplomatic and (fire_roe == 0 or fire_roe <= st[O.ROE])
     if (
-        (reason == E.END_VICTORY and not military)  # §8: a victory declared is a military one
-        or (st[T.S_DIPLO_MILITARY] and (strategic or political) and not military)  # I-DIPLO
+        row[L.R_OPERATIONAL] != operational
+        or row[L.R_TACTICAL] != tactical
+        or row[L.R_STRATEGIC] != strategic
+        or row[L.R_POLITICAL] != political
         or (operational and row[L.R_TANKS_AT_T2] < st[T.S_TANKS_NEEDED])  # I-OPV
-        or (operational and not (st[O.OPERATIONAL] and st[O.T2_REACHED]))  # by the deadline
-        or (tactical and not st[O.TACTICAL])  # the flags each End phase checks (I-TACV)
-        or (strategic and fired and row[L.R_FIRST_FIRE_ROE] < st[T.S_UNRESTRICTED])
-        or (political and fired and row[L.R_FIRST_FIRE_ROE] > row[L.R_FINAL_ROE])
+        or (reason == E.END_VICTORY and not (operational or tactical))  # §8: declared
     ):
         return ROW_VICTORY
+    return OK
+
+
+@njit(cache=True)
+def tow_orders(before, st, phase):
+    """§5.4.3, I-TOW-SARACI: a Tow order, given in the Orders phase, sends a tank to
+    another tank with tracks damage that is not in tow and not already in Saraci."""
+    for v in range(T.NV):
+        target = st[vx(v, O.V_TOW_TARGET)]
+        if target < 0 or target == before[vx(v, O.V_TOW_TARGET)]:
+            continue
+        if (
+            phase != ORDERS
+            or not st[T.IS_TANK + v]
+            or target == v
+            or not has(st, target, O.V_HEAVY, C.TRACKS)
+            or st[vx(target, O.V_TOWED_BY)] >= 0
+            or in_saraci(st, pos(st, target))
+        ):
+            return TOW_ORDER
     return OK
 
 
@@ -863,11 +1067,13 @@ def check_result(st, row):
 @njit(cache=True)
 def play_checked_game(st, decide, seed, game, before, row, error):
     """play.play_game with the invariants checked after every phase and on the result row;
-    error gets (code, turn, phase) of the first violation, where play stops, or zeros."""
+    error gets (code, turn, phase) of the first violation, where play stops, or zeros. The
+    trace region of st keeps the events of the phase being played."""
     error[:] = 0
     new_game(st, seed, game)
     phase = ORDERS
     while not st[L.X_OVER]:
+        st[L.X_N_EVENTS] = 0  # only core.log reads it: play is unchanged
         before[:] = st[: L.STATE_SIZE]
         played = phase
         phase = play_phase(st, decide, phase)
@@ -893,7 +1099,7 @@ def play_checked_batch(rules, decide, params, seed, first_game, errors, block):
     n = errors.shape[0]
     n_blocks = (n + block - 1) // block
     for b in prange(n_blocks):
-        owner = new_vector(rules, 0)
+        owner = new_vector(rules, TRACE_EVENTS)
         st = unmanaged(owner)
         before = np.empty(L.STATE_SIZE, dtype=np.int64)
         row = np.empty(L.N_RESULTS, dtype=np.int64)
