@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import cache
 
 import numpy as np
+from hypothesis import settings
 
 from bollesim import codes as C
 from bollesim import observation as O
@@ -21,6 +22,12 @@ from bollesim.reference.chance import ScriptedChance
 from bollesim.reference.state import Game, new_game
 from bollesim.reference.table import Table
 from bollesim.rules.loader import Ruleset, load_ruleset
+
+# Property-based tests draw the same examples on every run and keep no database: a
+# failure is reproducible, and the mutation check (tests/mutants.py) sees no examples
+# saved by an earlier mutant.
+settings.register_profile("bollesim", derandomize=True, database=None, deadline=None)
+settings.load_profile("bollesim")
 
 
 @cache

@@ -1,26 +1,36 @@
-"""Mutation check: bugs planted in the fast engine, caught by its invariant checks.
+"""Mutation check: bugs planted in the code, each caught by the default test suite.
 
-Each mutant in MUTANTS is a small, plausible bug in bollesim/engine/. For each one the
-script copies the repository's tracked files to a temporary directory, plants the bug
-there and, in a subprocess importing the copy (with an empty numba cache, so every
-kernel compiles cold: one to two minutes a mutant), plays games of the "random" and
-"historical" policies with every invariant of bollesim/engine/invariants.py checked. A
-mutant is caught when a game breaks an invariant, or crashed when the engine fails;
-otherwise it is MISSED.
+Each mutant in MUTANTS is one small, plausible bug: a text `old` that occurs exactly once
+in a file, replaced by `new`, and the tests that must fail when it is planted: `tests`
+holds one or more pytest selections (a file, node ids, `-k EXPRESSION`, as on the pytest
+command line), each of which must fail on its own. The script copies the repository (its
+tracked and new files) to a temporary folder and, for each mutant in turn, plants the
+bug there, runs each selection with pytest in a subprocess importing the copy, and puts
+the file back. A mutant is caught when every selection has a failing test; MISSED when
+one passes; BROKEN when pytest could not run (a mutant that does not import, a selection
+that names no test).
 
-    .venv/bin/python tests/mutants.py                       # every mutant
-    .venv/bin/python tests/mutants.py --only tow-link-one-sided --games 5000
+The copy's compiled engine is cached by a hash of its sources (bollesim/jit_cache.py):
+mutants of plain-Python modules (analysis, experiment, report...) share one compile,
+while a mutant of compiled code compiles cold (one to two minutes). Those run last.
+
+    .venv/bin/python tests/mutants.py                          # every mutant (about an hour)
+    .venv/bin/python tests/mutants.py --only analysis precision  # areas or mutant names
     .venv/bin/python tests/mutants.py --list
 
-Exit code 0 when every mutant is caught, 1 when one is missed, 2 on bad arguments.
-tests/test_mutants.py checks, without compiling, that every mutant still applies.
+Exit code 0 when every mutant is caught, 1 otherwise, 2 on bad arguments.
+tests/test_mutants.py checks, without running them, that every mutant still applies.
+
+To add mutants, append Mutant(...) entries to the list of their area, or a new area list
+to AREAS; name the default-suite tests that catch the bug (run it once with --only).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import importlib.util
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -30,20 +40,26 @@ from pathlib import Path
 from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parents[1]
-POLICIES = ("random", "historical")
-SEED = 1
+_spec = importlib.util.spec_from_file_location("jit_cache", ROOT / "bollesim" / "jit_cache.py")
+jit_cache = importlib.util.module_from_spec(_spec)  # alone: importing bollesim sets its cache
+_spec.loader.exec_module(jit_cache)
+TIMEOUT = 1800  # seconds for one pytest selection; a mutant that hangs is not caught
 
 
 class Mutant(NamedTuple):
     name: str
-    path: str  # repo-relative, in bollesim/engine/
+    path: str  # repo-relative
     old: str  # occurs exactly once in path
     new: str
-    rule: str  # the rulebook section or RECONSTRUCTION.md id the bug breaks
+    rule: str  # what the bug breaks: a rulebook section, a reconstruction id, a formula
     why: str
+    tests: tuple[str, ...]  # pytest selections of the default suite; each must fail
 
 
-MUTANTS = [
+FAST_GAMES = "tests/test_fast_invariants.py -k keep_every_invariant"
+"""The fast engine's checked games: every invariant after every phase of 130,000 games."""
+
+ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "stack-limit-plus-one",
         "bollesim/engine/execution.py",
@@ -51,6 +67,7 @@ MUTANTS = [
         "st[counts + p] > st[T.POS_STACK + p] + 1:",
         "§2.1.1, §6.2",
         "moves may fill a position one vehicle beyond its stacking limit",
+        (FAST_GAMES,),
     ),
     Mutant(
         "pair-chit-lost",
@@ -59,6 +76,7 @@ MUTANTS = [
         "        place_on_track(st, first)\n",
         "§5.3",
         "the second chit of a drawn pair never reaches its track",
+        (FAST_GAMES,),
     ),
     Mutant(
         "pool-count-stale",
@@ -67,6 +85,7 @@ MUTANTS = [
         "",
         "I-POOL",
         "a drawn chit stays in the live pool counts that I-POOL's stop reads",
+        (FAST_GAMES,),
     ),
     Mutant(
         "airstrike-twice",
@@ -75,6 +94,7 @@ MUTANTS = [
         "if st[O.AIRSTRIKE_PENDING]:",
         "§5.4.4, I-AIR",
         "an airstrike may be called again after the game's one is used",
+        (FAST_GAMES,),
     ),
     Mutant(
         "two-road-steps",
@@ -83,6 +103,7 @@ MUTANTS = [
         "st[L.SCRATCH_TARGET + v] = next_step(st, step(st, v), heading(st, v))",
         "§6.2",
         "a regular move takes two road steps instead of one",
+        (FAST_GAMES,),
     ),
     Mutant(
         "extra-move-unspent",
@@ -91,6 +112,7 @@ MUTANTS = [
         "    if may_move(st, choice, True):",
         "§5.5",
         "Extra move is used without spending its marker, so it comes every turn",
+        (FAST_GAMES,),
     ),
     Mutant(
         "tow-link-one-sided",
@@ -99,6 +121,7 @@ MUTANTS = [
         "",
         "§5.4.3",
         "a released tow clears the rescuer's side of the link but not the towed tank's",
+        (FAST_GAMES,),
     ),
     Mutant(
         "hull-hit-no-stun",
@@ -107,6 +130,7 @@ MUTANTS = [
         "if location == C.TURRET:",
         "§7.1.3",
         "a hull hit does not stun the tank",
+        (FAST_GAMES,),
     ),
     Mutant(
         "roe-below-track",
@@ -115,6 +139,7 @@ MUTANTS = [
         "new = min(st[O.ROE] + delta, st[T.S_ROE_MAX])",
         "I-ROE0",
         "the RoE change is clamped only at the top, so the RoE can drop below level 1",
+        (FAST_GAMES,),
     ),
     Mutant(
         "artillery-chit-twice",
@@ -123,6 +148,7 @@ MUTANTS = [
         "",
         "§7.2",
         "artillery returns a random-unit chit to the pool without taking it from aside",
+        (FAST_GAMES,),
     ),
     Mutant(
         "turn-past-limit",
@@ -131,6 +157,7 @@ MUTANTS = [
         "if st[O.TURN] > st[T.S_TURN_LIMIT]:",
         "§4",
         "the game plays on past the turn limit",
+        (FAST_GAMES,),
     ),
     Mutant(
         "tow-target-never-stacks",
@@ -139,6 +166,7 @@ MUTANTS = [
         "",
         "§5.4.3",
         "a tank some rescuer heads for is ignored for stacking before the rescuer reaches it",
+        (FAST_GAMES,),
     ),
     Mutant(
         "hull-marker-stays-green",
@@ -147,6 +175,7 @@ MUTANTS = [
         "st[vx(v, O.V_HULL_GREEN)] = 1",
         "§6.2, §7.1.3",
         "the End phase never flips a hull marker to red, so a hull-hit tank moves every turn",
+        (FAST_GAMES,),
     ),
     Mutant(
         "stunned-tank-fires",
@@ -155,6 +184,7 @@ MUTANTS = [
         "",
         "§6, §7.1.3",
         "a stunned tank on its Fire side still attacks in the Execution phase",
+        (FAST_GAMES,),
     ),
     Mutant(
         "operational-after-deadline",
@@ -163,6 +193,7 @@ MUTANTS = [
         "if at_t2",
         "I-OPV",
         "two tanks reaching T2 after the deadline still count for an operational victory",
+        (FAST_GAMES,),
     ),
     Mutant(
         "tactical-on-light-damage",
@@ -171,14 +202,393 @@ MUTANTS = [
         "if st[vx(v, O.V_LIGHT)] and not in_saraci",
         "§8, I-TACV",
         "tactical victory asks for lightly, not heavily, damaged vehicles to be in Saraci",
+        (FAST_GAMES,),
     ),
 ]
 
-# Runs in the mutated copy: check it is the code imported, then play checked games.
-# Exit code SETUP_FAILED: the copy was not imported or the mutant does not compile.
-SETUP_FAILED = 3
-SNIPPET = """
-import json, sys
+BOTH_TACTICAL = "tests/test_rules_both_engines.py -k tactical"
+BOTH_OPERATIONAL = "tests/test_rules_both_engines.py -k operational"
+BOTH_TARGETS = "tests/test_rules_both_engines.py -k target"
+
+VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
+    Mutant(
+        "tactical-turn-limit-extended",
+        "bollesim/engine/end.py",
+        "tactical = silent and st[O.TURN] <= st[T.S_BASE_TURN_LIMIT]",
+        "tactical = silent and st[O.TURN] <= st[T.S_TURN_LIMIT]",
+        "§8, I-TACV",
+        "the fast engine allows a tactical victory up to turn 40 in the extended game",
+        (BOTH_TACTICAL,),
+    ),
+    Mutant(
+        "reference-tactical-turn-limit-extended",
+        "bollesim/reference/end.py",
+        'and game.turn <= rules.p("game", "turn_limit")',
+        "and game.turn <= turn_limit(rules)",
+        "§8, I-TACV",
+        "the reference engine allows a tactical victory up to turn 40 in the extended game",
+        ("tests/test_rules_reaction.py -k tactical", BOTH_TACTICAL),
+    ),
+    Mutant(
+        "target-ignores-damage",
+        "bollesim/engine/reaction.py",
+        "only_damaged = damaged != 0",
+        "only_damaged = False",
+        "§7.1, I-TARGET",
+        "the fast engine's default target choice ignores heavy damage: lowest FP only",
+        (FAST_GAMES, BOTH_TARGETS),
+    ),
+    Mutant(
+        "reference-target-ignores-damage",
+        "bollesim/reference/reaction.py",
+        "candidates = damaged or exposed",
+        "candidates = exposed",
+        "§7.1, I-TARGET",
+        "the reference engine's default target choice ignores heavy damage",
+        ("tests/test_rules_reaction.py -k target", BOTH_TARGETS),
+    ),
+    Mutant(
+        "second-attack-same-target",
+        "bollesim/engine/reaction.py",
+        "target = choose_target(st, weapon, first)",
+        "target = choose_target(st, weapon, -1)",
+        "§7.1",
+        "the second attack of a double-target chit may hit the first target again",
+        (FAST_GAMES,),
+    ),
+    Mutant(
+        "in-saraci-without-overwatches",
+        "bollesim/engine/core.py",
+        "return position == st[T.S_SARACI] or st[T.POS_TOWN + position] == C.TOWN_S",
+        "return position == st[T.S_SARACI]",
+        "I-TACV, I-TOW-SARACI",
+        "the fast engine's 'in Saraci' drops the Saraci overwatches",
+        (FAST_GAMES, BOTH_TACTICAL),
+    ),
+    Mutant(
+        "reference-in-saraci-without-overwatches",
+        "bollesim/reference/orders.py",
+        "return position == rules.saraci or rules.pos_town[position] == C.TOWN_S",
+        "return position == rules.saraci",
+        "I-TACV, I-TOW-SARACI",
+        "the reference engine's 'in Saraci' drops the Saraci overwatches",
+        ("tests/test_rules_reaction.py -k tactical", BOTH_TACTICAL),
+    ),
+    Mutant(
+        "reference-operational-after-deadline",
+        "bollesim/reference/end.py",
+        "if game.turn <= game.deadline and tanks_at_t2",
+        "if tanks_at_t2",
+        "I-OPV",
+        "the reference engine counts two tanks at T2 after the deadline",
+        ("tests/test_rules_reaction.py -k operational", BOTH_OPERATIONAL),
+    ),
+    Mutant(
+        "operational-with-one-tank",
+        "bollesim/engine/end.py",
+        "at_t2 >= st[T.S_TANKS_NEEDED]",
+        "at_t2 >= 1",
+        "§8, I-OPV",
+        "one tank at T2 is enough for an operational victory",
+        (FAST_GAMES, BOTH_OPERATIONAL),
+    ),
+    Mutant(
+        "silent-before-the-setup-marker-flips",
+        "bollesim/engine/core.py",
+        "        return st[L.X_SETUP_FLIPPED] == 1\n",
+        "        return True\n",
+        "§8, §6.3",
+        "artillery counts as silent while the Saraci setup marker still shows Saraci",
+        (FAST_GAMES,),
+    ),
+    Mutant(
+        "victories-not-sticky",
+        "bollesim/engine/end.py",
+        "        st[O.OPERATIONAL] |= operational\n",
+        "        st[O.OPERATIONAL] = operational\n",
+        "I-STICKY",
+        "an operational victory met once is lost when its conditions lapse",
+        (FAST_GAMES,),
+    ),
+    Mutant(
+        "tactical-victory-never-offered",
+        "bollesim/engine/end.py",
+        "    if operational or tactical:\n",
+        "    if operational:\n",
+        "§8, I-END",
+        "a tactical victory alone is never offered, so the game cannot stop on it",
+        (FAST_GAMES,),
+    ),
+    Mutant(
+        "political-reversed",
+        "bollesim/engine/play.py",
+        "political = not fired or st[O.FIRE_ROE] <= st[O.ROE]",
+        "political = not fired or st[O.FIRE_ROE] >= st[O.ROE]",
+        "§8",
+        "political victory asks for the fire status at or above the RoE, not below",
+        (FAST_GAMES,),
+    ),
+    Mutant(
+        "diplomatic-without-military",
+        "bollesim/engine/play.py",
+        "if st[T.S_DIPLO_MILITARY] or defeat:",
+        "if defeat:",
+        "§8, I-DIPLO",
+        "strategic and political victories count without an operational or tactical one",
+        (FAST_GAMES,),
+    ),
+]
+
+ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/analysis.py)
+    Mutant(
+        "wilson-wald-width",
+        "bollesim/analysis.py",
+        "half = z * np.sqrt(p * (1.0 - p) / m + z2 / (4.0 * m * m)) / denom",
+        "half = z * np.sqrt(p * (1.0 - p) / m) / denom",
+        "Wilson (1927)",
+        "the interval's half-width drops the z^2/4n^2 term",
+        ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "wilson-centre-at-the-rate",
+        "bollesim/analysis.py",
+        "centre = (p + z2 / (2.0 * m)) / denom",
+        "centre = p",
+        "Wilson (1927)",
+        "the interval is centred on the observed rate instead of shrunk toward one half",
+        ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "wilson-ignores-z",
+        "bollesim/analysis.py",
+        "        z2 = z * z\n",
+        "        z2 = 1.96 * 1.96\n",
+        "Wilson (1927)",
+        "a confidence level other than 95% changes the width but not the centre",
+        ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "rates-interval-swapped",
+        "bollesim/analysis.py",
+        'pl.Series(f"{o}_low", low),\n                    pl.Series(f"{o}_high", high)]',
+        'pl.Series(f"{o}_low", high),\n                    pl.Series(f"{o}_high", low)]',
+        "rates",
+        "the rates table gives each interval's bounds the wrong way round",
+        ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "perfect-is-any-victory",
+        "bollesim/analysis.py",
+        "extra.append(pl.all_horizontal(",
+        "extra.append(pl.any_horizontal(",
+        "§8",
+        "'all four victories' counts games with any victory",
+        ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "no-result-counts-defeats",
+        "bollesim/analysis.py",
+        '\n                      & ~pl.col("defeat").fill_null(False)).alias("no_result"))',
+        ').alias("no_result"))',
+        "§8",
+        "'no result' includes the defeats",
+        ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "mcnemar-one-sided",
+        "bollesim/analysis.py",
+        "return min(1.0, 2.0 * tail)",
+        "return min(1.0, tail)",
+        "exact McNemar test",
+        "the paired test's p-value is one-sided: differences look twice as significant",
+        ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "mcnemar-larger-tail",
+        "bollesim/analysis.py",
+        "lo = min(int(b), int(c))",
+        "lo = max(int(b), int(c))",
+        "exact McNemar test",
+        "the binomial tail is summed up to the larger discordant count",
+        ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "newcombe-phi-sign",
+        "bollesim/analysis.py",
+        "low = d - math.sqrt(max(da * da - 2 * phi * da * db + db * db, 0.0))",
+        "low = d - math.sqrt(max(da * da + 2 * phi * da * db + db * db, 0.0))",
+        "Newcombe (1998) method 10",
+        "the paired interval's lower side widens with the pairs' correlation",
+        ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "newcombe-no-continuity",
+        "bollesim/analysis.py",
+        "    if excess > n / 2:\n        excess -= n / 2\n    elif excess >= 0:\n        excess = 0\n",
+        "",
+        "Newcombe (1998) method 10",
+        "phi loses its continuity correction",
+        ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "paired-difference-sign",
+        "bollesim/analysis.py",
+        '"diff": (ka - kb) / n,',
+        '"diff": (kb - ka) / n,',
+        "paired comparison",
+        "the paired difference is reported as b - a",
+        ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "significance-reversed",
+        "bollesim/analysis.py",
+        '"significant": p < alpha,',
+        '"significant": p >= alpha,',
+        "paired comparison",
+        "'significant' is said of the differences that are not",
+        ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "best-minimises-victories",
+        "bollesim/analysis.py",
+        "score = -r if o in MINIMISE else r",
+        "score = r",
+        "best_trigger",
+        "the best setting for defeat is the one with the most defeats",
+        ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "best-tied-dropped",
+        "bollesim/analysis.py",
+        "tied = [labels[i] for i in range(len(values)) if i != ib and p[i] >= alpha]",
+        "tied = []",
+        "best_trigger",
+        "the settings not significantly different from the best are not listed",
+        ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "worst-labelled-as-default",
+        "bollesim/analysis.py",
+        '"worst_label": labels[iw],',
+        '"worst_label": labels[idef] if idef is not None else labels[iw],',
+        "best_trigger",
+        "the worst setting is labelled with the default's value",
+        ("tests/test_analysis.py",),
+    ),
+]
+
+PRECISION = [  # the --precision stopping rule (bollesim/experiment.py)
+    Mutant(
+        "precision-watches-operational-only",
+        "bollesim/experiment.py",
+        'PRECISION_RATES = ("operational", "tactical", "strategic", "political", "defeat")',
+        'PRECISION_RATES = ("operational",)',
+        "--precision",
+        "the stopping rule watches the operational rate only",
+        ("tests/test_sweep.py -k precision",),
+    ),
+    Mutant(
+        "precision-stops-at-half-width",
+        "bollesim/experiment.py",
+        "bool(worst <= precision),",
+        "bool(worst <= precision / 2),",
+        "--precision",
+        "games are added until every half-width is half the one asked (runs too long)",
+        ("tests/test_sweep.py -k precision",),
+    ),
+    Mutant(
+        "precision-full-width",
+        "bollesim/experiment.py",
+        "return (np.asarray(high) - np.asarray(low)) / 2",
+        "return np.asarray(high) - np.asarray(low)",
+        "--precision",
+        "the whole interval width is compared with the asked half-width",
+        ("tests/test_sweep.py -k precision",),
+    ),
+    Mutant(
+        "precision-judges-cell-0",
+        "bollesim/experiment.py",
+        "widths = half_widths(counts, n)",
+        "widths = half_widths(counts[:1], n)",
+        "--precision",
+        "a sweep stops when its first cell is precise enough",
+        ("tests/test_sweep.py -k precision",),
+    ),
+]
+
+SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/experiment.py)
+    Mutant(
+        "cells-numbered-per-grid",
+        "bollesim/experiment.py",
+        "cells.append(Cell(first + len(cells), policy, vector))",
+        "cells.append(Cell(len(cells), policy, vector))",
+        "experiment spec",
+        "each [[grid]] numbers its cells from 0, so two cells share a number",
+        ("tests/test_sweep.py",),
+    ),
+    Mutant(
+        "cells-seeded-apart",
+        "bollesim/experiment.py",
+        "rules, ((cells[i].policy, m, seed, a) for a, _, i, m in jobs), engine, cluster",
+        "rules, ((cells[i].policy, m, seed + i, a) for a, _, i, m in jobs), engine, cluster",
+        "common random numbers",
+        "each cell plays other seeds than the others, so cells cannot be paired",
+        ("tests/test_sweep.py",),
+    ),
+    Mutant(
+        "rows-of-one-cell",
+        "bollesim/experiment.py",
+        "frame = R.to_frame(results, cell.policy, matrix, seed, a, cell=cell.cell)",
+        "frame = R.to_frame(results, cell.policy, matrix, seed, a, cell=cells[0].cell)",
+        "sweep rows",
+        "every row is labelled with the first cell",
+        ("tests/test_sweep.py",),
+    ),
+    Mutant(
+        "precision-counts-in-cell-0",
+        "bollesim/experiment.py",
+        "counts[i] += frame.select(",
+        "counts[0] += frame.select(",
+        "--precision",
+        "every cell's outcomes are counted as the first cell's",
+        ("tests/test_sweep.py -k precision",),
+    ),
+    Mutant(
+        "parameter-columns-of-one-policy",
+        "bollesim/experiment.py",
+        "params += [p.name for p in cell.policy.parameters if p.name not in params]",
+        "params = [p.name for p in cell.policy.parameters]",
+        "sweep columns",
+        "the dataset keeps the parameter columns of the last cell's policy only",
+        ("tests/test_sweep.py",),
+    ),
+    Mutant(
+        "added-games-replayed",
+        "bollesim/experiment.py",
+        "(a + done, b + done, i, np.broadcast_to(",
+        "(a, b, i, np.broadcast_to(",
+        "--precision, common random numbers",
+        "games added for --precision replay the first games' indices and seeds",
+        ("tests/test_sweep.py -k precision",),
+    ),
+]
+
+AREAS = {
+    "engine": ENGINE,
+    "victory": VICTORY_AND_TARGETS,
+    "analysis": ANALYSIS,
+    "precision": PRECISION,
+    "sweep": SWEEP,
+}
+"""The mutants by area (`--only AREA`); the report and compare/sensitivity code will add
+theirs here."""
+
+MUTANTS = [m for area in AREAS.values() for m in area]
+
+# Runs in the copy: check it is the code imported, then run pytest on the selection.
+SETUP_FAILED = 99
+SNIPPET = f"""
+import sys
 from pathlib import Path
 
 import bollesim, policies
@@ -186,25 +596,12 @@ import bollesim, policies
 root = Path.cwd().resolve()
 for module in (bollesim, policies):
     if root not in Path(module.__file__).resolve().parents:
-        print(f"{module.__name__} imported from {module.__file__}, not {root}", file=sys.stderr)
-        sys.exit(3)  # SETUP_FAILED
+        print(f"{{module.__name__}} imported from {{module.__file__}}, not {{root}}", file=sys.stderr)
+        sys.exit({SETUP_FAILED})
 
-from numba.core.errors import NumbaError
+import pytest
 
-from bollesim.engine.invariants import check_games, first_violation
-from bollesim.policy import load_policy
-from bollesim.rules.loader import load_ruleset
-
-n, seed = int(sys.argv[1]), int(sys.argv[2])
-rules = load_ruleset()
-for name in sys.argv[3:]:
-    try:
-        errors = check_games(rules, load_policy(name), n, seed)
-    except NumbaError as error:
-        print(f"the mutant does not compile: {error}", file=sys.stderr)
-        sys.exit(3)  # SETUP_FAILED
-    failed = int((errors[:, 0] != 0).sum())
-    print(json.dumps({"policy": name, "failed": failed, "first": first_violation(errors)}))
+sys.exit(pytest.main(["-q", "-x", "-p", "no:cacheprovider", *sys.argv[1:]]))
 """
 
 
@@ -218,10 +615,17 @@ def mutated(mutant: Mutant, text: str) -> str:
     return text.replace(mutant.old, mutant.new)
 
 
+def compiled(mutant: Mutant) -> bool:
+    """The mutant changes a file compiled code is built from (a cold compile)."""
+    trees = tuple(f"{tree.name}/" for tree in jit_cache.PACKAGES)
+    return mutant.path.startswith(trees) and mutant.path not in jit_cache.PURE_PYTHON
+
+
 def copy_repository(target: Path) -> None:
-    """The working-tree versions of the tracked files (git ls-files) into target."""
+    """The working-tree versions of the tracked and new (not ignored) files into target."""
     listing = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
     ).stdout
     for name in filter(None, listing.split("\0")):
         source = ROOT / name
@@ -230,61 +634,79 @@ def copy_repository(target: Path) -> None:
             shutil.copy2(source, target / name)
 
 
-def run_mutant(mutant: Mutant, games: int) -> tuple[str, int, str]:
-    """(verdict, games with a violation, first violation or crash) of one mutant."""
-    with tempfile.TemporaryDirectory() as copy, tempfile.TemporaryDirectory() as cache:
-        copy_repository(Path(copy))
-        path = Path(copy) / mutant.path
-        path.write_text(mutated(mutant, path.read_text()))
-        env = dict(os.environ, PYTHONPATH=copy, NUMBA_CACHE_DIR=cache)
-        command = [sys.executable, "-c", SNIPPET, str(games), str(SEED), *POLICIES]
-        done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True)
+def run_selection(copy: Path, selection: str) -> tuple[str, str]:
+    """(verdict, detail) of one pytest selection in the copy: "failed" with the first
+    failing test, "passed", or "broken" with pytest's complaint."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("NUMBA_CACHE_DIR", jit_cache.NOT_EXPLICIT)}
+    env["PYTHONPATH"] = str(copy)
+    command = [sys.executable, "-c", SNIPPET, *shlex.split(selection)]
+    try:
+        done = subprocess.run(command, cwd=copy, env=env, capture_output=True, text=True,
+                              timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return "broken", f"{selection}: no result in {TIMEOUT} s"
     if done.returncode == SETUP_FAILED:
-        raise RuntimeError(f"{mutant.name}: {done.stderr.strip()}")
-    if done.returncode != 0:
-        lines = done.stderr.strip().splitlines() or [f"exit code {done.returncode}"]
-        return "crashed", 0, lines[-1]
-    results = [json.loads(line) for line in done.stdout.splitlines()]
-    failed = sum(r["failed"] for r in results)
-    first = next((f"{r['policy']}: {r['first']}" for r in results if r["first"]), "-")
-    return ("caught" if failed else "MISSED"), failed, first
+        raise RuntimeError(done.stderr.strip())
+    lines = done.stdout.splitlines()
+    if done.returncode == 1:
+        failed = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]
+        return "failed", (failed[0] if failed else lines[-1] if lines else "?")[:150]
+    if done.returncode == 0:
+        return "passed", f"{selection}: {lines[-1] if lines else ''}"
+    tail = (done.stdout + done.stderr).strip().splitlines()
+    return "broken", f"{selection}: exit code {done.returncode}: {tail[-1] if tail else ''}"[:150]
+
+
+def run_mutant(copy: Path, mutant: Mutant) -> tuple[str, str]:
+    """(verdict, detail) of one mutant planted in the copy (put back afterwards)."""
+    path = copy / mutant.path
+    original = path.read_bytes()
+    path.write_text(mutated(mutant, original.decode()))
+    try:
+        details = []
+        for selection in mutant.tests:
+            verdict, detail = run_selection(copy, selection)
+            if verdict != "failed":
+                return ("MISSED" if verdict == "passed" else "BROKEN"), detail
+            details.append(detail)
+        return "caught", details[0]
+    finally:
+        path.write_bytes(original)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=20000, help="games per policy")
-    parser.add_argument("--only", nargs="+", metavar="NAME", help="run only these mutants")
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        help=f"run only these mutants or areas ({', '.join(AREAS)})")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     args = parser.parse_args(argv)
-    if args.games < 1:
-        parser.error("--games must be at least 1")
     names = [m.name for m in MUTANTS]
-    unknown = [name for name in args.only or () if name not in names]
+    unknown = [n for n in args.only or () if n not in names and n not in AREAS]
     if unknown:
-        print(
-            f"mutants.py: unknown mutant {', '.join(unknown)} (known: {', '.join(names)})",
-            file=sys.stderr,
-        )
+        print(f"mutants.py: unknown mutant or area {', '.join(unknown)} "
+              f"(areas: {', '.join(AREAS)}; --list names the mutants)", file=sys.stderr)
         return 2
     width = max(map(len, names))
     if args.list:
-        for m in MUTANTS:
-            print(f"{m.name:<{width}}  {m.rule:<14}  {m.path}: {m.why}")
+        for area, mutants in AREAS.items():
+            for m in mutants:
+                print(f"{area:<9}  {m.name:<{width}}  {m.rule:<22}  {m.path}: {m.why}")
         return 0
-    chosen = [m for m in MUTANTS if not args.only or m.name in args.only]
-    played = args.games * len(POLICIES)
+    chosen = [m for area, mutants in AREAS.items() for m in mutants
+              if not args.only or m.name in args.only or area in args.only]
+    chosen.sort(key=compiled)  # plain-Python mutants first: they share the copy's compile
     start = time.monotonic()
     missed = 0
-    for i, m in enumerate(chosen, 1):
-        print(
-            f"[{i}/{len(chosen)}] {m.name}: compiling and playing {played} games",
-            file=sys.stderr,
-            flush=True,
-        )
-        verdict, failed, first = run_mutant(m, args.games)
-        missed += verdict == "MISSED"
-        games = "-" if verdict == "crashed" else f"{failed}/{played}"
-        print(f"{m.name:<{width}}  {m.rule:<14}  {verdict:<7}  {games:>11}  {first}", flush=True)
+    with tempfile.TemporaryDirectory() as folder:
+        copy = Path(folder)
+        copy_repository(copy)
+        for i, m in enumerate(chosen, 1):
+            cold = " (compiling cold)" if compiled(m) else ""
+            print(f"[{i}/{len(chosen)}] {m.name}{cold}", file=sys.stderr, flush=True)
+            verdict, detail = run_mutant(copy, m)
+            missed += verdict != "caught"
+            print(f"{m.name:<{width}}  {verdict:<7}  {detail}", flush=True)
     minutes, seconds = divmod(round(time.monotonic() - start), 60)
     print(f"{len(chosen) - missed}/{len(chosen)} caught in {minutes}m {seconds:02d}s")
     return 1 if missed else 0

@@ -17,8 +17,11 @@ import types
 from contextlib import contextmanager
 
 import numpy as np
+import oracles
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bollesim import analysis as A
 from bollesim import plots
@@ -178,6 +181,64 @@ def test_wilson_vectorised_and_edges():
         A.wilson(11, 10)
 
 
+Z_VALUES = st.sampled_from([1.0, 1.645, 1.96, 2.576])
+
+
+@given(n=st.integers(1, 100_000), share=st.floats(0, 1), z=Z_VALUES)
+def test_wilson_is_the_score_interval(n, share, z):
+    """The interval solves |k/n - p| = z sqrt(p(1 - p)/n) (oracles.wilson), contains k/n,
+    and is symmetric: n - k successes give the mirror image."""
+    k = round(share * n)
+    low, high = A.wilson(k, n, z)
+    assert (low, high) == pytest.approx(oracles.wilson(k, n, z), abs=1e-12)
+    assert low <= k / n <= high
+    mirror = A.wilson(n - k, n, z)
+    assert mirror == pytest.approx((1 - high, 1 - low), abs=1e-12)
+    many_low, many_high = A.wilson(np.array([k, n - k]), np.array([n, n]), z)
+    assert (many_low[0], many_high[0]) == pytest.approx((low, high), abs=1e-15)
+
+
+@given(b=st.integers(0, 120), c=st.integers(0, 120))
+def test_mcnemar_is_the_exact_binomial_test(b, c):
+    assert A.mcnemar_exact(b, c) == pytest.approx(oracles.mcnemar(b, c), rel=1e-9, abs=1e-300)
+    assert A.mcnemar_exact(b, c) == A.mcnemar_exact(c, b)
+
+
+def paired_frame(n11: int, n10: int, n01: int, n00: int) -> pl.DataFrame:
+    """Two cells "a" and "b" on the same games with the given 2x2 table of operational
+    victories (n11 both, n10 only a, n01 only b, n00 neither)."""
+    a = np.repeat([True, True, False, False], [n11, n10, n01, n00])
+    b = np.repeat([True, False, True, False], [n11, n10, n01, n00])
+    n = a.size
+    return pl.DataFrame({
+        "game": np.r_[np.arange(n), np.arange(n)], "seed": np.zeros(2 * n, dtype=np.int64),
+        "policy": ["a"] * n + ["b"] * n,
+        "cell": np.repeat(np.array([0, 1], dtype=np.int32), n),
+        "operational": np.r_[a, b], **{o: np.zeros(2 * n, dtype=bool) for o in
+                                       ("tactical", "strategic", "political", "defeat")},
+    })
+
+
+@settings(deadline=None, max_examples=60)
+@given(table=st.tuples(*[st.integers(0, 40)] * 4).filter(lambda t: sum(t) > 0))
+def test_paired_comparison_is_newcombes_method_10(table):
+    """rate_a - rate_b, its interval (oracles.paired_difference), the exact McNemar test
+    of the discordant games and its verdict, for any 2x2 table."""
+    n11, n10, n01, n00 = table
+    n = sum(table)
+    row = A.paired_comparison(paired_frame(*table), "a", "b", "operational").row(0, named=True)
+    diff, low, high = oracles.paired_difference(*table)
+    assert row["n"] == n and (row["only_a"], row["only_b"]) == (n10, n01)
+    assert row["rate_a"] == pytest.approx((n11 + n10) / n)
+    assert row["rate_b"] == pytest.approx((n11 + n01) / n)
+    assert (row["diff"], row["diff_low"], row["diff_high"]) == pytest.approx(
+        (diff, low, high), abs=1e-12)
+    assert row["diff_low"] <= row["diff"] <= row["diff_high"]
+    p = oracles.mcnemar(n10, n01)
+    assert row["p_value"] == pytest.approx(p, rel=1e-9)
+    assert row["significant"] == (p < 0.05)
+
+
 # -- rates ----------------------------------------------------------------------------------
 
 
@@ -196,8 +257,8 @@ def test_rates_match_counts(games):
         for o in A.OUTCOMES:
             assert row[f"{o}_k"] == counts[o], o
             assert row[f"{o}_rate"] == pytest.approx(counts[o] / rows.height)
-            lo, hi = A.wilson(counts[o], rows.height)
-            assert (row[f"{o}_low"], row[f"{o}_high"]) == pytest.approx((lo, hi))
+            lo, hi = oracles.wilson(counts[o], rows.height)
+            assert (row[f"{o}_low"], row[f"{o}_high"]) == pytest.approx((lo, hi), abs=1e-12)
 
 
 def test_rates_cover_the_true_probabilities(games):
@@ -404,8 +465,8 @@ def test_best_trigger(games):
         assert r["best_low"] <= r["best_rate"] <= r["best_high"]
         assert r["best_label"] not in r["tied"] and r["worst_label"] not in r["tied"]
     assert by["operational"]["tied"] == []  # k=8 is clearly ahead
-    for o in ("strategic", "political"):  # tied: exactly the settings the paired test can't split
-        r = by[o]
+    assert any(r["tied"] for r in by.values())  # some outcome has settings tied with its best
+    for o, r in by.items():  # tied: exactly the settings the paired test cannot split
         for k in TRIGGERS:
             label = A.fmt_value(k) if k != NEVER else "never"
             if label == r["best_label"]:

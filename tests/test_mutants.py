@@ -1,10 +1,12 @@
-"""tests/mutants.py's mutants still apply to the fast engine: each one's old text occurs
-exactly once in its file, so the mutation check cannot rot silently (text only, no
-compile; the check itself is `.venv/bin/python tests/mutants.py`)."""
+"""tests/mutants.py's mutants still apply: each one's old text occurs exactly once in its
+file and each names default-suite tests that exist, so the mutation check cannot rot
+silently (text only, nothing run; the check itself is `.venv/bin/python tests/mutants.py`)."""
 
 from __future__ import annotations
 
 import importlib.util
+import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -18,14 +20,36 @@ _spec.loader.exec_module(mutants)
 def test_names_are_unique():
     names = [m.name for m in mutants.MUTANTS]
     assert len(names) == len(set(names))
+    assert not set(names) & set(mutants.AREAS)  # --only takes either
 
 
 @pytest.mark.parametrize("mutant", mutants.MUTANTS, ids=lambda m: m.name)
 def test_mutant_applies_once(mutant):
-    assert mutant.path.startswith("bollesim/engine/")
     assert mutant.rule and mutant.why
     text = (ROOT / mutant.path).read_text()
     assert mutants.mutated(mutant, text) != text  # raises unless old occurs exactly once
+
+
+def functions_in(path: Path) -> list[str]:
+    return re.findall(r"^def (test_\w+)", path.read_text(), re.MULTILINE)
+
+
+@pytest.mark.parametrize("mutant", mutants.MUTANTS, ids=lambda m: m.name)
+def test_mutant_names_tests_that_exist(mutant):
+    """Each selection is files or node ids of tests/, optionally with `-k WORD` naming
+    part of a test function's name in them."""
+    assert mutant.tests
+    for selection in mutant.tests:
+        args = shlex.split(selection)
+        word = args[args.index("-k") + 1] if "-k" in args else None
+        targets = [a for a in args if a not in ("-k", word)]
+        assert targets, selection
+        for target in targets:
+            file, _, node = target.partition("::")
+            assert file.startswith("tests/test_") and (ROOT / file).is_file(), target
+            functions = functions_in(ROOT / file)
+            assert not node or node.split("[")[0] in functions, target
+            assert word is None or any(word in f for f in functions), selection
 
 
 def test_a_stale_mutant_is_refused():
@@ -37,3 +61,9 @@ def test_a_stale_mutant_is_refused():
         mutants.mutated(mutant, text + mutant.old)
     with pytest.raises(ValueError, match="equals old"):
         mutants.mutated(mutant._replace(new=mutant.old), text)
+
+
+def test_plain_python_mutants_need_no_compile():
+    by_name = {m.name: m for m in mutants.MUTANTS}
+    assert not mutants.compiled(by_name["wilson-wald-width"])
+    assert mutants.compiled(by_name["target-ignores-damage"])

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import oracles
 import polars as pl
 import pytest
 from typer.testing import CliRunner
@@ -16,11 +17,13 @@ from bollesim import analysis as A
 from bollesim import runner as R
 from bollesim.cli import app
 from bollesim.errors import UsageError
-from bollesim.experiment import PRECISION_RATES, load_experiment, replay_from_run
+from bollesim.experiment import load_experiment, replay_from_run
 from bollesim.policy import available_policies, load_policy
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTCOME_COLUMNS = [name for name, _ in R.RESULT_COLUMNS]
+WATCHED = ("operational", "tactical", "strategic", "political", "defeat")
+"""The rates --precision watches (README: "Experiments")."""
 cli = CliRunner()
 
 SMALL = """
@@ -177,13 +180,67 @@ def test_precision_stops_when_reached(tmp_path):
     games = pl.read_parquet(out / "games.parquet")
     n = games.height
     assert n > 50 and games["game"].to_list() == list(range(n))  # continued game indices
-    counts = games.select(pl.col(PRECISION_RATES).sum()).row(0)
-    low, high = A.wilson(np.array(counts), np.full(len(counts), n))
-    assert np.max((high - low) / 2) <= 0.05
+    assert max(half_widths(games).values()) <= 0.05
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["precision"]["reached"] is True and manifest["n_games"] == n
     # the first n games of a bigger run are the same games
     assert games.equals(R.simulate("historical", n, seed=3))
+
+
+def half_widths(games: pl.DataFrame) -> dict[str, float]:
+    """The 95% Wilson half-width of each watched rate over these games (oracles.py)."""
+    counts = games.select(pl.col(WATCHED).sum()).row(0, named=True)
+    return {o: oracles.half_width(k, games.height) for o, k in counts.items()}
+
+
+PRECISION_GAMES, PRECISION_SEED = 300, 4
+
+
+@pytest.fixture(scope="module")
+def first_games() -> dict[str, float]:
+    """The half-widths of the first PRECISION_GAMES historical games of PRECISION_SEED."""
+    return half_widths(R.simulate("historical", PRECISION_GAMES, seed=PRECISION_SEED))
+
+
+def run_with_precision(folder: Path, precision: float) -> pl.DataFrame:
+    out = folder / f"p{precision:.6f}"
+    result = invoke("run", "-P", "historical", "-n", PRECISION_GAMES, "--seed", PRECISION_SEED,
+                    "--precision", f"{precision:.6f}", "--out", out)
+    assert result.exit_code == 0, result.output
+    return pl.read_parquet(out / "games.parquet")
+
+
+def test_precision_met_by_the_first_games_adds_none(first_games, tmp_path):
+    """Every watched half-width of the first games is within the asked one: the run stops
+    there, not at a narrower width."""
+    asked = max(first_games.values()) * 1.001
+    assert len(run_with_precision(tmp_path, asked)) == PRECISION_GAMES
+
+
+def test_precision_watches_every_rate(first_games, tmp_path):
+    """Asked a width that one rate meets and another does not, the run adds games until
+    all five meet it (the widest is not the operational rate, so a rule watching that one
+    alone would stop early)."""
+    widest = max(first_games, key=first_games.get)
+    assert widest != "operational"
+    asked = (first_games["operational"] + first_games[widest]) / 2
+    games = run_with_precision(tmp_path, asked)
+    assert len(games) > PRECISION_GAMES
+    assert max(half_widths(games).values()) <= asked
+    assert games.equals(R.simulate("historical", len(games), seed=PRECISION_SEED))
+
+
+def test_sweep_precision_holds_in_every_cell(tmp_path):
+    """Each cell of a sweep meets the asked width on its own games."""
+    spec = write_spec(tmp_path, SMALL)
+    out = tmp_path / "sweep"
+    result = invoke("sweep", spec, "-n", "40", "--precision", "0.08", "--out", out)
+    assert result.exit_code == 0, result.output
+    games = pl.read_parquet(out / "games.parquet")
+    sizes = games.group_by("cell").len()["len"].unique().to_list()
+    assert len(sizes) == 1 and sizes[0] > 40  # the same games in every cell
+    for (cell,), rows in games.group_by("cell"):
+        assert max(half_widths(rows).values()) <= 0.08, cell
 
 
 def test_precision_stops_at_the_cap(small, tmp_path):

@@ -1,0 +1,122 @@
+"""Every command of the `bollesim` CLI, run and its output checked: --help with examples
+for all of them, `policies`, `bench` and `play` here (`run`, `sweep`, `report` and
+`play --from`: test_sweep.py; `rules check` and `rules show`: test_cli_rules.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from bollesim import runner as R
+from bollesim.cli import app
+from bollesim.policy import available_policies, load_policy
+
+cli = CliRunner()
+
+
+def commands() -> list[tuple[str, ...]]:
+    """Every command as the words that call it: ("run",), ("rules", "check")..."""
+    found = [(c.name or c.callback.__name__,) for c in app.registered_commands]
+    for group in app.registered_groups:
+        found += [
+            (group.name, c.name or c.callback.__name__)
+            for c in group.typer_instance.registered_commands
+        ]
+    return found
+
+
+def test_the_commands_are_the_documented_ones():
+    assert sorted(commands()) == sorted(
+        [
+            ("policies",),
+            ("play",),
+            ("run",),
+            ("sweep",),
+            ("report",),
+            ("bench",),
+            ("rules", "check"),
+            ("rules", "show"),
+        ]
+    )
+
+
+@pytest.mark.parametrize("words", commands(), ids=" ".join)
+def test_every_command_has_help_with_an_example(words):
+    result = cli.invoke(app, [*words, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Examples" in result.output
+    assert f"bollesim {' '.join(words)}" in result.output.split("Examples", 1)[1]
+
+
+def test_policies_lists_every_policy_and_its_parameters():
+    result = cli.invoke(app, ["policies"])
+    assert result.exit_code == 0, result.output
+    listed: dict[str, list[str]] = {}  # policy line -> its parameter lines
+    head = ""
+    for line in result.output.splitlines():
+        if line.startswith(" "):
+            listed[head].append(line.strip())
+        else:
+            head = line
+            listed[head] = []
+    want = {}
+    for name in available_policies():
+        policy = load_policy(name)
+        want[f"{name}: {policy.doc}"] = [
+            f"{p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}" for p in policy.parameters
+        ]
+    assert listed == want
+
+
+def test_bench_measures_with_small_counts():
+    """`bench --json --no-cold`: one JSON line last, its figures consistent with each
+    other and with the games it played (seed 1, the policy's defaults)."""
+    result = cli.invoke(
+        app,
+        [
+            "bench",
+            "--json",
+            "--games",
+            "1000",
+            "--reference-games",
+            "10",
+            "--no-cold",
+            "-P",
+            "rush",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout.splitlines()[-1])
+    assert figures["policy"] == "rush" and figures["games"] == 1000
+    for key in (
+        "fast_games_per_s",
+        "fast_games_per_s_1thread",
+        "reference_games_per_s",
+        "rng_floor_games_per_s",
+    ):
+        assert figures[key] > 0, key
+    ratio = figures["fast_games_per_s_1thread"] / figures["reference_games_per_s"]
+    assert figures["ratio_per_core"] == pytest.approx(ratio, rel=0.01)
+    draws = R.simulate("rush", 1000, seed=1)["random_draws"].mean()
+    assert figures["draws_per_game"] == pytest.approx(draws, abs=0.005)
+    assert "compile_cold_s" not in figures  # --no-cold
+    assert "games/s" in result.stderr  # the progress lines go to stderr with --json
+
+
+@pytest.mark.parametrize("game", range(4))
+def test_play_tells_the_outcome_of_the_game(game):
+    """The narration ends with the outcome of the same game as a batch plays it."""
+    result = cli.invoke(app, ["play", "-P", "historical", "--seed", "7", "--game", str(game)])
+    assert result.exit_code == 0, result.output
+    outcome = result.output.strip().splitlines()[-1]
+    row = R.simulate("historical", game + 1, seed=7).row(game, named=True)
+    won = [v for v in ("operational", "tactical", "strategic", "political") if row[v]]
+    if row["defeat"]:
+        assert outcome == f"Outcome: DEFEAT on turn {row['end_turn']} ({row['end_reason']})."
+    elif won:
+        assert outcome.startswith("Outcome: ") and f"turn {row['end_turn']}." in outcome
+        assert all(v in outcome for v in won), outcome
+    else:
+        assert outcome.startswith(f"Outcome: no result by turn {row['end_turn']}")
