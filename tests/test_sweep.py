@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import oracles
 import polars as pl
 import pytest
