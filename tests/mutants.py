@@ -651,7 +651,7 @@ def run_selection(copy: Path, selection: str) -> tuple[str, str]:
     lines = done.stdout.splitlines()
     if done.returncode == 1:
         failed = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]
-        return "failed", (failed[0] if failed else lines[-1] if lines else "?")[:150]
+        return "failed", (failed[0] if failed else lines[-1] if lines else "?")[:120]
     if done.returncode == 0:
         return "passed", f"{selection}: {lines[-1] if lines else ''}"
     tail = (done.stdout + done.stderr).strip().splitlines()
@@ -670,7 +670,7 @@ def run_mutant(copy: Path, mutant: Mutant) -> tuple[str, str]:
             if verdict != "failed":
                 return ("MISSED" if verdict == "passed" else "BROKEN"), detail
             details.append(detail)
-        return "caught", details[0]
+        return "caught", " | ".join(details)
     finally:
         path.write_bytes(original)
 
