@@ -103,12 +103,14 @@ def play_chunk(
 
     n = params.shape[0]
     out = np.zeros((n, L.N_RESULTS), dtype=np.int64)
+    # Both engines hand rows of params to the compiled decide(), which takes writable
+    # contiguous float64 vectors: a read-only broadcast view is copied here.
+    params = np.require(params, np.float64, ["C", "W"])
     if engine == "fast":
         from bollesim.engine.play import play_batch
         from bollesim.engine.tables import pack_rules
 
         block = max(1, min(1024, n // 64))
-        params = np.require(params, np.float64, ["C", "W"])  # a broadcast view is copied
         play_batch(pack_rules(rules), policy.decide, params, seed, first_game, out, block)
         return out
     from bollesim.reference.play import play_game
