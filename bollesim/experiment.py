@@ -492,8 +492,9 @@ def run_cells(
     ws = Workspace(out_dir)
     ws.check_replaceable()  # refusals first: nothing is written for a request refused
     waiting = interrupted_run(ws.out) if mode == "resume" else None
-    if chunk_size is None and waiting is not None:
-        chunk_size = waiting.plan.get("chunk_size")
+    if chunk_size is None and mode == "resume":  # the chunks of the run being resumed
+        before = waiting.plan if waiting is not None else _committed_plan(ws.out)
+        chunk_size = before.get("chunk_size")
     plan = {
         "ruleset_hash": rules.digest,
         "seed": seed,
@@ -527,6 +528,16 @@ def run_cells(
         }
         manifest = ws.commit(fields, play.schema)
     return manifest, outcome
+
+
+def _committed_plan(out: Path) -> dict:
+    """The plan recorded by the run in out, or {} (unreadable folders are judged later)."""
+    from bollesim.runfolder import RunFolderError, read_manifest
+
+    try:
+        return read_manifest(out).plan or {}
+    except RunFolderError:
+        return {}
 
 
 def _complete_run(out: Path, plan: dict) -> dict | None:

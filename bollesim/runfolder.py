@@ -101,7 +101,7 @@ GAMES = "games.parquet"
 MANIFEST = "manifest.json"
 ROW_GROUP_ROWS = 1 << 18
 """Rows per Parquet row group of games.parquet (about 2.5 MB on disk), whatever the chunks."""
-CHECKPOINT_ROWS = 1 << 14
+CHECKPOINT_ROWS = 1 << 12
 """A finished chunk is saved once it and the chunks before it hold at least this many rows
 (or the chunk size, if larger), or CHECKPOINT_SECONDS have passed, or a round ends."""
 CHECKPOINT_SECONDS = 30.0
