@@ -43,9 +43,10 @@ class Cluster:
         self.address = address
         self._local = None
         if address == "local":
+            most = 4 * (os.cpu_count() or 1)
             n = workers if workers is not None else (os.cpu_count() or 1)
-            if n < 1:
-                raise UsageError(f"--workers must be 1 or more, got {n}")
+            if not 1 <= n <= most:
+                raise UsageError(f"--workers must be from 1 to {most} (4 per core), got {n}")
             self._local = LocalCluster(
                 n_workers=n, threads_per_worker=1, dashboard_address=":0", silence_logs=40
             )

@@ -51,6 +51,7 @@ import polars as pl
 from bollesim.errors import UsageError
 from bollesim.policy import Policy, load_policy
 from bollesim.rules.loader import Ruleset, RulesetError, build, load_ruleset
+from bollesim.runner import RESULT_COLUMNS
 
 if TYPE_CHECKING:
     from bollesim.cluster import Cluster
@@ -70,6 +71,8 @@ SPEC_KEYS = (
 GRID_KEYS = ("policy", "params")
 PRECISION_RATES = ("operational", "tactical", "strategic", "political", "defeat")
 """The rates `--precision` watches, in every cell."""
+RATE_COLUMNS = [[name for name, _ in RESULT_COLUMNS].index(rate) for rate in PRECISION_RATES]
+"""Where they are in the engine's result array."""
 DEFAULT_MAX_GAMES = 1_000_000
 """Games per cell at most when adding games for --precision, unless told otherwise."""
 Z95 = 1.96
@@ -667,10 +670,11 @@ class _Session:
         from bollesim import runner as R
 
         cell = self.cells[i]
-        frame = R.to_frame(results, cell.policy, cell.chunk_params(a, b), self.seed, a, cell.cell)
+        params = cell.chunk_params(a, b)
+        table = R.to_table(results, cell.policy, params, self.seed, a, cell.cell, self.schema)
         if self.precision is not None:
-            self.counts[i] += frame.select(pl.col(PRECISION_RATES).sum()).row(0)
-        self.ws.add(done, job, R.to_table(frame, self.schema))
+            self.counts[i] += results[:, RATE_COLUMNS].sum(axis=0)
+        self.ws.add(done, job, table)
         self.played += b - a
         self._report(done, target)
 

@@ -105,6 +105,8 @@ CHECKPOINT_ROWS = 1 << 12
 """A finished chunk is saved once it and the chunks before it hold at least this many rows
 (or the chunk size, if larger), or CHECKPOINT_SECONDS have passed, or a round ends."""
 CHECKPOINT_SECONDS = 30.0
+CHECKPOINT_TABLES = 1024
+"""... or this many chunks have gathered (many small cells)."""
 _HEX = re.compile(r"[0-9a-f]{64}")
 _CHUNK_NAME = re.compile(r"(\d+)-(\d+)-(\d+)-(\d+)-([0-9a-f]{16})\.parquet")
 
@@ -199,7 +201,8 @@ class Manifest:
             raise ValueError(f"{len(self.cells)} cells listed for n_cells {self.n_cells}")
 
     def to_json(self) -> dict:
-        return {k: v for k, v in dataclasses.asdict(self).items() if v is not None}
+        values = ((f.name, getattr(self, f.name)) for f in dataclasses.fields(self))
+        return {k: v for k, v in values if v is not None}
 
 
 def _fits(hint, value) -> bool:
@@ -553,6 +556,7 @@ class Workspace:
         self._buffer_rows += table.num_rows
         if (
             self._buffer_rows >= self.flush_rows
+            or len(self._buffer) >= CHECKPOINT_TABLES
             or time.monotonic() - self._saved_at >= CHECKPOINT_SECONDS
         ):
             self.flush()

@@ -125,14 +125,13 @@ def play_chunk(
         import numba
 
         from bollesim.engine.play import play_batch
-        from bollesim.engine.tables import pack_rules
 
         block = max(1, min(1024, n // 64))
         threads = numba.get_num_threads()
         if n < SMALL_CHUNK:
             numba.set_num_threads(1)
         try:
-            play_batch(pack_rules(rules), policy.decide, params, seed, first_game, out, block)
+            play_batch(_packed(rules), policy.decide, params, seed, first_game, out, block)
         finally:
             numba.set_num_threads(threads)
         return out
@@ -142,6 +141,18 @@ def play_chunk(
         row = play_game(rules, policy, params[g], seed, first_game + g)
         out[g] = [_as_int(row[name]) for name, _ in RESULT_COLUMNS]
     return out
+
+
+_last_packed: list = [None, None]  # the last ruleset and its packed tables
+
+
+def _packed(rules: Ruleset):
+    """pack_rules(rules), packed once for the chunks of a batch, not once per chunk."""
+    from bollesim.engine.tables import pack_rules
+
+    if _last_packed[0] is not rules:
+        _last_packed[:] = [rules, pack_rules(rules)]
+    return _last_packed[1]
 
 
 def play_chunks(
@@ -173,26 +184,40 @@ def to_frame(
     cell: int = 0,
 ) -> pl.DataFrame:
     """One row per game (DESIGN.md §5) from the engine's result array."""
+    return pl.from_arrow(to_table(results, policy, params, seed, first_game, cell))
+
+
+def to_table(
+    results: np.ndarray,
+    policy: Policy,
+    params: np.ndarray,
+    seed: int,
+    first_game: int,
+    cell: int = 0,
+    schema: pa.Schema | None = None,
+) -> pa.Table:
+    """The rows of to_frame as an Arrow table of `schema` (default: this policy's
+    dataset_schema; parameters of other policies are null)."""
+    schema = schema or dataset_schema(p.name for p in policy.parameters)
     n = results.shape[0]
-    columns: dict[str, pl.Series] = {
-        "game": pl.Series(np.arange(first_game, first_game + n, dtype=np.int64)),
-        "seed": pl.Series(np.full(n, seed, dtype=np.int64)),
-        "policy": pl.Series([policy.name] * n, dtype=pl.Utf8),
-        "cell": pl.Series(np.full(n, cell, dtype=np.int32)),
+    columns = {
+        "game": pa.array(np.arange(first_game, first_game + n, dtype=np.int64)),
+        "seed": pa.array(np.full(n, seed, dtype=np.int64)),
+        "policy": pa.array([policy.name] * n, pa.string()),
+        "cell": pa.array(np.full(n, cell, dtype=np.int32)),
     }
     for i, p in enumerate(policy.parameters):
-        columns[p.name] = pl.Series(params[:, i])
+        columns[p.name] = pa.array(np.asarray(params[:, i], dtype=np.float64))
     for i, (name, dtype) in enumerate(RESULT_COLUMNS):
         values = results[:, i]
         if name == "end_reason":
-            series = pl.Series(np.array(E.END_REASONS)[values])
-        else:
-            series = pl.Series(values).cast(dtype)
-            if name in NULL_WHEN_ZERO:
-                series = pl.when(series > 0).then(series).otherwise(None)
-                series = pl.select(series).to_series()
-        columns[name] = series.alias(name)
-    return pl.DataFrame(columns)
+            columns[name] = pa.array(np.array(E.END_REASONS)[values], pa.string())
+            continue
+        mask = values <= 0 if name in NULL_WHEN_ZERO else None
+        kind = ARROW_TYPES[dtype]
+        columns[name] = pa.array(values.astype(kind.to_pandas_dtype()), kind, mask=mask)
+    arrays = [columns[f.name] if f.name in columns else pa.nulls(n, f.type) for f in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def dataset_schema(param_names: Iterable[str]) -> pa.Schema:
@@ -201,17 +226,6 @@ def dataset_schema(param_names: Iterable[str]) -> pa.Schema:
     params = [pa.field(name, pa.float64()) for name in param_names]
     results = [pa.field(name, ARROW_TYPES[kind]) for name, kind in RESULT_COLUMNS]
     return pa.schema(head + params + results)
-
-
-def to_table(frame: pl.DataFrame, schema: pa.Schema) -> pa.Table:
-    """A to_frame() DataFrame as an Arrow table of `schema` (nulls for parameters of other
-    policies)."""
-    n = frame.height
-    columns = [
-        frame[f.name].to_arrow().cast(f.type) if f.name in frame.columns else pa.nulls(n, f.type)
-        for f in schema
-    ]
-    return pa.Table.from_arrays(columns, schema=schema)
 
 
 def chunks(n_games: int, chunk_size: int) -> Iterator[tuple[int, int]]:

@@ -26,6 +26,10 @@ def tree(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
+def digest(out: Path) -> str:
+    return json.loads((out / "manifest.json").read_text())["data_sha256"]
+
+
 def run_into(out: Path, *args: str) -> None:
     result = invoke(*RUN, "--out", out, *args)
     assert result.exit_code == 0, result.output
@@ -64,11 +68,65 @@ def test_the_file_does_not_depend_on_chunks_or_threads(plain, tmp_path):
     assert other["data_sha256"] == manifest["data_sha256"]  # byte for byte the same file
 
 
-def test_row_groups_do_not_follow_chunks(tmp_path, monkeypatch):
+def test_row_groups_do_not_follow_chunks(plain, tmp_path, monkeypatch):
+    run_into(tmp_path / "tiny", "-n", "3000", "--chunk", "7")  # 429 chunks
+    assert digest(tmp_path / "tiny") == plain[2]["data_sha256"]
+    assert pq.read_metadata(tmp_path / "tiny" / "games.parquet").num_row_groups == 1
     monkeypatch.setattr(F, "ROW_GROUP_ROWS", 1000)
     run_into(tmp_path / "o", "-n", "2500", "--chunk", "7")
     meta = pq.read_metadata(tmp_path / "o" / "games.parquet")
     assert [meta.row_group(i).num_rows for i in range(meta.num_row_groups)] == [1000, 1000, 500]
+
+
+def test_many_small_cells_make_one_row_group(tmp_path):
+    ks = ", ".join(f"{8 + i * 0.01:.2f}" for i in range(1500))
+    spec = tmp_path / "many.toml"
+    spec.write_text(f'games = 2\n[[grid]]\npolicy = "fire_at_roe"\nparams = {{ k = [{ks}] }}\n')
+    result = invoke("sweep", spec, "--out", tmp_path / "many")
+    assert result.exit_code == 0, result.output
+    path = tmp_path / "many" / "games.parquet"
+    assert pq.read_metadata(path).num_row_groups == 1 and open_run(path.parent).n_games == 3000
+    assert path.stat().st_size < 100_000
+
+
+def test_memory_before_play_does_not_grow_with_games(tmp_path, monkeypatch):
+    import tracemalloc
+
+    from bollesim import resources
+    from bollesim import runner as R
+
+    monkeypatch.setattr(resources, "check_disk", lambda *args: None)
+    seen = []
+
+    def first_chunk(rules, policy, params, seed, first_game, engine="fast"):
+        if seed == 0:  # the warm-up game
+            return real(rules, policy, params, seed, first_game, engine)
+        seen.append(tracemalloc.get_traced_memory()[1])
+        raise KeyboardInterrupt
+
+    real = R.play_chunk
+    monkeypatch.setattr(R, "play_chunk", first_chunk)
+    tracemalloc.start()
+    try:
+        result = invoke(*RUN, "-n", str(10**12), "--out", tmp_path / "huge")
+    finally:
+        tracemalloc.stop()
+    assert result.exit_code == 130 and len(seen) == 1, result.output
+    assert seen[0] < 20_000_000  # bytes allocated before the first chunk: not per game
+
+
+def test_requests_the_machine_cannot_hold(tmp_path, monkeypatch):
+    from bollesim import resources
+    from bollesim.runner import simulate
+
+    result = invoke(*RUN, "-n", str(10**13), "--out", tmp_path / "big")
+    assert_one_line_error(result, "10,000,000,000,000 games need about", "TB of disk", "free")
+    monkeypatch.setattr(resources, "available_memory", lambda: 2 * 10**9)
+    result = invoke(*RUN, "-n", str(10**7), "--chunk", str(10**7), "--out", tmp_path / "big")
+    assert_one_line_error(result, "needs about", "GB of memory", "2.0 GB available", "--chunk")
+    with pytest.raises(F.UsageError, match="simulate.*of memory"):
+        simulate("historical", 10**9)
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_new_run_leaves_no_stale_report(tmp_path):
