@@ -637,7 +637,7 @@ def play(
     chosen = load_policy(policy)
     params = _policy_params(chosen, param)
     lines, _ = narrated_game(ruleset, chosen, params, seed, game, engine)
-    typer.echo("\n".join(lines))
+    typer.echo(printable("\n".join(lines)))
 
 
 def _replay_from(run_dir: Path, game: int, cell: int | None, **others) -> None:
@@ -663,7 +663,7 @@ def _replay_from(run_dir: Path, game: int, cell: int | None, **others) -> None:
     typer.echo(
         printable(f"Replaying {where} of {run_dir}: policy {row['policy']}, seed {row['seed']}")
     )
-    typer.echo("\n".join(replay.lines))
+    typer.echo(printable("\n".join(replay.lines)))
     if replay.differences:
         raise UsageError(
             f"the replay of game {game} differs from its stored row in "

@@ -842,11 +842,9 @@ def find_row(run_dir: str | Path, game: int, cell: int | None = None) -> tuple[d
     run = open_run(run_dir)
     manifest = run.manifest
     scan = run.scan()
-    rows = scan.filter(pl.col("game") == game).collect()
+    rows = run.collect(scan.filter(pl.col("game") == game))
     if rows.height == 0:
-        span = scan.select(
-            pl.col("game").min().alias("a"), pl.col("game").max().alias("b")
-        ).collect()
+        span = run.collect(scan.select(pl.col("game").min().alias("a"), pl.col("game").max().alias("b")))
         a, b = span.row(0)
         held = "it holds no games" if a is None else f"its games are {a}..{b}"
         raise UsageError(f"game {game} is not in {run_dir} ({held})")

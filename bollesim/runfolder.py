@@ -45,6 +45,8 @@ Manifest fields (`format` changes when their meaning does)
     n_games           rows of games.parquet: games per cell times cells
     data_bytes        size of games.parquet in bytes
     data_sha256       SHA-256 of games.parquet (hex)
+    manifest_sha256   SHA-256 of the other fields as canonical JSON (sorted keys, no
+                      spaces): a manifest edited after the run is refused
     created           local time the run was committed (ISO 8601)
     plan              what was asked (ruleset hash, seed, games, precision, max_games,
                       chunk_size, engine, cells): the key `--resume` compares
@@ -131,6 +133,7 @@ class Manifest:
     n_games: int
     data_bytes: int
     data_sha256: str
+    manifest_sha256: str
     created: str | None = None
     plan: dict | None = None
     seed: int | None = None
@@ -181,14 +184,29 @@ class Manifest:
                 raise ValueError(f"missing field {name!r}")
         manifest = cls(**data)
         manifest.check()
+        if manifest.manifest_sha256 != manifest.content_sha256():
+            raise ValueError("edited after the run (its fields do not match its manifest_sha256)")
         return manifest
+
+    @classmethod
+    def sealed(cls, **fields) -> Manifest:
+        """A checked Manifest of `fields`, with its manifest_sha256."""
+        manifest = cls(format=FORMAT, manifest_sha256="0" * 64, **fields)
+        manifest.check()
+        return dataclasses.replace(manifest, manifest_sha256=manifest.content_sha256())
+
+    def content_sha256(self) -> str:
+        fields = {k: v for k, v in self.to_json().items() if k != "manifest_sha256"}
+        text = json.dumps(fields, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def check(self) -> None:
         """The manifest agrees with itself (ValueError naming the first disagreement)."""
         if self.n_games < 0 or self.data_bytes < 0:
             raise ValueError("negative n_games or data_bytes")
-        if not _HEX.fullmatch(self.data_sha256):
-            raise ValueError("data_sha256 is not a SHA-256 in hex")
+        for name in ("data_sha256", "manifest_sha256"):
+            if not _HEX.fullmatch(getattr(self, name)):
+                raise ValueError(f"{name} is not a SHA-256 in hex")
         if self.seed is not None and not 0 <= self.seed < 2**63:
             raise ValueError(f"seed {self.seed} is outside 0..2**63-1")
         if self.games_per_cell is not None and self.n_cells is not None:
@@ -248,10 +266,19 @@ class Run:
 
     def scan(self) -> pl.LazyFrame:
         """The games, lazily (polars reads only the columns and row groups a query needs)."""
-        return pl.scan_parquet(self.games_path)
+        return pl.scan_parquet(self.games_path, glob=False)  # [, * and ? are not patterns
 
     def read(self) -> pl.DataFrame:
-        return pl.read_parquet(self.games_path)
+        return self.collect(self.scan())
+
+    def collect(self, query: pl.LazyFrame) -> pl.DataFrame:
+        """query.collect(), with a file that passed the checks but fails to decode (made by
+        hand to match its manifest) refused in one line."""
+        try:
+            return query.collect()
+        except (pl.exceptions.PolarsError, OSError) as exc:
+            problem = " ".join(str(exc).split())[:120]
+            raise RunFolderError(f"{self.path}: {GAMES} cannot be read ({problem})") from None
 
 
 def open_run(path: str | Path) -> Run:
@@ -617,13 +644,9 @@ class Workspace:
             if rows != fields["n_games"]:
                 raise AssertionError(f"{rows} rows saved for {fields['n_games']} games")
             data = self.new / GAMES
-            manifest = Manifest(
-                format=FORMAT,
-                data_bytes=data.stat().st_size,
-                data_sha256=file_sha256(data),
-                **fields,
+            manifest = Manifest.sealed(
+                data_bytes=data.stat().st_size, data_sha256=file_sha256(data), **fields
             )
-            manifest.check()
             _write_durable(self.new / MANIFEST, _json_bytes(manifest.to_json()))
             _fsync_dir(self.new)
         except BaseException:

@@ -225,8 +225,9 @@ def test_without_exchange_two_renames_do(plain, tmp_path, monkeypatch):
 
 
 def test_manifest_checks_itself():
-    good = {"format": 1, "version": "0.1.0", "n_games": 4, "data_bytes": 9,
-            "data_sha256": "0" * 64, "games_per_cell": 2, "n_cells": 2}
+    fields = {"version": "0.1.0", "n_games": 4, "data_bytes": 9, "data_sha256": "0" * 64,
+              "games_per_cell": 2, "n_cells": 2, "seed": 3}
+    good = Manifest.sealed(**fields).to_json()
     assert Manifest.from_json(good).n_games == 4
     bad = {
         "a list": [good],
@@ -238,6 +239,8 @@ def test_manifest_checks_itself():
         "missing hash": {k: v for k, v in good.items() if k != "data_sha256"},
         "bad hash": {**good, "data_sha256": "xyz"},
         "cells disagree": {**good, "n_cells": 3},
+        "edited": {**good, "seed": 9},
+        "seal of another": {**good, "manifest_sha256": "1" * 64},
     }
     for case, data in bad.items():
         with pytest.raises(ValueError):
