@@ -110,6 +110,7 @@ CHECKPOINT_SECONDS = 30.0
 CHECKPOINT_TABLES = 1024
 """... or this many chunks have gathered (many small cells)."""
 _HEX = re.compile(r"[0-9a-f]{64}")
+_LEFTOVER = re.compile(r"\..+\.tmp")  # a temporary file a dead writer left in a run folder
 _CHUNK_NAME = re.compile(r"(\d+)-(\d+)-(\d+)-(\d+)-([0-9a-f]{16})\.parquet")
 
 
@@ -556,7 +557,7 @@ class Workspace:
         if out.exists() and not out.is_dir():
             raise RunFolderError(f"{out} is a file, not a folder: choose another folder")
         if out.is_dir():
-            names = sorted(p.name for p in out.iterdir())
+            names = sorted(p.name for p in out.iterdir() if not _LEFTOVER.fullmatch(p.name))
             if names and GAMES not in names and MANIFEST not in names:
                 shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
                 raise RunFolderError(

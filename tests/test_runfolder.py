@@ -150,6 +150,21 @@ def test_a_run_replaces_only_a_run_folder(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "notes"]
 
 
+def test_a_run_replaces_a_broken_run_folder(tmp_path):
+    """What the old writer left: a manifest that is a folder, stray temporary files."""
+    out = tmp_path / "out"
+    (out / "manifest.json").mkdir(parents=True)
+    (out / ".games.parquet.4242.tmp").write_bytes(b"x" * 1000)
+    assert_one_line_error(invoke("report", out), "manifest.json", "is a folder")
+    run_into(out, "-n", "50")
+    assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "manifest.json"]
+    leftovers = tmp_path / "left"
+    leftovers.mkdir()
+    (leftovers / ".manifest.json.77.tmp").write_text("{")
+    run_into(leftovers, "-n", "50")
+    assert open_run(leftovers).n_games == 50
+
+
 def test_zero_games(tmp_path):
     out = tmp_path / "zero"
     run_into(out, "-n", "0")
