@@ -849,6 +849,7 @@ def _cluster(address: str | None, workers: int | None, threads: int | None):
         "bollesim run -P fire_at_roe -p k=18 -n 10000 --precision 0.005 --max-games 500000",
         "bollesim run -P random -n 2000 --engine reference --out results/random-ref",
         "bollesim run -P historical -n 10000000 --cluster tcp://10.0.0.5:8786",
+        "bollesim run -P historical -n 10000000 --out results/big --resume",
     ),
 )
 def run(
@@ -959,6 +960,7 @@ def _said_resumed(folder: Path, outcome) -> None:
         "bollesim sweep experiments/first_fire.toml -n 2000 --out results/quick",
         "bollesim sweep experiments/policies.toml --precision 0.005 --max-games 400000",
         "bollesim sweep experiments/first_fire.toml -n 100000 --cluster local --workers 2",
+        "bollesim sweep experiments/first_fire.toml --resume",
     ),
 )
 def sweep(
