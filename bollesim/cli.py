@@ -21,8 +21,12 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shlex
+import signal
+import sys
+import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -31,6 +35,7 @@ import typer
 from bollesim.errors import UsageError
 from bollesim.rules import provenance
 from bollesim.rules.loader import RulesetError, load_ruleset
+from bollesim.terminal import printable
 
 EXIT_USAGE = 2  # exit code of every reported error (same as typer's own usage errors)
 
@@ -55,7 +60,7 @@ app.add_typer(rules_app, name="rules")
 
 def fail(message: str) -> NoReturn:
     """Print `error: <message>` as one line on stderr and exit with code 2."""
-    line = " ".join(str(message).splitlines()).strip() or "unknown error"
+    line = " ".join(printable(message).splitlines()).strip() or "unknown error"
     typer.echo(f"error: {line}", err=True)
     raise typer.Exit(EXIT_USAGE)
 
@@ -619,18 +624,20 @@ def play(
         raise UsageError(
             "name a policy with -P POLICY, or replay a stored game with --from DIR --game N"
         )
+    from bollesim.experiment import check_count
     from bollesim.policy import load_policy
     from bollesim.replay import narrated_game
     from bollesim.runner import ENGINES
 
     if engine not in ENGINES:
         raise UsageError(f"--engine must be fast or reference, got {engine!r}")
+    seed = check_count("--seed", 7 if seed is None else seed, "seed")
+    check_count("--game", game, "games")
     ruleset = _load(rules, set_, partial)
     chosen = load_policy(policy)
     params = _policy_params(chosen, param)
-    seed = 7 if seed is None else seed
     lines, _ = narrated_game(ruleset, chosen, params, seed, game, engine)
-    typer.echo("\n".join(lines))
+    typer.echo(printable("\n".join(lines)))
 
 
 def _replay_from(run_dir: Path, game: int, cell: int | None, **others) -> None:
@@ -653,8 +660,10 @@ def _replay_from(run_dir: Path, game: int, cell: int | None, **others) -> None:
     replay = replay_from_run(run_dir, game, cell)
     row = replay.stored
     where = f"game {game}" + (f", cell {row['cell']}" if "cell" in row else "")
-    typer.echo(f"Replaying {where} of {run_dir}: policy {row['policy']}, seed {row['seed']}")
-    typer.echo("\n".join(replay.lines))
+    typer.echo(
+        printable(f"Replaying {where} of {run_dir}: policy {row['policy']}, seed {row['seed']}")
+    )
+    typer.echo(printable("\n".join(replay.lines)))
     if replay.differences:
         raise UsageError(
             f"the replay of game {game} differs from its stored row in "
@@ -689,13 +698,13 @@ def _progress_bar(label: str):
 OUTCOMES = ("operational", "tactical", "strategic", "political", "defeat")
 
 
-def _summary(path: Path) -> tuple[int, tuple[float, ...]]:
-    """Games and outcome rates of a games.parquet, read column by column (a 10-million-game
-    file would take a gigabyte in memory whole)."""
+def _summary(run) -> tuple[int, tuple[float, ...]]:
+    """Games and outcome rates of a verified run (runfolder.Run), read column by column (a
+    10-million-game file would take a gigabyte in memory whole)."""
     import polars as pl
 
     row = (
-        pl.scan_parquet(path)
+        run.scan()
         .select([pl.len().alias("n")] + [pl.col(c).mean() for c in OUTCOMES])
         .collect()
         .row(0)
@@ -735,6 +744,26 @@ ThreadsOption = Annotated[
     int | None,
     typer.Option(help="Threads for the fast engine (default: all cores).", show_default=False),
 ]
+ChunkOption = Annotated[
+    int | None,
+    typer.Option(
+        help="Games per chunk, the unit of play and of saving (default: 250,000 for the fast "
+        "engine, 1,000 for the reference engine; when resuming, the interrupted run's).",
+        show_default=False,
+    ),
+]
+ResumeOption = Annotated[
+    bool,
+    typer.Option(
+        "--resume",
+        help="Continue the interrupted run into OUT from its saved chunks (same options; "
+        "the result is the same as an uninterrupted run's).",
+    ),
+]
+RestartOption = Annotated[
+    bool,
+    typer.Option("--restart", help="Discard an interrupted run into OUT and start again."),
+]
 ClusterOption = Annotated[
     str | None,
     typer.Option(
@@ -747,6 +776,55 @@ WorkersOption = Annotated[
     int | None,
     typer.Option(help="Workers of a --cluster local (default: one per core).", show_default=False),
 ]
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, stopping a run the way Ctrl-C does."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[None]:
+    """While a batch plays, SIGTERM and SIGHUP stop it as Ctrl-C does: its finished chunks
+    are saved and the command says how to resume."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Interrupted(signum)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _mode(resume: bool, restart: bool) -> str:
+    if resume and restart:
+        raise UsageError("--resume continues an interrupted run, --restart discards it: give one")
+    return "resume" if resume else "restart" if restart else "new"
+
+
+def _interrupted(folder: Path, exc: KeyboardInterrupt) -> NoReturn:
+    """Say what an interrupted run saved and how to continue it; exit 128 + the signal."""
+    from bollesim.runfolder import interrupted_run
+
+    waiting = interrupted_run(folder)
+    saved = f"{waiting.saved:,} of {waiting.planned:,} games are saved" if waiting else "no game was saved"
+    args = [a for a in sys.argv[1:] if a not in ("--resume", "--restart")]
+    if Path(sys.argv[0]).name in ("bollesim", "__main__.py"):
+        how = "continue with: " + shlex.join(["bollesim", *args, "--resume"])
+    else:
+        how = "continue with the same command and --resume"
+    typer.echo(printable(f"interrupted: {saved} ({folder}); {how}"), err=True)
+    signum = getattr(exc, "signum", signal.SIGINT)
+    raise typer.Exit(128 + signum)
 
 
 @contextmanager
@@ -771,6 +849,7 @@ def _cluster(address: str | None, workers: int | None, threads: int | None):
         "bollesim run -P fire_at_roe -p k=18 -n 10000 --precision 0.005 --max-games 500000",
         "bollesim run -P random -n 2000 --engine reference --out results/random-ref",
         "bollesim run -P historical -n 10000000 --cluster tcp://10.0.0.5:8786",
+        "bollesim run -P historical -n 10000000 --out results/big --resume",
     ),
 )
 def run(
@@ -786,9 +865,7 @@ def run(
         str, typer.Option(help="fast (numba) or reference (readable Python).")
     ] = "fast",
     threads: ThreadsOption = None,
-    chunk: Annotated[
-        int, typer.Option(help="Games per chunk written to Parquet.", min=1)
-    ] = 250_000,
+    chunk: ChunkOption = None,
     precision: PrecisionOption = None,
     max_games: MaxGamesOption = None,
     rules: RulesOption = None,
@@ -796,25 +873,30 @@ def run(
     partial: PartialOption = None,
     cluster: ClusterOption = None,
     workers: WorkersOption = None,
+    resume: ResumeOption = False,
+    restart: RestartOption = False,
 ) -> None:
     """Play a batch of games into OUT/games.parquet and OUT/manifest.json.
 
     Read the results with polars: pl.read_parquet("OUT/games.parquet"), or with pandas:
     pd.read_parquet("OUT/games.parquet"). Replay any game with
-    `bollesim play --from OUT --game N`.
+    `bollesim play --from OUT --game N`. An interrupted run (Ctrl-C, a signal, a crash)
+    keeps its finished chunks: the same command with --resume continues it.
     """
-    from bollesim.experiment import Cell, check_precision, ruleset_record, run_cells
+    from bollesim.experiment import Cell, check_count, check_precision, ruleset_record, run_cells
     from bollesim.policy import load_policy
-    from bollesim.runner import ENGINES, run_to_dir
+    from bollesim.runfolder import open_run
+    from bollesim.runner import ENGINES
 
-    if games < 0:
-        raise UsageError(f"--games must be 0 or more, got {games}")
+    check_count("--games", games, "games")
+    check_count("--seed", seed, "seed")
     if engine not in ENGINES:
         raise UsageError(f"--engine must be fast or reference, got {engine!r}")
     if precision is not None:
         check_precision(precision)
     elif max_games is not None:
         raise UsageError("--max-games caps the games added for --precision: give --precision too")
+    mode = _mode(resume, restart)
     ruleset = _load(rules, set_, partial)
     chosen = load_policy(policy)
     params = _policy_params(chosen, param)
@@ -824,26 +906,13 @@ def run(
         "partial": str(partial) if partial else None,
         "overrides": list(set_ or []),
     }
-    extra = ruleset_record(ruleset, source)
-    outcome = None
-    with _cluster(cluster, workers, threads) as dask, _progress_bar(f"{policy} ({engine})") as bar:
-        task = bar.add_task("games", total=games)
-        if precision is None:
-            manifest = run_to_dir(
-                folder,
-                chosen,
-                games,
-                seed,
-                params={p.name: v for p, v in zip(chosen.parameters, params, strict=True)},
-                rules=ruleset,
-                engine=engine,
-                threads=threads,
-                chunk_size=chunk,
-                progress=lambda k: bar.advance(task, k),
-                extra_manifest=extra,
-                cluster=dask,
-            )
-        else:
+    try:
+        with (
+            _stop_on_signals(),
+            _cluster(cluster, workers, threads) as dask,
+            _progress_bar(f"{policy} ({engine})") as bar,
+        ):
+            task = bar.add_task("games", total=games)
             manifest, outcome = run_cells(
                 folder,
                 [Cell(0, chosen, params)],
@@ -856,18 +925,32 @@ def run(
                 chunk_size=chunk,
                 engine=engine,
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
-                extra_manifest=extra,
+                extra_manifest=ruleset_record(ruleset, source),
                 cluster=dask,
+                mode=mode,
             )
-    n, rates = _summary(folder / "games.parquet")
+    except KeyboardInterrupt as exc:
+        _interrupted(folder, exc)
+    n, rates = _summary(open_run(folder))
+    _said_resumed(folder, outcome)
     t = manifest["timings"]
     typer.echo(
-        f"{n:,} games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, "
-        f"engine ready in {t['warm_up_s']:.1f} s) -> {folder}"
+        printable(
+            f"{n:,} games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, "
+            f"engine ready in {t['warm_up_s']:.1f} s) -> {folder}"
+        )
     )
-    if outcome is not None:
+    if precision is not None:
         typer.echo(outcome.sentence())
     typer.echo(_rates_line(rates))
+
+
+def _said_resumed(folder: Path, outcome) -> None:
+    """A line on stderr when --resume found the run complete, or continued one."""
+    if outcome.already_complete:
+        typer.echo(printable(f"nothing to resume: {folder} holds this run, complete"), err=True)
+    elif outcome.saved_before:
+        typer.echo(f"resumed: {outcome.saved_before:,} games were saved already", err=True)
 
 
 @command(
@@ -877,6 +960,7 @@ def run(
         "bollesim sweep experiments/first_fire.toml -n 2000 --out results/quick",
         "bollesim sweep experiments/policies.toml --precision 0.005 --max-games 400000",
         "bollesim sweep experiments/first_fire.toml -n 100000 --cluster local --workers 2",
+        "bollesim sweep experiments/first_fire.toml --resume",
     ),
 )
 def sweep(
@@ -901,8 +985,11 @@ def sweep(
     precision: PrecisionOption = None,
     max_games: MaxGamesOption = None,
     threads: ThreadsOption = None,
+    chunk: ChunkOption = None,
     cluster: ClusterOption = None,
     workers: WorkersOption = None,
+    resume: ResumeOption = False,
+    restart: RestartOption = False,
 ) -> None:
     """Play every cell of an experiment on common random numbers.
 
@@ -910,61 +997,74 @@ def sweep(
     with `cell` and the parameter columns) and OUT/manifest.json (the cells and the spec).
 
     -n and --seed override the spec's games per cell and seed. Then:
-    `bollesim report OUT`, and `bollesim play --from OUT --game N --cell C`.
+    `bollesim report OUT`, and `bollesim play --from OUT --game N --cell C`. An interrupted
+    sweep keeps its finished chunks: the same command with --resume continues it.
     """
-    from bollesim.experiment import load_experiment
+    from bollesim.experiment import check_count, check_precision, load_experiment
     from bollesim.experiment import sweep as run_sweep
+    from bollesim.runfolder import open_run
 
-    if games is not None and games < 0:
-        raise UsageError(f"--games must be 0 or more, got {games}")
+    if games is not None:
+        check_count("--games", games, "games")
+    if seed is not None:
+        check_count("--seed", seed, "seed")
     if precision is not None:
-        from bollesim.experiment import check_precision
-
         check_precision(precision)
+    mode = _mode(resume, restart)
     experiment = load_experiment(spec)
     folder = out or Path("results") / experiment.name
     n_cells = len(experiment.cells)
-    with (
-        _cluster(cluster, workers, threads) as dask,
-        _progress_bar(f"{experiment.name} ({n_cells} cells)") as bar,
-    ):
-        task = bar.add_task("games", total=None)
-        manifest, outcome = run_sweep(
-            experiment,
-            folder,
-            games=games,
-            seed=seed,
-            precision=precision,
-            max_games=max_games,
-            threads=threads,
-            progress=lambda done, total: bar.update(task, completed=done, total=total),
-            cluster=dask,
-        )
+    try:
+        with (
+            _stop_on_signals(),
+            _cluster(cluster, workers, threads) as dask,
+            _progress_bar(printable(f"{experiment.name} ({n_cells} cells)")) as bar,
+        ):
+            task = bar.add_task("games", total=None)
+            manifest, outcome = run_sweep(
+                experiment,
+                folder,
+                games=games,
+                seed=seed,
+                precision=precision,
+                max_games=max_games,
+                threads=threads,
+                chunk_size=chunk,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                cluster=dask,
+                mode=mode,
+            )
+    except KeyboardInterrupt as exc:
+        _interrupted(folder, exc)
+    _said_resumed(folder, outcome)
     t = manifest["timings"]
     typer.echo(
-        f"{n_cells} cells x {outcome.games_per_cell:,} games = {manifest['n_games']:,} "
-        f"games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, engine "
-        f"ready in {t['warm_up_s']:.1f} s) -> {folder}"
+        printable(
+            f"{n_cells} cells x {outcome.games_per_cell:,} games = {manifest['n_games']:,} "
+            f"games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, engine "
+            f"ready in {t['warm_up_s']:.1f} s) -> {folder}"
+        )
     )
     if outcome.precision is not None:
         typer.echo(outcome.sentence())
-    _print_cells(folder)
-    typer.echo(f"Next: bollesim report {folder}")
+    _print_cells(open_run(folder))
+    typer.echo(printable(f"Next: bollesim report {shlex.quote(str(folder))}"))
 
 
-def _print_cells(folder: Path) -> None:
-    """One line of rates per cell, aggregated from a lazy scan (memory stays flat)."""
+def _print_cells(run) -> None:
+    """One line of rates per cell of a verified run, from a lazy scan (memory stays flat)."""
     import polars as pl
 
     from bollesim import analysis as A
 
-    scan = pl.scan_parquet(folder / "games.parquet")
+    scan = run.scan()
     first_rows = scan.group_by("cell").agg(pl.all().first()).collect()  # one row per cell
     if first_rows.height == 0:
         return
     labels = dict(A.cell_labels(first_rows).select("cell", "label").iter_rows())
     cols = ("operational", "tactical", "strategic", "political", "defeat")
     table = scan.group_by("cell").agg([pl.col(c).mean() for c in cols]).sort("cell").collect()
+    labels = {cell: printable(label) for cell, label in labels.items()}
     width = max(len(v) for v in labels.values())
     typer.echo(f"{'cell':>4}  {'':<{width}}  " + "  ".join(f"{c[:11]:>11}" for c in cols))
     for row in table.iter_rows():
@@ -997,22 +1097,26 @@ def report(
 
     report.html (one self-contained file, charts embedded), report.md and its charts as
     PNG files."""
-    if not run_dir.is_dir():
-        raise UsageError(f"{run_dir}: no such folder (give a run or sweep folder)")
-    if not (run_dir / "games.parquet").exists():
-        raise UsageError(
-            f"{run_dir}: no games.parquet (run `bollesim run` or `bollesim sweep` into it first)"
-        )
     from bollesim.report import write_report
+    from bollesim.runfolder import Workspace, open_run
 
-    try:
-        paths = write_report(run_dir, out)
-    except OSError as exc:
-        raise UsageError(
-            f"cannot write the report to {out or run_dir}: {exc.strerror or exc}"
-        ) from None
+    run = open_run(run_dir)  # refuses a folder it cannot trust, before taking any lock
+    into_run = out is None or os.path.abspath(out) == os.path.abspath(run_dir)
+    with Workspace(run_dir) if into_run else nullcontext():  # no run replaces it meanwhile
+        run = open_run(run_dir)
+        if run.n_games == 0:
+            raise UsageError(f"{run_dir} holds no games (a run of -n 0): there is nothing to report")
+        try:
+            paths = write_report(run_dir, out)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot write the report to {out or run_dir}: {exc.strerror or exc}"
+            ) from None
     typer.echo(
-        f"wrote {paths['html']} and {paths['markdown']} ({len(paths['charts'])} charts next to it)"
+        printable(
+            f"wrote {paths['html']} and {paths['markdown']} "
+            f"({len(paths['charts'])} charts next to it)"
+        )
     )
 
 

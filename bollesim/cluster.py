@@ -8,6 +8,11 @@ on this machine (game g is seeded from (seed, g) alone, DESIGN.md §3).
 
 Workers load policies by name from their own `policies/` and compile the engine on
 first use (numba caches it per machine), so every worker needs this package installed.
+
+A local cluster listens on the loopback interface only. Dask sends pickled data, so
+whoever can reach a scheduler or worker can run code on it: reach a remote cluster over
+TLS (a `tls://` address, with certificates in Dask's configuration) or on a network
+that only trusted machines share (README, "On a Dask cluster").
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from bollesim.policy import Policy, available_policies
 from bollesim.rules.loader import Ruleset
 
 CONNECT_TIMEOUT = "10s"
+LOOPBACK = "127.0.0.1"
+"""Where a local cluster's scheduler, workers and dashboard listen."""
 
 
 class Cluster:
@@ -43,11 +50,18 @@ class Cluster:
         self.address = address
         self._local = None
         if address == "local":
+            most = 4 * (os.cpu_count() or 1)
             n = workers if workers is not None else (os.cpu_count() or 1)
-            if n < 1:
-                raise UsageError(f"--workers must be 1 or more, got {n}")
+            if not 1 <= n <= most:
+                raise UsageError(f"--workers must be from 1 to {most} (4 per core), got {n}")
+            # Everything on the loopback interface: Dask moves pickled data, so a port
+            # open to the network would run code sent by anyone who can reach it.
             self._local = LocalCluster(
-                n_workers=n, threads_per_worker=1, dashboard_address=":0", silence_logs=40
+                n_workers=n,
+                threads_per_worker=1,
+                host=LOOPBACK,
+                dashboard_address=f"{LOOPBACK}:0",
+                silence_logs=40,
             )
             self.client = Client(self._local)
             threads = threads or max(1, (os.cpu_count() or 1) // n)

@@ -20,22 +20,27 @@ The cells are the Cartesian product of each grid's lists (first list slowest), g
 file order, numbered from 0. Every cell plays the same game indices 0..N-1, hence the same
 seeds (common random numbers, DESIGN.md §3), so two cells can be compared game by game.
 
-`sweep` writes OUT/games.parquet (one row per game of every cell: `cell`, the union of the
-cells' parameter columns, null where a policy has no such parameter) and OUT/manifest.json
-(the runner's fields, `cells`, the spec, and the ruleset data so that any game can be
-replayed exactly with `replay_from_run`). Both are written under temporary names and
-renamed when complete.
+`sweep` and `run_cells` write a run folder (runfolder.py): OUT/games.parquet (one row per
+game of every cell: `cell`, the union of the cells' parameter columns, null where a policy
+has no such parameter) and OUT/manifest.json (the cells, the spec, and the ruleset data so
+that any game can be replayed exactly with `replay_from_run`). An interrupted sweep
+continues with mode="resume" (`--resume`).
+
+Every count a spec or the command line may set has a range (LIMITS); a value outside it is
+a one-line error naming the key.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
-import json
 import math
 import re
 import time
 import tomllib
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -46,6 +51,7 @@ import polars as pl
 from bollesim.errors import UsageError
 from bollesim.policy import Policy, load_policy
 from bollesim.rules.loader import Ruleset, RulesetError, build, load_ruleset
+from bollesim.runner import RESULT_COLUMNS
 
 if TYPE_CHECKING:
     from bollesim.cluster import Cluster
@@ -65,10 +71,32 @@ SPEC_KEYS = (
 GRID_KEYS = ("policy", "params")
 PRECISION_RATES = ("operational", "tactical", "strategic", "political", "defeat")
 """The rates `--precision` watches, in every cell."""
+RATE_COLUMNS = [[name for name, _ in RESULT_COLUMNS].index(rate) for rate in PRECISION_RATES]
+"""Where they are in the engine's result array."""
 DEFAULT_MAX_GAMES = 1_000_000
 """Games per cell at most when adding games for --precision, unless told otherwise."""
 Z95 = 1.96
+LIMITS = {
+    "games": (0, 10**15),  # per cell; game indices stay exact in int64 and float64
+    "max_games": (1, 10**15),
+    "seed": (0, 2**63 - 1),
+    "cells": (1, 100_000),
+    "chunk": (1, 10**7),
+    "overrides": (0, 1_000),
+    "name": (1, 100),  # characters: the name is the default out folder's
+    "description": (0, 10_000),  # characters
+}
+"""The range of every count a spec or the command line sets: (lowest, highest)."""
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def check_count(what: str, value: int, limit: str, low: int | None = None) -> int:
+    """`value` if it is a whole number within LIMITS[limit] (from `low` if given)."""
+    lowest, highest = LIMITS[limit]
+    lowest = lowest if low is None else low
+    if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= highest:
+        raise UsageError(f"{what} must be a whole number from {lowest:,} to {highest:,}, got {value!r}")
+    return value
 
 
 # --------------------------------------------------------------------------- the spec
@@ -80,14 +108,35 @@ class Cell:
 
     cell: int
     policy: Policy
-    params: np.ndarray  # float64, in the policy's PARAMETERS order
+    params: np.ndarray  # float64 in PARAMETERS order: one vector, or one row per game
+
+    @property
+    def per_game(self) -> bool:
+        return self.params.ndim == 2
+
+    def chunk_params(self, a: int, b: int) -> np.ndarray:
+        """The parameter rows of games a..b-1 (a read-only view when every game shares them)."""
+        if self.per_game:
+            return self.params[a:b]
+        return np.broadcast_to(self.params, (b - a, len(self.params)))
 
     def param_dict(self) -> dict[str, float]:
         return {p.name: float(v) for p, v in zip(self.policy.parameters, self.params, strict=True)}
 
     def describe(self) -> dict:
         """The manifest's record of the cell: {cell, policy, params}."""
-        return {"cell": self.cell, "policy": self.policy.name, "params": self.param_dict()}
+        params = PER_GAME if self.per_game else self.param_dict()
+        return {"cell": self.cell, "policy": self.policy.name, "params": params}
+
+    def key(self) -> dict:
+        """What makes the cell's rows: its policy and parameters (a hash when per game)."""
+        if not self.per_game:
+            return {"policy": self.policy.name, "params": self.param_dict()}
+        digest = hashlib.sha256(np.ascontiguousarray(self.params).tobytes()).hexdigest()
+        return {"policy": self.policy.name, "params_sha256": digest}
+
+
+PER_GAME = "per game (see the parameter columns)"
 
 
 @dataclass(frozen=True)
@@ -121,18 +170,22 @@ class _Spec:
             if key not in allowed:
                 self.fail(prefix + key, f"unknown key (known: {', '.join(allowed)})")
 
-    def whole(self, table: dict, key: str, low: int, default=None, prefix: str = "") -> int:
+    def whole(self, table: dict, key: str, limit: str, low: int | None = None, default=None) -> int:
+        lowest, highest = LIMITS[limit]
+        lowest = lowest if low is None else low
         value = table.get(key, default)
         if value is None:
-            self.fail(prefix + key, f"missing: give a whole number of {low} or more")
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            self.fail(prefix + key, f"expected a whole number of {low} or more, got {value!r}")
+            self.fail(key, f"missing: give a whole number from {lowest:,} to {highest:,}")
+        if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= highest:
+            self.fail(key, f"expected a whole number from {lowest:,} to {highest:,}, got {value!r}")
         return value
 
-    def text(self, table: dict, key: str, default=None) -> str | None:
+    def text(self, table: dict, key: str, default=None, limit: str | None = None) -> str | None:
         value = table.get(key, default)
         if value is not None and not isinstance(value, str):
             self.fail(key, f"expected a string, got {value!r}")
+        if value is not None and limit is not None and len(value) > LIMITS[limit][1]:
+            self.fail(key, f"longer than {LIMITS[limit][1]:,} characters")
         return value
 
     def number(self, value, key: str) -> float:
@@ -157,15 +210,16 @@ class _Spec:
 
 def read_spec(path: str | Path) -> dict:
     """The TOML of a spec file (UsageError naming the file if unreadable or not TOML)."""
+    from bollesim.inputs import TOML_LIMIT, read_text
+
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the experiment file ({exc.strerror})") from None
+    text = read_text(path, TOML_LIMIT)
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise UsageError(f"{path}: not valid TOML: nested too deeply") from None
 
 
 def load_experiment(path: str | Path) -> Experiment:
@@ -175,23 +229,23 @@ def load_experiment(path: str | Path) -> Experiment:
     data = read_spec(path)
     s = _Spec(path)
     s.known(data, SPEC_KEYS)
-    name = s.text(data, "name", path.stem)
+    name = s.text(data, "name", path.stem, limit="name")
     if not _NAME.fullmatch(name):
         s.fail(
             "name", f"use letters, digits, '_', '-' or '.' (it names the out folder), got {name!r}"
         )
-    description = s.text(data, "description", "") or ""
-    seed = s.whole(data, "seed", 0, default=1)
-    if seed >= 2**63:
-        s.fail("seed", f"must be below 2**63, got {seed}")
-    games = s.whole(data, "games", 1)
+    description = s.text(data, "description", "", limit="description") or ""
+    seed = s.whole(data, "seed", "seed", default=1)
+    games = s.whole(data, "games", "games", low=1)
     precision = data.get("precision")
     if precision is not None:
         precision = check_precision(s.number(precision, "precision"), f"{path}: precision")
-    max_games = s.whole(data, "max_games", 1) if "max_games" in data else None
+    max_games = s.whole(data, "max_games", "max_games") if "max_games" in data else None
     overrides = data.get("overrides", [])
     if not isinstance(overrides, list) or not all(isinstance(o, str) for o in overrides):
         s.fail("overrides", 'expected a list of "KEY=VALUE" strings, e.g. ["roe.fire_allowed=10"]')
+    if len(overrides) > LIMITS["overrides"][1]:
+        s.fail("overrides", f"more than {LIMITS['overrides'][1]:,} overrides")
     ruleset_file, partial = s.file(data, "ruleset"), s.file(data, "partial")
     try:
         rules = load_ruleset(ruleset_file, overrides, partial)
@@ -203,6 +257,8 @@ def load_experiment(path: str | Path) -> Experiment:
         s.fail("grid", "missing: give at least one [[grid]] table with a policy")
     if not isinstance(grids, list) or not grids or not all(isinstance(g, dict) for g in grids):
         s.fail("grid", "expected one or more [[grid]] tables, each with a policy and params")
+    if len(grids) > LIMITS["cells"][1]:
+        s.fail("grid", f"more than {LIMITS['cells'][1]:,} grids")
     cells: list[Cell] = []
     for i, grid in enumerate(grids):
         cells.extend(_grid_cells(s, grid, f"grid[{i}].", len(cells)))
@@ -244,6 +300,8 @@ def _grid_cells(s: _Spec, grid: dict, prefix: str, first: int) -> list[Cell]:
         values = raw if isinstance(raw, list) else [raw]
         if not values:
             s.fail(key, "empty list: give at least one value")
+        if len(values) > LIMITS["cells"][1]:
+            s.fail(key, f"more than {LIMITS['cells'][1]:,} values")
         checked = []
         for j, value in enumerate(values):
             item = f"{key}[{j}]" if isinstance(raw, list) else key
@@ -255,6 +313,9 @@ def _grid_cells(s: _Spec, grid: dict, prefix: str, first: int) -> list[Cell]:
             checked.append(number)
         axes.append((pname, checked))
     names = [a for a, _ in axes]
+    most = LIMITS["cells"][1]
+    if first + math.prod(len(values) for _, values in axes) > most:
+        s.fail(prefix + "params", f"the spec would make more than {most:,} cells")
     cells = []
     for combo in itertools.product(*(values for _, values in axes)):
         vector = policy.param_vector(dict(zip(names, combo, strict=True)))
@@ -308,7 +369,9 @@ def _round_up(n: int, unit: int) -> int:
 
 @dataclass
 class Outcome:
-    """What a run of cells came to: games per cell and, with --precision, why it stopped."""
+    """What a run of cells came to: games per cell and, with --precision, why it stopped.
+    `saved_before` counts the games an interrupted run had saved when this session resumed
+    it; `already_complete` says a resumed run had nothing left to play."""
 
     games_per_cell: int
     n_cells: int = 1
@@ -318,6 +381,8 @@ class Outcome:
     worst_cell: int | None = None
     worst_rate: str | None = None
     cap: int | None = None
+    saved_before: int = 0
+    already_complete: bool = False
 
     def sentence(self) -> str:
         """One line: how many games, and whether the precision or the game cap stopped it."""
@@ -339,6 +404,35 @@ class Outcome:
             f"half-width is {worst}, above the {asked} asked"
         )
 
+    def record(self) -> dict | None:
+        """The manifest's `precision` field (None without --precision)."""
+        if self.precision is None:
+            return None
+        return {
+            "half_width": self.precision,
+            "max_games": self.cap,
+            "reached": self.reached,
+            "largest_half_width": self.worst_half_width,
+            "largest_in": {"cell": self.worst_cell, "rate": self.worst_rate},
+        }
+
+    @classmethod
+    def from_manifest(cls, manifest: dict) -> Outcome:
+        """The outcome a committed run recorded (inverse of record())."""
+        p = manifest.get("precision") or {}
+        where = p.get("largest_in") or {}
+        return cls(
+            manifest.get("games_per_cell") or 0,
+            manifest.get("n_cells") or 1,
+            p.get("half_width"),
+            p.get("reached"),
+            p.get("largest_half_width"),
+            where.get("cell"),
+            where.get("rate"),
+            p.get("max_games"),
+            already_complete=True,
+        )
+
 
 def run_cells(
     out_dir: str | Path,
@@ -355,119 +449,273 @@ def run_cells(
     progress: Callable[[int, int], None] | None = None,
     extra_manifest: dict | None = None,
     cluster: Cluster | None = None,
+    mode: str = "new",
 ) -> tuple[dict, Outcome]:
-    """Play games 0..games-1 of every cell into out_dir/games.parquet + manifest.json
-    (with a cluster.Cluster, as tasks on its workers).
+    """Play games 0..games-1 of every cell into the run folder out_dir (runfolder.py), here
+    or, with a cluster.Cluster, as tasks on its workers. Returns (manifest, outcome).
 
     With `precision`, keep adding games (continuing the game indices, so the seed scheme is
     unchanged and every cell still plays the same games) until every cell's rates of
     PRECISION_RATES have a 95% Wilson half-width of at most `precision`, or a cell has
     `max_games` games (default DEFAULT_MAX_GAMES). progress(done, total) gets game counts
-    over all cells. Returns (manifest, outcome)."""
-    from bollesim import runner as R
+    over all cells.
 
-    if games < 0:
-        raise UsageError(f"the number of games must be 0 or more, got {games}")
-    if not 0 <= seed < 2**63:
-        raise UsageError(f"the seed must be a whole number from 0 to 2**63 - 1, got {seed}")
+    Finished chunks are saved as they complete. mode "resume" continues an interrupted run
+    (its saved chunks are not played again; the result is the same file as an uninterrupted
+    run's), "restart" discards it, and the default "new" refuses a folder holding one.
+    `chunk_size` defaults to the interrupted run's when resuming, else runner.DEFAULT_CHUNK.
+    """
+    from bollesim import runner as R
+    from bollesim.runfolder import Workspace, interrupted_run, manifest_fields
+
+    check_count("the number of games", games, "games")
+    check_count("the seed", seed, "seed")
     if not cells:
         raise UsageError("no cells to play")
+    check_count("the number of cells", len(cells), "cells")
     if precision is not None:
         check_precision(precision)
+        if any(c.per_game for c in cells):
+            raise UsageError("--precision adds games: give one parameter set, not one per game")
     elif max_games is not None:
         raise UsageError("--max-games caps the games added for --precision: give --precision too")
-    cap = max_games if max_games is not None else DEFAULT_MAX_GAMES
-    if cap < 1:
-        raise UsageError(f"--max-games must be 1 or more, got {cap}")
-    chunk_size = max(1, chunk_size or R.DEFAULT_CHUNK)
-    out_dir = R.prepare_dir(out_dir)
+    cap = check_count("--max-games", max_games, "max_games") if max_games else DEFAULT_MAX_GAMES
+    if chunk_size is not None:
+        check_count("--chunk", chunk_size, "chunk")
     if engine not in R.ENGINES:
         raise UsageError(f"unknown engine {engine!r} (choose fast or reference)")
+    if mode not in ("new", "resume", "restart"):
+        raise UsageError(f"unknown mode {mode!r} (new, resume or restart)")
+    extra = {**ruleset_record(rules), **(extra_manifest or {})}
+    unknown = sorted(set(extra) - set(manifest_fields()))
+    if unknown:
+        raise UsageError(f"{unknown[0]!r} is not a manifest field (see bollesim.runfolder)")
     R.set_threads(threads)
 
-    columns = _columns(cells)
-    t0 = time.perf_counter()
-    warm = R.warm_up(rules, cells[0].policy, engine, cluster)
-    counts = np.zeros((len(cells), len(PRECISION_RATES)), dtype=np.int64)
-    target = min(games, cap) if precision is not None else games
-    unit = 10 ** max(0, len(str(max(games, 1))) - 2)  # 2000 -> added in hundreds
-    done = 0
-    outcome = Outcome(0, len(cells))
-    with R.ParquetSink(out_dir / "games.parquet") as sink:
-        t1 = time.perf_counter()
-        while True:
-            if progress:
-                progress(done * len(cells), target * len(cells))
-            jobs = [  # every cell's games a..b, chunk after chunk
-                (a + done, b + done, i, np.broadcast_to(cell.params, (b - a, len(cell.params))))
-                for a, b in R.chunks(target - done, chunk_size)
-                for i, cell in enumerate(cells)
-            ]
-            played = R.play_chunks(
-                rules, ((cells[i].policy, m, seed, a) for a, _, i, m in jobs), engine, cluster
-            )
-            for (a, b, i, matrix), results in zip(jobs, played, strict=True):
-                cell = cells[i]
-                frame = R.to_frame(results, cell.policy, matrix, seed, a, cell=cell.cell)
-                counts[i] += frame.select(pl.col(PRECISION_RATES).sum()).row(0)
-                sink.write(_conform(frame, columns).to_arrow())
-                if progress:
-                    progress(a * len(cells) + (i + 1) * (b - a), target * len(cells))
-            done = target
-            outcome = _judge(counts, done, precision, cap)
-            if precision is None or outcome.reached or done >= cap:
-                break
-            need = games_needed(counts / done, precision, cap)
-            target = min(cap, _round_up(max(done + unit, math.ceil(need * 1.02)), unit))
-        empty = R.to_frame(
-            np.zeros((0, len(R.RESULT_COLUMNS)), dtype=np.int64),
-            cells[0].policy,
-            np.zeros((0, len(cells[0].params))),
-            seed,
-            0,
-            cell=cells[0].cell,
-        )
-        sink.commit(_conform(empty, columns).to_arrow())
-        run_seconds = time.perf_counter() - t1
-
-    total = done * len(cells)
-    manifest = _manifest(R, rules, cells, seed, total, engine, threads, chunk_size)
-    manifest["games_per_cell"] = done
-    if precision is not None:
-        manifest["precision"] = {
-            "half_width": precision,
-            "max_games": cap,
-            "reached": outcome.reached,
-            "largest_half_width": outcome.worst_half_width,
-            "largest_in": {"cell": outcome.worst_cell, "rate": outcome.worst_rate},
+    ws = Workspace(out_dir)
+    ws.check_replaceable()  # refusals first: nothing is written for a request refused
+    waiting = interrupted_run(ws.out) if mode == "resume" else None
+    if chunk_size is None and mode == "resume":  # the chunks of the run being resumed
+        before = waiting.plan if waiting is not None else _committed_plan(ws.out)
+        chunk_size = before.get("chunk_size")
+    plan = {
+        "ruleset_hash": rules.digest,
+        "seed": seed,
+        "games": games,
+        "precision": precision,
+        "max_games": cap if precision is not None else None,
+        "chunk_size": chunk_size or R.DEFAULT_CHUNK[engine],
+        "engine": engine,
+        "cells": [c.key() for c in cells],
+        "planned": (min(games, cap) if precision is not None else games) * len(cells),
+    }
+    play = _Session(ws, cells, rules, seed, plan, engine, cluster, progress)
+    play.check_resources(games, cap, waiting.saved if waiting is not None else 0)
+    with ws:
+        if mode == "resume" and interrupted_run(ws.out) is None:
+            done = _complete_run(ws.out, plan)
+            if done is not None:
+                return done, Outcome.from_manifest(done)
+        saved = ws.start(plan, mode)
+        outcome = play.rounds(saved, games, cap)
+        fields = {
+            **_manifest_fields(rules, cells, seed, play, engine, threads),
+            "plan": {k: v for k, v in plan.items() if k != "planned"},
+            "n_games": outcome.games_per_cell * len(cells),
+            "games_per_cell": outcome.games_per_cell,
+            "precision": outcome.record(),
+            "stopped": outcome.sentence() if precision is not None else None,
+            "sessions": ws.sessions,
+            "cluster": cluster.describe() if cluster is not None else None,
+            **extra,
         }
-        manifest["stopped"] = outcome.sentence()
-    manifest["timings"] = R.timings(warm, run_seconds, t0, total)
-    if cluster is not None:
-        manifest["cluster"] = cluster.describe()
-    manifest.update(extra_manifest or {})
-    R.write_json(out_dir / "manifest.json", manifest)
+        manifest = ws.commit(fields, play.schema)
     return manifest, outcome
 
 
-def _columns(cells) -> list[tuple[str, pl.DataType]]:
-    """The dataset's columns: to_frame's, with the union of the cells' parameters."""
-    from bollesim import runner as R
+def _committed_plan(out: Path) -> dict:
+    """The plan recorded by the run in out, or {} (unreadable folders are judged later)."""
+    from bollesim.runfolder import RunFolderError, read_manifest
 
-    params: list[str] = []
+    try:
+        return read_manifest(out).plan or {}
+    except RunFolderError:
+        return {}
+
+
+def _complete_run(out: Path, plan: dict) -> dict | None:
+    """The manifest of out if it holds the complete run of `plan`, else None."""
+    from bollesim.runfolder import RunFolderError, open_run
+
+    try:
+        manifest = open_run(out).manifest
+    except RunFolderError:
+        return None
+    asked = {k: v for k, v in plan.items() if k != "planned"}
+    return manifest if manifest.get("plan") == asked else None
+
+
+class _Session:
+    """One session of play of a run of cells: the rounds of games (one round, or more with
+    --precision), each round's chunks as jobs (span, cell), saved chunks skipped."""
+
+    def __init__(self, ws, cells, rules, seed, plan, engine, cluster, progress):
+        from bollesim import runner as R
+        from bollesim.runfolder import CHECKPOINT_ROWS
+
+        self.ws, self.cells, self.rules, self.seed = ws, list(cells), rules, seed
+        self.plan, self.engine, self.cluster, self.progress = plan, engine, cluster, progress
+        self.chunk = plan["chunk_size"]
+        self.precision = plan["precision"]
+        self.schema = R.dataset_schema(_param_names(cells))
+        self.index = {c.cell: i for i, c in enumerate(cells)}
+        self.counts = np.zeros((len(cells), len(PRECISION_RATES)), dtype=np.int64)
+        self.played = 0  # games played (or found saved) so far, over all cells
+        self.saved_before = 0  # games an interrupted run had saved
+        self.warm_s = self.run_s = 0.0
+        self.t0 = time.perf_counter()
+        ws.flush_rows = max(self.chunk, CHECKPOINT_ROWS)
+
+    def check_resources(self, games: int, cap: int, saved: int) -> None:
+        """Refuse a run the disk or memory cannot hold, with the estimate (resources.py);
+        `saved` games are on disk already."""
+        from bollesim import resources
+
+        most = (cap if self.precision is not None else games) * len(self.cells)
+        resources.check_disk(self.ws.out, max(0, most - saved), most)
+        workers = len(self.cluster.workers) if self.cluster is not None else 0
+        in_flight = 2 * workers + 3  # playing, being written, being saved (+ tasks)
+        chunk = min(self.chunk, max(1, most // len(self.cells)))
+        rows = in_flight * chunk + min(self.ws.flush_rows, most)
+        resources.check_memory(
+            rows * resources.MEMORY_BYTES_PER_GAME,
+            f"a chunk of {self.chunk:,} games",
+            "give a smaller --chunk",
+        )
+
+    def rounds(self, saved, games: int, cap: int) -> Outcome:
+        """Play every round; returns the outcome. Saved chunks of rounds that never come
+        (impossible unless the folder was tampered with) are removed."""
+        from bollesim import runner as R
+
+        by_round: dict[int, list] = {}
+        for chunk in saved:
+            by_round.setdefault(chunk.round, []).append(chunk)
+        self.warm_s = R.warm_up(self.rules, self.cells[0].policy, self.engine, self.cluster)
+        t1 = time.perf_counter()
+        done, target = 0, (min(games, cap) if self.precision is not None else games)
+        unit = 10 ** max(0, len(str(max(games, 1))) - 2)  # 2000 -> added in hundreds
+        while True:
+            self._round(done, target, by_round.pop(done, []))
+            done = target
+            outcome = _judge(self.counts, done, self.precision, cap)
+            if self.precision is None or outcome.reached or done >= cap:
+                break
+            need = games_needed(self.counts / done, self.precision, cap)
+            target = min(cap, _round_up(max(done + unit, math.ceil(need * 1.02)), unit))
+        for chunk in itertools.chain.from_iterable(by_round.values()):
+            chunk.path.unlink()
+        self.run_s = time.perf_counter() - t1
+        outcome.saved_before = self.saved_before = sum(c.rows for c in saved)
+        return outcome
+
+    def _job_rows(self, done: int, target: int, job: int) -> int:
+        a = done + (job // len(self.cells)) * self.chunk
+        return min(target, a + self.chunk) - a
+
+    def _round(self, done: int, target: int, saved: list) -> None:
+        """Play games done..target-1 of every cell, except the jobs of saved chunks."""
+        from bollesim import runner as R
+
+        n_jobs = -(-(target - done) // self.chunk) * len(self.cells)
+        kept = []
+        for chunk in saved:
+            rows = sum(self._job_rows(done, target, j) for j in range(chunk.first, chunk.end))
+            if chunk.end <= n_jobs and rows == chunk.rows:
+                kept.append(chunk)
+            else:
+                chunk.path.unlink()
+        for chunk in kept:
+            if self.precision is not None:
+                self._count(self.ws.read_chunk(chunk))
+            self.played += chunk.rows
+        self._report(done, target)
+        jobs: deque = deque()
+
+        def feed():
+            for job, a, b, i in _unsaved_jobs(len(self.cells), done, target, self.chunk, kept):
+                jobs.append((job, a, b, i))
+                yield self.cells[i].policy, self.cells[i].chunk_params(a, b), self.seed, a
+
+        pending = None
+        try:
+            with ThreadPoolExecutor(1) as writer:
+                for results in R.play_chunks(self.rules, feed(), self.engine, self.cluster):
+                    if pending is not None:
+                        pending.result()
+                    # chunk k is written while chunk k + 1 plays (the kernel releases the GIL)
+                    pending = writer.submit(self._keep, done, target, *jobs.popleft(), results)
+                if pending is not None:
+                    pending.result()
+                    pending = None
+            self.ws.flush()
+        except KeyboardInterrupt:  # Ctrl-C or a signal (cli.py): save what is finished
+            if pending is not None and not pending.cancelled():
+                pending.exception()
+            self.ws.flush()
+            raise
+
+    def _keep(self, done: int, target: int, job: int, a: int, b: int, i: int, results) -> None:
+        """A finished job: its rows to the workspace, its outcomes to the counts."""
+        from bollesim import runner as R
+
+        cell = self.cells[i]
+        params = cell.chunk_params(a, b)
+        table = R.to_table(results, cell.policy, params, self.seed, a, cell.cell, self.schema)
+        if self.precision is not None:
+            self.counts[i] += results[:, RATE_COLUMNS].sum(axis=0)
+        self.ws.add(done, job, table)
+        self.played += b - a
+        self._report(done, target)
+
+    def _count(self, table) -> None:
+        sums = (
+            pl.from_arrow(table.select(["cell", *PRECISION_RATES]))
+            .group_by("cell")
+            .agg(pl.col(PRECISION_RATES).sum())
+        )
+        for row in sums.iter_rows():
+            self.counts[self.index[row[0]]] += row[1:]
+
+    def _report(self, done: int, target: int) -> None:
+        if self.progress:
+            self.progress(self.played, target * len(self.cells))
+
+
+def _unsaved_jobs(
+    n_cells: int, done: int, target: int, chunk: int, saved: list
+) -> Iterator[tuple[int, int, int, int]]:
+    """(job, first game, end game, cell index) of a round's jobs that no saved chunk holds,
+    lazily: job j is span j // n_cells of `chunk` games of cell j % n_cells."""
+    covered = iter(saved)
+    nxt = next(covered, None)
+    job = 0
+    for a in range(done, target, chunk):
+        b = min(target, a + chunk)
+        for i in range(n_cells):
+            while nxt is not None and nxt.end <= job:
+                nxt = next(covered, None)
+            if nxt is None or not nxt.first <= job < nxt.end:
+                yield job, a, b, i
+            job += 1
+
+
+def _param_names(cells) -> list[str]:
+    """The union of the cells' parameters, in order of first appearance."""
+    names: list[str] = []
     for cell in cells:
-        params += [p.name for p in cell.policy.parameters if p.name not in params]
-    head = [("game", pl.Int64), ("seed", pl.Int64), ("policy", pl.Utf8), ("cell", pl.Int32)]
-    return head + [(p, pl.Float64) for p in params] + list(R.RESULT_COLUMNS)
-
-
-def _conform(frame: pl.DataFrame, columns) -> pl.DataFrame:
-    return frame.select(
-        [
-            pl.col(c).cast(t) if c in frame.columns else pl.lit(None, dtype=t).alias(c)
-            for c, t in columns
-        ]
-    )
+        names += [p.name for p in cell.policy.parameters if p.name not in names]
+    return names
 
 
 def _judge(counts: np.ndarray, n: int, precision: float | None, cap: int) -> Outcome:
@@ -488,20 +736,35 @@ def _judge(counts: np.ndarray, n: int, precision: float | None, cap: int) -> Out
     )
 
 
-def _manifest(
-    R, rules: Ruleset, cells, seed: int, total: int, engine: str, threads, chunk_size
-) -> dict:
-    first = cells[0]
-    manifest = R.make_manifest(
-        rules, first.policy, first.params[None, :], seed, total, engine, threads, chunk_size
-    )
+def _manifest_fields(rules: Ruleset, cells, seed: int, play: _Session, engine, threads) -> dict:
+    """The manifest fields that describe what was played and on what (runfolder.Manifest)."""
+    import numba
+
+    from bollesim import __version__
+    from bollesim import runner as R
+
     policies = list(dict.fromkeys(c.policy.name for c in cells))
     if len(cells) > 1:
-        manifest["policy"] = policies[0] if len(policies) == 1 else ", ".join(policies)
-        manifest["params"] = "per cell (see cells)"
-    manifest["n_cells"] = len(cells)
-    manifest["cells"] = [c.describe() for c in cells]
-    return manifest
+        params = "per cell (see cells)"
+    else:
+        params = cells[0].describe()["params"]
+    games = play.played - play.saved_before  # in this session
+    return {
+        "version": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "seed": seed,
+        "n_cells": len(cells),
+        "cells": [c.describe() for c in cells],
+        "policy": ", ".join(policies),
+        "params": params,
+        "ruleset": rules.name,
+        "ruleset_hash": rules.digest,
+        "engine": engine,
+        "threads": threads or numba.get_num_threads(),
+        "chunk_size": play.chunk,
+        "machine": R.machine(),
+        "timings": R.timings(play.warm_s, play.run_s, play.t0, games),
+    }
 
 
 def ruleset_record(rules: Ruleset, source: dict | None = None) -> dict:
@@ -521,12 +784,14 @@ def sweep(
     precision: float | None = None,
     max_games: int | None = None,
     threads: int | None = None,
+    chunk_size: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     cluster: Cluster | None = None,
+    mode: str = "new",
 ) -> tuple[dict, Outcome]:
     """Play every cell of an experiment on common random numbers (arguments given here
     override the spec's) into out_dir (default results/<name>), here or on a cluster.
-    Returns (manifest, outcome)."""
+    mode: "new", "resume" or "restart", as for run_cells. Returns (manifest, outcome)."""
     out = Path(out_dir) if out_dir is not None else Path("results") / experiment.name
     if precision is None and max_games is not None and experiment.precision is None:
         raise UsageError("--max-games caps the games added for --precision: give --precision too")
@@ -549,9 +814,11 @@ def sweep(
         precision=precision,
         max_games=max_games,
         threads=threads,
+        chunk_size=chunk_size,
         progress=progress,
         extra_manifest=extra,
         cluster=cluster,
+        mode=mode,
     )
 
 
@@ -570,19 +837,14 @@ class Replay:
 
 def find_row(run_dir: str | Path, game: int, cell: int | None = None) -> tuple[dict, dict]:
     """(row, manifest) of game `game` (in cell `cell`) of a run or sweep folder."""
-    run_dir = Path(run_dir)
-    games_path, manifest_path = run_dir / "games.parquet", run_dir / "manifest.json"
-    if not games_path.exists():
-        raise UsageError(f"{run_dir}: no games.parquet (is this a run or sweep folder?)")
-    if not manifest_path.exists():
-        raise UsageError(f"{run_dir}: no manifest.json: the run's ruleset is unknown")
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    scan = pl.scan_parquet(games_path)
-    rows = scan.filter(pl.col("game") == game).collect()
+    from bollesim.runfolder import open_run
+
+    run = open_run(run_dir)
+    manifest = run.manifest
+    scan = run.scan()
+    rows = run.collect(scan.filter(pl.col("game") == game))
     if rows.height == 0:
-        span = scan.select(
-            pl.col("game").min().alias("a"), pl.col("game").max().alias("b")
-        ).collect()
+        span = run.collect(scan.select(pl.col("game").min().alias("a"), pl.col("game").max().alias("b")))
         a, b = span.row(0)
         held = "it holds no games" if a is None else f"its games are {a}..{b}"
         raise UsageError(f"game {game} is not in {run_dir} ({held})")

@@ -121,15 +121,13 @@ def _games(n: int) -> str:
 
 
 def load_run(run_dir: str | Path) -> tuple[pl.DataFrame, dict]:
-    """(games, manifest) of a run directory; a clear error if either is missing."""
-    run_dir = Path(run_dir)
-    games_path = run_dir / "games.parquet"
-    manifest_path = run_dir / "manifest.json"
-    if not games_path.exists():
-        raise FileNotFoundError(f"{run_dir}: no games.parquet (is this a run or sweep folder?)")
-    manifest = json.loads(manifest_path.read_text(encoding="utf-8")) \
-        if manifest_path.exists() else {}
-    games = pl.read_parquet(games_path)
+    """(games, manifest) of a run directory, verified by runfolder.open_run (which raises
+    RunFolderError, one line, for a folder it cannot trust)."""
+    from bollesim.runfolder import open_run
+
+    run = open_run(run_dir)
+    manifest = run.manifest
+    games = run.read()
     if "cell" not in games.columns:
         games = games.with_columns(pl.lit(0, dtype=pl.Int32).alias("cell"))
     if "policy" not in games.columns:

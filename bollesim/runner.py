@@ -1,5 +1,6 @@
 """Batches of games: `simulate` returns one row per game (DESIGN.md §5); `run_to_dir`
-streams a large batch to Parquet in chunks, so memory stays flat however many games.
+plays a large batch into a run folder (runfolder.py) chunk by chunk, so memory stays flat
+however many games.
 
 Game g of a run is seeded from (seed, g) alone, so rows do not depend on the engine, the
 number of threads or the chunk size.
@@ -7,17 +8,16 @@ number of threads or the chunk size.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from bollesim import events as E
 from bollesim.errors import UsageError
@@ -27,7 +27,9 @@ from bollesim.rules.loader import Ruleset, load_ruleset
 if TYPE_CHECKING:
     from bollesim.cluster import Cluster
 
-# Result columns in the fast engine's order (engine/layout.py R_*), with their dtypes.
+# The columns before the parameters, and the result columns in the fast engine's order
+# (engine/layout.py R_*), with their dtypes.
+HEAD_COLUMNS = (("game", pl.Int64), ("seed", pl.Int64), ("policy", pl.Utf8), ("cell", pl.Int32))
 RESULT_COLUMNS = (
     ("operational", pl.Boolean),
     ("tactical", pl.Boolean),
@@ -48,8 +50,21 @@ RESULT_COLUMNS = (
     ("random_draws", pl.Int32),
 )
 NULL_WHEN_ZERO = ("first_fire_turn", "first_fire_roe", "airstrike_turn")
+ARROW_TYPES = {
+    pl.Boolean: pa.bool_(),
+    pl.Int16: pa.int16(),
+    pl.Int32: pa.int32(),
+    pl.Int64: pa.int64(),
+    pl.Float64: pa.float64(),
+    pl.Utf8: pa.string(),
+}
 ENGINES = ("fast", "reference")
-DEFAULT_CHUNK = 250_000
+DEFAULT_CHUNK = {"fast": 250_000, "reference": 1_000}
+"""Games per chunk: a few seconds of play on two cores for either engine."""
+SMALL_CHUNK = 256
+"""Below this many games a chunk plays on one thread: waking the thread pool costs more."""
+FRAME_BYTES_PER_GAME = 200
+"""Memory of one row of simulate()'s DataFrame, with room for the chunk being built."""
 
 
 def resolve_policy(policy: str | Policy) -> Policy:
@@ -103,13 +118,22 @@ def play_chunk(
 
     n = params.shape[0]
     out = np.zeros((n, L.N_RESULTS), dtype=np.int64)
+    # Both engines hand rows of params to the compiled decide(), which takes writable
+    # contiguous float64 vectors: a read-only broadcast view is copied here.
+    params = np.require(params, np.float64, ["C", "W"])
     if engine == "fast":
+        import numba
+
         from bollesim.engine.play import play_batch
-        from bollesim.engine.tables import pack_rules
 
         block = max(1, min(1024, n // 64))
-        params = np.require(params, np.float64, ["C", "W"])  # a broadcast view is copied
-        play_batch(pack_rules(rules), policy.decide, params, seed, first_game, out, block)
+        threads = numba.get_num_threads()
+        if n < SMALL_CHUNK:
+            numba.set_num_threads(1)
+        try:
+            play_batch(_packed(rules), policy.decide, params, seed, first_game, out, block)
+        finally:
+            numba.set_num_threads(threads)
         return out
     from bollesim.reference.play import play_game
 
@@ -117,6 +141,18 @@ def play_chunk(
         row = play_game(rules, policy, params[g], seed, first_game + g)
         out[g] = [_as_int(row[name]) for name, _ in RESULT_COLUMNS]
     return out
+
+
+_last_packed: list = [None, None]  # the last ruleset and its packed tables
+
+
+def _packed(rules: Ruleset):
+    """pack_rules(rules), packed once for the chunks of a batch, not once per chunk."""
+    from bollesim.engine.tables import pack_rules
+
+    if _last_packed[0] is not rules:
+        _last_packed[:] = [rules, pack_rules(rules)]
+    return _last_packed[1]
 
 
 def play_chunks(
@@ -148,26 +184,48 @@ def to_frame(
     cell: int = 0,
 ) -> pl.DataFrame:
     """One row per game (DESIGN.md §5) from the engine's result array."""
+    return pl.from_arrow(to_table(results, policy, params, seed, first_game, cell))
+
+
+def to_table(
+    results: np.ndarray,
+    policy: Policy,
+    params: np.ndarray,
+    seed: int,
+    first_game: int,
+    cell: int = 0,
+    schema: pa.Schema | None = None,
+) -> pa.Table:
+    """The rows of to_frame as an Arrow table of `schema` (default: this policy's
+    dataset_schema; parameters of other policies are null)."""
+    schema = schema or dataset_schema(p.name for p in policy.parameters)
     n = results.shape[0]
-    columns: dict[str, pl.Series] = {
-        "game": pl.Series(np.arange(first_game, first_game + n, dtype=np.int64)),
-        "seed": pl.Series(np.full(n, seed, dtype=np.int64)),
-        "policy": pl.Series([policy.name] * n, dtype=pl.Utf8),
-        "cell": pl.Series(np.full(n, cell, dtype=np.int32)),
+    columns = {
+        "game": pa.array(np.arange(first_game, first_game + n, dtype=np.int64)),
+        "seed": pa.array(np.full(n, seed, dtype=np.int64)),
+        "policy": pa.array([policy.name] * n, pa.string()),
+        "cell": pa.array(np.full(n, cell, dtype=np.int32)),
     }
     for i, p in enumerate(policy.parameters):
-        columns[p.name] = pl.Series(params[:, i])
+        columns[p.name] = pa.array(np.asarray(params[:, i], dtype=np.float64))
     for i, (name, dtype) in enumerate(RESULT_COLUMNS):
         values = results[:, i]
         if name == "end_reason":
-            series = pl.Series(np.array(E.END_REASONS)[values])
-        else:
-            series = pl.Series(values).cast(dtype)
-            if name in NULL_WHEN_ZERO:
-                series = pl.when(series > 0).then(series).otherwise(None)
-                series = pl.select(series).to_series()
-        columns[name] = series.alias(name)
-    return pl.DataFrame(columns)
+            columns[name] = pa.array(np.array(E.END_REASONS)[values], pa.string())
+            continue
+        mask = values <= 0 if name in NULL_WHEN_ZERO else None
+        kind = ARROW_TYPES[dtype]
+        columns[name] = pa.array(values.astype(kind.to_pandas_dtype()), kind, mask=mask)
+    arrays = [columns[f.name] if f.name in columns else pa.nulls(n, f.type) for f in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def dataset_schema(param_names: Iterable[str]) -> pa.Schema:
+    """The Arrow schema of games.parquet: HEAD_COLUMNS, the parameters, RESULT_COLUMNS."""
+    head = [pa.field(name, ARROW_TYPES[kind]) for name, kind in HEAD_COLUMNS]
+    params = [pa.field(name, pa.float64()) for name in param_names]
+    results = [pa.field(name, ARROW_TYPES[kind]) for name, kind in RESULT_COLUMNS]
+    return pa.schema(head + params + results)
 
 
 def chunks(n_games: int, chunk_size: int) -> Iterator[tuple[int, int]]:
@@ -195,7 +253,7 @@ def simulate(
     rules: Ruleset | None = None,
     engine: str = "fast",
     threads: int | None = None,
-    chunk_size: int = DEFAULT_CHUNK,
+    chunk_size: int | None = None,
     first_game: int = 0,
     cluster: Cluster | None = None,
 ) -> pl.DataFrame:
@@ -205,26 +263,27 @@ def simulate(
     >>> df = simulate("historical", 10_000, seed=1)
     >>> df.select(pl.col("operational", "defeat").mean())
     """
+    from bollesim.resources import check_memory
+
     _check_counts(n_games, seed)
     if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r} (choose fast or reference)")
+    check_memory(n_games * FRAME_BYTES_PER_GAME, f"simulate() of {n_games:,} games")
     policy = resolve_policy(policy)
     rules = rules or load_ruleset()
     matrix = param_matrix(policy, n_games, params)
     set_threads(threads)
-    spans = list(chunks(n_games, max(1, chunk_size)))
-    jobs = ((policy, matrix[a:b], seed, first_game + a) for a, b in spans)
+    size = max(1, chunk_size or DEFAULT_CHUNK[engine])
+    jobs = ((policy, matrix[a:b], seed, first_game + a) for a, b in chunks(n_games, size))
+    played = play_chunks(rules, jobs, engine, cluster)
     frames = [
         to_frame(results, policy, matrix[a:b], seed, first_game + a)
-        for (a, b), results in zip(spans, play_chunks(rules, jobs, engine, cluster), strict=True)
+        for (a, b), results in zip(chunks(n_games, size), played, strict=True)
     ]
-    return (
-        pl.concat(frames)
-        if frames
-        else to_frame(
-            np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64), policy, matrix, seed, first_game
-        )
-    )
+    if not frames:
+        empty = np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64)
+        return to_frame(empty, policy, matrix, seed, first_game)
+    return pl.concat(frames)
 
 
 def run_to_dir(
@@ -236,91 +295,52 @@ def run_to_dir(
     rules: Ruleset | None = None,
     engine: str = "fast",
     threads: int | None = None,
-    chunk_size: int = DEFAULT_CHUNK,
+    chunk_size: int | None = None,
     progress: Callable[[int], None] | None = None,
     extra_manifest: dict | None = None,
     cluster: Cluster | None = None,
+    mode: str = "new",
 ) -> dict:
-    """Play a batch into out_dir/games.parquet and out_dir/manifest.json, chunk by chunk
-    (with a cluster.Cluster, as tasks on its workers).
+    """Play a batch into the run folder out_dir (games.parquet and manifest.json, see
+    runfolder.py), chunk by chunk (with a cluster.Cluster, as tasks on its workers), and
+    return its manifest. `params` as for simulate(), one value or one per game.
 
-    Both files are written under temporary names and renamed when complete, so an
-    interrupted run leaves no half-written file (and keeps an earlier run's files).
-    """
+    mode "resume" continues an interrupted run into out_dir, "restart" discards it; the
+    default refuses a folder holding one. progress(k) is told of every k games played."""
+    from bollesim.experiment import Cell, run_cells
+
     _check_counts(n_games, seed)
     policy = resolve_policy(policy)
-    rules = rules or load_ruleset()
-    out_dir = prepare_dir(out_dir)
-    matrix = param_matrix(policy, n_games, params)
-    set_threads(threads)
-    t0 = time.perf_counter()
-    warm = warm_up(rules, policy, engine, cluster)
+    per_game = isinstance(params, np.ndarray) or any(
+        np.ndim(v) > 0 for v in dict(params or {}).values()
+    )
+    if per_game:
+        cell = Cell(0, policy, param_matrix(policy, n_games, params))
+    else:
+        policy.check_names(dict(params or {}))
+        cell = Cell(0, policy, policy.param_vector(params))
+    seen = [0]
 
-    def write(results: np.ndarray, a: int, b: int) -> None:
-        sink.write(to_frame(results, policy, matrix[a:b], seed, a).to_arrow())
-        if progress:
-            progress(b - a)
+    def advance(done: int, total: int) -> None:
+        if progress and done > seen[0]:
+            progress(done - seen[0])
+            seen[0] = done
 
-    # One writer thread: chunk k is written while chunk k + 1 plays (the kernel releases
-    # the GIL); writes stay in game order.
-    with ParquetSink(out_dir / "games.parquet") as sink, ThreadPoolExecutor(1) as writer:
-        t1 = time.perf_counter()
-        pending = None
-        spans = list(chunks(n_games, max(1, chunk_size)))
-        jobs = ((policy, matrix[a:b], seed, a) for a, b in spans)
-        for (a, b), results in zip(spans, play_chunks(rules, jobs, engine, cluster), strict=True):
-            if pending is not None:
-                pending.result()
-            pending = writer.submit(write, results, a, b)
-        if pending is not None:
-            pending.result()
-        empty = np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64)
-        sink.commit(to_frame(empty, policy, matrix[:0], seed, 0).to_arrow())
-        run_seconds = time.perf_counter() - t1
-    manifest = make_manifest(rules, policy, matrix, seed, n_games, engine, threads, chunk_size)
-    manifest["timings"] = timings(warm, run_seconds, t0, n_games)
-    if cluster is not None:
-        manifest["cluster"] = cluster.describe()
-    manifest.update(extra_manifest or {})
-    write_json(out_dir / "manifest.json", manifest)
+    manifest, _ = run_cells(
+        out_dir,
+        [cell],
+        rules or load_ruleset(),
+        seed,
+        n_games,
+        threads=threads,
+        chunk_size=chunk_size,
+        engine=engine,
+        progress=advance,
+        extra_manifest=extra_manifest,
+        cluster=cluster,
+        mode=mode,
+    )
     return manifest
-
-
-class ParquetSink:
-    """A Parquet file written table by table under a temporary name in its folder and
-    renamed into place by commit(); leaving the `with` block without commit() removes
-    the temporary file, so an interrupted run never leaves a half-written file (and keeps
-    an earlier run's)."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        self.writer = None
-
-    def write(self, table) -> None:
-        """Append an Arrow table; the first one fixes the schema, later ones are cast to it."""
-        import pyarrow.parquet as pq
-
-        if self.writer is None:
-            self.writer = pq.ParquetWriter(self.tmp, table.schema, compression="zstd")
-        self.writer.write_table(table.cast(self.writer.schema))
-
-    def commit(self, empty_table) -> None:
-        """Close and rename into place; with nothing written, `empty_table` gives the schema
-        of a valid, empty file."""
-        if self.writer is None:
-            self.write(empty_table)
-        self.writer.close()
-        self.writer = None
-        os.replace(self.tmp, self.path)
-
-    def __enter__(self) -> ParquetSink:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        if self.writer is not None:
-            self.writer.close()
-        self.tmp.unlink(missing_ok=True)
 
 
 def timings(warm_up_s: float, run_s: float, t0: float, games: int) -> dict:
@@ -333,6 +353,10 @@ def timings(warm_up_s: float, run_s: float, t0: float, games: int) -> dict:
     }
 
 
+def machine() -> str:
+    return f"{platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
 def warm_up(rules: Ruleset, policy: Policy, engine: str, cluster: Cluster | None = None) -> float:
     """Load (or compile) the engine before timing, here or on every worker of a cluster;
     returns the seconds it took."""
@@ -342,59 +366,3 @@ def warm_up(rules: Ruleset, policy: Policy, engine: str, cluster: Cluster | None
     else:
         play_chunk(rules, policy, policy.param_vector()[None, :], 0, 0, engine)
     return time.perf_counter() - t
-
-
-def prepare_dir(out_dir: str | Path) -> Path:
-    """Create out_dir if needed and check it is writable (UsageError otherwise)."""
-    path = Path(out_dir)
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-        probe = path / f".write-test.{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-    except OSError as exc:
-        raise UsageError(f"cannot write to output folder {str(path)!r}: {exc.strerror}") from None
-    return path
-
-
-def make_manifest(
-    rules: Ruleset,
-    policy: Policy,
-    matrix: np.ndarray,
-    seed: int,
-    n_games: int,
-    engine: str,
-    threads: int | None,
-    chunk_size: int,
-) -> dict:
-    import numba
-
-    from bollesim import __version__
-
-    same = len(matrix) > 0 and (  # one parameter set for every game
-        matrix.strides[0] == 0  # param_matrix's broadcast view
-        or np.array_equal(matrix, np.broadcast_to(matrix[0], matrix.shape), equal_nan=True)
-    )
-    return {
-        "version": __version__,
-        "ruleset": rules.name,
-        "ruleset_hash": rules.digest,
-        "policy": policy.name,
-        "params": {p.name: float(matrix[0, i]) for i, p in enumerate(policy.parameters)}
-        if same
-        else "per game (see the parameter columns)",
-        "seed": seed,
-        "n_games": n_games,
-        "engine": engine,
-        "threads": threads or numba.get_num_threads(),
-        "chunk_size": chunk_size,
-        "machine": f"{platform.machine()} {os.cpu_count()} cores, Python {platform.python_version()}",
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-    }
-
-
-def write_json(path: Path, data: dict) -> None:
-    """Write JSON atomically (temp file in the same folder, then rename)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)

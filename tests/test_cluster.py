@@ -87,3 +87,20 @@ def test_workers_load_policies_by_name(cluster):
     notebook = dataclasses.replace(load_policy("historical"), name="my_policy")
     with pytest.raises(UsageError, match="my_policy.*by name"):
         bollesim.simulate(notebook, 10, cluster=cluster)
+
+
+def test_a_local_cluster_listens_on_loopback_only(cluster):
+    """Scheduler, dashboard and workers: Dask moves pickled data, so nothing may listen
+    on an interface other machines reach."""
+    import psutil
+
+    me = psutil.Process()
+    listening = [
+        conn.laddr.ip
+        for process in [me, *me.children(recursive=True)]
+        for conn in process.net_connections(kind="inet")
+        if conn.status == psutil.CONN_LISTEN
+    ]
+    assert len(listening) >= 1 + 1 + 2 * 2  # scheduler, dashboard, each worker and nanny
+    assert set(listening) == {"127.0.0.1"}, listening
+    assert cluster.client.dashboard_link.startswith("http://127.0.0.1:")

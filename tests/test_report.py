@@ -9,7 +9,6 @@ The last test opens report.html in a real headless browser (Debian's chromium) w
 from __future__ import annotations
 
 import base64
-import json
 import re
 import shutil
 import subprocess
@@ -22,6 +21,7 @@ from test_analysis import make_games, synthetic_policies
 
 from bollesim import analysis as A
 from bollesim import report as R
+from bollesim.runfolder import RunFolderError, write_games
 
 CHROMIUM = Path("/usr/bin/chromium")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -29,17 +29,15 @@ HASH = "0123456789abcdef" * 4
 
 
 def write_run(folder: Path, games: pl.DataFrame, **manifest) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    games.write_parquet(folder / "games.parquet")
     cells = A.cell_labels(games)
     info = {"ruleset": "default", "ruleset_hash": HASH, "policy": cells["policy"][0],
-            "params": {}, "seed": int(games["seed"][0]), "n_games": int(games["game"].n_unique()),
+            "params": {}, "seed": int(games["seed"][0]),
             "version": "0.1.0", "engine": "fast",
             "timings": {"run_s": 1.5, "games_per_s": 12345.6, "total_s": 2.0},
             "cells": [{"cell": int(c), "policy": p, "params": {}}
                       for c, p in cells.select("cell", "policy").iter_rows()]}
     info.update(manifest)
-    (folder / "manifest.json").write_text(json.dumps(info), encoding="utf-8")
+    write_games(folder, games, **info)
     return folder
 
 
@@ -179,20 +177,22 @@ def test_run_that_never_fires(tmp_path):
     assert "<img" not in paths["html"].read_text(encoding="utf-8")
 
 
-def test_games_as_a_parquet_folder(tmp_path):
+def test_load_run_reads_a_verified_folder(tmp_path):
     games = make_games(n=200, seed=5, triggers=(8.0, 16.0), hold_fire=False)
-    run = write_run(tmp_path, games)
-    (run / "games.parquet").unlink()
-    (run / "games.parquet").mkdir()
-    games.head(150).write_parquet(run / "games.parquet" / "part-0.parquet")
-    games.tail(games.height - 150).write_parquet(run / "games.parquet" / "part-1.parquet")
+    run = write_run(tmp_path / "run", games)
     loaded, manifest = R.load_run(run)
     assert loaded.height == games.height and manifest["ruleset_hash"] == HASH
-    assert R.write_report(run)["html"].exists()
+    with open(run / "games.parquet", "r+b") as f:  # one byte changed: refused
+        f.seek(100)
+        byte = f.read(1)
+        f.seek(100)
+        f.write(bytes([byte[0] ^ 1]))
+    with pytest.raises(RunFolderError, match="SHA-256"):
+        R.write_report(run)
 
 
 def test_missing_games_is_a_clear_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="no games.parquet"):
+    with pytest.raises(RunFolderError, match="not a run or sweep folder"):
         R.write_report(tmp_path)
 
 

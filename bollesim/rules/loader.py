@@ -120,14 +120,19 @@ class Ruleset:
 
 
 def read_toml(path: Path) -> dict:
+    """The TOML of a ruleset or partial: a regular UTF-8 file of at most inputs.TOML_LIMIT."""
+    from bollesim.inputs import TOML_LIMIT, InputError, read_text
+
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise RulesetError(str(path), "-", f"cannot read the file ({exc.strerror})") from None
+        text = read_text(path, TOML_LIMIT)
+    except InputError as exc:
+        raise RulesetError(str(path), "-", exc.problem) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RulesetError(str(path), "-", f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise RulesetError(str(path), "-", "not valid TOML: nested too deeply") from None
 
 
 def merge(base: dict, override: dict) -> dict:
