@@ -540,7 +540,8 @@ def policies() -> None:
         policy = load_policy(name)
         typer.echo(f"{name}: {policy.doc}")
         for p in policy.parameters:
-            typer.echo(f"    {p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}")
+            never = f" ({p.never:g}: never)" if p.never is not None else ""
+            typer.echo(f"    {p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}{never}")
 
 
 @command(
