@@ -27,6 +27,21 @@ from bollesim import analysis as A
 DRAWN = (*A.VICTORIES, "defeat")
 """The outcomes a rate chart draws by default: the four victory types and defeat."""
 
+COLOURS = {  # Okabe-Ito, safe for colour-blind readers; defeat black, apart from them all
+    "operational": "#0072B2",
+    "tactical": "#009E73",
+    "strategic": "#E69F00",
+    "political": "#CC79A7",
+    "perfect": "#56B4E9",
+    "defeat": "#000000",
+    "no_result": "#999999",
+}
+"""One colour per outcome, the same in every chart (static and interactive)."""
+
+SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+                  "#000000", "#999999", "#882255", "#44AA99", "#117733")
+"""Colours of the bars of a comparison, one per policy or cell, in turn."""
+
 NEVER_LABEL = "never"
 
 INTERVALS = "bars: 95% Wilson interval"
@@ -153,6 +168,34 @@ def _trigger_finding(frame: pl.DataFrame, outcomes: Sequence[str]) -> str:
         return ""
     sentence = "; ".join(parts)
     return sentence[0].upper() + sentence[1:] + "."
+
+
+@dataclass(frozen=True)
+class XPositions:
+    """Where a line chart puts its x values: the finite ones where they are, "never" one
+    and a half steps to the right of the last (`never_x`, None without a never point)."""
+
+    finite: list[float]
+    never_x: float | None
+    step: float
+
+
+def x_positions(frame: pl.DataFrame, outcomes: Sequence[str]) -> tuple[pl.DataFrame, XPositions]:
+    """frame with `pos` (x; never_x for the never rows) and `dodged` (pos, with the never
+    rows of each outcome side by side, so no outcome's never point hides another's)."""
+    finite = sorted({v for v in frame["x"].to_list() if v is not None})
+    step = min(b - a for a, b in zip(finite, finite[1:], strict=False)) if len(finite) > 1 \
+        else 1.0
+    has_never = frame["x"].null_count() > 0
+    never_x = (finite[-1] + 1.5 * step if finite else 0.0) if has_never else None
+    slot = {o: (i - (len(outcomes) - 1) / 2) * 0.22 * step for i, o in enumerate(outcomes)}
+    pos = pl.col("x").fill_null(never_x if never_x is not None else 0.0)
+    frame = frame.with_columns(pos.alias("pos")).with_columns(
+        pl.when(pl.col("x").is_null())
+        .then(pl.col("pos") + pl.col("outcome").replace_strict(slot, default=0.0,
+                                                               return_dtype=pl.Float64))
+        .otherwise(pl.col("pos")).alias("dodged"))
+    return frame, XPositions(finite, never_x, step)
 
 
 def _at(row: dict) -> str:

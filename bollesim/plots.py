@@ -43,26 +43,13 @@ from matplotlib.ticker import PercentFormatter  # noqa: E402
 
 from bollesim import analysis as A  # noqa: E402
 from bollesim import chartdata  # noqa: E402
-from bollesim.chartdata import DRAWN, RateChart  # noqa: E402
-
-COLOURS = {  # Okabe-Ito, safe for colour-blind readers; defeat black, apart from them all
-    "operational": "#0072B2",
-    "tactical": "#009E73",
-    "strategic": "#E69F00",
-    "political": "#CC79A7",
-    "perfect": "#56B4E9",
-    "defeat": "#000000",
-    "no_result": "#999999",
-}
-"""One colour per outcome, the same in every chart (static and interactive)."""
+from bollesim.chartdata import COLOURS, DRAWN, SERIES_COLOURS, RateChart  # noqa: E402
 
 MARKERS = {"operational": "o", "tactical": "^", "strategic": "s", "political": "D",
            "perfect": "*", "defeat": "X", "no_result": "v"}
 """One marker shape per outcome, so outcomes differ by shape as well as colour."""
 
 DASHES = {"defeat": (0, (5, 2)), "no_result": (0, (1, 2)), "perfect": (0, (1, 2))}
-SERIES_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
-                  "#000000", "#999999", "#882255", "#44AA99", "#117733"]
 SIZE = (10.0, 6.0)
 """Figure size (inches) of a chart drawn into a new figure; with a count panel, 7 high."""
 TITLE_PT, FINDING_PT, NOTE_PT = 13.0, 10.0, 8.5
@@ -125,17 +112,6 @@ def _legend(ax, title: str) -> None:
 # -- line charts ----------------------------------------------------------------------------
 
 
-def _positions(values: list) -> tuple[np.ndarray, float | None, list[float]]:
-    """x positions: finite values where they are, "never" (None) one and a half steps to
-    the right of the last. Returns (positions, never position or None, finite values)."""
-    finite = sorted({v for v in values if v is not None})
-    has_never = any(v is None for v in values)
-    step = float(np.median(np.diff(finite))) if len(finite) > 1 else 1.0
-    never_x = (finite[-1] + 1.5 * step if finite else 0.0) if has_never else None
-    pos = np.array([never_x if v is None else v for v in values], dtype=np.float64)
-    return pos, never_x, finite
-
-
 def _ticks(ax, finite: list[float], never_x: float | None) -> None:
     ticks = list(finite)
     if len(ticks) > 25:
@@ -148,24 +124,20 @@ def _ticks(ax, finite: list[float], never_x: float | None) -> None:
 
 
 def _draw_lines(chart: RateChart, panel: str, ax, ax_n=None) -> None:
-    frame = chart.frame.filter(pl.col("panel") == panel)
-    pos, never_x, finite = _positions(frame["x"].to_list())
-    frame = frame.with_columns(pl.Series("pos", pos))
-    step = float(np.median(np.diff(finite))) if len(finite) > 1 else 1.0
-    m = len(chart.outcomes)
+    frame, where = chartdata.x_positions(chart.frame.filter(pl.col("panel") == panel),
+                                         chart.outcomes)
     top = 0.0
-    for i, o in enumerate(chart.outcomes):
+    for o in chart.outcomes:
         rows = frame.filter(pl.col("outcome") == o)
-        fin = rows.filter(pl.col("x").is_not_null())
         colour, marker = COLOURS.get(o, "#444444"), MARKERS.get(o, "o")
-        xs = fin["pos"].to_numpy()
+        fin = rows.filter(pl.col("x").is_not_null())
         ys, lo, hi = (fin[c].to_numpy() * 100 for c in ("rate", "low", "high"))
-        ax.plot(xs, ys, color=colour, marker=marker, markersize=5, linewidth=1.8,
-                linestyle=DASHES.get(o, "-"), label=A.LABELS.get(o, o), zorder=3)
-        ax.vlines(xs, lo, hi, color=colour, linewidth=1.2, zorder=2)
+        ax.plot(fin["pos"].to_numpy(), ys, color=colour, marker=marker, markersize=5,
+                linewidth=1.8, linestyle=DASHES.get(o, "-"), label=A.LABELS.get(o, o), zorder=3)
+        ax.vlines(fin["pos"].to_numpy(), lo, hi, color=colour, linewidth=1.2, zorder=2)
         never = rows.filter(pl.col("x").is_null())
-        if never.height:  # each outcome beside the others, so none hides another
-            x = never_x + (i - (m - 1) / 2) * 0.22 * step
+        if never.height:
+            x = float(never["dodged"][0])
             r, low, high = (float(never[c][0]) * 100 for c in ("rate", "low", "high"))
             ax.plot([x], [r], color=colour, marker=marker, markersize=7, linestyle="none",
                     zorder=3)
@@ -173,21 +145,21 @@ def _draw_lines(chart: RateChart, panel: str, ax, ax_n=None) -> None:
         if rows.height:
             top = max(top, float(rows["high"].max()) * 100)
     _percent_axis(ax, top)
-    if never_x is not None and finite:
+    if where.never_x is not None and where.finite:
         for a in (ax, ax_n):
             if a is not None:
-                a.axvline((finite[-1] + never_x) / 2, color="#bbbbbb", linestyle=":",
-                          linewidth=1)
+                a.axvline((where.finite[-1] + where.never_x) / 2, color="#bbbbbb",
+                          linestyle=":", linewidth=1)
     bottom = ax_n if ax_n is not None else ax
     if ax_n is not None:
         counts = frame.filter(pl.col("outcome") == chart.outcomes[0])
-        ax_n.bar(counts["pos"].to_numpy(), counts["n"].to_numpy(), width=0.7 * step,
+        ax_n.bar(counts["pos"].to_numpy(), counts["n"].to_numpy(), width=0.7 * where.step,
                  color="#999999")
         ax_n.set_ylabel("games")
         ax_n.grid(axis="y", alpha=0.3)
         ax_n.yaxis.set_major_formatter(matplotlib.ticker.StrMethodFormatter("{x:,.0f}"))
         ax.tick_params(labelbottom=False)
-    _ticks(bottom, finite, never_x)
+    _ticks(bottom, where.finite, where.never_x)
     bottom.set_xlabel(chart.x_title)
 
 

@@ -19,7 +19,6 @@ written atomically (a temporary name in the same folder, then os.replace).
 
 from __future__ import annotations
 
-import base64
 import html
 import io
 import json
@@ -74,8 +73,10 @@ class Report:
             self.blocks.append(("ul", items))
 
     def table(self, header: list[str], rows: list[list[str]],
-              right: set[int] | None = None) -> None:
-        self.blocks.append(("table", header, rows, right or set()))
+              right: set[int] | None = None, total: bool = False) -> None:
+        """A table; `right`: the columns aligned right (numbers); `total`: the last row
+        sums up the others (it stays last when the reader sorts the table)."""
+        self.blocks.append(("table", header, rows, right or set(), total))
 
     def chart(self, name: str, figure, alt: str, data: RateChart) -> None:
         chart = Chart(_slug(name), figure, alt, data)
@@ -296,7 +297,7 @@ def _rates_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> No
           "100%; \"all four victories\" counts games that won every one, \"no result\" games "
           "with neither a victory nor a defeat. The same numbers, with counts, are in "
           f"`{RATES_CSV}`.")
-    rep.table(header, rows, right=set(range(1, len(header))))
+    rep.table(header, rows, right=set(range(1, len(header))), total=table.height > 1)
 
 
 def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
@@ -542,17 +543,56 @@ td.num { text-align: right; white-space: nowrap; }
 tr:nth-child(even) td { background: #fafafa; }
 code { background: #f3f3f3; padding: 0 .25em; border-radius: 3px; font-size: .92em; }
 figure { margin: 1.2em 0; }
-figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+.chart { min-height: 420px; overflow-x: auto; }
 figcaption { color: #555; font-size: .9em; }
+table.sortable th { cursor: pointer; user-select: none; }
+table.sortable th::after { content: " ↕"; color: #aaa; font-size: .85em; }
+table.sortable th[aria-sort=ascending]::after { content: " ▲"; color: #0072B2; }
+table.sortable th[aria-sort=descending]::after { content: " ▼"; color: #0072B2; }
+#vg-tooltip-element { font-size: 13px; }
+"""
+
+
+SORT_SCRIPT = """
+document.querySelectorAll("table.sortable th").forEach(th => {
+  th.tabIndex = 0;
+  const sort = () => {
+    const table = th.closest("table"), body = table.tBodies[0], column = th.cellIndex;
+    const down = th.getAttribute("aria-sort") === "ascending";
+    table.querySelectorAll("th").forEach(h => h.removeAttribute("aria-sort"));
+    th.setAttribute("aria-sort", down ? "descending" : "ascending");
+    const key = row => {
+      const text = row.cells[column].textContent.trim();
+      const number = text.replace(/,/g, "").match(/^[+-]?\\d+(\\.\\d+)?/);
+      return number ? parseFloat(number[0]) : text;
+    };
+    const compare = (a, b) => {
+      const x = key(a), y = key(b);
+      if (typeof x === "number" && typeof y === "number") return x - y;
+      if (typeof x !== typeof y) return typeof x === "number" ? -1 : 1;
+      return x.localeCompare(y, undefined, {numeric: true});
+    };
+    const rows = Array.from(body.rows), total = rows.filter(r => r.classList.contains("total"));
+    rows.filter(r => !total.includes(r)).sort((a, b) => (down ? -1 : 1) * compare(a, b))
+      .concat(total).forEach(r => body.appendChild(r));
+  };
+  th.addEventListener("click", sort);
+  th.addEventListener("keydown", e => { if (e.key === "Enter") sort(); });
+});
 """
 
 
 def render_html(rep: Report) -> str:
-    """One self-contained HTML page: inline CSS, charts as base64 PNG."""
+    """One self-contained HTML page that works offline: inline CSS, interactive charts
+    (Vega-Lite, its JavaScript inlined; hover a point for its rate, interval and games,
+    click the legend to show one outcome), tables sorted by a click on their header."""
+    from bollesim import charts
+
     parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              f"<title>{html.escape(rep.title)}</title>", f"<style>{CSS}</style>", "</head>",
              "<body>"]
+    specs = {}
     for block in rep.blocks:
         kind = block[0]
         if kind == "h":
@@ -563,22 +603,26 @@ def render_html(rep: Report) -> str:
             items = "".join(f"<li>{_inline_html(i)}</li>" for i in block[1])
             parts.append(f"<ul>{items}</ul>")
         elif kind == "table":
-            _, header, rows, right = block
+            _, header, rows, right, total = block
             head = "".join(f"<th>{_inline_html(h)}</th>" for h in header) if any(header) else ""
             body = "".join(
-                "<tr>" + "".join(f'<td{" class=num" if i in right else ""}>{_inline_html(c)}</td>'
-                                 for i, c in enumerate(row)) + "</tr>"
-                for row in rows)
-            parts.append('<div class="scroll"><table>'
+                ('<tr class="total">' if total and r == len(rows) - 1 else "<tr>")
+                + "".join(f'<td{" class=num" if i in right else ""}>{_inline_html(c)}</td>'
+                          for i, c in enumerate(row)) + "</tr>"
+                for r, row in enumerate(rows))
+            parts.append(f'<div class="scroll"><table{" class=sortable" if head else ""}>'
                          + (f"<thead><tr>{head}</tr></thead>" if head else "")
                          + f"<tbody>{body}</tbody></table></div>")
         elif kind == "chart":
             chart = block[1]
-            data = base64.b64encode(chart.png).decode("ascii")
-            parts.append(f'<figure id="{chart.name}"><img src="data:image/png;base64,{data}" '
-                         f'alt="{html.escape(chart.alt)}"><figcaption>'
-                         f"{html.escape(chart.alt)}</figcaption></figure>")
-    parts += ["</body>", "</html>", ""]
+            specs[f"vis-{chart.name}"] = charts.spec(chart.data)
+            alt = html.escape(chart.alt)
+            parts.append(f'<figure id="{chart.name}"><div class="chart" id="vis-{chart.name}" '
+                         f'role="img" aria-label="{alt}"></div><figcaption>{alt}</figcaption>'
+                         "</figure>")
+    if specs:
+        parts.append(charts.page_script(specs))
+    parts += [f"<script>{SORT_SCRIPT}</script>", "</body>", "</html>", ""]
     return "\n".join(parts)
 
 
@@ -607,7 +651,7 @@ def render_markdown(rep: Report, chart_files: dict[str, str]) -> str:
         elif kind == "ul":
             out += [f"- {_md_paragraph(i)}" for i in block[1]] + [""]
         elif kind == "table":
-            _, header, rows, right = block
+            _, header, rows, right, _ = block
             out.append("| " + " | ".join(_md(h) for h in header) + " |")
             out.append("|" + "|".join(" ---: " if i in right else " --- "
                                       for i in range(len(header))) + "|")
