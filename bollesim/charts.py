@@ -93,7 +93,9 @@ def rates_spec(frame: pl.DataFrame, *, title: str = "", x_title: str = "", findi
         axis = alt.Axis(values=ticks, labelExpr=never + "format(datum.value, '~g')",
                         grid=False)
         lo = (where.finite[0] if where.finite else 0.0) - 0.5 * where.step
-        hi = (where.never_x if where.never_x is not None else where.finite[-1]) + 0.6 * where.step
+        last = where.never_x if where.never_x is not None else \
+            (where.finite[-1] if where.finite else 0.0)
+        hi = last + 0.6 * where.step
         scale = alt.Scale(domain=[lo, hi], nice=False, zero=False)
         colour = alt.Color("label:N", title="outcome", sort=labels, scale=alt.Scale(
             domain=labels, range=[COLOURS.get(o, "#444444") for o in outcomes]))

@@ -687,25 +687,49 @@ def _progress_bar(label: str):
     )
 
 
-OUTCOMES = ("operational", "tactical", "strategic", "political", "defeat")
+OUTCOMES = ("operational", "tactical", "strategic", "political", "defeat", "no_result")
+OVERLAP_NOTE = (
+    "A game can win several victory types, so a row's victories and defeat can add up to "
+    "more than 100%; no result: neither a victory nor a defeat."
+)
+
+JsonOption = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        help="Print one JSON object on stdout for scripts (the human lines go to stderr).",
+    ),
+]
 
 
-def _summary(path: Path) -> tuple[int, tuple[float, ...]]:
+def _emit(data: dict) -> None:
+    """The --json answer: one JSON object, one line, on stdout."""
+    import json
+
+    typer.echo(json.dumps(data, default=str))
+
+
+def _outcome_means():
+    """Each outcome's rate as a polars expression (no_result: no victory and no defeat)."""
+    import polars as pl
+
+    victories = [pl.col(c).fill_null(False) for c in OUTCOMES[:4]]
+    no_result = ~pl.any_horizontal(victories) & ~pl.col("defeat").fill_null(False)
+    return [pl.col(c).mean() for c in OUTCOMES[:5]] + [no_result.mean().alias("no_result")]
+
+
+def _summary(path: Path) -> tuple[int, dict[str, float]]:
     """Games and outcome rates of a games.parquet, read column by column (a 10-million-game
     file would take a gigabyte in memory whole)."""
     import polars as pl
 
-    row = (
-        pl.scan_parquet(path)
-        .select([pl.len().alias("n")] + [pl.col(c).mean() for c in OUTCOMES])
-        .collect()
-        .row(0)
-    )
-    return row[0], tuple(r or 0.0 for r in row[1:])
+    row = pl.scan_parquet(path).select([pl.len().alias("n"), *_outcome_means()]).collect()
+    n = int(row["n"][0])
+    return n, {c: float(row[c][0] or 0.0) for c in OUTCOMES}
 
 
-def _rates_line(rates: tuple[float, ...]) -> str:
-    return "  ".join(f"{c} {r:.1%}" for c, r in zip(OUTCOMES, rates, strict=True))
+def _rates_line(rates: dict[str, float]) -> str:
+    return "  ".join(f"{c.replace('_', ' ')} {rates[c]:.1%}" for c in OUTCOMES)
 
 
 GamesOption = Annotated[
@@ -772,6 +796,7 @@ def _cluster(address: str | None, workers: int | None, threads: int | None):
         "bollesim run -P fire_at_roe -p k=18 -n 10000 --precision 0.005 --max-games 500000",
         "bollesim run -P random -n 2000 --engine reference --out results/random-ref",
         "bollesim run -P historical -n 10000000 --cluster tcp://10.0.0.5:8786",
+        "bollesim run -P historical -n 10000 --json   # one JSON object on stdout",
     ),
 )
 def run(
@@ -797,6 +822,7 @@ def run(
     partial: PartialOption = None,
     cluster: ClusterOption = None,
     workers: WorkersOption = None,
+    json_: JsonOption = False,
 ) -> None:
     """Play a batch of games into OUT/games.parquet and OUT/manifest.json.
 
@@ -864,11 +890,16 @@ def run(
     t = manifest["timings"]
     typer.echo(
         f"{n:,} games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, "
-        f"engine ready in {t['warm_up_s']:.1f} s) -> {folder}"
+        f"engine ready in {t['warm_up_s']:.1f} s) -> {folder}",
+        err=json_,
     )
     if outcome is not None:
-        typer.echo(outcome.sentence())
-    typer.echo(_rates_line(rates))
+        typer.echo(outcome.sentence(), err=json_)
+    typer.echo(_rates_line(rates), err=json_)
+    if json_:
+        _emit({"command": "run", "out": str(folder), "policy": policy, "games": n,
+               "seed": seed, "rates": rates, "timings": t,
+               "stopped": outcome.sentence() if outcome is not None else None})
 
 
 @command(
@@ -878,6 +909,7 @@ def run(
         "bollesim sweep experiments/first_fire.toml -n 2000 --out results/quick",
         "bollesim sweep experiments/policies.toml --precision 0.005 --max-games 400000",
         "bollesim sweep experiments/first_fire.toml -n 100000 --cluster local --workers 2",
+        "bollesim sweep experiments/first_fire.toml -n 2000 --json | jq '.cells[0]'",
     ),
 )
 def sweep(
@@ -904,6 +936,7 @@ def sweep(
     threads: ThreadsOption = None,
     cluster: ClusterOption = None,
     workers: WorkersOption = None,
+    json_: JsonOption = False,
 ) -> None:
     """Play every cell of an experiment on common random numbers.
 
@@ -945,33 +978,55 @@ def sweep(
     typer.echo(
         f"{n_cells} cells x {outcome.games_per_cell:,} games = {manifest['n_games']:,} "
         f"games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, engine "
-        f"ready in {t['warm_up_s']:.1f} s) -> {folder}"
+        f"ready in {t['warm_up_s']:.1f} s) -> {folder}",
+        err=json_,
     )
     if outcome.precision is not None:
-        typer.echo(outcome.sentence())
-    _print_cells(folder)
-    typer.echo(f"Next: bollesim report {folder}")
+        typer.echo(outcome.sentence(), err=json_)
+    cells = _cell_rates(folder)
+    _print_cells(cells, err=json_)
+    typer.echo(f"Next: bollesim report {folder}", err=json_)
+    if json_:
+        _emit({"command": "sweep", "out": str(folder), "experiment": experiment.name,
+               "games_per_cell": outcome.games_per_cell, "games": manifest["n_games"],
+               "seed": manifest["seed"], "timings": t,
+               "stopped": outcome.sentence() if outcome.precision is not None else None,
+               "cells": cells.to_dicts()})
 
 
-def _print_cells(folder: Path) -> None:
-    """One line of rates per cell, aggregated from a lazy scan (memory stays flat)."""
+def _cell_rates(folder: Path):
+    """One row per cell: cell, label, policy, games and each outcome's rate, aggregated
+    from a lazy scan (memory stays flat)."""
     import polars as pl
 
     from bollesim import analysis as A
 
     scan = pl.scan_parquet(folder / "games.parquet")
     first_rows = scan.group_by("cell").agg(pl.all().first()).collect()  # one row per cell
-    if first_rows.height == 0:
+    labels = A.cell_labels(first_rows) if first_rows.height else None
+    table = (scan.group_by("cell").agg(pl.len().alias("games"), *_outcome_means())
+             .sort("cell").collect())
+    if labels is None:
+        return table.with_columns(pl.lit("").alias("label"), pl.lit("").alias("policy"))
+    return labels.join(table, on="cell").sort("cell")
+
+
+def _print_cells(cells, err: bool = False) -> None:
+    """The sweep's table: one line of rates per cell, and why a row can pass 100%."""
+    from bollesim.terminal import printable
+
+    if cells.height == 0:
         return
-    labels = dict(A.cell_labels(first_rows).select("cell", "label").iter_rows())
-    cols = ("operational", "tactical", "strategic", "political", "defeat")
-    table = scan.group_by("cell").agg([pl.col(c).mean() for c in cols]).sort("cell").collect()
-    width = max(len(v) for v in labels.values())
-    typer.echo(f"{'cell':>4}  {'':<{width}}  " + "  ".join(f"{c[:11]:>11}" for c in cols))
-    for row in table.iter_rows():
+    width = max(len(v) for v in cells["label"].to_list())
+    names = [c.replace("_", " ")[:11] for c in OUTCOMES]
+    typer.echo(f"{'cell':>4}  {'':<{width}}  " + "  ".join(f"{c:>11}" for c in names), err=err)
+    for row in cells.iter_rows(named=True):
         typer.echo(
-            f"{row[0]:>4}  {labels[row[0]]:<{width}}  " + "  ".join(f"{r:>11.1%}" for r in row[1:])
+            f"{row['cell']:>4}  {printable(row['label']):<{width}}  "
+            + "  ".join(f"{row[c]:>11.1%}" for c in OUTCOMES),
+            err=err,
         )
+    typer.echo(OVERLAP_NOTE, err=err)
 
 
 @command(
@@ -979,6 +1034,7 @@ def _print_cells(folder: Path) -> None:
     epilog=examples(
         "bollesim report results/first_fire",
         "bollesim report results/historical-seed1 --out /tmp/historical-report",
+        "bollesim report results/first_fire --json",
     ),
 )
 def report(
@@ -993,11 +1049,13 @@ def report(
     out: Annotated[
         Path | None, typer.Option(help="Where to write (default: DIR).", show_default=False)
     ] = None,
+    json_: JsonOption = False,
 ) -> None:
     """Write the balance report of a run or sweep.
 
-    report.html (one self-contained file, charts embedded), report.md and its charts as
-    PNG files."""
+    report.html (one file that works offline: interactive charts, sortable tables),
+    report.md with its charts as PNG files, and rates.csv (every rate, its interval and
+    counts)."""
     if not run_dir.is_dir():
         raise UsageError(f"{run_dir}: no such folder (give a run or sweep folder)")
     if not (run_dir / "games.parquet").exists():
@@ -1013,8 +1071,14 @@ def report(
             f"cannot write the report to {out or run_dir}: {exc.strerror or exc}"
         ) from None
     typer.echo(
-        f"wrote {paths['html']} and {paths['markdown']} ({len(paths['charts'])} charts next to it)"
+        f"wrote {paths['html']}, {paths['markdown']} ({len(paths['charts'])} charts next to "
+        f"it) and {paths['rates']}",
+        err=json_,
     )
+    if json_:
+        _emit({"command": "report", "html": str(paths["html"]),
+               "markdown": str(paths["markdown"]), "rates": str(paths["rates"]),
+               "charts": [str(p) for p in paths["charts"]]})
 
 
 @command(app, epilog=examples("bollesim bench", "bollesim bench --json --games 200000 --no-cold"))

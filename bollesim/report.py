@@ -355,18 +355,20 @@ def _endings(rep: Report, games: pl.DataFrame) -> None:
 
 
 def _observational(rep: Report, games: pl.DataFrame) -> None:
-    if not games["first_fire_turn"].drop_nulls().len():
+    drawn = []
+    for policy in games["policy"].unique(maintain_order=True).to_list():
+        data = chartdata.observed(games.filter(pl.col("policy") == policy), "first_fire_turn")
+        if data.frame.filter(pl.col("x").is_not_null()).height:
+            drawn.append((policy, data))
+    if not drawn:
         return
     rep.h(2, "When the first Fire order was actually given (observational)")
     rep.p("These charts group each policy's games by when its first Fire order came, not by "
           "a setting chosen in advance: games that last long enough to fire late are the "
           "survivors, so the late end of each chart shows survivors' rates. For the effect "
           "of firing later, read the trigger charts above.")
-    for policy in games["policy"].unique(maintain_order=True).to_list():
-        mine = games.filter(pl.col("policy") == policy)
-        if not mine["first_fire_turn"].drop_nulls().len():
-            continue
-        _chart(rep, f"first-fire-turn-{policy}", chartdata.observed(mine, "first_fire_turn"),
+    for policy, data in drawn:
+        _chart(rep, f"first-fire-turn-{policy}", data,
                f"Outcome rates of {policy} against the turn its first Fire order was given "
                "(observational), with 95% intervals.")
 
