@@ -33,6 +33,7 @@ from bollesim.rules import provenance
 from bollesim.rules.loader import RulesetError, load_ruleset
 
 EXIT_USAGE = 2  # exit code of every reported error (same as typer's own usage errors)
+DEFAULT_SEED = 1  # the run seed when none is given, as in bollesim.simulate
 
 app = typer.Typer(
     name="bollesim",
@@ -40,7 +41,6 @@ app = typer.Typer(
     epilog="Examples: bollesim play -P historical --seed 7 · bollesim run -P historical -n 1000000 · "
     "bollesim sweep experiments/first_fire.toml · bollesim report results/first_fire",
     no_args_is_help=True,
-    add_completion=False,
 )
 rules_app = typer.Typer(
     help="Validate and inspect rulesets (default.toml or a designer's copy).",
@@ -48,6 +48,28 @@ rules_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(rules_app, name="rules")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from bollesim import __version__
+
+        typer.echo(f"bollesim {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Monte Carlo strategy analysis for the solitaire wargame Operation Bøllebank.
+
+    Shell completion: bollesim --install-completion (bash, zsh, fish, PowerShell)."""
 
 
 # --------------------------------------------------------------------------- errors
@@ -568,7 +590,8 @@ def play(
     seed: Annotated[
         int | None,
         typer.Option(
-            help="Run seed (with --game, fixes the game exactly) (default: 7).", show_default=False
+            help="Run seed (with --game, fixes the game exactly) (default: 1, as for run).",
+            show_default=False,
         ),
     ] = None,
     game: Annotated[int, typer.Option(help="Game index within the run (>= 0).", min=0)] = 0,
@@ -629,7 +652,7 @@ def play(
     ruleset = _load(rules, set_, partial)
     chosen = load_policy(policy)
     params = _policy_params(chosen, param)
-    seed = 7 if seed is None else seed
+    seed = DEFAULT_SEED if seed is None else seed
     lines, _ = narrated_game(ruleset, chosen, params, seed, game, engine)
     typer.echo("\n".join(lines))
 
@@ -802,7 +825,9 @@ def _cluster(address: str | None, workers: int | None, threads: int | None):
 def run(
     policy: PolicyOption,
     games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play.")] = 100_000,
-    seed: Annotated[int, typer.Option(help="Run seed: game g is seeded from (seed, g).")] = 1,
+    seed: Annotated[
+        int, typer.Option(help="Run seed: game g is seeded from (seed, g).")
+    ] = DEFAULT_SEED,
     param: ParamOption = None,
     out: Annotated[
         Path | None,
@@ -813,8 +838,14 @@ def run(
     ] = "fast",
     threads: ThreadsOption = None,
     chunk: Annotated[
-        int, typer.Option(help="Games per chunk written to Parquet.", min=1)
-    ] = 250_000,
+        int | None,
+        typer.Option(
+            help="Games per chunk written to Parquet (default: about 1% of the games, "
+            "2,000 to 250,000, so that the progress bar moves).",
+            min=1,
+            show_default=False,
+        ),
+    ] = None,
     precision: PrecisionOption = None,
     max_games: MaxGamesOption = None,
     rules: RulesOption = None,
@@ -832,7 +863,7 @@ def run(
     """
     from bollesim.experiment import Cell, check_precision, ruleset_record, run_cells
     from bollesim.policy import load_policy
-    from bollesim.runner import ENGINES, run_to_dir
+    from bollesim.runner import DEFAULT_CHUNK, ENGINES, PROGRESS_PIECE, run_to_dir
 
     if games < 0:
         raise UsageError(f"--games must be 0 or more, got {games}")
@@ -846,6 +877,8 @@ def run(
     chosen = load_policy(policy)
     params = _policy_params(chosen, param)
     folder = out or Path("results") / f"{policy}-seed{seed}"
+    if chunk is None:
+        chunk = min(DEFAULT_CHUNK, max(PROGRESS_PIECE, -(-games // 100)))
     source = {
         "file": str(rules) if rules else None,
         "partial": str(partial) if partial else None,

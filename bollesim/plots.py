@@ -69,10 +69,10 @@ def _new_axes(ax, *, counts: bool = False, size=SIZE):
     return fig, fig.subplots(), None
 
 
-def _wrap(text: str, ax, fontsize: float, share: float = 1.0) -> str:
-    """text wrapped to about the width of the axes (`share` of it), in characters."""
+def _wrap(text: str, ax, fontsize: float) -> str:
+    """text wrapped to about the width of the axes, in characters."""
     fig = ax.get_figure(root=True)
-    width_pt = ax.get_position().width * fig.get_figwidth() * 72.0 * share
+    width_pt = ax.get_position().width * fig.get_figwidth() * 72.0
     chars = max(30, int(width_pt / (fontsize * 0.55)))
     return "\n".join(textwrap.fill(part, chars) for part in text.split("\n") if part)
 
@@ -82,16 +82,16 @@ def _header(ax, title: str, finding: str, note: str) -> None:
     wrapped to the axes' width; the title's pad leaves room for the lines below it."""
     lines = []
     if finding:
-        lines.append((_wrap(finding, ax, FINDING_PT, 0.8), FINDING_PT, "#111111"))
+        lines.append((_wrap(finding, ax, FINDING_PT), FINDING_PT, "#111111"))
     if note:
-        lines.append((_wrap(note, ax, NOTE_PT, 0.8), NOTE_PT, "#555555"))
+        lines.append((_wrap(note, ax, NOTE_PT), NOTE_PT, "#555555"))
     offset = 4.0
     for text, size, colour in reversed(lines):
         ax.annotate(text, (0, 1), xycoords="axes fraction", xytext=(0, offset),
                     textcoords="offset points", ha="left", va="bottom", fontsize=size,
                     color=colour, linespacing=1.15)
         offset += (text.count("\n") + 1) * size * 1.2 + 3.0
-    ax.set_title(_wrap(title, ax, TITLE_PT, 0.8), loc="left", fontsize=TITLE_PT,
+    ax.set_title(_wrap(title, ax, TITLE_PT), loc="left", fontsize=TITLE_PT,
                  fontweight="bold", pad=offset + 2.0)
 
 

@@ -90,3 +90,44 @@ def test_run_json(tmp_path):
     assert answer["games"] == 50 and answer["seed"] == 3
     assert answer["rates"] == pytest.approx(expected)
     assert "no result" in result.stderr
+
+
+def test_version_and_completion():
+    import os
+    import subprocess
+    import sys
+
+    from bollesim import __version__
+
+    result = invoke("--version")
+    assert result.exit_code == 0 and result.stdout.strip() == f"bollesim {__version__}"
+    bollesim = Path(sys.executable).with_name("bollesim")
+    env = {**os.environ, "_BOLLESIM_COMPLETE": "complete_bash", "COMP_WORDS": "bollesim sw",
+           "COMP_CWORD": "1"}
+    done = subprocess.run([bollesim], env=env, capture_output=True, text=True, timeout=60)
+    assert done.stdout.split() == ["sweep"], done.stderr
+    script = invoke("--show-completion", "bash")
+    assert "_BOLLESIM_COMPLETE" in script.stdout
+
+
+def test_sweep_frame_is_the_sweeps_rows(swept, tmp_path):
+    """The in-memory sweep gives the rows `bollesim sweep` wrote, with a moving bar."""
+    import bollesim
+
+    out, _ = swept
+    (tmp_path / "tiny.toml").write_text(SPEC, encoding="utf-8")
+    frame = bollesim.sweep_frame(tmp_path / "tiny.toml")
+    written = pl.read_parquet(out / "games.parquet")
+    assert frame.columns == written.columns
+    assert frame.sort("cell", "game").equals(written.sort("cell", "game"))
+    assert "sweep_frame" in dir(bollesim) and "simulate" in bollesim.__all__
+
+
+def test_simulate_progress_moves_within_a_chunk():
+    import bollesim
+
+    steps = []
+    df = bollesim.simulate("historical", 5_000, progress=steps.append)
+    plain = bollesim.simulate("historical", 5_000, seed=1)
+    assert df.equals(plain)  # seed 1 is the default; pieces do not change the rows
+    assert sum(steps) == 5_000 and len(steps) >= 2
