@@ -863,7 +863,7 @@ def run(
     """
     from bollesim.experiment import Cell, check_precision, ruleset_record, run_cells
     from bollesim.policy import load_policy
-    from bollesim.runner import DEFAULT_CHUNK, ENGINES, PROGRESS_PIECE, run_to_dir
+    from bollesim.runner import ENGINES, progress_chunk, run_to_dir
 
     if games < 0:
         raise UsageError(f"--games must be 0 or more, got {games}")
@@ -878,7 +878,7 @@ def run(
     params = _policy_params(chosen, param)
     folder = out or Path("results") / f"{policy}-seed{seed}"
     if chunk is None:
-        chunk = min(DEFAULT_CHUNK, max(PROGRESS_PIECE, -(-games // 100)))
+        chunk = progress_chunk(games)
     source = {
         "file": str(rules) if rules else None,
         "partial": str(partial) if partial else None,

@@ -253,8 +253,8 @@ def simulate(
     matrix = param_matrix(policy, n_games, params)
     set_threads(threads)
     bar, advance = _progress(progress, n_games, policy.name)
-    if advance is not None:  # pieces of about 1% of the games, so that the bar moves
-        chunk_size = min(chunk_size, max(PROGRESS_PIECE, -(-n_games // 100)))
+    if advance is not None:
+        chunk_size = min(chunk_size, progress_chunk(n_games))
     spans = list(chunks(n_games, max(1, chunk_size)))
     jobs = ((policy, matrix[a:b], seed, first_game + a) for a, b in spans)
     frames = []
@@ -277,6 +277,12 @@ def simulate(
 
 PROGRESS_PIECE = 2_000
 """The smallest piece of work when a progress bar is shown."""
+
+
+def progress_chunk(n_games: int) -> int:
+    """Games per piece of work for a progress bar that moves: about 1% of the games, at
+    least PROGRESS_PIECE and at most DEFAULT_CHUNK (200,000 games: 100 steps of 2,000)."""
+    return min(DEFAULT_CHUNK, max(PROGRESS_PIECE, -(-n_games // 100)))
 
 
 def _progress(progress, total: int, label: str):

@@ -131,3 +131,13 @@ def test_simulate_progress_moves_within_a_chunk():
     plain = bollesim.simulate("historical", 5_000, seed=1)
     assert df.equals(plain)  # seed 1 is the default; pieces do not change the rows
     assert sum(steps) == 5_000 and len(steps) >= 2
+
+
+def test_a_run_under_one_chunk_still_moves_its_bar(tmp_path):
+    from bollesim.runner import progress_chunk
+
+    assert 200_000 // progress_chunk(200_000) >= 50  # a 200,000-game run: 50+ steps
+    assert progress_chunk(10_000_000) == 100_000 and progress_chunk(10) == 2_000
+    result = invoke("run", "-P", "historical", "-n", 4_100, "--out", tmp_path, "--json")
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert result.exit_code == 0 and manifest["chunk_size"] == 2_000
