@@ -216,7 +216,8 @@ def test_findings_on_the_first_screen(sweep):
             f"({100 * share(settings[peak], top):.1f}%)") in findings
     everything = A.with_outcomes(games)
     assert f"**Lost** {100 * share(everything, 'defeat'):.1f}% of all 5,600 games" in findings
-    assert f"**no result** {100 * share(everything, 'no_result'):.1f}%" in findings
+    assert f"**no result** {pct_text(share(everything, 'no_result'))}, **all four victories** " \
+        f"{pct_text(share(everything, 'perfect'))}." in findings
     # the headline chart comes right after the findings, before every table
     assert text.index("## Findings") < text.index("![") < text.index("## Tables") \
         < text.index("## What was run")
@@ -263,6 +264,41 @@ def test_rates_table(sweep):
         assert row[1] == f"{cell_games.height:,}"
         assert row[2:] == [wilson_text(_hits(cell_games, o)) for o in OUTCOMES], row[0]
     assert rows[-1][2:] == [wilson_text(_hits(games, o)) for o in OUTCOMES]
+
+
+def test_best_and_worst_cell_table(sweep):
+    _, games, paths = sweep
+    rows = md_table(paths["markdown"].read_text(encoding="utf-8"), "Best and worst cell")
+    labels = ["syn_fire k=8", "syn_fire k=12", "syn_fire k=16", "syn_fire k=20",
+              "syn_fire k=24", "syn_fire k=25 (never)", "syn_hold"]
+    cells = {c: games.filter(pl.col("cell") == c).sort("game") for c in range(7)}
+    assert [r[0] for r in rows] == [LABELS[o] for o in HEADLINE]
+    for row, outcome in zip(rows, HEADLINE, strict=True):
+        sign = -1 if outcome == "defeat" else 1
+        order = sorted(cells, key=lambda c: (-sign * share(cells[c], outcome), c))
+        best, worst = order[0], order[-1]
+        gap = abs(share(cells[best], outcome) - share(cells[worst], outcome))
+        p = mcnemar(_hits(cells[best], outcome), _hits(cells[worst], outcome))
+        assert row[1:6] == [labels[best], wilson_text(_hits(cells[best], outcome)),
+                            labels[worst], pct_text(share(cells[worst], outcome)),
+                            f"{100 * gap:.1f} points"], (outcome, row)
+        assert row[6].startswith("significant (" if p < 0.05 else "not significant ("), row
+
+
+def test_endings_table(sweep):
+    _, games, paths = sweep
+    text = paths["markdown"].read_text(encoding="utf-8")
+    rows = md_table(text, "How games end")
+    reasons = games["end_reason"].to_numpy()
+    assert {r[0] for r in rows} == set(reasons)
+    counts = [int((reasons == r[0]).sum()) for r in rows]
+    assert counts == sorted(counts, reverse=True)
+    for row, count in zip(rows, counts, strict=True):
+        defeat = row[0] in ("vehicle destroyed", "VL2 commander killed", "turn 40")
+        assert row[1:] == ["defeat" if defeat else "", f"{count:,}",
+                           wilson_text(reasons == row[0])], row
+    fired = games["first_fire_turn"].drop_nulls().len() / games.height
+    assert f"; {pct_text(fired)} of games gave a Fire order" in text
 
 
 def test_paired_differences_table(sweep):
@@ -320,7 +356,9 @@ def test_out_dir_and_plain_run(tmp_path):
     assert not (run / "report.html").exists() and not (run / "report.md").exists()
     text = paths["markdown"].read_text(encoding="utf-8")
     assert "--cell" not in text and f"bollesim play --from {run} --game " in text
-    assert "(a plain run)" in text and "**Victories**" in text
+    assert "(a plain run)" in text
+    wins = ", ".join(f"{LABELS[v]} {pct_text(share(games, v))}" for v in VICTORIES)
+    assert f"**Victories**: {wins}." in text
     assert "`--set roe.fire_allowed=10`" in text
     assert "| stopped | every rate within 1.0 points after 300 games |" in text
     assert {p.name for p in paths["charts"]} == {"report-first-fire-turn-syn-fire.png"}
