@@ -104,8 +104,11 @@ def test_html_is_self_contained_with_interactive_charts(sweep):
         setting = settings[row["x_label"]]
         assert row["rate_pct"] == pytest.approx(100 * share(setting, row["outcome"]), abs=0.0051)
         assert row["n"] == setting.height and row["k"] == int(_hits(setting, row["outcome"]).sum())
-    assert {t["title"] for t in headline["layer"][2]["encoding"]["tooltip"]} >= {
-        "rate (%)", "95% interval", "games"}
+    lines, whiskers, points = (layer["encoding"] for layer in headline["layer"])
+    assert lines["y"]["field"] == points["y"]["field"] == "rate_pct"
+    assert (whiskers["y"]["field"], whiskers["y2"]["field"]) == ("low_pct", "high_pct")
+    assert lines["color"]["field"] == points["color"]["field"] == "label"  # outcome names
+    assert {t["title"] for t in points["tooltip"]} >= {"rate (%)", "95% interval", "games"}
 
 
 def test_markdown_references_existing_pngs(sweep):
