@@ -22,15 +22,14 @@ intervals (DESIGN.md decision 7).
     A.distributions(df, by="cell"), A.summary(df)     # end turn, first fire, damage
     A.end_reasons(df), A.examples(df)                 # how games end; games to replay
 
-A policy parameter whose declaration says "(25: never)" (policies/*.py) has that value
-shown and grouped as "never" by best_trigger, cell_labels and plots.rates_by_trigger.
+A policy parameter declared with a `never` value (policies/*.py, e.g. fire_at_roe's k = 25)
+has that value shown and grouped as "never" by best_trigger, cell_labels and the charts.
 """
 
 from __future__ import annotations
 
 import importlib
 import math
-import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -155,14 +154,10 @@ def never_as_null(column: str, never: float | None = None) -> pl.Expr:
     return pl.when(keep).then(col).otherwise(None).alias(column)
 
 
-NEVER_IN_DOC = re.compile(r"(?<![\w.])([-+]?\d+(?:\.\d+)?)\s*[:=]\s*never\b")
-"""How a parameter's one-line meaning names its "never" value: "... (25: never)"."""
-
-
 def declared_parameter(policy: str | None, param: str):
-    """The declaration (`name`, `default`, `low`, `high`, `doc`) of a policy parameter,
-    read from the policy's module in policies/ (imported, nothing compiled); None when the
-    policy or the parameter is unknown."""
+    """The declaration (bollesim.policy.Parameter: `name`, `default`, `low`, `high`, `doc`,
+    `label`, `never`) of a policy parameter, read from the policy's module in policies/
+    (imported, nothing compiled); None when the policy or the parameter is unknown."""
     if not policy:
         return None
     try:
@@ -176,11 +171,17 @@ def declared_parameter(policy: str | None, param: str):
 
 
 def never_value(policy: str | None, param: str) -> float | None:
-    """The parameter value that means "never", if the declaration's meaning says so
-    ("the RoE from which the first Fire order is given (25: never)" -> 25.0)."""
+    """The parameter value that means "never", as its declaration says (Parameter.never,
+    e.g. 25 for fire_at_roe's k); None when no value means that."""
     p = declared_parameter(policy, param)
-    match = NEVER_IN_DOC.search(getattr(p, "doc", "") or "") if p is not None else None
-    return float(match.group(1)) if match else None
+    never = getattr(p, "never", None) if p is not None else None
+    return None if never is None else float(never)
+
+
+def parameter_label(policy: str | None, param: str) -> str:
+    """The human name of a parameter (Parameter.label), or its name when not declared."""
+    p = declared_parameter(policy, param)
+    return (getattr(p, "label", "") or param) if p is not None else param
 
 
 def _resolve_never(never, policy: str | None, param: str) -> float | None:

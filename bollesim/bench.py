@@ -10,25 +10,12 @@ import tempfile
 import time
 
 import numpy as np
-from numba import njit, prange
 
 from bollesim import rng
 from bollesim.engine import layout as L
 from bollesim.policy import Policy
 from bollesim.rules.loader import Ruleset
 from bollesim.runner import play_chunk, set_threads
-
-
-@njit(cache=True, parallel=True)
-def rng_floor(seed, draws, out):
-    """Exactly draws[g] dice for game g (seeded as the engine seeds it), and nothing else."""
-    for g in prange(draws.shape[0]):
-        stream = np.zeros(2, dtype=np.int64)
-        rng.init_stream(stream, seed, np.int64(g), rng.CHANCE)
-        acc = 0
-        for _ in range(draws[g]):
-            acc += rng.d6(stream)
-        out[g] = acc
 
 
 def _timed(fn) -> float:
@@ -81,8 +68,8 @@ def measure(
     progress(f"reference engine: {reference_games / t_ref:,.1f} games/s")
     draws = np.ascontiguousarray(results[:, L.R_RANDOM_DRAWS])
     sink = np.zeros(games, dtype=np.int64)
-    rng_floor(seed, draws[:16], sink[:16])
-    t_floor = min(_timed(lambda: rng_floor(seed, draws, sink)) for _ in range(2))
+    rng.dice_floor(seed, draws[:16], sink[:16])
+    t_floor = min(_timed(lambda: rng.dice_floor(seed, draws, sink)) for _ in range(2))
     progress(f"RNG floor: {games / t_floor:,.0f} games/s")
     out.update(
         policy=policy.name,

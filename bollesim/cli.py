@@ -38,6 +38,7 @@ from bollesim.rules.loader import RulesetError, load_ruleset
 from bollesim.terminal import printable
 
 EXIT_USAGE = 2  # exit code of every reported error (same as typer's own usage errors)
+DEFAULT_SEED = 1  # the run seed when none is given, as in bollesim.simulate
 
 app = typer.Typer(
     name="bollesim",
@@ -45,7 +46,6 @@ app = typer.Typer(
     epilog="Examples: bollesim play -P historical --seed 7 · bollesim run -P historical -n 1000000 · "
     "bollesim sweep experiments/first_fire.toml · bollesim report results/first_fire",
     no_args_is_help=True,
-    add_completion=False,
 )
 rules_app = typer.Typer(
     help="Validate and inspect rulesets (default.toml or a designer's copy).",
@@ -53,6 +53,28 @@ rules_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(rules_app, name="rules")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from bollesim import __version__
+
+        typer.echo(f"bollesim {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Monte Carlo strategy analysis for the solitaire wargame Operation Bøllebank.
+
+    Shell completion: bollesim --install-completion (bash, zsh, fish, PowerShell)."""
 
 
 # --------------------------------------------------------------------------- errors
@@ -545,7 +567,8 @@ def policies() -> None:
         policy = load_policy(name)
         typer.echo(f"{name}: {policy.doc}")
         for p in policy.parameters:
-            typer.echo(f"    {p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}")
+            never = f" ({p.never:g}: never)" if p.never is not None else ""
+            typer.echo(f"    {p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}{never}")
 
 
 @command(
@@ -572,7 +595,8 @@ def play(
     seed: Annotated[
         int | None,
         typer.Option(
-            help="Run seed (with --game, fixes the game exactly) (default: 7).", show_default=False
+            help="Run seed (with --game, fixes the game exactly) (default: 1, as for run).",
+            show_default=False,
         ),
     ] = None,
     game: Annotated[int, typer.Option(help="Game index within the run (>= 0).", min=0)] = 0,
@@ -631,7 +655,7 @@ def play(
 
     if engine not in ENGINES:
         raise UsageError(f"--engine must be fast or reference, got {engine!r}")
-    seed = check_count("--seed", 7 if seed is None else seed, "seed")
+    seed = check_count("--seed", DEFAULT_SEED if seed is None else seed, "seed")
     check_count("--game", game, "games")
     ruleset = _load(rules, set_, partial)
     chosen = load_policy(policy)
@@ -695,25 +719,49 @@ def _progress_bar(label: str):
     )
 
 
-OUTCOMES = ("operational", "tactical", "strategic", "political", "defeat")
+OUTCOMES = ("operational", "tactical", "strategic", "political", "defeat", "no_result")
+OVERLAP_NOTE = (
+    "A game can win several victory types, so a row's victories and defeat can add up to "
+    "more than 100%; no result: neither a victory nor a defeat."
+)
+
+JsonOption = Annotated[
+    bool,
+    typer.Option(
+        "--json",
+        help="Print one JSON object on stdout for scripts (the human lines go to stderr).",
+    ),
+]
 
 
-def _summary(run) -> tuple[int, tuple[float, ...]]:
+def _emit(data: dict) -> None:
+    """The --json answer: one JSON object, one line, on stdout."""
+    import json
+
+    typer.echo(json.dumps(data, default=str))
+
+
+def _outcome_means():
+    """Each outcome's rate as a polars expression (no_result: no victory and no defeat)."""
+    import polars as pl
+
+    victories = [pl.col(c).fill_null(False) for c in OUTCOMES[:4]]
+    no_result = ~pl.any_horizontal(victories) & ~pl.col("defeat").fill_null(False)
+    return [pl.col(c).mean() for c in OUTCOMES[:5]] + [no_result.mean().alias("no_result")]
+
+
+def _summary(run) -> tuple[int, dict[str, float]]:
     """Games and outcome rates of a verified run (runfolder.Run), read column by column (a
     10-million-game file would take a gigabyte in memory whole)."""
     import polars as pl
 
-    row = (
-        run.scan()
-        .select([pl.len().alias("n")] + [pl.col(c).mean() for c in OUTCOMES])
-        .collect()
-        .row(0)
-    )
-    return row[0], tuple(r or 0.0 for r in row[1:])
+    row = run.scan().select([pl.len().alias("n"), *_outcome_means()]).collect()
+    n = int(row["n"][0])
+    return n, {c: float(row[c][0] or 0.0) for c in OUTCOMES}
 
 
-def _rates_line(rates: tuple[float, ...]) -> str:
-    return "  ".join(f"{c} {r:.1%}" for c, r in zip(OUTCOMES, rates, strict=True))
+def _rates_line(rates: dict[str, float]) -> str:
+    return "  ".join(f"{c.replace('_', ' ')} {rates[c]:.1%}" for c in OUTCOMES)
 
 
 GamesOption = Annotated[
@@ -850,12 +898,15 @@ def _cluster(address: str | None, workers: int | None, threads: int | None):
         "bollesim run -P random -n 2000 --engine reference --out results/random-ref",
         "bollesim run -P historical -n 10000000 --cluster tcp://10.0.0.5:8786",
         "bollesim run -P historical -n 10000000 --out results/big --resume",
+        "bollesim run -P historical -n 10000 --json   # one JSON object on stdout",
     ),
 )
 def run(
     policy: PolicyOption,
     games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play.")] = 100_000,
-    seed: Annotated[int, typer.Option(help="Run seed: game g is seeded from (seed, g).")] = 1,
+    seed: Annotated[
+        int, typer.Option(help="Run seed: game g is seeded from (seed, g).")
+    ] = DEFAULT_SEED,
     param: ParamOption = None,
     out: Annotated[
         Path | None,
@@ -875,6 +926,7 @@ def run(
     workers: WorkersOption = None,
     resume: ResumeOption = False,
     restart: RestartOption = False,
+    json_: JsonOption = False,
 ) -> None:
     """Play a batch of games into OUT/games.parquet and OUT/manifest.json.
 
@@ -886,7 +938,7 @@ def run(
     from bollesim.experiment import Cell, check_count, check_precision, ruleset_record, run_cells
     from bollesim.policy import load_policy
     from bollesim.runfolder import open_run
-    from bollesim.runner import ENGINES
+    from bollesim.runner import ENGINES, progress_chunk
 
     check_count("--games", games, "games")
     check_count("--seed", seed, "seed")
@@ -901,6 +953,8 @@ def run(
     chosen = load_policy(policy)
     params = _policy_params(chosen, param)
     folder = out or Path("results") / f"{policy}-seed{seed}"
+    if chunk is None and engine == "fast" and mode != "resume":
+        chunk = progress_chunk(games)  # about 1% of the games: the progress bar moves
     source = {
         "file": str(rules) if rules else None,
         "partial": str(partial) if partial else None,
@@ -938,11 +992,16 @@ def run(
         printable(
             f"{n:,} games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, "
             f"engine ready in {t['warm_up_s']:.1f} s) -> {folder}"
-        )
+        ),
+        err=json_,
     )
     if precision is not None:
-        typer.echo(outcome.sentence())
-    typer.echo(_rates_line(rates))
+        typer.echo(outcome.sentence(), err=json_)
+    typer.echo(_rates_line(rates), err=json_)
+    if json_:
+        _emit({"command": "run", "out": str(folder), "policy": policy, "games": n,
+               "seed": seed, "rates": rates, "timings": t,
+               "stopped": outcome.sentence() if precision is not None else None})
 
 
 def _said_resumed(folder: Path, outcome) -> None:
@@ -961,6 +1020,7 @@ def _said_resumed(folder: Path, outcome) -> None:
         "bollesim sweep experiments/policies.toml --precision 0.005 --max-games 400000",
         "bollesim sweep experiments/first_fire.toml -n 100000 --cluster local --workers 2",
         "bollesim sweep experiments/first_fire.toml --resume",
+        "bollesim sweep experiments/first_fire.toml -n 2000 --json | jq '.cells[0]'",
     ),
 )
 def sweep(
@@ -990,6 +1050,7 @@ def sweep(
     workers: WorkersOption = None,
     resume: ResumeOption = False,
     restart: RestartOption = False,
+    json_: JsonOption = False,
 ) -> None:
     """Play every cell of an experiment on common random numbers.
 
@@ -1043,34 +1104,55 @@ def sweep(
             f"{n_cells} cells x {outcome.games_per_cell:,} games = {manifest['n_games']:,} "
             f"games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, engine "
             f"ready in {t['warm_up_s']:.1f} s) -> {folder}"
-        )
+        ),
+        err=json_,
     )
     if outcome.precision is not None:
-        typer.echo(outcome.sentence())
-    _print_cells(open_run(folder))
-    typer.echo(printable(f"Next: bollesim report {shlex.quote(str(folder))}"))
+        typer.echo(outcome.sentence(), err=json_)
+    cells = _cell_rates(open_run(folder))
+    _print_cells(cells, err=json_)
+    typer.echo(printable(f"Next: bollesim report {shlex.quote(str(folder))}"), err=json_)
+    if json_:
+        _emit({"command": "sweep", "out": str(folder), "experiment": experiment.name,
+               "games_per_cell": outcome.games_per_cell, "games": manifest["n_games"],
+               "seed": manifest["seed"], "timings": t,
+               "stopped": outcome.sentence() if outcome.precision is not None else None,
+               "cells": cells.to_dicts()})
 
 
-def _print_cells(run) -> None:
-    """One line of rates per cell of a verified run, from a lazy scan (memory stays flat)."""
+def _cell_rates(run):
+    """One row per cell of a verified run (runfolder.Run): cell, label, policy, games and
+    each outcome's rate, aggregated from a lazy scan (memory stays flat)."""
     import polars as pl
 
     from bollesim import analysis as A
 
     scan = run.scan()
     first_rows = scan.group_by("cell").agg(pl.all().first()).collect()  # one row per cell
-    if first_rows.height == 0:
+    labels = A.cell_labels(first_rows) if first_rows.height else None
+    table = (scan.group_by("cell").agg(pl.len().alias("games"), *_outcome_means())
+             .sort("cell").collect())
+    if labels is None:
+        return table.with_columns(pl.lit("").alias("label"), pl.lit("").alias("policy"))
+    return labels.join(table, on="cell").sort("cell")
+
+
+def _print_cells(cells, err: bool = False) -> None:
+    """The sweep's table: one line of rates per cell, and why a row can pass 100%."""
+    from bollesim.terminal import printable
+
+    if cells.height == 0:
         return
-    labels = dict(A.cell_labels(first_rows).select("cell", "label").iter_rows())
-    cols = ("operational", "tactical", "strategic", "political", "defeat")
-    table = scan.group_by("cell").agg([pl.col(c).mean() for c in cols]).sort("cell").collect()
-    labels = {cell: printable(label) for cell, label in labels.items()}
-    width = max(len(v) for v in labels.values())
-    typer.echo(f"{'cell':>4}  {'':<{width}}  " + "  ".join(f"{c[:11]:>11}" for c in cols))
-    for row in table.iter_rows():
+    width = max(len(v) for v in cells["label"].to_list())
+    names = [c.replace("_", " ")[:11] for c in OUTCOMES]
+    typer.echo(f"{'cell':>4}  {'':<{width}}  " + "  ".join(f"{c:>11}" for c in names), err=err)
+    for row in cells.iter_rows(named=True):
         typer.echo(
-            f"{row[0]:>4}  {labels[row[0]]:<{width}}  " + "  ".join(f"{r:>11.1%}" for r in row[1:])
+            f"{row['cell']:>4}  {printable(row['label']):<{width}}  "
+            + "  ".join(f"{row[c]:>11.1%}" for c in OUTCOMES),
+            err=err,
         )
+    typer.echo(OVERLAP_NOTE, err=err)
 
 
 @command(
@@ -1078,6 +1160,7 @@ def _print_cells(run) -> None:
     epilog=examples(
         "bollesim report results/first_fire",
         "bollesim report results/historical-seed1 --out /tmp/historical-report",
+        "bollesim report results/first_fire --json",
     ),
 )
 def report(
@@ -1092,11 +1175,13 @@ def report(
     out: Annotated[
         Path | None, typer.Option(help="Where to write (default: DIR).", show_default=False)
     ] = None,
+    json_: JsonOption = False,
 ) -> None:
     """Write the balance report of a run or sweep.
 
-    report.html (one self-contained file, charts embedded), report.md and its charts as
-    PNG files."""
+    report.html (one file that works offline: interactive charts, sortable tables),
+    report.md with its charts as PNG files, and rates.csv (every rate, its interval and
+    counts)."""
     from bollesim.report import write_report
     from bollesim.runfolder import Workspace, open_run
 
@@ -1114,10 +1199,15 @@ def report(
             ) from None
     typer.echo(
         printable(
-            f"wrote {paths['html']} and {paths['markdown']} "
-            f"({len(paths['charts'])} charts next to it)"
-        )
+            f"wrote {paths['html']}, {paths['markdown']} ({len(paths['charts'])} charts next "
+            f"to it) and {paths['rates']}"
+        ),
+        err=json_,
     )
+    if json_:
+        _emit({"command": "report", "html": str(paths["html"]),
+               "markdown": str(paths["markdown"]), "rates": str(paths["rates"]),
+               "charts": [str(p) for p in paths["charts"]]})
 
 
 @command(app, epilog=examples("bollesim bench", "bollesim bench --json --games 200000 --no-cold"))

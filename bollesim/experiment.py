@@ -567,7 +567,7 @@ class _Session:
         self.plan, self.engine, self.cluster, self.progress = plan, engine, cluster, progress
         self.chunk = plan["chunk_size"]
         self.precision = plan["precision"]
-        self.schema = R.dataset_schema(_param_names(cells))
+        self.schema = R.dataset_schema(param_names(cells))
         self.index = {c.cell: i for i, c in enumerate(cells)}
         self.counts = np.zeros((len(cells), len(PRECISION_RATES)), dtype=np.int64)
         self.played = 0  # games played (or found saved) so far, over all cells
@@ -710,7 +710,7 @@ def _unsaved_jobs(
             job += 1
 
 
-def _param_names(cells) -> list[str]:
+def param_names(cells) -> list[str]:
     """The union of the cells' parameters, in order of first appearance."""
     names: list[str] = []
     for cell in cells:
@@ -738,8 +738,6 @@ def _judge(counts: np.ndarray, n: int, precision: float | None, cap: int) -> Out
 
 def _manifest_fields(rules: Ruleset, cells, seed: int, play: _Session, engine, threads) -> dict:
     """The manifest fields that describe what was played and on what (runfolder.Manifest)."""
-    import numba
-
     from bollesim import __version__
     from bollesim import runner as R
 
@@ -760,7 +758,7 @@ def _manifest_fields(rules: Ruleset, cells, seed: int, play: _Session, engine, t
         "ruleset": rules.name,
         "ruleset_hash": rules.digest,
         "engine": engine,
-        "threads": threads or numba.get_num_threads(),
+        "threads": R.threads_used(threads),
         "chunk_size": play.chunk,
         "machine": R.machine(),
         "timings": R.timings(play.warm_s, play.run_s, play.t0, games),

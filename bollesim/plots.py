@@ -1,16 +1,24 @@
 """Charts of a batch's results, each readable without a caption.
 
 Every function takes the per-game DataFrame (see bollesim.analysis) and returns a
-matplotlib Figure: a title saying what is plotted, axis labels with units, a legend, and
-95% Wilson intervals drawn as shaded bands or whiskers. Figures are built without pyplot
-(matplotlib.figure.Figure, rendered by Agg), so they work with no display, in scripts,
-tests and notebooks alike; `fig.savefig(path)` writes them.
+matplotlib Figure. It draws into `ax` when given one (a matplotlib Axes of your own
+figure), or into a new figure. Each chart has a title, a line saying what it found (the
+controlled trigger chart), small print saying what was counted, axes named in words,
+a legend of outcomes, and 95% Wilson intervals as whiskers. Figures are built without
+pyplot (matplotlib.figure.Figure, rendered by Agg), so they work with no display, in
+scripts, tests and notebooks alike; `fig.savefig(path)` writes them.
 
     from bollesim import plots
-    plots.rates_by_first_fire_turn(df)            # victory chances by turn of the first Fire
-    plots.rates_by_first_fire_roe(df)             # ... by RoE at the first Fire
-    plots.rates_by_trigger(df, "k")               # ... by a policy parameter (a sweep)
-    plots.policy_comparison(df)                   # grouped bars, one colour per policy
+    plots.rates_by_trigger(df, "t")                  # controlled: a swept trigger (a sweep)
+    plots.rates_by_first_fire_turn(df, policy="fire_at_turn")   # observational, one policy
+    plots.rates_by_first_fire_roe(df, policy="fire_at_roe")
+    plots.policy_comparison(df, by="cell")           # grouped bars, one colour per cell
+
+    fig, (a, b) = matplotlib.pyplot.subplots(1, 2, figsize=(14, 5), layout="constrained")
+    plots.rates_by_trigger(df, "k", ax=a); plots.rates_by_trigger(df, "t", ax=b)
+
+The numbers come from bollesim.chartdata (the same tidy frames the interactive charts
+of report.html draw); `plots.draw(chart)` draws any chartdata.RateChart.
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from __future__ import annotations
 import math
 import os
 import sys
+import textwrap
 from collections.abc import Sequence
 
 import matplotlib
@@ -33,35 +42,57 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
 
 from bollesim import analysis as A  # noqa: E402
+from bollesim import chartdata  # noqa: E402
+from bollesim.chartdata import COLOURS, DRAWN, SERIES_COLOURS, RateChart  # noqa: E402
 
-COLOURS = {  # Okabe-Ito, safe for colour-blind readers
-    "operational": "#0072B2",
-    "tactical": "#009E73",
-    "strategic": "#E69F00",
-    "political": "#CC79A7",
-    "perfect": "#000000",
-    "defeat": "#D55E00",
-    "no_result": "#999999",
-}
-"""One colour per outcome, the same in every chart."""
+MARKERS = {"operational": "o", "tactical": "^", "strategic": "s", "political": "D",
+           "perfect": "*", "defeat": "X", "no_result": "v"}
+"""One marker shape per outcome, so outcomes differ by shape as well as colour."""
 
-STYLES = {"perfect": {"linewidth": 2.6}, "defeat": {"linestyle": "--"},
-          "no_result": {"linestyle": ":"}}
-BAND_ALPHA = 0.15
-SERIES_COLOURS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
-                  "#000000", "#999999", "#882255", "#44AA99", "#117733"]
-INTERVAL_NOTE = "shaded: 95% Wilson interval"
+DASHES = {"defeat": (0, (5, 2)), "no_result": (0, (1, 2)), "perfect": (0, (1, 2))}
+SIZE = (10.0, 6.0)
+"""Figure size (inches) of a chart drawn into a new figure; with a count panel, 7 high."""
+TITLE_PT, FINDING_PT, NOTE_PT = 13.0, 10.0, 8.5
 
 
-def _games(n: int) -> str:
-    return f"{n:,} game" + ("" if n == 1 else "s")
+# -- shared pieces --------------------------------------------------------------------------
 
 
-def _policies_note(df: pl.DataFrame) -> str:
-    if "policy" not in df.columns or df.height == 0:
-        return ""
-    names = df["policy"].unique(maintain_order=True).to_list()
-    return "policy " + names[0] if len(names) == 1 else f"{len(names)} policies"
+def _new_axes(ax, *, counts: bool = False, size=SIZE):
+    """(figure, main axes, count axes or None): the caller's axes, or a new figure."""
+    if ax is not None:
+        return ax.get_figure(root=True), ax, None
+    fig = Figure(figsize=(size[0], size[1] + (1.2 if counts else 0.0)), layout="constrained")
+    if counts:
+        top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [4, 1]})
+        return fig, top, bottom
+    return fig, fig.subplots(), None
+
+
+def _wrap(text: str, ax, fontsize: float) -> str:
+    """text wrapped to about the width of the axes, in characters."""
+    fig = ax.get_figure(root=True)
+    width_pt = ax.get_position().width * fig.get_figwidth() * 72.0
+    chars = max(30, int(width_pt / (fontsize * 0.55)))
+    return "\n".join(textwrap.fill(part, chars) for part in text.split("\n") if part)
+
+
+def _header(ax, title: str, finding: str, note: str) -> None:
+    """Title (bold), the finding and the small print above the axes, left-aligned, each
+    wrapped to the axes' width; the title's pad leaves room for the lines below it."""
+    lines = []
+    if finding:
+        lines.append((_wrap(finding, ax, FINDING_PT), FINDING_PT, "#111111"))
+    if note:
+        lines.append((_wrap(note, ax, NOTE_PT), NOTE_PT, "#555555"))
+    offset = 4.0
+    for text, size, colour in reversed(lines):
+        ax.annotate(text, (0, 1), xycoords="axes fraction", xytext=(0, offset),
+                    textcoords="offset points", ha="left", va="bottom", fontsize=size,
+                    color=colour, linespacing=1.15)
+        offset += (text.count("\n") + 1) * size * 1.2 + 3.0
+    ax.set_title(_wrap(title, ax, TITLE_PT), loc="left", fontsize=TITLE_PT,
+                 fontweight="bold", pad=offset + 2.0)
 
 
 def _percent_axis(ax, top: float) -> None:
@@ -70,212 +101,177 @@ def _percent_axis(ax, top: float) -> None:
     ax.set_ylim(0, top)
     ax.yaxis.set_major_formatter(PercentFormatter(100, decimals=0))
     ax.grid(axis="y", alpha=0.3)
+    ax.set_ylabel("share of games")
 
 
-def _positions(values: list) -> tuple[np.ndarray, float | None, list[float]]:
-    """x positions for group values: finite ones where they are, "never" (None) one step
-    to the right of the last. Returns (positions, never position or None, finite values)."""
-    finite = sorted(v for v in values if v is not None)
-    has_never = any(v is None for v in values)
-    if finite:
-        step = float(np.median(np.diff(finite))) if len(finite) > 1 else 1.0
-        never_x = finite[-1] + 1.5 * step if has_never else None
-    else:
-        never_x = 0.0 if has_never else None
-    pos = np.array([never_x if v is None else v for v in values], dtype=np.float64)
-    return pos, never_x, finite
+def _legend(ax, title: str) -> None:
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False,
+              title=title, alignment="left")
 
 
-def _set_ticks(ax, finite: list[float], never_x: float | None, never_label: str) -> None:
+# -- line charts ----------------------------------------------------------------------------
+
+
+def _ticks(ax, finite: list[float], never_x: float | None) -> None:
     ticks = list(finite)
     if len(ticks) > 25:
-        every = math.ceil(len(ticks) / 20)
-        ticks = ticks[::every]
+        ticks = ticks[::math.ceil(len(ticks) / 20)]
     labels = [A.fmt_value(float(t)) for t in ticks]
     if never_x is not None:
         ticks.append(never_x)
-        labels.append(never_label)
+        labels.append(chartdata.NEVER_LABEL)
     ax.set_xticks(ticks, labels)
 
 
-def _separate_never(axes, finite: list[float], never_x: float | None) -> None:
-    """A dotted line between the last value and the "never" point, on every panel."""
-    if never_x is not None and finite:
-        for ax in axes:
-            ax.axvline((finite[-1] + never_x) / 2, color="#bbbbbb", linestyle=":", linewidth=1)
-
-
-def rates_by(df: pl.DataFrame, x: str, *, outcomes: Sequence[str] = A.HEADLINE,
-             title: str | None = None, xlabel: str | None = None, min_games: int = 1,
-             counts: bool = False, never: float | None = None, never_label: str = "never",
-             note: str = "") -> Figure:
-    """Rate of each outcome (one line each, 95% Wilson band) against the values of column x.
-
-    x: any numeric column; its null, NaN and ±inf values (and the value `never`, if
-    given) are drawn as one separate point at the right, labelled `never_label`, with
-    whiskers instead of a band. Values of x
-    with fewer than `min_games` games are left out (and the subtitle says so).
-    counts: add a lower panel with the number of games at each value.
-    Legend: one entry per outcome, labelled as in analysis.LABELS.
-    """
-    frame = df.with_columns(A.never_as_null(x, never).cast(pl.Float64).alias(x))
-    table = A.rates(frame, by=x, outcomes=outcomes)
-    dropped = table.filter(pl.col("n") < min_games)
-    table = table.filter(pl.col("n") >= min_games)
-    fig = Figure(figsize=(10, 7 if counts else 6), layout="constrained")
-    if counts:
-        ax, ax_n = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [4, 1]})
-    else:
-        ax, ax_n = fig.subplots(), None
-    values = table[x].to_list()
-    pos, never_x, finite = _positions(values)
-    is_never = np.array([v is None for v in values], dtype=bool)
+def _draw_lines(chart: RateChart, panel: str, ax, ax_n=None) -> None:
+    frame, where = chartdata.x_positions(chart.frame.filter(pl.col("panel") == panel),
+                                         chart.outcomes)
     top = 0.0
-    for o in outcomes:
-        rate = table[f"{o}_rate"].to_numpy() * 100
-        low = table[f"{o}_low"].to_numpy() * 100
-        high = table[f"{o}_high"].to_numpy() * 100
-        if len(high):
-            top = max(top, float(np.nanmax(high)))
-        colour = COLOURS.get(o, "#444444")
-        style = STYLES.get(o, {})
-        fin = ~is_never
-        order = np.argsort(pos[fin], kind="stable")
-        xs, ys = pos[fin][order], rate[fin][order]
-        ax.plot(xs, ys, marker="o", markersize=4, color=colour, label=A.LABELS.get(o, o),
-                linewidth=style.get("linewidth", 1.8), linestyle=style.get("linestyle", "-"))
-        ax.fill_between(xs, low[fin][order], high[fin][order], color=colour, alpha=BAND_ALPHA,
-                        linewidth=0)
-        if is_never.any():
-            i = int(np.flatnonzero(is_never)[0])
-            ax.errorbar([pos[i]], [rate[i]], yerr=[[rate[i] - low[i]], [high[i] - rate[i]]],
-                        fmt="s", color=colour, markersize=6, capsize=4, linewidth=1.5)
+    for o in chart.outcomes:
+        rows = frame.filter(pl.col("outcome") == o)
+        colour, marker = COLOURS.get(o, "#444444"), MARKERS.get(o, "o")
+        fin = rows.filter(pl.col("x").is_not_null())
+        ys, lo, hi = (fin[c].to_numpy() * 100 for c in ("rate", "low", "high"))
+        ax.plot(fin["pos"].to_numpy(), ys, color=colour, marker=marker, markersize=5,
+                linewidth=1.8, linestyle=DASHES.get(o, "-"), label=A.LABELS.get(o, o), zorder=3)
+        ax.vlines(fin["pos"].to_numpy(), lo, hi, color=colour, linewidth=1.2, zorder=2)
+        never = rows.filter(pl.col("x").is_null())
+        if never.height:
+            x = float(never["dodged"][0])
+            r, low, high = (float(never[c][0]) * 100 for c in ("rate", "low", "high"))
+            ax.plot([x], [r], color=colour, marker=marker, markersize=7, linestyle="none",
+                    zorder=3)
+            ax.vlines([x], [low], [high], color=colour, linewidth=1.4, zorder=2)
+        if rows.height:
+            top = max(top, float(rows["high"].max()) * 100)
     _percent_axis(ax, top)
-    ax.set_ylabel("share of games (%)")
-    n_total = int(table["n"].sum())
-    sub = [s for s in (_policies_note(df), _games(n_total), INTERVAL_NOTE) if s]
-    if never_x is not None:
-        sub.append(f"'{' '.join(never_label.split())}': square with whiskers")
-    if dropped.height:
-        sub.append(f"{dropped.height} values with < {min_games} games not drawn "
-                   f"({_games(int(dropped['n'].sum()))})")
-    if note:
-        sub.append(note)
-    ax.set_title(" · ".join(sub), fontsize=9, color="#444444")
-    fig.suptitle(title or f"Outcome rates by {x}", fontsize=14, fontweight="bold")
-    fig.legend(loc="outside right upper", title="outcome", frameon=False)
-    target = ax_n if ax_n is not None else ax
+    if where.never_x is not None and where.finite:
+        for a in (ax, ax_n):
+            if a is not None:
+                a.axvline((where.finite[-1] + where.never_x) / 2, color="#bbbbbb",
+                          linestyle=":", linewidth=1)
+    bottom = ax_n if ax_n is not None else ax
     if ax_n is not None:
-        ax_n.bar(pos, table["n"].to_numpy(), width=0.7 * _bar_step(pos), color="#999999")
+        counts = frame.filter(pl.col("outcome") == chart.outcomes[0])
+        ax_n.bar(counts["pos"].to_numpy(), counts["n"].to_numpy(), width=0.7 * where.step,
+                 color="#999999")
         ax_n.set_ylabel("games")
         ax_n.grid(axis="y", alpha=0.3)
+        ax_n.yaxis.set_major_formatter(matplotlib.ticker.StrMethodFormatter("{x:,.0f}"))
         ax.tick_params(labelbottom=False)
-    _separate_never([a for a in (ax, ax_n) if a is not None], finite, never_x)
-    _set_ticks(target, finite, never_x, never_label)
-    target.set_xlabel(xlabel or x)
+    _ticks(bottom, where.finite, where.never_x)
+    bottom.set_xlabel(chart.x_title)
+
+
+def _panel_title(chart: RateChart, panel: str) -> str:
+    return f"{chart.title}, policy {panel}" if chart.kind == "observed" and panel else chart.title
+
+
+def draw(chart: RateChart, ax=None, *, counts: bool | None = None) -> Figure:
+    """Draw a chartdata.RateChart: lines against x (trigger and observed charts, one
+    figure column per panel) or grouped bars (comparison). counts: a lower panel with
+    the games at each x (default: for observed charts, when drawing a new figure)."""
+    if chart.kind == "comparison":
+        return _draw_bars(chart, ax)
+    panels = chart.panels or [""]
+    if ax is not None and len(panels) > 1:
+        raise ValueError(f"{len(panels)} panels ({', '.join(panels)}) do not fit one ax: "
+                         "give policy= (or draw into a new figure)")
+    counts = chart.kind == "observed" and ax is None if counts is None else counts
+    if len(panels) == 1:
+        fig, main, ax_n = _new_axes(ax, counts=counts)
+        _draw_lines(chart, panels[0], main, ax_n)
+        _header(main, _panel_title(chart, panels[0]), chart.finding, chart.note)
+        _legend(main, "outcome")
+        return fig
+    fig = Figure(figsize=(SIZE[0], (SIZE[1] + 1.2) * len(panels)), layout="constrained")
+    for sub, panel in zip(fig.subfigures(len(panels), 1), panels, strict=True):
+        main, ax_n = sub.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": [4, 1]}) \
+            if counts else (sub.subplots(), None)
+        _draw_lines(chart, panel, main, ax_n)
+        _header(main, _panel_title(chart, panel), chart.finding, chart.note)
+        _legend(main, "outcome")
     return fig
 
 
-def _bar_step(pos: np.ndarray) -> float:
-    u = np.unique(pos[np.isfinite(pos)])
-    return float(np.min(np.diff(u))) if len(u) > 1 else 1.0
-
-
-def rates_by_first_fire_turn(df: pl.DataFrame, *, outcomes: Sequence[str] = A.HEADLINE,
-                             min_games: int = 20, **kwargs) -> Figure:
-    """Outcome rates against the turn of the first Fire order; games that never fired are
-    the "never" point. A lower panel counts the games at each turn. Observational: the
-    policy chose when to fire, so a turn's games are not a random sample."""
-    kwargs.setdefault("title", "Outcome rates by the turn of the first Fire order")
-    kwargs.setdefault("xlabel", "turn of the first Fire order (game turn)")
-    kwargs.setdefault("never_label", "never\nfired")
-    return rates_by(df, "first_fire_turn", outcomes=outcomes, min_games=min_games, counts=True,
-                    **kwargs)
-
-
-def rates_by_first_fire_roe(df: pl.DataFrame, *, outcomes: Sequence[str] = A.HEADLINE,
-                            min_games: int = 20, **kwargs) -> Figure:
-    """Outcome rates against the RoE track value when the first Fire order was given;
-    games that never fired are the "never" point. A lower panel counts the games."""
-    kwargs.setdefault("title", "Outcome rates by the RoE at the first Fire order")
-    kwargs.setdefault("xlabel", "RoE at the first Fire order (RoE track value)")
-    kwargs.setdefault("never_label", "never\nfired")
-    return rates_by(df, "first_fire_roe", outcomes=outcomes, min_games=min_games, counts=True,
-                    **kwargs)
+def rates_by(df: pl.DataFrame, x: str, *, outcomes: Sequence[str] = DRAWN,
+             min_games: int = 1, policy: str | None = None, counts: bool | None = None,
+             ax=None) -> Figure:
+    """Rate of each outcome against the values of any column x of a policy's games (one
+    panel per policy when several are present and no `policy` is given); null is the
+    "never" point. Observational unless x is a swept parameter: see rates_by_trigger."""
+    return draw(chartdata.observed(df, x, policy=policy, outcomes=outcomes,
+                                   min_games=min_games), ax, counts=counts)
 
 
 def rates_by_trigger(df: pl.DataFrame, param: str, *, policy: str | None = None,
-                     outcomes: Sequence[str] = A.HEADLINE, meaning: str | None = None,
-                     never: float | str | None = "auto", **kwargs) -> Figure:
-    """Outcome rates against a policy parameter swept over cells (common random numbers).
+                     outcomes: Sequence[str] = DRAWN, ax=None) -> Figure:
+    """The controlled chart: outcome rates against a policy parameter swept over the
+    cells of a sweep (the same seeds at every setting), with the finding on its face.
 
-    Only the games of `policy` (default: the policies that have `param`) are used; a
-    null, NaN or infinite value, or the value `never` ("auto": the one the parameter's
-    declaration names, e.g. "(25: never)"), is the "never" point. If other parameters of
-    the policy vary too, the rates are averaged over them (the subtitle says so).
-    `meaning`, the parameter's one-line description (None: from its declaration), goes
-    into the x label.
+    policy: whose games (None: the one policy that has `param`). The x axis is the
+    parameter's declared label; its declared `never` value is the "never" point.
     """
-    if policy is not None:
-        df = df.filter(pl.col("policy") == policy)
-    elif "policy" in df.columns:
-        owners = df.filter(pl.col(param).is_not_null())["policy"].unique().sort().to_list()
-        df = df.filter(pl.col("policy").is_in(owners))
-        policy = owners[0] if len(owners) == 1 else " / ".join(owners)
-    never = A._resolve_never(never, policy, param)
-    if meaning is None:
-        declared = A.declared_parameter(policy, param)
-        meaning = getattr(declared, "doc", "") if declared is not None else ""
-    others = [p for p in A.swept_parameters(df).get(policy or "", []) if p != param]
-    note = f"averaged over {', '.join(others)}" if others else ""
-    kwargs.setdefault("title", f"Outcome rates by the {param} setting"
-                      + (f" of {policy}" if policy else ""))
-    kwargs.setdefault("xlabel", f"{policy + ' ' if policy else ''}parameter {param}"
-                      + (f" ({meaning})" if meaning else " (parameter value)"))
-    return rates_by(df, param, outcomes=outcomes, note=note, never=never, **kwargs)
+    return draw(chartdata.trigger(df, param, policy=policy, outcomes=outcomes), ax)
 
 
-def policy_comparison(df: pl.DataFrame, by: str = "policy", *,
-                      outcomes: Sequence[str] = A.HEADLINE, labels: dict | None = None,
-                      title: str | None = None, values: bool | None = None) -> Figure:
-    """Grouped bars: one group per outcome, one bar per policy (or cell, by="cell"), with
-    95% Wilson whiskers. by="cell" labels cells "policy param=value" (analysis.cell_labels);
-    `labels` maps group values to other names. values: print each rate above its bar
-    (default: when there are at most 4 bars per group). Legend: one entry per bar series.
-    """
-    table = A.rates(df, by=by, outcomes=outcomes)
-    keys = table[by].to_list()
-    if labels is None and by == "cell" and "policy" in df.columns:
-        labels = dict(A.cell_labels(df).select("cell", "label").iter_rows())
-    names = [str((labels or {}).get(k, k)) for k in keys]
-    n_series, n_groups = len(keys), len(outcomes)
+def rates_by_first_fire_turn(df: pl.DataFrame, *, policy: str | None = None,
+                             outcomes: Sequence[str] = DRAWN, min_games: int = 20,
+                             ax=None) -> Figure:
+    """Outcome rates against the turn of the first Fire order, per policy (observational,
+    as its face says: late turns hold only the games that survived that long). Games that
+    never fired are the "never" point; a lower panel counts the games at each turn."""
+    return rates_by(df, "first_fire_turn", outcomes=outcomes, min_games=min_games,
+                    policy=policy, ax=ax)
+
+
+def rates_by_first_fire_roe(df: pl.DataFrame, *, policy: str | None = None,
+                            outcomes: Sequence[str] = DRAWN, min_games: int = 20,
+                            ax=None) -> Figure:
+    """Outcome rates against the RoE when the first Fire order was given, per policy
+    (observational). Games that never fired are the "never" point."""
+    return rates_by(df, "first_fire_roe", outcomes=outcomes, min_games=min_games,
+                    policy=policy, ax=ax)
+
+
+# -- grouped bars ---------------------------------------------------------------------------
+
+
+def _draw_bars(chart: RateChart, ax, values: bool | None = None) -> Figure:
+    groups = chart.frame.select("x", "x_label", "n").unique(maintain_order=True)
+    n_series, n_groups = groups.height, len(chart.outcomes)
+    width = max(9.0, min(15.0, 4.0 + n_groups * (0.32 * n_series + 0.5)))
+    fig, ax, _ = _new_axes(ax, size=(width, SIZE[1]))
     values = n_series <= 4 if values is None else values
-    fig = Figure(figsize=(min(15, max(9, 3 + n_groups * (0.3 * n_series + 0.4))), 6),
-                 layout="constrained")
-    ax = fig.subplots()
-    width = 0.8 / max(n_series, 1)
+    bar = 0.8 / max(n_series, 1)
     centres = np.arange(n_groups, dtype=np.float64)
     top = 0.0
-    for s, (key, name) in enumerate(zip(keys, names, strict=True)):
-        row = table.filter(pl.col(by).eq_missing(key))
-        rate = np.array([row[f"{o}_rate"][0] for o in outcomes]) * 100
-        low = np.array([row[f"{o}_low"][0] for o in outcomes]) * 100
-        high = np.array([row[f"{o}_high"][0] for o in outcomes]) * 100
+    for s, group in enumerate(groups.iter_rows(named=True)):
+        rows = chart.frame.filter(pl.col("x") == group["x"])
+        rate, low, high = (rows[c].to_numpy() * 100 for c in ("rate", "low", "high"))
         top = max(top, float(np.nanmax(high)) if len(high) else 0.0)
-        xs = centres - 0.4 + width * (s + 0.5)
-        ax.bar(xs, rate, width=width * 0.92, color=SERIES_COLOURS[s % len(SERIES_COLOURS)],
-               label=f"{name} ({_games(int(row['n'][0]))})",
+        xs = centres - 0.4 + bar * (s + 0.5)
+        ax.bar(xs, rate, width=bar * 0.92, color=SERIES_COLOURS[s % len(SERIES_COLOURS)],
+               label=f"{group['x_label']} ({chartdata._games(int(group['n']))})",
                yerr=[rate - low, high - rate], capsize=3, error_kw={"linewidth": 1})
         if values:
             for x, r, h in zip(xs, rate, high, strict=True):
                 ax.text(x, h + 0.8, f"{r:.1f}", ha="center", va="bottom", fontsize=7)
     _percent_axis(ax, top * 1.08)
-    ax.set_xticks(centres, [A.LABELS.get(o, o) for o in outcomes])
+    ax.set_xticks(centres, [A.LABELS.get(o, o).replace(" ", "\n", 1) for o in chart.outcomes])
     ax.set_xlabel("outcome")
-    ax.set_ylabel("share of games (%)")
-    kind = "cell" if by == "cell" else by
-    ax.set_title(f"{n_series} {kind}{'s' if n_series != 1 else ''}, same seeds in each · "
-                 "whiskers: 95% Wilson interval", fontsize=9, color="#444444")
-    fig.suptitle(title or f"Outcome rates by {kind}", fontsize=14, fontweight="bold")
-    fig.legend(loc="outside right upper", title=kind, frameon=False)
+    _header(ax, chart.title, chart.finding, chart.note)
+    _legend(ax, chart.x_title)
     return fig
+
+
+def policy_comparison(df: pl.DataFrame, by: str = "policy", *,
+                      outcomes: Sequence[str] = DRAWN, labels: dict | None = None,
+                      values: bool | None = None, ax=None) -> Figure:
+    """Grouped bars: one group per outcome, one bar per policy (or cell, by="cell"), with
+    95% Wilson whiskers. by="cell" labels cells "policy param=value" (analysis.cell_labels);
+    `labels` maps group values to other names. values: print each rate above its bar
+    (default: when there are at most 4 bars per group). Legend: one entry per bar series.
+    """
+    return _draw_bars(chartdata.comparison(df, by, outcomes=outcomes, labels=labels), ax,
+                      values)

@@ -38,13 +38,25 @@ DECIDE_SIGNATURE = types.int64(
 
 @dataclass(frozen=True)
 class Parameter:
-    """A tunable policy parameter: its default, its range and one line of meaning."""
+    """A tunable policy parameter: its default, its range and one line of meaning.
+
+    label: a short human name for charts and tables ("RoE of the first Fire order");
+    empty means the name. never: the value that means "never" (e.g. a trigger that never
+    fires), shown as "never" in charts and reports; None when no value means that.
+    """
 
     name: str
     default: float
     low: float
     high: float
     doc: str
+    label: str = ""
+    never: float | None = None
+
+    @property
+    def title(self) -> str:
+        """The label, or the name when there is none."""
+        return self.label or self.name
 
 
 @dataclass(frozen=True)

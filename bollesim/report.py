@@ -4,20 +4,21 @@
     paths = write_report("results/first_fire")      # -> {"html": ..., "markdown": ..., ...}
 
 A run directory holds games.parquet (one row per game, DESIGN.md §5; a file or a folder
-of Parquet files) and manifest.json. The report says what was run, shows the headline
-charts, tabulates every rate with its 95% interval, states the findings in plain words
-(which trigger is best for each victory type and by how much, how often everything is
-won, how often and how the game is lost) and names example games for each outcome, to
-replay with `bollesim play --from DIR --game N`.
+of Parquet files) and manifest.json. The report leads with the answer: a few short
+findings and the headline chart, the controlled chart of the sweep's first trigger (every
+setting on the same seeds). Then the other charts, the tables (the best setting of each
+trigger for each outcome with its significance, every rate with its 95% interval, paired
+differences, how games end), the observational first-fire charts (per policy, saying
+why their late end holds survivors), example games to replay with
+`bollesim play --from DIR --game N`, and last, what was run.
 
-The content is built once as a list of blocks and rendered twice: HTML with the charts
-embedded as base64 PNG, Markdown with the charts as PNG files next to it. Every file is
+The content is built once as a list of blocks and rendered twice: HTML, Markdown with the
+charts as PNG files next to it. rates.csv beside them holds every rate. Every file is
 written atomically (a temporary name in the same folder, then os.replace).
 """
 
 from __future__ import annotations
 
-import base64
 import html
 import io
 import json
@@ -25,6 +26,7 @@ import math
 import os
 import re
 import secrets
+import shlex
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,11 +34,13 @@ from pathlib import Path
 import polars as pl
 
 from bollesim import analysis as A
-from bollesim import plots
+from bollesim import chartdata, plots
+from bollesim.chartdata import RateChart
 
 EXAMPLES_PER_OUTCOME = 5
 MAX_COMPARED_CELLS = 12  # above this, cells are compared through the trigger charts only
 CHART_DPI = 110
+RATES_CSV = "rates.csv"
 
 
 # -- content model --------------------------------------------------------------------------
@@ -48,6 +52,7 @@ class Chart:
     name: str        # file stem: report-<name>.png
     figure: object   # matplotlib Figure
     alt: str         # what the chart shows, one sentence
+    data: RateChart  # the numbers and words drawn
     png: bytes = b""
 
 
@@ -68,11 +73,13 @@ class Report:
             self.blocks.append(("ul", items))
 
     def table(self, header: list[str], rows: list[list[str]],
-              right: set[int] | None = None) -> None:
-        self.blocks.append(("table", header, rows, right or set()))
+              right: set[int] | None = None, total: bool = False) -> None:
+        """A table; `right`: the columns aligned right (numbers); `total`: the last row
+        sums up the others (it stays last when the reader sorts the table)."""
+        self.blocks.append(("table", header, rows, right or set(), total))
 
-    def chart(self, name: str, figure, alt: str) -> None:
-        chart = Chart(_slug(name), figure, alt)
+    def chart(self, name: str, figure, alt: str, data: RateChart) -> None:
+        chart = Chart(_slug(name), figure, alt, data)
         self.charts.append(chart)
         self.blocks.append(("chart", chart))
 
@@ -142,6 +149,253 @@ def _label_map(games: pl.DataFrame) -> dict[int, str]:
     return dict(A.cell_labels(games).select("cell", "label").iter_rows())
 
 
+@dataclass(frozen=True)
+class Trigger:
+    """A swept parameter of one policy: its best-setting table and its chart data."""
+
+    policy: str
+    param: str
+    best: pl.DataFrame  # analysis.best_trigger
+    chart: RateChart    # chartdata.trigger
+
+    @property
+    def label(self) -> str:
+        return A.parameter_label(self.policy, self.param)
+
+
+def _triggers(games: pl.DataFrame) -> list[Trigger]:
+    return [Trigger(policy, param, A.best_trigger(games, param, policy=policy),
+                    chartdata.trigger(games, param, policy=policy))
+            for policy, params in A.swept_parameters(games).items() for param in params]
+
+
+def _chart(rep: Report, name: str, data: RateChart, alt: str) -> None:
+    rep.chart(name, plots.draw(data), alt, data)
+
+
+def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
+            labels: dict[int, str]) -> None:
+    """The first screen: a few short sentences, then the headline chart."""
+    overall = A.rates(games).row(0, named=True)
+    n_cells = games["cell"].n_unique()
+    items = []
+    for t in triggers:
+        n_settings = int(t.best["n_settings"][0])
+        items.append(f"**{t.label[:1].upper() + t.label[1:]}** (`{t.policy}`, {n_settings} settings on the "
+                     f"same seeds): {t.chart.finding}")
+    if n_cells == 1:
+        wins = ", ".join(f"{A.LABELS[v]} {pct(overall[f'{v}_rate'])}" for v in A.VICTORIES)
+        items.append(f"**Victories**: {wins}.")
+    items.append(f"**Lost** {pct(overall['defeat_rate'])} of all {_games(overall['n'])}, "
+                 f"**no result** {pct(overall['no_result_rate'])}, **all four victories** "
+                 f"{pct(overall['perfect_rate'])}.")
+    rep.h(2, "Findings")
+    rep.ul(items)
+    if triggers:
+        t = triggers[0]
+        _chart(rep, f"trigger-{t.policy}-{t.param}", t.chart,
+               f"Outcome rates against the {t.label} ({t.policy}), with 95% intervals; "
+               "every setting plays the same seeds.")
+    elif 2 <= n_cells <= MAX_COMPARED_CELLS:
+        data = chartdata.comparison(games, by="cell")
+        _chart(rep, "comparison", data, "Outcome rates of each cell side by side, with 95% "
+               "intervals.")
+
+
+def _more_charts(rep: Report, games: pl.DataFrame, triggers: list[Trigger]) -> None:
+    n_cells = games["cell"].n_unique()
+    rest = triggers[1:]
+    compare = bool(triggers) and 2 <= n_cells <= MAX_COMPARED_CELLS
+    if not rest and not compare:
+        return
+    rep.h(2, "More charts")
+    for t in rest:
+        _chart(rep, f"trigger-{t.policy}-{t.param}", t.chart,
+               f"Outcome rates against the {t.label} ({t.policy}), with 95% intervals; "
+               "every setting plays the same seeds.")
+    if compare:
+        _chart(rep, "comparison", chartdata.comparison(games, by="cell"),
+               "Outcome rates of each cell side by side, with 95% intervals.")
+
+
+def _trigger_tables(rep: Report, triggers: list[Trigger]) -> None:
+    for t in triggers:
+        rep.h(3, f"Best {t.label} for each outcome ({t.policy} `{t.param}`)")
+        rows = []
+        for r in t.best.iter_rows(named=True):
+            paired = r["p_vs_worst"] is not None
+            default = "–" if r["default_rate"] is None else (
+                "is the best" if r["best_label"] == r["default_label"] else
+                f"{r['default_label']}: {pct(r['default_rate'])}, "
+                f"{_gap(r['gain_vs_default'], r['goal'])}"
+                + (f", {_verdict(r['significant_vs_default'], r['p_vs_default'])}"
+                   if paired else ""))
+            tied = [x for x in (r["tied"] or []) if x != r["best_label"]]
+            rows.append([
+                A.LABELS[r["outcome"]],
+                r["best_label"], pct_ci(r["best_rate"], r["best_low"], r["best_high"]),
+                f"{r['worst_label']}: {pct(r['worst_rate'])}",
+                _gap(r["gain_vs_worst"], r["goal"]),
+                _verdict(r["significant_vs_worst"], r["p_vs_worst"]) if paired else
+                "not paired",
+                default,
+                ", ".join(tied) if paired else "not paired",
+            ])
+        rep.table(["outcome", "best setting", "rate (95% CI)", "worst setting", "best vs worst",
+                   "significant?", "default setting", "not significantly different from the "
+                   "best"], rows, right={2, 4})
+
+
+def _gap(gain: float, goal: str) -> str:
+    return f"{points(gain)} {'more' if goal == 'max' else 'less'}"
+
+
+def _verdict(significant: bool | None, p: float | None) -> str:
+    return ("significant" if significant else "not significant") + f" ({p_text(p)})"
+
+
+def _best_cells(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
+    """Best and worst cell for each outcome, paired comparison between them."""
+    by_cell = A.rates(games, by="cell")
+    if by_cell.height < 2:
+        return
+    rows = []
+    for o in A.HEADLINE:
+        ordered = by_cell.sort(f"{o}_rate", descending=o not in A.MINIMISE, maintain_order=True)
+        best, worst = ordered.row(0, named=True), ordered.row(-1, named=True)
+        try:
+            cmp = A.paired_comparison(games, int(best["cell"]), int(worst["cell"]), o).row(
+                0, named=True)
+            sig = _verdict(cmp["significant"], cmp["p_value"])
+        except ValueError:
+            sig = "not paired"
+        rows.append([A.LABELS[o], labels[best["cell"]],
+                     pct_ci(best[f"{o}_rate"], best[f"{o}_low"], best[f"{o}_high"]),
+                     labels[worst["cell"]], pct(worst[f"{o}_rate"]),
+                     points(best[f"{o}_rate"] - worst[f"{o}_rate"]), sig])
+    rep.h(3, "Best and worst cell for each outcome")
+    rep.table(["outcome", "best cell", "rate (95% CI)", "worst cell", "rate", "gap",
+               "significant?"], rows, right={2, 4, 5})
+
+
+def _rates_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
+    rep.h(3, "Rates with 95% intervals")
+    table = A.rates(games, by="cell")
+    header = ["cell", "games"] + [A.LABELS[o] for o in A.OUTCOMES]
+    rows = []
+    for r in table.iter_rows(named=True):
+        rows.append([labels[r["cell"]], f"{r['n']:,}"]
+                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in A.OUTCOMES])
+    if table.height > 1:
+        r = A.rates(games).row(0, named=True)
+        rows.append(["**all cells**", f"{r['n']:,}"]
+                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in A.OUTCOMES])
+    rep.p("Share of games with each outcome, 95% Wilson interval in brackets. A game can win "
+          "several victory types, so a row's victories and defeat can add up to more than "
+          "100%; \"all four victories\" counts games that won every one, \"no result\" games "
+          "with neither a victory nor a defeat. The same numbers, with counts, are in "
+          f"`{RATES_CSV}`.")
+    rep.table(header, rows, right=set(range(1, len(header))), total=table.height > 1)
+
+
+def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
+    cells = sorted(games["cell"].unique().to_list())
+    if not 2 <= len(cells) <= MAX_COMPARED_CELLS:
+        return
+    policies = dict(A.cell_labels(games).select("cell", "policy").iter_rows())
+    base = next((c for c in cells if policies[c] == "historical"), cells[0])
+    rows = []
+    for c in cells:
+        if c == base:
+            continue
+        try:
+            cmp = A.paired_comparison(games, int(c), int(base), list(A.HEADLINE))
+        except ValueError:
+            continue
+        cells_text = []
+        for r in cmp.iter_rows(named=True):
+            mark = " *" if r["significant"] else ""
+            cells_text.append(f"{100 * r['diff']:+.1f} ({100 * r['diff_low']:+.1f} to "
+                              f"{100 * r['diff_high']:+.1f}){mark}")
+        rows.append([labels[c]] + cells_text)
+    if not rows:
+        return
+    rep.h(3, f"Paired differences from {labels[base]}")
+    rep.p(f"Rate of each cell minus the rate of {labels[base]} on the same games, in "
+          "percentage points, with its 95% interval (Newcombe's paired method); * marks a "
+          "significant difference (exact McNemar test, p < 0.05).")
+    rep.table(["cell"] + [A.LABELS[o] for o in A.HEADLINE], rows,
+              right=set(range(1, len(A.HEADLINE) + 1)))
+
+
+def _endings(rep: Report, games: pl.DataFrame) -> None:
+    rep.h(3, "How games end")
+    table = A.end_reasons(games)
+    rows = [[r["end_reason"], "defeat" if r["defeat"] else "", f"{r['k']:,}",
+             pct_ci(r["rate"], r["low"], r["high"])] for r in table.iter_rows(named=True)]
+    rep.table(["end reason", "", "games", "share (95% CI)"], rows, right={2, 3})
+    summary = A.summary(games)
+    names = {"end_turn": "end turn", "first_fire_turn": "turn of the first Fire order",
+             "first_fire_roe": "RoE at the first Fire order", "heavy_damage": "heavy damage",
+             "light_damage": "light damage", "damage": "damage, heavy + light"}
+    rows = []
+    for r in summary.iter_rows(named=True):
+        if r["n"] == 0:
+            rows.append([names[r["variable"]], "0", "–", "–", "–", "–"])
+            continue
+        rows.append([names[r["variable"]], f"{r['n']:,}", f"{r['mean']:.2f}", f"{r['p10']:g}",
+                     f"{r['median']:g}", f"{r['p90']:g}"])
+    fired = games["first_fire_turn"].drop_nulls().len()
+    rep.p(f"Distributions over all games; {pct(fired / games.height)} of games gave a Fire "
+          "order (a game that never fired has no first-fire values):")
+    rep.table(["", "games", "mean", "10th pct", "median", "90th pct"], rows,
+              right={1, 2, 3, 4, 5})
+
+
+def _observational(rep: Report, games: pl.DataFrame) -> None:
+    drawn = []
+    for policy in games["policy"].unique(maintain_order=True).to_list():
+        data = chartdata.observed(games.filter(pl.col("policy") == policy), "first_fire_turn")
+        if data.frame.filter(pl.col("x").is_not_null()).height:
+            drawn.append((policy, data))
+    if not drawn:
+        return
+    rep.h(2, "When the first Fire order was actually given (observational)")
+    rep.p("These charts group each policy's games by when its first Fire order came, not by "
+          "a setting chosen in advance: games that last long enough to fire late are the "
+          "survivors, so the late end of each chart shows survivors' rates. For the effect "
+          "of firing later, read the trigger charts above.")
+    for policy, data in drawn:
+        _chart(rep, f"first-fire-turn-{policy}", data,
+               f"Outcome rates of {policy} against the turn its first Fire order was given "
+               "(observational), with 95% intervals.")
+
+
+def _examples(rep: Report, games: pl.DataFrame, run_dir: Path, labels: dict[int, str]) -> None:
+    rep.h(2, "Example games to replay")
+    multi = games["cell"].n_unique() > 1
+    ex = A.examples(games, k=EXAMPLES_PER_OUTCOME)
+
+    def command(game: int, cell: int) -> str:
+        return replay_command(run_dir, game, cell if multi else None)
+
+    rows = []
+    for r in ex.iter_rows(named=True):
+        shown = ", ".join(f"{g}" + (f" ({labels[c]})" if multi else "")
+                          for g, c in zip(r["games"], r["cells"], strict=True))
+        rows.append([r["outcome"], f"{r['count']:,}", shown,
+                     f"`{command(r['games'][0], r['cells'][0])}`"])
+    rep.p("A few games of each outcome (lowest game numbers first). Each replays exactly, "
+          "narrated turn by turn, from its run folder" + (" and cell" if multi else "") + ":")
+    rep.table(["outcome", "games", "examples", "replay the first"], rows, right={1})
+
+
+def replay_command(run_dir: str | Path, game: int, cell: int | None = None) -> str:
+    """The shell command that replays one game, its folder quoted for the shell."""
+    return (f"bollesim play --from {shlex.quote(str(run_dir))} --game {int(game)}"
+            + (f" --cell {int(cell)}" if cell is not None else ""))
+
+
 def _what_was_run(rep: Report, games: pl.DataFrame, manifest: dict, run_dir: Path) -> None:
     rep.h(2, "What was run")
     n_cells = games["cell"].n_unique()
@@ -186,7 +440,6 @@ def _what_was_run(rep: Report, games: pl.DataFrame, manifest: dict, run_dir: Pat
         if key not in known and isinstance(value, str | int | float | bool):
             rows.append([key.replace("_", " "), f"{value}"])
     rep.table(["", ""], rows)
-    # the policies' parameters: which were swept, which held fixed
     swept = A.swept_parameters(games)
     params = A.param_columns(games)
     lines = []
@@ -204,238 +457,6 @@ def _what_was_run(rep: Report, games: pl.DataFrame, manifest: dict, run_dir: Pat
     rep.ul(lines)
 
 
-def _trigger_findings(games: pl.DataFrame) -> list[tuple[str, str, pl.DataFrame]]:
-    """(policy, param, best_trigger table) for every swept parameter."""
-    out = []
-    for policy, params in A.swept_parameters(games).items():
-        for param in params:
-            out.append((policy, param, A.best_trigger(games, param, policy=policy)))
-    return out
-
-
-def _sentence(policy: str, param: str, row: dict, n: int) -> str:
-    """One finding: the best setting of a trigger for one outcome, and by how much."""
-    outcome = A.LABELS[row["outcome"]]
-    verb = "are" if outcome.endswith("victories") else "is"
-    best = f"`{param} = {row['best_label']}`"
-    rate = pct_ci(row["best_rate"], row["best_low"], row["best_high"])
-    likely, more = ("most likely", "more") if row["goal"] == "max" else ("least likely", "less")
-    if row["gain_vs_worst"] == 0:
-        return (f"**{outcome.capitalize()}**: {rate} at every setting of `{param}` "
-                "(the same count of games each).")
-    head = f"**{outcome.capitalize()}** {verb} {likely} with {best}: {rate}"
-    text = (f"{head}; {points(row['gain_vs_worst'])} {more} than with the worst setting, "
-            f"`{param} = {row['worst_label']}` ({pct(row['worst_rate'])})")
-    tests = [("worst", row["p_vs_worst"], row["significant_vs_worst"])]
-    if row["default_rate"] is not None and row["best_label"] == row["default_label"]:
-        text += f"; the default `{param} = {row['default_label']}` is the best setting"
-    elif row["default_rate"] is not None:
-        text += (f", and {points(row['gain_vs_default'])} {more} than with the default "
-                 f"`{param} = {row['default_label']}` ({pct(row['default_rate'])})")
-        tests.append(("default", row["p_vs_default"], row["significant_vs_default"]))
-    if row["p_vs_worst"] is None:
-        return text + " (settings not paired game by game: no significance test)."
-    said = []
-    for verdict in (True, False):
-        group = [f"{p_text(p)} vs {which}" for which, p, sig in tests if sig is verdict]
-        if group:
-            said.append(("significant: " if verdict else "not significant: ") + ", ".join(group))
-    text += f" ({'; '.join(said)}; paired over the same {_games(n)} per setting)"
-    tied = [t for t in (row.get("tied") or []) if t != row["best_label"]]
-    if tied:
-        shown = ", ".join(f"`{param} = {t}`" for t in tied[:6])
-        shown += f" and {len(tied) - 6} more" if len(tied) > 6 else ""
-        text += f". Not significantly different from the best: {shown}"
-    return text + "."
-
-
-def _findings(rep: Report, games: pl.DataFrame, triggers, labels: dict[int, str]) -> None:
-    rep.h(2, "Findings")
-    overall = A.rates(games).row(0, named=True)
-    by_cell = A.rates(games, by="cell")
-    n_cells = by_cell.height
-    for policy, param, table in triggers:
-        n = int(table["n_min"][0])
-        rep.p(f"**Trigger `{param}` of `{policy}`** ({table['n_settings'][0]} settings, "
-              f"common random numbers):")
-        rep.ul([_sentence(policy, param, row, n) for row in table.iter_rows(named=True)])
-    items = []
-    perfect = pct_ci(overall["perfect_rate"], overall["perfect_low"], overall["perfect_high"])
-    if overall["perfect_k"] == 0:
-        items.append(f"**Everything won**: no game won all four victories (0 of "
-                     f"{_games(overall['n'])}; 95% CI up to {pct(overall['perfect_high'])}).")
-    elif n_cells == 1:
-        items.append(f"**Everything won** (all four victories in one game): {perfect} of "
-                     f"{_games(overall['n'])}.")
-    else:
-        best = by_cell.sort("perfect_rate", descending=True).row(0, named=True)
-        items.append(f"**Everything won** (all four victories in one game): {perfect} of all "
-                     f"{_games(overall['n'])}; most often with {labels[best['cell']]}: "
-                     + pct_ci(best["perfect_rate"], best["perfect_low"], best["perfect_high"])
-                     + ".")
-    reasons = A.end_reasons(games).filter(pl.col("defeat"))
-    how = ", ".join(f"{r['end_reason']} {pct(r['rate'])}" for r in reasons.iter_rows(named=True))
-    defeat = pct_ci(overall["defeat_rate"], overall["defeat_low"], overall["defeat_high"])
-    lost = f"**Lost**: {defeat} of games" + (f" ({how} of all games)." if how else ".")
-    if n_cells > 1:
-        ordered = by_cell.sort("defeat_rate")
-        low, high = ordered.row(0, named=True), ordered.row(-1, named=True)
-        lost += (f" Across cells from {pct(low['defeat_rate'])} ({labels[low['cell']]}) to "
-                 f"{pct(high['defeat_rate'])} ({labels[high['cell']]}).")
-    items.append(lost)
-    items.append("**No result** (neither a victory nor a defeat): "
-                 + pct_ci(overall["no_result_rate"], overall["no_result_low"],
-                          overall["no_result_high"]) + " of games.")
-    if n_cells == 1:
-        wins = ", ".join(f"{v} {pct(overall[f'{v}_rate'])}" for v in A.VICTORIES)
-        items.insert(0, f"**Victories** in {_games(overall['n'])}: {wins}.")
-    fired = games["first_fire_turn"].drop_nulls()
-    never = games.height - fired.len()
-    if fired.len():
-        roe = games["first_fire_roe"].drop_nulls()
-        items.append(f"**First Fire order**: given in {pct(fired.len() / games.height)} of games, "
-                     f"on turn {fired.median():g} and at RoE {roe.median():g} (medians); "
-                     f"{pct(never / games.height)} never fired.")
-    else:
-        items.append("**First Fire order**: no game gave one.")
-    rep.p("**Overall**" + (f" (all {n_cells} cells together)" if n_cells > 1 else "") + ":")
-    rep.ul(items)
-
-
-def _best_cells(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
-    """Best and worst cell for each outcome, paired comparison between them."""
-    by_cell = A.rates(games, by="cell")
-    if by_cell.height < 2:
-        return
-    rows = []
-    for o in A.HEADLINE:
-        ordered = by_cell.sort(f"{o}_rate", descending=o not in A.MINIMISE)
-        best, worst = ordered.row(0, named=True), ordered.row(-1, named=True)
-        try:
-            cmp = A.paired_comparison(games, int(best["cell"]), int(worst["cell"]), o).row(
-                0, named=True)
-            sig = ("yes" if cmp["significant"] else "no") + f" ({p_text(cmp['p_value'])})"
-        except ValueError:
-            sig = "not paired"
-        rows.append([A.LABELS[o], labels[best["cell"]],
-                     pct_ci(best[f"{o}_rate"], best[f"{o}_low"], best[f"{o}_high"]),
-                     labels[worst["cell"]], pct(worst[f"{o}_rate"]),
-                     points(best[f"{o}_rate"] - worst[f"{o}_rate"]), sig])
-    rep.h(3, "Best and worst cell for each outcome")
-    rep.table(["outcome", "best cell", "rate (95% CI)", "worst cell", "rate", "gap",
-               "significant"], rows, right={2, 4, 5})
-
-
-def _charts(rep: Report, games: pl.DataFrame, triggers) -> None:
-    rep.h(2, "Charts")
-    for policy, param, _ in triggers:
-        rep.chart(f"trigger-{policy}-{param}", plots.rates_by_trigger(games, param, policy=policy),
-                  f"Outcome rates against the {param} setting of {policy}, with 95% intervals.")
-    n_cells = games["cell"].n_unique()
-    if 2 <= n_cells <= MAX_COMPARED_CELLS:
-        rep.chart("comparison", plots.policy_comparison(games, by="cell"),
-                  "Outcome rates of each cell side by side, with 95% intervals.")
-    if games["first_fire_turn"].drop_nulls().len():
-        rep.chart("first-fire-turn", plots.rates_by_first_fire_turn(games),
-                  "Outcome rates against the turn of the first Fire order, with 95% intervals.")
-        rep.chart("first-fire-roe", plots.rates_by_first_fire_roe(games),
-                  "Outcome rates against the RoE at the first Fire order, with 95% intervals.")
-        rep.p("The first-fire charts are observational: the policy chose when to fire in answer "
-              "to the game's events, so the games at one turn or RoE are not a random sample. "
-              "The trigger charts of a sweep are the controlled comparison (the same seeds in "
-              "every cell).")
-
-
-def _rates_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
-    rep.h(2, "Rates with 95% intervals")
-    table = A.rates(games, by="cell")
-    header = ["cell", "games"] + [A.LABELS[o] for o in A.OUTCOMES]
-    rows = []
-    for r in table.iter_rows(named=True):
-        rows.append([labels[r["cell"]], f"{r['n']:,}"]
-                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in A.OUTCOMES])
-    if table.height > 1:
-        r = A.rates(games).row(0, named=True)
-        rows.append(["**all cells**", f"{r['n']:,}"]
-                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in A.OUTCOMES])
-    rep.p("Share of games with each outcome, and its 95% Wilson interval in brackets (percent). "
-          "A game can win several victory types; \"all four victories\" counts games that won "
-          "every one, \"no result\" games with neither a victory nor a defeat.")
-    rep.table(header, rows, right=set(range(1, len(header))))
-
-
-def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
-    cells = sorted(games["cell"].unique().to_list())
-    if not 2 <= len(cells) <= MAX_COMPARED_CELLS:
-        return
-    policies = dict(A.cell_labels(games).select("cell", "policy").iter_rows())
-    base = next((c for c in cells if policies[c] == "historical"), cells[0])
-    rows = []
-    for c in cells:
-        if c == base:
-            continue
-        try:
-            cmp = A.paired_comparison(games, int(c), int(base), list(A.HEADLINE))
-        except ValueError:
-            continue
-        cells_text = []
-        for r in cmp.iter_rows(named=True):
-            mark = " *" if r["significant"] else ""
-            cells_text.append(f"{100 * r['diff']:+.1f} ({100 * r['diff_low']:+.1f} to "
-                              f"{100 * r['diff_high']:+.1f}){mark}")
-        rows.append([labels[c]] + cells_text)
-    if not rows:
-        return
-    rep.h(3, f"Paired differences from {labels[base]}")
-    rep.p(f"Rate of each cell minus the rate of {labels[base]} on the same games, in "
-          "percentage points, with its 95% interval (Newcombe's paired method); * marks a "
-          "significant difference (exact McNemar test, p < 0.05).")
-    rep.table(["cell"] + [A.LABELS[o] for o in A.HEADLINE], rows,
-              right=set(range(1, len(A.HEADLINE) + 1)))
-
-
-def _endings(rep: Report, games: pl.DataFrame) -> None:
-    rep.h(2, "How games end")
-    table = A.end_reasons(games)
-    rows = [[r["end_reason"], "defeat" if r["defeat"] else "", f"{r['k']:,}",
-             pct_ci(r["rate"], r["low"], r["high"])] for r in table.iter_rows(named=True)]
-    rep.table(["end reason", "", "games", "share (95% CI)"], rows, right={2, 3})
-    summary = A.summary(games)
-    names = {"end_turn": "end turn", "first_fire_turn": "turn of the first Fire order",
-             "first_fire_roe": "RoE at the first Fire order", "heavy_damage": "heavy damage",
-             "light_damage": "light damage", "damage": "damage, heavy + light"}
-    rows = []
-    for r in summary.iter_rows(named=True):
-        if r["n"] == 0:
-            rows.append([names[r["variable"]], "0", "–", "–", "–", "–"])
-            continue
-        rows.append([names[r["variable"]], f"{r['n']:,}", f"{r['mean']:.2f}", f"{r['p10']:g}",
-                     f"{r['median']:g}", f"{r['p90']:g}"])
-    rep.p("Distributions over all games (a game that never fired has no first-fire values):")
-    rep.table(["", "games", "mean", "10th pct", "median", "90th pct"], rows,
-              right={1, 2, 3, 4, 5})
-
-
-def _examples(rep: Report, games: pl.DataFrame, run_dir: Path, labels: dict[int, str]) -> None:
-    rep.h(2, "Example games to replay")
-    multi = games["cell"].n_unique() > 1
-    ex = A.examples(games, k=EXAMPLES_PER_OUTCOME)
-    where = str(run_dir)
-
-    def command(game: int, cell: int) -> str:
-        return f"bollesim play --from {where} --game {game}" + (f" --cell {cell}" if multi else "")
-
-    rows = []
-    for r in ex.iter_rows(named=True):
-        shown = ", ".join(f"{g}" + (f" ({labels[c]})" if multi else "")
-                          for g, c in zip(r["games"], r["cells"], strict=True))
-        rows.append([r["outcome"], f"{r['count']:,}", shown,
-                     f"`{command(r['games'][0], r['cells'][0])}`"])
-    rep.p("A few games of each outcome (lowest game numbers first). Each replays exactly, "
-          "narrated turn by turn, from its run folder" + (" and cell" if multi else "") + ":")
-    rep.table(["outcome", "games", "examples", "replay the first"], rows, right={1})
-
-
 def _method(rep: Report) -> None:
     rep.h(2, "How to read this report")
     rep.ul([
@@ -449,27 +470,55 @@ def _method(rep: Report) -> None:
     ])
 
 
+def report_title(manifest: dict, run_dir: Path) -> str:
+    """The experiment's name, else the policy's, else the folder's."""
+    name = manifest.get("experiment") or manifest.get("policy") or run_dir.resolve().name
+    return f"Balance report: {name}"
+
+
 def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path) -> Report:
-    """The report's content (blocks and charts) for a run's games and manifest."""
+    """The report's content (blocks and charts) for a run's games and manifest: the
+    findings and the headline chart first, then tables, then what was run."""
     run_dir = Path(run_dir)
     games = A.with_outcomes(games)
     labels = _label_map(games)
-    title = f"Balance report: {run_dir.resolve().name or run_dir}"
+    title = report_title(manifest, run_dir)
     rep = Report(title)
     rep.h(1, title)
+    description = str(manifest.get("description") or "").strip()
+    if description:
+        rep.p(description)
     rep.p(f"Operation Bøllebank, {_games(games.height)}, "
           f"written {time.strftime('%Y-%m-%d %H:%M')} by bollesim.")
-    triggers = _trigger_findings(games)
-    _what_was_run(rep, games, manifest, run_dir)
-    _findings(rep, games, triggers, labels)
+    triggers = _triggers(games)
+    _answer(rep, games, triggers, labels)
+    _more_charts(rep, games, triggers)
+    rep.h(2, "Tables")
+    _trigger_tables(rep, triggers)
     _best_cells(rep, games, labels)
-    _charts(rep, games, triggers)
     _rates_table(rep, games, labels)
     _paired_table(rep, games, labels)
     _endings(rep, games)
+    _observational(rep, games)
     _examples(rep, games, run_dir, labels)
+    _what_was_run(rep, games, manifest, run_dir)
     _method(rep)
     return rep
+
+
+def rates_frame(games: pl.DataFrame) -> pl.DataFrame:
+    """Every cell and outcome, tidy: `cell`, `label`, `policy`, the parameter columns,
+    `outcome`, `games`, `games_with` (games with the outcome), `rate`, `low`, `high` (95%
+    Wilson interval). What rates.csv holds."""
+    games = A.with_outcomes(games)
+    cells = A.cell_labels(games)
+    params = A.param_columns(games)
+    values = games.group_by("cell").agg(*[pl.col(p).first() for p in params])
+    long = A.rates(games, by="cell", long=True).rename({"n": "games", "k": "games_with"})
+    return (long.join(cells, on="cell").join(values, on="cell")
+            .select("cell", "label", "policy", *params, "outcome", "games", "games_with", "rate",
+                    "low", "high")
+            .sort("cell", maintain_order=True))
 
 
 # -- rendering ------------------------------------------------------------------------------
@@ -494,17 +543,56 @@ td.num { text-align: right; white-space: nowrap; }
 tr:nth-child(even) td { background: #fafafa; }
 code { background: #f3f3f3; padding: 0 .25em; border-radius: 3px; font-size: .92em; }
 figure { margin: 1.2em 0; }
-figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+.chart { min-height: 420px; overflow-x: auto; }
 figcaption { color: #555; font-size: .9em; }
+table.sortable th { cursor: pointer; user-select: none; }
+table.sortable th::after { content: " ↕"; color: #aaa; font-size: .85em; }
+table.sortable th[aria-sort=ascending]::after { content: " ▲"; color: #0072B2; }
+table.sortable th[aria-sort=descending]::after { content: " ▼"; color: #0072B2; }
+#vg-tooltip-element { font-size: 13px; }
+"""
+
+
+SORT_SCRIPT = """
+document.querySelectorAll("table.sortable th").forEach(th => {
+  th.tabIndex = 0;
+  const sort = () => {
+    const table = th.closest("table"), body = table.tBodies[0], column = th.cellIndex;
+    const down = th.getAttribute("aria-sort") === "ascending";
+    table.querySelectorAll("th").forEach(h => h.removeAttribute("aria-sort"));
+    th.setAttribute("aria-sort", down ? "descending" : "ascending");
+    const key = row => {
+      const text = row.cells[column].textContent.trim();
+      const number = text.replace(/,/g, "").match(/^[+-]?\\d+(\\.\\d+)?/);
+      return number ? parseFloat(number[0]) : text;
+    };
+    const compare = (a, b) => {
+      const x = key(a), y = key(b);
+      if (typeof x === "number" && typeof y === "number") return x - y;
+      if (typeof x !== typeof y) return typeof x === "number" ? -1 : 1;
+      return x.localeCompare(y, undefined, {numeric: true});
+    };
+    const rows = Array.from(body.rows), total = rows.filter(r => r.classList.contains("total"));
+    rows.filter(r => !total.includes(r)).sort((a, b) => (down ? -1 : 1) * compare(a, b))
+      .concat(total).forEach(r => body.appendChild(r));
+  };
+  th.addEventListener("click", sort);
+  th.addEventListener("keydown", e => { if (e.key === "Enter") sort(); });
+});
 """
 
 
 def render_html(rep: Report) -> str:
-    """One self-contained HTML page: inline CSS, charts as base64 PNG."""
+    """One self-contained HTML page that works offline: inline CSS, interactive charts
+    (Vega-Lite, its JavaScript inlined; hover a point for its rate, interval and games,
+    click the legend to show one outcome), tables sorted by a click on their header."""
+    from bollesim import charts
+
     parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              f"<title>{html.escape(rep.title)}</title>", f"<style>{CSS}</style>", "</head>",
              "<body>"]
+    specs = {}
     for block in rep.blocks:
         kind = block[0]
         if kind == "h":
@@ -515,27 +603,40 @@ def render_html(rep: Report) -> str:
             items = "".join(f"<li>{_inline_html(i)}</li>" for i in block[1])
             parts.append(f"<ul>{items}</ul>")
         elif kind == "table":
-            _, header, rows, right = block
+            _, header, rows, right, total = block
             head = "".join(f"<th>{_inline_html(h)}</th>" for h in header) if any(header) else ""
             body = "".join(
-                "<tr>" + "".join(f'<td{" class=num" if i in right else ""}>{_inline_html(c)}</td>'
-                                 for i, c in enumerate(row)) + "</tr>"
-                for row in rows)
-            parts.append('<div class="scroll"><table>'
+                ('<tr class="total">' if total and r == len(rows) - 1 else "<tr>")
+                + "".join(f'<td{" class=num" if i in right else ""}>{_inline_html(c)}</td>'
+                          for i, c in enumerate(row)) + "</tr>"
+                for r, row in enumerate(rows))
+            parts.append(f'<div class="scroll"><table{" class=sortable" if head else ""}>'
                          + (f"<thead><tr>{head}</tr></thead>" if head else "")
                          + f"<tbody>{body}</tbody></table></div>")
         elif kind == "chart":
             chart = block[1]
-            data = base64.b64encode(chart.png).decode("ascii")
-            parts.append(f'<figure id="{chart.name}"><img src="data:image/png;base64,{data}" '
-                         f'alt="{html.escape(chart.alt)}"><figcaption>'
-                         f"{html.escape(chart.alt)}</figcaption></figure>")
-    parts += ["</body>", "</html>", ""]
+            specs[f"vis-{chart.name}"] = charts.spec(chart.data)
+            alt = html.escape(chart.alt)
+            parts.append(f'<figure id="{chart.name}"><div class="chart" id="vis-{chart.name}" '
+                         f'role="img" aria-label="{alt}"></div><figcaption>{alt}</figcaption>'
+                         "</figure>")
+    if specs:
+        parts.append(charts.page_script(specs))
+    parts += [f"<script>{SORT_SCRIPT}</script>", "</body>", "</html>", ""]
     return "\n".join(parts)
 
 
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _md(text: str) -> str:
+    """Text for Markdown: HTML special characters as entities (no raw HTML from a spec or
+    manifest reaches report.md), newlines as spaces (no stray block), `|` escaped."""
+    return html.escape(str(text), quote=False).replace("\n", " ").replace("|", "\\|")
+
+
+def _md_paragraph(text: str) -> str:
+    """_md, with a leading block marker (#, >, -, +, =, "1.") escaped: a paragraph stays
+    a paragraph whatever a spec's description starts with."""
+    out = _md(text).lstrip()
+    return "\\" + out if re.match(r"([#>+=-]|\d+[.)])", out) else out
 
 
 def render_markdown(rep: Report, chart_files: dict[str, str]) -> str:
@@ -544,21 +645,22 @@ def render_markdown(rep: Report, chart_files: dict[str, str]) -> str:
     for block in rep.blocks:
         kind = block[0]
         if kind == "h":
-            out += ["#" * block[1] + " " + block[2], ""]
+            out += ["#" * block[1] + " " + _md(block[2]), ""]
         elif kind == "p":
-            out += [block[1], ""]
+            out += [_md_paragraph(block[1]), ""]
         elif kind == "ul":
-            out += [f"- {i}" for i in block[1]] + [""]
+            out += [f"- {_md_paragraph(i)}" for i in block[1]] + [""]
         elif kind == "table":
-            _, header, rows, right = block
-            out.append("| " + " | ".join(_md_cell(h) for h in header) + " |")
+            _, header, rows, right, _ = block
+            out.append("| " + " | ".join(_md(h) for h in header) + " |")
             out.append("|" + "|".join(" ---: " if i in right else " --- "
                                       for i in range(len(header))) + "|")
-            out += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in rows]
+            out += ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
             out.append("")
         elif kind == "chart":
             chart = block[1]
-            out += [f"![{chart.alt}]({chart_files[chart.name]})", "", f"*{chart.alt}*", ""]
+            alt = _md(chart.alt).replace("[", "(").replace("]", ")")
+            out += [f"![{alt}]({chart_files[chart.name]})", "", f"*{alt}*", ""]
     return "\n".join(out)
 
 
@@ -583,12 +685,14 @@ def _png(figure) -> bytes:
 
 
 def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> dict:
-    """Write report.html, report.md and the charts (report-*.png) of a run or sweep.
+    """Write report.html, report.md, the charts (report-*.png) and rates.csv of a run or
+    sweep.
 
     run_dir: the folder with games.parquet and manifest.json. out_dir: where to write
     (default: run_dir; created if missing). Returns {"html": Path, "markdown": Path,
-    "charts": [Path, ...]}. report.html is self-contained (charts embedded as base64 PNG);
-    report.md links the PNG files written next to it.
+    "rates": Path, "charts": [Path, ...]}. report.html is one self-contained file;
+    report.md links the PNG files written next to it; rates.csv holds every cell's rate of
+    every outcome with its interval and counts (`rates_frame`).
     """
     run_dir = Path(run_dir)
     out = Path(out_dir) if out_dir is not None else run_dir
@@ -603,6 +707,10 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> dict
         _atomic_write(out / name, chart.png)
         files[chart.name] = name
         paths.append(out / name)
+    buffer = io.BytesIO()
+    rates_frame(games).write_csv(buffer, float_precision=6)
+    _atomic_write(out / RATES_CSV, buffer.getvalue())
     _atomic_write(out / "report.md", render_markdown(rep, files).encode("utf-8"))
     _atomic_write(out / "report.html", render_html(rep).encode("utf-8"))
-    return {"html": out / "report.html", "markdown": out / "report.md", "charts": paths}
+    return {"html": out / "report.html", "markdown": out / "report.md",
+            "rates": out / RATES_CSV, "charts": paths}

@@ -12,7 +12,7 @@ and the fast engine get bit-identical numbers.
 """
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 CHANCE, POLICY = 0, 1  # stream ids
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -76,3 +76,16 @@ def new_stream(seed: int, game: int, stream: int) -> np.ndarray:
     s = np.zeros(2, dtype=np.int64)
     init_stream(s, seed, game, stream)
     return s
+
+
+@njit(cache=True, parallel=True)
+def dice_floor(seed, draws, out):
+    """What the luck alone costs (`bollesim bench`'s floor): exactly draws[g] dice for game
+    g, seeded as the engines seed it, and nothing else; out[g] gets their sum."""
+    for g in prange(draws.shape[0]):
+        stream = np.zeros(2, dtype=np.int64)
+        init_stream(stream, seed, np.int64(g), CHANCE)
+        acc = 0
+        for _ in range(draws[g]):
+            acc += d6(stream)
+        out[g] = acc

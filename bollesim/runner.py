@@ -233,6 +233,13 @@ def chunks(n_games: int, chunk_size: int) -> Iterator[tuple[int, int]]:
         yield start, min(n_games, start + chunk_size)
 
 
+def threads_used(threads: int | None) -> int:
+    """The fast engine's threads: the number asked for, else numba's (all cores)."""
+    import numba
+
+    return threads or numba.get_num_threads()
+
+
 def set_threads(threads: int | None) -> None:
     import numba
 
@@ -248,7 +255,7 @@ def set_threads(threads: int | None) -> None:
 def simulate(
     policy: str | Policy,
     n_games: int,
-    seed: int = 0,
+    seed: int = 1,
     params=None,
     rules: Ruleset | None = None,
     engine: str = "fast",
@@ -256,12 +263,52 @@ def simulate(
     chunk_size: int | None = None,
     first_game: int = 0,
     cluster: Cluster | None = None,
+    progress: bool | Callable[[int], None] = False,
 ) -> pl.DataFrame:
-    """Play n_games and return one row per game (a polars DataFrame); with a
-    cluster.Cluster, the chunks are played as tasks on its workers (same rows).
+    """Play games first_game .. first_game + n_games - 1 and return one row per game.
 
-    >>> df = simulate("historical", 10_000, seed=1)
+    Game g is seeded from (seed, g) alone, so the rows are the same whatever the engine,
+    threads, chunk size or cluster, and the same as `bollesim run --seed S` writes.
+
+    Parameters
+    ----------
+    policy : a policy name from policies/ (see `bollesim policies`) or a bollesim.policy.Policy
+    n_games : how many games to play
+    seed : the run seed, 0 .. 2**63 - 1 (default 1, as on the command line)
+    params : None (the policy's defaults), a dict {name: value} with one value for every
+        game or one value per game (e.g. {"t": np.arange(n) % 20 + 1}), or an
+        (n_games, n_parameters) array
+    rules : a Ruleset (bollesim.rules.loader.load_ruleset(overrides=["roe.fire_allowed=10"]));
+        None: the shipped default
+    engine : "fast" (numba, compiled on first use, then cached) or "reference" (plain
+        Python: the same games, slowly)
+    threads : threads of the fast engine (None: all cores)
+    chunk_size : games per piece of work
+    first_game : index of the first game (to continue a batch)
+    cluster : a bollesim.cluster.Cluster: play the pieces as tasks on its workers
+    progress : True shows a progress bar (tqdm.auto: a widget in Jupyter, text in a
+        terminal) that moves as games finish; a callable gets the number of games each
+        finished piece played. Either way the work goes in pieces of about 1% of the games
+        (at least PROGRESS_PIECE), so the bar moves; the rows are the same.
+
+    Returns
+    -------
+    polars.DataFrame, one row per game (`.to_pandas()` for pandas): `game`, `seed`,
+    `policy`, `cell` (0), one Float64 column per policy parameter, the outcomes
+    `operational`, `tactical`, `strategic`, `political`, `defeat` (bool; a game can win
+    several victory types, a defeat none), `end_turn`, `end_reason`, `first_fire_turn` and
+    `first_fire_roe` (null: never fired), `final_roe`, `deadline`, `tanks_at_t2`,
+    `airstrike_turn` (null: none), `heavy_damage`, `light_damage`, `chits_drawn`,
+    `random_draws`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from bollesim import simulate, analysis as A
+    >>> df = simulate("historical", 10_000, seed=1, progress=True)
     >>> df.select(pl.col("operational", "defeat").mean())
+    >>> A.rates(df)                                         # every rate with its 95% interval
+    >>> early = simulate("fire_at_roe", 10_000, params={"k": 8})   # same seeds: paired
     """
     from bollesim.resources import check_memory
 
@@ -274,16 +321,47 @@ def simulate(
     matrix = param_matrix(policy, n_games, params)
     set_threads(threads)
     size = max(1, chunk_size or DEFAULT_CHUNK[engine])
-    jobs = ((policy, matrix[a:b], seed, first_game + a) for a, b in chunks(n_games, size))
-    played = play_chunks(rules, jobs, engine, cluster)
-    frames = [
-        to_frame(results, policy, matrix[a:b], seed, first_game + a)
-        for (a, b), results in zip(chunks(n_games, size), played, strict=True)
-    ]
+    bar, advance = _progress(progress, n_games, policy.name)
+    if advance is not None:
+        size = min(size, progress_chunk(n_games))
+    spans = list(chunks(n_games, size))
+    jobs = ((policy, matrix[a:b], seed, first_game + a) for a, b in spans)
+    frames = []
+    try:
+        for (a, b), results in zip(spans, play_chunks(rules, jobs, engine, cluster), strict=True):
+            frames.append(to_frame(results, policy, matrix[a:b], seed, first_game + a))
+            if advance is not None:
+                advance(b - a)
+    finally:
+        if bar is not None:
+            bar.close()
     if not frames:
         empty = np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64)
         return to_frame(empty, policy, matrix, seed, first_game)
     return pl.concat(frames)
+
+
+PROGRESS_PIECE = 2_000
+"""The smallest piece of work when a progress bar is shown."""
+
+
+def progress_chunk(n_games: int) -> int:
+    """Games per piece of work for a progress bar that moves: about 1% of the games, at
+    least PROGRESS_PIECE and at most the fast engine's DEFAULT_CHUNK (200,000 games: 100
+    steps of 2,000)."""
+    return min(DEFAULT_CHUNK["fast"], max(PROGRESS_PIECE, -(-n_games // 100)))
+
+
+def _progress(progress, total: int, label: str):
+    """(bar or None, callback or None) for simulate's `progress` argument."""
+    if callable(progress):
+        return None, progress
+    if not progress:
+        return None, None
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc=label, unit="game", unit_scale=True)
+    return bar, bar.update
 
 
 def run_to_dir(

@@ -27,15 +27,20 @@ from policies._tactics import (
 
 _KNOBS = (
     Parameter("stop_at_tanks", 3, 0, 4,
-              "stop drawing pairs once this many tank chits are on their track"),
+              "stop drawing pairs once this many tank chits are on their track",
+              label="tank chits at which drawing stops"),
     Parameter("max_pairs", 20, 1, 20,
-              "stop drawing after this many pairs in one Orders phase (20: no limit)"),
+              "stop drawing after this many pairs in one Orders phase (20: no limit)",
+              label="most pairs drawn in one Orders phase"),
     Parameter("target", 0, 0, 3,
-              "fire first at the last chit of 0 ATGM, 1 tank, 2 HMG, 3 artillery"),
+              "fire first at the last chit of 0 ATGM, 1 tank, 2 HMG, 3 artillery",
+              label="first fire target"),
     Parameter("play_on", 0, 0, 1,
-              "1: after a victory, play on for the other type while it can still come"),
+              "1: after a victory, play on for the other type while it can still come",
+              label="play on after a victory"),
     Parameter("tow", 0, 0, 1,
-              "1: tow tracks-damaged tanks out of fire, send damaged tanks back to Saraci"),
+              "1: tow tracks-damaged tanks out of fire, send damaged tanks back to Saraci",
+              label="tow damaged tanks"),
 )
 STOP_AT_TANKS, MAX_PAIRS, TARGET, PLAY_ON, TOW = range(len(_KNOBS))
 

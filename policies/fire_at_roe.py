@@ -7,7 +7,8 @@ from policies import _plan
 from policies._plan import AIRSTRIKE_LAST, FIRE_FIRST, historical_goals, knobs
 
 PARAMETERS = (
-    Parameter("k", 12, 8, 25, "the RoE from which the first Fire order is given (25: never)"),
+    Parameter("k", 12, 8, 25, "the RoE from which the first Fire order is given",
+              label="RoE from which the first Fire order is given", never=25),
 ) + knobs()
 
 

@@ -7,7 +7,8 @@ from policies import _plan
 from policies._plan import AIRSTRIKE_LAST, FIRE_FIRST, historical_goals, knobs
 
 PARAMETERS = (
-    Parameter("t", 1, 1, 40, "the turn from which the first Fire order is given"),
+    Parameter("t", 1, 1, 40, "the turn from which the first Fire order is given",
+              label="turn from which the first Fire order is given"),
 ) + knobs()
 
 

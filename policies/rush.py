@@ -12,7 +12,8 @@ from policies._plan import AIRSTRIKE_LAST, FIRE_LAST, knobs
 
 PARAMETERS = (
     Parameter("apcs", 0, 0, 1,
-              "VL2 and QL3: 0 to OP N, 1 with the tanks to Kalesija (Draw their fire, Extra turn)"),
+              "VL2 and QL3: 0 to OP N, 1 with the tanks to Kalesija (Draw their fire, Extra turn)",
+              label="APCs go with the tanks"),
 ) + knobs()
 
 

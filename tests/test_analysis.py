@@ -24,13 +24,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bollesim import analysis as A
-from bollesim import plots
 from bollesim.policy import Parameter
 
 NEVER = 25.0
 TRIGGERS = (8.0, 12.0, 16.0, 20.0, 24.0, NEVER)
 SYN_FIRE = (
-    Parameter("k", 12, 8, 25, "the RoE from which the first Fire order is given (25: never)"),
+    Parameter("k", 12, 8, 25, "the RoE from which the first Fire order is given",
+              label="RoE of the first Fire order", never=NEVER),
     Parameter("stop_at_tanks", 3, 0, 4, "stop drawing at this many tank chits"),
 )
 
@@ -524,56 +524,3 @@ def test_examples(games):
             row = games.filter((pl.col("game") == g) & (pl.col("cell") == c))
             mask = A.outcome_masks(games)[r["outcome"]]
             assert A.with_outcomes(row).select(mask).item()
-
-
-# -- plots ----------------------------------------------------------------------------------
-
-
-def _legend_labels(fig) -> list[str]:
-    return [t.get_text() for legend in fig.legends for t in legend.get_texts()]
-
-
-HEADLINE_LABELS = ["operational victory", "tactical victory", "strategic victory",
-                   "political victory", "all four victories", "defeat"]
-
-
-@pytest.mark.parametrize("chart", ["turn", "roe", "trigger"])
-def test_rate_charts(games, chart):
-    from matplotlib.figure import Figure
-
-    if chart == "turn":
-        fig = plots.rates_by_first_fire_turn(games)
-    elif chart == "roe":
-        fig = plots.rates_by_first_fire_roe(games)
-    else:
-        fig = plots.rates_by_trigger(games, "k", meaning="first fire at RoE >= k")
-    assert isinstance(fig, Figure)
-    assert _legend_labels(fig) == HEADLINE_LABELS
-    ax = fig.axes[0]
-    lines = [line for line in ax.get_lines() if not line.get_label().startswith("_")]
-    assert len(lines) == 6
-    assert fig._suptitle is not None and fig._suptitle.get_text()
-    assert "%" in ax.get_ylabel()
-    ticks = [t.get_text() for t in fig.axes[-1].get_xticklabels()]
-    assert any(t.startswith("never") for t in ticks)  # the never point has its own tick
-    bottom = fig.axes[-1].get_xlabel()
-    assert {"turn": "turn", "roe": "RoE", "trigger": "first fire at RoE"}[chart] in bottom
-    assert len(fig.axes) == (1 if chart == "trigger" else 2)  # observational: a count panel
-
-
-def test_rate_chart_all_outcomes_and_min_games(games):
-    fig = plots.rates_by(games, "first_fire_turn", outcomes=A.OUTCOMES, min_games=500)
-    assert len(_legend_labels(fig)) == len(A.OUTCOMES)
-    assert "not drawn" in fig.axes[0].get_title()
-
-
-def test_policy_comparison_chart(games):
-    fig = plots.policy_comparison(games.filter(pl.col("cell").is_in([0, 5, 6])), by="cell")
-    labels = _legend_labels(fig)
-    assert len(labels) == 3 and labels[0].startswith("syn_fire k=8 (2,000 games")
-    assert labels[1].startswith("syn_fire k=25 (never)") and labels[2].startswith("syn_hold")
-    ax = fig.axes[0]
-    assert len(ax.patches) == 3 * len(A.HEADLINE)  # one bar per (series, outcome)
-    assert [t.get_text() for t in ax.get_xticklabels()] == HEADLINE_LABELS
-    by_policy = plots.policy_comparison(games)
-    assert len(_legend_labels(by_policy)) == 2

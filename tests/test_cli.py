@@ -65,7 +65,9 @@ def test_policies_lists_every_policy_and_its_parameters():
     for name in available_policies():
         policy = load_policy(name)
         want[f"{name}: {policy.doc}"] = [
-            f"{p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}" for p in policy.parameters
+            f"{p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}"
+            + (f" ({p.never:g}: never)" if p.never is not None else "")
+            for p in policy.parameters
         ]
     assert listed == want
 

@@ -22,6 +22,17 @@ def test_there_are_notebooks():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+def test_notebook_uses_the_public_api(path: Path):
+    """No private module or name (a leading underscore) is imported, and cells assert."""
+    nb = nbformat.read(path, as_version=4)
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    imports = [line for cell in code for line in cell.splitlines()
+               if line.lstrip().startswith(("import ", "from "))]
+    assert imports and not [line for line in imports if "._" in line or " _" in line], imports
+    assert sum("assert " in cell for cell in code) >= 3
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_runs(path: Path, monkeypatch):
     monkeypatch.setenv("BOLLESIM_NOTEBOOK_GAMES", GAMES)
     nb = nbformat.read(path, as_version=4)
@@ -46,5 +57,5 @@ def test_notebook_runs(path: Path, monkeypatch):
         if c.cell_type == "code"
         for o in c.get("outputs", [])
     )
-    if path.name == "explore.ipynb":  # the headline chart and the policy comparison
-        assert images >= 2, f"{path.name} drew {images} charts"
+    if path.name == "explore.ipynb":  # the controlled, comparison and observational charts
+        assert images >= 3, f"{path.name} drew {images} charts"
