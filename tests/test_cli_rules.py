@@ -14,13 +14,14 @@ from typer.testing import CliRunner
 from bollesim.cli import app, command, fail
 from bollesim.errors import UsageError
 from bollesim.rules.loader import DEFAULT_PATH, load_ruleset
-from bollesim.rules.provenance import IDS
+from bollesim.rules.readings import BY_ID
 
 DEFAULT_TEXT = DEFAULT_PATH.read_text(encoding="utf-8")
 ALL_IDS = (
     "R-MAP R-FOF R-EAM R-CHITS R-TRACK R-MATRIX R-HIT "
     "I-ROE0 I-TARGET I-AIR I-POOL I-OPV I-TACV I-END I-ROE-ART I-DEADLINE I-RADIO "
-    "I-SPENT I-FIRE-ISSUED I-DIPLO I-STICKY I-ABILITY-PHASE I-TOW-SARACI I-TOW-CP I-OW-SPREAD"
+    "I-ART-APC I-FIRST-FIRE I-SPENT I-FIRE-ISSUED I-DIPLO I-STICKY I-ABILITY-PHASE I-TOW-SARACI "
+    "I-TOW-CP I-OW-SPREAD"
 ).split()
 
 # Bad rulesets, each made by editing the text of default.toml: (old, new, key in message).
@@ -199,13 +200,13 @@ def test_show_bad_file(tmp_path):
 
 
 def test_registry_covers_every_cited_id():
-    from bollesim.rules.provenance import cited_ids
+    from bollesim.rules.show import cited_ids
 
     data = load_ruleset().data
-    assert set(ALL_IDS) == set(IDS)
-    assert set(cited_ids(data)) <= set(IDS)
-    for rid, prov in IDS.items():
-        assert prov.meaning and "\n" not in prov.meaning, rid
+    assert set(ALL_IDS) == set(BY_ID)
+    assert set(cited_ids(data)) <= set(BY_ID)
+    for rid, reading in BY_ID.items():
+        assert reading.meaning and "\n" not in reading.meaning, rid
 
 
 # --------------------------------------------------------------------------- help, errors

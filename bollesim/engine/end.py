@@ -9,6 +9,7 @@ from bollesim import observation as O
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.core import (
+    ability_at,
     ability_ready,
     artillery_silent,
     ask_yes_no,
@@ -53,9 +54,9 @@ def end_phase(st, decide):
 
 @njit(cache=True)
 def extra_turn(st, decide):
-    """§5.5 Extra turn (I-ABILITY-PHASE): QL3 at Kalesija, deadline +1."""
+    """§5.5 Extra turn (I-ABILITY-PHASE): its vehicle (QL3) at Kalesija, deadline +1."""
     a = ability_ready(st, C.EXTRA_TURN)
-    if a < 0 or pos(st, C.QL3) != st[T.S_EXTRA_TURN_AT]:
+    if a < 0 or not ability_at(st, a, T.S_EXTRA_TURN_AT):
         return
     if st[O.DEADLINE] >= st[T.S_DEADLINE_MAX] or not ask_yes_no(st, decide, D.USE_ABILITY, a):
         return

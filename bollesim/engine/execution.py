@@ -9,6 +9,7 @@ from bollesim import observation as O
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.core import (
+    ability_at,
     ability_ready,
     adjacent,
     ask,
@@ -32,6 +33,7 @@ from bollesim.engine.core import (
     track_changed,
     track_len,
     vx,
+    within_reach,
 )
 
 
@@ -289,8 +291,8 @@ def draw_marker(st, p):
     k = st[T.POS_EAM_POOL + p] - 1
     n = st[L.X_N_MPOOL + k]
     i = pick(st, n)
-    marker = st[L.MPOOLS + 4 * k + i]
-    st[L.MPOOLS + 4 * k + i] = st[L.MPOOLS + 4 * k + n - 1]
+    marker = st[L.MPOOLS + L.MPOOL_CAP * k + i]
+    st[L.MPOOLS + L.MPOOL_CAP * k + i] = st[L.MPOOLS + L.MPOOL_CAP * k + n - 1]
     st[L.X_N_MPOOL + k] = n - 1
     side = pick(st, 2) if st[T.POS_EAM_POOL + p] == C.POOL_789 else 0
     st[O.MARKER + p] = 2 * marker + side
@@ -353,11 +355,6 @@ def hook_tows(st, decide):
         log(st, E.TOW_HOOKED, r, damaged, dest, 0)
 
 
-@njit(cache=True, inline="always")
-def within_ql1(st, v):
-    return distance(st, pos(st, C.QL1), pos(st, v)) <= st[T.S_QL1_RANGE]
-
-
 @njit(cache=True)
 def extra_move(st, decide):
     """§5.5 Extra move."""
@@ -369,7 +366,7 @@ def extra_move(st, decide):
     n = 1
     for v in range(T.NV):
         if (
-            within_ql1(st, v)
+            within_reach(st, a, v)
             and wants_to_move(st, v)
             and st[vx(v, O.V_TOWING)] < 0
             and not st[vx(v, O.V_STUN)]
@@ -455,7 +452,7 @@ def fire_step(st, decide):
     tracks = scratch(st, L.SCRATCH_TRACKS, 4, 0)
     direct = False
     a = ability_ready(st, C.DIRECT_THEIR_FIRE)
-    if a >= 0 and pos(st, C.QL3) == st[T.S_DIRECT_FIRE_AT]:
+    if a >= 0 and ability_at(st, a, T.S_DIRECT_FIRE_AT):
         worth = False
         for v in range(nv):
             if (
@@ -467,7 +464,7 @@ def fire_step(st, decide):
         if worth and ask_yes_no(st, decide, D.USE_ABILITY, a):
             spend_ability(st, a)
             direct = True
-    rolls = scratch(st, L.SCRATCH_ROLLS, 16, 0)  # [0]: count, then the Saraci overwatch dice
+    rolls = scratch(st, L.SCRATCH_ROLLS, L.ROLLS_CAP, 0)  # [0]: count, then the Saraci OW dice
     for v in range(nv):
         if able_to_fire(st, v):
             fire_once(st, decide, v, direct, rolls)
@@ -477,7 +474,7 @@ def fire_step(st, decide):
         opts[0] = -1
         n = 1
         for v in range(nv):
-            if within_ql1(st, v) and able_to_fire(st, v) and fire_targets(st, v, tracks) > 0:
+            if within_reach(st, a, v) and able_to_fire(st, v) and fire_targets(st, v, tracks) > 0:
                 opts[n] = v
                 n += 1
         if n > 1:

@@ -10,6 +10,7 @@ from bollesim.bits import lowest, popcount
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.core import (
+    ability_at,
     ability_ready,
     ask_yes_no,
     change_roe,
@@ -60,7 +61,7 @@ def reaction_phase(st, decide):
 def draw_their_fire(st, decide):
     """§5.5 Draw their fire: True if used this turn."""
     a = ability_ready(st, C.DRAW_THEIR_FIRE)
-    if a < 0 or pos(st, st[T.S_COMMANDER]) != st[T.S_DTF_AT]:
+    if a < 0 or not ability_at(st, a, T.S_DTF_AT):
         return False
     anyone = False
     for v in range(T.NV):
@@ -186,7 +187,7 @@ def artillery(st, decide):
         further_effects(st, decide, target)
     if not present or roll <= st[T.S_ART_ONLY_EFFECTS]:
         return
-    chits = scratch(st, L.SCRATCH_CHITS, 16, 0)  # random-unit chits of vehicles there
+    chits = scratch(st, L.SCRATCH_CHITS, L.ASIDE_CAP, 0)  # random-unit chits of those there
     n = 0
     for v in range(T.NV):
         if target != C.NO_ART and st[T.POS_ART + (pos(st, v))] == target:

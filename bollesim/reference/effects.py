@@ -59,6 +59,18 @@ def ability_ready(table: Table, ability: int) -> int:
     return -1
 
 
+def ability_at(table: Table, a: int, place: int) -> bool:
+    """§5.5: marker a's command vehicle stands where its ability needs it."""
+    return table.game.vehicles[table.rules.ability_vehicle[a]].position == place
+
+
+def within_reach(table: Table, a: int, v: Vehicle) -> bool:
+    """§5.5 Extra move, Extra fire: v is marker a's vehicle (QL1) or within reach of it."""
+    rules = table.rules
+    owner = table.game.vehicles[rules.ability_vehicle[a]]
+    return rules.distance[owner.position, v.position] <= rules.p("ability_rules", "ql1_range")
+
+
 def spend_ability(table: Table, a: int) -> None:
     marker = table.game.abilities[a]
     marker.state = C.SPENT

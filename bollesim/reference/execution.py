@@ -5,7 +5,13 @@ from __future__ import annotations
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
-from bollesim.reference.effects import ability_ready, release_tow, spend_ability
+from bollesim.reference.effects import (
+    ability_at,
+    ability_ready,
+    release_tow,
+    spend_ability,
+    within_reach,
+)
 from bollesim.reference.state import Game, Vehicle
 from bollesim.reference.table import Table
 
@@ -280,12 +286,6 @@ def hook_tows(table: Table) -> None:
         table.log(E.TOW_HOOKED, r.index, damaged.index, dest)
 
 
-def within_ql1(table: Table, v: Vehicle) -> bool:
-    """§5.5: QL1 itself or a vehicle within one position of it."""
-    ql1 = table.game.vehicles[C.QL1]
-    return table.rules.distance[ql1.position, v.position] <= table.rules.p("abilities", "ql1_range")
-
-
 def extra_move(table: Table) -> None:
     """§5.5 Extra move: one vehicle near QL1 moves again (not towing, stunned or with
     tracks damage; night vision still rolls; the hull marker does not matter)."""
@@ -296,7 +296,7 @@ def extra_move(table: Table) -> None:
     candidates = [
         v.index
         for v in game.vehicles
-        if within_ql1(table, v)
+        if within_reach(table, a, v)
         and wants_to_move(game, v)
         and v.towing < 0
         and not v.stunned
@@ -372,7 +372,7 @@ def fire_step(table: Table) -> None:
     a = ability_ready(table, C.DIRECT_THEIR_FIRE)
     if (
         a >= 0
-        and game.vehicles[C.QL3].position == rules.direct_their_fire_at
+        and ability_at(table, a, rules.direct_their_fire_at)
         and any(
             able_to_fire(game, v) and rules.pos_indirect[v.position] and fire_targets(game, v)
             for v in game.vehicles
@@ -390,7 +390,7 @@ def fire_step(table: Table) -> None:
         candidates = [
             v.index
             for v in game.vehicles
-            if within_ql1(table, v) and able_to_fire(game, v) and fire_targets(game, v)
+            if within_reach(table, a, v) and able_to_fire(game, v) and fire_targets(game, v)
         ]
         if candidates:
             choice = table.ask(D.EXTRA_FIRE, [-1] + candidates, (a, 0))

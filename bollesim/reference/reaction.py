@@ -6,6 +6,7 @@ from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
 from bollesim.reference.effects import (
+    ability_at,
     ability_ready,
     change_roe,
     heavy_damage,
@@ -41,7 +42,7 @@ def draw_their_fire(table: Table) -> set[int]:
     the Kalesija OWs, SK-4 and T2-1 this turn. Returns the positions it covers."""
     game, rules = table.game, table.rules
     a = ability_ready(table, C.DRAW_THEIR_FIRE)
-    if a < 0 or game.vehicles[rules.commander].position != rules.draw_their_fire_at:
+    if a < 0 or not ability_at(table, a, rules.draw_their_fire_at):
         return set()
     covered = {p for p in range(len(rules.position_ids)) if rules.draw_their_fire_positions[p]}
     if not any(v.position in covered for v in game.vehicles):
@@ -124,7 +125,7 @@ def attack(
     if weapon == C.ATGM and atgm_overwatch(game):
         roll += rules.atgm_overwatch_drm
     if target.position in drm_positions:
-        roll += rules.p("abilities", "draw_their_fire_drm")
+        roll += rules.p("ability_rules", "draw_their_fire_drm")
     hit = roll >= to_hit
     table.log(E.ATTACK, weapon, target.index, roll, to_hit)
     if not game.fired:
