@@ -242,9 +242,8 @@ def _console():
 
 
 # --------------------------------------------------------------------------- commands
-# Further commands go here, one `@command(app, epilog=examples(...))` function each
-# (see DESIGN.md, "The command line"): policies, play, run, sweep, report, bench.
-# Import engines and other heavy modules inside the function so `--help` stays fast.
+# One `@command(app, epilog=examples(...))` function per command. Engines and other heavy
+# modules are imported inside the function so `--help` stays fast.
 
 
 PolicyOption = Annotated[

@@ -3,7 +3,7 @@
     from bollesim.report import write_report
     paths = write_report("results/first_fire")      # -> {"html": ..., "markdown": ..., ...}
 
-A run directory holds games.parquet (one row per game, DESIGN.md §5; a file or a folder
+A run directory holds games.parquet (one row per game, docs/architecture.md §5; a file or a folder
 of Parquet files) and manifest.json. The report says what was run, shows the headline
 charts, tabulates every rate with its 95% interval, states the findings in plain words
 (which trigger is best for each victory type and by how much, how often everything is

@@ -1,4 +1,4 @@
-"""Batches of games: `simulate` returns one row per game (DESIGN.md §5); `run_to_dir`
+"""Batches of games: `simulate` returns one row per game (docs/architecture.md §5); `run_to_dir`
 streams a large batch to Parquet in chunks, so memory stays flat however many games.
 
 Game g of a run is seeded from (seed, g) alone, so rows do not depend on the engine, the
@@ -147,7 +147,7 @@ def to_frame(
     first_game: int,
     cell: int = 0,
 ) -> pl.DataFrame:
-    """One row per game (DESIGN.md §5) from the engine's result array."""
+    """One row per game (docs/architecture.md §5) from the engine's result array."""
     n = results.shape[0]
     columns: dict[str, pl.Series] = {
         "game": pl.Series(np.arange(first_game, first_game + n, dtype=np.int64)),

@@ -39,7 +39,7 @@ class Mutant(NamedTuple):
     path: str  # repo-relative, in bollesim/engine/
     old: str  # occurs exactly once in path
     new: str
-    rule: str  # the rulebook section or RECONSTRUCTION.md id the bug breaks
+    rule: str  # the rulebook section or docs/readings.md id the bug breaks
     why: str
 
 

@@ -1,4 +1,4 @@
-"""Invariants of the reference engine over random play (STYLE.md "a generic invariant test").
+"""Invariants of the reference engine over random play (a generic invariant test).
 
 Thousands of complete games of the `random` policy (fixed seed, game indices 0..N-1)
 are played with the reference engine; after every phase a checker verifies that the
@@ -396,7 +396,7 @@ def stack_counts(vehicles) -> list[int]:
 
 
 def check_row(rules: Ruleset, game: Game, row: dict, trace: list) -> None:
-    """The result row (DESIGN.md §5) agrees with the game and with §8."""
+    """The result row (docs/architecture.md §5) agrees with the game and with §8."""
     assert game.over, "play_game returned an unfinished game"
     limit = rules.turn_limit
     reason = row["end_reason"]

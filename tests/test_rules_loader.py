@@ -1,8 +1,7 @@
 """The default ruleset loads, agrees with the numbers the rulebook prints, and bad files
 are rejected with a RulesetError that names the key.
 
-Section numbers (§) refer to shared/rules/rulebook.txt; R-../I-.. ids to
-shared/rules/RECONSTRUCTION.md.
+Section numbers (§) refer to the rulebook; R-../I-.. ids to docs/readings.md.
 """
 
 from __future__ import annotations

@@ -220,7 +220,7 @@ def in_saraci(st, position):
 @njit(cache=True, inline="always")
 def track_changed(st, t):
     """Keep the observation's view of track t live: its last chit's letter, and for the
-    artillery track whether it is silent (§8) and its target (R-ART)."""
+    artillery track whether it is silent (§8) and its target (§7.2)."""
     st[O.TRACK_LETTER + t] = st[T.CHIT_LETTER + last_chit(st, t)] if track_len(st, t) else 0
     if t == C.ART:
         silent = artillery_silent(st)
@@ -237,7 +237,9 @@ def ask(st, decide, kind, n, context_a, context_b):
         return opts[0]
     st[O.CONTEXT_A] = context_a
     st[O.CONTEXT_B] = context_b
-    index = decide(kind, st, opts, n, params(st), st[L.RS + 2 : L.RS + 4])
+    obs = st[: O.SIZE]  # what the player sees; the rest of st is the engine's
+    rules = st[L.RULES : L.RULES + L.RULES_SIZE]
+    index = decide(kind, obs, rules, opts, n, params(st), st[L.RS + 2 : L.RS + 4])
     if index < 0 or index >= n:
         raise ValueError("policy chose an option outside its options")
     return opts[index]
@@ -332,12 +334,13 @@ def release_tow(st, v):
 
 
 @njit(cache=True)
-def heavy_damage(st, decide, v, location, die):
+def heavy_damage(st, decide, v, location, die, apc_survives):
     """§7.1.3: destroyed (APC, or a location hit twice), else marked, stunned on hull or
-    turret, immobilised on tracks; the RoE moves."""
+    turret, immobilised on tracks; the RoE moves. With apc_survives (artillery under
+    I-ART-APC "location") an APC is marked like a tank."""
     log(st, E.HEAVY_DAMAGE, v, location, die, 0)
     st[L.X_HEAVY_HITS] += 1
-    if not st[T.IS_TANK + v] or has(st, v, O.V_HEAVY, location):
+    if (not st[T.IS_TANK + v] and not apc_survives) or has(st, v, O.V_HEAVY, location):
         log(st, E.DESTROYED, v, 0, 0, 0)
         end_game(st, E.END_DESTROYED)
         return

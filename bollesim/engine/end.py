@@ -66,15 +66,22 @@ def extra_turn(st, decide):
 
 
 @njit(cache=True)
+def note_tango2(st):
+    """I-OPV: enough tanks stand in Tango 2 by the deadline; returns how many stand there."""
+    at_t2 = 0
+    for v in range(T.NV):
+        at_t2 += st[T.IS_TANK + v] and pos(st, v) == st[T.S_TANGO2]
+    if st[O.TURN] <= st[O.DEADLINE] and at_t2 >= st[T.S_TANKS_NEEDED]:
+        st[O.T2_REACHED] = 1
+    return at_t2
+
+
+@njit(cache=True)
 def assess(st):
     """§8 operational (I-OPV) and tactical (I-TACV) victory at this turn's end."""
     nv = T.NV
-    at_t2 = 0
-    for v in range(nv):
-        at_t2 += st[T.IS_TANK + v] and pos(st, v) == st[T.S_TANGO2]
+    at_t2 = note_tango2(st)
     st[L.X_TANKS_AT_T2] = max(st[L.X_TANKS_AT_T2], at_t2)
-    if st[O.TURN] <= st[O.DEADLINE] and at_t2 >= st[T.S_TANKS_NEEDED]:
-        st[O.T2_REACHED] = 1
     silent = artillery_silent(st)
     operational = st[O.T2_REACHED] == 1 and silent
     tactical = silent and st[O.TURN] <= st[T.S_BASE_TURN_LIMIT]

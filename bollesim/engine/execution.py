@@ -35,6 +35,7 @@ from bollesim.engine.core import (
     vx,
     within_reach,
 )
+from bollesim.engine.end import note_tango2
 
 
 @njit(cache=True)
@@ -84,14 +85,16 @@ def remove_last(st, t):
 
 @njit(cache=True)
 def airstrike(st):
-    """§6.1, I-AIR: every track keeps half its chits, rounded down."""
+    """§6.1, I-AIR: every track keeps half its chits, rounded down (or up)."""
     if not st[O.AIRSTRIKE_PENDING]:
         return
-    removed = scratch(st, L.SCRATCH_REMOVED, 4, 0)
+    ceil = st[T.S_AIR_LEAVES] == C.AIR_CEIL
+    removed = scratch(st, L.SCRATCH_REMOVED, C.N_TRACKS, 0)
     for t in range(C.N_TRACKS):
         n = regular_chits(st, t)
-        removed[t] = n - n // 2
-        for _ in range(n - n // 2):
+        keep = (n + 1) // 2 if ceil else n // 2
+        removed[t] = n - keep
+        for _ in range(n - keep):
             remove_last(st, t)
     st[O.AIRSTRIKE_PENDING] = 0
     st[L.X_AIRSTRIKE_TURN] = st[O.TURN]
@@ -159,8 +162,10 @@ def step(st, v):
 
 @njit(cache=True)
 def move_step(st, decide):
-    """§6.2, then tows hook up, the optional APC rule and QL1's Extra move."""
+    """§6.2, then the optional APC rule and tows hook up; QL1's Extra move before or
+    after, as the player chooses."""
     nv = T.NV
+    extra_move(st, decide, D.EXTRA_MOVE_BEFORE)
     fill(st, L.SCRATCH_TARGET, nv, -1)
     for v in range(nv):
         if wants_to_move(st, v) and may_move(st, v, False):
@@ -179,7 +184,7 @@ def move_step(st, decide):
                 st[L.SCRATCH_SECOND + v] = step(st, v)
         perform_moves(st, decide, L.SCRATCH_SECOND)
     hook_tows(st, decide)
-    extra_move(st, decide)
+    extra_move(st, decide, D.EXTRA_MOVE)
 
 
 @njit(cache=True, inline="always")
@@ -283,6 +288,9 @@ def perform_moves(st, decide, moves):
     for v in range(nv):
         if st[moved + v]:
             arrive(st, v)
+    if st[T.S_T2_REACHED_AT] == C.T2_AT_ANY_MOMENT:
+        note_tango2(st)
+
 
 
 @njit(cache=True)
@@ -337,7 +345,8 @@ def hook_tows(st, decide):
         for p in range(T.NP):
             if st[T.POS_KIND + p] == C.CP and p != here:
                 nearest = min(nearest, distance(st, here, p))
-        anywhere = st[T.POS_KIND + here] == C.CP  # I-TOW-CP
+        # I-TOW-CP: from a contact point, any other one (or, read so, a nearest one)
+        anywhere = st[T.POS_KIND + here] == C.CP and st[T.S_TOW_FROM_CP] == C.TOW_ANY_CP
         n = 0
         for p in range(T.NP):
             if (
@@ -356,8 +365,8 @@ def hook_tows(st, decide):
 
 
 @njit(cache=True)
-def extra_move(st, decide):
-    """§5.5 Extra move."""
+def extra_move(st, decide, kind):
+    """§5.5 Extra move, before the Move step (kind EXTRA_MOVE_BEFORE) or after it."""
     a = ability_ready(st, C.EXTRA_MOVE)
     if a < 0:
         return
@@ -377,7 +386,7 @@ def extra_move(st, decide):
             n += 1
     if n == 1:
         return
-    choice = ask(st, decide, D.EXTRA_MOVE, n, a, 0)
+    choice = ask(st, decide, kind, n, a, 0)
     if choice < 0:
         return
     spend_ability(st, a)
@@ -447,7 +456,8 @@ def fire_targets(st, v, out):
 
 @njit(cache=True)
 def fire_step(st, decide):
-    """§6.3 in vehicle order; Direct their fire first, Extra fire last, then the depot."""
+    """§6.3: Direct their fire first, the Fire orders in the player's order, Extra fire
+    last, then the depot."""
     nv = T.NV
     tracks = scratch(st, L.SCRATCH_TRACKS, 4, 0)
     direct = False
@@ -465,9 +475,19 @@ def fire_step(st, decide):
             spend_ability(st, a)
             direct = True
     rolls = scratch(st, L.SCRATCH_ROLLS, L.ROLLS_CAP, 0)  # [0]: count, then the Saraci OW dice
-    for v in range(nv):
-        if able_to_fire(st, v):
-            fire_once(st, decide, v, direct, rolls)
+    opts = options(st)
+    fired = 0  # bit mask of the tanks that carried out their Fire order
+    while True:  # §11: "execute the Fire orders in any order desired"
+        n = 0
+        for v in range(nv):
+            if not (fired >> v) & 1 and able_to_fire(st, v):
+                opts[n] = v
+                n += 1
+        if n == 0:
+            break
+        v = ask(st, decide, D.FIRE_ORDER, n, 0, 0)
+        fired |= 1 << v
+        fire_once(st, decide, v, direct, rolls)
     a = ability_ready(st, C.EXTRA_FIRE)
     if a >= 0:
         opts = options(st)

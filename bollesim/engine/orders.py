@@ -28,6 +28,7 @@ from bollesim.engine.core import (
     options,
     pick,
     pos,
+    release_tow,
     scratch,
     spend_ability,
     spread,
@@ -174,11 +175,11 @@ def destinations(st, v):
 
 @njit(cache=True, inline="always")
 def can_take_move(st, v):
-    """Not the player's own vehicle, not immobilised, not hooked to a tow."""
+    """Not the player's own vehicle, not immobilised, not in tow (a rescuer towing a
+    tank may: the new order supersedes the tow, §5.4)."""
     return (
         v != st[T.S_COMMANDER]
         and not has(st, v, O.V_HEAVY, C.TRACKS)
-        and st[vx(v, O.V_TOWING)] < 0
         and st[vx(v, O.V_TOWED_BY)] < 0
     )
 
@@ -383,6 +384,9 @@ def issue(st, code, decision):
         k += 1
         if not received(st, v):
             continue
+        if (kind == C.MOVE or kind == C.TOW) and st[vx(v, O.V_TOWING)] >= 0:  # §5.4
+            log(st, E.TOW_DROPPED, v, st[vx(v, O.V_TOWING)], 0, 0)
+            release_tow(st, v)
         if kind == C.MOVE:
             st[vx(v, O.V_ORDER)] = C.MOVE
             st[vx(v, O.V_TOW_TARGET)] = -1

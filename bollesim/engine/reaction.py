@@ -160,7 +160,7 @@ def attack(st, decide, weapon, target, to_hit, drawing_fire):
         change_roe(st, decide, st[T.S_HOLD_ATTACK], E.ROE_HOLD_ATTACK)
     if hit:
         die = d6(st)
-        heavy_damage(st, decide, target, hit_table(st, weapon, die - 1), die)
+        heavy_damage(st, decide, target, hit_table(st, weapon, die - 1), die, False)
     if weapon == C.HMG and unbuttoned and not st[L.X_OVER]:
         die = d6(st)
         killed = die >= st[T.S_HMG_KILL_ON]
@@ -171,7 +171,8 @@ def attack(st, decide, weapon, target, to_hit, drawing_fire):
 
 @njit(cache=True)
 def artillery(st, decide):
-    """§7.2 with I-ROE-ART: 2 only effects, 3-11 random unit to the pool, 12 heavy."""
+    """§7.2 with I-ROE-ART: 2 only effects, 3-11 random unit to the pool, 12 heavy
+    (I-ART-APC: an APC destroyed, or damaged like a tank)."""
     last = last_chit(st, C.ART)
     if last == st[T.S_SETUP_CHIT] and st[L.X_SETUP_FLIPPED]:
         log(st, E.ARTILLERY, C.NO_ART, 0, 0, 0)
@@ -210,7 +211,8 @@ def artillery(st, decide):
         pool_append(st, chit)
     else:
         die = d6(st)
-        heavy_damage(st, decide, victim, hit_table(st, C.ART, die - 1), die)
+        apc_survives = st[T.S_ART_ON_APC] == C.ART_APC_LOCATION  # I-ART-APC
+        heavy_damage(st, decide, victim, hit_table(st, C.ART, die - 1), die, apc_survives)
 
 
 @njit(cache=True)

@@ -77,13 +77,16 @@ def spend_ability(table: Table, a: int) -> None:
     table.log(E.ABILITY, a, E.ABILITY_USED, marker.side)
 
 
-def heavy_damage(table: Table, v: Vehicle, location: int, die: int) -> None:
+def heavy_damage(
+    table: Table, v: Vehicle, location: int, die: int, apc_survives: bool = False
+) -> None:
     """§7.1.3 (and §7.2 on a 12): a hit on an APC or a second hit on a location destroys
-    the vehicle; otherwise mark it, stun on hull or turret, and move the RoE."""
+    the vehicle; otherwise mark it, stun on hull or turret, and move the RoE. With
+    `apc_survives` (artillery under I-ART-APC "location") an APC is marked like a tank."""
     game, rules = table.game, table.rules
     table.log(E.HEAVY_DAMAGE, v.index, location, die)
     game.heavy_hits += 1
-    if not v.is_tank or location in v.heavy:
+    if (not v.is_tank and not apc_survives) or location in v.heavy:
         table.log(E.DESTROYED, v.index)
         end_game(table, E.END_DESTROYED)
         return

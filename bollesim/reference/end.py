@@ -55,13 +55,21 @@ def extra_turn(table: Table) -> None:
     table.log(E.DEADLINE, game.deadline, 1)
 
 
+def note_tango2(game: Game) -> None:
+    """I-OPV: enough tanks stand in Tango 2 by the deadline (the operational victory's
+    first condition, §8)."""
+    rules = game.rules
+    at_t2 = sum(1 for v in game.vehicles if v.is_tank and v.position == rules.tango2)
+    if game.turn <= game.deadline and at_t2 >= rules.p("game", "tanks_needed_at_t2"):
+        game.t2_reached = True
+
+
 def assess(game: Game) -> tuple[bool, bool]:
     """§8 operational (I-OPV) and tactical (I-TACV) victory at this turn's end."""
     rules = game.rules
     tanks_at_t2 = sum(1 for v in game.vehicles if v.is_tank and v.position == rules.tango2)
     game.tanks_at_t2 = max(game.tanks_at_t2, tanks_at_t2)
-    if game.turn <= game.deadline and tanks_at_t2 >= rules.p("game", "tanks_needed_at_t2"):
-        game.t2_reached = True
+    note_tango2(game)
     silent = artillery_silent(game)
     operational = game.t2_reached and silent
     tactical = (

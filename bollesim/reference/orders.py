@@ -6,7 +6,7 @@ from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
 from bollesim.decisions import order_dest, order_kind, order_mask, pack_order
-from bollesim.reference.effects import ability_at, ability_ready, spend_ability
+from bollesim.reference.effects import ability_at, ability_ready, release_tow, spend_ability
 from bollesim.reference.radio import RadioCheck
 from bollesim.reference.state import Game, Vehicle
 from bollesim.reference.table import Table
@@ -138,13 +138,9 @@ def move_destinations(game: Game, v: Vehicle) -> list[int]:
 
 def can_take_move(game: Game, v: Vehicle) -> bool:
     """A vehicle that may be given a Move order: not the player's own (VL2), not
-    immobilised, not hooked to a tow."""
-    return (
-        v.index != game.rules.commander
-        and C.TRACKS not in v.heavy
-        and v.towing < 0
-        and v.towed_by < 0
-    )
+    immobilised, not in tow. A rescuer towing a tank may: the new order supersedes the
+    tow (§5.4 "Any order can be revoked and superseded by a new order")."""
+    return v.index != game.rules.commander and C.TRACKS not in v.heavy and v.towed_by < 0
 
 
 def recipient_masks(game: Game, eligible, platoon_scope: bool) -> list[int]:
@@ -293,6 +289,9 @@ def issue(table: Table, code: int, decision: int = D.ISSUE_ORDER) -> None:
     for k, v in enumerate(v for v in game.vehicles if mask >> v.index & 1):
         if not radio.received(v.index):
             continue
+        if kind in (C.MOVE, C.TOW) and v.towing >= 0:  # §5.4: the new order supersedes it
+            table.log(E.TOW_DROPPED, v.index, v.towing)
+            release_tow(game, v)
         if kind == C.MOVE:
             v.order, v.tow_target = C.MOVE, -1
             v.destination = int(rules.spread[dest - D.SPREAD, k]) if dest >= D.SPREAD else dest

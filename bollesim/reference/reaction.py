@@ -144,8 +144,9 @@ def attack(
 def artillery(table: Table) -> None:
     """§7.2: the last artillery chit fires. With vehicles at the target, 2d6: on 2 only
     the further effects; otherwise the further effects, then a random-unit chit of a
-    vehicle there is drawn: on 12 heavy damage, on 3-11 the chit joins the weapon pool.
-    The further effects apply even at an empty target (I-ROE-ART)."""
+    vehicle there is drawn: on 12 heavy damage (I-ART-APC: an APC is destroyed, or takes
+    it like a tank), on 3-11 the chit joins the weapon pool. The further effects apply
+    even at an empty target (I-ROE-ART)."""
     game, rules = table.game, table.rules
     last = game.tracks[C.ART][-1]
     if last == rules.setup_chit and game.setup_flipped:
@@ -174,7 +175,8 @@ def artillery(table: Table) -> None:
         game.pool.append(chit)
     else:
         die = table.chance.d6()
-        heavy_damage(table, victim, int(rules.hit_table[C.ART, die - 1]), die)
+        apc_survives = rules.p("interpretations", "artillery_on_apc") == C.ART_APC_LOCATION
+        heavy_damage(table, victim, int(rules.hit_table[C.ART, die - 1]), die, apc_survives)
 
 
 def further_effects(table: Table, target: int) -> None:

@@ -130,3 +130,17 @@ def hit_table(rules, weapon, face, at=0):
 @njit(cache=True, inline="always")
 def ability_sides(rules, a, side, at=0):
     return rules[at + P.ABILITY_SIDES + P.ABILITY_SIDES_S0 * a + side]
+
+
+@njit(cache=True, inline="always")
+def ability_place(rules, ability, at=0):
+    """Where an ability's vehicle must stand to use it (§5.5), -1 for anywhere."""
+    if ability == C.DRAW_THEIR_FIRE:
+        return rules[at + P.S_DTF_AT]
+    if ability == C.EXTRA_ORDER:
+        return rules[at + P.S_EXTRA_ORDER_AT]
+    if ability == C.DIRECT_THEIR_FIRE:
+        return rules[at + P.S_DIRECT_FIRE_AT]
+    if ability == C.EXTRA_TURN:
+        return rules[at + P.S_EXTRA_TURN_AT]
+    return -1

@@ -25,6 +25,8 @@ def build_board(r: Reader) -> dict:
         p = r.value(f"map.{key}")
         if out["pos_kind"][p] != C.CP:
             r.fail(f"map.{key}", f"must be a contact point, got {C.POSITIONS[p]}")
+        if p in [out.get(k) for k in ("saraci", "kalesija", "tango2", "op_n")]:
+            r.fail(f"map.{key}", f"must differ from the other named places, got {C.POSITIONS[p]}")
         out[key] = p
     out["start_position"] = r.value("vehicles.start")
     out["town_of"] = towns(out)
