@@ -22,6 +22,7 @@ from bollesim import events as E
 from bollesim.decisions import pack_order
 from bollesim.narrate import Narrator
 from bollesim.policy import Policy
+from bollesim.reference import radio
 from bollesim.reference.chance import ScriptedChance
 from bollesim.reference.end import end_phase
 from bollesim.reference.execution import execution_phase
@@ -273,7 +274,7 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
     assert V[C.BQ].order == C.MOVE and V[C.BQ].destination == C.S1
     assert V[C.QL3].order == C.MOVE and V[C.QL3].destination == C.OPN
     # BQ's order needs no roll; QL3's crosses VL2's damaged radio: a 2 of 1-3, no drm.
-    assert of(ev, E.RADIO) == [(C.BQ, 0, 6, 1), (C.QL3, 2, 3, 1)]
+    assert of(ev, E.RADIO) == [(C.BQ, 0, radio.AUTOMATIC, 1), (C.QL3, 2, 3, 1)]
     assert not game.fired and game.roe == 6
     assert game.tracks == [
         [x.tank0, x.tank_r],

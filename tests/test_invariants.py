@@ -42,7 +42,7 @@ from bollesim.rules.loader import UNLIMITED, Ruleset, load_ruleset
 
 SEED = 29041994  # the run seed; game indices 0..N-1
 N_RANDOM_GAMES = 2000
-AUTOMATIC = 6  # radio.AUTOMATIC: the "quality" logged when no roll is needed
+AUTOMATIC = 7  # radio.AUTOMATIC: the "quality" logged when no roll is needed
 
 
 # ------------------------------------------------------------------ snapshots
