@@ -6,6 +6,7 @@ from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
 from bollesim import observation as O
+from bollesim.bits import lowest
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.core import (
@@ -476,17 +477,19 @@ def fire_step(st, decide):
             direct = True
     rolls = scratch(st, L.SCRATCH_ROLLS, L.ROLLS_CAP, 0)  # [0]: count, then the Saraci OW dice
     opts = options(st)
-    fired = 0  # bit mask of the tanks that carried out their Fire order
-    while True:  # §11: "execute the Fire orders in any order desired"
+    ready = 0  # the tanks still to carry out their Fire order (firing changes no tank)
+    for v in range(nv):
+        if able_to_fire(st, v):
+            ready |= 1 << v
+    while ready:  # §11: "execute the Fire orders in any order desired"
         n = 0
-        for v in range(nv):
-            if not (fired >> v) & 1 and able_to_fire(st, v):
-                opts[n] = v
-                n += 1
-        if n == 0:
-            break
+        left = ready
+        while left:
+            opts[n] = lowest(left)
+            n += 1
+            left &= left - 1
         v = ask(st, decide, D.FIRE_ORDER, n, 0, 0)
-        fired |= 1 << v
+        ready &= ~(1 << v)
         fire_once(st, decide, v, direct, rolls)
     a = ability_ready(st, C.EXTRA_FIRE)
     if a >= 0:

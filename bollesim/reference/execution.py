@@ -396,13 +396,10 @@ def fire_step(table: Table) -> None:
         spend_ability(table, a)
         direct = True
     saraci_rolls: list[int] = []
-    fired: set[int] = set()
-    while True:  # §11: "execute the Fire orders in any order desired"
-        ready = [v.index for v in game.vehicles if able_to_fire(game, v) and v.index not in fired]
-        if not ready:
-            break
+    ready = [v.index for v in game.vehicles if able_to_fire(game, v)]  # firing changes no tank
+    while ready:  # §11: "execute the Fire orders in any order desired"
         choice = table.ask(D.FIRE_ORDER, ready)
-        fired.add(choice)
+        ready.remove(choice)
         fire_once(table, game.vehicles[choice], direct, saraci_rolls)
     a = ability_ready(table, C.EXTRA_FIRE)
     if a >= 0:

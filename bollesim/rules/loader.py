@@ -258,8 +258,11 @@ def load_ruleset(
         source = f"{source} + {partial}"
     for assignment in overrides or []:
         data = apply_setting(data, assignment)
+    if overrides:
+        source += " + --set"
     if readings:
         data = apply_readings(data, readings)
+        source += " + --reading"
     return build(data, source)
 
 

@@ -256,6 +256,9 @@ def other_keys(data: dict, readings: dict[str, str]) -> list:
     interp = _table("Interpretations (switches for ambiguous text)",
                     _section(data, "interpretations").get("source"), "key", "value", "reading",
                     "meaning")
+    for table, ratios in ((rules, (3, 2, 5, 3)), (interp, (3, 2, 2, 5))):
+        for column, ratio in zip(table.columns, ratios, strict=True):
+            column.ratio = ratio
     for entry in S.DECLARATION:
         if not isinstance(entry, S.Table):
             continue
