@@ -195,4 +195,4 @@ def play(kind, obs, rules, options, n_options, knobs, goal, fire_now, fire_weigh
         return stop_on_victory(obs, knobs)
     if kind == D.USE_ABILITY or kind == D.EXTRA_MOVE or kind == D.EXTRA_FIRE:
         return 1  # use it (Extra move/fire: the first vehicle on offer)
-    return 0  # STACK_PRIORITY: the first vehicle on offer
+    return 0  # STACK_PRIORITY, FIRE_ORDER: the first vehicle on offer; EXTRA_MOVE_BEFORE: not now

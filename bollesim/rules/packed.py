@@ -100,7 +100,7 @@ ARRAYS = (
 
 def _layout() -> tuple[dict[str, int], dict[str, int], int]:
     """(slot name -> offset, stride name -> stride, size)."""
-    names = [S.slot_name(path, key) for path, key in S.scalar_keys()]
+    names = [S.slot_name(key) for _, key in S.scalar_keys()]
     names += [a.name for a in ARRAYS]
     if len(set(names)) != len(names):
         raise AssertionError("two slots share a name")
@@ -126,7 +126,7 @@ def pack(fields: dict) -> np.ndarray:
     params = fields["params"]
     for path, key in S.scalar_keys():
         table, name = path.split(".")
-        out[SLOTS[S.slot_name(path, key)]] = int(params[table][name])
+        out[SLOTS[S.slot_name(key)]] = int(params[table][name])
     for array in ARRAYS:
         value = array.source(fields) if callable(array.source) else fields[array.source]
         flat = np.asarray(value, dtype=np.int64).ravel()

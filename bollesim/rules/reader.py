@@ -52,7 +52,8 @@ class Reader:
 
     def rows(self, path: str) -> list[dict]:
         """The rows of an array of tables, each a dict of its columns read by their kinds
-        (omitted columns take their default). Row labels name rows in errors."""
+        (omitted columns take their default), plus `_key`, the row's key path for
+        messages (`map.positions[K1]`), and `_raw`, the row as written."""
         rows_decl = S.find(path)
         value = self.raw(path)
         if value is S.REQUIRED:

@@ -50,7 +50,7 @@ class Fail(Exception):
         self.problem, self.where = problem, where  # where: a suffix to the key ("[3]")
 
 
-def _is_int(value) -> bool:
+def is_whole(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
@@ -63,7 +63,7 @@ class Int:
         return f"a whole number from {self.lo} to {self.hi}"
 
     def read(self, value):
-        if not _is_int(value) or not self.lo <= value <= self.hi:
+        if not is_whole(value) or not self.lo <= value <= self.hi:
             raise Fail(f"must be {self.describe()}, got {value!r}")
         return value
 
@@ -486,7 +486,8 @@ def scalar_keys() -> list[tuple[str, Key]]:
     return out
 
 
-def slot_name(path: str, key: Key) -> str:
+def slot_name(key: Key) -> str:
+    """The name of a scalar key's slot in the packed vector."""
     return key.slot or "S_" + key.name.upper()
 
 

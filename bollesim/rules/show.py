@@ -193,7 +193,7 @@ def chits(data: dict):
         t.add_row(_fmt(g.get("type", "")), _fmt(g.get("letter", "")),
                   "yes" if g.get("double") is True else "", _fmt(g.get("art_target", "")),
                   _fmt(g.get("count", "")))
-    total = sum(g["count"] for g in groups if S._is_int(g.get("count")))
+    total = sum(g["count"] for g in groups if S.is_whole(g.get("count")))
     t.columns[0].footer, t.columns[-1].footer = "total", str(total)
     return t
 
