@@ -1,6 +1,6 @@
 """Statistics over a batch's results: rates with 95% intervals, paired comparisons, distributions.
 
-Every function takes the per-game DataFrame of a run or sweep (DESIGN.md §5, one row per
+Every function takes the per-game DataFrame of a run or sweep (docs/architecture.md §5, one row per
 game) and returns a polars DataFrame. The columns used are:
 
     game (int)          game index; the same index in two cells means the same seed (common
@@ -12,7 +12,7 @@ game) and returns a polars DataFrame. The columns used are:
 
 Two outcomes are derived (`with_outcomes` adds them): `perfect`, all four victories in the
 same game, and `no_result`, neither a victory nor a defeat. Rates carry 95% Wilson score
-intervals (DESIGN.md decision 7).
+intervals (docs/architecture.md §7).
 
     from bollesim import analysis as A
     A.rates(df, by="policy")                          # one row per policy

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import shlex
 import signal
 import sys
@@ -33,7 +32,6 @@ from typing import Annotated, NoReturn
 import typer
 
 from bollesim.errors import UsageError
-from bollesim.rules import provenance
 from bollesim.rules.loader import RulesetError, load_ruleset
 from bollesim.terminal import printable
 
@@ -150,16 +148,43 @@ PartialOption = Annotated[
 ]
 
 
-def _load(path: Path | None, overrides: list[str] | None, partial: Path | None):
-    return load_ruleset(path, overrides or [], partial)
+ReadingOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--reading",
+        "-r",
+        metavar="ID=VARIANT",
+        help="Play another reading of the rules, e.g. --reading I-AIR=ceil (repeatable; "
+        "`bollesim rules show --reconstructed` lists them).",
+        show_default=False,
+    ),
+]
 
 
-def _label(path: Path | None, overrides: list[str] | None, partial: Path | None) -> str:
+def _load(
+    path: Path | None,
+    overrides: list[str] | None,
+    partial: Path | None,
+    readings: list[str] | None = None,
+):
+    from bollesim.rules.readings import parse_choices
+
+    return load_ruleset(path, overrides or [], partial, parse_choices(readings or []))
+
+
+def _label(
+    path: Path | None,
+    overrides: list[str] | None,
+    partial: Path | None,
+    readings: list[str] | None = None,
+) -> str:
     label = str(path) if path is not None else "default.toml"
     if partial is not None:
         label += f" + {partial}"
     for assignment in overrides or []:
         label += f" + --set {assignment}"
+    for choice in readings or []:
+        label += f" + --reading {choice}"
     return label
 
 
@@ -172,22 +197,26 @@ def _label(path: Path | None, overrides: list[str] | None, partial: Path | None)
     epilog=examples(
         "bollesim rules check",
         "bollesim rules check my_rules.toml --set roe.fire_allowed=10",
-        "bollesim rules check --partial tweak.toml",
+        "bollesim rules check --partial tweak.toml --reading I-AIR=ceil",
     ),
 )
 def rules_check(
     file: RulesFile = None,
     overrides: SetOption = None,
     partial: PartialOption = None,
+    readings: ReadingOption = None,
 ) -> None:
     """Validate a ruleset: print `ok: ...` and exit 0, or one `error: ...` line and exit 2.
 
-    The error names the file, the key and what is wrong with it.
+    The error names the file, the key and what is wrong with it (an unknown key, with
+    the nearest known one; a value outside what is allowed).
     """
-    rules = _load(file, overrides, partial)
+    rules = _load(file, overrides, partial, readings)
     typer.echo(
-        f"ok: {_label(file, overrides, partial)} "
-        f"(ruleset {rules.name}, sha256 {rules.digest[:12]}…)"
+        printable(
+            f"ok: {_label(file, overrides, partial, readings)} "
+            f"(ruleset {rules.name}, sha256 {rules.digest[:12]}…)"
+        )
     )
 
 
@@ -197,7 +226,7 @@ def rules_check(
     epilog=examples(
         "bollesim rules show",
         "bollesim rules show my_rules.toml",
-        "bollesim rules show --reconstructed --set interpretations.target_priority=literal",
+        "bollesim rules show --reconstructed --reading I-TARGET=literal",
     ),
 )
 def rules_show(
@@ -206,57 +235,26 @@ def rules_show(
         bool,
         typer.Option(
             "--reconstructed",
-            help="List only the R-.. (reconstructed) and I-.. (interpretation) ids, "
-            "their meaning and the values this ruleset chose for them.",
+            help="List the readings: every R-.. (reconstructed value) and I-.. "
+            "(interpretation) id, its default, its alternatives and the values this ruleset "
+            "plays.",
         ),
     ] = False,
     overrides: SetOption = None,
     partial: PartialOption = None,
+    readings: ReadingOption = None,
 ) -> None:
     """Print the tables of a ruleset, each with its provenance (rulebook § or R-/I- id)."""
-    rules = _load(file, overrides, partial)
+    from bollesim.rules.show import show_readings, show_tables
+
+    rules = _load(file, overrides, partial, readings)
     console = _console()
-    console.print(
-        f"Ruleset {rules.name} ({_label(file, overrides, partial)}), sha256 {rules.digest}",
-        style="bold",
-    )
+    label = _label(file, overrides, partial, readings)
+    console.print(printable(f"Ruleset {rules.name} ({label}), sha256 {rules.digest}"), style="bold")
     if reconstructed:
-        _print_reconstructed(console, rules.data)
+        show_readings(console, rules)
     else:
-        _print_tables(console, rules.data)
-
-
-# --------------------------------------------------------------------------- rules show
-# The tables are drawn from the TOML data itself (Ruleset.data), so a designer sees the
-# values as written, each table with its `source`.
-
-# Keys drawn in a table of their own; every other value is listed under "Scalar rules".
-_IN_TABLES = {
-    "name",
-    "vehicles.ids",
-    "vehicles.kind",
-    "vehicles.platoon",
-    "vehicles.hq",
-    "map.roads",
-    "map.positions",
-    "chits.groups",
-    "order_matrix.types",
-    "order_matrix.orders",
-    "order_matrix.scope",
-}
-_POSITION_COLUMNS = (
-    "kind",
-    "stack",
-    "town",
-    "letter",
-    "art",
-    "road",
-    "fp",
-    "bsa",
-    "un",
-    "un_fire",
-    "eam_pool",
-)
+        show_tables(console, rules)
 
 
 def _console():
@@ -269,255 +267,9 @@ def _console():
     return console
 
 
-def _table(title: str, source, *columns: str, **kwargs):
-    from rich.table import Table
-
-    table = Table(
-        title=title,
-        title_justify="left",
-        title_style="bold",
-        caption=f"source: {source}" if source else None,
-        caption_justify="left",
-        **kwargs,
-    )
-    for col in columns:
-        table.add_column(col, overflow="fold")
-    return table
-
-
-def _fmt(value) -> str:
-    return provenance.format_value(value)
-
-
-def _is_die_row(value) -> bool:
-    return isinstance(value, list) and bool(value) and not isinstance(value[0], list | dict)
-
-
-def _print_tables(console, data: dict) -> None:
-    def section(name: str) -> dict:
-        return data[name] if isinstance(data.get(name), dict) else {}
-
-    shown = set(_IN_TABLES)
-
-    vehicles = section("vehicles")
-    if vehicles.get("ids"):
-        t = _table("Vehicles", vehicles.get("source"), "#", "id", "kind", "platoon", "hq")
-        for i, vid in enumerate(vehicles["ids"]):
-            cols = [
-                vehicles.get(k, [])[i] if i < len(vehicles.get(k, [])) else ""
-                for k in ("kind", "platoon", "hq")
-            ]
-            t.add_row(str(i), str(vid), *(_fmt(c) for c in cols))
-        console.print(t, end="\n\n")
-
-    mapdata = section("map")
-    positions = [row for row in mapdata.get("positions", []) if isinstance(row, dict)]
-    if positions:
-        t = _table(
-            "Map positions (stack 0 = unlimited)",
-            mapdata.get("source"),
-            "id",
-            *_POSITION_COLUMNS,
-            "source",
-        )
-        for row in positions:
-            t.add_row(
-                str(row.get("id", "?")),
-                *(_fmt(row.get(k, "")) for k in _POSITION_COLUMNS),
-                _fmt(row.get("source", "")),
-            )
-        console.print(t, end="\n\n")
-    roads = [r for r in mapdata.get("roads", []) if isinstance(r, list) and len(r) == 2]
-    if roads:
-        t = _table("Roads (adjacent positions)", mapdata.get("source"), "position", "adjacent to")
-        order = [str(row.get("id")) for row in positions]
-        neighbours: dict[str, list[str]] = {}
-        for a, b in roads:
-            neighbours.setdefault(str(a), []).append(str(b))
-            neighbours.setdefault(str(b), []).append(str(a))
-        for pid in order + sorted(set(neighbours) - set(order)):
-            t.add_row(pid, ", ".join(neighbours.get(pid, [])) or "(no road)")
-        console.print(t, end="\n\n")
-
-    markers = [m for m in data.get("enemy_action_markers", []) if isinstance(m, dict)]
-    if markers:
-        shown.add("enemy_action_markers")
-        t = _table(
-            "Enemy action markers (side drawn at random)",
-            None,
-            "id",
-            "pool",
-            "fp",
-            "side",
-            "BSA weapons",
-            "UN targets",
-            "source",
-        )
-        for m in markers:
-            for s, side in enumerate(m.get("sides", [])):
-                side = side if isinstance(side, dict) else {}
-                t.add_row(
-                    str(m.get("id", "?")) if s == 0 else "",
-                    _fmt(m.get("pool", "")),
-                    _fmt(m.get("fp", "")),
-                    "ab"[s] if s < 2 else str(s),
-                    _fmt(side.get("bsa", [])),
-                    _fmt(side.get("un", [])),
-                    _fmt(m.get("source", "")) if s == 0 else "",
-                )
-        console.print(t, end="\n\n")
-
-    chits = section("chits")
-    groups = [g for g in chits.get("groups", []) if isinstance(g, dict)]
-    if groups:
-        t = _table(
-            "Enemy weapon pool chits",
-            chits.get("source"),
-            "type",
-            "letter",
-            "double",
-            "artillery target",
-            "count",
-            show_footer=True,
-        )
-        for g in groups:
-            t.add_row(
-                *(_fmt(g.get(k, "")) for k in ("type", "letter")),
-                "yes" if g.get("double") else "",
-                _fmt(g.get("art_target", "")),
-                _fmt(g.get("count", "")),
-            )
-        total = sum(g.get("count", 0) for g in groups if isinstance(g.get("count"), int))
-        t.columns[0].footer, t.columns[-1].footer = "total", str(total)
-        console.print(t, end="\n\n")
-
-    for name, title, label in (
-        ("tracks", "Enemy weapon tracks (by number of chits on the track)", "chits"),
-        ("damage", "Damage tables (by d6 roll)", "d6"),
-    ):
-        rows = {k: v for k, v in section(name).items() if _is_die_row(v)}
-        if rows:
-            width = max(len(v) for v in rows.values())
-            t = _table(
-                title, section(name).get("source"), label, *(str(i + 1) for i in range(width))
-            )
-            for key, values in rows.items():
-                shown.add(f"{name}.{key}")
-                t.add_row(key, *(_fmt(v) for v in values), *([""] * (width - len(values))))
-            console.print(t, end="\n\n")
-
-    matrix = section("order_matrix")
-    types, orders, scope = (matrix.get(k, []) for k in ("types", "orders", "scope"))
-    if types and orders:
-        t = _table(
-            "Order Matrix (PAS1): first chit (rows) x second chit (columns)",
-            matrix.get("source"),
-            "first \\ second",
-            *map(str, types),
-        )
-        for a, first in enumerate(types):
-            cells = []
-            for b in range(len(types)):
-                try:
-                    cells.append(f"{' or '.join(orders[a][b])}, {scope[a][b]}")
-                except (IndexError, TypeError):
-                    cells.append("?")
-            t.add_row(str(first), *cells)
-        console.print(t, end="\n\n")
-
-    abilities = [a for a in data.get("abilities", []) if isinstance(a, dict)]
-    if abilities:
-        shown.add("abilities")
-        t = _table(
-            "Battalion HQ special abilities (available from RoE level)",
-            None,
-            "vehicle",
-            "level",
-            "sides",
-            "source",
-        )
-        for a in abilities:
-            t.add_row(*(_fmt(a.get(k, "")) for k in ("vehicle", "level", "sides", "source")))
-        console.print(t, end="\n\n")
-
-    # Scalar rules: everything not drawn above, table by table.
-    id_of_key = {k: rid for rid, p in provenance.IDS.items() for k in p.keys}
-    t = _table("Scalar rules", None, "table", "key", "value", "source")
-    interp = _table(
-        "Interpretations (switches for ambiguous text)",
-        section("interpretations").get("source"),
-        "key",
-        "value",
-        "id",
-        "meaning",
-    )
-    for top, node in data.items():
-        if top in shown or top == "source":
-            continue
-        if not isinstance(node, dict):
-            t.add_row("", top, _fmt(node), "")
-            continue
-        first = True
-        for key, value in node.items():
-            dotted = f"{top}.{key}"
-            if key == "source" or dotted in shown:
-                continue
-            if top == "interpretations":
-                rid = id_of_key.get(dotted, "")
-                meaning = provenance.IDS[rid].meaning if rid else ""
-                interp.add_row(key, _fmt(value), rid, meaning)
-                continue
-            t.add_row(
-                top if first else "",
-                key,
-                _fmt(value),
-                _fmt(node.get("source", "")) if first else "",
-            )
-            first = False
-    console.print(t, end="\n\n")
-    if interp.row_count:
-        console.print(interp, end="\n\n")
-
-
-def _print_reconstructed(console, data: dict) -> None:
-    cited = provenance.cited_ids(data)
-    t = _table(
-        "Reconstructed values (R-..) and interpretations (I-..)",
-        "shared/rules/RECONSTRUCTION.md; the ids marked (bollesim) are explained in the "
-        "comments of default.toml",
-        "id",
-        "meaning",
-        "values in this ruleset",
-        show_lines=True,
-    )
-    t.columns[0].no_wrap = True
-    t.columns[1].ratio, t.columns[2].ratio = 1, 1
-    for rid in provenance.all_ids(data):
-        prov = provenance.IDS.get(rid)
-        if prov is None:
-            meaning, values = "(not in bollesim's registry)", ""
-        else:
-            meaning = prov.meaning + (" (bollesim)" if prov.origin == "bollesim" else "")
-            values = "\n".join(f"{k} = {provenance.lookup(data, k)}" for k in prov.keys)
-            values = values or "(engine reading, no ruleset switch)"
-        grouped: dict[str, list[str]] = {}
-        for where in cited.get(rid, []):
-            m = re.fullmatch(r"(.*)\[([^\]]+)\]", where)
-            base, item = (m.group(1), m.group(2)) if m else (where, None)
-            grouped.setdefault(base, [])
-            if item is not None:
-                grouped[base].append(item)
-        if grouped:
-            places = ", ".join(f"{b}[{', '.join(i)}]" if i else b for b, i in grouped.items())
-            meaning += f"\ncited in: {places}"
-        t.add_row(rid, meaning, values)
-    console.print(t, end="\n\n")
-
-
 # --------------------------------------------------------------------------- commands
-# Further commands go here, one `@command(app, epilog=examples(...))` function each
-# (see DESIGN.md, "The command line"): policies, play, run, sweep, report, bench.
-# Import engines and other heavy modules inside the function so `--help` stays fast.
+# One `@command(app, epilog=examples(...))` function per command. Engines and other heavy
+# modules are imported inside the function so `--help` stays fast.
 
 
 PolicyOption = Annotated[
@@ -620,6 +372,7 @@ def play(
     rules: RulesOption = None,
     set_: SetOption = None,
     partial: PartialOption = None,
+    readings: ReadingOption = None,
     engine: Annotated[
         str, typer.Option(help="reference (readable Python) or fast (numba): the same game.")
     ] = "reference",
@@ -640,6 +393,7 @@ def play(
             rules=rules,
             set_=set_,
             partial=partial,
+            readings=readings,
         )
         return
     if cell is not None:
@@ -657,7 +411,7 @@ def play(
         raise UsageError(f"--engine must be fast or reference, got {engine!r}")
     seed = check_count("--seed", DEFAULT_SEED if seed is None else seed, "seed")
     check_count("--game", game, "games")
-    ruleset = _load(rules, set_, partial)
+    ruleset = _load(rules, set_, partial, readings)
     chosen = load_policy(policy)
     params = _policy_params(chosen, param)
     lines, _ = narrated_game(ruleset, chosen, params, seed, game, engine)
@@ -674,6 +428,7 @@ def _replay_from(run_dir: Path, game: int, cell: int | None, **others) -> None:
         "rules": "--rules",
         "set_": "--set",
         "partial": "--partial",
+        "readings": "--reading",
     }
     given = [flag for name, flag in flags.items() if others.get(name) not in (None, [])]
     if given:
@@ -922,6 +677,7 @@ def run(
     rules: RulesOption = None,
     set_: SetOption = None,
     partial: PartialOption = None,
+    readings: ReadingOption = None,
     cluster: ClusterOption = None,
     workers: WorkersOption = None,
     resume: ResumeOption = False,
@@ -949,7 +705,7 @@ def run(
     elif max_games is not None:
         raise UsageError("--max-games caps the games added for --precision: give --precision too")
     mode = _mode(resume, restart)
-    ruleset = _load(rules, set_, partial)
+    ruleset = _load(rules, set_, partial, readings)
     chosen = load_policy(policy)
     params = _policy_params(chosen, param)
     folder = out or Path("results") / f"{policy}-seed{seed}"
@@ -959,6 +715,7 @@ def run(
         "file": str(rules) if rules else None,
         "partial": str(partial) if partial else None,
         "overrides": list(set_ or []),
+        "readings": list(readings or []),
     }
     try:
         with (

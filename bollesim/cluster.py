@@ -1,6 +1,6 @@
-"""Batches as tasks on a Dask cluster (DESIGN.md §8): each chunk of games is one task,
+"""Batches as tasks on a Dask cluster (docs/architecture.md §8): each chunk of games is one task,
 and results come back in game order, so a run on a cluster writes the same rows as one
-on this machine (game g is seeded from (seed, g) alone, DESIGN.md §3).
+on this machine (game g is seeded from (seed, g) alone, docs/architecture.md §3).
 
     with Cluster("local", workers=2) as cluster:         # worker processes here
         run_to_dir("results/h", "historical", 10**7, seed=1, cluster=cluster)

@@ -51,9 +51,19 @@ ON_TRACK, AVAILABLE, SPENT = 0, 1, 2
 NO_ORDER, MOVE, FIRE, TOW, AIRSTRIKE = 0, 1, 2, 3, 4
 ORDER_NAMES = ("none", "move", "fire", "tow", "airstrike")
 
-# I-TARGET readings.
-TARGET_DAMAGED_FIRST, TARGET_LITERAL = 0, 1
+# Values of the ruleset's interpretation switches (docs/readings.md gives each reading).
+TARGET_DAMAGED_FIRST, TARGET_LITERAL = 0, 1  # I-TARGET
 TARGET_RULE_NAMES = ("damaged_first", "literal")
+AIR_FLOOR, AIR_CEIL = 0, 1  # I-AIR: a track keeps floor or ceil of half its chits
+AIR_LEAVES_NAMES = ("floor", "ceil")
+ART_APC_DESTROYS, ART_APC_LOCATION = 0, 1  # I-ART-APC
+ART_APC_NAMES = ("destroys", "location")
+FIRE_ROE_FIRST, FIRE_ROE_EVERY = 0, 1  # I-FIRST-FIRE: which Fire orders need the RoE
+FIRE_ROE_NAMES = ("first", "every")
+T2_AT_TURN_END, T2_AT_ANY_MOMENT = 0, 1  # I-OPV: when tanks at Tango 2 count
+T2_REACHED_NAMES = ("turn_end", "any_moment")
+TOW_ANY_CP, TOW_NEAREST_CP = 0, 1  # I-TOW-CP: where a tow hooked up at a contact point goes
+TOW_CP_NAMES = ("any_cp", "nearest")
 
 # The rulebook fixes the cast and the map (§2.1.1, §2.2.1); the ruleset gives their
 # attributes. Indices below are the same in the ruleset, both engines and every policy.

@@ -1,9 +1,9 @@
 """The decisions a policy takes, and how their options are packed into integers.
 
-Every player choice is a call `decide(kind, obs, options, n_options, params, prng)`:
-`kind` is one of the constants below, `options[:n_options]` the legal options, and the
-policy returns the index of its choice (DESIGN.md §4). Both engines offer the same options
-in the same order.
+Every player choice is a call `decide(kind, obs, rules, options, n_options, params, prng)`
+(policy.py): `kind` is one of the constants below, `options[:n_options]` the legal
+options, and the policy returns the index of its choice. Both engines offer the same
+options in the same order.
 """
 
 from numba import njit
@@ -23,7 +23,11 @@ USE_ABILITY = 10  # §5.5: 0/1, use ability side obs[CONTEXT_A] now
 EXTRA_MOVE = 11  # §5.5 Extra move: -1 = none, else the vehicle that moves again
 EXTRA_FIRE = 12  # §5.5 Extra fire: -1 = none, else the tank that fires again
 STOP_ON_VICTORY = 13  # §8, I-END: 0 = play on, 1 = stop and claim the victory
-N_KINDS = 14
+FIRE_ORDER = 14  # §6.3, §11 "in any order desired": the tank whose Fire order is carried
+#                  out next (options: the tanks able to fire that have not fired yet)
+EXTRA_MOVE_BEFORE = 15  # §5.5 "after or before any Move order": -1 = not now, else the
+#                         vehicle that makes the Extra move before the Move step
+N_KINDS = 16
 
 KIND_NAMES = (
     "vl2_destination",
@@ -40,6 +44,8 @@ KIND_NAMES = (
     "extra_move",
     "extra_fire",
     "stop_on_victory",
+    "fire_order",
+    "extra_move_before",
 )
 
 PASS = 0  # the "do nothing" option of the order decisions

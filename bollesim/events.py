@@ -42,6 +42,7 @@ HULL_FLIP = 34  # vehicle, green (0/1)
 GAME_END = 35  # end reason (see END_REASONS)
 STUN_CLEARED = 36  # vehicle
 ATTACK_SKIPPED = 37  # weapon (no target in its fields of fire)
+TOW_DROPPED = 38  # rescuer, towed tank: a new order superseded the tow (§5.4)
 
 ROE_CAUSES = (
     "hold-fire attack",

@@ -18,7 +18,7 @@ A spec (experiments/*.toml) names the ruleset and the cells to play:
 
 The cells are the Cartesian product of each grid's lists (first list slowest), grids in
 file order, numbered from 0. Every cell plays the same game indices 0..N-1, hence the same
-seeds (common random numbers, DESIGN.md §3), so two cells can be compared game by game.
+seeds (common random numbers, docs/architecture.md §3), so two cells can be compared game by game.
 
 `sweep` and `run_cells` write a run folder (runfolder.py): OUT/games.parquet (one row per
 game of every cell: `cell`, the union of the cells' parameter columns, null where a policy

@@ -37,7 +37,8 @@ PURE_PYTHON = frozenset({
     "bollesim/plots.py",
     "bollesim/replay.py",
     "bollesim/report.py",
-    "bollesim/rules/provenance.py",
+    "bollesim/rules/docs.py",
+    "bollesim/rules/show.py",
     "bollesim/terminal.py",
 })
 """Modules that no compiled function is built from or reads (tests/test_jit_cache.py

@@ -126,6 +126,8 @@ class Narrator:
                 return f"{veh(a)} hooks up {veh(b)}; the tow heads for {pos(c)}."
             case E.TOW_DONE:
                 return f"{veh(a)} brings {veh(b)} to {pos(c)}."
+            case E.TOW_DROPPED:
+                return f"  {veh(a)} leaves {veh(b)} where it stands for its new order."
             case E.FIRE:
                 roll = f", die {c}" if c else ""
                 return f"{veh(a)} fires at the {W[b]} track{roll}: {'hit' if d else 'miss'}."

@@ -2,14 +2,16 @@
 
     PARAMETERS = (Parameter("stop_at_tanks", 3, 0, 4, "stop drawing at this many tank chits"),)
 
-    def decide(kind, obs, options, n_options, params, prng):
+    def decide(kind, obs, rules, options, n_options, params, prng):
         return index  # of the chosen option in options[:n_options]
 
 decide must be numba-compilable: `kind` is a decisions.* constant, `obs` the int64
-observation (observation.py), `params` a float64 vector in PARAMETERS order, `prng` the
-policy's own int64[2] random stream (rng.py). The same compiled function drives both
-engines, so a policy is written once (DESIGN.md §4, STYLE.md "game, state and parameters
-apart").
+observation (observation.py: what the player sees, nothing more), `rules` the packed
+ruleset (rules/packed.py, read with rules/access.py: the map, the thresholds, every
+table of the ruleset being played), `params` a float64 vector in PARAMETERS order, `prng`
+the policy's own int64[2] random stream (rng.py). Both engines hand it the same arrays,
+so a policy is written once and plays whatever ruleset it is given
+(docs/architecture.md).
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ from numba import njit, types
 
 from bollesim.errors import UsageError
 
-# decide(kind, obs, options, n_options, params, prng) -> index. One signature for every
-# policy, so the fast engine is compiled once and takes any policy as a function pointer.
+# decide(kind, obs, rules, options, n_options, params, prng) -> index. One signature for
+# every policy, so the fast engine is compiled once and takes any policy as a function
+# pointer.
 DECIDE_SIGNATURE = types.int64(
     types.int64,
+    types.int64[::1],
     types.int64[::1],
     types.int64[::1],
     types.int64,

@@ -1,4 +1,4 @@
-"""Play one game with its event trace kept, and narrate it (DESIGN.md §6)."""
+"""Play one game with its event trace kept, and narrate it (docs/architecture.md §6)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def narrated_game(
     engine: str = "reference",
 ) -> tuple[list[str], dict]:
     """The turn-by-turn account of one game and its result row; either engine records
-    the same events (DESIGN.md decision 2)."""
+    the same events (docs/architecture.md §2)."""
     if engine == "fast":
         from bollesim.engine.trace import play_traced_game
         from bollesim.runner import to_frame

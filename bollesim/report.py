@@ -3,10 +3,10 @@
     from bollesim.report import write_report
     paths = write_report("results/first_fire")      # -> {"html": ..., "markdown": ..., ...}
 
-A run directory holds games.parquet (one row per game, DESIGN.md §5; a file or a folder
-of Parquet files) and manifest.json. The report leads with the answer: a few short
-findings and the headline chart, the controlled chart of the sweep's first trigger (every
-setting on the same seeds). Then the other charts, the tables (the best setting of each
+A run directory holds games.parquet (one row per game, docs/architecture.md §5) and
+manifest.json. The report leads with the answer: a few short findings and the headline
+chart, the controlled chart of the sweep's first trigger (every setting on the same
+seeds). Then the other charts, the tables (the best setting of each
 trigger for each outcome with its significance, every rate with its 95% interval, paired
 differences, how games end), the observational first-fire charts (per policy, saying
 why their late end holds survivors), example games to replay with

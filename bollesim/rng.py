@@ -3,7 +3,7 @@
 A stream is an int64[2] array: [key, counter] (the bits of two uint64; int64 so that it
 can live inside the fast engine's state vector). The n-th draw of a stream is
 splitmix64(key + n * GOLDEN), so a draw depends only on (key, n), never on the thread,
-chunk or engine that makes it (DESIGN.md §3). Each game has two streams derived from
+chunk or engine that makes it (docs/architecture.md §3). Each game has two streams derived from
 (run seed, game index): CHANCE for chits and dice, POLICY for the policy's own choices,
 so two policies compared on the same seeds face the same luck (common random numbers).
 

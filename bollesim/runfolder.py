@@ -3,7 +3,7 @@ one unit that readers can trust and an interrupted run can continue.
 
 The folder OUT (`bollesim run/sweep --out OUT`) holds
 
-    games.parquet    one row per game (DESIGN.md §5): `game`, `seed`, `policy`, `cell`, the
+    games.parquet    one row per game (docs/architecture.md §5): `game`, `seed`, `policy`, `cell`, the
                      policies' parameter columns (float64, null where a policy has no such
                      parameter), then runner.RESULT_COLUMNS; in row groups of
                      ROW_GROUP_ROWS rows

@@ -1,4 +1,4 @@
-"""Batches of games: `simulate` returns one row per game (DESIGN.md §5); `run_to_dir`
+"""Batches of games: `simulate` returns one row per game (docs/architecture.md §5); `run_to_dir`
 plays a large batch into a run folder (runfolder.py) chunk by chunk, so memory stays flat
 however many games.
 
@@ -183,7 +183,7 @@ def to_frame(
     first_game: int,
     cell: int = 0,
 ) -> pl.DataFrame:
-    """One row per game (DESIGN.md §5) from the engine's result array."""
+    """One row per game (docs/architecture.md §5) from the engine's result array."""
     return pl.from_arrow(to_table(results, policy, params, seed, first_game, cell))
 
 

@@ -1,7 +1,7 @@
 """The scripted player shared by the policy families: a family gives where each vehicle is
-going and when it is willing to give Fire orders; `play` takes every decision from that
-and from the shared knobs below (declared once here, DESIGN.md §4, STYLE.md "game, state
-and parameters apart").
+going and when it is willing to give Fire orders; `play` takes every decision from that,
+from the shared knobs below and from the ruleset it is handed (the map, the places of the
+abilities), so it plays whatever ruleset the engines play.
 
 A family module declares `PARAMETERS = (its own parameters...) + knobs(...)` and passes
 the knob part of `params` (`params[len(own):]`) to `play`.
@@ -17,13 +17,9 @@ from bollesim import decisions as D
 from bollesim import observation as O
 from bollesim.bits import popcount
 from bollesim.policy import Parameter
-from policies._tactics import (
-    DISTANCE,
-    find,
-    move_score,
-    prefer,
-    routes,
-)
+from bollesim.rules import access as A
+from bollesim.rules import packed as P
+from policies._tactics import find, move_score, prefer, routes
 
 _KNOBS = (
     Parameter("stop_at_tanks", 3, 0, 4,
@@ -52,7 +48,6 @@ TARGET_ORDERS = np.array([
     [C.ART, C.ATGM, C.TANK, C.HMG],
 ], dtype=np.int64)
 DEPOT_ORDER = (C.ATGM, C.ART, C.TANK, C.HMG)
-TOW_TO = (C.SAR, C.OPN, C.KAL, C.T2)  # among the nearest contact points (§5.4.3)
 
 # Order weights: a Move scores 10 per vehicle sent on its way (_tactics.move_score).
 FIRE_FIRST = 100  # per tank: a Fire order beats any Move
@@ -72,15 +67,17 @@ def knobs(**defaults: float) -> tuple[Parameter, ...]:
 
 
 @njit(cache=True, inline="always")
-def historical_goals(obs):
+def historical_goals(rules):
     """The plan of 29 April 1994 (final goals by vehicle, codes.VEHICLES order; -1: no
     wish): platoon 1 and QL1 to Tango 2 by way of Kalesija, platoon 2 to the Saraci
     overwatches, VL2 to OP N. Goals are tuples: a policy allocates nothing per decision."""
-    return (C.OPN, -1, C.T2, C.T2, C.T2, C.T2, C.S1, C.S2, C.S3)
+    t2 = A.tango2(rules)
+    ows = (A.spread(rules, C.TOWN_S, 0), A.spread(rules, C.TOWN_S, 1), A.spread(rules, C.TOWN_S, 2))
+    return (A.op_n(rules), -1, t2, t2, t2, t2, ows[0], ows[1], ows[2])
 
 
 @njit(cache=True)
-def tow_score(code, obs):
+def tow_score(code, obs, rules):
     """A Tow order worth giving: the damaged tank is not already someone's tow target and
     is out of a contact point (in fire) or at OP N (the tow then goes to Saraci). Nearer
     and undamaged rescuers first."""
@@ -92,19 +89,20 @@ def tow_score(code, obs):
         if O.vehicle(obs, v, O.V_TOW_TARGET) == damaged:
             return -1
     where = O.vehicle(obs, damaged, O.V_POS)
-    if where == C.KAL or where == C.T2:  # safe there; the nearest contact point leads away
+    if where == A.kalesija(rules) or where == A.tango2(rules):  # safe there: a tow leads away
         return -1
-    score = TOW_WEIGHT - DISTANCE[O.vehicle(obs, rescuer, O.V_POS), where]
+    score = TOW_WEIGHT - A.distance(rules, O.vehicle(obs, rescuer, O.V_POS), where)
     if O.vehicle(obs, rescuer, O.V_HEAVY) != 0:
         score -= 20
     return score
 
 
 @njit(cache=True, inline="always")
-def best_order(options, n_options, obs, goal, fire_now, fire_weight, airstrike_weight, tow):
+def best_order(options, n_options, obs, rules, goal, fire_now, fire_weight, airstrike_weight,
+               tow):
     """Index of the best-scored packed order, the first on ties (PASS scores 0; a
     negative score is never chosen)."""
-    wishes = routes(obs, goal, tow)
+    wishes = routes(obs, rules, goal, tow)
     i_best = 0
     s_best = 0
     for i in range(n_options):
@@ -115,13 +113,13 @@ def best_order(options, n_options, obs, goal, fire_now, fire_weight, airstrike_w
             kind = D.order_kind(code)
             score = 0
             if kind == C.MOVE:
-                score = move_score(code, obs, wishes)
+                score = move_score(code, obs, rules, wishes)
             elif kind == C.FIRE:
                 score = fire_weight * popcount(D.order_mask(code)) if fire_now else -1
             elif kind == C.AIRSTRIKE:
                 score = airstrike_weight
             elif kind == C.TOW:
-                score = tow_score(code, obs) if tow else -1
+                score = tow_score(code, obs, rules) if tow else -1
         if i == 0 or score > s_best:
             i_best, s_best = i, score
     return i_best
@@ -136,22 +134,22 @@ def draw_again(obs, knobs):
 
 
 @njit(cache=True)
-def ability_side(marker, goal):
-    """§5.5: the side usable where its vehicle is going: VL2 Extra order at OP N (else
-    Draw their fire, at Kalesija); QL3 Extra turn at Kalesija (else Direct their fire, at
-    OP N); QL1 Extra move."""
-    if marker == 0:
-        return 1 if goal[C.VL2] == C.OPN else 0
-    if marker == 1:
-        return 1 if goal[C.QL3] == C.KAL else 0
+def ability_side(rules, marker, goal):
+    """§5.5: the side whose ability works where the marker's vehicle is going (VL2's
+    Extra order at OP N, QL3's Extra turn at Kalesija...), else its first side."""
+    vehicle = rules[P.ABILITY_VEHICLE + marker]
+    for side in range(2):
+        place = A.ability_place(rules, A.ability_sides(rules, marker, side))
+        if place >= 0 and place == goal[vehicle]:
+            return side
     return 0
 
 
 @njit(cache=True)
-def refresh(options, n_options, goal):
+def refresh(options, n_options, rules, goal):
     """§5.3 doubles: bring back the first spent marker, on the side the plan uses."""
     for a in range(3):
-        i = find(options, n_options, 1 + 2 * a + ability_side(a, goal))
+        i = find(options, n_options, 1 + 2 * a + ability_side(rules, a, goal))
         if i >= 0:
             return i
     return 1
@@ -169,7 +167,16 @@ def stop_on_victory(obs, knobs):
 
 
 @njit(cache=True, inline="always")
-def play(kind, obs, options, n_options, knobs, goal, fire_now, fire_weight, airstrike_weight):
+def tow_to(options, n_options, rules):
+    """§5.4.3: among the contact points on offer, Saraci first, then OP N, Kalesija,
+    Tango 2: away from the fighting."""
+    order = (A.saraci(rules), A.op_n(rules), A.kalesija(rules), A.tango2(rules))
+    return prefer(options, n_options, order)
+
+
+@njit(cache=True, inline="always")
+def play(kind, obs, rules, options, n_options, knobs, goal, fire_now, fire_weight,
+         airstrike_weight):
     """Every decision of a scripted player. goal: a tuple of final positions by vehicle
     (-1: no wish);
     fire_now: whether Fire orders may be given now; fire_weight, airstrike_weight: how
@@ -177,20 +184,20 @@ def play(kind, obs, options, n_options, knobs, goal, fire_now, fire_weight, airs
     if kind == D.DRAW_AGAIN:
         return draw_again(obs, knobs)
     if kind == D.ISSUE_ORDER or kind == D.EXTRA_ORDER or kind == D.VL2_DESTINATION:
-        return best_order(options, n_options, obs, goal, fire_now, fire_weight,
+        return best_order(options, n_options, obs, rules, goal, fire_now, fire_weight,
                           airstrike_weight, knobs[TOW] >= 1)
     if kind == D.ABILITY_SIDE:
-        return ability_side(obs[O.CONTEXT_A], goal)
+        return ability_side(rules, obs[O.CONTEXT_A], goal)
     if kind == D.REFRESH_ABILITY:
-        return refresh(options, n_options, goal)
+        return refresh(options, n_options, rules, goal)
     if kind == D.FIRE_TARGET:
         return prefer(options, n_options, TARGET_ORDERS[int(knobs[TARGET])])
     if kind == D.DEPOT_TRACK:
         return prefer(options, n_options, DEPOT_ORDER)
     if kind == D.TOW_DESTINATION:
-        return prefer(options, n_options, TOW_TO)
+        return tow_to(options, n_options, rules)
     if kind == D.STOP_ON_VICTORY:
         return stop_on_victory(obs, knobs)
     if kind == D.USE_ABILITY or kind == D.EXTRA_MOVE or kind == D.EXTRA_FIRE:
         return 1  # use it (Extra move/fire: the first vehicle on offer)
-    return 0  # STACK_PRIORITY: the first vehicle on offer
+    return 0  # STACK_PRIORITY, FIRE_ORDER: the first vehicle on offer; EXTRA_MOVE_BEFORE: not now

@@ -12,8 +12,8 @@ PARAMETERS = (
 ) + knobs()
 
 
-def decide(kind, obs, options, n_options, params, prng):
+def decide(kind, obs, rules, options, n_options, params, prng):
     fire_now = obs[O.FIRED] == 1 or obs[O.ROE] >= params[0]
-    goal = historical_goals(obs)
-    return _plan.play(kind, obs, options, n_options, params[1:], goal, fire_now, FIRE_FIRST,
+    goal = historical_goals(rules)
+    return _plan.play(kind, obs, rules, options, n_options, params[1:], goal, fire_now, FIRE_FIRST,
                       AIRSTRIKE_LAST)

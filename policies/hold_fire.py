@@ -7,7 +7,7 @@ from policies._plan import AIRSTRIKE_LAST, FIRE_FIRST, historical_goals, knobs
 PARAMETERS = knobs()
 
 
-def decide(kind, obs, options, n_options, params, prng):
-    goal = historical_goals(obs)
-    return _plan.play(kind, obs, options, n_options, params, goal, False, FIRE_FIRST,
+def decide(kind, obs, rules, options, n_options, params, prng):
+    goal = historical_goals(rules)
+    return _plan.play(kind, obs, rules, options, n_options, params, goal, False, FIRE_FIRST,
                       AIRSTRIKE_LAST)

@@ -5,5 +5,5 @@ from bollesim.rng import below
 PARAMETERS = ()
 
 
-def decide(kind, obs, options, n_options, params, prng):
+def decide(kind, obs, rules, options, n_options, params, prng):
     return below(prng, n_options)

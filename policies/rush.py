@@ -5,8 +5,8 @@ OP N, out of every field of fire (VL2's Extra order works there)."""
 
 from numba import njit
 
-from bollesim import codes as C
 from bollesim.policy import Parameter
+from bollesim.rules import access as A
 from policies import _plan
 from policies._plan import AIRSTRIKE_LAST, FIRE_LAST, knobs
 
@@ -18,13 +18,14 @@ PARAMETERS = (
 
 
 @njit(cache=True, inline="always")
-def goals(obs, apcs):
+def goals(rules, apcs):
     """Final goals by vehicle (codes.VEHICLES order): the APCs VL2 and QL3, then the tanks."""
-    apc = C.KAL if apcs >= 1 else C.OPN
-    return (apc, apc, C.T2, C.T2, C.T2, C.T2, C.T2, C.T2, C.T2)
+    apc = A.kalesija(rules) if apcs >= 1 else A.op_n(rules)
+    t2 = A.tango2(rules)
+    return (apc, apc, t2, t2, t2, t2, t2, t2, t2)
 
 
-def decide(kind, obs, options, n_options, params, prng):
-    goal = goals(obs, params[0])
-    return _plan.play(kind, obs, options, n_options, params[1:], goal, True, FIRE_LAST,
+def decide(kind, obs, rules, options, n_options, params, prng):
+    goal = goals(rules, params[0])
+    return _plan.play(kind, obs, rules, options, n_options, params[1:], goal, True, FIRE_LAST,
                       AIRSTRIKE_LAST)

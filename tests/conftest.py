@@ -59,7 +59,7 @@ class Script:
                         for k, v in (answers or {}).items()}
         self.offers: list[tuple[int, list[int], tuple[int, int]]] = []
 
-    def decide(self, kind, obs, options, n, params, prng):
+    def decide(self, kind, obs, rules, options, n, params, prng):
         opts = [int(x) for x in options[:n]]
         self.offers.append((int(kind), opts, (int(obs[O.CONTEXT_A]), int(obs[O.CONTEXT_B]))))
         if kind not in self.answers:

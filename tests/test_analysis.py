@@ -1,7 +1,7 @@
 """bollesim.analysis on synthetic results with known probabilities.
 
-`make_games` builds a sweep frame shaped like the runner's (one row per game, DESIGN.md
-§5): a `syn_fire` policy whose trigger `k` takes the values of TRIGGERS (25: never fire,
+`make_games` builds a sweep frame shaped like the runner's (one row per game,
+docs/architecture.md §5): a `syn_fire` policy whose trigger `k` takes the values of TRIGGERS (25: never fire,
 as its declaration says), plus a `syn_hold` cell without parameters. Each outcome's
 probability is a known function of k (`true_probabilities`); every game draws one uniform
 per outcome, shared by all cells, so cells are on common random numbers as the runner's

@@ -14,13 +14,14 @@ from typer.testing import CliRunner
 from bollesim.cli import app, command, fail
 from bollesim.errors import UsageError
 from bollesim.rules.loader import DEFAULT_PATH, load_ruleset
-from bollesim.rules.provenance import IDS
+from bollesim.rules.readings import BY_ID
 
 DEFAULT_TEXT = DEFAULT_PATH.read_text(encoding="utf-8")
 ALL_IDS = (
     "R-MAP R-FOF R-EAM R-CHITS R-TRACK R-MATRIX R-HIT "
     "I-ROE0 I-TARGET I-AIR I-POOL I-OPV I-TACV I-END I-ROE-ART I-DEADLINE I-RADIO "
-    "I-SPENT I-FIRE-ISSUED I-DIPLO I-STICKY I-ABILITY-PHASE I-TOW-SARACI I-TOW-CP I-OW-SPREAD"
+    "I-ART-APC I-FIRST-FIRE I-SPENT I-FIRE-ISSUED I-DIPLO I-STICKY I-ABILITY-PHASE I-TOW-SARACI "
+    "I-TOW-CP I-OW-SPREAD"
 ).split()
 
 # Bad rulesets, each made by editing the text of default.toml: (old, new, key in message).
@@ -115,6 +116,55 @@ def test_check_bad_set(assignment, key):
     assert_one_line_error(result, key)
 
 
+def test_check_refuses_a_typo_naming_the_nearest_key(tmp_path):
+    """A mistyped key in a partial file or in --set is one error line naming the key and
+    the nearest known one."""
+    partial = tmp_path / "tweak.toml"
+    partial.write_text("[roe]\nfire_alowed = 10\n", encoding="utf-8")
+    result = runner.invoke(app, ["rules", "check", "--partial", str(partial)])
+    assert_one_line_error(result, "tweak.toml: roe.fire_alowed: unknown key",
+                          "did you mean roe.fire_allowed?")
+    result = runner.invoke(app, ["rules", "check", "--set", "roe.fire_alowed=10"])
+    assert_one_line_error(result, "--set: roe.fire_alowed: unknown key",
+                          "did you mean roe.fire_allowed?")
+
+
+@pytest.mark.parametrize(("assignment", "words"), [
+    ("roe.hold_fire_attack=9223372036854775807", "must be a whole number from -24 to 24"),
+    ("vehicles.platoon=[0, 1, 1, 1, 1, 1, 1, 1, 1]", "the engines hold 120"),
+    ("map.positions[K2].fp=-1", "from 0 to 99"),
+])
+def test_check_refuses_what_an_engine_cannot_play(assignment, words):
+    """Every integer has a range both engines play; platoons must fit the option buffer."""
+    result = runner.invoke(app, ["rules", "check", "--set", assignment])
+    assert_one_line_error(result, assignment.split("=")[0], words)
+
+
+def test_check_and_show_a_reading():
+    result = runner.invoke(app, ["rules", "check", "--reading", "I-AIR=ceil"])
+    assert result.exit_code == 0 and "--reading I-AIR=ceil" in result.stdout
+    assert load_ruleset(readings={"I-AIR": "ceil"}).digest[:12] in result.stdout
+    result = runner.invoke(app, ["rules", "check", "--reading", "I-AIR=cel"])
+    assert_one_line_error(result, "I-AIR", "unknown variant 'cel' (variants: floor, ceil)")
+    result = runner.invoke(app, ["rules", "show", "--reconstructed", "-r", "R-TRACK=harder"])
+    assert result.exit_code == 0 and "plays: harder" in result.stdout
+
+
+def test_show_escapes_control_characters_from_the_file(tmp_path):
+    """A crafted ruleset cannot drive the terminal: its strings are shown escaped."""
+    path = tmp_path / "evil.toml"
+    text = DEFAULT_TEXT.replace('name = "default"', 'name = "evil\\u001b[2J"')
+    text = text.replace('source = "§5.5"\n', 'source = "§5.5 \\u001b]0;owned\\u0007"\n', 1)
+    path.write_text(text, encoding="utf-8")
+    for args in (["rules", "show", str(path)], ["rules", "show", "--reconstructed", str(path)],
+                 ["rules", "check", str(path)]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 0, result.output
+        assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+        assert "evil\\x1b[2J" in result.stdout
+    assert "\\x1b]0;owned\\x07" in runner.invoke(app, ["rules", "show", str(path)]).stdout
+
+
 def test_check_bad_file_as_a_process(tmp_path):
     """The installed entry point, as a user runs it: one line on stderr, exit 2."""
     path = bad_file(tmp_path, "track_length")
@@ -199,13 +249,13 @@ def test_show_bad_file(tmp_path):
 
 
 def test_registry_covers_every_cited_id():
-    from bollesim.rules.provenance import cited_ids
+    from bollesim.rules.show import cited_ids
 
     data = load_ruleset().data
-    assert set(ALL_IDS) == set(IDS)
-    assert set(cited_ids(data)) <= set(IDS)
-    for rid, prov in IDS.items():
-        assert prov.meaning and "\n" not in prov.meaning, rid
+    assert set(ALL_IDS) == set(BY_ID)
+    assert set(cited_ids(data)) <= set(BY_ID)
+    for rid, reading in BY_ID.items():
+        assert reading.meaning and "\n" not in reading.meaning, rid
 
 
 # --------------------------------------------------------------------------- help, errors

@@ -1,4 +1,4 @@
-"""Batches on a Dask cluster (DESIGN.md §8, bollesim/cluster.py): a local cluster of two
+"""Batches on a Dask cluster (docs/architecture.md §8, bollesim/cluster.py): a local cluster of two
 worker processes plays the same rows as this process, whatever the chunk size, through
 simulate, `bollesim run` and `bollesim sweep`; its mistakes are one-line errors."""
 

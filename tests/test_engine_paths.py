@@ -1,6 +1,6 @@
 """Both engines give the same rows through the public paths, for every policy: `bollesim
 run --engine reference` against `bollesim run`, and `simulate(engine="reference")` against
-`simulate()` (DESIGN.md decision 2). A few hundred reference games in all (it plays about
+`simulate()` (docs/architecture.md, decision 2). A few hundred reference games in all (it plays about
 150 games a second), so this runs in every CI job, not only in the slow set."""
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The rulebook's worked example (§11, turns 4 and 5) as a golden playthrough.
 
-RECONSTRUCTION.md "The worked example as a test": from the start-of-turn-4 position the
-text describes, with the chits drawn, the dice rolled and the choices made as the text
-says, the reference engine must reach every position, RoE level, hit, damage and track
-content the text reports, phase by phase, through the end of turn 5.
+From the start-of-turn-4 position the text describes (its picture is not printed: the
+position below is read from the text), with the chits drawn, the dice rolled and the
+choices made as the text says, the reference engine must reach every position, RoE level,
+hit, damage and track content the text reports, phase by phase, through the end of turn 5.
 
 The luck is scripted with ScriptedChance, the player with a scripted policy whose
 decide() is plain Python (the reference engine's Table calls it directly, no numba).
@@ -22,6 +22,7 @@ from bollesim import events as E
 from bollesim.decisions import pack_order
 from bollesim.narrate import Narrator
 from bollesim.policy import Policy
+from bollesim.reference import radio
 from bollesim.reference.chance import ScriptedChance
 from bollesim.reference.end import end_phase
 from bollesim.reference.execution import execution_phase
@@ -66,7 +67,7 @@ def ru_chit(rules: Ruleset, vehicle: int) -> int:
 
 
 class Example:
-    """The start-of-turn-4 position (RECONSTRUCTION.md) and the chits §11 draws."""
+    """The start-of-turn-4 position and the chits §11 draws."""
 
     def __init__(self, rules: Ruleset):
         chits = Chits(rules)
@@ -98,7 +99,7 @@ class Example:
 
 
 def start_of_turn_4(rules: Ruleset, x: Example) -> Game:
-    """RECONSTRUCTION.md "The worked example as a test": the position at turn 4's start."""
+    """The position at turn 4's start, as §11's text describes it."""
     game = new_game(rules)
     place = {
         C.VL2: C.SK1, C.QL3: C.SAR, C.QL1: C.SK2, C.AQ: C.SK2, C.EA: C.SK2, C.FA: C.SK3,
@@ -143,7 +144,7 @@ class ScriptedPlayer:
     def __init__(self, steps):
         self.steps = deque(steps)
 
-    def decide(self, kind, obs, options, n_options, params, prng):
+    def decide(self, kind, obs, rules, options, n_options, params, prng):
         assert self.steps, f"unscripted decision {D.KIND_NAMES[kind]}"
         want_kind, value = self.steps.popleft()
         name = D.KIND_NAMES[kind]
@@ -246,7 +247,9 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
         (D.ISSUE_ORDER, fire(C.GB)),  # Tank (L) + HMG (L): Fire for one vehicle
         (D.DRAW_AGAIN, 0),  # three tank chits on the track: stop
         (D.STACK_PRIORITY, C.QL1),  # QL1 enters SK3 (AQ leaves it); EA stays in SK2
+        (D.FIRE_ORDER, C.EA),  # "He decides to start with EA firing from SK-2"
         (D.FIRE_TARGET, C.TANK),  # EA at SK2: tank or ATGM, it fires at the tank
+        (D.FIRE_ORDER, C.AQ),  # then AQ at SK4 (one target: the HMG); GB is left last
         (D.FIRE_TARGET, C.ATGM),  # GB at S3: the last ATGM is an L
     ])
     policy = Policy(name="script", doc="", parameters=(), decide=player.decide)
@@ -271,7 +274,7 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
     assert V[C.BQ].order == C.MOVE and V[C.BQ].destination == C.S1
     assert V[C.QL3].order == C.MOVE and V[C.QL3].destination == C.OPN
     # BQ's order needs no roll; QL3's crosses VL2's damaged radio: a 2 of 1-3, no drm.
-    assert of(ev, E.RADIO) == [(C.BQ, 0, 6, 1), (C.QL3, 2, 3, 1)]
+    assert of(ev, E.RADIO) == [(C.BQ, 0, radio.AUTOMATIC, 1), (C.QL3, 2, 3, 1)]
     assert not game.fired and game.roe == 6
     assert game.tracks == [
         [x.tank0, x.tank_r],
@@ -365,12 +368,11 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
     assert sorted(of(ev, E.ARRIVED)) == sorted([(C.FA, C.KAL, 0, 0), (C.VL2, C.OPN, 0, 0)])
     assert V[C.FA].order == C.NO_ORDER and V[C.VL2].destination == -1
     assert of(ev, E.MARKER_DRAWN) == []
-    # Fire (the engine fires in vehicle order, AQ before EA; §11 starts with EA, which
-    # changes nothing here): AQ at SK4 removes the last HMG, EA at SK2 the last tank,
-    # GB at S3 fires indirectly at the ATGM (L) and misses on a 6. FA at Kalesija has no
-    # icons to fire from.
-    assert of(ev, E.FIRE) == [(C.AQ, C.HMG, 0, 1), (C.EA, C.TANK, 0, 1), (C.GB, C.ATGM, 6, 0)]
-    assert of(ev, E.REMOVED) == [(x.hmg_l2, C.HMG, 0, 0), (x.tank_l, C.TANK, 0, 0)]
+    # Fire "in any order desired": EA at SK2 removes the last tank, AQ at SK4 the last
+    # HMG, GB at S3 fires indirectly at the ATGM (L) and misses on a 6. FA at Kalesija has
+    # no icons to fire from.
+    assert of(ev, E.FIRE) == [(C.EA, C.TANK, 0, 1), (C.AQ, C.HMG, 0, 1), (C.GB, C.ATGM, 6, 0)]
+    assert of(ev, E.REMOVED) == [(x.tank_l, C.TANK, 0, 0), (x.hmg_l2, C.HMG, 0, 0)]
     assert x.hmg_l2 in game.pool and x.tank_l in game.pool
     assert game.tracks[C.TANK] == [x.tank0, x.tank_r]
     assert game.tracks[C.HMG] == [x.hmg0, x.hmg_c, x.hmg_l]

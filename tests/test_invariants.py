@@ -1,4 +1,4 @@
-"""Invariants of the reference engine over random play (STYLE.md "a generic invariant test").
+"""Invariants of the reference engine over random play (a generic invariant test).
 
 Thousands of complete games of the `random` policy (fixed seed, game indices 0..N-1)
 are played with the reference engine; after every phase a checker verifies that the
@@ -35,14 +35,14 @@ from bollesim.reference.execution import execution_phase
 from bollesim.reference.orders import orders_phase
 from bollesim.reference.play import play_game
 from bollesim.reference.reaction import reaction_phase
-from bollesim.reference.state import Game, turn_limit
+from bollesim.reference.state import Game
 from bollesim.reference.table import Table
 from bollesim.replay import narrated_game
 from bollesim.rules.loader import UNLIMITED, Ruleset, load_ruleset
 
 SEED = 29041994  # the run seed; game indices 0..N-1
 N_RANDOM_GAMES = 2000
-AUTOMATIC = 6  # radio.AUTOMATIC: the "quality" logged when no roll is needed
+AUTOMATIC = 7  # radio.AUTOMATIC: the "quality" logged when no roll is needed
 
 
 # ------------------------------------------------------------------ snapshots
@@ -369,7 +369,7 @@ class Checker:
         """§4, §7.1.3, §8: a destroyed vehicle or VL2's commander killed ends the game at
         once; the game ends by its turn limit; nothing happens after GAME_END."""
         r = self.rules
-        assert 1 <= game.turn <= turn_limit(r)
+        assert 1 <= game.turn <= r.turn_limit
         kinds = [ev[0] for ev in events]
         if E.DESTROYED in kinds:
             i = kinds.index(E.DESTROYED)
@@ -396,9 +396,9 @@ def stack_counts(vehicles) -> list[int]:
 
 
 def check_row(rules: Ruleset, game: Game, row: dict, trace: list) -> None:
-    """The result row (DESIGN.md §5) agrees with the game and with §8."""
+    """The result row (docs/architecture.md §5) agrees with the game and with §8."""
     assert game.over, "play_game returned an unfinished game"
-    limit = turn_limit(rules)
+    limit = rules.turn_limit
     reason = row["end_reason"]
     assert reason == E.END_REASONS[game.end_reason]
     assert row["end_turn"] == game.turn and 1 <= row["end_turn"] <= limit
@@ -510,7 +510,7 @@ def test_done_when_games_finish():
     random = load_policy("random")
     for seed in range(1, 201):
         row, _ = play_checked(rules, random, seed, 0)
-        assert 1 <= row["end_turn"] <= turn_limit(rules)
+        assert 1 <= row["end_turn"] <= rules.turn_limit
 
 
 def test_after_phase_hook_sees_every_phase():

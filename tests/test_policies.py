@@ -65,8 +65,8 @@ def _games(name: str, n: int, params: tuple) -> tuple[Played, ...]:
     for g in range(n):
         decisions: list[Decision] = []
 
-        def decide(kind, obs, options, n_options, p, prng, decisions=decisions):
-            i = policy.decide(kind, obs, options, n_options, p, prng)
+        def decide(kind, obs, rules, options, n_options, p, prng, decisions=decisions):
+            i = policy.decide(kind, obs, rules, options, n_options, p, prng)
             decisions.append(Decision(
                 int(kind), int(obs[O.TURN]), int(obs[O.ROE]), bool(obs[O.FIRED]),
                 int(obs[O.TRACK_LEN + C.TANK]), tuple(int(x) for x in options[:n_options]),

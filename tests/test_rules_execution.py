@@ -1,6 +1,6 @@
 """The Execution phase (§6) of the reference engine, rule by rule, on hand-built positions.
 
-Each test names the rulebook section (§) or RECONSTRUCTION.md id it checks.
+Each test names the rulebook section (§) or docs/readings.md id it checks.
 """
 
 from __future__ import annotations
@@ -528,6 +528,24 @@ def test_fire_6_3_regular_artillery_chit_is_removed_above_the_setup_marker():
     assert chit in game.pool
 
 
+IN_TURN = {D.FIRE_ORDER: lambda tanks: tanks[0]}  # the tanks fire in vehicle order
+
+
+@pytest.mark.parametrize("first, removed", [(GB, 1), (EA, 2)])
+def test_fire_order_11_in_any_order_the_letter_of_the_last_chit(first, removed):
+    """§11: the Fire orders are executed "in any order desired", and the order matters:
+    the ATGM track ends L, C. GB at S3 (an L overwatch) can fire only once EA at SK2 has
+    removed the C; fired first it has no target."""
+    game = fire_game(EA=SK2, GB=S3)
+    game.markers[SK2] = (marker(game, "FP8"), 0)  # UN targets tank, ATGM
+    game.tracks[C.ATGM] = [take_chit(game, C.ATGM, C.LETTER_L), take_chit(game, C.ATGM, C.LETTER_C)]
+    script = {D.FIRE_ORDER: first, D.FIRE_TARGET: C.ATGM}
+    table = make_table(game, ScriptedChance(d6=[1] if first == EA else []), script)
+    execution.fire_step(table)
+    assert table.script.offered(D.FIRE_ORDER)[0] == [EA, GB]
+    assert 2 - len(game.tracks[C.ATGM]) == removed
+
+
 def depot_game():
     """2nd platoon on the three Saraci OWs, each with one chit of its letter to shoot."""
     game = fire_game(BQ=S1, FB=S2, GB=S3)
@@ -544,7 +562,7 @@ def test_ammunition_depot_6_3_three_ones_empty_a_track_of_choice():
     player's choice is emptied, its chits back to the pool."""
     game = depot_game()
     atgm = list(game.tracks[C.ATGM])
-    table = make_table(game, ScriptedChance(d6=[1, 1, 1]), {D.DEPOT_TRACK: C.ATGM})
+    table = make_table(game, ScriptedChance(d6=[1, 1, 1]), {D.DEPOT_TRACK: C.ATGM, **IN_TURN})
     execution.fire_step(table)
     assert [ev[:2] for ev in events(table, E.FIRE)] == [(BQ, C.TANK), (FB, C.HMG), (GB, C.ATGM)]
     assert table.script.offered(D.DEPOT_TRACK) == [[C.ATGM, C.ART]]
@@ -555,7 +573,7 @@ def test_ammunition_depot_6_3_three_ones_empty_a_track_of_choice():
 def test_ammunition_depot_6_3_artillery_choice_flips_the_setup_marker():
     """§6.3: choosing artillery returns its chits and flips the setup marker."""
     game = depot_game()
-    table = make_table(game, ScriptedChance(d6=[1, 1, 1]), {D.DEPOT_TRACK: C.ART})
+    table = make_table(game, ScriptedChance(d6=[1, 1, 1]), {D.DEPOT_TRACK: C.ART, **IN_TURN})
     execution.fire_step(table)
     assert game.tracks[C.ART] == [game.rules.setup_chit] and game.setup_flipped
 
@@ -563,7 +581,7 @@ def test_ammunition_depot_6_3_artillery_choice_flips_the_setup_marker():
 def test_ammunition_depot_6_3_needs_all_three_ones():
     """§6.3: any roll other than 1 among the three: no explosion."""
     game = depot_game()
-    table = make_table(game, ScriptedChance(d6=[1, 1, 2]))  # a DEPOT_TRACK question would fail
+    table = make_table(game, ScriptedChance(d6=[1, 1, 2]), IN_TURN)  # no DEPOT_TRACK question
     execution.fire_step(table)
     assert events(table, E.DEPOT) == [] and len(game.tracks[C.ATGM]) == 2
 

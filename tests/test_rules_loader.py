@@ -1,8 +1,7 @@
 """The default ruleset loads, agrees with the numbers the rulebook prints, and bad files
 are rejected with a RulesetError that names the key.
 
-Section numbers (§) refer to shared/rules/rulebook.txt; R-../I-.. ids to
-shared/rules/RECONSTRUCTION.md.
+Section numbers (§) refer to the rulebook; R-../I-.. ids to docs/readings.md.
 """
 
 from __future__ import annotations
@@ -299,7 +298,7 @@ def test_die_table_not_covering_1_to_6(tmp_path):
     )
     err = error_of(path=path)
     assert err.key == "damage.light"
-    assert "1-6" in err.problem and "5" in err.problem
+    assert "6 entries" in err.problem and "1 to 6" in err.problem and "got 5" in err.problem
 
 
 def test_die_table_unknown_location(tmp_path):
@@ -326,11 +325,12 @@ def test_chit_count_must_match_track(tmp_path):
 @pytest.mark.parametrize(
     ("assignment", "key", "words"),
     [
-        ("roe.no_such_key=1", "roe.no_such_key", "no such key"),
-        ("no_such_table.x=1", "no_such_table", "no such table"),
+        ("roe.no_such_key=1", "roe.no_such_key", "unknown key"),
+        ("no_such_table.x=1", "no_such_table", "unknown key"),
         ("roe.fire_allowed=high", "roe.fire_allowed", "high"),
         ("roe.fire_allowed", "roe.fire_allowed", "KEY=VALUE"),
-        ("roe.fire_allowed=99", "roe.fire_allowed", "within roe.min..roe.max"),
+        ("roe.fire_allowed=99", "roe.fire_allowed", "from 1 to 24, got 99"),
+        ("roe.fire_allowed=0", "roe.fire_allowed", "from 1 to 24, got 0"),
         ("interpretations.target_priority=maybe", "interpretations.target_priority", "maybe"),
     ],
 )
@@ -354,7 +354,7 @@ def test_bad_partial(tmp_path):
         ("fp = 6\n", 'fp = "six"\n', "map.positions[K1].fp"),
         ("fp = 7\n", 'fp = "seven"\n', "enemy_action_markers[FP7].fp"),
         # an ability marker has two sides
-        ('sides = ["extra_move", "extra_fire"]', 'sides = ["extra_move"]', "abilities[2].sides"),
+        ('sides = ["extra_move", "extra_fire"]', 'sides = ["extra_move"]', "abilities[QL1].sides"),
         # platoon numbers are whole numbers
         ("platoon = [0, 0, 0, 1,", 'platoon = ["HQ", 0, 0, 1,', "vehicles.platoon[0]"),
         # every chit group is a table

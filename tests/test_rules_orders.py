@@ -1,7 +1,7 @@
 """Setup (§3) and the Orders phase (§5) of the reference engine, rule by rule.
 
 Each test builds a position by hand, scripts the luck and the player's answers, calls
-one phase or helper and checks what the rulebook section (§) or RECONSTRUCTION.md id in
+one phase or helper and checks what the rulebook section (§) or docs/readings.md id in
 its name says must happen.
 """
 
@@ -567,6 +567,28 @@ def test_tow_5_4_3_order_puts_the_tow_marker_on_the_damaged_tank():
     assert (fa.order, fa.tow_target, fa.destination) == (C.TOW, AQ, SK4)
 
 
+@pytest.mark.parametrize("kind", [C.MOVE, C.TOW])
+def test_tow_5_4_a_new_order_supersedes_a_tow_in_progress(kind):
+    """§5.4: "Any order can be revoked and superseded by a new order": FA, towing AQ, is
+    offered Move and Tow orders like any tank; when the new order reaches it the tow is
+    dropped and AQ stays where it is. A lost order leaves the tow as it was."""
+    game = tow_game()
+    fa, aq, ea = game.vehicles[FA], game.vehicles[AQ], game.vehicles[EA]
+    fa.position = aq.position = SK3  # within three positions of the HQ in Saraci
+    fa.towing, fa.destination, aq.towed_by = AQ, KAL, FA
+    ea.heavy.add(C.TRACKS)  # a second tank to tow, at Kalesija
+    new = pack_order(C.MOVE, bit(FA), SAR) if kind == C.MOVE else pack_order(C.TOW, bit(FA), EA)
+    assert new in orders.order_options(make_table(game), FIRE_MOVE_SINGLE)
+    game.vehicles[VL2].light.add(C.RADIO)
+    orders.issue(make_table(game, ScriptedChance(d6=[6])), new)  # lost over the radio
+    assert (fa.towing, aq.towed_by, fa.destination) == (AQ, FA, KAL)
+    table = make_table(game, ScriptedChance(d6=[1]))
+    orders.issue(table, new)
+    assert events(table, E.TOW_DROPPED) == [(FA, AQ, 0, 0)]
+    assert (fa.towing, aq.towed_by, aq.position) == (-1, -1, SK3)
+    assert (fa.order, fa.destination) == ((C.MOVE, SAR) if kind == C.MOVE else (C.TOW, KAL))
+
+
 # --------------------------------------------------------------------------- §5.4.4 airstrike
 
 
@@ -812,11 +834,26 @@ def test_ability_5_5_extra_move_near_ql1_ignores_the_hull_marker():
     damaged tank may use it whichever side its marker shows; the marker is spent."""
     game = extra_move_game()
     a = ready(game, C.EXTRA_MOVE)
-    table = make_table(game, script={D.EXTRA_MOVE: AQ})
+    table = make_table(game, script={D.EXTRA_MOVE_BEFORE: -1, D.EXTRA_MOVE: AQ})
     execution.move_step(table)
+    assert table.script.offered(D.EXTRA_MOVE_BEFORE) == [[-1, AQ]]
     assert table.script.offered(D.EXTRA_MOVE) == [[-1, AQ]]
     assert (AQ, E.HULL_RED, -1, 0) in events(table, E.NOT_MOVED)
     assert game.vehicles[AQ].position == SK3 and game.abilities[a].state == C.SPENT
+
+
+def test_ability_5_5_extra_move_before_the_move_step():
+    """§5.5: "This ability can be used after or before any Move order": used before, the
+    Extra move is made first and the regular move follows (AQ, hull green: two steps);
+    the marker is spent, so it is not offered again after the moves."""
+    game = extra_move_game()
+    game.vehicles[AQ].hull_green = True
+    game.markers[SK4] = game.markers[SK3]
+    a = ready(game, C.EXTRA_MOVE)
+    table = make_table(game, script={D.EXTRA_MOVE_BEFORE: AQ})
+    execution.move_step(table)
+    assert events(table, E.MOVE) == [(AQ, SK2, SK3, 0), (AQ, SK3, SK4, 0)]
+    assert table.script.offered(D.EXTRA_MOVE) == [] and game.abilities[a].state == C.SPENT
 
 
 @pytest.mark.parametrize("change", ["stunned", "tracks", "towing", "too_far", "ql1_killed"])

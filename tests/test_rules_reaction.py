@@ -1,7 +1,7 @@
 """Enemy reaction (§7) and victory (§8) in the reference engine, rule by rule.
 
 Each test builds a position by hand, scripts dice and draws, and checks what the
-rulebook section (§) or RECONSTRUCTION.md id in its name says must happen.
+rulebook section (§) or docs/readings.md id in its name says must happen.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from bollesim import observation as O
 from bollesim import rng
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
+from bollesim.rules import access as A
 
 
 @njit(cache=True, inline="always")
@@ -96,71 +97,72 @@ def pick(st, n):
 
 
 # ------------------------------------------------------------------ multi-dimensional rules
+# The packed ruleset's tables, read with rules/access.py at st[L.RULES:].
 
 
 @njit(cache=True, inline="always")
 def distance(st, a, b):
-    return st[T.DISTANCE + T.NP * a + b]
+    return A.distance(st, a, b, L.RULES)
 
 
 @njit(cache=True, inline="always")
 def next_step(st, a, b):
-    return st[T.NEXT_STEP + T.NP * a + b]
+    return A.next_step(st, a, b, L.RULES)
 
 
 @njit(cache=True, inline="always")
 def adjacent(st, a, b):
-    return st[T.ADJACENT + T.NP * a + b]
+    return A.adjacent(st, a, b, L.RULES)
 
 
 @njit(cache=True, inline="always")
 def pos_bsa(st, p, weapon):
-    return st[T.POS_BSA + 3 * p + weapon]
+    return A.pos_bsa(st, p, weapon, L.RULES)
 
 
 @njit(cache=True, inline="always")
 def pos_un(st, p, track):
-    return st[T.POS_UN + 4 * p + track]
+    return A.pos_un(st, p, track, L.RULES)
 
 
 @njit(cache=True, inline="always")
 def marker_bsa(st, m, side, weapon):
-    return st[T.MARKER_BSA + 6 * m + 3 * side + weapon]
+    return A.marker_bsa(st, m, side, weapon, L.RULES)
 
 
 @njit(cache=True, inline="always")
 def marker_un(st, m, side, track):
-    return st[T.MARKER_UN + 8 * m + 4 * side + track]
+    return A.marker_un(st, m, side, track, L.RULES)
 
 
 @njit(cache=True, inline="always")
 def spread(st, town, k):
-    return st[T.SPREAD + 3 * town + k]
+    return A.spread(st, town, k, L.RULES)
 
 
 @njit(cache=True, inline="always")
 def matrix_fire(st, a, b):
-    return st[T.MATRIX_FIRE + 4 * a + b]
+    return A.matrix_fire(st, a, b, L.RULES)
 
 
 @njit(cache=True, inline="always")
 def matrix_move(st, a, b):
-    return st[T.MATRIX_MOVE + 4 * a + b]
+    return A.matrix_move(st, a, b, L.RULES)
 
 
 @njit(cache=True, inline="always")
 def matrix_platoon(st, a, b):
-    return st[T.MATRIX_PLATOON + 4 * a + b]
+    return A.matrix_platoon(st, a, b, L.RULES)
 
 
 @njit(cache=True, inline="always")
 def hit_table(st, weapon, face):
-    return st[T.HIT_TABLE + 6 * weapon + face]
+    return A.hit_table(st, weapon, face, L.RULES)
 
 
 @njit(cache=True, inline="always")
 def ability_sides(st, a, side):
-    return st[T.ABILITY_SIDES + 2 * a + side]
+    return A.ability_sides(st, a, side, L.RULES)
 
 
 # ------------------------------------------------------------------ tracks and pool
@@ -203,16 +205,13 @@ def artillery_silent(st):
 @njit(cache=True, inline="always")
 def in_town(st, position, town):
     """At a town's contact point or one of its overwatches (§5.4.1)."""
-    cp = st[T.S_SARACI] if town == C.TOWN_S else st[T.S_KALESIJA]
-    return position == cp or (
-        st[T.POS_KIND + position] == C.OW and st[T.POS_TOWN + position] == town
-    )
+    return A.town_of(st, position, L.RULES) == town
 
 
 @njit(cache=True, inline="always")
 def in_saraci(st, position):
     """I-TACV, I-TOW-SARACI."""
-    return position == st[T.S_SARACI] or st[T.POS_TOWN + position] == C.TOWN_S
+    return A.in_saraci(st, position, L.RULES)
 
 
 # ------------------------------------------------------------------ decisions
@@ -221,7 +220,7 @@ def in_saraci(st, position):
 @njit(cache=True, inline="always")
 def track_changed(st, t):
     """Keep the observation's view of track t live: its last chit's letter, and for the
-    artillery track whether it is silent (§8) and its target (R-ART)."""
+    artillery track whether it is silent (§8) and its target (§7.2)."""
     st[O.TRACK_LETTER + t] = st[T.CHIT_LETTER + last_chit(st, t)] if track_len(st, t) else 0
     if t == C.ART:
         silent = artillery_silent(st)
@@ -238,7 +237,9 @@ def ask(st, decide, kind, n, context_a, context_b):
         return opts[0]
     st[O.CONTEXT_A] = context_a
     st[O.CONTEXT_B] = context_b
-    index = decide(kind, st, opts, n, params(st), st[L.RS + 2 : L.RS + 4])
+    obs = st[: O.SIZE]  # what the player sees; the rest of st is the engine's
+    rules = st[L.RULES : L.RULES + L.RULES_SIZE]
+    index = decide(kind, obs, rules, opts, n, params(st), st[L.RS + 2 : L.RS + 4])
     if index < 0 or index >= n:
         raise ValueError("policy chose an option outside its options")
     return opts[index]
@@ -304,6 +305,18 @@ def ability_ready(st, ability):
 
 
 @njit(cache=True, inline="always")
+def ability_at(st, a, place):
+    """§5.5: marker a's command vehicle stands at st[place] (T.S_EXTRA_ORDER_AT...)."""
+    return pos(st, st[T.ABILITY_VEHICLE + a]) == st[place]
+
+
+@njit(cache=True, inline="always")
+def within_reach(st, a, v):
+    """§5.5 Extra move, Extra fire: v is marker a's vehicle or within reach of it."""
+    return distance(st, pos(st, st[T.ABILITY_VEHICLE + a]), pos(st, v)) <= st[T.S_QL1_RANGE]
+
+
+@njit(cache=True, inline="always")
 def spend_ability(st, a):
     st[O.ABIL + 2 * a] = C.SPENT
     log(st, E.ABILITY, a, E.ABILITY_USED, st[O.ABIL + 2 * a + 1], 0)
@@ -321,12 +334,13 @@ def release_tow(st, v):
 
 
 @njit(cache=True)
-def heavy_damage(st, decide, v, location, die):
+def heavy_damage(st, decide, v, location, die, apc_survives):
     """§7.1.3: destroyed (APC, or a location hit twice), else marked, stunned on hull or
-    turret, immobilised on tracks; the RoE moves."""
+    turret, immobilised on tracks; the RoE moves. With apc_survives (artillery under
+    I-ART-APC "location") an APC is marked like a tank."""
     log(st, E.HEAVY_DAMAGE, v, location, die, 0)
     st[L.X_HEAVY_HITS] += 1
-    if not st[T.IS_TANK + v] or has(st, v, O.V_HEAVY, location):
+    if (not st[T.IS_TANK + v] and not apc_survives) or has(st, v, O.V_HEAVY, location):
         log(st, E.DESTROYED, v, 0, 0, 0)
         end_game(st, E.END_DESTROYED)
         return
@@ -388,5 +402,5 @@ def new_game(st, seed, game):
     st[L.X_RETIRED] = -1
     for m in range(st[T.S_N_MARKERS]):
         k = st[T.MARKER_POOL + m] - 1
-        st[L.MPOOLS + 4 * k + st[L.X_N_MPOOL + k]] = m
+        st[L.MPOOLS + L.MPOOL_CAP * k + st[L.X_N_MPOOL + k]] = m
         st[L.X_N_MPOOL + k] += 1

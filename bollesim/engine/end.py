@@ -9,6 +9,7 @@ from bollesim import observation as O
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.core import (
+    ability_at,
     ability_ready,
     artillery_silent,
     ask_yes_no,
@@ -53,9 +54,9 @@ def end_phase(st, decide):
 
 @njit(cache=True)
 def extra_turn(st, decide):
-    """§5.5 Extra turn (I-ABILITY-PHASE): QL3 at Kalesija, deadline +1."""
+    """§5.5 Extra turn (I-ABILITY-PHASE): its vehicle (QL3) at Kalesija, deadline +1."""
     a = ability_ready(st, C.EXTRA_TURN)
-    if a < 0 or pos(st, C.QL3) != st[T.S_EXTRA_TURN_AT]:
+    if a < 0 or not ability_at(st, a, T.S_EXTRA_TURN_AT):
         return
     if st[O.DEADLINE] >= st[T.S_DEADLINE_MAX] or not ask_yes_no(st, decide, D.USE_ABILITY, a):
         return
@@ -65,15 +66,22 @@ def extra_turn(st, decide):
 
 
 @njit(cache=True)
+def note_tango2(st):
+    """I-OPV: enough tanks stand in Tango 2 by the deadline; returns how many stand there."""
+    at_t2 = 0
+    for v in range(T.NV):
+        at_t2 += st[T.IS_TANK + v] and pos(st, v) == st[T.S_TANGO2]
+    if st[O.TURN] <= st[O.DEADLINE] and at_t2 >= st[T.S_TANKS_NEEDED]:
+        st[O.T2_REACHED] = 1
+    return at_t2
+
+
+@njit(cache=True)
 def assess(st):
     """§8 operational (I-OPV) and tactical (I-TACV) victory at this turn's end."""
     nv = T.NV
-    at_t2 = 0
-    for v in range(nv):
-        at_t2 += st[T.IS_TANK + v] and pos(st, v) == st[T.S_TANGO2]
+    at_t2 = note_tango2(st)
     st[L.X_TANKS_AT_T2] = max(st[L.X_TANKS_AT_T2], at_t2)
-    if st[O.TURN] <= st[O.DEADLINE] and at_t2 >= st[T.S_TANKS_NEEDED]:
-        st[O.T2_REACHED] = 1
     silent = artillery_silent(st)
     operational = st[O.T2_REACHED] == 1 and silent
     tactical = silent and st[O.TURN] <= st[T.S_BASE_TURN_LIMIT]

@@ -6,9 +6,11 @@ from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
 from bollesim import observation as O
+from bollesim.bits import lowest
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.core import (
+    ability_at,
     ability_ready,
     adjacent,
     ask,
@@ -32,7 +34,9 @@ from bollesim.engine.core import (
     track_changed,
     track_len,
     vx,
+    within_reach,
 )
+from bollesim.engine.end import note_tango2
 
 
 @njit(cache=True)
@@ -82,14 +86,16 @@ def remove_last(st, t):
 
 @njit(cache=True)
 def airstrike(st):
-    """§6.1, I-AIR: every track keeps half its chits, rounded down."""
+    """§6.1, I-AIR: every track keeps half its chits, rounded down (or up)."""
     if not st[O.AIRSTRIKE_PENDING]:
         return
-    removed = scratch(st, L.SCRATCH_REMOVED, 4, 0)
+    ceil = st[T.S_AIR_LEAVES] == C.AIR_CEIL
+    removed = scratch(st, L.SCRATCH_REMOVED, C.N_TRACKS, 0)
     for t in range(C.N_TRACKS):
         n = regular_chits(st, t)
-        removed[t] = n - n // 2
-        for _ in range(n - n // 2):
+        keep = (n + 1) // 2 if ceil else n // 2
+        removed[t] = n - keep
+        for _ in range(n - keep):
             remove_last(st, t)
     st[O.AIRSTRIKE_PENDING] = 0
     st[L.X_AIRSTRIKE_TURN] = st[O.TURN]
@@ -157,8 +163,10 @@ def step(st, v):
 
 @njit(cache=True)
 def move_step(st, decide):
-    """§6.2, then tows hook up, the optional APC rule and QL1's Extra move."""
+    """§6.2, then the optional APC rule and tows hook up; QL1's Extra move before or
+    after, as the player chooses."""
     nv = T.NV
+    extra_move(st, decide, D.EXTRA_MOVE_BEFORE)
     fill(st, L.SCRATCH_TARGET, nv, -1)
     for v in range(nv):
         if wants_to_move(st, v) and may_move(st, v, False):
@@ -177,7 +185,7 @@ def move_step(st, decide):
                 st[L.SCRATCH_SECOND + v] = step(st, v)
         perform_moves(st, decide, L.SCRATCH_SECOND)
     hook_tows(st, decide)
-    extra_move(st, decide)
+    extra_move(st, decide, D.EXTRA_MOVE)
 
 
 @njit(cache=True, inline="always")
@@ -281,6 +289,9 @@ def perform_moves(st, decide, moves):
     for v in range(nv):
         if st[moved + v]:
             arrive(st, v)
+    if st[T.S_T2_REACHED_AT] == C.T2_AT_ANY_MOMENT:
+        note_tango2(st)
+
 
 
 @njit(cache=True)
@@ -289,8 +300,8 @@ def draw_marker(st, p):
     k = st[T.POS_EAM_POOL + p] - 1
     n = st[L.X_N_MPOOL + k]
     i = pick(st, n)
-    marker = st[L.MPOOLS + 4 * k + i]
-    st[L.MPOOLS + 4 * k + i] = st[L.MPOOLS + 4 * k + n - 1]
+    marker = st[L.MPOOLS + L.MPOOL_CAP * k + i]
+    st[L.MPOOLS + L.MPOOL_CAP * k + i] = st[L.MPOOLS + L.MPOOL_CAP * k + n - 1]
     st[L.X_N_MPOOL + k] = n - 1
     side = pick(st, 2) if st[T.POS_EAM_POOL + p] == C.POOL_789 else 0
     st[O.MARKER + p] = 2 * marker + side
@@ -335,7 +346,8 @@ def hook_tows(st, decide):
         for p in range(T.NP):
             if st[T.POS_KIND + p] == C.CP and p != here:
                 nearest = min(nearest, distance(st, here, p))
-        anywhere = st[T.POS_KIND + here] == C.CP  # I-TOW-CP
+        # I-TOW-CP: from a contact point, any other one (or, read so, a nearest one)
+        anywhere = st[T.POS_KIND + here] == C.CP and st[T.S_TOW_FROM_CP] == C.TOW_ANY_CP
         n = 0
         for p in range(T.NP):
             if (
@@ -353,14 +365,9 @@ def hook_tows(st, decide):
         log(st, E.TOW_HOOKED, r, damaged, dest, 0)
 
 
-@njit(cache=True, inline="always")
-def within_ql1(st, v):
-    return distance(st, pos(st, C.QL1), pos(st, v)) <= st[T.S_QL1_RANGE]
-
-
 @njit(cache=True)
-def extra_move(st, decide):
-    """§5.5 Extra move."""
+def extra_move(st, decide, kind):
+    """§5.5 Extra move, before the Move step (kind EXTRA_MOVE_BEFORE) or after it."""
     a = ability_ready(st, C.EXTRA_MOVE)
     if a < 0:
         return
@@ -369,7 +376,7 @@ def extra_move(st, decide):
     n = 1
     for v in range(T.NV):
         if (
-            within_ql1(st, v)
+            within_reach(st, a, v)
             and wants_to_move(st, v)
             and st[vx(v, O.V_TOWING)] < 0
             and not st[vx(v, O.V_STUN)]
@@ -380,7 +387,7 @@ def extra_move(st, decide):
             n += 1
     if n == 1:
         return
-    choice = ask(st, decide, D.EXTRA_MOVE, n, a, 0)
+    choice = ask(st, decide, kind, n, a, 0)
     if choice < 0:
         return
     spend_ability(st, a)
@@ -450,12 +457,13 @@ def fire_targets(st, v, out):
 
 @njit(cache=True)
 def fire_step(st, decide):
-    """§6.3 in vehicle order; Direct their fire first, Extra fire last, then the depot."""
+    """§6.3: Direct their fire first, the Fire orders in the player's order, Extra fire
+    last, then the depot."""
     nv = T.NV
     tracks = scratch(st, L.SCRATCH_TRACKS, 4, 0)
     direct = False
     a = ability_ready(st, C.DIRECT_THEIR_FIRE)
-    if a >= 0 and pos(st, C.QL3) == st[T.S_DIRECT_FIRE_AT]:
+    if a >= 0 and ability_at(st, a, T.S_DIRECT_FIRE_AT):
         worth = False
         for v in range(nv):
             if (
@@ -467,17 +475,29 @@ def fire_step(st, decide):
         if worth and ask_yes_no(st, decide, D.USE_ABILITY, a):
             spend_ability(st, a)
             direct = True
-    rolls = scratch(st, L.SCRATCH_ROLLS, 16, 0)  # [0]: count, then the Saraci overwatch dice
+    rolls = scratch(st, L.SCRATCH_ROLLS, L.ROLLS_CAP, 0)  # [0]: count, then the Saraci OW dice
+    opts = options(st)
+    ready = 0  # the tanks still to carry out their Fire order (firing changes no tank)
     for v in range(nv):
         if able_to_fire(st, v):
-            fire_once(st, decide, v, direct, rolls)
+            ready |= 1 << v
+    while ready:  # §11: "execute the Fire orders in any order desired"
+        n = 0
+        left = ready
+        while left:
+            opts[n] = lowest(left)
+            n += 1
+            left &= left - 1
+        v = ask(st, decide, D.FIRE_ORDER, n, 0, 0)
+        ready &= ~(1 << v)
+        fire_once(st, decide, v, direct, rolls)
     a = ability_ready(st, C.EXTRA_FIRE)
     if a >= 0:
         opts = options(st)
         opts[0] = -1
         n = 1
         for v in range(nv):
-            if within_ql1(st, v) and able_to_fire(st, v) and fire_targets(st, v, tracks) > 0:
+            if within_reach(st, a, v) and able_to_fire(st, v) and fire_targets(st, v, tracks) > 0:
                 opts[n] = v
                 n += 1
         if n > 1:

@@ -7,7 +7,7 @@ a tuple of forty rule arrays cost ~80 ns a call). Regions, documented here once:
     st[PARAMS : + MAX_PARAMS]  the policy's parameters, float64 bits (params() views them)
     st[OPTS : + MAX_OPTIONS]   the options of the decision being asked
     st[SCRATCH_* ...]          work arrays of the kernels (no allocation per call)
-    st[RULES : + RULES_SIZE]   the ruleset, flattened (tables.py gives each table's offset)
+    st[RULES : + RULES_SIZE]   the packed ruleset (rules/packed.py), as every policy gets it
     st[TRACE :]                the event trace, TRACE_WIDTH per event (empty in batches)
 
 The game state:
@@ -15,17 +15,17 @@ The game state:
     st[0 : observation.SIZE]   the policy's observation (observation.py): turn, RoE,
                                fire status, track lengths, every vehicle's position,
                                orders and damage, ability markers, enemy-action markers.
-                               The engine keeps these live, so a policy reads the state
-                               itself, with no copy (derived slots such as the pool counts
-                               and track letters are kept live as the state changes).
+                               The engine keeps these live (derived slots such as the
+                               pool counts and track letters as the state changes), so a
+                               policy is handed a view of them, with no copy.
     st[X_* ]                   bookkeeping that policies do not need (below).
-    st[POOL : POOL + 64]       the enemy weapon pool, chit ids, st[X_N_POOL] of them; a
+    st[POOL : + POOL_CAP]      the enemy weapon pool, chit ids, st[X_N_POOL] of them; a
                                draw moves the last chit into the hole (as in the
                                reference engine's list), a returned chit is appended.
-    st[TRACKS + 16*t + i]      track t (codes.TANK, ATGM, HMG, ART), i-th chit from the
+    st[TRACKS + TRACK_CAP*t + i]  track t (codes.TANK, ATGM, HMG, ART), i-th chit from the
                                first placed; its length is st[observation.TRACK_LEN + t].
-    st[ASIDE : ASIDE + 16]     random-unit chits set aside (§7.2), st[X_N_ASIDE] of them.
-    st[MPOOLS + 4*k + i]       enemy-action marker pool k (0: FP 1-2-3, 1: FP 7-8-9),
+    st[ASIDE : + ASIDE_CAP]    random-unit chits set aside (§7.2), st[X_N_ASIDE] of them.
+    st[MPOOLS + MPOOL_CAP*k + i]  enemy-action marker pool k (0: FP 1-2-3, 1: FP 7-8-9),
                                st[X_N_MPOOL + k] markers.
 
 Vehicle fields are bit masks where the reference engine has sets: V_LIGHT bit
@@ -35,55 +35,76 @@ Chits are numbered as in the ruleset: the pool's weapon chits and the car first,
 random-unit chit per vehicle (n_pool_chits + vehicle), then the setup artillery marker.
 """
 
+from bollesim import codes as C
 from bollesim.decisions import MAX_OPTIONS
 from bollesim.observation import SIZE
+from bollesim.rules import packed as P
+from bollesim.rules import schema as S
 
-X_FIRE_TURN = SIZE  # turn of the first Fire order, 0 = none
-X_AIRSTRIKE_TURN = SIZE + 1
-X_SETUP_FLIPPED = SIZE + 2  # 1 when the Saraci setup marker shows "No Artillery"
-X_OVER = SIZE + 3
-X_END_REASON = SIZE + 4  # events.END_*
-X_TANKS_AT_T2 = SIZE + 5  # most tanks seen at T2 at an end phase
-X_CHITS_DRAWN = SIZE + 6
-X_HEAVY_HITS = SIZE + 7
-X_LIGHT_HITS = SIZE + 8
-X_N_POOL = SIZE + 9
-X_N_ASIDE = SIZE + 10
-X_N_MPOOL = SIZE + 11  # + pool k (2 slots)
-X_RETIRED = SIZE + 13  # the civilian car once retired, -1 before
-X_N_EVENTS = SIZE + 14  # events written to the trace buffer
-X_SHARED_DIE = SIZE + 15  # the one die of an order's radio checks when not per vehicle
-X_TANK_REACHED_KAL = SIZE + 16  # a tank has reached Kalesija (§6.2 optional APC rule)
-POOL = SIZE + 20
-POOL_CAP = 64
-TRACKS = POOL + POOL_CAP
-TRACK_CAP = 16
-ASIDE = TRACKS + 4 * TRACK_CAP
-ASIDE_CAP = 16
-MPOOLS = ASIDE + ASIDE_CAP
-STATE_SIZE = MPOOLS + 8
-RS = STATE_SIZE
+
+class _Region:
+    """Hands out consecutive slots of st: each name below is declared once, with its
+    size, and its offset follows from the ones before it."""
+
+    def __init__(self, start: int):
+        self.end = start
+
+    def take(self, size: int) -> int:
+        at, self.end = self.end, self.end + size
+        return at
+
+
+POOL_CAP = P.MAX_CHITS  # every chit but the setup marker fits in the pool
+TRACK_CAP = S.MAX_TRACK
+ASIDE_CAP = C.N_VEHICLES  # one random-unit chit per vehicle
+MPOOL_CAP = S.MARKERS_PER_POOL
 MAX_PARAMS = 16
-PARAMS = RS + 4
-OPTS = PARAMS + MAX_PARAMS
-SCRATCH = OPTS + MAX_OPTIONS
-SCRATCH_MASKS = SCRATCH  # 16: recipients of an order (orders.order_options)
-SCRATCH_PAIR = SCRATCH + 20  # 2: the chits of a pair
-SCRATCH_TARGET = SCRATCH + 22  # 9: next position of each mover (move step)
-SCRATCH_SECOND = SCRATCH + 31  # 9: the optional APC second step
-SCRATCH_EXTRA = SCRATCH + 40  # 9: QL1's Extra move
-SCRATCH_KEEP = SCRATCH + 49  # 9: movers kept into an overfull position
-SCRATCH_MOVED = SCRATCH + 58  # 9: who moved
-SCRATCH_COUNTS = SCRATCH + 67  # 18: vehicles per position after the moves
-SCRATCH_TRACKS = SCRATCH + 103  # 4: tracks a tank may fire at
-SCRATCH_ROLLS = SCRATCH + 107  # 16: count, then the Saraci overwatch dice of a turn
-SCRATCH_FP = SCRATCH + 123  # 9: firing priority of each exposed vehicle (choose_target)
-SCRATCH_CHITS = SCRATCH + 132  # 16: random-unit chits in the artillery pool
-SCRATCH_CHAIN = SCRATCH + 148  # 3: a radio link
-SCRATCH_REMOVED = SCRATCH + 151  # 4: chits an airstrike removed per track
-RULES = SCRATCH + 160
-RULES_SIZE = 4096
-TRACE = RULES + RULES_SIZE
+
+_st = _Region(SIZE)
+X_FIRE_TURN = _st.take(1)  # turn of the first Fire order, 0 = none
+X_AIRSTRIKE_TURN = _st.take(1)
+X_SETUP_FLIPPED = _st.take(1)  # 1 when the Saraci setup marker shows "No Artillery"
+X_OVER = _st.take(1)
+X_END_REASON = _st.take(1)  # events.END_*
+X_TANKS_AT_T2 = _st.take(1)  # most tanks seen at T2 at an end phase
+X_CHITS_DRAWN = _st.take(1)
+X_HEAVY_HITS = _st.take(1)
+X_LIGHT_HITS = _st.take(1)
+X_N_POOL = _st.take(1)
+X_N_ASIDE = _st.take(1)
+X_N_MPOOL = _st.take(2)  # + pool k
+X_RETIRED = _st.take(1)  # the civilian car once retired, -1 before
+X_N_EVENTS = _st.take(1)  # events written to the trace buffer
+X_SHARED_DIE = _st.take(1)  # the one die of an order's radio checks when not per vehicle
+X_TANK_REACHED_KAL = _st.take(1)  # a tank has reached Kalesija (§6.2 optional APC rule)
+POOL = _st.take(POOL_CAP)
+TRACKS = _st.take(C.N_TRACKS * TRACK_CAP)
+ASIDE = _st.take(ASIDE_CAP)
+MPOOLS = _st.take(2 * MPOOL_CAP)
+STATE_SIZE = _st.end
+
+_rest = _Region(STATE_SIZE)
+RS = _rest.take(4)  # the CHANCE stream, then the POLICY stream (rng.py)
+PARAMS = _rest.take(MAX_PARAMS)
+OPTS = _rest.take(MAX_OPTIONS)
+# Work arrays of the kernels (no allocation per call).
+SCRATCH_PAIR = _rest.take(2)  # the chits of a pair
+SCRATCH_TARGET = _rest.take(C.N_VEHICLES)  # next position of each mover (move step)
+SCRATCH_SECOND = _rest.take(C.N_VEHICLES)  # the optional APC second step
+SCRATCH_EXTRA = _rest.take(C.N_VEHICLES)  # QL1's Extra move
+SCRATCH_KEEP = _rest.take(C.N_VEHICLES)  # movers kept into an overfull position
+SCRATCH_MOVED = _rest.take(C.N_VEHICLES)  # who moved
+SCRATCH_COUNTS = _rest.take(C.N_POSITIONS)  # vehicles per position after the moves
+SCRATCH_TRACKS = _rest.take(C.N_TRACKS)  # tracks a tank may fire at
+ROLLS_CAP = 1 + 2 * C.N_VEHICLES  # a count, then every Saraci overwatch die of a turn
+SCRATCH_ROLLS = _rest.take(ROLLS_CAP)
+SCRATCH_FP = _rest.take(C.N_VEHICLES)  # firing priority of each exposed vehicle
+SCRATCH_CHITS = _rest.take(ASIDE_CAP)  # random-unit chits in the artillery pool
+SCRATCH_CHAIN = _rest.take(3)  # a radio link
+SCRATCH_REMOVED = _rest.take(C.N_TRACKS)  # chits an airstrike removed per track
+RULES = _rest.take(P.SIZE)  # the packed ruleset (rules/packed.py, engine/tables.py)
+RULES_SIZE = P.SIZE
+TRACE = _rest.end
 
 # Trace rows: (turn, kind, a, b, c, d), see events.py.
 TRACE_WIDTH = 6

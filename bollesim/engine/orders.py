@@ -11,6 +11,7 @@ from bollesim.decisions import order_dest, order_kind, order_mask, pack_order
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.core import (
+    ability_at,
     ability_ready,
     ask,
     ask_yes_no,
@@ -27,6 +28,7 @@ from bollesim.engine.core import (
     options,
     pick,
     pos,
+    release_tow,
     scratch,
     spend_ability,
     spread,
@@ -162,8 +164,8 @@ def choose_vl2_destination(st, decide):
 
 @njit(cache=True, inline="always")
 def destinations(st, v):
-    """Bit mask of v's valid Move destinations (§5.4.1, table built from the reference
-    engine's destination_allowed), less the one it already heads for."""
+    """Bit mask of v's valid Move destinations (§5.4.1, rules/board.py), less the one it
+    already heads for."""
     mask = st[T.DEST_MASK + pos(st, v)]
     dest = st[vx(v, O.V_DEST)]
     if dest >= 0:
@@ -173,10 +175,11 @@ def destinations(st, v):
 
 @njit(cache=True, inline="always")
 def can_take_move(st, v):
+    """Not the player's own vehicle, not immobilised, not in tow (a rescuer towing a
+    tank may: the new order supersedes the tow, §5.4)."""
     return (
-        v != C.VL2
+        v != st[T.S_COMMANDER]
         and not has(st, v, O.V_HEAVY, C.TRACKS)
-        and st[vx(v, O.V_TOWING)] < 0
         and st[vx(v, O.V_TOWED_BY)] < 0
     )
 
@@ -188,44 +191,14 @@ def eligible(st, v, kind):
     return st[T.IS_TANK + v] == 1 and st[vx(v, O.V_FIRE)] == 0
 
 
-@njit(cache=True)
-def recipient_masks(st, kind, platoon_scope, masks):
-    """Singles, then (platoon scope) every group of 2+ of a platoon's first four eligible
-    members, in the reference engine's order (itertools.combinations by size). Returns
-    the count."""
-    able = 0  # bit masks of the eligible vehicles: all, platoon 1's, platoon 2's
-    first_platoon = 0
-    second_platoon = 0
+@njit(cache=True, inline="always")
+def eligible_mask(st, kind):
+    """The vehicles that may receive an order of this kind, as a bit mask."""
+    mask = 0
     for v in range(T.NV):
         if eligible(st, v, kind):
-            able |= 1 << v
-            if st[T.PLATOON + v] == 1 and popcount(first_platoon) < 4:
-                first_platoon |= 1 << v
-            elif st[T.PLATOON + v] == 2 and popcount(second_platoon) < 4:
-                second_platoon |= 1 << v
-    n = 0
-    while able:
-        masks[n] = able & -able
-        n += 1
-        able &= able - 1
-    if not platoon_scope:
-        return n
-    for members in (first_platoon, second_platoon):
-        if popcount(members) < 2:
-            continue
-        first = members
-        while first:  # pairs in combinations order
-            a = first & -first
-            first &= first - 1
-            rest = first
-            while rest:
-                masks[n] = a | (rest & -rest)
-                n += 1
-                rest &= rest - 1
-        if popcount(members) == 3:  # then the triple
-            masks[n] = members
-            n += 1
-    return n
+            mask |= 1 << v
+    return mask
 
 
 @njit(cache=True, inline="always")
@@ -240,12 +213,14 @@ def add_moves(opts, n, mask, allowed):
 
 @njit(cache=True, inline="always")
 def may_spread(st, mask, town):
-    """I-OW-SPREAD: every vehicle of mask is in the town and not yet on its overwatch."""
+    """I-OW-SPREAD: every vehicle of mask is in the town, the town has an overwatch for
+    each, and none is on its overwatch already."""
     rank = 0
     members = mask
     while members:
         here = pos(st, lowest(members))
-        if spread(st, town, rank) == here or not in_town(st, here, town):
+        target = spread(st, town, rank)
+        if target < 0 or target == here or not in_town(st, here, town):
             return False
         rank += 1
         members &= members - 1
@@ -253,38 +228,53 @@ def may_spread(st, mask, town):
 
 
 @njit(cache=True)
+def group_moves(st, opts, n, mask):
+    """A group goes to a contact point all of its vehicles may go to, or spreads over a
+    town's overwatches (I-OW-SPREAD)."""
+    allowed = st[T.CP_MASK]
+    members = mask
+    while members:
+        allowed &= destinations(st, lowest(members))
+        members &= members - 1
+    n = add_moves(opts, n, mask, allowed)
+    for town in (C.TOWN_S, C.TOWN_K):
+        if may_spread(st, mask, town):
+            opts[n] = pack_order(C.MOVE, mask, D.SPREAD + town)
+            n += 1
+    return n
+
+
+@njit(cache=True)
 def order_options(st, a, b, kinds, exclude):
-    """The orders pair (a, b) allows now, packed into options(st), PASS first."""
+    """The orders pair (a, b) allows now, packed into options(st), PASS first. Recipients
+    are single vehicles, then (platoon scope) the platoon groups whose members can all
+    take the order (rules/forces.py), none of them in `exclude`."""
     opts = options(st)
     opts[0] = D.PASS
     n = 1
-    platoon = matrix_platoon(st, a, b) == 1
-    masks = scratch(st, L.SCRATCH_MASKS, 16, 0)
+    n_groups = st[T.S_N_GROUPS] if matrix_platoon(st, a, b) == 1 else 0
     if matrix_move(st, a, b) and (kinds >> C.MOVE) & 1:
-        nm = recipient_masks(st, C.MOVE, platoon, masks)
-        for k in range(nm):
-            mask = masks[k]
-            if mask & exclude:
-                continue
-            if popcount(mask) == 1:
-                n = add_moves(opts, n, mask, destinations(st, lowest(mask)))
-                continue
-            allowed = st[T.CP_MASK]  # a group goes to a contact point all of them may go to
-            members = mask
-            while members:
-                allowed &= destinations(st, lowest(members))
-                members &= members - 1
-            n = add_moves(opts, n, mask, allowed)
-            for town in (C.TOWN_S, C.TOWN_K):
-                if may_spread(st, mask, town):
-                    opts[n] = pack_order(C.MOVE, mask, D.SPREAD + town)
-                    n += 1
-    fire_allowed = st[O.FIRE_ROE] > 0 or st[O.ROE] >= st[T.S_FIRE_ALLOWED]
-    if matrix_fire(st, a, b) and fire_allowed and (kinds >> C.FIRE) & 1:
-        nm = recipient_masks(st, C.FIRE, platoon, masks)
-        for k in range(nm):
-            if not masks[k] & exclude:
-                opts[n] = pack_order(C.FIRE, masks[k], -1)
+        able = eligible_mask(st, C.MOVE) & ~exclude
+        singles = able
+        while singles:
+            v = lowest(singles)
+            singles &= singles - 1
+            n = add_moves(opts, n, 1 << v, destinations(st, v))
+        for g in range(n_groups):
+            mask = st[T.GROUPS + g]
+            if mask & ~able == 0:
+                n = group_moves(st, opts, n, mask)
+    if matrix_fire(st, a, b) and fire_allowed(st) and (kinds >> C.FIRE) & 1:
+        able = eligible_mask(st, C.FIRE) & ~exclude
+        singles = able
+        while singles:
+            opts[n] = pack_order(C.FIRE, singles & -singles, -1)
+            n += 1
+            singles &= singles - 1
+        for g in range(n_groups):
+            mask = st[T.GROUPS + g]
+            if mask & ~able == 0:
+                opts[n] = pack_order(C.FIRE, mask, -1)
                 n += 1
     if (kinds >> C.TOW) & 1:
         n = tow_options(st, opts, n)
@@ -294,14 +284,24 @@ def order_options(st, a, b, kinds, exclude):
     return n
 
 
+@njit(cache=True, inline="always")
+def fire_allowed(st):
+    """§5.4.2: the RoE allows a Fire order (I-FIRST-FIRE: once fire has started, only
+    under the "every" reading does a later one need it)."""
+    if st[O.FIRE_ROE] > 0 and st[T.S_FIRE_ORDER_ROE] == C.FIRE_ROE_FIRST:
+        return True
+    return st[O.ROE] >= st[T.S_FIRE_ALLOWED]
+
+
 @njit(cache=True)
 def tow_options(st, opts, n):
     """§5.4.3: tanks that may be sent to tow a tracks-damaged tank outside Saraci."""
     nv = T.NV
-    stranded = 0  # tracks-damaged vehicles outside Saraci, not yet in tow
+    stranded = 0  # tracks-damaged tanks outside Saraci, not yet in tow
     for v in range(nv):
         if (
-            has(st, v, O.V_HEAVY, C.TRACKS)
+            st[T.IS_TANK + v]
+            and has(st, v, O.V_HEAVY, C.TRACKS)
             and not in_saraci(st, pos(st, v))
             and st[vx(v, O.V_TOWED_BY)] < 0
         ):
@@ -332,13 +332,13 @@ def tow_options(st, opts, n):
 
 @njit(cache=True, inline="always")
 def airstrike_allowed(st):
-    """§5.4.4, I-AIR."""
+    """§5.4.4, I-AIR: one marker; Unrestricted RoE or a tank with heavy damage."""
     if st[O.AIRSTRIKE_PENDING] or st[O.AIRSTRIKES_USED] >= st[T.S_AIRSTRIKES]:
         return False
     if st[O.ROE] >= st[T.S_UNRESTRICTED]:
         return True
     for v in range(T.NV):
-        if st[vx(v, O.V_HEAVY)]:
+        if st[T.IS_TANK + v] and st[vx(v, O.V_HEAVY)]:
             return True
     return False
 
@@ -356,8 +356,7 @@ def offer_order(st, decide, a, b):
     issue(st, choice, D.ISSUE_ORDER)
     kind = order_kind(choice)
     ab = ability_ready(st, C.EXTRA_ORDER)
-    vl2 = st[T.S_COMMANDER]
-    if ab < 0 or (kind != C.MOVE and kind != C.FIRE) or pos(st, vl2) != st[T.S_EXTRA_ORDER_AT]:
+    if ab < 0 or (kind != C.MOVE and kind != C.FIRE) or not ability_at(st, ab, T.S_EXTRA_ORDER_AT):
         return
     n = order_options(st, a, b, 1 << kind, order_mask(choice))
     extra = ask(st, decide, D.EXTRA_ORDER, n, ab, 0)
@@ -385,6 +384,9 @@ def issue(st, code, decision):
         k += 1
         if not received(st, v):
             continue
+        if (kind == C.MOVE or kind == C.TOW) and st[vx(v, O.V_TOWING)] >= 0:  # §5.4
+            log(st, E.TOW_DROPPED, v, st[vx(v, O.V_TOWING)], 0, 0)
+            release_tow(st, v)
         if kind == C.MOVE:
             st[vx(v, O.V_ORDER)] = C.MOVE
             st[vx(v, O.V_TOW_TARGET)] = -1

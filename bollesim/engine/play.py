@@ -1,7 +1,7 @@
 """The fast engine's game loop and batch kernel: games in parallel with prange.
 
 Each game g of a batch is seeded from (seed, first_game + g), so a game's result does
-not depend on the batch, the block or the thread that plays it (DESIGN.md §3).
+not depend on the batch, the block or the thread that plays it (docs/architecture.md §3).
 """
 
 import numpy as np

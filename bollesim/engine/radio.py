@@ -15,7 +15,8 @@ from bollesim.engine.core import (
     scratch,
 )
 
-AUTOMATIC = 6
+AUTOMATIC = 7  # reference/radio.py: no radio damage in the link, no roll
+BEST_ROLL = 6
 
 
 @njit(cache=True, inline="always")
@@ -30,7 +31,7 @@ def chain_quality(st, chain, n):
     if damaged == 0:
         return AUTOMATIC
     if damaged >= 2:
-        return st[T.S_RADIO_TWO_MAX]
+        return min(st[T.S_RADIO_TWO_MAX], BEST_ROLL)
     drm = 0
     for o in range(T.NV):
         if o != which and pos(st, o) == pos(st, which) and not has(st, o, O.V_LIGHT, C.RADIO):
@@ -38,7 +39,7 @@ def chain_quality(st, chain, n):
             break
     if pos(st, C.QL3) == st[T.S_OPN] and not has(st, C.QL3, O.V_LIGHT, C.RADIO):
         drm += st[T.S_RADIO_QL3_DRM]
-    return st[T.S_RADIO_ONE_MAX] - drm
+    return min(st[T.S_RADIO_ONE_MAX] - drm, BEST_ROLL)
 
 
 @njit(cache=True, inline="always")
@@ -53,15 +54,13 @@ def link_quality(st, receiver):
     if receiver == st[T.RELAYS + 0] or receiver == st[T.RELAYS + 1]:
         chain[1] = receiver
         quality = chain_quality(st, chain, 2)
-        if quality >= AUTOMATIC:
-            return AUTOMATIC
-        return max(best, min(quality, AUTOMATIC - 1))
+        return quality if quality == AUTOMATIC else max(best, quality)
     for r in range(2):
         chain[1] = st[T.RELAYS + r]
         quality = chain_quality(st, chain, 3)
-        if quality >= AUTOMATIC:
+        if quality == AUTOMATIC:
             return AUTOMATIC
-        best = max(best, min(quality, AUTOMATIC - 1))
+        best = max(best, quality)
     return best
 
 
@@ -69,7 +68,7 @@ def link_quality(st, receiver):
 def received(st, receiver):
     """One vehicle's radio check; the die is shared by an order unless I-RADIO."""
     quality = link_quality(st, receiver)
-    if quality >= AUTOMATIC:
+    if quality == AUTOMATIC:
         log(st, E.RADIO, receiver, 0, quality, 1)
         return True
     if st[T.S_RADIO_PER_VEHICLE] or st[L.X_SHARED_DIE] == 0:

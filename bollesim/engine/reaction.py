@@ -10,6 +10,7 @@ from bollesim.bits import lowest, popcount
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.core import (
+    ability_at,
     ability_ready,
     ask_yes_no,
     change_roe,
@@ -60,7 +61,7 @@ def reaction_phase(st, decide):
 def draw_their_fire(st, decide):
     """§5.5 Draw their fire: True if used this turn."""
     a = ability_ready(st, C.DRAW_THEIR_FIRE)
-    if a < 0 or pos(st, st[T.S_COMMANDER]) != st[T.S_DTF_AT]:
+    if a < 0 or not ability_at(st, a, T.S_DTF_AT):
         return False
     anyone = False
     for v in range(T.NV):
@@ -159,7 +160,7 @@ def attack(st, decide, weapon, target, to_hit, drawing_fire):
         change_roe(st, decide, st[T.S_HOLD_ATTACK], E.ROE_HOLD_ATTACK)
     if hit:
         die = d6(st)
-        heavy_damage(st, decide, target, hit_table(st, weapon, die - 1), die)
+        heavy_damage(st, decide, target, hit_table(st, weapon, die - 1), die, False)
     if weapon == C.HMG and unbuttoned and not st[L.X_OVER]:
         die = d6(st)
         killed = die >= st[T.S_HMG_KILL_ON]
@@ -170,7 +171,8 @@ def attack(st, decide, weapon, target, to_hit, drawing_fire):
 
 @njit(cache=True)
 def artillery(st, decide):
-    """§7.2 with I-ROE-ART: 2 only effects, 3-11 random unit to the pool, 12 heavy."""
+    """§7.2 with I-ROE-ART: 2 only effects, 3-11 random unit to the pool, 12 heavy
+    (I-ART-APC: an APC destroyed, or damaged like a tank)."""
     last = last_chit(st, C.ART)
     if last == st[T.S_SETUP_CHIT] and st[L.X_SETUP_FLIPPED]:
         log(st, E.ARTILLERY, C.NO_ART, 0, 0, 0)
@@ -186,7 +188,7 @@ def artillery(st, decide):
         further_effects(st, decide, target)
     if not present or roll <= st[T.S_ART_ONLY_EFFECTS]:
         return
-    chits = scratch(st, L.SCRATCH_CHITS, 16, 0)  # random-unit chits of vehicles there
+    chits = scratch(st, L.SCRATCH_CHITS, L.ASIDE_CAP, 0)  # random-unit chits of those there
     n = 0
     for v in range(T.NV):
         if target != C.NO_ART and st[T.POS_ART + (pos(st, v))] == target:
@@ -209,7 +211,8 @@ def artillery(st, decide):
         pool_append(st, chit)
     else:
         die = d6(st)
-        heavy_damage(st, decide, victim, hit_table(st, C.ART, die - 1), die)
+        apc_survives = st[T.S_ART_ON_APC] == C.ART_APC_LOCATION  # I-ART-APC
+        heavy_damage(st, decide, victim, hit_table(st, C.ART, die - 1), die, apc_survives)
 
 
 @njit(cache=True)

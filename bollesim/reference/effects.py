@@ -59,19 +59,34 @@ def ability_ready(table: Table, ability: int) -> int:
     return -1
 
 
+def ability_at(table: Table, a: int, place: int) -> bool:
+    """§5.5: marker a's command vehicle stands where its ability needs it."""
+    return table.game.vehicles[table.rules.ability_vehicle[a]].position == place
+
+
+def within_reach(table: Table, a: int, v: Vehicle) -> bool:
+    """§5.5 Extra move, Extra fire: v is marker a's vehicle (QL1) or within reach of it."""
+    rules = table.rules
+    owner = table.game.vehicles[rules.ability_vehicle[a]]
+    return rules.distance[owner.position, v.position] <= rules.p("ability_rules", "ql1_range")
+
+
 def spend_ability(table: Table, a: int) -> None:
     marker = table.game.abilities[a]
     marker.state = C.SPENT
     table.log(E.ABILITY, a, E.ABILITY_USED, marker.side)
 
 
-def heavy_damage(table: Table, v: Vehicle, location: int, die: int) -> None:
+def heavy_damage(
+    table: Table, v: Vehicle, location: int, die: int, apc_survives: bool = False
+) -> None:
     """§7.1.3 (and §7.2 on a 12): a hit on an APC or a second hit on a location destroys
-    the vehicle; otherwise mark it, stun on hull or turret, and move the RoE."""
+    the vehicle; otherwise mark it, stun on hull or turret, and move the RoE. With
+    `apc_survives` (artillery under I-ART-APC "location") an APC is marked like a tank."""
     game, rules = table.game, table.rules
     table.log(E.HEAVY_DAMAGE, v.index, location, die)
     game.heavy_hits += 1
-    if not v.is_tank or location in v.heavy:
+    if (not v.is_tank and not apc_survives) or location in v.heavy:
         table.log(E.DESTROYED, v.index)
         end_game(table, E.END_DESTROYED)
         return

@@ -5,9 +5,9 @@ from __future__ import annotations
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
-from bollesim.reference.effects import ability_ready, end_game, spend_ability
+from bollesim.reference.effects import ability_at, ability_ready, end_game, spend_ability
 from bollesim.reference.orders import in_saraci
-from bollesim.reference.state import Game, artillery_silent, turn_limit
+from bollesim.reference.state import Game, artillery_silent
 from bollesim.reference.table import Table
 
 
@@ -31,7 +31,7 @@ def end_phase(table: Table) -> None:
         if C.HULL in v.heavy:
             v.hull_green = not v.hull_green
             table.log(E.HULL_FLIP, v.index, v.hull_green)
-    if game.turn >= turn_limit(rules):
+    if game.turn >= rules.turn_limit:
         won = game.operational or game.tactical
         extended = rules.p("game", "extend_to_40")
         end_game(table, E.END_TURN_40 if extended and not won else E.END_TURN_LIMIT)
@@ -40,11 +40,11 @@ def end_phase(table: Table) -> None:
 
 
 def extra_turn(table: Table) -> None:
-    """§5.5 Extra turn (I-ABILITY-PHASE): with QL3 at Kalesija, the T2 deadline marker
-    moves one box toward turn 20."""
+    """§5.5 Extra turn (I-ABILITY-PHASE): with its vehicle (QL3) at Kalesija, the T2
+    deadline marker moves one box toward turn 20."""
     game, rules = table.game, table.rules
     a = ability_ready(table, C.EXTRA_TURN)
-    if a < 0 or game.vehicles[C.QL3].position != rules.extra_turn_at:
+    if a < 0 or not ability_at(table, a, rules.extra_turn_at):
         return
     if game.deadline >= rules.p("game", "deadline_max") or not table.ask(
         D.USE_ABILITY, [0, 1], (a, 0)
@@ -55,13 +55,21 @@ def extra_turn(table: Table) -> None:
     table.log(E.DEADLINE, game.deadline, 1)
 
 
+def note_tango2(game: Game) -> None:
+    """I-OPV: enough tanks stand in Tango 2 by the deadline (the operational victory's
+    first condition, §8)."""
+    rules = game.rules
+    at_t2 = sum(1 for v in game.vehicles if v.is_tank and v.position == rules.tango2)
+    if game.turn <= game.deadline and at_t2 >= rules.p("game", "tanks_needed_at_t2"):
+        game.t2_reached = True
+
+
 def assess(game: Game) -> tuple[bool, bool]:
     """§8 operational (I-OPV) and tactical (I-TACV) victory at this turn's end."""
     rules = game.rules
     tanks_at_t2 = sum(1 for v in game.vehicles if v.is_tank and v.position == rules.tango2)
     game.tanks_at_t2 = max(game.tanks_at_t2, tanks_at_t2)
-    if game.turn <= game.deadline and tanks_at_t2 >= rules.p("game", "tanks_needed_at_t2"):
-        game.t2_reached = True
+    note_tango2(game)
     silent = artillery_silent(game)
     operational = game.t2_reached and silent
     tactical = (

@@ -5,7 +5,14 @@ from __future__ import annotations
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
-from bollesim.reference.effects import ability_ready, release_tow, spend_ability
+from bollesim.reference.effects import (
+    ability_at,
+    ability_ready,
+    release_tow,
+    spend_ability,
+    within_reach,
+)
+from bollesim.reference.end import note_tango2
 from bollesim.reference.state import Game, Vehicle
 from bollesim.reference.table import Table
 
@@ -37,16 +44,19 @@ def commander_checks(table: Table) -> None:
 
 
 def airstrike(table: Table) -> None:
-    """§6.1, I-AIR: every track keeps half its chits, rounded down (the setup artillery
-    marker is not a chit to remove); the rest go back to the pool."""
+    """§6.1, I-AIR: every track keeps half its chits, rounded down (or up, under the
+    "ceil" reading; the setup artillery marker is not a chit to remove); the rest go back
+    to the pool."""
     game = table.game
     if not game.airstrike_pending:
         return
+    ceil = table.rules.p("interpretations", "airstrike_leaves") == C.AIR_CEIL
     removed = []
     for t in range(C.N_TRACKS):
         n = regular_chits(game, t)
-        removed.append(n - n // 2)
-        for _ in range(n - n // 2):
+        keep = (n + 1) // 2 if ceil else n // 2
+        removed.append(n - keep)
+        for _ in range(n - keep):
             remove_last(table, t)
     game.airstrike_pending = False
     game.airstrike_turn = game.turn
@@ -123,9 +133,11 @@ def may_move(table: Table, v: Vehicle, extra: bool = False) -> bool:
 
 
 def move_step(table: Table) -> None:
-    """§6.2: everyone with somewhere to go advances one position; then tows hook up,
-    the optional APC rule, and QL1's Extra move (§5.5)."""
+    """§6.2: everyone with somewhere to go advances one position; then the optional APC
+    rule and tows hook up. QL1's Extra move (§5.5) comes before or after, as the player
+    chooses."""
     game, rules = table.game, table.rules
+    extra_move(table, D.EXTRA_MOVE_BEFORE)
     movers = [
         (v, step(game, v)) for v in game.vehicles if wants_to_move(game, v) and may_move(table, v)
     ]
@@ -143,7 +155,7 @@ def move_step(table: Table) -> None:
         ]
         perform_moves(table, second)
     hook_tows(table)
-    extra_move(table)
+    extra_move(table, D.EXTRA_MOVE)
 
 
 def step(game: Game, v: Vehicle) -> int:
@@ -189,7 +201,10 @@ def perform_moves(table: Table, movers: list[tuple[Vehicle, int]]) -> list[Vehic
             draw_marker(table, p)
     for v in moved:
         arrive(table, v)
+    if rules.p("interpretations", "t2_reached_at") == C.T2_AT_ANY_MOMENT:
+        note_tango2(game)
     return moved
+
 
 
 def final(v: Vehicle, moving: dict[int, int]) -> int:
@@ -271,7 +286,10 @@ def hook_tows(table: Table) -> None:
             for p in range(len(rules.position_ids))
             if rules.pos_kind[p] == C.CP and p != r.position
         ]
-        if rules.pos_kind[r.position] != C.CP:  # I-TOW-CP: from a contact point, any other
+        anywhere = rules.pos_kind[r.position] == C.CP and (
+            rules.p("interpretations", "tow_from_cp") == C.TOW_ANY_CP
+        )
+        if not anywhere:  # I-TOW-CP: from a contact point, any other
             nearest = min(rules.distance[r.position, p] for p in cps)
             cps = [p for p in cps if rules.distance[r.position, p] == nearest]
         dest = table.ask(D.TOW_DESTINATION, cps)
@@ -280,15 +298,10 @@ def hook_tows(table: Table) -> None:
         table.log(E.TOW_HOOKED, r.index, damaged.index, dest)
 
 
-def within_ql1(table: Table, v: Vehicle) -> bool:
-    """§5.5: QL1 itself or a vehicle within one position of it."""
-    ql1 = table.game.vehicles[C.QL1]
-    return table.rules.distance[ql1.position, v.position] <= table.rules.p("abilities", "ql1_range")
-
-
-def extra_move(table: Table) -> None:
-    """§5.5 Extra move: one vehicle near QL1 moves again (not towing, stunned or with
-    tracks damage; night vision still rolls; the hull marker does not matter)."""
+def extra_move(table: Table, kind: int) -> None:
+    """§5.5 Extra move: one vehicle near QL1 moves once more (not towing, stunned or with
+    tracks damage; night vision still rolls; the hull marker does not matter), before
+    the Move step (decision EXTRA_MOVE_BEFORE) or after it (EXTRA_MOVE)."""
     game = table.game
     a = ability_ready(table, C.EXTRA_MOVE)
     if a < 0:
@@ -296,7 +309,7 @@ def extra_move(table: Table) -> None:
     candidates = [
         v.index
         for v in game.vehicles
-        if within_ql1(table, v)
+        if within_reach(table, a, v)
         and wants_to_move(game, v)
         and v.towing < 0
         and not v.stunned
@@ -305,7 +318,7 @@ def extra_move(table: Table) -> None:
     ]
     if not candidates:
         return
-    choice = table.ask(D.EXTRA_MOVE, [-1] + candidates, (a, 0))
+    choice = table.ask(kind, [-1] + candidates, (a, 0))
     if choice < 0:
         return
     spend_ability(table, a)
@@ -365,14 +378,15 @@ def fire_targets(game: Game, v: Vehicle) -> list[int]:
 
 
 def fire_step(table: Table) -> None:
-    """§6.3 in vehicle order, QL3's Direct their fire first and QL1's Extra fire last,
-    then the ammunition depot if three Saraci overwatch shots all rolled 1."""
+    """§6.3: QL3's Direct their fire first, then every tank able to fire, in the order
+    the player chooses, QL1's Extra fire last, then the ammunition depot if three Saraci
+    overwatch shots all rolled 1."""
     game, rules = table.game, table.rules
     direct = False
     a = ability_ready(table, C.DIRECT_THEIR_FIRE)
     if (
         a >= 0
-        and game.vehicles[C.QL3].position == rules.direct_their_fire_at
+        and ability_at(table, a, rules.direct_their_fire_at)
         and any(
             able_to_fire(game, v) and rules.pos_indirect[v.position] and fire_targets(game, v)
             for v in game.vehicles
@@ -382,15 +396,17 @@ def fire_step(table: Table) -> None:
         spend_ability(table, a)
         direct = True
     saraci_rolls: list[int] = []
-    for v in game.vehicles:
-        if able_to_fire(game, v):
-            fire_once(table, v, direct, saraci_rolls)
+    ready = [v.index for v in game.vehicles if able_to_fire(game, v)]  # firing changes no tank
+    while ready:  # §11: "execute the Fire orders in any order desired"
+        choice = table.ask(D.FIRE_ORDER, ready)
+        ready.remove(choice)
+        fire_once(table, game.vehicles[choice], direct, saraci_rolls)
     a = ability_ready(table, C.EXTRA_FIRE)
     if a >= 0:
         candidates = [
             v.index
             for v in game.vehicles
-            if within_ql1(table, v) and able_to_fire(game, v) and fire_targets(game, v)
+            if within_reach(table, a, v) and able_to_fire(game, v) and fire_targets(game, v)
         ]
         if candidates:
             choice = table.ask(D.EXTRA_FIRE, [-1] + candidates, (a, 0))

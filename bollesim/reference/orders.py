@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from itertools import combinations
-
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
 from bollesim.decisions import order_dest, order_kind, order_mask, pack_order
-from bollesim.reference.effects import ability_ready, spend_ability
+from bollesim.reference.effects import ability_at, ability_ready, release_tow, spend_ability
 from bollesim.reference.radio import RadioCheck
 from bollesim.reference.state import Game, Vehicle
 from bollesim.reference.table import Table
@@ -128,61 +126,33 @@ def choose_vl2_destination(table: Table) -> None:
 
 def in_saraci(game: Game, position: int) -> bool:
     """I-TACV, I-TOW-SARACI: Saraci is its contact point and its overwatches."""
-    rules = game.rules
-    return position == rules.saraci or rules.pos_town[position] == C.TOWN_S
+    return game.rules.town_of[position] == C.TOWN_S
 
 
 def move_destinations(game: Game, v: Vehicle) -> list[int]:
-    """§5.4.1: where v may be sent (not where it is or is already going)."""
-    rules = game.rules
-    return [
-        d
-        for d in range(len(rules.position_ids))
-        if d != v.destination and destination_allowed(rules, v.position, d)
-    ]
+    """§5.4.1: where v may be sent (rules/board.py: contact points and overwatches, with
+    the three restrictions), not where it is already going."""
+    allowed = game.rules.dest_allowed[v.position]
+    return [d for d in range(len(allowed)) if allowed[d] and d != v.destination]
 
 
-def destination_allowed(rules, here: int, d: int) -> bool:
-    """§5.4.1: contact points and overwatches, with the three restrictions: Tango 2 only
-    from Kalesija or its road; from that road or Tango 2 only Kalesija or Tango 2; an
-    overwatch only from its town."""
-    if d == here or rules.pos_kind[d] == C.CKP:
-        return False
-    if d == rules.tango2 and not (here == rules.kalesija or rules.pos_kt2_road[here]):
-        return False
-    if (rules.pos_kt2_road[here] or here == rules.tango2) and d not in (
-        rules.kalesija,
-        rules.tango2,
-    ):
-        return False
-    return not (rules.pos_kind[d] == C.OW and not in_town(rules, here, int(rules.pos_town[d])))
-
-
-def in_town(rules, position: int, town: int) -> bool:
-    """At the town's contact point or one of its overwatches (§5.4.1 OW restriction)."""
-    cp = rules.saraci if town == C.TOWN_S else rules.kalesija
-    return position == cp or (rules.pos_kind[position] == C.OW and rules.pos_town[position] == town)
-
-
-def can_take_move(v: Vehicle) -> bool:
-    """A vehicle that may be given a Move order: not VL2's free choice, not immobilised,
-    not hooked to a tow (I-OW-SPREAD keeps platoons simple)."""
-    return v.index != C.VL2 and C.TRACKS not in v.heavy and v.towing < 0 and v.towed_by < 0
+def can_take_move(game: Game, v: Vehicle) -> bool:
+    """A vehicle that may be given a Move order: not the player's own (VL2), not
+    immobilised, not in tow. A rescuer towing a tank may: the new order supersedes the
+    tow (§5.4 "Any order can be revoked and superseded by a new order")."""
+    return v.index != game.rules.commander and C.TRACKS not in v.heavy and v.towed_by < 0
 
 
 def recipient_masks(game: Game, eligible, platoon_scope: bool) -> list[int]:
-    """Single vehicles, and with platoon scope every group of two or more of a platoon
-    (§5.4.1: all or part of the platoon; §11: a platoon order may go to one vehicle)."""
-    singles = [1 << v.index for v in game.vehicles if eligible(v)]
+    """Single vehicles, and with platoon scope the groups of two or more of a platoon
+    (rules/forces.py) whose vehicles can all take the order (§5.4.1: all or part of the
+    platoon; §11: a platoon order may go to one vehicle)."""
+    able = [v.index for v in game.vehicles if eligible(v)]
+    singles = [1 << v for v in able]
     if not platoon_scope:
         return singles
-    groups = []
-    for platoon in sorted({v.platoon for v in game.vehicles if v.platoon > 0}):
-        members = [v.index for v in game.vehicles if v.platoon == platoon and eligible(v)]
-        for size in range(2, len(members) + 1):
-            for combo in combinations(members, size):
-                groups.append(sum(1 << i for i in combo))
-    return singles + groups
+    able_mask = sum(singles)
+    return singles + [int(g) for g in game.rules.platoon_groups if g & ~able_mask == 0]
 
 
 def order_options(
@@ -197,7 +167,7 @@ def order_options(
     platoon = bool(rules.matrix_platoon[types])
     out = [D.PASS]
     if move_ok and C.MOVE in kinds:
-        for mask in recipient_masks(game, can_take_move, platoon):
+        for mask in recipient_masks(game, lambda v: can_take_move(game, v), platoon):
             if mask & exclude:
                 continue
             members = [v for v in game.vehicles if mask >> v.index & 1]
@@ -210,14 +180,10 @@ def order_options(
             out += [
                 pack_order(C.MOVE, mask, d) for d in sorted(common) if rules.pos_kind[d] == C.CP
             ]
-            for town in (C.TOWN_S, C.TOWN_K):  # I-OW-SPREAD
-                if all(
-                    spread_target(rules, town, k) != v.position and in_town(rules, v.position, town)
-                    for k, v in enumerate(members)
-                ):
+            for town in (C.TOWN_S, C.TOWN_K):
+                if may_spread(rules, members, town):
                     out.append(pack_order(C.MOVE, mask, D.SPREAD + town))
-    fire_allowed = game.fired or game.roe >= rules.p("roe", "fire_allowed")  # §5.4.2
-    if fire_ok and fire_allowed and C.FIRE in kinds:
+    if fire_ok and fire_allowed(game) and C.FIRE in kinds:
         for mask in recipient_masks(game, lambda v: v.is_tank and not v.fire, platoon):
             if not mask & exclude:
                 out.append(pack_order(C.FIRE, mask, -1))
@@ -228,13 +194,22 @@ def order_options(
     return out
 
 
-def spread_target(rules, town: int, k: int) -> int:
-    """The k-th overwatch of a town (I-OW-SPREAD: S1, S2, S3 or K1, K2, K3)."""
-    return [
-        p
-        for p in range(len(rules.position_ids))
-        if rules.pos_kind[p] == C.OW and rules.pos_town[p] == town
-    ][k]
+def may_spread(rules, members: list[Vehicle], town: int) -> bool:
+    """I-OW-SPREAD: the k-th vehicle of a group goes to the town's k-th overwatch; every
+    vehicle must be in the town, not on its overwatch yet, and have one to go to."""
+    return all(
+        rules.spread[town, k] not in (-1, v.position) and rules.town_of[v.position] == town
+        for k, v in enumerate(members)
+    )
+
+
+def fire_allowed(game: Game) -> bool:
+    """§5.4.2: the RoE allows a Fire order. I-FIRST-FIRE: once fire has started, later
+    Fire orders need no RoE (under the "every" reading, each one does)."""
+    rules = game.rules
+    if game.fired and rules.p("interpretations", "fire_order_roe") == C.FIRE_ROE_FIRST:
+        return True
+    return game.roe >= rules.p("roe", "fire_allowed")
 
 
 def tow_options(table: Table) -> list[int]:
@@ -246,7 +221,8 @@ def tow_options(table: Table) -> list[int]:
     out = []
     for damaged in game.vehicles:
         if (
-            C.TRACKS not in damaged.heavy
+            not damaged.is_tank
+            or C.TRACKS not in damaged.heavy
             or in_saraci(game, damaged.position)
             or damaged.towed_by >= 0
         ):
@@ -255,7 +231,7 @@ def tow_options(table: Table) -> list[int]:
             if (
                 rescuer is damaged
                 or not rescuer.is_tank
-                or not can_take_move(rescuer)
+                or not can_take_move(game, rescuer)
                 or rescuer.tow_target == damaged.index
             ):
                 continue
@@ -270,7 +246,10 @@ def airstrike_allowed(game: Game) -> bool:
     return (
         not game.airstrike_pending
         and game.airstrikes_used < rules.p("interpretations", "airstrikes_per_game")
-        and (game.roe >= rules.p("roe", "unrestricted") or any(v.heavy for v in game.vehicles))
+        and (
+            game.roe >= rules.p("roe", "unrestricted")
+            or any(v.heavy for v in game.vehicles if v.is_tank)
+        )
     )
 
 
@@ -286,8 +265,7 @@ def offer_order(table: Table, types: tuple[int, int]) -> None:
     issue(table, choice)
     kind = order_kind(choice)
     a = ability_ready(table, C.EXTRA_ORDER)
-    vl2 = table.game.vehicles[table.rules.commander]
-    if a < 0 or kind not in (C.MOVE, C.FIRE) or vl2.position != table.rules.extra_order_at:
+    if a < 0 or kind not in (C.MOVE, C.FIRE) or not ability_at(table, a, table.rules.extra_order_at):
         return
     options = order_options(table, types, (kind,), order_mask(choice))
     extra = table.ask(D.EXTRA_ORDER, options, (a, 0))
@@ -311,9 +289,12 @@ def issue(table: Table, code: int, decision: int = D.ISSUE_ORDER) -> None:
     for k, v in enumerate(v for v in game.vehicles if mask >> v.index & 1):
         if not radio.received(v.index):
             continue
+        if kind in (C.MOVE, C.TOW) and v.towing >= 0:  # §5.4: the new order supersedes it
+            table.log(E.TOW_DROPPED, v.index, v.towing)
+            release_tow(game, v)
         if kind == C.MOVE:
             v.order, v.tow_target = C.MOVE, -1
-            v.destination = spread_target(rules, dest - D.SPREAD, k) if dest >= D.SPREAD else dest
+            v.destination = int(rules.spread[dest - D.SPREAD, k]) if dest >= D.SPREAD else dest
         elif kind == C.FIRE:
             if not game.fired:
                 open_fire(table)

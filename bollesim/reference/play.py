@@ -1,4 +1,4 @@
-"""The reference engine's game loop and its one result row per game (DESIGN.md §5)."""
+"""The reference engine's game loop and its one result row per game (docs/architecture.md §5)."""
 
 from __future__ import annotations
 

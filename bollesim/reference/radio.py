@@ -6,12 +6,14 @@ from bollesim import codes as C
 from bollesim import events as E
 from bollesim.reference.table import Table
 
-AUTOMATIC = 6  # "highest successful roll" of a link with no radio damage: no roll needed
+AUTOMATIC = 7  # "highest successful roll" of a link with no radio damage: no roll is made
+BEST_ROLL = 6  # a damaged link needs a roll; the best it can do is succeed on any die
 
 
 def link_quality(table: Table, receiver: int) -> int:
     """The highest d6 roll that gets an order to `receiver` over its best radio link
-    (AUTOMATIC when no roll is needed, 0 when it cannot succeed).
+    (AUTOMATIC when a link has no radio damage and needs no roll; else 0..6, 0 when it
+    cannot succeed).
 
     §5.1: a link runs VL2 -> QL1 or QL3 -> receiver (VL2 -> receiver when the receiver is
     QL1 or QL3). No damaged radio in the link: received. One: received on 1-3, -1 to the
@@ -47,7 +49,7 @@ def link_quality(table: Table, receiver: int) -> int:
             quality = rules.p("radio", "one_damaged_max") - drm
         else:
             quality = rules.p("radio", "two_damaged_max")
-        best = max(best, min(quality, AUTOMATIC - 1))
+        best = max(best, min(quality, BEST_ROLL))
     return best
 
 
@@ -63,7 +65,7 @@ class RadioCheck:
     def received(self, receiver: int) -> bool:
         table = self.table
         quality = link_quality(table, receiver)
-        if quality >= AUTOMATIC:
+        if quality == AUTOMATIC:
             table.log(E.RADIO, receiver, 0, quality, 1)
             return True
         if self.per_vehicle or not self.shared_die:

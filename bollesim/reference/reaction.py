@@ -6,6 +6,7 @@ from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
 from bollesim.reference.effects import (
+    ability_at,
     ability_ready,
     change_roe,
     heavy_damage,
@@ -41,7 +42,7 @@ def draw_their_fire(table: Table) -> set[int]:
     the Kalesija OWs, SK-4 and T2-1 this turn. Returns the positions it covers."""
     game, rules = table.game, table.rules
     a = ability_ready(table, C.DRAW_THEIR_FIRE)
-    if a < 0 or game.vehicles[rules.commander].position != rules.draw_their_fire_at:
+    if a < 0 or not ability_at(table, a, rules.draw_their_fire_at):
         return set()
     covered = {p for p in range(len(rules.position_ids)) if rules.draw_their_fire_positions[p]}
     if not any(v.position in covered for v in game.vehicles):
@@ -124,7 +125,7 @@ def attack(
     if weapon == C.ATGM and atgm_overwatch(game):
         roll += rules.atgm_overwatch_drm
     if target.position in drm_positions:
-        roll += rules.p("abilities", "draw_their_fire_drm")
+        roll += rules.p("ability_rules", "draw_their_fire_drm")
     hit = roll >= to_hit
     table.log(E.ATTACK, weapon, target.index, roll, to_hit)
     if not game.fired:
@@ -143,8 +144,9 @@ def attack(
 def artillery(table: Table) -> None:
     """§7.2: the last artillery chit fires. With vehicles at the target, 2d6: on 2 only
     the further effects; otherwise the further effects, then a random-unit chit of a
-    vehicle there is drawn: on 12 heavy damage, on 3-11 the chit joins the weapon pool.
-    The further effects apply even at an empty target (I-ROE-ART)."""
+    vehicle there is drawn: on 12 heavy damage (I-ART-APC: an APC is destroyed, or takes
+    it like a tank), on 3-11 the chit joins the weapon pool. The further effects apply
+    even at an empty target (I-ROE-ART)."""
     game, rules = table.game, table.rules
     last = game.tracks[C.ART][-1]
     if last == rules.setup_chit and game.setup_flipped:
@@ -173,7 +175,8 @@ def artillery(table: Table) -> None:
         game.pool.append(chit)
     else:
         die = table.chance.d6()
-        heavy_damage(table, victim, int(rules.hit_table[C.ART, die - 1]), die)
+        apc_survives = rules.p("interpretations", "artillery_on_apc") == C.ART_APC_LOCATION
+        heavy_damage(table, victim, int(rules.hit_table[C.ART, die - 1]), die, apc_survives)
 
 
 def further_effects(table: Table, target: int) -> None:

@@ -124,7 +124,7 @@ def observe(game: Game, out: np.ndarray) -> np.ndarray:
     rules = game.rules
     out[:] = 0
     out[O.TURN] = game.turn
-    out[O.TURN_LIMIT] = turn_limit(rules)
+    out[O.TURN_LIMIT] = rules.turn_limit
     out[O.DEADLINE] = game.deadline
     out[O.ROE] = game.roe
     out[O.FIRED] = game.fired
@@ -170,9 +170,3 @@ def observe(game: Game, out: np.ndarray) -> np.ndarray:
         out[O.MARKER + p] = 2 * m + side
     return out
 
-
-def turn_limit(rules: Ruleset) -> int:
-    """§4/§8: 20 turns, or 40 with the optional extension."""
-    if rules.p("game", "extend_to_40"):
-        return rules.p("game", "extended_turn_limit")
-    return rules.p("game", "turn_limit")

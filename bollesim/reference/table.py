@@ -1,7 +1,7 @@
 """The table a game is played on: the state, the luck, the player and the record.
 
 Every phase module takes a Table. `ask` puts a decision to the policy; `log` records an
-event when a trace is kept (DESIGN.md §6).
+event when a trace is kept (docs/architecture.md §6).
 """
 
 from __future__ import annotations
@@ -52,7 +52,9 @@ class Table:
         n = len(options)
         self._options[:n] = options
         observe(self.game, self._obs)
-        index = self.policy.decide(kind, self._obs, self._options, n, self.params, self.prng)
+        index = self.policy.decide(
+            kind, self._obs, self.rules.packed, self._options, n, self.params, self.prng
+        )
         if not 0 <= index < n:
             raise IllegalChoice(
                 f"policy {self.policy.name} chose option {index} of {n} for {D.KIND_NAMES[kind]}"
