@@ -12,13 +12,20 @@ table of the ruleset being played), `params` a float64 vector in PARAMETERS orde
 the policy's own int64[2] random stream (rng.py). Both engines hand it the same arrays,
 so a policy is written once and plays whatever ruleset it is given
 (docs/architecture.md).
+
+The scripted family `plan` (policies/plan.py) is compiled into the fast engine's kernel,
+which asks it for its orders without listing them (engine/orders.py). A module with
+PRESET instead of decide is a point of that family (policies/_space.py): its own
+PARAMETERS name the rows' columns, and PRESET maps them to the family's parameters.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from types import ModuleType
 
 import numpy as np
@@ -27,8 +34,8 @@ from numba import njit, types
 from bollesim.errors import UsageError
 
 # decide(kind, obs, rules, options, n_options, params, prng) -> index. One signature for
-# every policy, so the fast engine is compiled once and takes any policy as a function
-# pointer.
+# every policy, so the fast engine's general kernel is compiled once and takes any policy
+# as a function pointer.
 DECIDE_SIGNATURE = types.int64(
     types.int64,
     types.int64[::1],
@@ -65,10 +72,25 @@ class Parameter:
 
 @dataclass(frozen=True)
 class Policy:
+    """A policy: its parameters (the rows' columns), its compiled decide, and how the
+    engines play it. scripted: the fast engine plays it with the scripted family compiled
+    into its kernel (decide is then the family's). to_kernel maps rows of `parameters` to
+    the vectors decide takes (a preset's point of the family); None: the same."""
+
     name: str
     doc: str
     parameters: tuple[Parameter, ...]
     decide: object  # numba dispatcher
+    scripted: bool = False
+    to_kernel: Callable[[np.ndarray], np.ndarray] | None = None
+
+    def kernel_params(self, params: np.ndarray) -> np.ndarray:
+        """The vectors decide and the kernels take for parameter rows (one row, or n)."""
+        params = np.asarray(params, dtype=np.float64)
+        if self.to_kernel is None:
+            return params
+        out = self.to_kernel(params)
+        return out[0] if params.ndim == 1 else out
 
     def check_names(self, names) -> None:
         """UsageError naming the first of `names` that is not a parameter of this policy."""
@@ -104,17 +126,28 @@ def available_policies() -> list[str]:
     )
 
 
+SCRIPTED_FAMILY = "plan"
+"""The policy compiled into the fast engine's kernel (engine/player.py)."""
+
+
 def from_module(module: ModuleType, name: str | None = None) -> Policy:
-    """A Policy from any module (or notebook namespace) with PARAMETERS and decide."""
+    """A Policy from any module (or notebook namespace) with PARAMETERS and decide, or
+    PARAMETERS and PRESET (a point of the scripted family)."""
     first_paragraph = (module.__doc__ or "").strip().split("\n\n")[0]
-    return Policy(
-        name=name or module.__name__.rsplit(".", 1)[-1],
-        doc=" ".join(first_paragraph.split()),
-        parameters=tuple(module.PARAMETERS),
-        decide=njit(DECIDE_SIGNATURE, cache=hasattr(module, "__file__"))(module.decide),
-    )
+    name = name or module.__name__.rsplit(".", 1)[-1]
+    doc = " ".join(first_paragraph.split())
+    parameters = tuple(module.PARAMETERS)
+    if hasattr(module, "PRESET"):
+        family = load_policy(SCRIPTED_FAMILY)
+        return Policy(name, doc, parameters, family.decide, True, module.PRESET)
+    # Compiled on first use: for the signature from Python (the reference engine), or for
+    # DECIDE_SIGNATURE when the fast engine takes it as a function pointer.
+    decide = njit(cache=hasattr(module, "__file__"))(module.decide)
+    scripted = module.__name__ == f"policies.{SCRIPTED_FAMILY}"
+    return Policy(name, doc, parameters, decide, scripted)
 
 
+@cache
 def load_policy(name: str) -> Policy:
     """The policy named `name` from policies/; an unknown name raises UsageError."""
     if name not in available_policies():

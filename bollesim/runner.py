@@ -122,16 +122,18 @@ def play_chunk(
     # contiguous float64 vectors: a read-only broadcast view is copied here.
     params = np.require(params, np.float64, ["C", "W"])
     if engine == "fast":
+        params = np.require(policy.kernel_params(params), np.float64, ["C", "W"])
         import numba
 
-        from bollesim.engine.play import play_batch
+        from bollesim.engine.play import BATCH_ARGS, for_policy, play_batch
 
+        kernel, decide = for_policy(play_batch, BATCH_ARGS, policy)
         block = max(1, min(1024, n // 64))
         threads = numba.get_num_threads()
         if n < SMALL_CHUNK:
             numba.set_num_threads(1)
         try:
-            play_batch(_packed(rules), policy.decide, params, seed, first_game, out, block)
+            kernel(_packed(rules), decide, params, seed, first_game, out, block)
         finally:
             numba.set_num_threads(threads)
         return out

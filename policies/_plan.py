@@ -1,13 +1,13 @@
-"""The scripted player shared by the policy families: a family gives where each vehicle is
-going and when it is willing to give Fire orders; `play` takes every decision from that,
-from the shared knobs below and from the ruleset it is handed (the map, the places of the
-abilities), so it plays whatever ruleset the engines play.
+"""The scripted player of the family `plan` (policies/plan.py): every decision is taken
+from the family's parameters (policies/_space.py; `params[S.NAME]`) and from the ruleset
+it is handed (the map, the places of the abilities), so it plays whatever ruleset the
+engines play.
 
-A family module declares `PARAMETERS = (its own parameters...) + knobs(...)` and passes
-the knob part of `params` (`params[len(own):]`) to `play`.
+`play` takes a decision from its list of options (the general protocol, policy.py). Orders
+are scored (`order_plan`, `order_score`) and the best is given, the first on ties; the
+fast engine finds that same order without listing the options (engine/orders.py,
+`scripted_order`), from the same scores.
 """
-
-from dataclasses import replace
 
 import numpy as np
 from numba import njit
@@ -16,31 +16,20 @@ from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import observation as O
 from bollesim.bits import popcount
-from bollesim.policy import Parameter
 from bollesim.rules import access as A
 from bollesim.rules import packed as P
-from policies._tactics import find, move_score, prefer, routes
-
-_KNOBS = (
-    Parameter("stop_at_tanks", 3, 0, 4,
-              "stop drawing pairs once this many tank chits are on their track",
-              label="tank chits at which drawing stops"),
-    Parameter("max_pairs", 20, 1, 20,
-              "stop drawing after this many pairs in one Orders phase (20: no limit)",
-              label="most pairs drawn in one Orders phase"),
-    Parameter("target", 0, 0, 3,
-              "fire first at the last chit of 0 ATGM, 1 tank, 2 HMG, 3 artillery",
-              label="first fire target"),
-    Parameter("play_on", 0, 0, 1,
-              "1: after a victory, play on for the other type while it can still come",
-              label="play on after a victory"),
-    Parameter("tow", 0, 0, 1,
-              "1: tow tracks-damaged tanks out of fire, send damaged tanks back to Saraci",
-              label="tow damaged tanks"),
+from policies import _space as S
+from policies._tactics import (
+    exposed_road,
+    find,
+    in_saraci,
+    move_score,
+    pack_places,
+    place_of,
+    prefer,
 )
-STOP_AT_TANKS, MAX_PAIRS, TARGET, PLAY_ON, TOW = range(len(_KNOBS))
 
-# Fire target preferences, one row per value of the `target` knob (codes.TANK...).
+# Fire target preferences, one row per value of the `target` parameter (codes.TANK...).
 TARGET_ORDERS = np.array([
     [C.ATGM, C.TANK, C.HMG, C.ART],
     [C.TANK, C.ATGM, C.HMG, C.ART],
@@ -48,32 +37,171 @@ TARGET_ORDERS = np.array([
     [C.ART, C.ATGM, C.TANK, C.HMG],
 ], dtype=np.int64)
 DEPOT_ORDER = (C.ATGM, C.ART, C.TANK, C.HMG)
+# The vehicles that may be sent to Tango 2, in the order t2_tanks takes them (§2.2.1).
+TANKS_BY_PRIORITY = (C.QL1, C.AQ, C.EA, C.FA, C.BQ, C.FB, C.GB)
 
 # Order weights: a Move scores 10 per vehicle sent on its way (_tactics.move_score).
 FIRE_FIRST = 100  # per tank: a Fire order beats any Move
 FIRE_LAST = 3  # per tank: a Fire order only when no useful Move is on offer
-AIRSTRIKE_FIRST = 1000  # call the airstrike as soon as it is offered
-AIRSTRIKE_LAST = 1  # only when nothing else is worth issuing
+AIRSTRIKE_WEIGHTS = (-1, 1, 1000)  # by the airstrike parameter: never, last, first
 TOW_WEIGHT = 50  # minus the rescuer's distance to the damaged tank
 
 
-def knobs(**defaults: float) -> tuple[Parameter, ...]:
-    """The shared knobs, with this family's defaults where given."""
-    names = {p.name for p in _KNOBS}
-    for name in defaults:
-        if name not in names:
-            raise ValueError(f"no shared knob {name!r} (knobs: {', '.join(sorted(names))})")
-    return tuple(replace(p, default=defaults.get(p.name, p.default)) for p in _KNOBS)
+# ------------------------------------------------------------------ where vehicles go
 
 
-@njit(cache=True, inline="always")
-def historical_goals(rules):
-    """The plan of 29 April 1994 (final goals by vehicle, codes.VEHICLES order; -1: no
-    wish): platoon 1 and QL1 to Tango 2 by way of Kalesija, platoon 2 to the Saraci
-    overwatches, VL2 to OP N. Goals are tuples: a policy allocates nothing per decision."""
-    t2 = A.tango2(rules)
-    ows = (A.spread(rules, C.TOWN_S, 0), A.spread(rules, C.TOWN_S, 1), A.spread(rules, C.TOWN_S, 2))
-    return (A.op_n(rules), -1, t2, t2, t2, t2, ows[0], ows[1], ows[2])
+@njit(cache=True)
+def post_position(rules, post, rank):
+    """The position of a post (S.POST_NAMES) for the rank-th vehicle posted there; -1 for
+    S.STAY."""
+    if post == S.SARACI:
+        return A.saraci(rules)
+    if post == S.OP_N:
+        return A.op_n(rules)
+    if post == S.KALESIJA:
+        return A.kalesija(rules)
+    if post == S.TANGO2:
+        return A.tango2(rules)
+    if post == S.SARACI_OWS or post == S.KALESIJA_OWS:
+        town = C.TOWN_S if post == S.SARACI_OWS else C.TOWN_K
+        ow = A.spread(rules, town, rank)
+        if ow >= 0:
+            return ow
+        return A.saraci(rules) if town == C.TOWN_S else A.kalesija(rules)
+    return -1
+
+
+@njit(cache=True)
+def goals(rules, params):
+    """Every vehicle's final goal (_tactics.pack_places): the first t2_tanks tanks of
+    TANKS_BY_PRIORITY to Tango 2, the others to reserve_post, the APCs to their posts."""
+    places = 0
+    sent = 0
+    on_s_ows = on_k_ows = 0  # vehicles posted on the Saraci, Kalesija overwatches so far
+    for v in range(C.N_VEHICLES):
+        if v == C.VL2:
+            post = params[S.VL2_POST]
+        elif v == C.QL3:
+            post = params[S.QL3_POST]
+        elif sent < params[S.T2_TANKS]:
+            sent += 1
+            places = pack_places(places, v, A.tango2(rules))
+            continue
+        else:
+            post = params[S.RESERVE_POST]
+        rank = on_s_ows if post == S.SARACI_OWS else on_k_ows
+        places = pack_places(places, v, post_position(rules, post, rank))
+        on_s_ows += post == S.SARACI_OWS
+        on_k_ows += post == S.KALESIJA_OWS
+    return places
+
+
+@njit(cache=True)
+def nearest_contact_point(rules, here):
+    """§2.1.1: the contact point fewest road steps away, Tango 2 first on ties."""
+    best, steps = -1, 1 << 30
+    for cp in (A.tango2(rules), A.kalesija(rules), A.op_n(rules), A.saraci(rules)):
+        if A.distance(rules, here, cp) < steps:
+            best, steps = cp, A.distance(rules, here, cp)
+    return best
+
+
+@njit(cache=True)
+def goal_now(obs, rules, params, goal, v):
+    """Where vehicle v is going this turn: its goal, but Kalesija before push_turn for a
+    tank bound for Tango 2, and a place out of the fighting once it has `withdraw` heavy
+    damage markers (Saraci, or the nearest contact point)."""
+    here = O.vehicle(obs, v, O.V_POS)
+    g = goal
+    if g == A.tango2(rules) and obs[O.TURN] < params[S.PUSH_TURN]:
+        g = A.kalesija(rules)
+    withdraw = params[S.WITHDRAW]
+    if withdraw >= 1 and popcount(O.vehicle(obs, v, O.V_HEAVY)) >= withdraw:
+        if params[S.WITHDRAW_TO] >= 1:
+            return here if rules[P.POS_KIND + here] == C.CP else nearest_contact_point(rules, here)
+        if not in_saraci(rules, g):
+            return here if in_saraci(rules, here) else A.saraci(rules)
+    return g
+
+
+@njit(cache=True)
+def dangerous(obs, params):
+    """The enemy is too strong to set out through exposed positions (advance_hot,
+    advance_chits)."""
+    if params[S.ADVANCE_HOT] < 1 and obs[O.TANK_HOT] == 1:
+        return True
+    return direct_chits(obs) > params[S.ADVANCE_CHITS]
+
+
+@njit(cache=True)
+def direct_chits(obs):
+    """Chits on the three direct-fire tracks (§7.1)."""
+    return obs[O.TRACK_LEN + C.TANK] + obs[O.TRACK_LEN + C.ATGM] + obs[O.TRACK_LEN + C.HMG]
+
+
+@njit(cache=True)
+def route(obs, rules, params, goal, danger, v):
+    """Where a Move order should send vehicle v now (-1: no wish): the next destination on
+    its way to goal_now (§5.4.1, the ruleset's waypoints); its own position while `danger`
+    keeps it from setting out on an exposed road; a rescuer under a Tow order keeps its
+    course."""
+    if O.vehicle(obs, v, O.V_ORDER) == C.TOW:
+        return O.vehicle(obs, v, O.V_DEST)
+    here = O.vehicle(obs, v, O.V_POS)
+    g = goal_now(obs, rules, params, goal, v)
+    if g < 0 or g == here:
+        return g
+    step = A.waypoint(rules, here, g)
+    if (
+        danger
+        and step >= 0
+        and O.vehicle(obs, v, O.V_DEST) != step
+        and exposed_road(rules, here, step)
+    ):
+        return here
+    return step
+
+
+@njit(cache=True)
+def routes(obs, rules, params):
+    """route() of every vehicle (_tactics.pack_places)."""
+    goal = goals(rules, params)
+    danger = dangerous(obs, params)
+    wishes = 0
+    for v in range(C.N_VEHICLES):
+        wishes = pack_places(wishes, v, route(obs, rules, params, place_of(goal, v), danger, v))
+    return wishes
+
+
+# ------------------------------------------------------------------ orders
+
+
+@njit(cache=True)
+def fire_now(obs, rules, params):
+    """Whether Fire orders may be given now: fire has started, or the triggers are met
+    (fire_roe and fire_turn, and Unrestricted RoE with fire_unrestricted), or the enemy
+    tanks are hot with fire_when_hot."""
+    if obs[O.FIRED] == 1:
+        return True
+    if params[S.FIRE_WHEN_HOT] >= 1 and obs[O.TANK_HOT] == 1:
+        return True
+    return (
+        obs[O.ROE] >= params[S.FIRE_ROE]
+        and obs[O.TURN] >= params[S.FIRE_TURN]
+        and (params[S.FIRE_UNRESTRICTED] < 1 or obs[O.ROE] >= rules[P.S_UNRESTRICTED])
+    )
+
+
+@njit(cache=True)
+def order_plan(obs, rules, params):
+    """What an order decision is scored with: (wishes (routes), the score of a Fire order
+    per tank (negative: not now), the score of the airstrike, whether to tow)."""
+    fire = (FIRE_FIRST if params[S.FIRE_FIRST] >= 1 else FIRE_LAST) if fire_now(
+        obs, rules, params) else -1
+    airstrike = AIRSTRIKE_WEIGHTS[int(params[S.AIRSTRIKE])]
+    if direct_chits(obs) < params[S.AIRSTRIKE_CHITS]:
+        airstrike = -1
+    return routes(obs, rules, params), fire, airstrike, params[S.TOW_IMMOBILE] >= 1
 
 
 @njit(cache=True)
@@ -97,107 +225,113 @@ def tow_score(code, obs, rules):
     return score
 
 
-@njit(cache=True, inline="always")
-def best_order(options, n_options, obs, rules, goal, fire_now, fire_weight, airstrike_weight,
-               tow):
-    """Index of the best-scored packed order, the first on ties (PASS scores 0; a
-    negative score is never chosen)."""
-    wishes = routes(obs, rules, goal, tow)
+@njit(cache=True)
+def order_score(code, obs, rules, plan):
+    """The score of one packed order under an order_plan (PASS scores 0; an order with a
+    negative score is never given)."""
+    if code == D.PASS:
+        return 0
+    wishes, fire, airstrike, tow = plan
+    kind = D.order_kind(code)
+    if kind == C.MOVE:
+        return move_score(code, obs, rules, wishes)
+    if kind == C.FIRE:
+        return fire * popcount(D.order_mask(code))
+    if kind == C.AIRSTRIKE:
+        return airstrike
+    if kind == C.TOW:
+        return tow_score(code, obs, rules) if tow else -1
+    return 0
+
+
+@njit(cache=True)
+def best_order(options, n_options, obs, rules, params):
+    """Index of the best-scored order on offer, the first on ties."""
+    plan = order_plan(obs, rules, params)
     i_best = 0
     s_best = 0
     for i in range(n_options):
-        code = options[i]
-        if code == D.PASS:
-            score = 0
-        else:
-            kind = D.order_kind(code)
-            score = 0
-            if kind == C.MOVE:
-                score = move_score(code, obs, rules, wishes)
-            elif kind == C.FIRE:
-                score = fire_weight * popcount(D.order_mask(code)) if fire_now else -1
-            elif kind == C.AIRSTRIKE:
-                score = airstrike_weight
-            elif kind == C.TOW:
-                score = tow_score(code, obs, rules) if tow else -1
+        score = order_score(options[i], obs, rules, plan)
         if i == 0 or score > s_best:
             i_best, s_best = i, score
     return i_best
 
 
+# ------------------------------------------------------------------ the other decisions
+
+
 @njit(cache=True)
-def draw_again(obs, knobs):
+def draw_again(obs, params):
     """§5.3: another pair while the tank track is short of stop_at_tanks and fewer than
     max_pairs pairs were drawn this turn."""
-    short = obs[O.TRACK_LEN + C.TANK] < knobs[STOP_AT_TANKS]
-    return 1 if short and obs[O.PAIRS_THIS_TURN] < knobs[MAX_PAIRS] else 0
+    short = obs[O.TRACK_LEN + C.TANK] < params[S.STOP_AT_TANKS]
+    return 1 if short and obs[O.PAIRS_THIS_TURN] < params[S.MAX_PAIRS] else 0
 
 
 @njit(cache=True)
-def ability_side(rules, marker, goal):
+def ability_side(rules, params, marker):
     """§5.5: the side whose ability works where the marker's vehicle is going (VL2's
     Extra order at OP N, QL3's Extra turn at Kalesija...), else its first side."""
-    vehicle = rules[P.ABILITY_VEHICLE + marker]
+    goal = place_of(goals(rules, params), rules[P.ABILITY_VEHICLE + marker])
     for side in range(2):
         place = A.ability_place(rules, A.ability_sides(rules, marker, side))
-        if place >= 0 and place == goal[vehicle]:
+        if place >= 0 and place == goal:
             return side
     return 0
 
 
 @njit(cache=True)
-def refresh(options, n_options, rules, goal):
+def refresh(options, n_options, rules, params):
     """§5.3 doubles: bring back the first spent marker, on the side the plan uses."""
     for a in range(3):
-        i = find(options, n_options, 1 + 2 * a + ability_side(rules, a, goal))
+        i = find(options, n_options, 1 + 2 * a + ability_side(rules, params, a))
         if i >= 0:
             return i
     return 1
 
 
 @njit(cache=True)
-def stop_on_victory(obs, knobs):
+def stop_on_victory(obs, params):
     """§8, I-END: stop, unless play_on and the missing victory type can still come
     (operational: Tango 2 reached or the deadline not yet passed)."""
-    if knobs[PLAY_ON] < 1 or obs[O.TURN] >= obs[O.TURN_LIMIT]:
+    if params[S.PLAY_ON] < 1 or obs[O.TURN] >= obs[O.TURN_LIMIT]:
         return 1
     if not obs[O.OPERATIONAL] and (obs[O.T2_REACHED] or obs[O.TURN] < obs[O.DEADLINE]):
         return 0
     return 0 if not obs[O.TACTICAL] else 1
 
 
-@njit(cache=True, inline="always")
-def tow_to(options, n_options, rules):
-    """§5.4.3: among the contact points on offer, Saraci first, then OP N, Kalesija,
-    Tango 2: away from the fighting."""
-    order = (A.saraci(rules), A.op_n(rules), A.kalesija(rules), A.tango2(rules))
-    return prefer(options, n_options, order)
+@njit(cache=True)
+def tow_to(options, n_options, rules, params):
+    """§5.4.3: among the contact points on offer, back (Saraci, OP N, Kalesija, Tango 2) or
+    forward (the other way round), by tow_to."""
+    if params[S.TOW_TO] == S.TOW_FORWARD:
+        forward = (A.tango2(rules), A.kalesija(rules), A.op_n(rules), A.saraci(rules))
+        return prefer(options, n_options, forward)
+    back = (A.saraci(rules), A.op_n(rules), A.kalesija(rules), A.tango2(rules))
+    return prefer(options, n_options, back)
 
 
-@njit(cache=True, inline="always")
-def play(kind, obs, rules, options, n_options, knobs, goal, fire_now, fire_weight,
-         airstrike_weight):
-    """Every decision of a scripted player. goal: a tuple of final positions by vehicle
-    (-1: no wish);
-    fire_now: whether Fire orders may be given now; fire_weight, airstrike_weight: how
-    they rank against moves (FIRE_FIRST/LAST, AIRSTRIKE_FIRST/LAST)."""
+@njit(cache=True)
+def play(kind, obs, rules, options, n_options, params):
+    """Every decision of the scripted player (the policy protocol of policy.py, without
+    its own random stream: the family uses none)."""
     if kind == D.DRAW_AGAIN:
-        return draw_again(obs, knobs)
+        return draw_again(obs, params)
     if kind == D.ISSUE_ORDER or kind == D.EXTRA_ORDER or kind == D.VL2_DESTINATION:
-        return best_order(options, n_options, obs, rules, goal, fire_now, fire_weight,
-                          airstrike_weight, knobs[TOW] >= 1)
+        return best_order(options, n_options, obs, rules, params)
     if kind == D.ABILITY_SIDE:
-        return ability_side(rules, obs[O.CONTEXT_A], goal)
+        return ability_side(rules, params, obs[O.CONTEXT_A])
     if kind == D.REFRESH_ABILITY:
-        return refresh(options, n_options, rules, goal)
+        return refresh(options, n_options, rules, params)
     if kind == D.FIRE_TARGET:
-        return prefer(options, n_options, TARGET_ORDERS[int(knobs[TARGET])])
+        return prefer(options, n_options, TARGET_ORDERS[int(params[S.TARGET])])
     if kind == D.DEPOT_TRACK:
         return prefer(options, n_options, DEPOT_ORDER)
     if kind == D.TOW_DESTINATION:
-        return tow_to(options, n_options, rules)
+        return tow_to(options, n_options, rules, params)
     if kind == D.STOP_ON_VICTORY:
-        return stop_on_victory(obs, knobs)
+        return stop_on_victory(obs, params)
     if kind == D.USE_ABILITY or kind == D.EXTRA_MOVE or kind == D.EXTRA_FIRE:
         return 1  # use it (Extra move/fire: the first vehicle on offer)
     return 0  # STACK_PRIORITY, FIRE_ORDER: the first vehicle on offer; EXTRA_MOVE_BEFORE: not now

@@ -9,7 +9,7 @@ and the behavioural tests share them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import pytest
@@ -18,10 +18,10 @@ from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
 from bollesim import observation as O
-from bollesim.policy import Policy, available_policies, load_policy
+from bollesim.policy import available_policies, load_policy
 from bollesim.reference.play import play_game
 from bollesim.rules.loader import load_ruleset
-from policies import _plan
+from policies import _plan, _space
 
 SEED = 1
 N_GAMES = 200
@@ -74,7 +74,7 @@ def _games(name: str, n: int, params: tuple) -> tuple[Played, ...]:
             ))
             return i
 
-        recorder = Policy(policy.name, policy.doc, policy.parameters, decide)
+        recorder = replace(policy, decide=decide)
         trace: list = []
         row = play_game(rules(), recorder, vector, SEED, g, trace=trace)
         out.append(Played(row, trace, decisions))
@@ -119,7 +119,7 @@ def test_policy_loads_with_parameters_in_range(name):
 
 def test_shared_knobs_are_declared_once():
     """A knob means the same (range, meaning) in every policy that has it."""
-    shared = {p.name: p for p in _plan.knobs()}
+    shared = {p.name: p for p in _space.knobs()}
     for name in available_policies():
         for p in load_policy(name).parameters:
             if p.name in shared:

@@ -4,11 +4,12 @@ policy reads `rules`, never a map or threshold of its own)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import cache
 
 from bollesim import codes as C
 from bollesim import decisions as D
-from bollesim.policy import Policy, load_policy
+from bollesim.policy import load_policy
 from bollesim.reference.play import play_game
 from bollesim.rules.loader import load_ruleset
 
@@ -29,7 +30,7 @@ def played(name: str, overrides: tuple[str, ...] = ()) -> tuple[list[dict], list
         choices.append((int(kind), int(options[i])))
         return i
 
-    recorder = Policy(policy.name, policy.doc, policy.parameters, decide)
+    recorder = replace(policy, decide=decide)
     rows = [play_game(rules, recorder, policy.param_vector(), 5, g) for g in range(GAMES)]
     return rows, choices
 

@@ -3,11 +3,9 @@ record, RoE and HQ abilities, damage and game over (the reference engine's state
 table.py and effects.py).
 
 Every kernel takes `st` (layout.py: state, streams, parameters, options, rules and trace
-in one int64 vector) and, where a player choice may come up, the policy's compiled
-`decide` function.
+in one int64 vector) and, where a player choice may come up, `decide` (player.py).
 """
 
-import numpy as np
 from numba import njit
 
 from bollesim import codes as C
@@ -17,6 +15,7 @@ from bollesim import observation as O
 from bollesim import rng
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
+from bollesim.engine.player import ask_yes_no
 from bollesim.rules import access as A
 
 
@@ -58,11 +57,6 @@ def log(st, kind, a, b, c, d):
 
 
 @njit(cache=True, inline="always")
-def options(st):
-    return st[L.OPTS : L.OPTS + D.MAX_OPTIONS]
-
-
-@njit(cache=True, inline="always")
 def fill(st, at, n, value):
     """st[at : at + n] = value, without making an array view."""
     for i in range(at, at + n):
@@ -74,11 +68,6 @@ def scratch(st, at, n, value):
     """st[at : at + n] set to value, as a work array (layout.SCRATCH_*)."""
     fill(st, at, n, value)
     return st[at : at + n]
-
-
-@njit(cache=True, inline="always")
-def params(st):
-    return st[L.PARAMS : L.PARAMS + L.MAX_PARAMS].view(np.float64)
 
 
 @njit(cache=True, inline="always")
@@ -226,31 +215,6 @@ def track_changed(st, t):
         silent = artillery_silent(st)
         st[O.ART_SILENT] = silent
         st[O.ART_TARGET] = C.NO_ART if silent else st[T.CHIT_ART_TARGET + last_chit(st, C.ART)]
-
-
-@njit(cache=True)
-def ask(st, decide, kind, n, context_a, context_b):
-    """The policy's choice among options(st)[:n] (the option itself). A lone option is
-    taken without asking, as in the reference engine's Table.ask."""
-    opts = options(st)
-    if n == 1:
-        return opts[0]
-    st[O.CONTEXT_A] = context_a
-    st[O.CONTEXT_B] = context_b
-    obs = st[: O.SIZE]  # what the player sees; the rest of st is the engine's
-    rules = st[L.RULES : L.RULES + L.RULES_SIZE]
-    index = decide(kind, obs, rules, opts, n, params(st), st[L.RS + 2 : L.RS + 4])
-    if index < 0 or index >= n:
-        raise ValueError("policy chose an option outside its options")
-    return opts[index]
-
-
-@njit(cache=True)
-def ask_yes_no(st, decide, kind, context_a):
-    opts = options(st)
-    opts[0] = 0
-    opts[1] = 1
-    return ask(st, decide, kind, 2, context_a, 0)
 
 
 # ------------------------------------------------------------------ effects

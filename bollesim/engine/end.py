@@ -12,7 +12,6 @@ from bollesim.engine.core import (
     ability_at,
     ability_ready,
     artillery_silent,
-    ask_yes_no,
     end_game,
     has,
     in_saraci,
@@ -22,6 +21,7 @@ from bollesim.engine.core import (
     track_len,
     vx,
 )
+from bollesim.engine.player import ask_yes_no
 
 
 @njit(cache=True)

@@ -13,8 +13,6 @@ from bollesim.engine.core import (
     ability_at,
     ability_ready,
     adjacent,
-    ask,
-    ask_yes_no,
     d6,
     distance,
     fill,
@@ -23,7 +21,6 @@ from bollesim.engine.core import (
     log,
     marker_un,
     next_step,
-    options,
     pick,
     pool_append,
     pos,
@@ -37,6 +34,7 @@ from bollesim.engine.core import (
     within_reach,
 )
 from bollesim.engine.end import note_tango2
+from bollesim.engine.player import ask, ask_yes_no, options
 
 
 @njit(cache=True)

@@ -21,7 +21,7 @@ of games.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange, types
+from numba import njit, prange
 
 from bollesim import codes as C
 from bollesim import events as E
@@ -31,13 +31,12 @@ from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.core import distance, has, last_chit, new_game, pos, track_len, vx
 from bollesim.engine.play import (
-    DECIDE_TYPE,
+    BATCH_ARGS,
     END,
     EXECUTION,
-    F64,
-    I64,
     ORDERS,
     REACTION,
+    for_policy,
     new_vector,
     play_phase,
     unmanaged,
@@ -1087,11 +1086,7 @@ def play_checked_game(st, decide, seed, game, before, row, error):
         error[0], error[1], error[2] = code, st[O.TURN], RESULT_ROW
 
 
-@njit(
-    types.void(I64[::1], DECIDE_TYPE, F64[:, ::1], I64, I64, I64[:, ::1], I64),
-    cache=True,
-    parallel=True,
-)
+@njit(cache=True, parallel=True)
 def play_checked_batch(rules, decide, params, seed, first_game, errors, block):
     """Games first_game .. first_game + len(errors) - 1 in parallel, as play.play_batch
     plays them (params[g] are game g's parameters), with every invariant checked:
@@ -1116,10 +1111,11 @@ def check_games(
     """errors (n, 3) int64 of games 0 .. n - 1 of run `seed`, all with the policy's
     parameters (defaults overridden by params): (code, turn, phase) of each game's first
     violation, zeros for a game that kept every invariant."""
-    matrix = np.tile(policy.param_vector(params), (n, 1))
+    matrix = np.tile(policy.kernel_params(policy.param_vector(params)), (n, 1))
     errors = np.zeros((n, 3), dtype=np.int64)
     block = max(1, min(1024, n // 64))
-    play_checked_batch(pack_rules(rules), policy.decide, matrix, seed, 0, errors, block)
+    kernel, decide = for_policy(play_checked_batch, BATCH_ARGS, policy)
+    kernel(pack_rules(rules), decide, matrix, seed, 0, errors, block)
     return errors
 
 

@@ -58,7 +58,7 @@ POOL_CAP = P.MAX_CHITS  # every chit but the setup marker fits in the pool
 TRACK_CAP = S.MAX_TRACK
 ASIDE_CAP = C.N_VEHICLES  # one random-unit chit per vehicle
 MPOOL_CAP = S.MARKERS_PER_POOL
-MAX_PARAMS = 16
+MAX_PARAMS = 32
 
 _st = _Region(SIZE)
 X_FIRE_TURN = _st.take(1)  # turn of the first Fire order, 0 = none

@@ -13,8 +13,6 @@ from bollesim.engine import tables as T
 from bollesim.engine.core import (
     ability_at,
     ability_ready,
-    ask,
-    ask_yes_no,
     count_in_pool,
     d6,
     distance,
@@ -25,7 +23,6 @@ from bollesim.engine.core import (
     matrix_fire,
     matrix_move,
     matrix_platoon,
-    options,
     pick,
     pos,
     release_tow,
@@ -35,7 +32,9 @@ from bollesim.engine.core import (
     track_changed,
     vx,
 )
+from bollesim.engine.player import ask, ask_yes_no, options, order_plan, order_score
 from bollesim.engine.radio import received
+from policies._tactics import place_of
 
 KIND_BITS_ALL = (1 << C.MOVE) | (1 << C.FIRE) | (1 << C.TOW) | (1 << C.AIRSTRIKE)
 
@@ -147,16 +146,23 @@ def place_on_track(st, chit):
 @njit(cache=True)
 def choose_vl2_destination(st, decide):
     """§5: VL2 is the player; its destination is a free choice."""
-    opts = options(st)
     vl2 = st[T.S_COMMANDER]
-    opts[0] = D.PASS
-    n = 1
     allowed = destinations(st, vl2)
-    for d in range(T.NP):
-        if (allowed >> d) & 1:
-            opts[n] = pack_order(C.MOVE, 1 << vl2, d)
-            n += 1
-    choice = ask(st, decide, D.VL2_DESTINATION, n, 0, 0)
+    if decide is None:  # the scripted family: VL2's wish is the one Move it may choose
+        plan = order_plan(st)
+        wish = place_of(plan[0], vl2)
+        code = pack_order(C.MOVE, 1 << vl2, wish)
+        worth = wish >= 0 and (allowed >> wish) & 1 and order_score(st, plan, code) > 0
+        choice = code if worth else D.PASS
+    else:
+        opts = options(st)
+        opts[0] = D.PASS
+        n = 1
+        for d in range(T.NP):
+            if (allowed >> d) & 1:
+                opts[n] = pack_order(C.MOVE, 1 << vl2, d)
+                n += 1
+        choice = ask(st, decide, D.VL2_DESTINATION, n, 0, 0)
     if choice != D.PASS:
         st[vx(vl2, O.V_DEST)] = order_dest(choice)
         log(st, E.VL2_DESTINATION, order_dest(choice), 0, 0, 0)
@@ -228,15 +234,21 @@ def may_spread(st, mask, town):
 
 
 @njit(cache=True)
-def group_moves(st, opts, n, mask):
-    """A group goes to a contact point all of its vehicles may go to, or spreads over a
-    town's overwatches (I-OW-SPREAD)."""
+def group_destinations(st, mask):
+    """The contact points every vehicle of a group may go to (§5.4.1), as a bit mask."""
     allowed = st[T.CP_MASK]
     members = mask
     while members:
         allowed &= destinations(st, lowest(members))
         members &= members - 1
-    n = add_moves(opts, n, mask, allowed)
+    return allowed
+
+
+@njit(cache=True)
+def group_moves(st, opts, n, mask):
+    """A group goes to a contact point all of its vehicles may go to, or spreads over a
+    town's overwatches (I-OW-SPREAD)."""
+    n = add_moves(opts, n, mask, group_destinations(st, mask))
     for town in (C.TOWN_S, C.TOWN_K):
         if may_spread(st, mask, town):
             opts[n] = pack_order(C.MOVE, mask, D.SPREAD + town)
@@ -282,6 +294,70 @@ def order_options(st, a, b, kinds, exclude):
         opts[n] = pack_order(C.AIRSTRIKE, 0, -1)
         n += 1
     return n
+
+
+@njit(cache=True)
+def scripted_order(st, a, b, kinds, exclude):
+    """The order the scripted family gives among those order_options lists (player.py):
+    the first of the best-scored, found without listing them all. Only an order scored
+    above 0 beats passing, and only these can be: a single Move to its vehicle's wish, a
+    group's Move to a member's wish or a spread, a Fire order when Fire scores, a Tow, the
+    airstrike. They are scored here in order_options' order, so the choice is the one the
+    family makes from the full list (tests/test_scripted.py plays both)."""
+    plan = order_plan(st)
+    wishes, fire = plan[0], plan[1]
+    best, top = D.PASS, 0
+    n_groups = st[T.S_N_GROUPS] if matrix_platoon(st, a, b) == 1 else 0
+    if matrix_move(st, a, b) and (kinds >> C.MOVE) & 1:
+        able = eligible_mask(st, C.MOVE) & ~exclude
+        singles = able
+        while singles:
+            v = lowest(singles)
+            singles &= singles - 1
+            wish = place_of(wishes, v)
+            if wish >= 0 and (destinations(st, v) >> wish) & 1:
+                best, top = better(st, plan, pack_order(C.MOVE, 1 << v, wish), best, top)
+        for g in range(n_groups):
+            mask = st[T.GROUPS + g]
+            if mask & ~able:
+                continue
+            wished = 0
+            members = mask
+            while members:
+                wish = place_of(wishes, lowest(members))
+                wished |= (1 << wish) if wish >= 0 else 0
+                members &= members - 1
+            targets = group_destinations(st, mask) & wished
+            while targets:
+                code = pack_order(C.MOVE, mask, lowest(targets))
+                best, top = better(st, plan, code, best, top)
+                targets &= targets - 1
+            for town in (C.TOWN_S, C.TOWN_K):
+                if may_spread(st, mask, town):
+                    code = pack_order(C.MOVE, mask, D.SPREAD + town)
+                    best, top = better(st, plan, code, best, top)
+    if fire > 0 and matrix_fire(st, a, b) and fire_allowed(st) and (kinds >> C.FIRE) & 1:
+        able = eligible_mask(st, C.FIRE) & ~exclude
+        if able:  # the singles score alike: the first of them
+            best, top = better(st, plan, pack_order(C.FIRE, able & -able, -1), best, top)
+        for g in range(n_groups):
+            mask = st[T.GROUPS + g]
+            if mask & ~able == 0:
+                best, top = better(st, plan, pack_order(C.FIRE, mask, -1), best, top)
+    if plan[3] and (kinds >> C.TOW) & 1:
+        opts = options(st)
+        for i in range(tow_options(st, opts, 0)):
+            best, top = better(st, plan, opts[i], best, top)
+    if matrix_fire(st, a, b) and (kinds >> C.AIRSTRIKE) & 1 and airstrike_allowed(st):
+        best, top = better(st, plan, pack_order(C.AIRSTRIKE, 0, -1), best, top)
+    return best
+
+
+@njit(cache=True)
+def better(st, plan, code, best, top):
+    """(code, its score) if it scores above top, else (best, top)."""
+    score = order_score(st, plan, code)
+    return (code, score) if score > top else (best, top)
 
 
 @njit(cache=True, inline="always")
@@ -349,8 +425,7 @@ def airstrike_allowed(st):
 @njit(cache=True)
 def offer_order(st, decide, a, b):
     """§5.3 step c, and VL2's Extra order at OP N (§5.5)."""
-    n = order_options(st, a, b, KIND_BITS_ALL, 0)
-    choice = ask(st, decide, D.ISSUE_ORDER, n, 0, 0)
+    choice = choose_order(st, decide, a, b, KIND_BITS_ALL, 0, D.ISSUE_ORDER, 0)
     if choice == D.PASS:
         return
     issue(st, choice, D.ISSUE_ORDER)
@@ -358,11 +433,20 @@ def offer_order(st, decide, a, b):
     ab = ability_ready(st, C.EXTRA_ORDER)
     if ab < 0 or (kind != C.MOVE and kind != C.FIRE) or not ability_at(st, ab, T.S_EXTRA_ORDER_AT):
         return
-    n = order_options(st, a, b, 1 << kind, order_mask(choice))
-    extra = ask(st, decide, D.EXTRA_ORDER, n, ab, 0)
+    extra = choose_order(st, decide, a, b, 1 << kind, order_mask(choice), D.EXTRA_ORDER, ab)
     if extra != D.PASS:
         spend_ability(st, ab)
         issue(st, extra, D.EXTRA_ORDER)
+
+
+@njit(cache=True)
+def choose_order(st, decide, a, b, kinds, exclude, decision, context):
+    """The player's order for pair (a, b): one of order_options(st, a, b, kinds, exclude),
+    or PASS."""
+    if decide is None:
+        return scripted_order(st, a, b, kinds, exclude)
+    n = order_options(st, a, b, kinds, exclude)
+    return ask(st, decide, decision, n, context, 0)
 
 
 @njit(cache=True)

@@ -2,7 +2,12 @@
 
 Each game g of a batch is seeded from (seed, first_game + g), so a game's result does
 not depend on the batch, the block or the thread that plays it (docs/architecture.md §3).
+The entry kernels (play_batch, play_traced) take `decide` (player.py); `for_policy` gives
+the one to call for a policy. Everything below them is compiled into them (inline), so a
+kernel costs one compile of the whole engine.
 """
+
+from functools import cache
 
 import numpy as np
 from numba import carray, njit, prange, types
@@ -18,18 +23,16 @@ from bollesim.engine.end import end_phase
 from bollesim.engine.execution import execution_phase
 from bollesim.engine.orders import orders_phase
 from bollesim.engine.reaction import reaction_phase
-from bollesim.policy import DECIDE_SIGNATURE
+from bollesim.policy import DECIDE_SIGNATURE, Policy
 
-# Explicit signatures: the policy is a typed function pointer, so these kernels compile
-# once (and are cached on disk) for every policy and ruleset.
-DECIDE_TYPE = types.FunctionType(DECIDE_SIGNATURE)
+DECIDE_TYPE = types.FunctionType(DECIDE_SIGNATURE)  # a policy's decide as a function pointer
 I64, U64, F64 = types.int64, types.uint64, types.float64
 
 
 ORDERS, EXECUTION, REACTION, END = range(4)  # §4: the phases of a turn, in order
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_phase(st, decide, phase):
     """§4: one phase of the turn; returns the phase that comes next."""
     if phase == ORDERS:
@@ -44,12 +47,23 @@ def play_phase(st, decide, phase):
     return (phase + 1) % 4
 
 
-@njit(cache=True)
-def play_turns(st, decide):
-    """§4: turns of four phases until the game is over."""
-    phase = ORDERS
+@njit(cache=True, inline="always")
+def play_out(st, decide, phase):
+    """§4: play from the start of `phase` of the current turn until the game is over.
+
+    A lookahead player's rollout: copy_state a game into a work vector (its own rules and
+    parameters set), rekey its CHANCE stream (rng.init_stream with a stream id of its own:
+    the pool, the marker pools and the dice are all drawn from it, so the copy's hidden
+    future is fresh), then play_out(work, None, phase) plays it to the end under the
+    scripted family and write_result reads the outcome."""
     while not st[L.X_OVER]:
         phase = play_phase(st, decide, phase)
+
+
+@njit(cache=True, inline="always")
+def copy_state(source, target):
+    """target gets source's game state and streams (layout: everything before PARAMS)."""
+    target[: L.PARAMS] = source[: L.PARAMS]
 
 
 @njit(cache=True)
@@ -111,18 +125,18 @@ def new_vector(rules, trace_events):
     return st
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def play_game(st, decide, seed, game, out):
     """Play game `game` of run `seed` in st (rules and parameters already set) into out."""
     new_game(st, seed, game)
-    play_turns(st, decide)
+    play_out(st, decide, ORDERS)
     write_result(st, st[L.RS + 1], out)
 
 
-@njit(
-    types.void(I64[::1], DECIDE_TYPE, F64[::1], I64, I64, I64[::1], I64[::1], I64[::1]),
-    cache=True,
-)
+TRACED_ARGS = (I64[::1], DECIDE_TYPE, F64[::1], I64, I64, I64[::1], I64[::1], I64[::1])
+
+
+@njit(cache=True)
 def play_traced(rules, decide, params, seed, game, trace, out, final):
     """One game with its event trace: trace gets (events, 6) rows flattened, trace[0] is
     the number of events (more than fit means the buffer was too small); final gets the
@@ -138,8 +152,10 @@ def play_traced(rules, decide, params, seed, game, trace, out, final):
     final[:] = owner[: L.STATE_SIZE]
 
 
+BATCH_ARGS = (I64[::1], DECIDE_TYPE, F64[:, ::1], I64, I64, I64[:, ::1], I64)
+
+
 @njit(
-    types.void(I64[::1], DECIDE_TYPE, F64[:, ::1], I64, I64, I64[:, ::1], I64),
     cache=True,
     parallel=True,
     nogil=True,  # runner.run_to_dir writes the last chunk while this one plays
@@ -157,3 +173,19 @@ def play_batch(rules, decide, params, seed, first_game, out, block):
             st[L.PARAMS : L.PARAMS + params.shape[1]] = params[g].view(np.int64)
             play_game(st, decide, seed, first_game + g, out[g])
         owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
+
+
+@cache
+def _general(kernel, signature):
+    options = {k: v for k, v in kernel.targetoptions.items() if k != "nopython"}
+    return njit(signature, **options)(kernel.py_func)
+
+
+def for_policy(kernel, arg_types: tuple, policy: Policy):
+    """(the kernel to call, its decide argument) for a policy: the kernel itself and None
+    for the scripted family (player.py); else its specialisation for a decide function
+    pointer, compiled on first use (once for every such policy). arg_types: the types of
+    the kernel's arguments (BATCH_ARGS...), decide's DECIDE_TYPE."""
+    if policy.scripted:
+        return kernel, None
+    return _general(kernel, types.void(*arg_types)), policy.decide

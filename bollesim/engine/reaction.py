@@ -12,7 +12,6 @@ from bollesim.engine import tables as T
 from bollesim.engine.core import (
     ability_at,
     ability_ready,
-    ask_yes_no,
     change_roe,
     d6,
     has,
@@ -32,6 +31,7 @@ from bollesim.engine.core import (
     two_d6,
     vx,
 )
+from bollesim.engine.player import ask_yes_no
 
 
 @njit(cache=True)

@@ -15,15 +15,16 @@ def play_traced_game(
 ) -> tuple[list[tuple], np.ndarray, np.ndarray]:
     """(events as (turn, kind, a, b, c, d) tuples, the game's result row of layout.R_*,
     its final state region)."""
-    from bollesim.engine.play import play_traced
+    from bollesim.engine.play import TRACED_ARGS, for_policy, play_traced
 
     trace = np.zeros(1 + L.TRACE_WIDTH * capacity, dtype=np.int64)
     out = np.zeros(L.N_RESULTS, dtype=np.int64)
     final = np.zeros(L.STATE_SIZE, dtype=np.int64)
-    play_traced(
+    kernel, decide = for_policy(play_traced, TRACED_ARGS, policy)
+    kernel(
         pack_rules(rules),
-        policy.decide,
-        np.ascontiguousarray(params, dtype=np.float64),
+        decide,
+        np.ascontiguousarray(policy.kernel_params(params), dtype=np.float64),
         seed,
         game,
         trace,

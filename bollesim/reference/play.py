@@ -48,7 +48,9 @@ def play_game(
     game: Game | None = None,
     after_phase: AfterPhase | None = None,
 ) -> dict:
-    """Play one game from setup (or from `game`) and return its result row."""
+    """Play one game from setup (or from `game`) and return its result row. params: the
+    policy's parameters (policy.parameters order)."""
+    params = policy.kernel_params(params)
     game = game if game is not None else new_game(rules)
     chance = chance if chance is not None else Chance(seed, game_index)
     table = Table(game, chance, policy, params, seed, game_index, trace)

@@ -103,6 +103,18 @@ def marker_un(rules, m, side, track, at=0):
     return rules[at + P.MARKER_UN + P.MARKER_UN_S0 * m + P.MARKER_UN_S1 * side + track]
 
 
+@njit(cache=True)
+def exposed(rules, p, at=0):
+    """§2.1.1: an exposed position, under a BSA field of fire printed on the map or one an
+    enemy-action marker brings when the position is first entered (§6.2)."""
+    if rules[at + P.POS_EAM_POOL + p] != 0:
+        return True
+    for weapon in range(3):
+        if pos_bsa(rules, p, weapon, at):
+            return True
+    return False
+
+
 # ------------------------------------------------------------------ charts and markers
 
 

@@ -1,0 +1,91 @@
+"""§4 How the fast engine puts a decision to the player (reference: reference/table.py).
+
+Every kernel that may meet a player choice takes `decide`, one of:
+
+- a policy's compiled decide function (the general protocol, policy.py): the kernel lists
+  the legal options in st's option region and calls decide through a function pointer.
+  One compile serves every such policy (random, a notebook's, a lookahead player's);
+- None: the scripted family (policies/plan.py) compiled into the kernel. Its calls are
+  direct, so the compiler inlines and specialises them, and its orders are found without
+  listing every legal option (orders.scripted_order). The parameters in st are then the
+  family's.
+
+numba compiles a kernel once for each kind of `decide` and prunes the branch of the other
+(`decide is None` is known when it compiles).
+"""
+
+import numpy as np
+from numba import njit
+
+from bollesim import observation as O
+from bollesim.decisions import MAX_OPTIONS
+from bollesim.engine import layout as L
+from policies import _plan as F
+
+
+@njit(cache=True)
+def options(st):
+    """The option region: a decision's legal options, options(st)[:n]."""
+    return st[L.OPTS : L.OPTS + MAX_OPTIONS]
+
+
+@njit(cache=True)
+def params(st):
+    """The policy's parameters (float64)."""
+    return st[L.PARAMS : L.PARAMS + L.MAX_PARAMS].view(np.float64)
+
+
+@njit(cache=True)
+def observation(st):
+    """What the player sees (observation.py): the front of the state."""
+    return st[: O.SIZE]
+
+
+@njit(cache=True)
+def ruleset(st):
+    """The packed ruleset being played (rules/packed.py)."""
+    return st[L.RULES : L.RULES + L.RULES_SIZE]
+
+
+@njit(cache=True)
+def ask(st, decide, kind, n, context_a, context_b):
+    """The player's choice among options(st)[:n] (the option itself). A lone option is
+    taken without asking, as in the reference engine's Table.ask."""
+    opts = options(st)
+    if n == 1:
+        return opts[0]
+    st[O.CONTEXT_A] = context_a
+    st[O.CONTEXT_B] = context_b
+    if decide is None:
+        index = F.play(kind, observation(st), ruleset(st), opts, n, params(st))
+    else:
+        prng = st[L.RS + 2 : L.RS + 4]
+        index = decide(kind, observation(st), ruleset(st), opts, n, params(st), prng)
+    if index < 0 or index >= n:
+        raise ValueError("policy chose an option outside its options")
+    return opts[index]
+
+
+@njit(cache=True)
+def ask_yes_no(st, decide, kind, context_a):
+    opts = options(st)
+    opts[0] = 0
+    opts[1] = 1
+    return ask(st, decide, kind, 2, context_a, 0)
+
+
+# ------------------------------------------------------------------ the scripted family
+
+
+@njit(cache=True)
+def order_plan(st):
+    """What the scripted family scores this order decision with (_plan.order_plan)."""
+    return F.order_plan(observation(st), ruleset(st), params(st))
+
+
+@njit(cache=True)
+def order_score(st, plan, code):
+    """The scripted family's score of one order (_plan.order_score): it gives the
+    best-scored order on offer, the first on ties; one scored 0 or less never beats
+    passing."""
+    return F.order_score(code, observation(st), ruleset(st), plan)

@@ -1,0 +1,15 @@
+"""The scripted family: every choice of the scripted player is a parameter, from where the
+tanks and APCs go and when they push on to Tango 2, through the handling of damaged
+tanks, drawing, the first Fire order and its targets, to the airstrike and playing on
+after a victory. Its defaults are the historical plan; the other scripted policies are
+points of it (policies/_space.py declares each parameter).
+
+The fast engine compiles this family into its kernel (docs/architecture.md §4)."""
+
+from policies import _plan, _space
+
+PARAMETERS = _space.PARAMETERS
+
+
+def decide(kind, obs, rules, options, n_options, params, prng):
+    return _plan.play(kind, obs, rules, options, n_options, params)
