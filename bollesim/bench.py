@@ -13,7 +13,7 @@ import numpy as np
 
 from bollesim import rng
 from bollesim.engine import layout as L
-from bollesim.policy import Policy
+from bollesim.policy import Policy, available_policies, load_policy
 from bollesim.rules.loader import Ruleset
 from bollesim.runner import play_chunk, set_threads
 
@@ -83,6 +83,7 @@ def measure(
         floor_ratio=round(t_all / t_floor, 1),
         draws_per_game=round(float(draws.mean()), 2),
     )
+    out["policies"] = policy_rates(rules, max(1000, games // 4), seed, threads, progress)
     if cold:
         progress("compile time: a fresh process with an empty cache (takes a while)")
         with tempfile.TemporaryDirectory() as empty:
@@ -90,3 +91,29 @@ def measure(
         out["compile_cached_s"] = round(_compile_seconds(policy.name, None), 2)
         progress(f"compile: cold {out['compile_cold_s']} s, cached {out['compile_cached_s']} s")
     return out
+
+
+def policy_rates(rules: Ruleset, games: int, seed: int, threads: int, progress=print) -> dict:
+    """{policy: {"games_per_s": on all threads, "games_per_s_1thread": on one}} for every
+    shipped policy at its defaults, `games` games each."""
+    rates = {}
+    for name in available_policies():
+        policy = load_policy(name)
+        params = np.tile(policy.param_vector(), (games, 1))
+        play_chunk(rules, policy, params[:16], seed, 0, "fast")  # compiled, warm
+
+        def play(policy=policy, params=params):
+            play_chunk(rules, policy, params, seed, 0, "fast")
+
+        set_threads(threads)
+        t_all = min(_timed(play) for _ in range(2))
+        set_threads(1)
+        t_one = _timed(play)
+        set_threads(threads)
+        rates[name] = {
+            "games_per_s": round(games / t_all, 1),
+            "games_per_s_1thread": round(games / t_one, 1),
+        }
+        progress(f"{name}: {games / t_all:,.0f} games/s on {threads} threads, "
+                 f"{games / t_one:,.0f} on one")
+    return rates

@@ -103,6 +103,9 @@ def test_bench_measures_with_small_counts():
     assert figures["ratio_per_core"] == pytest.approx(ratio, rel=0.01)
     draws = R.simulate("rush", 1000, seed=1)["random_draws"].mean()
     assert figures["draws_per_game"] == pytest.approx(draws, abs=0.005)
+    assert set(figures["policies"]) == set(available_policies())  # every shipped policy
+    for rates in figures["policies"].values():
+        assert rates["games_per_s"] > 0 and rates["games_per_s_1thread"] > 0
     assert "compile_cold_s" not in figures  # --no-cold
     assert "games/s" in result.stderr  # the progress lines go to stderr with --json
 

@@ -187,3 +187,39 @@ def test_a_folder_set_by_a_parent_process_is_worked_out_again(tmp_path):
     set_dependency(copy, 41)
     assert run_probe(copy, **env) == 42
     assert not Path(inherited).exists()
+
+
+class _Stream:
+    def __init__(self, tty: bool):
+        self.tty, self.text = tty, ""
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, text: str) -> None:
+        self.text += text
+
+    def flush(self) -> None:
+        pass
+
+
+def test_a_compile_is_announced_in_one_line_on_a_terminal_only():
+    from bollesim.engine.play import compile_notice
+
+    terminal, pipe = _Stream(True), _Stream(False)
+    compile_notice(terminal)
+    compile_notice(pipe)
+    assert terminal.text.count("\n") == 1 and "once for this machine" in terminal.text
+    assert pipe.text == ""
+
+
+def test_a_kernel_is_marked_compiled_after_its_first_call(tmp_path, monkeypatch):
+    from bollesim.engine import play
+
+    calls = []
+    kernel = type("Kernel", (), {"__name__": "k", "signatures": []})()
+    monkeypatch.setattr(play.numba.config, "CACHE_DIR", str(tmp_path))
+    marker = play.compiled_marker(kernel, "scripted")
+    assert not marker.exists()
+    play._marking(lambda *a: calls.append(a), marker)(1, 2)
+    assert calls == [(1, 2)] and marker.exists()

@@ -7,8 +7,11 @@ the one to call for a policy. Everything below them is compiled into them (inlin
 kernel costs one compile of the whole engine.
 """
 
+import sys
 from functools import cache
+from pathlib import Path
 
+import numba
 import numpy as np
 from numba import carray, njit, prange, types
 from numba.core import cgutils
@@ -49,21 +52,9 @@ def play_phase(st, decide, phase):
 
 @njit(cache=True, inline="always")
 def play_out(st, decide, phase):
-    """§4: play from the start of `phase` of the current turn until the game is over.
-
-    A lookahead player's rollout: copy_state a game into a work vector (its own rules and
-    parameters set), rekey its CHANCE stream (rng.init_stream with a stream id of its own:
-    the pool, the marker pools and the dice are all drawn from it, so the copy's hidden
-    future is fresh), then play_out(work, None, phase) plays it to the end under the
-    scripted family and write_result reads the outcome."""
+    """§4: play from the start of `phase` of the current turn until the game is over."""
     while not st[L.X_OVER]:
         phase = play_phase(st, decide, phase)
-
-
-@njit(cache=True, inline="always")
-def copy_state(source, target):
-    """target gets source's game state and streams (layout: everything before PARAMS)."""
-    target[: L.PARAMS] = source[: L.PARAMS]
 
 
 @njit(cache=True)
@@ -185,7 +176,49 @@ def for_policy(kernel, arg_types: tuple, policy: Policy):
     """(the kernel to call, its decide argument) for a policy: the kernel itself and None
     for the scripted family (player.py); else its specialisation for a decide function
     pointer, compiled on first use (once for every such policy). arg_types: the types of
-    the kernel's arguments (BATCH_ARGS...), decide's DECIDE_TYPE."""
+    the kernel's arguments (BATCH_ARGS...), decide's DECIDE_TYPE. A kernel not yet
+    compiled on this machine is announced (compile_notice)."""
     if policy.scripted:
-        return kernel, None
-    return _general(kernel, types.void(*arg_types)), policy.decide
+        chosen, decide, variant = kernel, None, "scripted"
+    else:
+        chosen, decide, variant = _general(kernel, types.void(*arg_types)), policy.decide, "general"
+    if chosen.signatures:  # compiled or loaded in this process already
+        return chosen, decide
+    marker = compiled_marker(kernel, variant)
+    if marker is None or marker.exists():
+        return chosen, decide
+    compile_notice(sys.stderr)
+    return _marking(chosen, marker), decide
+
+
+COMPILE_SECONDS = "20 to 60 s"
+"""What a cold compile of one kernel takes (bollesim bench: compile_cold_s), as told."""
+
+
+def compile_notice(stream) -> None:
+    """One line, on a terminal only (it would spoil output read by programs)."""
+    if stream.isatty():
+        print(
+            "bollesim: compiling the fast engine once for this machine "
+            f"(about {COMPILE_SECONDS}; later starts take under a second)...",
+            file=stream,
+            flush=True,
+        )
+
+
+def compiled_marker(kernel, variant: str) -> Path | None:
+    """A file in numba's cache folder (jit_cache.py) that exists once `kernel` was
+    compiled there for `variant`; None without a cache folder."""
+    folder = numba.config.CACHE_DIR
+    return Path(folder) / f"compiled-{kernel.__name__}-{variant}" if folder else None
+
+
+def _marking(kernel, marker: Path):
+    def call(*args):
+        kernel(*args)
+        try:
+            marker.touch()
+        except OSError:
+            pass
+
+    return call
