@@ -191,7 +191,7 @@ def for_policy(kernel, arg_types: tuple, policy: Policy):
     return _marking(chosen, marker), decide
 
 
-COMPILE_SECONDS = "20 to 60 s"
+COMPILE_SECONDS = "one to two minutes"
 """What a cold compile of one kernel takes (bollesim bench: compile_cold_s), as told."""
 
 
