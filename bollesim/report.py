@@ -151,22 +151,42 @@ def _label_map(games: pl.DataFrame) -> dict[int, str]:
 
 @dataclass(frozen=True)
 class Trigger:
-    """A swept parameter of one policy: its best-setting table and its chart data."""
+    """A swept parameter of one policy (under one ruleset of a sweep whose cells change
+    the ruleset): its best-setting table and its chart data."""
 
     policy: str
     param: str
     best: pl.DataFrame  # analysis.best_trigger
     chart: RateChart    # chartdata.trigger
+    ruleset: str = ""   # what the cells change in the ruleset (the rows' `ruleset`)
 
     @property
     def label(self) -> str:
         return A.parameter_label(self.policy, self.param)
 
+    @property
+    def name(self) -> str:
+        """The chart's name: policy, parameter and ruleset."""
+        return "-".join(x for x in ("trigger", self.policy, self.param, self.ruleset) if x)
+
+    @property
+    def under(self) -> str:
+        """" under `I-AIR=ceil`" for a trigger of a changed ruleset, else ""."""
+        return f" under `{self.ruleset}`" if self.ruleset else ""
+
 
 def _triggers(games: pl.DataFrame) -> list[Trigger]:
-    return [Trigger(policy, param, A.best_trigger(games, param, policy=policy),
-                    chartdata.trigger(games, param, policy=policy))
-            for policy, params in A.swept_parameters(games).items() for param in params]
+    """The swept parameters of each policy; in a sweep that varies the ruleset, of each
+    ruleset apart (the settings of one ruleset are compared on the same seeds)."""
+    rulesets = (games["ruleset"].unique(maintain_order=True).to_list()
+                if "ruleset" in games.columns else [""])
+    out = []
+    for ruleset in rulesets:
+        rows = games.filter(pl.col("ruleset") == ruleset) if len(rulesets) > 1 else games
+        out += [Trigger(policy, param, A.best_trigger(rows, param, policy=policy),
+                        chartdata.trigger(rows, param, policy=policy), ruleset)
+                for policy, params in A.swept_parameters(rows).items() for param in params]
+    return out
 
 
 def _chart(rep: Report, name: str, data: RateChart, alt: str) -> None:
@@ -181,8 +201,8 @@ def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
     items = []
     for t in triggers:
         n_settings = int(t.best["n_settings"][0])
-        items.append(f"**{t.label[:1].upper() + t.label[1:]}** (`{t.policy}`, {n_settings} settings on the "
-                     f"same seeds): {t.chart.finding}")
+        items.append(f"**{t.label[:1].upper() + t.label[1:]}** (`{t.policy}`{t.under}, {n_settings} "
+                     f"settings on the same seeds): {t.chart.finding}")
     if n_cells == 1:
         wins = ", ".join(f"{A.LABELS[v]} {pct(overall[f'{v}_rate'])}" for v in A.VICTORIES)
         items.append(f"**Victories**: {wins}.")
@@ -193,9 +213,9 @@ def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
     rep.ul(items)
     if triggers:
         t = triggers[0]
-        _chart(rep, f"trigger-{t.policy}-{t.param}", t.chart,
-               f"Outcome rates against the {t.label} ({t.policy}), with 95% intervals; "
-               "every setting plays the same seeds.")
+        _chart(rep, t.name, t.chart,
+               f"Outcome rates against the {t.label} ({t.policy}{t.under}), with 95% "
+               "intervals; every setting plays the same seeds.")
     elif 2 <= n_cells <= MAX_COMPARED_CELLS:
         data = chartdata.comparison(games, by="cell")
         _chart(rep, "comparison", data, "Outcome rates of each cell side by side, with 95% "
@@ -210,9 +230,9 @@ def _more_charts(rep: Report, games: pl.DataFrame, triggers: list[Trigger]) -> N
         return
     rep.h(2, "More charts")
     for t in rest:
-        _chart(rep, f"trigger-{t.policy}-{t.param}", t.chart,
-               f"Outcome rates against the {t.label} ({t.policy}), with 95% intervals; "
-               "every setting plays the same seeds.")
+        _chart(rep, t.name, t.chart,
+               f"Outcome rates against the {t.label} ({t.policy}{t.under}), with 95% "
+               "intervals; every setting plays the same seeds.")
     if compare:
         _chart(rep, "comparison", chartdata.comparison(games, by="cell"),
                "Outcome rates of each cell side by side, with 95% intervals.")
@@ -220,7 +240,7 @@ def _more_charts(rep: Report, games: pl.DataFrame, triggers: list[Trigger]) -> N
 
 def _trigger_tables(rep: Report, triggers: list[Trigger]) -> None:
     for t in triggers:
-        rep.h(3, f"Best {t.label} for each outcome ({t.policy} `{t.param}`)")
+        rep.h(3, f"Best {t.label} for each outcome ({t.policy} `{t.param}`{t.under})")
         rows = []
         for r in t.best.iter_rows(named=True):
             paired = r["p_vs_worst"] is not None
@@ -431,8 +451,14 @@ def _what_was_run(rep: Report, games: pl.DataFrame, manifest: dict, run_dir: Pat
     if isinstance(source, dict):
         parts = [f"file `{source['file']}`" if source.get("file") else "",
                  f"partial `{source['partial']}`" if source.get("partial") else "",
-                 ", ".join(f"`--set {o}`" for o in source.get("overrides") or [])]
+                 ", ".join(f"`--set {o}`" for o in source.get("overrides") or []),
+                 ", ".join(f"`--reading {r}`" for r in _readings(source.get("readings")))]
         rows.append(["ruleset source", "; ".join(p for p in parts if p) or "the shipped default"])
+    if "ruleset" in games.columns:
+        changed = games.select("ruleset", "ruleset_hash").unique(maintain_order=True)
+        rows.append(["cells' rulesets", "; ".join(
+            f"{f'`{text}`' if text else 'unchanged'} (sha256 `{digest[:12]}…`)"
+            for text, digest in changed.iter_rows())])
     known = {"version", "ruleset", "ruleset_hash", "policy", "params", "seed", "n_games",
              "engine", "timings", "cells", "created", "machine", "threads", "n_cells",
              "games_per_cell", "chunk_size", "ruleset_source", "ruleset_data"}
@@ -455,6 +481,13 @@ def _what_was_run(rep: Report, games: pl.DataFrame, manifest: dict, run_dir: Pat
         lines.append(text if own else f"`{policy}`: no parameters")
     rep.p("Policy parameters (swept ones in bold, with the values tried):")
     rep.ul(lines)
+
+
+def _readings(readings) -> list[str]:
+    """`ID=VARIANT` of a ruleset source's readings (a table, or a list of such strings)."""
+    if isinstance(readings, dict):
+        return [f"{k}={v}" for k, v in readings.items()]
+    return [str(r) for r in readings or []]
 
 
 def _method(rep: Report) -> None:

@@ -5,8 +5,9 @@ The folder OUT (`bollesim run/sweep --out OUT`) holds
 
     games.parquet    one row per game (docs/architecture.md §5): `game`, `seed`, `policy`, `cell`, the
                      policies' parameter columns (float64, null where a policy has no such
-                     parameter), then runner.RESULT_COLUMNS; in row groups of
-                     ROW_GROUP_ROWS rows
+                     parameter), in a sweep whose cells change the ruleset `ruleset` (what
+                     the cell changes, "" for nothing) and `ruleset_hash` (strings), then
+                     runner.RESULT_COLUMNS; in row groups of ROW_GROUP_ROWS rows
     manifest.json    a JSON object: the fields of `Manifest`, listed below
     report.*         `bollesim report OUT` adds report.html, report.md and report-*.png
 
@@ -53,12 +54,14 @@ Manifest fields (`format` changes when their meaning does)
     seed              run seed: game g is seeded from (seed, g)
     games_per_cell    games played in each cell (game indices 0..games_per_cell-1)
     n_cells           number of cells
-    cells             [{cell, policy, params}] in cell order
+    cells             [{cell, policy, params}] in cell order; a cell that changes the
+                      ruleset adds {rules, readings, ruleset_hash}: the key values and
+                      reading variants it applies over ruleset_data, and the result's hash
     policy            the policy, or the cells' policies joined by ", "
     params            the parameters of a one-cell run, or a sentence saying where they are
     ruleset           the ruleset's name
     ruleset_hash      SHA-256 of the ruleset data
-    ruleset_source    {file, partial, overrides} the ruleset was loaded from
+    ruleset_source    {file, partial, overrides, readings} the ruleset was loaded from
     ruleset_data      the ruleset's data, so any game can be replayed exactly
     engine            fast or reference
     threads           engine threads of the session that finished the run
@@ -355,8 +358,11 @@ def schema_problem(path: Path, rows: int) -> str | None:
             return f"no column {name!r}"
         if not schema.field(name).type.equals(kind):
             return f"column {name!r} is {schema.field(name).type}, expected {kind}"
+    optional = {f.name: f.type for f in ruleset_columns()}
     for f in schema:
-        if f.name not in expected and f.type != pa.float64():
+        if f.name in optional and not f.type.equals(optional[f.name]):
+            return f"column {f.name!r} is {f.type}, expected {optional[f.name]}"
+        if f.name not in expected and f.name not in optional and f.type != pa.float64():
             return f"column {f.name!r} is {f.type}: a parameter column must be double"
     return None
 
@@ -368,6 +374,15 @@ def fixed_columns():
     from bollesim.runner import ARROW_TYPES, HEAD_COLUMNS, RESULT_COLUMNS
 
     return [pa.field(name, ARROW_TYPES[kind]) for name, kind in HEAD_COLUMNS + RESULT_COLUMNS]
+
+
+def ruleset_columns():
+    """The Arrow fields of a sweep whose cells change the ruleset (runner.RULESET_COLUMNS)."""
+    import pyarrow as pa
+
+    from bollesim.runner import ARROW_TYPES, RULESET_COLUMNS
+
+    return [pa.field(name, ARROW_TYPES[kind]) for name, kind in RULESET_COLUMNS]
 
 
 def file_sha256(path: Path) -> str:
