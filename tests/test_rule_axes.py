@@ -185,3 +185,21 @@ def test_nested_rule_tables_and_a_fixed_reading(tmp_path):
     assert len(cells) == 3
     assert cells[0].ruleset.digest == oracle_rules(8, "ceil").digest
     assert cells[0].ruleset_text() == "tracks.tank_to_hit=8 I-AIR=ceil"
+
+
+def test_report_compares_triggers_within_each_ruleset(swept, tmp_path):
+    from test_report import md_table
+
+    from bollesim.report import write_report
+
+    _, out, games, _ = swept
+    text = write_report(out, tmp_path)["markdown"].read_text(encoding="utf-8")
+    for k_hit, air in ((7, "floor"), (7, "ceil"), (8, "floor"), (8, "ceil")):
+        ruleset = f"tracks.tank_to_hit={k_hit} I-AIR={air}"
+        rows = md_table(text, f"Best RoE from which the first Fire order is given for each "
+                              f"outcome (fire_at_roe `k` under `{ruleset}`)")
+        mine = games.filter(pl.col("ruleset") == ruleset)
+        defeat = {k: mine.filter(pl.col("k") == k)["defeat"].mean() for k in (8.0, 12.0)}
+        best = min(defeat, key=lambda k: (defeat[k], k))
+        assert rows[-1][0] == "defeat" and rows[-1][1] == f"{best:g}", (ruleset, rows[-1])
+        assert f"(`fire_at_roe` under `{ruleset}`, 2 settings on the same seeds)" in text
