@@ -967,6 +967,79 @@ def report(
                "charts": [str(p) for p in paths["charts"]]})
 
 
+SideArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="A",
+        help="A run folder, or DIR:CELL for one cell of a sweep.",
+        show_default=False,
+    ),
+]
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim compare results/default results/tweak",
+        "bollesim compare results/first_fire:0 results/first_fire:17",
+        "bollesim compare results/default results/tweak --out /tmp/cmp --json",
+    ),
+)
+def compare(
+    a: SideArgument,
+    b: Annotated[
+        str,
+        typer.Argument(
+            metavar="B",
+            help="The other run folder or DIR:CELL; differences are B minus A.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where to write compare.html, compare.md and compare.csv "
+            "(default: results/compare-A-vs-B).",
+            show_default=False,
+        ),
+    ] = None,
+    json_: JsonOption = False,
+) -> None:
+    """Compare two runs, or two cells of sweeps, game by game on the same seeds.
+
+    Game g of A is paired with game g of B (both must be played from the same seed).
+    Prints B - A for every outcome with its 95% interval (Newcombe's paired method) and
+    the exact McNemar test, what B changes (policy, parameters, readings, ruleset
+    values), and writes the comparison's report: compare.html (interactive), compare.md
+    with its chart, compare.csv."""
+    from bollesim import compare as C
+
+    side_a, side_b = C.open_side(a), C.open_side(b)
+    folder = out or C.default_out(side_a, side_b)
+    try:
+        written = C.write_compare(side_a, side_b, folder)
+    except OSError as exc:
+        raise UsageError(f"cannot write the comparison to {folder}: {exc.strerror or exc}") from None
+    table = written["differences"]
+    changes = C.what_differs(side_a, side_b)
+    say = functools.partial(typer.echo, err=json_)
+    say(printable(f"A: {a} ({side_a.label}); B: {b} ({side_b.label})"))
+    say(printable("B changes: " + ("; ".join(changes) if changes else "nothing recorded")))
+    say(f"paired on {int(table['n'][0]):,} games (the same seeds); B - A in points:")
+    for r in table.iter_rows(named=True):
+        mark = " *" if r["significant"] else "  "
+        say(f"  {r['outcome'].replace('_', ' '):<12} {r['rate_a']:>7.1%} {r['rate_b']:>7.1%}"
+            f"  {100 * r['diff']:+6.1f} ({100 * r['diff_low']:+.1f} to "
+            f"{100 * r['diff_high']:+.1f}){mark} p={r['p_value']:.2g}")
+    say("* significant (exact McNemar, p < 0.05)")
+    say(printable(f"wrote {written['html']}, {written['markdown']} and {written['tables'][0]}"))
+    if json_:
+        _emit({"command": "compare", "a": a, "b": b, "what_differs": changes,
+               "paired_games": int(table["n"][0]), "differences": table.to_dicts(),
+               "html": str(written["html"]), "markdown": str(written["markdown"]),
+               "csv": str(written["tables"][0])})
+
+
 @command(app, epilog=examples("bollesim bench", "bollesim bench --json --games 200000 --no-cold"))
 def bench(
     json_: Annotated[

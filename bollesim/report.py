@@ -35,7 +35,7 @@ import polars as pl
 
 from bollesim import analysis as A
 from bollesim import chartdata, plots
-from bollesim.chartdata import RateChart
+from bollesim.chartdata import DiffChart, RateChart
 
 EXAMPLES_PER_OUTCOME = 5
 MAX_COMPARED_CELLS = 12  # above this, cells are compared through the trigger charts only
@@ -52,7 +52,7 @@ class Chart:
     name: str        # file stem: report-<name>.png
     figure: object   # matplotlib Figure
     alt: str         # what the chart shows, one sentence
-    data: RateChart  # the numbers and words drawn
+    data: RateChart | DiffChart  # the numbers and words drawn
     png: bytes = b""
 
 
@@ -78,7 +78,7 @@ class Report:
         sums up the others (it stays last when the reader sorts the table)."""
         self.blocks.append(("table", header, rows, right or set(), total))
 
-    def chart(self, name: str, figure, alt: str, data: RateChart) -> None:
+    def chart(self, name: str, figure, alt: str, data: RateChart | DiffChart) -> None:
         chart = Chart(_slug(name), figure, alt, data)
         self.charts.append(chart)
         self.blocks.append(("chart", chart))
@@ -729,21 +729,33 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> dict
     """
     run_dir = Path(run_dir)
     out = Path(out_dir) if out_dir is not None else run_dir
-    out.mkdir(parents=True, exist_ok=True)
     games, manifest = load_run(run_dir)
     rep = build_report(games, manifest, run_dir)
+    paths = write_pages(rep, out, "report", {RATES_CSV: rates_frame(games)})
+    return {**paths, "rates": out / RATES_CSV}
+
+
+def write_pages(rep: Report, out: str | Path, stem: str,
+                tables: dict[str, pl.DataFrame] | None = None) -> dict:
+    """Write a Report into the folder `out` (created if missing), each file atomically:
+    STEM-<chart>.png for every chart, the CSV files of `tables` ({file name: frame}),
+    STEM.md (linking the PNGs) and STEM.html (self-contained). Returns {"html": Path,
+    "markdown": Path, "charts": [Path, ...], "tables": [Path, ...]}."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
     paths = []
     for chart in rep.charts:
         chart.png = _png(chart.figure)
-        name = f"report-{chart.name}.png"
+        name = f"{stem}-{chart.name}.png"
         _atomic_write(out / name, chart.png)
         files[chart.name] = name
         paths.append(out / name)
-    buffer = io.BytesIO()
-    rates_frame(games).write_csv(buffer, float_precision=6)
-    _atomic_write(out / RATES_CSV, buffer.getvalue())
-    _atomic_write(out / "report.md", render_markdown(rep, files).encode("utf-8"))
-    _atomic_write(out / "report.html", render_html(rep).encode("utf-8"))
-    return {"html": out / "report.html", "markdown": out / "report.md",
-            "rates": out / RATES_CSV, "charts": paths}
+    for name, frame in (tables or {}).items():
+        buffer = io.BytesIO()
+        frame.write_csv(buffer, float_precision=6)
+        _atomic_write(out / name, buffer.getvalue())
+    _atomic_write(out / f"{stem}.md", render_markdown(rep, files).encode("utf-8"))
+    _atomic_write(out / f"{stem}.html", render_html(rep).encode("utf-8"))
+    return {"html": out / f"{stem}.html", "markdown": out / f"{stem}.md", "charts": paths,
+            "tables": [out / name for name in tables or {}]}
