@@ -322,6 +322,6 @@ def tornado(effects: pl.DataFrame, outcome: str) -> DiffChart:
         finding = (f"{top['row']} moves the {label} rate most: {pct(top['rate_a'])} → "
                    f"{pct(top['rate_b'])} ({100 * top['diff']:+.1f} points).")
     return DiffChart(frame, f"How far each alternative reading moves the {label} rate",
-                     "change in percentage points (alternative − default)", finding,
+                     "change in percentage points (alternative − as specified)", finding,
                      "every cell of the experiment, the same seeds under every reading · "
                      "bars: 95% interval · solid: significant (p < 0.05)")

@@ -938,9 +938,11 @@ def report(
 
     report.html (one file that works offline: interactive charts, sortable tables),
     report.md with its charts as PNG files, and rates.csv (every rate, its interval and
-    counts)."""
+    counts). The folder of a `bollesim sensitivity` run gets its sensitivity report
+    (sensitivity.html, sensitivity.md, sensitivity-*.csv)."""
     from bollesim.report import write_report
     from bollesim.runfolder import Workspace, open_run
+    from bollesim.sensitivity import write_sensitivity
 
     run = open_run(run_dir)  # refuses a folder it cannot trust, before taking any lock
     into_run = out is None or os.path.abspath(out) == os.path.abspath(run_dir)
@@ -948,23 +950,142 @@ def report(
         run = open_run(run_dir)
         if run.n_games == 0:
             raise UsageError(f"{run_dir} holds no games (a run of -n 0): there is nothing to report")
+        write = write_sensitivity if run.manifest.get("sensitivity") else write_report
         try:
-            paths = write_report(run_dir, out)
+            paths = write(run_dir, out)
         except OSError as exc:
             raise UsageError(
                 f"cannot write the report to {out or run_dir}: {exc.strerror or exc}"
             ) from None
+    tables = [str(p) for p in paths["tables"]]
     typer.echo(
         printable(
             f"wrote {paths['html']}, {paths['markdown']} ({len(paths['charts'])} charts next "
-            f"to it) and {paths['rates']}"
+            f"to it) and {', '.join(tables)}"
         ),
         err=json_,
     )
     if json_:
         _emit({"command": "report", "html": str(paths["html"]),
-               "markdown": str(paths["markdown"]), "rates": str(paths["rates"]),
+               "markdown": str(paths["markdown"]), "rates": paths.get("rates") and
+               str(paths["rates"]), "tables": tables,
                "charts": [str(p) for p in paths["charts"]]})
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim sensitivity experiments/first_fire.toml -n 2000",
+        "bollesim sensitivity experiments/first_fire.toml -n 500 --only I-AIR --only R-TRACK",
+        "bollesim sensitivity experiments/first_fire.toml -n 2000 --resume",
+        "bollesim sensitivity experiments/policies.toml -n 1000 --json",
+    ),
+)
+def sensitivity(
+    spec: Annotated[
+        Path,
+        typer.Argument(
+            metavar="SPEC",
+            help="Experiment file (TOML), e.g. experiments/first_fire.toml.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Output folder (default: results/NAME-sensitivity).", show_default=False
+        ),
+    ] = None,
+    games: GamesOption = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Run seed (default: the spec's).", show_default=False)
+    ] = None,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--only",
+            metavar="ID",
+            help="Vary only this reading (repeatable; default: every reading with "
+            "alternatives, see `bollesim rules show --reconstructed`).",
+            show_default=False,
+        ),
+    ] = None,
+    threads: ThreadsOption = None,
+    chunk: ChunkOption = None,
+    cluster: ClusterOption = None,
+    workers: WorkersOption = None,
+    resume: ResumeOption = False,
+    restart: RestartOption = False,
+    json_: JsonOption = False,
+) -> None:
+    """Play an experiment under each alternative reading of the rules, on the same seeds,
+    and report what each one changes.
+
+    One sweep: every cell of the experiment as specified and under each alternative
+    (a variant of a reading, docs/readings.md) in turn. Writes the sweep to OUT
+    (games.parquet, manifest.json) and the sensitivity report next to it:
+    sensitivity.html, sensitivity.md (a tornado chart per outcome: how far each
+    alternative moves its rate; a table saying whether each finding, the best trigger
+    for each victory type and the ranking of the policies, still holds), and the CSV
+    files. An interrupted run continues with --resume."""
+    from bollesim.experiment import check_count, load_experiment
+    from bollesim.experiment import sweep as run_sweep
+    from bollesim.runfolder import Workspace
+    from bollesim.sensitivity import sensitivity_experiment, write_sensitivity
+
+    if games is not None:
+        check_count("--games", games, "games")
+    if seed is not None:
+        check_count("--seed", seed, "seed")
+    mode = _mode(resume, restart)
+    experiment = sensitivity_experiment(load_experiment(spec), only)
+    folder = out or Path("results") / experiment.name
+    n_cells, n_alternatives = len(experiment.cells), len(experiment.sensitivity["alternatives"])
+    try:
+        with (
+            _stop_on_signals(),
+            _cluster(cluster, workers, threads) as dask,
+            _progress_bar(printable(f"{experiment.name} ({n_cells} cells)")) as bar,
+        ):
+            task = bar.add_task("games", total=None)
+            manifest, outcome = run_sweep(
+                experiment,
+                folder,
+                games=games,
+                seed=seed,
+                threads=threads,
+                chunk_size=chunk,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                cluster=dask,
+                mode=mode,
+            )
+    except KeyboardInterrupt as exc:
+        _interrupted(folder, exc)
+    _said_resumed(folder, outcome)
+    with Workspace(folder):
+        written = write_sensitivity(folder)
+    t = manifest["timings"]
+    say = functools.partial(typer.echo, err=json_)
+    say(printable(
+        f"{n_cells} cells ({n_cells // (n_alternatives + 1)} x {n_alternatives + 1} readings) x "
+        f"{outcome.games_per_cell:,} games = {manifest['n_games']:,} games in "
+        f"{t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s) -> {folder}"))
+    robust = written["robustness"]
+    if robust.height:
+        counts = {v: int((robust["verdict"] == v).sum()) for v in ("holds", "holds within noise",
+                                                                  "changes")}
+        say(f"findings under each alternative: {counts['holds']} hold, "
+            f"{counts['holds within noise']} hold within noise, {counts['changes']} change")
+    say(printable(f"wrote {written['html']} and {written['markdown']} "
+                  f"({len(written['charts'])} charts next to it)"))
+    if json_:
+        _emit({"command": "sensitivity", "out": str(folder), "experiment": experiment.name,
+               "alternatives": experiment.sensitivity["alternatives"],
+               "games_per_cell": outcome.games_per_cell, "games": manifest["n_games"],
+               "seed": manifest["seed"], "timings": t,
+               "effects": written["effects"].to_dicts(),
+               "robustness": written["robustness"].to_dicts(),
+               "html": str(written["html"]), "markdown": str(written["markdown"])})
 
 
 SideArgument = Annotated[

@@ -209,6 +209,7 @@ class Experiment:
     max_games: int | None = None
     path: Path | None = None
     spec: dict = field(default_factory=dict, repr=False)  # the TOML as read
+    sensitivity: dict | None = None  # how a sensitivity run lays out its cells (sensitivity.py)
 
 
 class _Spec:
@@ -981,6 +982,7 @@ def sweep(
         "description": experiment.description,
         "spec_file": str(experiment.path) if experiment.path else None,
         "spec": experiment.spec,
+        "sensitivity": experiment.sensitivity,
         **ruleset_record(experiment.rules, experiment.ruleset_source),
     }
     return run_cells(

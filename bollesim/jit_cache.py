@@ -30,7 +30,10 @@ PACKAGES = (PACKAGE, PACKAGE.parent / "policies")
 PURE_PYTHON = frozenset({
     "bollesim/__main__.py",
     "bollesim/analysis.py",
+    "bollesim/chartdata.py",
+    "bollesim/charts.py",
     "bollesim/cli.py",
+    "bollesim/compare.py",
     "bollesim/engine/trace.py",
     "bollesim/experiment.py",
     "bollesim/narrate.py",
@@ -38,6 +41,7 @@ PURE_PYTHON = frozenset({
     "bollesim/replay.py",
     "bollesim/report.py",
     "bollesim/rules/docs.py",
+    "bollesim/sensitivity.py",
     "bollesim/rules/show.py",
     "bollesim/terminal.py",
 })

@@ -38,6 +38,7 @@ if (not os.environ.get("MPLBACKEND") and not os.environ.get("DISPLAY")
 
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
+from matplotlib import patheffects  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
 
@@ -296,7 +297,8 @@ def _draw_differences(chart: DiffChart, ax) -> Figure:
     ax.barh(ys, diff, height=0.62, color=colours, alpha=None, zorder=2)
     for bar, solid in zip(ax.patches, strong, strict=True):
         bar.set_alpha(1.0 if solid else 0.35)
-    ax.hlines(ys, low, high, color="#333333", linewidth=1.2, zorder=3)
+    ax.hlines(ys, low, high, color="#333333", linewidth=1.2, zorder=3,
+              path_effects=[patheffects.withStroke(linewidth=3, foreground="white")])
     ax.axvline(0, color="#555555", linewidth=1)
     span = float(np.nanmax(np.abs(np.concatenate([low, high, [0.1]])))) * 1.25
     ax.set_xlim(-span, span)

@@ -77,6 +77,10 @@ Manifest fields (`format` changes when their meaning does)
     description       a sweep's description
     spec_file         a sweep's spec file
     spec              a sweep's spec as read
+    sensitivity       a sensitivity run's layout (bollesim/sensitivity.py): {cells_per_ruleset,
+                      alternatives}: cell v * cells_per_ruleset + c is the experiment's
+                      cell c under alternatives[v - 1] ("ID=VARIANT"), v = 0 the experiment
+                      as specified
 """
 
 from __future__ import annotations
@@ -163,6 +167,7 @@ class Manifest:
     description: str | None = None
     spec_file: str | None = None
     spec: dict | None = None
+    sensitivity: dict | None = None
 
     @classmethod
     def from_json(cls, data: object) -> Manifest:

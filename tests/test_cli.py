@@ -35,6 +35,8 @@ def test_the_commands_are_the_documented_ones():
             ("run",),
             ("sweep",),
             ("report",),
+            ("compare",),
+            ("sensitivity",),
             ("bench",),
             ("rules", "check"),
             ("rules", "show"),
