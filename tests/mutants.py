@@ -520,8 +520,8 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/exp
     Mutant(
         "cells-numbered-per-grid",
         "bollesim/experiment.py",
-        "cells.append(Cell(first + len(cells), policy, vector))",
-        "cells.append(Cell(len(cells), policy, vector))",
+        "cells.append(Cell(first + len(cells), policy, vector, rules, readings, ruleset))",
+        "cells.append(Cell(len(cells), policy, vector, rules, readings, ruleset))",
         "experiment spec",
         "each [[grid]] numbers its cells from 0, so two cells share a number",
         ("tests/test_sweep.py",),
@@ -573,15 +573,200 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/exp
     ),
 ]
 
+REPORT = [  # what the balance report says (bollesim/report.py, bollesim/plots.py)
+    Mutant(
+        "verdict-wording-swapped",
+        "bollesim/report.py",
+        'return ("significant" if significant else "not significant")',
+        'return ("not significant" if significant else "significant")',
+        "report wording",
+        "the report calls a significant difference not significant, and the reverse",
+        ("tests/test_report.py::test_best_setting_table",),
+    ),
+    Mutant(
+        "paired-table-sign-flipped",
+        "bollesim/report.py",
+        "cmp = A.paired_comparison(games, int(c), int(base), list(A.HEADLINE))",
+        "cmp = A.paired_comparison(games, int(base), int(c), list(A.HEADLINE))",
+        "paired comparison",
+        "the paired-differences table shows the base minus each cell, not the reverse",
+        ("tests/test_report.py::test_paired_differences_table",),
+    ),
+    Mutant(
+        "best-setting-ties-dropped",
+        "bollesim/report.py",
+        '", ".join(tied) if paired else "not paired",',
+        '"" if paired else "not paired",',
+        "best_trigger",
+        "the report leaves out the settings not significantly different from the best",
+        ("tests/test_report.py::test_best_setting_table",),
+    ),
+    Mutant(
+        "worst-setting-labelled-as-default",
+        "bollesim/report.py",
+        "f\"{r['worst_label']}: {pct(r['worst_rate'])}\",",
+        "f\"{r['default_label']}: {pct(r['worst_rate'])}\",",
+        "best_trigger",
+        "the worst setting's rate is shown under the default setting's label",
+        ("tests/test_report.py::test_best_setting_table",),
+    ),
+    Mutant(
+        "chart-strategic-draws-political",
+        "bollesim/plots.py",
+        'rows = frame.filter(pl.col("outcome") == o)',
+        'rows = frame.filter(pl.col("outcome") == ("political" if o == "strategic" else o))',
+        "charts",
+        "the strategic-victory line of a chart plots the political victory's rates",
+        ("tests/test_plots.py::test_trigger_chart",),
+    ),
+    Mutant(
+        "worst-cell-labelled-as-best",
+        "bollesim/report.py",
+        'labels[worst["cell"]], pct(worst[f"{o}_rate"]),',
+        'labels[best["cell"]], pct(worst[f"{o}_rate"]),',
+        "best and worst cells",
+        "the best/worst cell table names the best cell as the worst",
+        ("tests/test_report.py::test_best_and_worst_cell_table",),
+    ),
+    Mutant(
+        "endings-defeat-inverted",
+        "bollesim/report.py",
+        '"defeat" if r["defeat"] else ""',
+        '"" if r["defeat"] else "defeat"',
+        "§8",
+        "the endings table marks the ends that are not defeats as defeats",
+        ("tests/test_report.py::test_endings_table",),
+    ),
+]
+
+AXES_EACH_CELL = "tests/test_rule_axes.py::test_each_cell_plays_its_own_ruleset_on_common_seeds"
+SENSITIVITY_EFFECTS = "tests/test_sensitivity.py::test_effects_from_the_rows"
+SENSITIVITY_FINDINGS = "tests/test_sensitivity.py::test_robustness_from_the_rows"
+
+RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compare.py,
+    # sensitivity.py)
+    Mutant(
+        "cell-plays-the-experiments-ruleset",
+        "bollesim/experiment.py",
+        "return self.cells[i].ruleset or self.rules",
+        "return self.rules",
+        "rule axes",
+        "every cell of a grid with rule axes plays the experiment's ruleset, not its own",
+        (AXES_EACH_CELL, "tests/test_sensitivity.py -k every_cell"),
+    ),
+    Mutant(
+        "cell-ruleset-without-readings",
+        "bollesim/experiment.py",
+        '        data = apply_readings(data, readings, "readings")\n',
+        "",
+        "rule axes, readings",
+        "a cell's readings are recorded but not switched on",
+        (AXES_EACH_CELL, SENSITIVITY_EFFECTS),
+    ),
+    Mutant(
+        "rows-say-the-experiments-ruleset",
+        "bollesim/experiment.py",
+        "table = R.with_ruleset(table, cell.ruleset_text(), self.ruleset(i).digest)",
+        "table = R.with_ruleset(table, cell.ruleset_text(), self.rules.digest)",
+        "rule axes",
+        "the rows of a cell that changes the ruleset carry the experiment's ruleset hash",
+        (AXES_EACH_CELL,),
+    ),
+    Mutant(
+        "cell-record-without-ruleset",
+        "bollesim/experiment.py",
+        "        if not self.changes_rules:\n            return {}\n",
+        "        return {}\n",
+        "rule axes, --resume",
+        "the manifest and the resume key leave out each cell's rules, readings and hash",
+        ("tests/test_rule_axes.py::test_manifest_and_labels_name_each_cells_ruleset",
+         "tests/test_rule_axes.py::test_resume_is_exact_and_refuses_other_rules"),
+    ),
+    Mutant(
+        "compare-ignores-seeds",
+        "bollesim/compare.py",
+        "    if other.height:\n",
+        "    if False:\n",
+        "common random numbers",
+        "compare pairs games played from different seeds",
+        ("tests/test_compare.py::test_refusals_are_one_line",),
+    ),
+    Mutant(
+        "compare-pairs-the-next-game",
+        "bollesim/compare.py",
+        'side.games.join(common, on="game").with_columns(pl.lit(i, pl.Int32).alias("cell"))',
+        'side.games.join(common, on="game").with_columns(pl.lit(i, pl.Int32).alias("cell"),\n'
+        '                                                 pl.col("game") + i)',
+        "paired comparison",
+        "compare pairs game g of A with game g - 1 of B",
+        ("tests/test_compare.py::test_two_runs_b_minus_a",),
+    ),
+    Mutant(
+        "compare-a-minus-b",
+        "bollesim/compare.py",
+        "cmp = A.paired_comparison(paired, 1, 0)",
+        "cmp = A.paired_comparison(paired, 0, 1)",
+        "paired comparison",
+        "compare reports A - B under the heading B - A",
+        ("tests/test_compare.py::test_two_runs_b_minus_a", "tests/test_compare.py::test_the_report"),
+    ),
+    Mutant(
+        "sensitivity-alternatives-misnamed",
+        "bollesim/sensitivity.py",
+        '"alternatives": [f"{r}={v}" for r, v in alts]}',
+        '"alternatives": [f"{r}={v}" for r, v in alts[1:] + alts[:1]]}',
+        "sensitivity",
+        "each alternative's games are reported under the next alternative's name",
+        (SENSITIVITY_EFFECTS,),
+    ),
+    Mutant(
+        "sensitivity-change-sign",
+        "bollesim/sensitivity.py",
+        'moved = (pairs[o] - pairs[f"{o}_as"]).to_numpy() / n_cells',
+        'moved = (pairs[f"{o}_as"] - pairs[o]).to_numpy() / n_cells',
+        "sensitivity",
+        "a change is reported as the rate as specified minus the alternative's",
+        (SENSITIVITY_EFFECTS, "tests/test_sensitivity.py::test_report_tables_and_charts"),
+    ),
+    Mutant(
+        "sensitivity-cells-independent",
+        "bollesim/sensitivity.py",
+        "se = float(moved.std(ddof=1)) / math.sqrt(g) if g > 1 else 0.0",
+        "se = float(moved.std(ddof=1)) / math.sqrt(g * n_cells) if g > 1 else 0.0",
+        "sensitivity, common random numbers",
+        "a change's interval counts every cell's game as independent (too narrow)",
+        (SENSITIVITY_EFFECTS,),
+    ),
+    Mutant(
+        "robustness-ties-read-backwards",
+        "bollesim/sensitivity.py",
+        'if theirs["tied"] is not None and mine["best_label"] in theirs["tied"]:',
+        'if mine["tied"] is not None and theirs["best_label"] in mine["tied"]:',
+        "sensitivity, exact McNemar test",
+        "'holds within noise' is judged on the games as specified, not the alternative's",
+        (SENSITIVITY_FINDINGS,),
+    ),
+    Mutant(
+        "ranking-swap-always-a-change",
+        "bollesim/sensitivity.py",
+        'if cmp["p_value"] < ALPHA:',
+        'if cmp["p_value"] <= 1.0:',
+        "sensitivity, exact McNemar test",
+        "a ranking whose order changes within noise is said to change",
+        (SENSITIVITY_FINDINGS,),
+    ),
+]
+
 AREAS = {
     "engine": ENGINE,
     "victory": VICTORY_AND_TARGETS,
     "analysis": ANALYSIS,
     "precision": PRECISION,
     "sweep": SWEEP,
+    "report": REPORT,
+    "rulesets": RULESETS,
 }
-"""The mutants by area (`--only AREA`); the report and compare/sensitivity code will add
-theirs here."""
+"""The mutants by area (`--only AREA`)."""
 
 MUTANTS = [m for area in AREAS.values() for m in area]
 
