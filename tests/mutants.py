@@ -637,11 +637,31 @@ REPORT = [  # what the balance report says (bollesim/report.py, bollesim/plots.p
         "the endings table marks the ends that are not defeats as defeats",
         ("tests/test_report.py::test_endings_table",),
     ),
+    Mutant(
+        "difference-bars-negated",
+        "bollesim/plots.py",
+        "ax.barh(ys, diff, height=0.62,",
+        "ax.barh(ys, -diff, height=0.62,",
+        "charts",
+        "a paired-differences chart (compare, sensitivity) draws A - B as B - A",
+        ("tests/test_plots.py::test_difference_chart_draws_each_paired_difference",),
+    ),
+    Mutant(
+        "difference-rows-upside-down",
+        "bollesim/plots.py",
+        "    ax.invert_yaxis()\n    ax.xaxis.set_major_formatter",
+        "    ax.xaxis.set_major_formatter",
+        "charts",
+        "a paired-differences chart draws its first row at the bottom (the largest move of a "
+        "tornado chart last)",
+        ("tests/test_plots.py::test_difference_chart_draws_each_paired_difference",),
+    ),
 ]
 
 AXES_EACH_CELL = "tests/test_rule_axes.py::test_each_cell_plays_its_own_ruleset_on_common_seeds"
 SENSITIVITY_EFFECTS = "tests/test_sensitivity.py::test_effects_from_the_rows"
 SENSITIVITY_FINDINGS = "tests/test_sensitivity.py::test_robustness_from_the_rows"
+SENSITIVITY_TABLES = "tests/test_sensitivity.py::test_report_tables_and_charts"
 
 RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compare.py,
     # sensitivity.py)
@@ -658,7 +678,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
         "cell-ruleset-without-readings",
         "bollesim/experiment.py",
         '        data = apply_readings(data, readings, "readings")\n',
-        "",
+        "        pass\n",
         "rule axes, readings",
         "a cell's readings are recorded but not switched on",
         (AXES_EACH_CELL, SENSITIVITY_EFFECTS),
@@ -726,7 +746,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
         'moved = (pairs[f"{o}_as"] - pairs[o]).to_numpy() / n_cells',
         "sensitivity",
         "a change is reported as the rate as specified minus the alternative's",
-        (SENSITIVITY_EFFECTS, "tests/test_sensitivity.py::test_report_tables_and_charts"),
+        (SENSITIVITY_EFFECTS, SENSITIVITY_TABLES),
     ),
     Mutant(
         "sensitivity-cells-independent",
@@ -754,6 +774,42 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
         "sensitivity, exact McNemar test",
         "a ranking whose order changes within noise is said to change",
         (SENSITIVITY_FINDINGS,),
+    ),
+    Mutant(
+        "finding-that-changes-said-to-hold",
+        "bollesim/sensitivity.py",
+        '    return "changes"\n\n\ndef _setting',
+        '    return "holds"\n\n\ndef _setting',
+        "sensitivity",
+        "a best setting that another setting beats significantly is said to hold",
+        (SENSITIVITY_FINDINGS, SENSITIVITY_TABLES),
+    ),
+    Mutant(
+        "reordered-ranking-said-to-hold",
+        "bollesim/sensitivity.py",
+        "    if before == after:\n",
+        "    if True:\n",
+        "sensitivity",
+        "a ranking of the policies that an alternative reorders is said to hold",
+        (SENSITIVITY_FINDINGS,),
+    ),
+    Mutant(
+        "tornado-bars-negated",
+        "bollesim/chartdata.py",
+        'pl.col("alternative").alias("row"), "outcome", "diff", "low", "high",',
+        'pl.col("alternative").alias("row"), "outcome", -pl.col("diff"), "low", "high",',
+        "sensitivity, charts",
+        "a tornado chart draws each alternative's change with the wrong sign",
+        (SENSITIVITY_TABLES,),
+    ),
+    Mutant(
+        "tornado-smallest-move-on-top",
+        "bollesim/chartdata.py",
+        '.sort("_size", "alternative", descending=[True, False]))',
+        '.sort("_size", "alternative", descending=[False, False]))',
+        "sensitivity, charts",
+        "a tornado chart puts the smallest move at the top",
+        (SENSITIVITY_TABLES,),
     ),
 ]
 
