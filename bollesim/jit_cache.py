@@ -39,6 +39,14 @@ PURE_PYTHON = frozenset({
     "bollesim/report.py",
     "bollesim/rules/docs.py",
     "bollesim/rules/show.py",
+    "bollesim/serve/__init__.py",
+    "bollesim/serve/app.py",
+    "bollesim/serve/best.py",
+    "bollesim/serve/edits.py",
+    "bollesim/serve/form.py",
+    "bollesim/serve/odds.py",
+    "bollesim/serve/server.py",
+    "bollesim/serve/worker.py",
     "bollesim/terminal.py",
 })
 """Modules that no compiled function is built from or reads (tests/test_jit_cache.py
