@@ -133,6 +133,12 @@ class Server:
         self.baselines = odds.Baselines(load_ruleset())
         self.worker.submit(self._warm_up).add_done_callback(_say_if_failed)
 
+    def closing(self) -> None:
+        """Ctrl-C: tell the open pages and end their event streams (from any thread)."""
+        self.stopping = True
+        if self.latest is not None:
+            self.latest.publish({"stopped": True})
+
     def stop(self) -> None:
         self.stopping = True
         if self.worker is not None:
@@ -314,12 +320,14 @@ async def events(request: Request) -> Response:
         try:
             if server.ready.is_set():
                 yield "data: " + json.dumps({"ready": True}) + "\n\n"
-            while not server.stopping:
+            while True:
                 value, version = await server.latest.after(version, PING_S)
                 if value is None:
                     yield ": ping\n\n"
                 else:
                     yield "data: " + json.dumps(value, allow_nan=False) + "\n\n"
+                if server.stopping:
+                    break
         finally:
             server.streams -= 1
 

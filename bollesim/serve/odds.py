@@ -16,6 +16,7 @@ says how many games it holds.
 
 from __future__ import annotations
 
+import textwrap
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -39,6 +40,8 @@ MAIN_STEPS = (FIRST_GAMES, 10_000, 40_000, 100_000, 250_000, 500_000, 1_000_000)
 CELL_STEPS = (500, 2_000, 5_000, 20_000, 50_000)
 """Games per trigger setting after each refinement, up to the cap's CELL_SHARE."""
 CELL_SHARE = 20
+SUBTITLE_WRAP = 80
+"""Characters per line of the trigger chart's finding and note (the page's panel is narrow)."""
 
 
 @dataclass(frozen=True)
@@ -203,6 +206,9 @@ class Evaluation:
         chart = chartdata.trigger(frame, self.family.param, policy=self.family.policy)
         spec = charts.spec(chart)
         spec.update(width="container", height=250, autosize={"type": "fit", "contains": "padding"})
+        title = spec.get("title", {})
+        title.update(fontSize=13, subtitle=textwrap.wrap(" ".join(title.get("subtitle", [])),
+                                                         SUBTITLE_WRAP))
         return {"policy": self.family.policy, "param": self.family.param,
                 "games_per_setting": min(g.height for g in self.cells.values()),
                 "settings": len(self.cells), "finding": chart.finding, "spec": spec}

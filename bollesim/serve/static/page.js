@@ -455,6 +455,11 @@ function listen() {
   const source = new EventSource("/api/events");
   source.onmessage = (event) => {
     const data = JSON.parse(event.data);
+    if (data.stopped) {
+      source.close();
+      setStatus("the server has stopped (bollesim serve): start it again to go on");
+      return;
+    }
     if (data.ready) {
       if (!page.ready) { page.ready = true; setStatus("engine ready"); schedule(); }
       return;
