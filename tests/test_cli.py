@@ -36,6 +36,7 @@ def test_the_commands_are_the_documented_ones():
             ("sweep",),
             ("report",),
             ("bench",),
+            ("serve",),
             ("rules", "check"),
             ("rules", "show"),
         ]

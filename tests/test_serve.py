@@ -259,10 +259,27 @@ def test_fifty_rapid_changes_leave_the_server_responsive_with_flat_memory(server
 
 
 @pytest.mark.skipif(not os.environ.get("BOLLESIM_SCREENSHOT"), reason="set BOLLESIM_SCREENSHOT")
-def test_screenshot(page):
-    page.fill('[data-path="tracks.tank_to_hit"]', "8")
-    page.wait_for_timeout(4_000)
-    page.screenshot(path=os.environ["BOLLESIM_SCREENSHOT"])
+def test_screenshot(browser):
+    """The README's picture: one change to a track, refined to 20,000 games."""
+    from PIL import Image
+
+    proc, url = start_server("--max-games", "20000")
+    try:
+        tab = browser.new_page(viewport={"width": 1500, "height": 1250})
+        tab.goto(url)
+        tab.wait_for_function("document.getElementById('count').dataset.done === 'true'",
+                              timeout=600_000)
+        tab.fill('[data-path="tracks.tank_to_hit"]', "8")
+        tab.wait_for_timeout(500)
+        tab.wait_for_function("document.getElementById('count').dataset.done === 'true'",
+                              timeout=60_000)
+        tab.evaluate("document.querySelector('details[data-name=tracks]').scrollIntoView()")
+        path = Path(os.environ["BOLLESIM_SCREENSHOT"])
+        tab.screenshot(path=path)
+        Image.open(path).convert("RGB").quantize(colors=128).save(path, optimize=True)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
 
 
 # ------------------------------------------------------------------ hostile requests
