@@ -79,23 +79,29 @@ class Settings:
 
 @dataclass
 class Latest:
-    """The latest snapshot, published by the engine thread and awaited by event streams."""
+    """The latest snapshot as JSON, published by the engine thread (which also writes the
+    JSON, off the event loop) and awaited by the event streams."""
 
     loop: asyncio.AbstractEventLoop
-    value: dict | None = None
+    value: str | None = None
     version: int = 0
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     def publish(self, snapshot: dict) -> None:
         """From any thread."""
-        self.loop.call_soon_threadsafe(self._set, snapshot)
+        try:
+            text = json.dumps(snapshot, allow_nan=False, separators=(",", ":"))
+        except (TypeError, ValueError) as exc:
+            print(f"bollesim serve: a snapshot could not be sent: {exc}", file=sys.stderr)
+            return
+        self.loop.call_soon_threadsafe(self._set, text)
 
-    def _set(self, snapshot: dict) -> None:
-        self.value, self.version = snapshot, self.version + 1
+    def _set(self, text: str) -> None:
+        self.value, self.version = text, self.version + 1
         self.changed.set()
         self.changed = asyncio.Event()
 
-    async def after(self, version: int, timeout: float) -> tuple[dict | None, int]:
+    async def after(self, version: int, timeout: float) -> tuple[str | None, int]:
         """The snapshot newer than `version`, or (None, version) after `timeout` seconds."""
         if self.version == version:
             try:
@@ -313,19 +319,16 @@ async def events(request: Request) -> Response:
     server: Server = request.app.state.server
     if server.streams >= MAX_STREAMS:
         raise HTTPException(429, f"at most {MAX_STREAMS} pages at once")
-    server.streams += 1
 
     async def stream():
+        server.streams += 1
         version = 0
         try:
             if server.ready.is_set():
-                yield "data: " + json.dumps({"ready": True}) + "\n\n"
+                yield 'data: {"ready":true}\n\n'
             while True:
-                value, version = await server.latest.after(version, PING_S)
-                if value is None:
-                    yield ": ping\n\n"
-                else:
-                    yield "data: " + json.dumps(value, allow_nan=False) + "\n\n"
+                text, version = await server.latest.after(version, PING_S)
+                yield ": ping\n\n" if text is None else f"data: {text}\n\n"
                 if server.stopping:
                     break
         finally:
