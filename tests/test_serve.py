@@ -363,6 +363,33 @@ def test_a_busy_port_is_one_error_line_and_exit_2():
         "--port, or --port 0 for any free one"]
 
 
+@pytest.mark.parametrize("display, opened", [({}, False), ({"DISPLAY": ":0"}, True)],
+                         ids=["no display", "a display"])
+def test_the_browser_opens_only_where_there_is_a_display(tmp_path, display, opened):
+    """Without a display webbrowser would start a text browser on the server's terminal."""
+    opener = tmp_path / "browser"
+    opener.write_text(f'#!/bin/sh\necho "$1" > {tmp_path / "opened"}\n')
+    opener.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.update(display, BROWSER=str(opener))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bollesim", "serve", "--port", "0", "--max-games", "2000"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        url = re.search(r"http://\S+/", proc.stdout.readline()).group(0)
+        deadline = time.monotonic() + (30 if opened else 2)
+        while not (tmp_path / "opened").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    assert (tmp_path / "opened").exists() == opened
+    if opened:
+        assert (tmp_path / "opened").read_text().strip() == url
+    else:
+        assert "no display here to open a browser on" in out
+
+
 def test_a_host_beyond_loopback_is_not_loopback():
     from bollesim.serve.server import bind
 

@@ -195,7 +195,8 @@ class Server:
         raise BadRequest(f"family: expected one of {known}")
 
     def setting(self, body: dict):
-        """(rules or None, errors, policy, params) of a request's edits and policy."""
+        """(edits.Built: the ruleset or the loader's errors, policy, parameter vector) of a
+        request; BadRequest for anything no page sends."""
         edits = check_edits(body.get("edits", {}))
         policy = self.policy(body.get("policy"))
         params = self.params(policy, body.get("params", {}))

@@ -9,6 +9,7 @@ server's temporary folder (reports) is removed.
 from __future__ import annotations
 
 import ipaddress
+import os
 import socket
 import sys
 import threading
@@ -46,6 +47,13 @@ def bind(host: str, port: int) -> tuple[socket.socket, bool]:
     return sock, ipaddress.ip_address(address[0]).is_loopback
 
 
+def has_display() -> bool:
+    """Whether a graphical browser can open here (elsewhere webbrowser would start a text
+    browser on the server's own terminal)."""
+    return sys.platform in ("darwin", "win32") or bool(
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
 def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, open_browser: bool = True,
           best: dict | None = None, max_games: int = 100_000, seed: int = 1) -> None:
     """Serve the what-if page until Ctrl-C."""
@@ -67,8 +75,11 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, open_browser: bo
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=2)
     print(f"bollesim serve: the what-if page is at {url} (Ctrl-C to stop)", flush=True)
-    if open_browser:
+    if open_browser and has_display():
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    elif open_browser:
+        print("bollesim serve: no display here to open a browser on: open the address above "
+              "in one", flush=True)
     class Uvicorn(uvicorn.Server):
         def handle_exit(self, sig, frame) -> None:
             app.state.server.closing()
