@@ -375,7 +375,7 @@ def test_the_browser_opens_only_where_there_is_a_display(tmp_path, display, open
     env.update(display, BROWSER=str(opener))
     proc = subprocess.Popen(
         [sys.executable, "-m", "bollesim", "serve", "--port", "0", "--max-games", "2000"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     try:
         url = re.search(r"http://\S+/", proc.stdout.readline()).group(0)
         deadline = time.monotonic() + (30 if opened else 2)
@@ -383,7 +383,8 @@ def test_the_browser_opens_only_where_there_is_a_display(tmp_path, display, open
             time.sleep(0.1)
     finally:
         proc.send_signal(signal.SIGINT)
-        out, _ = proc.communicate(timeout=30)
+        out = proc.stdout.read()  # the rest, whatever readline buffered (not communicate)
+        proc.wait(timeout=30)
     assert (tmp_path / "opened").exists() == opened
     if opened:
         assert (tmp_path / "opened").read_text().strip() == url
