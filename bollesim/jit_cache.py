@@ -43,6 +43,14 @@ PURE_PYTHON = frozenset({
     "bollesim/rules/docs.py",
     "bollesim/sensitivity.py",
     "bollesim/rules/show.py",
+    "bollesim/serve/__init__.py",
+    "bollesim/serve/app.py",
+    "bollesim/serve/best.py",
+    "bollesim/serve/edits.py",
+    "bollesim/serve/form.py",
+    "bollesim/serve/odds.py",
+    "bollesim/serve/server.py",
+    "bollesim/serve/worker.py",
     "bollesim/terminal.py",
 })
 """Modules that no compiled function is built from or reads (tests/test_jit_cache.py

@@ -38,6 +38,7 @@ def test_the_commands_are_the_documented_ones():
             ("compare",),
             ("sensitivity",),
             ("bench",),
+            ("serve",),
             ("rules", "check"),
             ("rules", "show"),
         ]
