@@ -9,6 +9,8 @@ The folder OUT (`bollesim run/sweep --out OUT`) holds
                      ROW_GROUP_ROWS rows
     manifest.json    a JSON object: the fields of `Manifest`, listed below
     report.*         `bollesim report OUT` adds report.html, report.md and report-*.png
+    other files      written by whoever commits OUT, in the same commit (Workspace.commit
+                     `files`): e.g. `bollesim optimise`'s best.json and trajectory.parquet
 
 and next to it, in OUT's parent folder, whoever writes OUT keeps
 
