@@ -958,6 +958,7 @@ def optimise(
 
     from bollesim.optimise import RANGES, load_search, write_result
     from bollesim.optimise import optimise as run_search
+    from bollesim.runfolder import Workspace
 
     search = load_search(spec)
     if budget is not None:
@@ -966,6 +967,8 @@ def optimise(
             raise UsageError(f"--budget must be a whole number from {low:,} to {high:,}, got {budget}")
         search = dataclasses.replace(search, budget=budget)
     folder = out or Path("results") / search.name
+    with Workspace(folder) as workspace:  # refuse a folder that cannot take the result now,
+        workspace.check_replaceable()     # not after the search
     with (
         _stop_on_signals(),
         _cluster(cluster, workers, threads) as dask,

@@ -461,14 +461,16 @@ def race(search: Search, pool: np.ndarray, *, threads: int | None = None,
 
 def holdout(search: Search, pool: np.ndarray, finalists: list[int], *, threads=None,
             cluster=None, progress=None) -> pl.DataFrame:
-    """The finalists (cells 0..) and then the defaults (last cell) on the held-out seed."""
+    """The finalists (cells 0..) and then the policy's declared defaults (last cell) on the
+    held-out seed."""
     from bollesim.runner import simulate
 
     frames = []
-    for cell, c in enumerate([*finalists, 0]):
+    vectors = [pool[c] for c in finalists] + [search.policy.param_vector()]
+    for cell, vector in enumerate(vectors):
         n = search.holdout_games
         games = simulate(search.policy, n, search.holdout_seed,
-                         params=as_params(search.policy, pool[c]), rules=search.rules,
+                         params=as_params(search.policy, vector), rules=search.rules,
                          threads=threads, cluster=cluster, progress=progress or False)
         frames.append(games.with_columns(pl.lit(cell, pl.Int32).alias("cell")))
     return pl.concat(frames)
@@ -550,6 +552,11 @@ def holdout_table(search: Search, games: pl.DataFrame) -> pl.DataFrame:
 # --------------------------------------------------------------------------- the result folder
 
 
+def held_out_vectors(search: Search, result: Result) -> list[np.ndarray]:
+    """The parameter vectors of the held-out cells: the finalists, then the defaults."""
+    return [result.pool[c] for c in result.finalists] + [search.policy.param_vector()]
+
+
 def candidate_label(search: Search, vector: np.ndarray) -> str:
     """The searched parameters' values, e.g. "k=14 stop_at_tanks=2"."""
     return " ".join(f"{a.name}={A.fmt_value(vector[a.index])}" for a in search.axes)
@@ -567,8 +574,8 @@ def write_result(search: Search, result: Result, out: str | Path) -> dict:
     table = holdout_table(search, result.holdout)
     cells = [{"cell": i, "policy": search.policy.name,
               "params": {p.name: float(v) for p, v in zip(search.policy.parameters,
-                                                          result.pool[c], strict=True)}}
-             for i, c in enumerate([*result.finalists, 0])]
+                                                          vector, strict=True)}}
+             for i, vector in enumerate(held_out_vectors(search, result))]
     trajectory = io.BytesIO()
     result.trajectory.write_parquet(trajectory)
     best = {**result.best, "objectives": [o.describe() for o in search.objectives],
@@ -635,11 +642,10 @@ def pareto_spec(search: Search, result: Result, table: pl.DataFrame) -> dict:
                                                           x_low="low", x_high="high")
             .join(table.filter(pl.col("objective") == 1)
                   .select("cell", y="mean", y_low="low", y_high="high"), on="cell"))
-    vectors = [*result.finalists, 0]
+    vectors = held_out_vectors(search, result)
     wide = wide.with_columns(
         *(pl.col(c) * 100 for c in ("x", "x_low", "x_high", "y", "y_low", "y_high")),
-        pl.Series("label", [candidate_label(search, result.pool[vectors[c]])
-                            for c in wide["cell"]]),
+        pl.Series("label", [candidate_label(search, vectors[c]) for c in wide["cell"]]),
     ).sort("x")
     points = wide.select("x", "y").to_numpy()
     front = wide.filter(pl.Series(pareto_ranks(points) == 0)).sort("x")
@@ -680,13 +686,13 @@ def report_markdown(search: Search, result: Result, table: pl.DataFrame) -> str:
     rep.p(f"Best (the search's first finalist): `{candidate_label(search, result.pool[result.finalists[0]])}`"
           " (best.json).")
     rep.h(2, "Held-out estimates")
-    vectors = [*result.finalists, 0]
+    vectors = held_out_vectors(search, result)
     header = ["cell", "candidate", "objective", "estimate (95% interval)",
               "difference from the defaults (95% interval)", "p"]
     rows = []
     for row in table.iter_rows(named=True):
         who = "defaults" if row["defaults"] else f"finalist {row['cell'] + 1}"
-        label = candidate_label(search, result.pool[vectors[row["cell"]]])
+        label = candidate_label(search, vectors[row["cell"]])
         if search.objectives[row["objective"]].is_rate:
             estimate = pct_ci(row["mean"], row["low"], row["high"])
             diff = (f"{100 * row['diff']:+.2f} points ({100 * row['diff_low']:+.2f} to "

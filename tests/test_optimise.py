@@ -109,6 +109,9 @@ def test_best_json_is_the_contract(k_search):
 def test_the_held_out_report_pairs_the_winner_with_the_defaults(k_search):
     search, result, out = k_search
     held = pl.read_parquet(out / "games.parquet")
+    declared = load_policy("fire_at_roe").param_vector()
+    last = held.filter(pl.col("cell") == 1).select(p.name for p in search.policy.parameters)
+    assert last.unique().rows() == [tuple(declared)]  # the policy's own defaults
     winner = held.filter(pl.col("cell") == 0)["operational"].to_numpy()
     defaults = held.filter(pl.col("cell") == 1)["operational"].to_numpy()
     table = O.holdout_table(search, held)
