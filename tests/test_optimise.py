@@ -196,3 +196,14 @@ def test_a_bad_spec_is_one_error_line(tmp_path, extra, key, hint):
     assert len(lines) == 1 and lines[0].startswith("error: ")
     assert f": {key}:" in lines[0] and hint in lines[0]
     assert not (tmp_path / "out").exists()
+
+
+def test_a_folder_that_cannot_take_the_result_is_refused_before_the_search(tmp_path, monkeypatch):
+    spec = write(tmp_path, K_SEARCH)
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "thesis.tex").write_text("mine")
+    monkeypatch.setattr(O, "optimise", lambda *a, **k: pytest.fail("the search ran"))
+    result = cli.invoke(app, ["optimise", str(spec), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert "not a bollesim run" in result.stderr
+    assert (tmp_path / "out" / "thesis.tex").read_text() == "mine"
