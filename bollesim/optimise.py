@@ -90,6 +90,7 @@ UNIT = 100
 BEST = "best.json"
 TRAJECTORY = "trajectory.parquet"
 REPORT = "optimise.md"
+REPORT_HTML = "optimise.html"
 
 
 # --------------------------------------------------------------------------- objectives
@@ -588,7 +589,9 @@ def write_result(search: Search, result: Result, out: str | Path) -> dict:
     for name, spec in specs.items():
         files[f"optimise-{name}.png"] = charts.png(spec)
         files[f"optimise-{name}.vl.json"] = json.dumps(spec).encode("utf-8")
-    files[REPORT] = report_markdown(search, result, table).encode("utf-8")
+    rep = report_blocks(search, result, table)
+    files[REPORT] = report_markdown(rep, specs).encode("utf-8")
+    files[REPORT_HTML] = report_html(rep, specs).encode("utf-8")
     return write_games(
         out, result.holdout, files,
         version=__version__, created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -668,9 +671,36 @@ def pareto_spec(search: Search, result: Result, table: pl.DataFrame) -> dict:
     return chart.to_dict()
 
 
-def report_markdown(search: Search, result: Result, table: pl.DataFrame) -> str:
-    """optimise.md: the winner, the held-out estimates and differences, the race."""
-    from bollesim.report import Report, pct, pct_ci, render_markdown
+CHART_ALT = {"pareto": "the Pareto front", "trajectory": "the race"}
+
+
+def report_markdown(rep, specs: dict[str, dict]) -> str:
+    """optimise.md: the report's blocks, then its charts as PNG links."""
+    from bollesim.report import render_markdown
+
+    images = [f"![{CHART_ALT[name]}](optimise-{name}.png)" for name in sorted(specs)]
+    return render_markdown(rep, {}) + "\n" + "\n\n".join(images) + "\n"
+
+
+def report_html(rep, specs: dict[str, dict]) -> str:
+    """optimise.html: the same report in one page that works offline, its charts
+    interactive (report.render_html's page, charts.page_script's Vega-Lite)."""
+    import html
+
+    from bollesim import charts
+    from bollesim.report import render_html
+
+    figures = "".join(
+        f'<figure><div class="chart" id="vis-{name}" role="img" '
+        f'aria-label="{html.escape(CHART_ALT[name])}"></div></figure>' for name in sorted(specs))
+    script = charts.page_script({f"vis-{name}": spec for name, spec in specs.items()})
+    return render_html(rep).replace("</body>", figures + "\n" + script + "\n</body>", 1)
+
+
+def report_blocks(search: Search, result: Result, table: pl.DataFrame):
+    """The report's content (report.Report): the winner, the held-out estimates and
+    differences, the race."""
+    from bollesim.report import Report, pct, pct_ci
 
     rep = Report(f"Policy search: {search.name}")
     rep.h(1, rep.title)
@@ -719,8 +749,4 @@ def report_markdown(search: Search, result: Result, table: pl.DataFrame) -> str:
     t = result.timings
     rep.p(f"Search {t['search_s']:.0f} s, held-out {t['holdout_s']:.0f} s "
           f"({t['games_per_s']:,} games/s). Every round of every candidate: {TRAJECTORY}.")
-    text = render_markdown(rep, {})
-    images = ["![the race](optimise-trajectory.png)"]
-    if search.pareto:
-        images.insert(0, "![the Pareto front](optimise-pareto.png)")
-    return text + "\n" + "\n\n".join(images) + "\n"
+    return rep

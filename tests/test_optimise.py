@@ -168,6 +168,9 @@ k = [10, 25]
     answer = json.loads(result.stdout.strip().splitlines()[-1])
     assert answer["best"]["policy"] == "fire_at_roe"
     assert (tmp_path / "out" / "optimise-pareto.png").stat().st_size > 1000
+    assert "(optimise-pareto.png)" in (tmp_path / "out" / "optimise.md").read_text(encoding="utf-8")
+    page = (tmp_path / "out" / "optimise.html").read_text(encoding="utf-8")
+    assert 'id="vis-pareto"' in page and "Held-out estimates" in page
     assert len(answer["held_out"]) == 2  # both objectives of the winner
 
 
