@@ -521,33 +521,38 @@ def best_record(search: Search, vector: np.ndarray) -> dict:
 def holdout_table(search: Search, games: pl.DataFrame) -> pl.DataFrame:
     """Per held-out cell and objective: the mean, its 95% interval (Wilson for a rate,
     normal for a weighted score), and the paired difference against the defaults (last
-    cell) with its 95% interval (Newcombe and McNemar for a rate, paired normal else)."""
+    cell) with its 95% interval (`paired`)."""
     default_cell = int(games["cell"].max())
     rows = []
-    by_cell = {c: g.sort("game") for (c,), g in games.group_by("cell")}
-    base = by_cell[default_cell]
-    for cell in sorted(by_cell):
-        g = by_cell[cell]
+    for cell in range(default_cell + 1):
         for j, objective in enumerate(search.objectives):
-            x, y = objective.score(g), objective.score(base)
+            x = objective.score(games.filter(pl.col("cell") == cell))
             n = len(x)
-            row = {"cell": cell, "defaults": cell == default_cell, "objective": j,
-                   "label": objective.label, "n": n, "mean": float(x.mean())}
             if objective.is_rate:
-                column = next(iter(objective.weights))
                 low, high = A.wilson(int(x.sum()), n)
-                cmp = A.paired_comparison(A.with_outcomes(games), cell, default_cell, column).row(0, named=True)
-                row |= {"low": low, "high": high, "diff": cmp["diff"], "diff_low": cmp["diff_low"],
-                        "diff_high": cmp["diff_high"], "p_value": cmp["p_value"]}
             else:
                 half = A.Z95 * x.std(ddof=1) / math.sqrt(n) if n > 1 else math.nan
-                d = x - y
-                d_half = A.Z95 * d.std(ddof=1) / math.sqrt(n) if n > 1 else math.nan
-                row |= {"low": row["mean"] - half, "high": row["mean"] + half,
-                        "diff": float(d.mean()), "diff_low": float(d.mean() - d_half),
-                        "diff_high": float(d.mean() + d_half), "p_value": None}
-            rows.append(row)
+                low, high = x.mean() - half, x.mean() + half
+            rows.append({"cell": cell, "defaults": cell == default_cell, "objective": j,
+                         "label": objective.label, "n": n, "mean": float(x.mean()),
+                         "low": float(low), "high": float(high),
+                         **paired(objective, games, cell, default_cell)})
     return pl.DataFrame(rows, schema_overrides={"p_value": pl.Float64})
+
+
+def paired(objective: Objective, games: pl.DataFrame, a: int, b: int) -> dict:
+    """Cell a's objective minus cell b's, game by game on the same seeds: diff, diff_low,
+    diff_high (95%: Newcombe's paired interval for a rate, normal for a weighted score)
+    and p_value (exact McNemar for a rate, else None)."""
+    if objective.is_rate:
+        column = next(iter(objective.weights))
+        cmp = A.paired_comparison(A.with_outcomes(games), a, b, column).row(0, named=True)
+        return {k: cmp[k] for k in ("diff", "diff_low", "diff_high", "p_value")}
+    x, y = (objective.score(games.filter(pl.col("cell") == c).sort("game")) for c in (a, b))
+    d = x - y
+    half = A.Z95 * d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else math.nan
+    return {"diff": float(d.mean()), "diff_low": float(d.mean() - half),
+            "diff_high": float(d.mean() + half), "p_value": None}
 
 
 # --------------------------------------------------------------------------- the result folder
@@ -733,6 +738,13 @@ def report_blocks(search: Search, result: Result, table: pl.DataFrame):
         p = "–" if row["p_value"] is None or row["defaults"] else f"{row['p_value']:.2g}"
         rows.append([who, label, row["label"], estimate, "–" if row["defaults"] else diff, p])
     rep.table(header, rows, right={3, 4, 5})
+    if len(result.finalists) > 1:
+        objective = search.objectives[0]
+        d = paired(objective, result.holdout, 0, 1)
+        scale, unit = (100, " points") if objective.is_rate else (1, "")
+        rep.p(f"Finalist 1 against finalist 2, game by game on the held-out seeds: "
+              f"{scale * d['diff']:+.2f}{unit} of {objective.label} (95% interval "
+              f"{scale * d['diff_low']:+.2f} to {scale * d['diff_high']:+.2f}).")
     rep.p("Rates have Wilson intervals and paired differences Newcombe's interval with an "
           "exact McNemar p; a weighted score has a normal interval of its mean and of the "
           "paired per-game difference. Every rate of every cell: `bollesim report OUT`.")

@@ -210,3 +210,16 @@ def test_a_folder_that_cannot_take_the_result_is_refused_before_the_search(tmp_p
     assert result.exit_code == 2
     assert "not a bollesim run" in result.stderr
     assert (tmp_path / "out" / "thesis.tex").read_text() == "mine"
+
+
+def test_a_weighted_difference_is_paired_game_by_game(k_search):
+    _, _, out = k_search
+    held = pl.read_parquet(out / "games.parquet")
+    objective = O.Objective({"operational": 1.0, "defeat": -1.0}, "operational less defeat")
+    a, b = (held.filter(pl.col("cell") == c).sort("game").iter_rows(named=True) for c in (0, 1))
+    diffs = [(ra["operational"] - ra["defeat"]) - (rb["operational"] - rb["defeat"])
+             for ra, rb in zip(a, b, strict=True)]
+    d = O.paired(objective, held, 0, 1)
+    assert d["diff"] == pytest.approx(np.mean(diffs))
+    half = 1.96 * np.std(diffs, ddof=1) / np.sqrt(len(diffs))
+    assert d["diff_high"] - d["diff"] == pytest.approx(half)
