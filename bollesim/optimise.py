@@ -13,6 +13,7 @@ A spec (experiments/optimise_*.toml):
     eta = 3                             # each round keeps 1 / eta of the candidates
     finalists = 3                       # candidates the last round keeps
     holdout_games = 400000              # held-out games per finalist (and for the defaults)
+    refine = 1                          # stages searching around the best (default 0)
     objective = "operational"           # an outcome rate, or a weighted score:
     # objective = { weights = { operational = 1, defeat = -1 }, label = "..." }
     # pareto = ["operational", "strategic"]   # instead of objective: trace the front
@@ -36,6 +37,10 @@ survivors are judged on the same games, so their differences are paired and the 
 that is common to them cancels; games go to the candidates still in the race. t(0) is the
 largest that keeps the whole search within `budget`. In Pareto mode a round keeps whole
 fronts of non-dominated candidates (then the best by the sum of both objectives).
+
+Refining: each of `refine` further stages races the finalists and the best one's
+neighbours (one step along one searched parameter: +-1, or a tenth of the range) on the
+same search games, with the same budget, and stops early when no neighbour is new.
 
 Held-out estimate: the finalists and the defaults replay on `holdout_games` games of
 `holdout_seed`, a run seed the search never uses, so the estimate of the winner is not
@@ -78,13 +83,13 @@ if TYPE_CHECKING:
 SPEC_KEYS = (
     "name", "description", "policy", "seed", "holdout_seed", "budget", "candidates", "eta",
     "finalists", "holdout_games", "objective", "pareto", "ruleset", "partial", "overrides",
-    "readings", "search",
+    "readings", "search", "refine",
 )
 OBJECTIVE_KEYS = ("weights", "label")
 DEFAULTS = {"budget": 4_000_000, "candidates": 120, "eta": 3, "finalists": 3,
-            "holdout_games": 400_000}
+            "holdout_games": 400_000, "refine": 0}
 RANGES = {"budget": (1, 10**13), "candidates": (1, 100_000), "eta": (2, 100),
-          "finalists": (1, 1_000), "holdout_games": (1, 10**12)}
+          "finalists": (1, 1_000), "holdout_games": (1, 10**12), "refine": (0, 100)}
 UNIT = 100
 """Games per candidate are whole multiples of UNIT."""
 BEST = "best.json"
@@ -189,6 +194,7 @@ class Search:
     eta: int
     finalists: int
     holdout_games: int
+    refine: int
     objectives: tuple[Objective, ...]  # one, or two in Pareto mode
     axes: tuple[Axis, ...]
     base: np.ndarray  # the parameter vector: defaults, with the spec's fixed values
@@ -425,17 +431,17 @@ class Result:
     games_searched: int
 
 
-def race(search: Search, pool: np.ndarray, *, threads: int | None = None,
-         cluster: Cluster | None = None, progress: Callable[[int], None] | None = None
-         ) -> tuple[pl.DataFrame, list[int], int]:
-    """Successive halving of the pool on the search seed: (trajectory, finalists best
-    first, games played)."""
+def race(search: Search, pool: np.ndarray, entrants: list[int], stage: int = 0, *,
+         threads: int | None = None, cluster: Cluster | None = None,
+         progress: Callable[[int], None] | None = None) -> tuple[pl.DataFrame, list[int], int]:
+    """Successive halving of pool[entrants] on the search seed: (trajectory, finalists
+    best first, games played)."""
     from bollesim.runner import simulate
 
-    plan = schedule(len(pool), search.eta, search.finalists, search.budget)
+    plan = schedule(len(entrants), search.eta, search.finalists, search.budget)
     k = len(search.objectives)
     sums = np.zeros((len(pool), k))
-    alive = np.arange(len(pool))
+    alive = np.array(entrants)
     done, played, rows = 0, 0, []
     for r, (_, target) in enumerate(plan):
         for c in alive:
@@ -451,7 +457,7 @@ def race(search: Search, pool: np.ndarray, *, threads: int | None = None,
         keep = plan[r + 1][0] if r + 1 < len(plan) else search.finalists
         kept = set(ranked[:keep].tolist())
         for place, c in enumerate(ranked):
-            rows.append({"round": r, "candidate": int(c), "games": target, "place": place,
+            rows.append({"stage": stage, "round": r, "candidate": int(c), "games": target, "place": place,
                          **{f"objective_{j}": float(sums[c, j] / target) for j in range(k)},
                          "kept": int(c) in kept,
                          **{p.name: float(pool[c, i]) for i, p in enumerate(search.policy.parameters)}})
@@ -484,19 +490,28 @@ def optimise(search: Search, *, threads: int | None = None, cluster: Cluster | N
 
     set_threads(threads)
     pool = candidate_pool(search)
-    plan = schedule(len(pool), search.eta, search.finalists, search.budget)
-    total = sum(n * (t - (plan[r - 1][1] if r else 0)) for r, (n, t) in enumerate(plan))
-    total += (search.finalists + 1) * search.holdout_games
-    seen = [0]
+    holdout_games = (search.finalists + 1) * search.holdout_games
+    total, seen = [holdout_games], [0]
 
     def advance(k: int) -> None:
         seen[0] += k
         if progress:
-            progress(seen[0], total)
+            progress(seen[0], total[0])
 
     t0 = time.perf_counter()
-    trajectory, finalists, played = race(search, pool, threads=threads, cluster=cluster,
-                                         progress=advance)
+    entrants, finalists, played, trajectories = list(range(len(pool))), [], 0, []
+    for stage in range(search.refine + 1):
+        if stage:
+            pool, entrants = with_neighbours(search, pool, finalists)
+            if len(entrants) <= len(finalists):
+                break  # no neighbour left to try
+        total[0] += budget_used(len(entrants), search)
+        trajectory, finalists, games_played = race(search, pool, entrants, stage,
+                                                   threads=threads, cluster=cluster,
+                                                   progress=advance)
+        trajectories.append(trajectory)
+        played += games_played
+    trajectory = pl.concat(trajectories)
     t1 = time.perf_counter()
     games = holdout(search, pool, finalists, threads=threads, cluster=cluster, progress=advance)
     t2 = time.perf_counter()
@@ -505,6 +520,42 @@ def optimise(search: Search, *, threads: int | None = None, cluster: Cluster | N
                "total_s": round(t2 - t0, 3),
                "games_per_s": round((played + games.height) / max(t2 - t0, 1e-9))}
     return Result(pool, trajectory, finalists, games, best, timings, played)
+
+
+def budget_used(n_candidates: int, search: Search) -> int:
+    """Games a race of n candidates plays (schedule's plan)."""
+    plan = schedule(n_candidates, search.eta, search.finalists, search.budget)
+    return sum(n * (t - (plan[r - 1][1] if r else 0)) for r, (n, t) in enumerate(plan))
+
+
+def neighbours(search: Search, vector: np.ndarray) -> list[np.ndarray]:
+    """The vectors one step from `vector` along one searched parameter: +-1 for a
+    whole-numbered one, +-a tenth of its range else, within its range."""
+    out = []
+    for axis in search.axes:
+        step = 1.0 if axis.whole else (axis.high - axis.low) / 10
+        for value in (vector[axis.index] - step, vector[axis.index] + step):
+            if axis.low <= value <= axis.high:
+                row = vector.copy()
+                row[axis.index] = value
+                out.append(row)
+    return out
+
+
+def with_neighbours(search: Search, pool: np.ndarray, finalists: list[int]
+                    ) -> tuple[np.ndarray, list[int]]:
+    """(pool, entrants) of a refining stage: the finalists and the neighbours of the best
+    one, new vectors added to the pool."""
+    index = {row.tobytes(): i for i, row in enumerate(pool)}
+    rows = list(pool)
+    entrants = list(finalists)
+    for row in neighbours(search, pool[finalists[0]]):
+        if row.tobytes() not in index:
+            index[row.tobytes()] = len(rows)
+            rows.append(row)
+        if index[row.tobytes()] not in entrants:
+            entrants.append(index[row.tobytes()])
+    return np.array(rows), entrants
 
 
 def best_record(search: Search, vector: np.ndarray) -> dict:
@@ -630,7 +681,7 @@ def trajectory_spec(search: Search, result: Result) -> dict:
         x=alt.X("games:Q", scale=alt.Scale(type="log"), title="games played (search seed)"),
         y=alt.Y("estimate:Q", title=f"{search.objectives[0].label} (%)",
                 scale=alt.Scale(zero=False)),
-        detail="candidate:N",
+        detail=["stage:N", "candidate:N"],
         color=alt.Color("finalist:N", title="finalist"),
         tooltip=["label:N", "games:Q", alt.Tooltip("estimate:Q", format=".2f")],
     ).properties(width=640, height=320, title=f"The race: {search.name}")
@@ -749,15 +800,15 @@ def report_blocks(search: Search, result: Result, table: pl.DataFrame):
           "exact McNemar p; a weighted score has a normal interval of its mean and of the "
           "paired per-game difference. Every rate of every cell: `bollesim report OUT`.")
     rep.h(2, "The race")
-    header = ["round", "candidates", "games each", "leader", "leader's estimate"]
+    header = ["stage", "round", "candidates", "games each", "leader", "leader's estimate"]
     rows = []
-    for (r,), g in sorted(result.trajectory.group_by("round"), key=lambda kv: kv[0]):
+    for (stage, r), g in sorted(result.trajectory.group_by("stage", "round"), key=lambda kv: kv[0]):
         top = g.sort("place").row(0, named=True)
-        rows.append([str(r), str(g.height), f"{top['games']:,}",
+        rows.append([str(stage), str(r), str(g.height), f"{top['games']:,}",
                      candidate_label(search, result.pool[top["candidate"]]),
                      pct(top["objective_0"]) if search.objectives[0].is_rate
                      else f"{top['objective_0']:.4f}"])
-    rep.table(header, rows, right={0, 1, 2, 4})
+    rep.table(header, rows, right={0, 1, 2, 3, 5})
     t = result.timings
     rep.p(f"Search {t['search_s']:.0f} s, held-out {t['holdout_s']:.0f} s "
           f"({t['games_per_s']:,} games/s). Every round of every candidate: {TRAJECTORY}.")

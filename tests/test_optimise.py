@@ -160,6 +160,7 @@ budget = 6000
 candidates = 6
 finalists = 3
 holdout_games = 500
+refine = 1
 [search]
 k = [10, 25]
 """)
@@ -172,6 +173,20 @@ k = [10, 25]
     page = (tmp_path / "out" / "optimise.html").read_text(encoding="utf-8")
     assert 'id="vis-pareto"' in page and "Held-out estimates" in page
     assert len(answer["held_out"]) == 2  # both objectives of the winner
+    stages = pl.read_parquet(tmp_path / "out" / "trajectory.parquet")["stage"].unique()
+    assert stages.to_list() == [0, 1]
+
+
+def test_a_refining_stage_races_the_finalists_and_the_best_ones_neighbours(k_search):
+    search, result, _ = k_search
+    pool = np.array([search.base.copy() for _ in range(3)])
+    pool[:, 0] = [8.0, 13.0, 25.0]  # k; stop_at_tanks is fixed, so k is the only axis
+    grown, entrants = O.with_neighbours(search, pool, [1, 2])
+    assert entrants[:2] == [1, 2]
+    ks = sorted(grown[i, 0] for i in entrants[2:])
+    assert ks == [12.0, 14.0]  # one step either way from the best, k = 13
+    again, _ = O.with_neighbours(search, grown, [2])  # k = 25: only 24 is in range
+    assert sorted(again[len(grown):, 0]) == [24.0]
 
 
 BAD = [
