@@ -915,6 +915,90 @@ def _print_cells(cells, err: bool = False) -> None:
 @command(
     app,
     epilog=examples(
+        "bollesim optimise experiments/optimise_operational.toml",
+        "bollesim optimise experiments/optimise_pareto.toml --out results/front",
+        "bollesim optimise experiments/optimise_operational.toml --budget 400000 --json",
+        "bollesim optimise experiments/optimise_operational.toml --cluster local --workers 2",
+        "bollesim serve --from results/optimise_operational   # plays best.json",
+    ),
+)
+def optimise(
+    spec: Annotated[
+        Path,
+        typer.Argument(
+            metavar="SPEC",
+            help="Search file (TOML), e.g. experiments/optimise_operational.toml.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Result folder (default: results/NAME, NAME from the spec).", show_default=False
+        ),
+    ] = None,
+    budget: Annotated[
+        int | None,
+        typer.Option(help="Games the search may play (default: the spec's).", show_default=False),
+    ] = None,
+    threads: ThreadsOption = None,
+    cluster: ClusterOption = None,
+    workers: WorkersOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Search a policy family's parameters for the best objective.
+
+    The candidates race by successive halving on common random numbers (the same games for
+    every candidate); the finalists and the defaults are then replayed on held-out games.
+    OUT holds games.parquet and manifest.json (the held-out games: `bollesim report OUT`),
+    trajectory.parquet (the race), best.json ({"policy": ..., "params": {...}}) and
+    optimise.md (held-out estimates with intervals, paired differences, charts).
+    """
+    import dataclasses
+
+    from bollesim.optimise import RANGES, load_search, write_result
+    from bollesim.optimise import optimise as run_search
+    from bollesim.runfolder import Workspace
+
+    search = load_search(spec)
+    if budget is not None:
+        low, high = RANGES["budget"]
+        if not low <= budget <= high:
+            raise UsageError(f"--budget must be a whole number from {low:,} to {high:,}, got {budget}")
+        search = dataclasses.replace(search, budget=budget)
+    folder = out or Path("results") / search.name
+    with Workspace(folder) as workspace:  # refuse a folder that cannot take the result now,
+        workspace.check_replaceable()     # not after the search
+    with (
+        _stop_on_signals(),
+        _cluster(cluster, workers, threads) as dask,
+        _progress_bar(printable(f"optimise {search.name}")) as bar,
+    ):
+        task = bar.add_task("games", total=None)
+        result = run_search(search, threads=threads, cluster=dask,
+                            progress=lambda done, total: bar.update(task, completed=done, total=total))
+        write_result(search, result, folder)
+    best = result.best
+    params = " ".join(f"{k}={v}" for k, v in best["params"].items())
+    t = result.timings
+    typer.echo(printable(f"{len(result.pool)} candidates, {result.games_searched:,} search games "
+                         f"and {result.holdout.height:,} held-out games in {t['total_s']:.0f} s "
+                         f"-> {folder}"), err=json_)
+    typer.echo(printable(f"best: {best['policy']} {params}"), err=json_)
+    typer.echo(printable(f"Next: cat {shlex.quote(str(folder / 'optimise.md'))}"), err=json_)
+    if json_:
+        import json
+
+        record = json.loads((folder / "best.json").read_text(encoding="utf-8"))
+        _emit({"command": "optimise", "out": str(folder), "best": best,
+               "held_out": record["held_out"], "candidates": len(result.pool),
+               "search_games": result.games_searched, "holdout_games": result.holdout.height,
+               "timings": t})
+
+
+@command(
+    app,
+    epilog=examples(
         "bollesim report results/first_fire",
         "bollesim report results/historical-seed1 --out /tmp/historical-report",
         "bollesim report results/first_fire --json",

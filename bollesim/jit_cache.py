@@ -37,6 +37,7 @@ PURE_PYTHON = frozenset({
     "bollesim/engine/trace.py",
     "bollesim/experiment.py",
     "bollesim/narrate.py",
+    "bollesim/optimise.py",
     "bollesim/plots.py",
     "bollesim/replay.py",
     "bollesim/report.py",

@@ -10,6 +10,8 @@ The folder OUT (`bollesim run/sweep --out OUT`) holds
                      runner.RESULT_COLUMNS; in row groups of ROW_GROUP_ROWS rows
     manifest.json    a JSON object: the fields of `Manifest`, listed below
     report.*         `bollesim report OUT` adds report.html, report.md and report-*.png
+    other files      written by whoever commits OUT, in the same commit (Workspace.commit
+                     `files`): e.g. `bollesim optimise`'s best.json and trajectory.parquet
 
 and next to it, in OUT's parent folder, whoever writes OUT keeps
 
@@ -398,11 +400,13 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def write_games(out: str | Path, games: pl.DataFrame, **fields) -> dict:
+def write_games(out: str | Path, games: pl.DataFrame, files: dict[str, bytes] | None = None,
+                **fields) -> dict:
     """Write rows already in memory (made by a tool or a test) as the run folder `out`,
     through the same commit as a run's: the fixed columns are cast to their types, the
     others to double. `fields` are Manifest fields; n_games and the data's hash are
-    filled in. Returns the manifest."""
+    filled in. `files` ({name: bytes}) are written into the folder in the same commit.
+    Returns the manifest."""
     import pyarrow as pa
 
     from bollesim import __version__
@@ -414,7 +418,8 @@ def write_games(out: str | Path, games: pl.DataFrame, **fields) -> dict:
         ws.start({"planned": games.height}, "restart")
         if games.height:
             ws.add(0, 0, table.cast(schema))
-        return ws.commit({"version": __version__, **fields, "n_games": games.height}, schema)
+        return ws.commit({"version": __version__, **fields, "n_games": games.height}, schema,
+                         files)
 
 
 # --------------------------------------------------------------------------- interrupted runs
@@ -644,23 +649,28 @@ class Workspace:
 
     # ------------------------------------------------------------------ committing
 
-    def commit(self, fields: dict, schema) -> dict:
+    def commit(self, fields: dict, schema, files: dict[str, bytes] | None = None) -> dict:
         """Merge the saved chunks into games.parquet, write manifest.json (with the data's
-        rows, size and SHA-256) and put both in OUT's place. Returns the manifest."""
+        rows, size and SHA-256) and `files` ({name: bytes}, beside them) and put them all
+        in OUT's place. Returns the manifest."""
         self.flush()
         with _writing(self.out, RESUME_HINT):
-            manifest = self._build(fields, schema)
+            manifest = self._build(fields, schema, files or {})
             _write_durable(self.partial / "commit.json", _json_bytes({"sha256": manifest.data_sha256}))
             self._replace()
             self._clean_up()
         return manifest.to_json()
 
-    def _build(self, fields: dict, schema) -> Manifest:
-        """The next OUT in .OUT.new: games.parquet and manifest.json, durable (removed if
-        it cannot be finished)."""
+    def _build(self, fields: dict, schema, files: dict[str, bytes]) -> Manifest:
+        """The next OUT in .OUT.new: games.parquet, manifest.json and `files`, durable
+        (removed if it cannot be finished)."""
         _remove(self.new)
         self.new.mkdir()
         try:
+            for name, data in files.items():
+                if Path(name).name != name or name in (GAMES, MANIFEST):
+                    raise ValueError(f"cannot write {name!r} beside the games")
+                _write_durable(self.new / name, data)
             rows = self._merge(self.new / GAMES, schema)
             if rows != fields["n_games"]:
                 raise AssertionError(f"{rows} rows saved for {fields['n_games']} games")

@@ -813,6 +813,81 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
 ]
 
+OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/optimise.py)
+    Mutant(
+        "race-seeds-per-candidate",
+        "bollesim/optimise.py",
+        "games = simulate(search.policy, target - done, search.seed,",
+        "games = simulate(search.policy, target - done, search.seed + int(c),",
+        "common random numbers",
+        "each candidate plays its own games: the race compares luck as well as play",
+        ("tests/test_optimise.py -k same_games",),
+    ),
+    Mutant(
+        "race-keeps-the-worst",
+        "bollesim/optimise.py",
+        'return np.argsort(-means[:, 0], kind="stable")',
+        'return np.argsort(means[:, 0], kind="stable")',
+        "successive halving",
+        "each round keeps the candidates with the lowest objective",
+        ("tests/test_optimise.py -k brute_force",),
+    ),
+    Mutant(
+        "holdout-on-the-search-seed",
+        "bollesim/optimise.py",
+        "n, search.holdout_seed,",
+        "n, search.seed,",
+        "held-out estimate",
+        "the winners are estimated on the games that chose them (biased upward)",
+        ("tests/test_optimise.py -k held_out_games",),
+    ),
+    Mutant(
+        "holdout-baseline-is-a-candidate",
+        "bollesim/optimise.py",
+        "vectors = [pool[c] for c in finalists] + [search.policy.param_vector()]",
+        "vectors = [pool[c] for c in finalists] + [pool[0]]",
+        "paired differences against the defaults",
+        "the baseline is the first candidate (the spec's fixed values), not the declared defaults",
+        ("tests/test_optimise.py -k pairs",),
+    ),
+    Mutant(
+        "best-json-floats",
+        "bollesim/optimise.py",
+        "int(v) if is_whole(p) else float(v)",
+        "float(v)",
+        "best.json contract",
+        "whole-numbered parameters are written as floats",
+        ("tests/test_optimise.py -k contract",),
+    ),
+    Mutant(
+        "score-ignores-weights",
+        "bollesim/optimise.py",
+        "out += weight * games",
+        "out += games",
+        "weighted objective",
+        "every outcome of a weighted score counts with weight 1",
+        ("tests/test_optimise.py -k weighted",),
+    ),
+    Mutant(
+        "pareto-one-front",
+        "bollesim/optimise.py",
+        "ranks[left[~dominated]] = rank",
+        "ranks[left[~dominated]] = 0",
+        "Pareto fronts",
+        "every front is ranked first",
+        ("tests/test_optimise.py -k pareto_ranks",),
+    ),
+    Mutant(
+        "schedule-over-budget",
+        "bollesim/optimise.py",
+        "t0 = budget // (per_unit * UNIT) * UNIT",
+        "t0 = budget // (per_unit * UNIT) * UNIT * 2",
+        "the game budget",
+        "the race plays twice the games the spec allows",
+        ("tests/test_optimise.py -k schedule",),
+    ),
+]
+
 AREAS = {
     "engine": ENGINE,
     "victory": VICTORY_AND_TARGETS,
@@ -821,6 +896,7 @@ AREAS = {
     "sweep": SWEEP,
     "report": REPORT,
     "rulesets": RULESETS,
+    "optimise": OPTIMISE,
 }
 """The mutants by area (`--only AREA`)."""
 

@@ -34,6 +34,7 @@ def test_the_commands_are_the_documented_ones():
             ("play",),
             ("run",),
             ("sweep",),
+            ("optimise",),
             ("report",),
             ("compare",),
             ("sensitivity",),
