@@ -17,6 +17,7 @@ policies' declared Parameters (label, never), never from code names.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -82,9 +83,29 @@ def _games(n: int) -> str:
     return f"{n:,} game" + ("" if n == 1 else "s")
 
 
-def pct(x: float) -> str:
+def pct(x: float | None) -> str:
+    """0.4123 -> "41.2%"; below 1%, two decimals; "–" for no value."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
     v = 100.0 * x
     return f"{v:.2f}%" if 0 < abs(v) < 1 else f"{v:.1f}%"
+
+
+def _point_digits(low: float, high: float) -> int:
+    """Two decimals when an interval (and so the difference inside it) is within a
+    point of zero, so a small significant difference does not read "+0.0 (+0.0 to +0.0)"."""
+    return 2 if max(abs(low), abs(high)) < 0.01 else 1
+
+
+def signed_interval(low: float, high: float) -> str:
+    """An interval of a difference of rates in signed percentage points: "+0.4 to +2.0"."""
+    d = _point_digits(low, high)
+    return f"{100 * low:+.{d}f} to {100 * high:+.{d}f}"
+
+
+def signed_ci(diff: float, low: float, high: float) -> str:
+    """A difference of rates with its interval in signed points: "+1.2 (+0.4 to +2.0)"."""
+    return f"{100 * diff:+.{_point_digits(low, high)}f} ({signed_interval(low, high)})"
 
 
 def _tidy(df: pl.DataFrame, x: str, outcomes: Sequence[str], never: float | None,

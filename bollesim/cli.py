@@ -1218,6 +1218,7 @@ def compare(
     values), and writes the comparison's report: compare.html (interactive), compare.md
     with its chart, compare.csv."""
     from bollesim import compare as C
+    from bollesim.chartdata import signed_ci
 
     side_a, side_b = C.open_side(a), C.open_side(b)
     folder = out or C.default_out(side_a, side_b)
@@ -1234,8 +1235,7 @@ def compare(
     for r in table.iter_rows(named=True):
         mark = " *" if r["significant"] else "  "
         say(f"  {r['outcome'].replace('_', ' '):<12} {r['rate_a']:>7.1%} {r['rate_b']:>7.1%}"
-            f"  {100 * r['diff']:+6.1f} ({100 * r['diff_low']:+.1f} to "
-            f"{100 * r['diff_high']:+.1f}){mark} p={r['p_value']:.2g}")
+            f"  {signed_ci(r['diff'], r['diff_low'], r['diff_high'])}{mark} p={r['p_value']:.2g}")
     say("* significant (exact McNemar, p < 0.05)")
     say(printable(f"wrote {written['html']}, {written['markdown']} and {written['tables'][0]}"))
     if json_:

@@ -29,8 +29,9 @@ import polars as pl
 
 from bollesim import analysis as A
 from bollesim import chartdata, plots
+from bollesim.chartdata import pct, signed_ci, signed_interval
 from bollesim.errors import UsageError
-from bollesim.report import Report, p_text, pct, pct_ci, points, write_pages
+from bollesim.report import Report, p_text, pct_ci, points, write_pages
 from bollesim.rules.loader import Ruleset
 
 _CELL = re.compile(r"(.+):(\d+)")
@@ -230,7 +231,7 @@ def build_report(a: Side, b: Side, table: pl.DataFrame) -> Report:
     rep.h(2, "Paired differences (B − A)")
     rows = [[A.LABELS[r["outcome"]], pct_ci(r["rate_a"], r["a_low"], r["a_high"]),
              pct_ci(r["rate_b"], r["b_low"], r["b_high"]),
-             f"{100 * r['diff']:+.1f} ({100 * r['diff_low']:+.1f} to {100 * r['diff_high']:+.1f})",
+             signed_ci(r["diff"], r["diff_low"], r["diff_high"]),
              f"{r['only_a']:,}", f"{r['only_b']:,}",
              ("significant" if r["significant"] else "not significant")
              + f" ({p_text(r['p_value'])})"]
@@ -253,7 +254,7 @@ def build_report(a: Side, b: Side, table: pl.DataFrame) -> Report:
 
 
 def _interval(r: dict) -> str:
-    return f"95% interval {100 * r['diff_low']:+.1f} to {100 * r['diff_high']:+.1f}"
+    return "95% interval " + signed_interval(r["diff_low"], r["diff_high"])
 
 
 def _facts(a: Side, b: Side) -> list[tuple[str, list[str]]]:

@@ -41,9 +41,11 @@ PURE_PYTHON = frozenset({
     "bollesim/plots.py",
     "bollesim/replay.py",
     "bollesim/report.py",
+    "bollesim/resources.py",
     "bollesim/rules/docs.py",
-    "bollesim/sensitivity.py",
     "bollesim/rules/show.py",
+    "bollesim/runfolder.py",
+    "bollesim/sensitivity.py",
     "bollesim/serve/__init__.py",
     "bollesim/serve/app.py",
     "bollesim/serve/best.py",
@@ -52,6 +54,7 @@ PURE_PYTHON = frozenset({
     "bollesim/serve/odds.py",
     "bollesim/serve/server.py",
     "bollesim/serve/worker.py",
+    "bollesim/sweeps.py",
     "bollesim/terminal.py",
 })
 """Modules that no compiled function is built from or reads (tests/test_jit_cache.py

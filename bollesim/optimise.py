@@ -756,7 +756,8 @@ def report_html(rep, specs: dict[str, dict]) -> str:
 def report_blocks(search: Search, result: Result, table: pl.DataFrame):
     """The report's content (report.Report): the winner, the held-out estimates and
     differences, the race."""
-    from bollesim.report import Report, pct, pct_ci
+    from bollesim.chartdata import pct
+    from bollesim.report import Report, pct_ci
 
     rep = Report(f"Policy search: {search.name}")
     rep.h(1, rep.title)

@@ -35,7 +35,7 @@ import polars as pl
 
 from bollesim import analysis as A
 from bollesim import chartdata, plots
-from bollesim.chartdata import DiffChart, RateChart
+from bollesim.chartdata import DiffChart, RateChart, pct, signed_ci
 
 EXAMPLES_PER_OUTCOME = 5
 MAX_COMPARED_CELLS = 12  # above this, cells are compared through the trigger charts only
@@ -89,14 +89,6 @@ def _slug(text: str) -> str:
 
 
 # -- number formatting ----------------------------------------------------------------------
-
-
-def pct(x: float | None) -> str:
-    """0.4123 -> "41.2%"; below 1%, two decimals."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    v = 100.0 * x
-    return f"{v:.2f}%" if 0 < abs(v) < 1 else f"{v:.1f}%"
 
 
 def pct_ci(rate: float, low: float, high: float) -> str:
@@ -335,8 +327,7 @@ def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> N
         cells_text = []
         for r in cmp.iter_rows(named=True):
             mark = " *" if r["significant"] else ""
-            cells_text.append(f"{100 * r['diff']:+.1f} ({100 * r['diff_low']:+.1f} to "
-                              f"{100 * r['diff_high']:+.1f}){mark}")
+            cells_text.append(signed_ci(r["diff"], r["diff_low"], r["diff_high"]) + mark)
         rows.append([labels[c]] + cells_text)
     if not rows:
         return

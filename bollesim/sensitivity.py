@@ -39,9 +39,10 @@ import polars as pl
 
 from bollesim import analysis as A
 from bollesim import chartdata, plots
+from bollesim.chartdata import pct, signed_ci
 from bollesim.errors import UsageError
 from bollesim.experiment import Cell, Experiment, changed_ruleset, half_widths
-from bollesim.report import Report, pct, write_pages
+from bollesim.report import Report, write_pages
 from bollesim.rules.loader import Ruleset
 
 FINDING_OUTCOMES = chartdata.DRAWN
@@ -369,8 +370,8 @@ def _rates_table(rep: Report, effect: pl.DataFrame) -> None:
     for name, part in effect.group_by("alternative", maintain_order=True):
         by = {r["outcome"]: r for r in part.iter_rows(named=True)}
         rows.append([f"`{name[0]}`"] + [
-            f"{pct(by[o]['rate_alternative'])} ({100 * by[o]['diff']:+.1f}, "
-            f"{100 * by[o]['low']:+.1f} to {100 * by[o]['high']:+.1f})"
+            f"{pct(by[o]['rate_alternative'])} "
+            f"{signed_ci(by[o]['diff'], by[o]['low'], by[o]['high'])}"
             + (" *" if by[o]["significant"] else "") for o in A.OUTCOMES])
     rep.table(["reading"] + [A.LABELS[o] for o in A.OUTCOMES], rows,
               right=set(range(1, len(A.OUTCOMES) + 1)))

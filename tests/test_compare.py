@@ -132,7 +132,7 @@ def test_the_report(folders, tmp_path):
     assert [r[0] for r in rows] == [LABELS[o] for o in OUTCOMES]
     for row, outcome in zip(rows, OUTCOMES, strict=True):
         want = expected(base, tank8, outcome)
-        shown = re.fullmatch(r"([+-]\d+\.\d) \(([+-]\d+\.\d) to ([+-]\d+\.\d)\)", row[3])
+        shown = re.fullmatch(r"([+-]\d+\.\d+) \(([+-]\d+\.\d+) to ([+-]\d+\.\d+)\)", row[3])
         assert shown, row
         for got, value in zip(shown.groups(), ("diff", "diff_low", "diff_high"), strict=True):
             assert abs(float(got) - 100 * want[value]) <= 0.05 + 1e-9, (outcome, row)

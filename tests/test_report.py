@@ -420,6 +420,10 @@ def test_formatting():
     assert R.pct_ci(0.5, 0.2366, 0.7634) == "50.0% (23.7–76.3)"
     assert R.points(0.077) == "7.7 points" and R.points(-0.01) == "1.0 point"
     assert R.p_text(1e-9) == "p < 0.0001" and R.p_text(0.25) == "p = 0.25"
+    # a difference within a point of zero keeps two decimals, so it never reads +0.0
+    assert R.signed_ci(0.012, 0.004, 0.02) == "+1.2 (+0.4 to +2.0)"
+    assert R.signed_ci(0.0004, 0.0001, 0.0007) == "+0.04 (+0.01 to +0.07)"
+    assert R.signed_ci(-0.003, -0.012, 0.006) == "-0.3 (-1.2 to +0.6)"
 
 
 HARNESS = """
