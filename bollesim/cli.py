@@ -761,6 +761,31 @@ def run(
                "stopped": outcome.sentence() if precision is not None else None})
 
 
+def _play_experiment(experiment, folder: Path, *, mode: str, cluster: str | None,
+                     workers: int | None, threads: int | None, **options):
+    """Play an experiment's cells into folder (experiment.sweep) behind the progress bar,
+    on the cluster if one is asked for, stopping cleanly on a signal: (manifest, outcome)
+    as experiment.sweep gives them."""
+    from bollesim.experiment import sweep as run_sweep
+
+    n_cells = len(experiment.cells)
+    try:
+        with (
+            _stop_on_signals(),
+            _cluster(cluster, workers, threads) as dask,
+            _progress_bar(printable(f"{experiment.name} ({n_cells} cells)")) as bar,
+        ):
+            task = bar.add_task("games", total=None)
+            manifest, outcome = run_sweep(
+                experiment, folder, threads=threads, cluster=dask, mode=mode,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                **options)
+    except KeyboardInterrupt as exc:
+        _interrupted(folder, exc)
+    _said_resumed(folder, outcome)
+    return manifest, outcome
+
+
 def _said_resumed(folder: Path, outcome) -> None:
     """A line on stderr when --resume found the run complete, or continued one."""
     if outcome.already_complete:
@@ -819,7 +844,6 @@ def sweep(
     sweep keeps its finished chunks: the same command with --resume continues it.
     """
     from bollesim.experiment import check_count, check_precision, load_experiment
-    from bollesim.experiment import sweep as run_sweep
     from bollesim.runfolder import open_run
 
     if games is not None:
@@ -828,33 +852,13 @@ def sweep(
         check_count("--seed", seed, "seed")
     if precision is not None:
         check_precision(precision)
-    mode = _mode(resume, restart)
     experiment = load_experiment(spec)
     folder = out or Path("results") / experiment.name
     n_cells = len(experiment.cells)
-    try:
-        with (
-            _stop_on_signals(),
-            _cluster(cluster, workers, threads) as dask,
-            _progress_bar(printable(f"{experiment.name} ({n_cells} cells)")) as bar,
-        ):
-            task = bar.add_task("games", total=None)
-            manifest, outcome = run_sweep(
-                experiment,
-                folder,
-                games=games,
-                seed=seed,
-                precision=precision,
-                max_games=max_games,
-                threads=threads,
-                chunk_size=chunk,
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
-                cluster=dask,
-                mode=mode,
-            )
-    except KeyboardInterrupt as exc:
-        _interrupted(folder, exc)
-    _said_resumed(folder, outcome)
+    manifest, outcome = _play_experiment(
+        experiment, folder, mode=_mode(resume, restart), cluster=cluster, workers=workers,
+        threads=threads, games=games, seed=seed, precision=precision, max_games=max_games,
+        chunk_size=chunk)
     t = manifest["timings"]
     typer.echo(
         printable(
@@ -1113,7 +1117,6 @@ def sensitivity(
     for each victory type and the ranking of the policies, still holds), and the CSV
     files. An interrupted run continues with --resume."""
     from bollesim.experiment import check_count, load_experiment
-    from bollesim.experiment import sweep as run_sweep
     from bollesim.runfolder import Workspace
     from bollesim.sensitivity import sensitivity_experiment, write_sensitivity
 
@@ -1121,31 +1124,12 @@ def sensitivity(
         check_count("--games", games, "games")
     if seed is not None:
         check_count("--seed", seed, "seed")
-    mode = _mode(resume, restart)
     experiment = sensitivity_experiment(load_experiment(spec), only)
     folder = out or Path("results") / experiment.name
     n_cells, n_alternatives = len(experiment.cells), len(experiment.sensitivity["alternatives"])
-    try:
-        with (
-            _stop_on_signals(),
-            _cluster(cluster, workers, threads) as dask,
-            _progress_bar(printable(f"{experiment.name} ({n_cells} cells)")) as bar,
-        ):
-            task = bar.add_task("games", total=None)
-            manifest, outcome = run_sweep(
-                experiment,
-                folder,
-                games=games,
-                seed=seed,
-                threads=threads,
-                chunk_size=chunk,
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
-                cluster=dask,
-                mode=mode,
-            )
-    except KeyboardInterrupt as exc:
-        _interrupted(folder, exc)
-    _said_resumed(folder, outcome)
+    manifest, outcome = _play_experiment(
+        experiment, folder, mode=_mode(resume, restart), cluster=cluster, workers=workers,
+        threads=threads, games=games, seed=seed, chunk_size=chunk)
     with Workspace(folder):
         written = write_sensitivity(folder)
     t = manifest["timings"]
