@@ -519,6 +519,17 @@ def _rates_line(rates: dict[str, float]) -> str:
     return "  ".join(f"{c.replace('_', ' ')} {rates[c]:.1%}" for c in OUTCOMES)
 
 
+ExperimentArgument = Annotated[
+    Path,
+    typer.Argument(
+        metavar="SPEC",
+        help="Experiment file (TOML), e.g. experiments/first_fire.toml.",
+        show_default=False,
+    ),
+]
+SpecSeedOption = Annotated[
+    int | None, typer.Option(help="Run seed (default: the spec's).", show_default=False)
+]
 GamesOption = Annotated[
     int | None,
     typer.Option(
@@ -806,14 +817,7 @@ def _said_resumed(folder: Path, outcome) -> None:
     ),
 )
 def sweep(
-    spec: Annotated[
-        Path,
-        typer.Argument(
-            metavar="SPEC",
-            help="Experiment file (TOML), e.g. experiments/first_fire.toml.",
-            show_default=False,
-        ),
-    ],
+    spec: ExperimentArgument,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -821,9 +825,7 @@ def sweep(
         ),
     ] = None,
     games: GamesOption = None,
-    seed: Annotated[
-        int | None, typer.Option(help="Run seed (default: the spec's).", show_default=False)
-    ] = None,
+    seed: SpecSeedOption = None,
     precision: PrecisionOption = None,
     max_games: MaxGamesOption = None,
     threads: ThreadsOption = None,
@@ -1070,14 +1072,7 @@ def report(
     ),
 )
 def sensitivity(
-    spec: Annotated[
-        Path,
-        typer.Argument(
-            metavar="SPEC",
-            help="Experiment file (TOML), e.g. experiments/first_fire.toml.",
-            show_default=False,
-        ),
-    ],
+    spec: ExperimentArgument,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -1085,9 +1080,7 @@ def sensitivity(
         ),
     ] = None,
     games: GamesOption = None,
-    seed: Annotated[
-        int | None, typer.Option(help="Run seed (default: the spec's).", show_default=False)
-    ] = None,
+    seed: SpecSeedOption = None,
     only: Annotated[
         list[str] | None,
         typer.Option(

@@ -8,10 +8,10 @@ import json
 import re
 from pathlib import Path
 
-import numpy as np
 import oracles
 import polars as pl
 import pytest
+from oracles import outcome_hits as hits
 from test_report import md_table, page_specs
 from test_sweep import assert_one_line_error, invoke, write_spec
 
@@ -33,18 +33,6 @@ games = 800
 policy = "fire_at_roe"
 params = { k = [8, 16] }
 """
-
-
-def hits(rows: pl.DataFrame, outcome: str) -> np.ndarray:
-    """Whether each game (in game order) had the outcome, from the result columns."""
-    rows = rows.sort("game")
-    wins = np.column_stack([rows[v].to_numpy() for v in VICTORIES]).astype(bool)
-    defeat = rows["defeat"].to_numpy().astype(bool)
-    if outcome == "perfect":
-        return wins.all(axis=1)
-    if outcome == "no_result":
-        return ~wins.any(axis=1) & ~defeat
-    return rows[outcome].to_numpy().astype(bool)
 
 
 def expected(a: pl.DataFrame, b: pl.DataFrame, outcome: str) -> dict:

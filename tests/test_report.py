@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from oracles import outcome_hits as _hits
 from test_analysis import NEVER, make_games, synthetic_policies
 
 from bollesim import analysis as A
@@ -137,16 +138,6 @@ def test_report_says_what_was_run(sweep):
 
 def share(rows: pl.DataFrame, outcome: str) -> float:
     return float(_hits(rows, outcome).mean())
-
-
-def _hits(rows: pl.DataFrame, outcome: str) -> np.ndarray:
-    wins = np.column_stack([rows[v].to_numpy() for v in VICTORIES]).astype(bool)
-    defeat = rows["defeat"].to_numpy().astype(bool)
-    if outcome == "perfect":
-        return wins.all(axis=1)
-    if outcome == "no_result":
-        return ~wins.any(axis=1) & ~defeat
-    return rows[outcome].to_numpy().astype(bool)
 
 
 def pct_text(p: float) -> str:

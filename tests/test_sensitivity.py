@@ -19,7 +19,7 @@ import numpy as np
 import oracles
 import polars as pl
 import pytest
-from test_compare import hits
+from oracles import outcome_hits as hits
 from test_report import _chromium, md_table, page_specs
 from test_sweep import assert_one_line_error, invoke, write_spec
 
