@@ -468,19 +468,24 @@ def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     return done
 
 
+def page_selftest(tmp_path: Path, page: Path, harness: str) -> dict:
+    """Open page in headless Chromium with harness appended; what the harness recorded in
+    the body's data-selftest attribute (JSON)."""
+    head, tail = page.read_text(encoding="utf-8").rsplit("</body>", 1)
+    probe = tmp_path / "probe.html"
+    probe.write_text(f"{head}<script>{harness}</script></body>{tail}", encoding="utf-8")
+    done = _chromium(tmp_path, "--dump-dom", probe.as_uri())
+    found = re.search(r'data-selftest="([^"]*)"', done.stdout)
+    assert found, f"the page's scripts did not finish (exit {done.returncode}): {done.stderr[-1500:]}"
+    return json.loads(html.unescape(found.group(1)))
+
+
 def test_report_is_interactive_in_headless_chromium(sweep, tmp_path):
     """Offline, in a real browser: every chart draws; hovering a point shows its rate,
     interval and games; a click on the legend picks an outcome; a click on a header sorts
     the rates table; the headline chart ends within the first screen (900 pixels)."""
     _, games, paths = sweep
-    page = paths["html"].read_text(encoding="utf-8")
-    head, tail = page.rsplit("</body>", 1)
-    probe = tmp_path / "probe.html"
-    probe.write_text(f"{head}<script>{HARNESS}</script></body>{tail}", encoding="utf-8")
-    done = _chromium(tmp_path, "--dump-dom", probe.as_uri())
-    found = re.search(r'data-selftest="([^"]*)"', done.stdout)
-    assert found, f"the page's scripts did not finish (exit {done.returncode}): {done.stderr[-1500:]}"
-    out = json.loads(html.unescape(found.group(1)))
+    out = page_selftest(tmp_path, paths["html"], HARNESS)
     assert len(out["views"]) == out["svgs"] == len(paths["charts"])
     assert out["headline_bottom"] < 900
     k8 = games.filter(pl.col("cell") == 0)

@@ -8,7 +8,6 @@ tests/oracles.py."""
 
 from __future__ import annotations
 
-import html
 import itertools
 import json
 import math
@@ -20,7 +19,7 @@ import oracles
 import polars as pl
 import pytest
 from oracles import outcome_hits as hits
-from test_report import _chromium, md_table, page_specs
+from test_report import md_table, page_selftest, page_specs
 from test_sweep import assert_one_line_error, invoke, write_spec
 
 import bollesim
@@ -303,13 +302,6 @@ window.bollesimReady.then(async () => {
     tooltip: tip && tip.classList.contains("visible") ? tip.innerText : null}));
 });
 """
-    page = (out / "sensitivity.html").read_text(encoding="utf-8")
-    head, tail = page.rsplit("</body>", 1)
-    probe = tmp_path / "probe.html"
-    probe.write_text(f"{head}<script>{harness}</script></body>{tail}", encoding="utf-8")
-    done = _chromium(tmp_path, "--dump-dom", probe.as_uri())
-    found = re.search(r'data-selftest="([^"]*)"', done.stdout)
-    assert found, f"the page's scripts did not finish (exit {done.returncode}): {done.stderr[-1500:]}"
-    seen = json.loads(html.unescape(found.group(1)))
+    seen = page_selftest(tmp_path, out / "sensitivity.html", harness)
     assert len(seen["views"]) == seen["svgs"] == 5
     assert "difference (points)" in seen["tooltip"] and "=" in seen["tooltip"]
