@@ -65,7 +65,7 @@ RESULT_COLUMNS = frozenset({
     "game", "seed", "policy", "cell", "operational", "tactical", "strategic", "political",
     "defeat", "end_turn", "end_reason", "first_fire_turn", "first_fire_roe", "final_roe",
     "deadline", "tanks_at_t2", "airstrike_turn", "heavy_damage", "light_damage",
-    "chits_drawn", "random_draws", "perfect", "no_result",
+    "chits_drawn", "random_draws", "perfect", "no_result", "ruleset", "ruleset_hash",
 })
 """The columns of a result row that are not policy parameters."""
 
@@ -227,10 +227,14 @@ def cell_labels(df: pl.DataFrame) -> pl.DataFrame:
 
     The label names the policy and the parameters swept for that policy (those that vary
     between its cells); a policy with one cell is labelled by its name alone. A value that
-    means "never" (NaN, or declared so, see never_value) reads "k=25 (never)".
+    means "never" (NaN, or declared so, see never_value) reads "k=25 (never)". A cell that
+    changes the ruleset (a `ruleset` column) ends with what it changes:
+    "fire_at_roe k=12 I-AIR=ceil".
     """
     params = param_columns(df)
-    cells = (df.group_by("cell").agg(pl.col("policy").first(), *[pl.col(p).first() for p in params])
+    rulesets = ["ruleset"] if "ruleset" in df.columns else []
+    cells = (df.group_by("cell").agg(pl.col("policy").first(), *[pl.col(p).first() for p in params],
+                                     *[pl.col(r).first() for r in rulesets])
              .sort("cell"))
     swept = swept_parameters(cells)  # parameters that differ between a policy's cells
     labels = []
@@ -242,6 +246,8 @@ def cell_labels(df: pl.DataFrame) -> pl.DataFrame:
             if never is not None and value is not None and math.isclose(value, never):
                 text += " (never)"
             parts.append(f"{p}={text}")
+        if rulesets and row["ruleset"]:
+            parts.append(row["ruleset"])
         labels.append(" ".join(parts))
     return cells.select("cell", "policy").with_columns(pl.Series("label", labels, dtype=pl.Utf8))
 

@@ -17,6 +17,7 @@ policies' declared Parameters (label, never), never from code names.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -82,9 +83,29 @@ def _games(n: int) -> str:
     return f"{n:,} game" + ("" if n == 1 else "s")
 
 
-def pct(x: float) -> str:
+def pct(x: float | None) -> str:
+    """0.4123 -> "41.2%"; below 1%, two decimals; "–" for no value."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
     v = 100.0 * x
     return f"{v:.2f}%" if 0 < abs(v) < 1 else f"{v:.1f}%"
+
+
+def _point_digits(low: float, high: float) -> int:
+    """Two decimals when an interval (and so the difference inside it) is within a
+    point of zero, so a small significant difference does not read "+0.0 (+0.0 to +0.0)"."""
+    return 2 if max(abs(low), abs(high)) < 0.01 else 1
+
+
+def signed_interval(low: float, high: float) -> str:
+    """An interval of a difference of rates in signed percentage points: "+0.4 to +2.0"."""
+    d = _point_digits(low, high)
+    return f"{100 * low:+.{d}f} to {100 * high:+.{d}f}"
+
+
+def signed_ci(diff: float, low: float, high: float) -> str:
+    """A difference of rates with its interval in signed points: "+1.2 (+0.4 to +2.0)"."""
+    return f"{100 * diff:+.{_point_digits(low, high)}f} ({signed_interval(low, high)})"
 
 
 def _tidy(df: pl.DataFrame, x: str, outcomes: Sequence[str], never: float | None,
@@ -266,3 +287,62 @@ def comparison(df: pl.DataFrame, by: str = "policy", *, outcomes: Sequence[str] 
 def _same_games(df: pl.DataFrame, by: str) -> bool:
     sets = df.group_by(by).agg(pl.col("game").sort())["game"].to_list()
     return len(sets) > 1 and all(s == sets[0] for s in sets)
+
+
+# -- paired differences ---------------------------------------------------------------------
+
+DIFFERENCE_COLUMNS = ("row", "outcome", "diff", "low", "high", "significant", "rate_a",
+                      "rate_b", "n")
+
+
+@dataclass(frozen=True)
+class DiffChart:
+    """A chart of paired differences: one horizontal bar per row, from 0 to the difference
+    of two rates on the same games, with its 95% interval.
+
+    frame: one row per bar, top to bottom: `row` (the bar's label), `outcome` (code: the
+    bar's colour), `diff` (rate of the second minus rate of the first, a fraction),
+    `low`, `high` (its 95% interval), `significant` (bool), `rate_a`, `rate_b` (the two
+    rates) and `n` (games paired).
+    """
+
+    frame: pl.DataFrame
+    title: str
+    x_title: str
+    finding: str = ""
+    note: str = ""
+    kind: str = "difference"
+
+
+def compared(table: pl.DataFrame, a: str, b: str) -> DiffChart:
+    """The chart of a comparison (bollesim.compare.differences): one bar per outcome, the
+    rate of B minus the rate of A on the same games."""
+    frame = table.select(
+        pl.col("outcome").replace_strict(A.LABELS).alias("row"), "outcome", "diff",
+        pl.col("diff_low").alias("low"), pl.col("diff_high").alias("high"), "significant",
+        "rate_a", "rate_b", "n")
+    n = int(table["n"][0]) if table.height else 0
+    return DiffChart(frame, f"{b} against {a}", f"difference in percentage points ({b} − {a})",
+                     "", f"{_games(n)} paired on the same seeds · bars: 95% interval "
+                     "(Newcombe) · solid: significant (exact McNemar, p < 0.05)")
+
+
+def tornado(effects: pl.DataFrame, outcome: str) -> DiffChart:
+    """One outcome's tornado chart of a sensitivity run (bollesim.sensitivity.effects):
+    one bar per alternative reading, the largest move at the top."""
+    rows = (effects.filter(pl.col("outcome") == outcome)
+            .with_columns(pl.col("diff").abs().alias("_size"))
+            .sort("_size", "alternative", descending=[True, False]))
+    frame = rows.select(pl.col("alternative").alias("row"), "outcome", "diff", "low", "high",
+                        "significant", pl.col("rate_default").alias("rate_a"),
+                        pl.col("rate_alternative").alias("rate_b"), "n")
+    label = A.LABELS[outcome]
+    finding = ""
+    if frame.height:
+        top = frame.row(0, named=True)
+        finding = (f"{top['row']} moves the {label} rate most: {pct(top['rate_a'])} → "
+                   f"{pct(top['rate_b'])} ({100 * top['diff']:+.1f} points).")
+    return DiffChart(frame, f"How far each alternative reading moves the {label} rate",
+                     "change in percentage points (alternative − as specified)", finding,
+                     "every cell of the experiment, the same seeds under every reading · "
+                     "bars: 95% interval · solid: significant (p < 0.05)")

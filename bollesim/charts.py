@@ -22,7 +22,14 @@ from functools import cache
 
 import polars as pl
 
-from bollesim.chartdata import COLOURS, NEVER_LABEL, SERIES_COLOURS, RateChart, x_positions
+from bollesim.chartdata import (
+    COLOURS,
+    NEVER_LABEL,
+    SERIES_COLOURS,
+    DiffChart,
+    RateChart,
+    x_positions,
+)
 
 SHAPES = {"operational": "circle", "tactical": "triangle-up", "strategic": "square",
           "political": "diamond", "perfect": "cross", "defeat": "cross",
@@ -118,13 +125,57 @@ def rates_spec(frame: pl.DataFrame, *, title: str = "", x_title: str = "", findi
     return chart.configure_legend(labelFontSize=12, titleFontSize=12).to_dict()
 
 
-def spec(chart: RateChart) -> dict:
-    """The Vega-Lite spec of a chartdata.RateChart (its panels, if several, stacked)."""
+def spec(chart: RateChart | DiffChart) -> dict:
+    """The Vega-Lite spec of a chartdata.RateChart (its panels, if several, stacked) or
+    DiffChart."""
+    if isinstance(chart, DiffChart):
+        return difference_spec(chart)
     title = chart.title
     if chart.kind == "observed" and len(chart.panels) == 1 and chart.panels[0]:
         title += f", policy {chart.panels[0]}"
     return rates_spec(chart.frame, title=title, x_title=chart.x_title, finding=chart.finding,
                       note=chart.note, kind=chart.kind)
+
+
+def difference_spec(chart: DiffChart) -> dict:
+    """Horizontal bars of paired differences (points), the frame's first row at the top,
+    with 95% interval whiskers and a zero rule; hovering a bar shows both rates, the
+    difference, its interval and the games; faint bars are not significant."""
+    import altair as alt
+
+    data = chart.frame.with_columns(
+        (pl.col("diff") * 100).round(2).alias("diff_pts"),
+        (pl.col("low") * 100).round(2).alias("low_pts"),
+        (pl.col("high") * 100).round(2).alias("high_pts"),
+        (pl.col("rate_a") * 100).round(2).alias("a_pct"),
+        (pl.col("rate_b") * 100).round(2).alias("b_pct"),
+        pl.format("{} to {}", (pl.col("low") * 100).round(1),
+                  (pl.col("high") * 100).round(1)).alias("interval"),
+        pl.when(pl.col("significant")).then(pl.lit("yes")).otherwise(pl.lit("no"))
+        .alias("sig"))
+    rows = data["row"].to_list()
+    outcomes = data["outcome"].unique(maintain_order=True).to_list()
+    y = alt.Y("row:N", sort=rows, title=None)
+    colour = alt.Color("outcome:N", legend=None, scale=alt.Scale(
+        domain=outcomes, range=[COLOURS.get(o, "#444444") for o in outcomes]))
+    tooltip = [alt.Tooltip("row:N", title="row"), alt.Tooltip("a_pct:Q", title="from (%)"),
+               alt.Tooltip("b_pct:Q", title="to (%)"),
+               alt.Tooltip("diff_pts:Q", title="difference (points)"),
+               alt.Tooltip("interval:N", title="95% interval (points)"),
+               alt.Tooltip("sig:N", title="significant"),
+               alt.Tooltip("n:Q", title="games", format=",")]
+    base = alt.Chart(data)
+    bars = base.mark_bar().encode(
+        x=alt.X("diff_pts:Q", title=chart.x_title), y=y, color=colour, tooltip=tooltip,
+        opacity=alt.condition("datum.significant", alt.value(1.0), alt.value(0.35)))
+    whiskers = base.mark_rule(color="#333333").encode(x="low_pts:Q", x2="high_pts:Q", y=y)
+    zero = alt.Chart(pl.DataFrame({"zero": [0.0]})).mark_rule(color="#555555").encode(
+        x="zero:Q")
+    layered = alt.layer(bars, whiskers, zero).properties(
+        width=WIDTH, height=max(120, 22 * len(rows)), title=alt.TitleParams(
+            chart.title, subtitle=_subtitle(chart.finding, chart.note), anchor="start",
+            fontSize=16, subtitleFontSize=12, subtitleColor="#444444"))
+    return layered.to_dict()
 
 
 def png(vega_lite: dict, scale: float = 1.0) -> bytes:

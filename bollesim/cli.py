@@ -519,6 +519,17 @@ def _rates_line(rates: dict[str, float]) -> str:
     return "  ".join(f"{c.replace('_', ' ')} {rates[c]:.1%}" for c in OUTCOMES)
 
 
+ExperimentArgument = Annotated[
+    Path,
+    typer.Argument(
+        metavar="SPEC",
+        help="Experiment file (TOML), e.g. experiments/first_fire.toml.",
+        show_default=False,
+    ),
+]
+SpecSeedOption = Annotated[
+    int | None, typer.Option(help="Run seed (default: the spec's).", show_default=False)
+]
 GamesOption = Annotated[
     int | None,
     typer.Option(
@@ -761,6 +772,31 @@ def run(
                "stopped": outcome.sentence() if precision is not None else None})
 
 
+def _play_experiment(experiment, folder: Path, *, mode: str, cluster: str | None,
+                     workers: int | None, threads: int | None, **options):
+    """Play an experiment's cells into folder (experiment.sweep) behind the progress bar,
+    on the cluster if one is asked for, stopping cleanly on a signal: (manifest, outcome)
+    as experiment.sweep gives them."""
+    from bollesim.experiment import sweep as run_sweep
+
+    n_cells = len(experiment.cells)
+    try:
+        with (
+            _stop_on_signals(),
+            _cluster(cluster, workers, threads) as dask,
+            _progress_bar(printable(f"{experiment.name} ({n_cells} cells)")) as bar,
+        ):
+            task = bar.add_task("games", total=None)
+            manifest, outcome = run_sweep(
+                experiment, folder, threads=threads, cluster=dask, mode=mode,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                **options)
+    except KeyboardInterrupt as exc:
+        _interrupted(folder, exc)
+    _said_resumed(folder, outcome)
+    return manifest, outcome
+
+
 def _said_resumed(folder: Path, outcome) -> None:
     """A line on stderr when --resume found the run complete, or continued one."""
     if outcome.already_complete:
@@ -781,14 +817,7 @@ def _said_resumed(folder: Path, outcome) -> None:
     ),
 )
 def sweep(
-    spec: Annotated[
-        Path,
-        typer.Argument(
-            metavar="SPEC",
-            help="Experiment file (TOML), e.g. experiments/first_fire.toml.",
-            show_default=False,
-        ),
-    ],
+    spec: ExperimentArgument,
     out: Annotated[
         Path | None,
         typer.Option(
@@ -796,9 +825,7 @@ def sweep(
         ),
     ] = None,
     games: GamesOption = None,
-    seed: Annotated[
-        int | None, typer.Option(help="Run seed (default: the spec's).", show_default=False)
-    ] = None,
+    seed: SpecSeedOption = None,
     precision: PrecisionOption = None,
     max_games: MaxGamesOption = None,
     threads: ThreadsOption = None,
@@ -819,7 +846,6 @@ def sweep(
     sweep keeps its finished chunks: the same command with --resume continues it.
     """
     from bollesim.experiment import check_count, check_precision, load_experiment
-    from bollesim.experiment import sweep as run_sweep
     from bollesim.runfolder import open_run
 
     if games is not None:
@@ -828,33 +854,13 @@ def sweep(
         check_count("--seed", seed, "seed")
     if precision is not None:
         check_precision(precision)
-    mode = _mode(resume, restart)
     experiment = load_experiment(spec)
     folder = out or Path("results") / experiment.name
     n_cells = len(experiment.cells)
-    try:
-        with (
-            _stop_on_signals(),
-            _cluster(cluster, workers, threads) as dask,
-            _progress_bar(printable(f"{experiment.name} ({n_cells} cells)")) as bar,
-        ):
-            task = bar.add_task("games", total=None)
-            manifest, outcome = run_sweep(
-                experiment,
-                folder,
-                games=games,
-                seed=seed,
-                precision=precision,
-                max_games=max_games,
-                threads=threads,
-                chunk_size=chunk,
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
-                cluster=dask,
-                mode=mode,
-            )
-    except KeyboardInterrupt as exc:
-        _interrupted(folder, exc)
-    _said_resumed(folder, outcome)
+    manifest, outcome = _play_experiment(
+        experiment, folder, mode=_mode(resume, restart), cluster=cluster, workers=workers,
+        threads=threads, games=games, seed=seed, precision=precision, max_games=max_games,
+        chunk_size=chunk)
     t = manifest["timings"]
     typer.echo(
         printable(
@@ -915,6 +921,90 @@ def _print_cells(cells, err: bool = False) -> None:
 @command(
     app,
     epilog=examples(
+        "bollesim optimise experiments/optimise_operational.toml",
+        "bollesim optimise experiments/optimise_pareto.toml --out results/front",
+        "bollesim optimise experiments/optimise_operational.toml --budget 400000 --json",
+        "bollesim optimise experiments/optimise_operational.toml --cluster local --workers 2",
+        "bollesim serve --from results/optimise_operational   # plays best.json",
+    ),
+)
+def optimise(
+    spec: Annotated[
+        Path,
+        typer.Argument(
+            metavar="SPEC",
+            help="Search file (TOML), e.g. experiments/optimise_operational.toml.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Result folder (default: results/NAME, NAME from the spec).", show_default=False
+        ),
+    ] = None,
+    budget: Annotated[
+        int | None,
+        typer.Option(help="Games the search may play (default: the spec's).", show_default=False),
+    ] = None,
+    threads: ThreadsOption = None,
+    cluster: ClusterOption = None,
+    workers: WorkersOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Search a policy family's parameters for the best objective.
+
+    The candidates race by successive halving on common random numbers (the same games for
+    every candidate); the finalists and the defaults are then replayed on held-out games.
+    OUT holds games.parquet and manifest.json (the held-out games: `bollesim report OUT`),
+    trajectory.parquet (the race), best.json ({"policy": ..., "params": {...}}) and
+    optimise.md (held-out estimates with intervals, paired differences, charts).
+    """
+    import dataclasses
+
+    from bollesim.optimise import RANGES, load_search, write_result
+    from bollesim.optimise import optimise as run_search
+    from bollesim.runfolder import Workspace
+
+    search = load_search(spec)
+    if budget is not None:
+        low, high = RANGES["budget"]
+        if not low <= budget <= high:
+            raise UsageError(f"--budget must be a whole number from {low:,} to {high:,}, got {budget}")
+        search = dataclasses.replace(search, budget=budget)
+    folder = out or Path("results") / search.name
+    with Workspace(folder) as workspace:  # refuse a folder that cannot take the result now,
+        workspace.check_replaceable()     # not after the search
+    with (
+        _stop_on_signals(),
+        _cluster(cluster, workers, threads) as dask,
+        _progress_bar(printable(f"optimise {search.name}")) as bar,
+    ):
+        task = bar.add_task("games", total=None)
+        result = run_search(search, threads=threads, cluster=dask,
+                            progress=lambda done, total: bar.update(task, completed=done, total=total))
+        write_result(search, result, folder)
+    best = result.best
+    params = " ".join(f"{k}={v}" for k, v in best["params"].items())
+    t = result.timings
+    typer.echo(printable(f"{len(result.pool)} candidates, {result.games_searched:,} search games "
+                         f"and {result.holdout.height:,} held-out games in {t['total_s']:.0f} s "
+                         f"-> {folder}"), err=json_)
+    typer.echo(printable(f"best: {best['policy']} {params}"), err=json_)
+    typer.echo(printable(f"Next: cat {shlex.quote(str(folder / 'optimise.md'))}"), err=json_)
+    if json_:
+        import json
+
+        record = json.loads((folder / "best.json").read_text(encoding="utf-8"))
+        _emit({"command": "optimise", "out": str(folder), "best": best,
+               "held_out": record["held_out"], "candidates": len(result.pool),
+               "search_games": result.games_searched, "holdout_games": result.holdout.height,
+               "timings": t})
+
+
+@command(
+    app,
+    epilog=examples(
         "bollesim report results/first_fire",
         "bollesim report results/historical-seed1 --out /tmp/historical-report",
         "bollesim report results/first_fire --json",
@@ -938,9 +1028,11 @@ def report(
 
     report.html (one file that works offline: interactive charts, sortable tables),
     report.md with its charts as PNG files, and rates.csv (every rate, its interval and
-    counts)."""
+    counts). The folder of a `bollesim sensitivity` run gets its sensitivity report
+    (sensitivity.html, sensitivity.md, sensitivity-*.csv)."""
     from bollesim.report import write_report
     from bollesim.runfolder import Workspace, open_run
+    from bollesim.sensitivity import write_sensitivity
 
     run = open_run(run_dir)  # refuses a folder it cannot trust, before taking any lock
     into_run = out is None or os.path.abspath(out) == os.path.abspath(run_dir)
@@ -948,23 +1040,186 @@ def report(
         run = open_run(run_dir)
         if run.n_games == 0:
             raise UsageError(f"{run_dir} holds no games (a run of -n 0): there is nothing to report")
+        write = write_sensitivity if run.manifest.get("sensitivity") else write_report
         try:
-            paths = write_report(run_dir, out)
+            paths = write(run_dir, out)
         except OSError as exc:
             raise UsageError(
                 f"cannot write the report to {out or run_dir}: {exc.strerror or exc}"
             ) from None
+    tables = [str(p) for p in paths["tables"]]
     typer.echo(
         printable(
             f"wrote {paths['html']}, {paths['markdown']} ({len(paths['charts'])} charts next "
-            f"to it) and {paths['rates']}"
+            f"to it) and {', '.join(tables)}"
         ),
         err=json_,
     )
     if json_:
         _emit({"command": "report", "html": str(paths["html"]),
-               "markdown": str(paths["markdown"]), "rates": str(paths["rates"]),
+               "markdown": str(paths["markdown"]), "rates": paths.get("rates") and
+               str(paths["rates"]), "tables": tables,
                "charts": [str(p) for p in paths["charts"]]})
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim sensitivity experiments/first_fire.toml -n 2000",
+        "bollesim sensitivity experiments/first_fire.toml -n 500 --only I-AIR --only R-TRACK",
+        "bollesim sensitivity experiments/first_fire.toml -n 2000 --resume",
+        "bollesim sensitivity experiments/policies.toml -n 1000 --json",
+    ),
+)
+def sensitivity(
+    spec: ExperimentArgument,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Output folder (default: results/NAME-sensitivity).", show_default=False
+        ),
+    ] = None,
+    games: GamesOption = None,
+    seed: SpecSeedOption = None,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--only",
+            metavar="ID",
+            help="Vary only this reading (repeatable; default: every reading with "
+            "alternatives, see `bollesim rules show --reconstructed`).",
+            show_default=False,
+        ),
+    ] = None,
+    threads: ThreadsOption = None,
+    chunk: ChunkOption = None,
+    cluster: ClusterOption = None,
+    workers: WorkersOption = None,
+    resume: ResumeOption = False,
+    restart: RestartOption = False,
+    json_: JsonOption = False,
+) -> None:
+    """Play an experiment under each alternative reading of the rules, on the same seeds,
+    and report what each one changes.
+
+    One sweep: every cell of the experiment as specified and under each alternative
+    (a variant of a reading, docs/readings.md) in turn. Writes the sweep to OUT
+    (games.parquet, manifest.json) and the sensitivity report next to it:
+    sensitivity.html, sensitivity.md (a tornado chart per outcome: how far each
+    alternative moves its rate; a table saying whether each finding, the best trigger
+    for each victory type and the ranking of the policies, still holds), and the CSV
+    files. An interrupted run continues with --resume."""
+    from bollesim.experiment import check_count, load_experiment
+    from bollesim.runfolder import Workspace
+    from bollesim.sensitivity import sensitivity_experiment, write_sensitivity
+
+    if games is not None:
+        check_count("--games", games, "games")
+    if seed is not None:
+        check_count("--seed", seed, "seed")
+    experiment = sensitivity_experiment(load_experiment(spec), only)
+    folder = out or Path("results") / experiment.name
+    n_cells, n_alternatives = len(experiment.cells), len(experiment.sensitivity["alternatives"])
+    manifest, outcome = _play_experiment(
+        experiment, folder, mode=_mode(resume, restart), cluster=cluster, workers=workers,
+        threads=threads, games=games, seed=seed, chunk_size=chunk)
+    with Workspace(folder):
+        written = write_sensitivity(folder)
+    t = manifest["timings"]
+    say = functools.partial(typer.echo, err=json_)
+    say(printable(
+        f"{n_cells} cells ({n_cells // (n_alternatives + 1)} x {n_alternatives + 1} readings) x "
+        f"{outcome.games_per_cell:,} games = {manifest['n_games']:,} games in "
+        f"{t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s) -> {folder}"))
+    robust = written["robustness"]
+    if robust.height:
+        counts = {v: int((robust["verdict"] == v).sum()) for v in ("holds", "holds within noise",
+                                                                  "changes")}
+        say(f"findings under each alternative: {counts['holds']} hold, "
+            f"{counts['holds within noise']} hold within noise, {counts['changes']} change")
+    say(printable(f"wrote {written['html']} and {written['markdown']} "
+                  f"({len(written['charts'])} charts next to it)"))
+    if json_:
+        _emit({"command": "sensitivity", "out": str(folder), "experiment": experiment.name,
+               "alternatives": experiment.sensitivity["alternatives"],
+               "games_per_cell": outcome.games_per_cell, "games": manifest["n_games"],
+               "seed": manifest["seed"], "timings": t,
+               "effects": written["effects"].to_dicts(),
+               "robustness": written["robustness"].to_dicts(),
+               "html": str(written["html"]), "markdown": str(written["markdown"])})
+
+
+SideArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="A",
+        help="A run folder, or DIR:CELL for one cell of a sweep.",
+        show_default=False,
+    ),
+]
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim compare results/default results/tweak",
+        "bollesim compare results/first_fire:0 results/first_fire:17",
+        "bollesim compare results/default results/tweak --out /tmp/cmp --json",
+    ),
+)
+def compare(
+    a: SideArgument,
+    b: Annotated[
+        str,
+        typer.Argument(
+            metavar="B",
+            help="The other run folder or DIR:CELL; differences are B minus A.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where to write compare.html, compare.md and compare.csv "
+            "(default: results/compare-A-vs-B).",
+            show_default=False,
+        ),
+    ] = None,
+    json_: JsonOption = False,
+) -> None:
+    """Compare two runs, or two cells of sweeps, game by game on the same seeds.
+
+    Game g of A is paired with game g of B (both must be played from the same seed).
+    Prints B - A for every outcome with its 95% interval (Newcombe's paired method) and
+    the exact McNemar test, what B changes (policy, parameters, readings, ruleset
+    values), and writes the comparison's report: compare.html (interactive), compare.md
+    with its chart, compare.csv."""
+    from bollesim import compare as C
+    from bollesim.chartdata import signed_ci
+
+    side_a, side_b = C.open_side(a), C.open_side(b)
+    folder = out or C.default_out(side_a, side_b)
+    try:
+        written = C.write_compare(side_a, side_b, folder)
+    except OSError as exc:
+        raise UsageError(f"cannot write the comparison to {folder}: {exc.strerror or exc}") from None
+    table = written["differences"]
+    changes = C.what_differs(side_a, side_b)
+    say = functools.partial(typer.echo, err=json_)
+    say(printable(f"A: {a} ({side_a.label}); B: {b} ({side_b.label})"))
+    say(printable("B changes: " + ("; ".join(changes) if changes else "nothing recorded")))
+    say(f"paired on {int(table['n'][0]):,} games (the same seeds); B - A in points:")
+    for r in table.iter_rows(named=True):
+        mark = " *" if r["significant"] else "  "
+        say(f"  {r['outcome'].replace('_', ' '):<12} {r['rate_a']:>7.1%} {r['rate_b']:>7.1%}"
+            f"  {signed_ci(r['diff'], r['diff_low'], r['diff_high'])}{mark} p={r['p_value']:.2g}")
+    say("* significant (exact McNemar, p < 0.05)")
+    say(printable(f"wrote {written['html']}, {written['markdown']} and {written['tables'][0]}"))
+    if json_:
+        _emit({"command": "compare", "a": a, "b": b, "what_differs": changes,
+               "paired_games": int(table["n"][0]), "differences": table.to_dicts(),
+               "html": str(written["html"]), "markdown": str(written["markdown"]),
+               "csv": str(written["tables"][0])})
 
 
 @command(app, epilog=examples("bollesim bench", "bollesim bench --json --games 200000 --no-cold"))
@@ -1005,6 +1260,61 @@ def bench(
             typer.echo(f"{key:>28}: {value}", err=json_)
     if json_:
         typer.echo(json.dumps(figures))
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim serve",
+        "bollesim serve --port 8800 --no-browser",
+        "bollesim serve --from results/optimise   # start at the best parameters found",
+        "bollesim serve --max-games 20000 --seed 7",
+    ),
+)
+def serve(
+    host: Annotated[
+        str,
+        typer.Option(help="Address to listen on. Anything but loopback serves the page to "
+                     "other machines (a warning says so)."),
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port (0: any free one).")] = 8765,
+    browser: Annotated[
+        bool, typer.Option("--browser/--no-browser", help="Open the page in the browser.")
+    ] = True,
+    from_: Annotated[
+        Path | None,
+        typer.Option(
+            "--from",
+            metavar="DIR",
+            help="A folder of `bollesim optimise` holding best.json: start at the best "
+            "policy and parameters it found.",
+            show_default=False,
+        ),
+    ] = None,
+    max_games: Annotated[
+        int,
+        typer.Option(help="Games the page refines each answer to (the cap per change), "
+                     "2,000 to 1,000,000."),
+    ] = 100_000,
+    seed: Annotated[int, typer.Option(help="Run seed of every game the page plays.")] = DEFAULT_SEED,
+) -> None:
+    """Start the what-if page: change a table of the rules, watch the odds move.
+
+    A local web page shows every table of the ruleset as the rulebook does, every reading
+    as a switch, a policy and its parameters; each change is played at once against the
+    default ruleset on the same seeds, and refined while you wait. Save the edited ruleset
+    as a partial TOML, open the full balance report, replay an example game."""
+    from bollesim.experiment import check_count
+    from bollesim.serve.best import read_best
+    from bollesim.serve.server import serve as run_server
+
+    check_count("--seed", seed, "seed")
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port must be from 0 to 65535 (0: any free one), got {port}")
+    if not 2_000 <= max_games <= 1_000_000:
+        raise UsageError(f"--max-games must be from 2,000 to 1,000,000, got {max_games:,}")
+    best = read_best(from_) if from_ is not None else None
+    run_server(host, port, open_browser=browser, best=best, max_games=max_games, seed=seed)
 
 
 def main() -> None:  # pragma: no cover - entry point for `python -m bollesim`

@@ -101,16 +101,19 @@ class Cluster:
         ]
         self.client.gather(futures)
 
-    def play(self, rules: Ruleset, jobs: Iterable[tuple], engine: str) -> Iterator[np.ndarray]:
-        """Results of each job (policy, params, seed, first_game), in job order, with
-        at most two tasks per worker in flight (memory stays flat)."""
-        shared_rules = self.client.scatter(rules, broadcast=True)
+    def play(self, jobs: Iterable[tuple], engine: str) -> Iterator[np.ndarray]:
+        """Results of each job (policy, params, seed, first_game, rules), in job order, with
+        at most two tasks per worker in flight (memory stays flat). Each ruleset is sent
+        to every worker once."""
+        shared: dict[str, object] = {}  # ruleset digest -> its data on the workers
         in_flight: deque = deque()
-        for policy, params, seed, first_game in jobs:
+        for policy, params, seed, first_game, rules in jobs:
+            if rules.digest not in shared:
+                shared[rules.digest] = self.client.scatter(rules, broadcast=True)
             in_flight.append(
                 self.client.submit(
                     _play,
-                    shared_rules,
+                    shared[rules.digest],
                     policy_name(policy),
                     np.ascontiguousarray(params),
                     seed,

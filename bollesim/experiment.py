@@ -9,22 +9,39 @@ A spec (experiments/*.toml) names the ruleset and the cells to play:
     ruleset = "my_rules.toml"             # optional, relative to the spec's folder
     partial = "tweak.toml"                # optional partial TOML merged over it
     overrides = ["roe.fire_allowed=10"]   # optional KEY=VALUE, as `--set`
+    readings = { "I-AIR" = "ceil" }       # optional ID = VARIANT, as `--reading`
     precision = 0.01                      # optional: add games until every half-width <= 0.01
     max_games = 200000                    # optional cap on games per cell (with precision)
 
     [[grid]]                              # one or more; each makes one cell per combination
     policy = "fire_at_roe"
     params = { k = [8, 12, 16, 25], stop_at_tanks = 3 }   # a list is swept, a number is fixed
+    rules = { "tracks.tank_to_hit" = [7, 8] }              # optional: ruleset keys, as --set
+    readings = { "I-DEADLINE" = ["18", "16"] }             # optional: reading variants
 
-The cells are the Cartesian product of each grid's lists (first list slowest), grids in
-file order, numbered from 0. Every cell plays the same game indices 0..N-1, hence the same
-seeds (common random numbers, docs/architecture.md §3), so two cells can be compared game by game.
+The experiment's ruleset is the file, then the partial, the overrides and the readings
+(as load_ruleset applies them). A grid's `rules` and `readings` are axes like `params`:
+each key (a ruleset key path of docs/ruleset.md, `map.positions[K2].fp` included; nested
+tables read as dotted keys) or reading id (docs/readings.md) maps to one value or a list of
+values, one cell each; to sweep a key whose value is itself a list, give a list of lists.
+A cell plays the experiment's ruleset with its rule values set and then its readings
+switched on; cells with the same values share one Ruleset.
+
+The cells are the Cartesian product of each grid's lists, params first, then rules, then
+readings, each in file order (the first list slowest), grids in file order, numbered from
+0. Every cell plays the same game indices 0..N-1, hence the same seeds (common random
+numbers, docs/architecture.md §3), whatever its ruleset, so two cells can be compared game
+by game.
 
 `sweep` and `run_cells` write a run folder (runfolder.py): OUT/games.parquet (one row per
 game of every cell: `cell`, the union of the cells' parameter columns, null where a policy
-has no such parameter) and OUT/manifest.json (the cells, the spec, and the ruleset data so
+has no such parameter; with rule axes also `ruleset`, what the cell changes as
+`tracks.tank_to_hit=8 I-DEADLINE=16` ("" for nothing), and `ruleset_hash`, the SHA-256 of
+the ruleset it played) and OUT/manifest.json (the cells, each with the rules, readings and
+ruleset hash it plays if it changes them; the spec; and the experiment's ruleset data, so
 that any game can be replayed exactly with `replay_from_run`). An interrupted sweep
-continues with mode="resume" (`--resume`).
+continues with mode="resume" (`--resume`); a cell's ruleset hash is part of what a resumed
+sweep must match.
 
 Every count a spec or the command line may set has a range (LIMITS); a value outside it is
 a one-line error naming the key.
@@ -32,8 +49,10 @@ a one-line error naming the key.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import itertools
+import json
 import math
 import re
 import time
@@ -50,7 +69,7 @@ import polars as pl
 
 from bollesim.errors import UsageError
 from bollesim.policy import Policy, load_policy
-from bollesim.rules.loader import Ruleset, RulesetError, build, load_ruleset
+from bollesim.rules.loader import Ruleset, RulesetError, build, load_ruleset, locate, set_value
 from bollesim.runner import RESULT_COLUMNS
 
 if TYPE_CHECKING:
@@ -64,11 +83,12 @@ SPEC_KEYS = (
     "ruleset",
     "partial",
     "overrides",
+    "readings",
     "precision",
     "max_games",
     "grid",
 )
-GRID_KEYS = ("policy", "params")
+GRID_KEYS = ("policy", "params", "rules", "readings")
 PRECISION_RATES = ("operational", "tactical", "strategic", "political", "defeat")
 """The rates `--precision` watches, in every cell."""
 RATE_COLUMNS = [[name for name, _ in RESULT_COLUMNS].index(rate) for rate in PRECISION_RATES]
@@ -104,11 +124,26 @@ def check_count(what: str, value: int, limit: str, low: int | None = None) -> in
 
 @dataclass(frozen=True)
 class Cell:
-    """One combination of a policy and its parameter values."""
+    """One combination of a policy, its parameter values and, on a grid with rule axes,
+    what the cell changes in the experiment's ruleset: `rule_values` (key path -> value, as
+    `--set`) then `readings` (id -> variant, as `--reading`), and the `ruleset` they make
+    (None: the experiment's ruleset, unchanged)."""
 
     cell: int
     policy: Policy
     params: np.ndarray  # float64 in PARAMETERS order: one vector, or one row per game
+    rule_values: dict = field(default_factory=dict)
+    readings: dict = field(default_factory=dict)
+    ruleset: Ruleset | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def changes_rules(self) -> bool:
+        return bool(self.rule_values or self.readings)
+
+    def ruleset_text(self) -> str:
+        """What the cell changes in the experiment's ruleset, one line ("" for nothing):
+        `tracks.tank_to_hit=8 I-AIR=ceil`; the rows' `ruleset` column."""
+        return ruleset_text(self.rule_values, self.readings)
 
     @property
     def per_game(self) -> bool:
@@ -124,16 +159,36 @@ class Cell:
         return {p.name: float(v) for p, v in zip(self.policy.parameters, self.params, strict=True)}
 
     def describe(self) -> dict:
-        """The manifest's record of the cell: {cell, policy, params}."""
+        """The manifest's record of the cell: {cell, policy, params}, and for a cell that
+        changes the ruleset its `rules`, `readings` and `ruleset_hash`."""
         params = PER_GAME if self.per_game else self.param_dict()
-        return {"cell": self.cell, "policy": self.policy.name, "params": params}
+        return {"cell": self.cell, "policy": self.policy.name, "params": params,
+                **self._ruleset_record()}
 
     def key(self) -> dict:
-        """What makes the cell's rows: its policy and parameters (a hash when per game)."""
+        """What makes the cell's rows: its policy, parameters (a hash when per game) and
+        ruleset."""
         if not self.per_game:
-            return {"policy": self.policy.name, "params": self.param_dict()}
+            return {"policy": self.policy.name, "params": self.param_dict(),
+                    **self._ruleset_record()}
         digest = hashlib.sha256(np.ascontiguousarray(self.params).tobytes()).hexdigest()
-        return {"policy": self.policy.name, "params_sha256": digest}
+        return {"policy": self.policy.name, "params_sha256": digest, **self._ruleset_record()}
+
+    def _ruleset_record(self) -> dict:
+        if not self.changes_rules:
+            return {}
+        return {"rules": self.rule_values, "readings": self.readings,
+                "ruleset_hash": self.ruleset.digest}
+
+
+def ruleset_text(rules: dict, readings: dict) -> str:
+    """`KEY=VALUE` for each rule, then `ID=VARIANT` for each reading, space-separated
+    (a string value bare, any other as JSON without spaces)."""
+    def value(v) -> str:
+        return v if isinstance(v, str) else json.dumps(v, separators=(",", ":"))
+
+    return " ".join([f"{k}={value(v)}" for k, v in rules.items()]
+                    + [f"{rid}={name}" for rid, name in readings.items()])
 
 
 PER_GAME = "per game (see the parameter columns)"
@@ -149,11 +204,12 @@ class Experiment:
     games: int
     cells: tuple[Cell, ...]
     rules: Ruleset = field(repr=False)
-    ruleset_source: dict = field(default_factory=dict)  # {file, partial, overrides}
+    ruleset_source: dict = field(default_factory=dict)  # {file, partial, overrides, readings}
     precision: float | None = None
     max_games: int | None = None
     path: Path | None = None
     spec: dict = field(default_factory=dict, repr=False)  # the TOML as read
+    sensitivity: dict | None = None  # how a sensitivity run lays out its cells (sensitivity.py)
 
 
 class _Spec:
@@ -247,11 +303,15 @@ def load_experiment(path: str | Path) -> Experiment:
     if len(overrides) > LIMITS["overrides"][1]:
         s.fail("overrides", f"more than {LIMITS['overrides'][1]:,} overrides")
     ruleset_file, partial = s.file(data, "ruleset"), s.file(data, "partial")
+    readings = data.get("readings", {})
+    if not isinstance(readings, dict) or not all(isinstance(v, str) for v in readings.values()):
+        s.fail("readings", 'expected a table of ID = "VARIANT", e.g. { "I-AIR" = "ceil" }')
     try:
-        rules = load_ruleset(ruleset_file, overrides, partial)
+        rules = load_ruleset(ruleset_file, overrides, partial, readings)
     except RulesetError as exc:
-        key = "overrides" if exc.source == "--set" else "ruleset"
-        s.fail(key, str(exc))
+        if exc.source == "--reading":
+            s.fail(f"readings.{exc.key}", exc.problem)
+        s.fail("overrides" if exc.source == "--set" else "ruleset", str(exc))
     grids = data.get("grid")
     if grids is None:
         s.fail("grid", "missing: give at least one [[grid]] table with a policy")
@@ -260,12 +320,14 @@ def load_experiment(path: str | Path) -> Experiment:
     if len(grids) > LIMITS["cells"][1]:
         s.fail("grid", f"more than {LIMITS['cells'][1]:,} grids")
     cells: list[Cell] = []
+    rulesets: dict = {}  # one Ruleset per distinct change of the experiment's ruleset
     for i, grid in enumerate(grids):
-        cells.extend(_grid_cells(s, grid, f"grid[{i}].", len(cells)))
+        cells.extend(_grid_cells(s, grid, f"grid[{i}].", len(cells), rules, rulesets))
     source = {
         "file": str(ruleset_file) if ruleset_file else None,
         "partial": str(partial) if partial else None,
         "overrides": list(overrides),
+        "readings": dict(readings),
     }
     return Experiment(
         name=name,
@@ -282,7 +344,9 @@ def load_experiment(path: str | Path) -> Experiment:
     )
 
 
-def _grid_cells(s: _Spec, grid: dict, prefix: str, first: int) -> list[Cell]:
+def _grid_cells(
+    s: _Spec, grid: dict, prefix: str, first: int, base: Ruleset, rulesets: dict
+) -> list[Cell]:
     s.known(grid, GRID_KEYS, prefix)
     name = grid.get("policy")
     if not isinstance(name, str):
@@ -313,14 +377,123 @@ def _grid_cells(s: _Spec, grid: dict, prefix: str, first: int) -> list[Cell]:
             checked.append(number)
         axes.append((pname, checked))
     names = [a for a, _ in axes]
+    rule_axes = _rule_axes(s, grid, prefix, base)
+    reading_axes = _reading_axes(s, grid, prefix)
+    lists = [values for _, values in axes + rule_axes + reading_axes]
     most = LIMITS["cells"][1]
-    if first + math.prod(len(values) for _, values in axes) > most:
+    if first + math.prod(len(values) for values in lists) > most:
         s.fail(prefix + "params", f"the spec would make more than {most:,} cells")
     cells = []
-    for combo in itertools.product(*(values for _, values in axes)):
-        vector = policy.param_vector(dict(zip(names, combo, strict=True)))
-        cells.append(Cell(first + len(cells), policy, vector))
+    n_params, n_rules = len(axes), len(rule_axes)
+    for combo in itertools.product(*lists):
+        vector = policy.param_vector(dict(zip(names, combo[:n_params], strict=True)))
+        rules = {k: v for (k, _), v in zip(rule_axes, combo[n_params:n_params + n_rules],
+                                            strict=True)}
+        readings = {r: v for (r, _), v in zip(reading_axes, combo[n_params + n_rules:],
+                                               strict=True)}
+        ruleset = _cell_ruleset(s, prefix, base, rules, readings, rulesets)
+        cells.append(Cell(first + len(cells), policy, vector, rules, readings, ruleset))
     return cells
+
+
+def _flat(table: dict, prefix: str = "") -> dict:
+    """A rules table with nested tables as dotted keys: {tracks = {x = 1}} -> {"tracks.x": 1}."""
+    out = {}
+    for key, value in table.items():
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{prefix}{key}."))
+        else:
+            out[prefix + key] = value
+    return out
+
+
+def _rule_axes(s: _Spec, grid: dict, prefix: str, base: Ruleset) -> list[tuple[str, list]]:
+    """The grid's `rules`: [(key path, [values])], each value checked against its key's
+    declaration (a list is swept; to sweep a key whose value is a list, give a list of
+    lists)."""
+    table = grid.get("rules", {})
+    if not isinstance(table, dict):
+        s.fail(prefix + "rules", 'expected a table of "KEY" = [values], e.g. '
+               '{ "tracks.tank_to_hit" = [7, 8] }')
+    axes = []
+    for key, raw in _flat(table).items():
+        where = f"{prefix}rules.{key}"
+        values = raw if isinstance(raw, list) else [raw]
+        if not values:
+            s.fail(where, "empty list: give at least one value")
+        try:
+            locate(copy.deepcopy(base.data), key, "rules")
+        except RulesetError as exc:
+            s.fail(where, exc.problem)
+        for j, value in enumerate(values):
+            item = f"{where}[{j}]" if isinstance(raw, list) else where
+            try:
+                set_value(base.data, key, value, "rules")
+            except RulesetError as exc:
+                hint = (" (a list is swept: give a list of lists to sweep a key whose value "
+                        "is a list)" if isinstance(raw, list) and not isinstance(value, list)
+                        and "list" in exc.problem else "")
+                suffix = exc.key[len(key):] if exc.key.startswith(key) else ""
+                s.fail(item + suffix, exc.problem + hint)
+        axes.append((key, values))
+    return axes
+
+
+def _reading_axes(s: _Spec, grid: dict, prefix: str) -> list[tuple[str, list[str]]]:
+    """The grid's `readings`: [(reading id, [variant names])], each checked."""
+    from bollesim.rules.readings import BY_ID, _ids_hint
+
+    table = grid.get("readings", {})
+    if not isinstance(table, dict):
+        s.fail(prefix + "readings", 'expected a table of "ID" = ["VARIANT", ...], e.g. '
+               '{ "I-AIR" = ["floor", "ceil"] }')
+    axes = []
+    for rid, raw in table.items():
+        where = f"{prefix}readings.{rid}"
+        if rid not in BY_ID:
+            s.fail(where, "unknown reading; " + _ids_hint(rid))
+        names = raw if isinstance(raw, list) else [raw]
+        if not names:
+            s.fail(where, "empty list: give at least one variant")
+        for j, name in enumerate(names):
+            item = f"{where}[{j}]" if isinstance(raw, list) else where
+            if not isinstance(name, str):
+                s.fail(item, f"expected a variant name, got {name!r}")
+            try:
+                BY_ID[rid].variant(name)
+            except KeyError as exc:
+                s.fail(item, exc.args[0].split(": ", 1)[1])
+        axes.append((rid, names))
+    return axes
+
+
+def _cell_ruleset(
+    s: _Spec, prefix: str, base: Ruleset, rules: dict, readings: dict, rulesets: dict
+) -> Ruleset | None:
+    """The experiment's ruleset with a cell's rules and readings applied (None without
+    any), built once for the cells that share them."""
+    if not rules and not readings:
+        return None
+    key = ruleset_text(rules, readings)
+    if key not in rulesets:
+        try:
+            rulesets[key] = changed_ruleset(base, rules, readings)
+        except RulesetError as exc:
+            s.fail(prefix + ("rules" if rules else "readings"),
+                   f"the cells with {key} cannot be played: {exc.key}: {exc.problem}")
+    return rulesets[key]
+
+
+def changed_ruleset(base: Ruleset, rules: dict, readings: dict) -> Ruleset:
+    """`base` with rule values set (as --set) and then readings switched (as --reading)."""
+    from bollesim.rules.readings import apply_readings
+
+    data = base.data
+    for key, value in rules.items():
+        data = set_value(data, key, value, "rules")
+    if readings:
+        data = apply_readings(data, readings, "readings")
+    return build(data, f"{base.name} + {ruleset_text(rules, readings)}")
 
 
 def check_precision(precision: float, what: str = "--precision") -> float:
@@ -567,7 +740,8 @@ class _Session:
         self.plan, self.engine, self.cluster, self.progress = plan, engine, cluster, progress
         self.chunk = plan["chunk_size"]
         self.precision = plan["precision"]
-        self.schema = R.dataset_schema(param_names(cells))
+        self.with_rulesets = any(c.changes_rules for c in cells)
+        self.schema = R.dataset_schema(param_names(cells), rulesets=self.with_rulesets)
         self.index = {c.cell: i for i, c in enumerate(cells)}
         self.counts = np.zeros((len(cells), len(PRECISION_RATES)), dtype=np.int64)
         self.played = 0  # games played (or found saved) so far, over all cells
@@ -645,12 +819,13 @@ class _Session:
         def feed():
             for job, a, b, i in _unsaved_jobs(len(self.cells), done, target, self.chunk, kept):
                 jobs.append((job, a, b, i))
-                yield self.cells[i].policy, self.cells[i].chunk_params(a, b), self.seed, a
+                yield self.cells[i].policy, self.cells[i].chunk_params(a, b), self.seed, a, \
+                    self.ruleset(i)
 
         pending = None
         try:
             with ThreadPoolExecutor(1) as writer:
-                for results in R.play_chunks(self.rules, feed(), self.engine, self.cluster):
+                for results in R.play_chunks(feed(), self.engine, self.cluster):
                     if pending is not None:
                         pending.result()
                     # chunk k is written while chunk k + 1 plays (the kernel releases the GIL)
@@ -672,11 +847,17 @@ class _Session:
         cell = self.cells[i]
         params = cell.chunk_params(a, b)
         table = R.to_table(results, cell.policy, params, self.seed, a, cell.cell, self.schema)
+        if self.with_rulesets:
+            table = R.with_ruleset(table, cell.ruleset_text(), self.ruleset(i).digest)
         if self.precision is not None:
             self.counts[i] += results[:, RATE_COLUMNS].sum(axis=0)
         self.ws.add(done, job, table)
         self.played += b - a
         self._report(done, target)
+
+    def ruleset(self, i: int) -> Ruleset:
+        """The ruleset cell i plays: its own, or the run's."""
+        return self.cells[i].ruleset or self.rules
 
     def _count(self, table) -> None:
         sums = (
@@ -801,6 +982,7 @@ def sweep(
         "description": experiment.description,
         "spec_file": str(experiment.path) if experiment.path else None,
         "spec": experiment.spec,
+        "sensitivity": experiment.sensitivity,
         **ruleset_record(experiment.rules, experiment.ruleset_source),
     }
     return run_cells(
@@ -887,6 +1069,23 @@ def run_ruleset(manifest: dict, run_dir: str | Path) -> Ruleset:
     return rules
 
 
+def cell_ruleset(manifest: dict, run_dir: str | Path, cell: int) -> Ruleset:
+    """The ruleset a cell of a run was played with: the run's, with the rules and readings
+    its manifest record names applied, checked by the cell's ruleset hash."""
+    rules = run_ruleset(manifest, run_dir)
+    record = next((c for c in manifest.get("cells") or [] if c.get("cell") == cell), {})
+    if not record.get("rules") and not record.get("readings"):
+        return rules
+    where = f"{run_dir}/manifest.json: cell {cell}"
+    try:
+        rules = changed_ruleset(rules, record.get("rules") or {}, record.get("readings") or {})
+    except RulesetError as exc:
+        raise UsageError(f"{where}: its ruleset no longer loads: {exc}") from None
+    if rules.digest != record.get("ruleset_hash"):
+        raise UsageError(f"{where}: its rules and readings do not make the ruleset of its hash")
+    return rules
+
+
 def row_params(policy: Policy, row: dict) -> np.ndarray:
     missing = [p.name for p in policy.parameters if row.get(p.name) is None]
     if missing:
@@ -904,7 +1103,7 @@ def replay_from_run(run_dir: str | Path, game: int, cell: int | None = None) -> 
     from bollesim.replay import narrated_game
 
     row, manifest = find_row(run_dir, game, cell)
-    rules = run_ruleset(manifest, run_dir)
+    rules = cell_ruleset(manifest, run_dir, row.get("cell") or 0)
     policy = load_policy(str(row.get("policy") or manifest.get("policy")))
     lines, replayed = narrated_game(
         rules, policy, row_params(policy, row), int(row["seed"]), int(row["game"])

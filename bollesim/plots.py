@@ -38,12 +38,13 @@ if (not os.environ.get("MPLBACKEND") and not os.environ.get("DISPLAY")
 
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
+from matplotlib import patheffects  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
 
 from bollesim import analysis as A  # noqa: E402
 from bollesim import chartdata  # noqa: E402
-from bollesim.chartdata import COLOURS, DRAWN, SERIES_COLOURS, RateChart  # noqa: E402
+from bollesim.chartdata import COLOURS, DRAWN, SERIES_COLOURS, DiffChart, RateChart  # noqa: E402
 
 MARKERS = {"operational": "o", "tactical": "^", "strategic": "s", "political": "D",
            "perfect": "*", "defeat": "X", "no_result": "v"}
@@ -167,10 +168,13 @@ def _panel_title(chart: RateChart, panel: str) -> str:
     return f"{chart.title}, policy {panel}" if chart.kind == "observed" and panel else chart.title
 
 
-def draw(chart: RateChart, ax=None, *, counts: bool | None = None) -> Figure:
+def draw(chart: RateChart | DiffChart, ax=None, *, counts: bool | None = None) -> Figure:
     """Draw a chartdata.RateChart: lines against x (trigger and observed charts, one
-    figure column per panel) or grouped bars (comparison). counts: a lower panel with
-    the games at each x (default: for observed charts, when drawing a new figure)."""
+    figure column per panel) or grouped bars (comparison); or a chartdata.DiffChart:
+    horizontal bars of paired differences. counts: a lower panel with the games at each x
+    (default: for observed charts, when drawing a new figure)."""
+    if isinstance(chart, DiffChart):
+        return _draw_differences(chart, ax)
     if chart.kind == "comparison":
         return _draw_bars(chart, ax)
     panels = chart.panels or [""]
@@ -275,3 +279,37 @@ def policy_comparison(df: pl.DataFrame, by: str = "policy", *,
     """
     return _draw_bars(chartdata.comparison(df, by, outcomes=outcomes, labels=labels), ax,
                       values)
+
+
+# -- paired differences ---------------------------------------------------------------------
+
+
+def _draw_differences(chart: DiffChart, ax) -> Figure:
+    """Horizontal bars from 0 to each row's difference (in points), the first row at the
+    top, each with its 95% interval; a bar is solid when significant, faint when not."""
+    frame = chart.frame
+    height = max(3.5, 0.34 * frame.height + 2.2)
+    fig, ax, _ = _new_axes(ax, size=(SIZE[0], height))
+    ys = np.arange(frame.height, dtype=np.float64)
+    diff, low, high = (frame[c].to_numpy() * 100 for c in ("diff", "low", "high"))
+    colours = [COLOURS.get(o, "#444444") for o in frame["outcome"].to_list()]
+    strong = [bool(x) for x in frame["significant"].to_list()]
+    ax.barh(ys, diff, height=0.62, color=colours, alpha=None, zorder=2)
+    for bar, solid in zip(ax.patches, strong, strict=True):
+        bar.set_alpha(1.0 if solid else 0.35)
+    ax.hlines(ys, low, high, color="#333333", linewidth=1.2, zorder=3,
+              path_effects=[patheffects.withStroke(linewidth=3, foreground="white")])
+    ax.axvline(0, color="#555555", linewidth=1)
+    span = float(np.nanmax(np.abs(np.concatenate([low, high, [0.1]])))) * 1.25
+    ax.set_xlim(-span, span)
+    for y, d, h, lo in zip(ys, diff, high, low, strict=True):
+        x, align = (h, "left") if d >= 0 else (lo, "right")
+        ax.text(x + (0.01 if d >= 0 else -0.01) * span, y, f" {d:+.1f} ", va="center",
+                ha=align, fontsize=8)
+    ax.set_yticks(ys, frame["row"].to_list())
+    ax.invert_yaxis()
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:+g}" if v else "0"))
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_xlabel(chart.x_title)
+    _header(ax, chart.title, chart.finding, chart.note)
+    return fig

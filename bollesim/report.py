@@ -35,7 +35,7 @@ import polars as pl
 
 from bollesim import analysis as A
 from bollesim import chartdata, plots
-from bollesim.chartdata import RateChart
+from bollesim.chartdata import DiffChart, RateChart, pct, signed_ci
 
 EXAMPLES_PER_OUTCOME = 5
 MAX_COMPARED_CELLS = 12  # above this, cells are compared through the trigger charts only
@@ -52,7 +52,7 @@ class Chart:
     name: str        # file stem: report-<name>.png
     figure: object   # matplotlib Figure
     alt: str         # what the chart shows, one sentence
-    data: RateChart  # the numbers and words drawn
+    data: RateChart | DiffChart  # the numbers and words drawn
     png: bytes = b""
 
 
@@ -78,7 +78,7 @@ class Report:
         sums up the others (it stays last when the reader sorts the table)."""
         self.blocks.append(("table", header, rows, right or set(), total))
 
-    def chart(self, name: str, figure, alt: str, data: RateChart) -> None:
+    def chart(self, name: str, figure, alt: str, data: RateChart | DiffChart) -> None:
         chart = Chart(_slug(name), figure, alt, data)
         self.charts.append(chart)
         self.blocks.append(("chart", chart))
@@ -89,14 +89,6 @@ def _slug(text: str) -> str:
 
 
 # -- number formatting ----------------------------------------------------------------------
-
-
-def pct(x: float | None) -> str:
-    """0.4123 -> "41.2%"; below 1%, two decimals."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    v = 100.0 * x
-    return f"{v:.2f}%" if 0 < abs(v) < 1 else f"{v:.1f}%"
 
 
 def pct_ci(rate: float, low: float, high: float) -> str:
@@ -151,22 +143,42 @@ def _label_map(games: pl.DataFrame) -> dict[int, str]:
 
 @dataclass(frozen=True)
 class Trigger:
-    """A swept parameter of one policy: its best-setting table and its chart data."""
+    """A swept parameter of one policy (under one ruleset of a sweep whose cells change
+    the ruleset): its best-setting table and its chart data."""
 
     policy: str
     param: str
     best: pl.DataFrame  # analysis.best_trigger
     chart: RateChart    # chartdata.trigger
+    ruleset: str = ""   # what the cells change in the ruleset (the rows' `ruleset`)
 
     @property
     def label(self) -> str:
         return A.parameter_label(self.policy, self.param)
 
+    @property
+    def name(self) -> str:
+        """The chart's name: policy, parameter and ruleset."""
+        return "-".join(x for x in ("trigger", self.policy, self.param, self.ruleset) if x)
+
+    @property
+    def under(self) -> str:
+        """" under `I-AIR=ceil`" for a trigger of a changed ruleset, else ""."""
+        return f" under `{self.ruleset}`" if self.ruleset else ""
+
 
 def _triggers(games: pl.DataFrame) -> list[Trigger]:
-    return [Trigger(policy, param, A.best_trigger(games, param, policy=policy),
-                    chartdata.trigger(games, param, policy=policy))
-            for policy, params in A.swept_parameters(games).items() for param in params]
+    """The swept parameters of each policy; in a sweep that varies the ruleset, of each
+    ruleset apart (the settings of one ruleset are compared on the same seeds)."""
+    rulesets = (games["ruleset"].unique(maintain_order=True).to_list()
+                if "ruleset" in games.columns else [""])
+    out = []
+    for ruleset in rulesets:
+        rows = games.filter(pl.col("ruleset") == ruleset) if len(rulesets) > 1 else games
+        out += [Trigger(policy, param, A.best_trigger(rows, param, policy=policy),
+                        chartdata.trigger(rows, param, policy=policy), ruleset)
+                for policy, params in A.swept_parameters(rows).items() for param in params]
+    return out
 
 
 def _chart(rep: Report, name: str, data: RateChart, alt: str) -> None:
@@ -181,8 +193,8 @@ def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
     items = []
     for t in triggers:
         n_settings = int(t.best["n_settings"][0])
-        items.append(f"**{t.label[:1].upper() + t.label[1:]}** (`{t.policy}`, {n_settings} settings on the "
-                     f"same seeds): {t.chart.finding}")
+        items.append(f"**{t.label[:1].upper() + t.label[1:]}** (`{t.policy}`{t.under}, {n_settings} "
+                     f"settings on the same seeds): {t.chart.finding}")
     if n_cells == 1:
         wins = ", ".join(f"{A.LABELS[v]} {pct(overall[f'{v}_rate'])}" for v in A.VICTORIES)
         items.append(f"**Victories**: {wins}.")
@@ -193,9 +205,9 @@ def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
     rep.ul(items)
     if triggers:
         t = triggers[0]
-        _chart(rep, f"trigger-{t.policy}-{t.param}", t.chart,
-               f"Outcome rates against the {t.label} ({t.policy}), with 95% intervals; "
-               "every setting plays the same seeds.")
+        _chart(rep, t.name, t.chart,
+               f"Outcome rates against the {t.label} ({t.policy}{t.under}), with 95% "
+               "intervals; every setting plays the same seeds.")
     elif 2 <= n_cells <= MAX_COMPARED_CELLS:
         data = chartdata.comparison(games, by="cell")
         _chart(rep, "comparison", data, "Outcome rates of each cell side by side, with 95% "
@@ -210,9 +222,9 @@ def _more_charts(rep: Report, games: pl.DataFrame, triggers: list[Trigger]) -> N
         return
     rep.h(2, "More charts")
     for t in rest:
-        _chart(rep, f"trigger-{t.policy}-{t.param}", t.chart,
-               f"Outcome rates against the {t.label} ({t.policy}), with 95% intervals; "
-               "every setting plays the same seeds.")
+        _chart(rep, t.name, t.chart,
+               f"Outcome rates against the {t.label} ({t.policy}{t.under}), with 95% "
+               "intervals; every setting plays the same seeds.")
     if compare:
         _chart(rep, "comparison", chartdata.comparison(games, by="cell"),
                "Outcome rates of each cell side by side, with 95% intervals.")
@@ -220,7 +232,7 @@ def _more_charts(rep: Report, games: pl.DataFrame, triggers: list[Trigger]) -> N
 
 def _trigger_tables(rep: Report, triggers: list[Trigger]) -> None:
     for t in triggers:
-        rep.h(3, f"Best {t.label} for each outcome ({t.policy} `{t.param}`)")
+        rep.h(3, f"Best {t.label} for each outcome ({t.policy} `{t.param}`{t.under})")
         rows = []
         for r in t.best.iter_rows(named=True):
             paired = r["p_vs_worst"] is not None
@@ -315,8 +327,7 @@ def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> N
         cells_text = []
         for r in cmp.iter_rows(named=True):
             mark = " *" if r["significant"] else ""
-            cells_text.append(f"{100 * r['diff']:+.1f} ({100 * r['diff_low']:+.1f} to "
-                              f"{100 * r['diff_high']:+.1f}){mark}")
+            cells_text.append(signed_ci(r["diff"], r["diff_low"], r["diff_high"]) + mark)
         rows.append([labels[c]] + cells_text)
     if not rows:
         return
@@ -431,8 +442,14 @@ def _what_was_run(rep: Report, games: pl.DataFrame, manifest: dict, run_dir: Pat
     if isinstance(source, dict):
         parts = [f"file `{source['file']}`" if source.get("file") else "",
                  f"partial `{source['partial']}`" if source.get("partial") else "",
-                 ", ".join(f"`--set {o}`" for o in source.get("overrides") or [])]
+                 ", ".join(f"`--set {o}`" for o in source.get("overrides") or []),
+                 ", ".join(f"`--reading {r}`" for r in _readings(source.get("readings")))]
         rows.append(["ruleset source", "; ".join(p for p in parts if p) or "the shipped default"])
+    if "ruleset" in games.columns:
+        changed = games.select("ruleset", "ruleset_hash").unique(maintain_order=True)
+        rows.append(["cells' rulesets", "; ".join(
+            f"{f'`{text}`' if text else 'unchanged'} (sha256 `{digest[:12]}…`)"
+            for text, digest in changed.iter_rows())])
     known = {"version", "ruleset", "ruleset_hash", "policy", "params", "seed", "n_games",
              "engine", "timings", "cells", "created", "machine", "threads", "n_cells",
              "games_per_cell", "chunk_size", "ruleset_source", "ruleset_data"}
@@ -455,6 +472,13 @@ def _what_was_run(rep: Report, games: pl.DataFrame, manifest: dict, run_dir: Pat
         lines.append(text if own else f"`{policy}`: no parameters")
     rep.p("Policy parameters (swept ones in bold, with the values tried):")
     rep.ul(lines)
+
+
+def _readings(readings) -> list[str]:
+    """`ID=VARIANT` of a ruleset source's readings (a table, or a list of such strings)."""
+    if isinstance(readings, dict):
+        return [f"{k}={v}" for k, v in readings.items()]
+    return [str(r) for r in readings or []]
 
 
 def _method(rep: Report) -> None:
@@ -696,21 +720,33 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> dict
     """
     run_dir = Path(run_dir)
     out = Path(out_dir) if out_dir is not None else run_dir
-    out.mkdir(parents=True, exist_ok=True)
     games, manifest = load_run(run_dir)
     rep = build_report(games, manifest, run_dir)
+    paths = write_pages(rep, out, "report", {RATES_CSV: rates_frame(games)})
+    return {**paths, "rates": out / RATES_CSV}
+
+
+def write_pages(rep: Report, out: str | Path, stem: str,
+                tables: dict[str, pl.DataFrame] | None = None) -> dict:
+    """Write a Report into the folder `out` (created if missing), each file atomically:
+    STEM-<chart>.png for every chart, the CSV files of `tables` ({file name: frame}),
+    STEM.md (linking the PNGs) and STEM.html (self-contained). Returns {"html": Path,
+    "markdown": Path, "charts": [Path, ...], "tables": [Path, ...]}."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
     paths = []
     for chart in rep.charts:
         chart.png = _png(chart.figure)
-        name = f"report-{chart.name}.png"
+        name = f"{stem}-{chart.name}.png"
         _atomic_write(out / name, chart.png)
         files[chart.name] = name
         paths.append(out / name)
-    buffer = io.BytesIO()
-    rates_frame(games).write_csv(buffer, float_precision=6)
-    _atomic_write(out / RATES_CSV, buffer.getvalue())
-    _atomic_write(out / "report.md", render_markdown(rep, files).encode("utf-8"))
-    _atomic_write(out / "report.html", render_html(rep).encode("utf-8"))
-    return {"html": out / "report.html", "markdown": out / "report.md",
-            "rates": out / RATES_CSV, "charts": paths}
+    for name, frame in (tables or {}).items():
+        buffer = io.BytesIO()
+        frame.write_csv(buffer, float_precision=6)
+        _atomic_write(out / name, buffer.getvalue())
+    _atomic_write(out / f"{stem}.md", render_markdown(rep, files).encode("utf-8"))
+    _atomic_write(out / f"{stem}.html", render_html(rep).encode("utf-8"))
+    return {"html": out / f"{stem}.html", "markdown": out / f"{stem}.md", "charts": paths,
+            "tables": [out / name for name in tables or {}]}

@@ -5,10 +5,13 @@ The folder OUT (`bollesim run/sweep --out OUT`) holds
 
     games.parquet    one row per game (docs/architecture.md §5): `game`, `seed`, `policy`, `cell`, the
                      policies' parameter columns (float64, null where a policy has no such
-                     parameter), then runner.RESULT_COLUMNS; in row groups of
-                     ROW_GROUP_ROWS rows
+                     parameter), in a sweep whose cells change the ruleset `ruleset` (what
+                     the cell changes, "" for nothing) and `ruleset_hash` (strings), then
+                     runner.RESULT_COLUMNS; in row groups of ROW_GROUP_ROWS rows
     manifest.json    a JSON object: the fields of `Manifest`, listed below
     report.*         `bollesim report OUT` adds report.html, report.md and report-*.png
+    other files      written by whoever commits OUT, in the same commit (Workspace.commit
+                     `files`): e.g. `bollesim optimise`'s best.json and trajectory.parquet
 
 and next to it, in OUT's parent folder, whoever writes OUT keeps
 
@@ -53,12 +56,14 @@ Manifest fields (`format` changes when their meaning does)
     seed              run seed: game g is seeded from (seed, g)
     games_per_cell    games played in each cell (game indices 0..games_per_cell-1)
     n_cells           number of cells
-    cells             [{cell, policy, params}] in cell order
+    cells             [{cell, policy, params}] in cell order; a cell that changes the
+                      ruleset adds {rules, readings, ruleset_hash}: the key values and
+                      reading variants it applies over ruleset_data, and the result's hash
     policy            the policy, or the cells' policies joined by ", "
     params            the parameters of a one-cell run, or a sentence saying where they are
     ruleset           the ruleset's name
     ruleset_hash      SHA-256 of the ruleset data
-    ruleset_source    {file, partial, overrides} the ruleset was loaded from
+    ruleset_source    {file, partial, overrides, readings} the ruleset was loaded from
     ruleset_data      the ruleset's data, so any game can be replayed exactly
     engine            fast or reference
     threads           engine threads of the session that finished the run
@@ -74,6 +79,10 @@ Manifest fields (`format` changes when their meaning does)
     description       a sweep's description
     spec_file         a sweep's spec file
     spec              a sweep's spec as read
+    sensitivity       a sensitivity run's layout (bollesim/sensitivity.py): {cells_per_ruleset,
+                      alternatives}: cell v * cells_per_ruleset + c is the experiment's
+                      cell c under alternatives[v - 1] ("ID=VARIANT"), v = 0 the experiment
+                      as specified
 """
 
 from __future__ import annotations
@@ -160,6 +169,7 @@ class Manifest:
     description: str | None = None
     spec_file: str | None = None
     spec: dict | None = None
+    sensitivity: dict | None = None
 
     @classmethod
     def from_json(cls, data: object) -> Manifest:
@@ -355,8 +365,11 @@ def schema_problem(path: Path, rows: int) -> str | None:
             return f"no column {name!r}"
         if not schema.field(name).type.equals(kind):
             return f"column {name!r} is {schema.field(name).type}, expected {kind}"
+    optional = {f.name: f.type for f in ruleset_columns()}
     for f in schema:
-        if f.name not in expected and f.type != pa.float64():
+        if f.name in optional and not f.type.equals(optional[f.name]):
+            return f"column {f.name!r} is {f.type}, expected {optional[f.name]}"
+        if f.name not in expected and f.name not in optional and f.type != pa.float64():
             return f"column {f.name!r} is {f.type}: a parameter column must be double"
     return None
 
@@ -370,6 +383,15 @@ def fixed_columns():
     return [pa.field(name, ARROW_TYPES[kind]) for name, kind in HEAD_COLUMNS + RESULT_COLUMNS]
 
 
+def ruleset_columns():
+    """The Arrow fields of a sweep whose cells change the ruleset (runner.RULESET_COLUMNS)."""
+    import pyarrow as pa
+
+    from bollesim.runner import ARROW_TYPES, RULESET_COLUMNS
+
+    return [pa.field(name, ARROW_TYPES[kind]) for name, kind in RULESET_COLUMNS]
+
+
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
@@ -378,11 +400,13 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def write_games(out: str | Path, games: pl.DataFrame, **fields) -> dict:
+def write_games(out: str | Path, games: pl.DataFrame, files: dict[str, bytes] | None = None,
+                **fields) -> dict:
     """Write rows already in memory (made by a tool or a test) as the run folder `out`,
     through the same commit as a run's: the fixed columns are cast to their types, the
     others to double. `fields` are Manifest fields; n_games and the data's hash are
-    filled in. Returns the manifest."""
+    filled in. `files` ({name: bytes}) are written into the folder in the same commit.
+    Returns the manifest."""
     import pyarrow as pa
 
     from bollesim import __version__
@@ -394,7 +418,8 @@ def write_games(out: str | Path, games: pl.DataFrame, **fields) -> dict:
         ws.start({"planned": games.height}, "restart")
         if games.height:
             ws.add(0, 0, table.cast(schema))
-        return ws.commit({"version": __version__, **fields, "n_games": games.height}, schema)
+        return ws.commit({"version": __version__, **fields, "n_games": games.height}, schema,
+                         files)
 
 
 # --------------------------------------------------------------------------- interrupted runs
@@ -624,23 +649,28 @@ class Workspace:
 
     # ------------------------------------------------------------------ committing
 
-    def commit(self, fields: dict, schema) -> dict:
+    def commit(self, fields: dict, schema, files: dict[str, bytes] | None = None) -> dict:
         """Merge the saved chunks into games.parquet, write manifest.json (with the data's
-        rows, size and SHA-256) and put both in OUT's place. Returns the manifest."""
+        rows, size and SHA-256) and `files` ({name: bytes}, beside them) and put them all
+        in OUT's place. Returns the manifest."""
         self.flush()
         with _writing(self.out, RESUME_HINT):
-            manifest = self._build(fields, schema)
+            manifest = self._build(fields, schema, files or {})
             _write_durable(self.partial / "commit.json", _json_bytes({"sha256": manifest.data_sha256}))
             self._replace()
             self._clean_up()
         return manifest.to_json()
 
-    def _build(self, fields: dict, schema) -> Manifest:
-        """The next OUT in .OUT.new: games.parquet and manifest.json, durable (removed if
-        it cannot be finished)."""
+    def _build(self, fields: dict, schema, files: dict[str, bytes]) -> Manifest:
+        """The next OUT in .OUT.new: games.parquet, manifest.json and `files`, durable
+        (removed if it cannot be finished)."""
         _remove(self.new)
         self.new.mkdir()
         try:
+            for name, data in files.items():
+                if Path(name).name != name or name in (GAMES, MANIFEST):
+                    raise ValueError(f"cannot write {name!r} beside the games")
+                _write_durable(self.new / name, data)
             rows = self._merge(self.new / GAMES, schema)
             if rows != fields["n_games"]:
                 raise AssertionError(f"{rows} rows saved for {fields['n_games']} games")

@@ -50,6 +50,10 @@ RESULT_COLUMNS = (
     ("random_draws", pl.Int32),
 )
 NULL_WHEN_ZERO = ("first_fire_turn", "first_fire_roe", "airstrike_turn")
+RULESET_COLUMNS = (("ruleset", pl.Utf8), ("ruleset_hash", pl.Utf8))
+"""The columns of a sweep whose cells change the ruleset (experiment.py, a grid's `rules`
+and `readings`): what the row's cell changes in the experiment's ruleset, one line ("" for
+nothing), and the SHA-256 of the ruleset it played."""
 ARROW_TYPES = {
     pl.Boolean: pa.bool_(),
     pl.Int16: pa.int16(),
@@ -158,14 +162,14 @@ def _packed(rules: Ruleset):
 
 
 def play_chunks(
-    rules: Ruleset, jobs: Iterable[tuple], engine: str = "fast", cluster: Cluster | None = None
+    jobs: Iterable[tuple], engine: str = "fast", cluster: Cluster | None = None
 ) -> Iterator[np.ndarray]:
-    """Results of each job (policy, params, seed, first_game), in job order: played here,
-    one after another on all cores, or as tasks on a Dask cluster (cluster.py)."""
+    """Results of each job (policy, params, seed, first_game, rules), in job order: played
+    here, one after another on all cores, or as tasks on a Dask cluster (cluster.py)."""
     if cluster is not None:
-        yield from cluster.play(rules, jobs, engine)
+        yield from cluster.play(jobs, engine)
         return
-    for policy, params, seed, first_game in jobs:
+    for policy, params, seed, first_game, rules in jobs:
         yield play_chunk(rules, policy, params, seed, first_game, engine)
 
 
@@ -222,12 +226,23 @@ def to_table(
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def dataset_schema(param_names: Iterable[str]) -> pa.Schema:
-    """The Arrow schema of games.parquet: HEAD_COLUMNS, the parameters, RESULT_COLUMNS."""
+def dataset_schema(param_names: Iterable[str], rulesets: bool = False) -> pa.Schema:
+    """The Arrow schema of games.parquet: HEAD_COLUMNS, the parameters, RULESET_COLUMNS
+    (with `rulesets`: a sweep whose cells change the ruleset), RESULT_COLUMNS."""
     head = [pa.field(name, ARROW_TYPES[kind]) for name, kind in HEAD_COLUMNS]
     params = [pa.field(name, pa.float64()) for name in param_names]
+    ruleset = [pa.field(name, ARROW_TYPES[kind]) for name, kind in RULESET_COLUMNS] \
+        if rulesets else []
     results = [pa.field(name, ARROW_TYPES[kind]) for name, kind in RESULT_COLUMNS]
-    return pa.schema(head + params + results)
+    return pa.schema(head + params + ruleset + results)
+
+
+def with_ruleset(table: pa.Table, text: str, digest: str) -> pa.Table:
+    """The rows of one cell with its RULESET_COLUMNS filled in."""
+    for name, value in zip((n for n, _ in RULESET_COLUMNS), (text, digest), strict=True):
+        i = table.schema.get_field_index(name)
+        table = table.set_column(i, name, pa.array([value] * table.num_rows, pa.string()))
+    return table
 
 
 def chunks(n_games: int, chunk_size: int) -> Iterator[tuple[int, int]]:
@@ -327,10 +342,10 @@ def simulate(
     if advance is not None:
         size = min(size, progress_chunk(n_games))
     spans = list(chunks(n_games, size))
-    jobs = ((policy, matrix[a:b], seed, first_game + a) for a, b in spans)
+    jobs = ((policy, matrix[a:b], seed, first_game + a, rules) for a, b in spans)
     frames = []
     try:
-        for (a, b), results in zip(spans, play_chunks(rules, jobs, engine, cluster), strict=True):
+        for (a, b), results in zip(spans, play_chunks(jobs, engine, cluster), strict=True):
             frames.append(to_frame(results, policy, matrix[a:b], seed, first_game + a))
             if advance is not None:
                 advance(b - a)

@@ -36,7 +36,8 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
     -------
     polars.DataFrame: one row per game of every cell, as `bollesim sweep` writes to
     games.parquet: `game`, `seed`, `policy`, `cell`, the union of the cells' parameter
-    columns (null where a policy has no such parameter), then the result columns of
+    columns (null where a policy has no such parameter), `ruleset` and `ruleset_hash` if
+    a grid varies the rules (see bollesim.experiment), then the result columns of
     bollesim.simulate.
 
     Examples
@@ -51,7 +52,9 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
     n = spec.games if games is None else games
     seed = spec.seed if seed is None else seed
     _check_counts(n, seed)
-    columns = pl.from_arrow(dataset_schema(param_names(spec.cells)).empty_table()).schema
+    rulesets = any(c.changes_rules for c in spec.cells)
+    columns = pl.from_arrow(
+        dataset_schema(param_names(spec.cells), rulesets=rulesets).empty_table()).schema
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -60,10 +63,14 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
     frames = []
     try:
         for cell in spec.cells:
-            frame = simulate(cell.policy, n, seed, params=cell.param_dict(), rules=spec.rules,
+            rules = cell.ruleset or spec.rules
+            frame = simulate(cell.policy, n, seed, params=cell.param_dict(), rules=rules,
                              engine=engine, threads=threads,
                              progress=bar.update if bar is not None else False)
             frame = frame.with_columns(pl.lit(cell.cell, pl.Int32).alias("cell"))
+            if rulesets:
+                frame = frame.with_columns(pl.lit(cell.ruleset_text()).alias("ruleset"),
+                                           pl.lit(rules.digest).alias("ruleset_hash"))
             frames.append(frame.select(
                 pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
                 for c, t in columns.items()

@@ -4,6 +4,8 @@ to compare against (nothing here is imported from bollesim).
 - Wilson score interval: E. B. Wilson (1927), JASA 22:209; Newcombe (1998), Stat. Med.
   17:857, method 3.
 - Exact McNemar test: a two-sided binomial test of the discordant pairs at one half.
+- A game's outcomes from its result columns (§8, §9): "all four victories" is every
+  victory, "no result" is no victory and no defeat.
 - Interval for a paired difference of proportions: Newcombe (1998), Stat. Med. 17:2635,
   method 10 (the Wilson intervals of both margins, combined with the phi coefficient of
   the 2x2 table, phi corrected for continuity).
@@ -13,6 +15,8 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+
+import numpy as np
 
 Z95 = 1.959963984540054  # the 97.5% point of the standard normal; bollesim rounds to 1.96
 
@@ -60,3 +64,18 @@ def paired_difference(n11: int, n10: int, n01: int, n00: int, z: float = 1.96):
     upper = math.sqrt(max((u_a - p_a) ** 2 - 2 * phi * (u_a - p_a) * (p_b - l_b)
                           + (p_b - l_b) ** 2, 0.0))
     return d, max(d - lower, -1.0), min(d + upper, 1.0)
+
+
+VICTORIES = ("operational", "tactical", "strategic", "political")
+
+
+def outcome_hits(rows, outcome: str) -> np.ndarray:
+    """Whether each game (in game order) had the outcome, from the result columns."""
+    rows = rows.sort("game")
+    wins = np.column_stack([rows[v].to_numpy() for v in VICTORIES]).astype(bool)
+    defeat = rows["defeat"].to_numpy().astype(bool)
+    if outcome == "perfect":
+        return wins.all(axis=1)
+    if outcome == "no_result":
+        return ~wins.any(axis=1) & ~defeat
+    return rows[outcome].to_numpy().astype(bool)

@@ -34,8 +34,12 @@ def test_the_commands_are_the_documented_ones():
             ("play",),
             ("run",),
             ("sweep",),
+            ("optimise",),
             ("report",),
+            ("compare",),
+            ("sensitivity",),
             ("bench",),
+            ("serve",),
             ("rules", "check"),
             ("rules", "show"),
         ]

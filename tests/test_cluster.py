@@ -63,6 +63,19 @@ def test_sweep_on_a_cluster_writes_the_same_dataset(cluster, tmp_path):
     assert manifest["cluster"]["workers"] == 2
 
 
+def test_cells_with_their_own_rulesets_on_a_cluster(cluster, tmp_path):
+    """A grid with rule axes (tests/test_rule_axes.py): each cell's ruleset reaches the
+    workers, and the rows are this machine's."""
+    from test_rule_axes import AXES
+
+    experiment = load_experiment(write_spec(tmp_path, AXES))
+    sweep(experiment, tmp_path / "here", games=300, chunk_size=128)
+    sweep(experiment, tmp_path / "there", games=300, chunk_size=128, cluster=cluster)
+    here = pl.read_parquet(tmp_path / "here" / "games.parquet")
+    there = pl.read_parquet(tmp_path / "there" / "games.parquet")
+    assert there.equals(here) and here["ruleset_hash"].n_unique() == 4
+
+
 def test_run_on_a_local_cluster_from_the_command_line(tmp_path):
     args = ("run", "-P", "historical", "-n", "2500", "--seed", "3", "--chunk", "600")
     assert invoke(*args, "--out", tmp_path / "here").exit_code == 0

@@ -27,7 +27,10 @@ def test_names_are_unique():
 def test_mutant_applies_once(mutant):
     assert mutant.rule and mutant.why
     text = (ROOT / mutant.path).read_text()
-    assert mutants.mutated(mutant, text) != text  # raises unless old occurs exactly once
+    planted = mutants.mutated(mutant, text)  # raises unless old occurs exactly once
+    assert planted != text
+    if mutant.path.endswith(".py"):
+        compile(planted, mutant.path, "exec")  # a mutant that does not parse tests nothing
 
 
 def functions_in(path: Path) -> list[str]:

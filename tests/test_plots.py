@@ -200,3 +200,32 @@ def test_into_a_callers_axes(games):
     plots.policy_comparison(games, ax=right)
     assert left.get_xlabel() == SYN_FIRE[0].label and right.get_legend() is not None
     assert_clean(fig)
+
+
+def test_difference_chart_draws_each_paired_difference(games):
+    """The bars of a paired-differences chart (compare, sensitivity) read back from the
+    figure: one per outcome, top to bottom, each as long as B - A computed from the rows."""
+    from bollesim import analysis, chartdata
+
+    a, b = 0, 3
+    table = analysis.paired_comparison(games, b, a, list(HUMAN)).select(
+        "outcome", "n", "rate_a", "rate_b", "diff", "diff_low", "diff_high", "significant")
+    fig = plots.draw(chartdata.compared(table, "A", "B"))
+    assert_clean(fig)
+    ax = fig.axes[0]
+    side = {c: games.filter(pl.col("cell") == c).sort("game") for c in (a, b)}
+    assert side[a]["game"].to_list() == side[b]["game"].to_list()  # paired game by game
+    want = [100.0 * (side[b][o].to_numpy().mean() - side[a][o].to_numpy().mean())
+            for o in HUMAN]
+    assert any(abs(w) > 1 for w in want)  # the oracle sees differences worth drawing
+    down = -1.0 if ax.yaxis_inverted() else 1.0  # screen order: top first
+
+    def top_first(items, y):
+        return sorted(items, key=lambda item: -down * y(item))
+
+    bars = top_first(ax.patches, lambda p: p.get_y())
+    assert [bar.get_width() for bar in bars] == pytest.approx(want)
+    ticks = top_first(ax.get_yticklabels(), lambda t: t.get_position()[1])
+    assert [t.get_text() for t in ticks] == [analysis.LABELS[o] for o in HUMAN]
+    for (start, end), w in zip(ax.collections[0].get_segments(), want, strict=True):
+        assert start[0] <= w <= end[0]  # each bar inside its interval's line

@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from oracles import outcome_hits as _hits
 from test_analysis import NEVER, make_games, synthetic_policies
 
 from bollesim import analysis as A
@@ -137,16 +138,6 @@ def test_report_says_what_was_run(sweep):
 
 def share(rows: pl.DataFrame, outcome: str) -> float:
     return float(_hits(rows, outcome).mean())
-
-
-def _hits(rows: pl.DataFrame, outcome: str) -> np.ndarray:
-    wins = np.column_stack([rows[v].to_numpy() for v in VICTORIES]).astype(bool)
-    defeat = rows["defeat"].to_numpy().astype(bool)
-    if outcome == "perfect":
-        return wins.all(axis=1)
-    if outcome == "no_result":
-        return ~wins.any(axis=1) & ~defeat
-    return rows[outcome].to_numpy().astype(bool)
 
 
 def pct_text(p: float) -> str:
@@ -420,6 +411,10 @@ def test_formatting():
     assert R.pct_ci(0.5, 0.2366, 0.7634) == "50.0% (23.7–76.3)"
     assert R.points(0.077) == "7.7 points" and R.points(-0.01) == "1.0 point"
     assert R.p_text(1e-9) == "p < 0.0001" and R.p_text(0.25) == "p = 0.25"
+    # a difference within a point of zero keeps two decimals, so it never reads +0.0
+    assert R.signed_ci(0.012, 0.004, 0.02) == "+1.2 (+0.4 to +2.0)"
+    assert R.signed_ci(0.0004, 0.0001, 0.0007) == "+0.04 (+0.01 to +0.07)"
+    assert R.signed_ci(-0.003, -0.012, 0.006) == "-0.3 (-1.2 to +0.6)"
 
 
 HARNESS = """
@@ -473,19 +468,24 @@ def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     return done
 
 
+def page_selftest(tmp_path: Path, page: Path, harness: str) -> dict:
+    """Open page in headless Chromium with harness appended; what the harness recorded in
+    the body's data-selftest attribute (JSON)."""
+    head, tail = page.read_text(encoding="utf-8").rsplit("</body>", 1)
+    probe = tmp_path / "probe.html"
+    probe.write_text(f"{head}<script>{harness}</script></body>{tail}", encoding="utf-8")
+    done = _chromium(tmp_path, "--dump-dom", probe.as_uri())
+    found = re.search(r'data-selftest="([^"]*)"', done.stdout)
+    assert found, f"the page's scripts did not finish (exit {done.returncode}): {done.stderr[-1500:]}"
+    return json.loads(html.unescape(found.group(1)))
+
+
 def test_report_is_interactive_in_headless_chromium(sweep, tmp_path):
     """Offline, in a real browser: every chart draws; hovering a point shows its rate,
     interval and games; a click on the legend picks an outcome; a click on a header sorts
     the rates table; the headline chart ends within the first screen (900 pixels)."""
     _, games, paths = sweep
-    page = paths["html"].read_text(encoding="utf-8")
-    head, tail = page.rsplit("</body>", 1)
-    probe = tmp_path / "probe.html"
-    probe.write_text(f"{head}<script>{HARNESS}</script></body>{tail}", encoding="utf-8")
-    done = _chromium(tmp_path, "--dump-dom", probe.as_uri())
-    found = re.search(r'data-selftest="([^"]*)"', done.stdout)
-    assert found, f"the page's scripts did not finish (exit {done.returncode}): {done.stderr[-1500:]}"
-    out = json.loads(html.unescape(found.group(1)))
+    out = page_selftest(tmp_path, paths["html"], HARNESS)
     assert len(out["views"]) == out["svgs"] == len(paths["charts"])
     assert out["headline_bottom"] < 900
     k8 = games.filter(pl.col("cell") == 0)

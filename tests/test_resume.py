@@ -79,13 +79,13 @@ def count_played(monkeypatch) -> list[int]:
     played = [0]
     real = R.play_chunks
 
-    def counting(rules, jobs, engine="fast", cluster=None):
+    def counting(jobs, engine="fast", cluster=None):
         def counted():
             for job in jobs:
                 played[0] += job[1].shape[0]
                 yield job
 
-        return real(rules, counted(), engine, cluster)
+        return real(counted(), engine, cluster)
 
     monkeypatch.setattr(R, "play_chunks", counting)
     return played

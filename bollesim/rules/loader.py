@@ -27,7 +27,9 @@ from bollesim.rules.forces import build_forces, check_options
 from bollesim.rules.packed import pack
 from bollesim.rules.reader import Reader, RulesetError
 
-__all__ = ["DEFAULT_PATH", "UNLIMITED", "Ruleset", "RulesetError", "build", "load_ruleset"]
+__all__ = [
+    "DEFAULT_PATH", "UNLIMITED", "Ruleset", "RulesetError", "build", "load_ruleset", "set_value",
+]
 
 DEFAULT_PATH = Path(__file__).with_name("default.toml")
 
@@ -180,6 +182,13 @@ def apply_setting(data: dict, assignment: str, source: str = "--set") -> dict:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw
+    return set_value(data, key, value, source)
+
+
+def set_value(data: dict, key: str, value, source: str = "--set") -> dict:
+    """A copy of data with one declared key (a path as for apply_setting) set to a value
+    (a TOML value: int, float, bool, str, list, table); RulesetError names the key and what
+    is allowed if the value does not fit its kind."""
     out = copy.deepcopy(data)
     node, name, decl = locate(out, key, source)
     if isinstance(decl, S.Key):
@@ -187,7 +196,7 @@ def apply_setting(data: dict, assignment: str, source: str = "--set") -> dict:
             decl.kind.read(value)
         except S.Fail as exc:
             raise RulesetError(source, key + exc.where, exc.problem) from None
-    node[name] = value
+    node[name] = copy.deepcopy(value)
     return out
 
 

@@ -1,0 +1,501 @@
+"""The what-if page's web application (Starlette, ASGI): the page, its assets and its API.
+
+    GET  /                    the page (static/index.html, page.js, page.css)
+    GET  /assets/vega.js      Vega, Vega-Lite and vega-embed from vl-convert (no CDN)
+    GET  /api/form            the form (form.py), the policies, the trigger families, the
+                              optimised parameters of --from, the limits
+    POST /api/odds            {edits, policy, params, family}: start refining the odds;
+                              422 {errors} when the edits make no valid ruleset
+    GET  /api/events          server-sent events: the latest snapshot of the odds
+    POST /api/partial         {edits}: the partial TOML of the edited ruleset
+    POST /api/report          {edits, policy, params, family}: write the balance report
+    GET  /report/TOKEN/FILE   the report's files
+    POST /api/replay          {edits, policy, params, outcome}: an example game, narrated
+
+Every input is checked: a body is JSON of at most MAX_BODY bytes with only the fields of
+its route, edits name declared keys only (edits.py), a policy is one of policies/ and its
+parameters lie in their declared ranges. A request that fails is answered 400 (or 403,
+404, 413, 415, 429) with {"error": one line}; nothing answers with a traceback or a path.
+A cross-site POST (an Origin other than the page's) is refused, and on loopback only the
+loopback host names are served (no DNS rebinding).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import math
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from bollesim import analysis as A
+from bollesim.errors import UsageError
+from bollesim.serve import odds
+from bollesim.serve.edits import BadRequest, build_ruleset, check_edits, partial_toml
+from bollesim.serve.form import form_model
+from bollesim.serve.worker import Busy, EngineWorker
+
+MAX_BODY = 512 * 1024
+"""Bytes of one request body (an edit of every key of the ruleset is about 40 KB)."""
+MAX_STREAMS = 8
+"""Event streams open at once (one per open page)."""
+REPORT_GAMES = 2_000
+"""Games per cell of the report's run (every cell's interval about ±2 points)."""
+EXAMPLE_SEARCH = 20_000
+"""Games searched for an example of an outcome."""
+PING_S = 5.0
+"""Seconds between keep-alive comments on an event stream."""
+LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
+ASSETS = {"page.js": "text/javascript", "page.css": "text/css", "index.html": "text/html"}
+
+
+@dataclass
+class Settings:
+    """What `bollesim serve` was started with."""
+
+    max_games: int = 100_000
+    seed: int = 1
+    best: dict | None = None  # {"policy", "params", "folder"} of --from (best.py)
+    loopback: bool = True
+
+
+@dataclass
+class Latest:
+    """The latest snapshot as JSON, published by the engine thread (which also writes the
+    JSON, off the event loop) and awaited by the event streams."""
+
+    loop: asyncio.AbstractEventLoop
+    value: str | None = None
+    version: int = 0
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def publish(self, snapshot: dict) -> None:
+        """From any thread."""
+        try:
+            text = json.dumps(snapshot, allow_nan=False, separators=(",", ":"))
+        except (TypeError, ValueError) as exc:
+            print(f"bollesim serve: a snapshot could not be sent: {exc}", file=sys.stderr)
+            return
+        self.loop.call_soon_threadsafe(self._set, text)
+
+    def _set(self, text: str) -> None:
+        self.value, self.version = text, self.version + 1
+        self.changed.set()
+        self.changed = asyncio.Event()
+
+    async def after(self, version: int, timeout: float) -> tuple[str | None, int]:
+        """The snapshot newer than `version`, or (None, version) after `timeout` seconds."""
+        if self.version == version:
+            try:
+                await asyncio.wait_for(self.changed.wait(), timeout)
+            except TimeoutError:
+                return None, version
+        return self.value, self.version
+
+
+class Server:
+    """The state behind the routes: the engine thread, the policies, the report folder."""
+
+    def __init__(self, settings: Settings):
+        self.settings = settings
+        self.tmp = Path(tempfile.mkdtemp(prefix="bollesim-serve-"))
+        self.policies: dict = {}
+        self._loading = threading.Lock()
+        self.job = 0
+        self.streams = 0
+        self.report: tuple[str, Path] | None = None
+        self.ready = threading.Event()
+        self.stopping = False
+        self.latest: Latest | None = None
+        self.worker: EngineWorker | None = None
+        self.baselines = None
+
+    # -------------------------------------------------------------- lifecycle
+
+    def start(self) -> None:
+        from bollesim import load_ruleset
+
+        self.latest = Latest(asyncio.get_running_loop())
+        self.worker = EngineWorker(self.latest.publish)
+        self.worker.start()
+        self.baselines = odds.Baselines(load_ruleset())
+        self.worker.submit(self._warm_up).add_done_callback(_say_if_failed)
+
+    def closing(self) -> None:
+        """Ctrl-C: tell the open pages and end their event streams (from any thread)."""
+        self.stopping = True
+        if self.latest is not None:
+            self.latest.publish({"stopped": True})
+
+    def stop(self) -> None:
+        self.stopping = True
+        if self.worker is not None:
+            self.worker.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _warm_up(self) -> None:
+        """Load (or compile) the engine, the first policy and the trigger families'
+        before the first change; other policies load when first chosen."""
+        first = self.settings.best["policy"] if self.settings.best else "historical"
+        for name in dict.fromkeys([first, *(f.policy for f in odds.FAMILIES)]):
+            self.policy(name)
+        policy = self.policies[first]
+        odds.play(policy, policy.param_vector(), self.baselines.rules, self.settings.seed, 0, 1)
+        self.ready.set()
+        self.latest.publish({"ready": True})
+
+    def policy(self, name):
+        from bollesim.policy import available_policies, load_policy
+
+        if not isinstance(name, str) or name not in available_policies():
+            raise BadRequest(f"unknown policy {str(name)[:40]!r} "
+                             f"(known: {', '.join(available_policies())})")
+        with self._loading:
+            if name not in self.policies:
+                self.policies[name] = load_policy(name)
+        return self.policies[name]
+
+    # -------------------------------------------------------------- requests
+
+    def params(self, policy, raw) -> np.ndarray:
+        if not isinstance(raw, dict):
+            raise BadRequest("params: expected an object {name: number}")
+        for name, value in raw.items():
+            if isinstance(value, bool) or not isinstance(value, int | float) \
+                    or not math.isfinite(value):
+                raise BadRequest(f"params: {str(name)[:40]!r} must be a number")
+        try:
+            return policy.param_vector(raw)
+        except UsageError as exc:
+            raise BadRequest(f"params: {exc}") from None
+
+    def family(self, raw) -> odds.Family:
+        for f in odds.FAMILIES:
+            if raw == f"{f.policy}.{f.param}":
+                return f
+        known = ", ".join(f"{f.policy}.{f.param}" for f in odds.FAMILIES)
+        raise BadRequest(f"family: expected one of {known}")
+
+    def setting(self, body: dict):
+        """(edits.Built: the ruleset or the loader's errors, policy, parameter vector) of a
+        request; BadRequest for anything no page sends."""
+        edits = check_edits(body.get("edits", {}))
+        policy = self.policy(body.get("policy"))
+        params = self.params(policy, body.get("params", {}))
+        built = build_ruleset(edits)
+        return built, policy, params
+
+    def evaluation(self, rules, policy, params, family: odds.Family) -> odds.Evaluation:
+        self.job += 1
+        family_policy = self.policy(family.policy)
+        family_params = params if family_policy is policy else family_policy.param_vector()
+        return odds.Evaluation(self.job, rules, policy, params, self.settings.seed, family,
+                               family_policy, family_params, self.settings.max_games,
+                               self.baselines)
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _say_if_failed(future) -> None:
+    if not future.cancelled() and future.exception() is not None:
+        print(f"bollesim serve: the engine could not start: {future.exception()!r}",
+              file=sys.stderr)
+
+
+def error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
+
+
+def _reject_constant(name: str):
+    raise BadRequest(f"not JSON: {name} is not a number")
+
+
+async def read_json(request: Request, fields: set[str]) -> dict:
+    """The request's JSON object (checked: type, size, fields), or BadRequest/HTTPException."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise HTTPException(415, "send JSON (Content-Type: application/json)")
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+        raise HTTPException(413, f"the request is larger than {MAX_BODY:,} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise HTTPException(413, f"the request is larger than {MAX_BODY:,} bytes")
+    try:
+        data = json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        raise BadRequest("not JSON") from None
+    if not isinstance(data, dict):
+        raise BadRequest("expected a JSON object")
+    unknown = sorted(set(data) - fields)
+    if unknown:
+        raise BadRequest(f"unknown field {unknown[0][:40]!r} (fields: {', '.join(sorted(fields))})")
+    return data
+
+
+def _asset(name: str) -> bytes:
+    return resources.files("bollesim.serve").joinpath("static", name).read_bytes()
+
+
+# ------------------------------------------------------------------ routes
+
+
+async def page(request: Request) -> Response:
+    return Response(_asset("index.html"), media_type="text/html",
+                    headers={"Cache-Control": "no-store"})
+
+
+async def asset(request: Request) -> Response:
+    name = request.path_params["name"]
+    if name == "vega.js":
+        from bollesim import charts
+
+        return Response(charts.javascript(), media_type="text/javascript",
+                        headers={"Cache-Control": "max-age=3600"})
+    if name not in ASSETS or name == "index.html":
+        raise HTTPException(404, "no such asset")
+    return Response(_asset(name), media_type=ASSETS[name], headers={"Cache-Control": "no-store"})
+
+
+async def form(request: Request) -> Response:
+    """The form and the choices; the policies' parameters are read from their
+    declarations (policies/*.py), so the page draws before the engine is ready."""
+    from bollesim.policy import available_policies
+
+    server: Server = request.app.state.server
+    policies = []
+    for name in available_policies():
+        module = importlib.import_module(f"policies.{name}")
+        policies.append({"name": name, "doc": " ".join((module.__doc__ or "").split("\n\n")[0]
+                                                       .split()),
+                         "parameters": [
+            {"name": p.name, "default": p.default, "low": p.low, "high": p.high, "doc": p.doc,
+             "label": p.title, "never": p.never} for p in module.PARAMETERS]})
+    s = server.settings
+    return JSONResponse({
+        **form_model(), "policies": policies,
+        "families": [{"id": f"{f.policy}.{f.param}", "policy": f.policy, "param": f.param,
+                      "label": A.parameter_label(f.policy, f.param)} for f in odds.FAMILIES],
+        "outcomes": [{"outcome": o, "label": A.LABELS[o]} for o in A.OUTCOMES],
+        "best": s.best, "max_games": s.max_games, "seed": s.seed,
+        "ready": server.ready.is_set()})
+
+
+async def start_odds(request: Request) -> Response:
+    server: Server = request.app.state.server
+    body = await read_json(request, {"edits", "policy", "params", "family"})
+    family = server.family(body.get("family", "fire_at_turn.t"))
+    built, policy, params = await asyncio.to_thread(server.setting, body)
+    if built.rules is None:
+        server.worker.evaluate(iter(()))  # an invalid change stops the old work too
+        return JSONResponse({"errors": built.errors}, status_code=422)
+    evaluation = server.evaluation(built.rules, policy, params, family)
+    server.worker.evaluate(evaluation.steps())
+    rules = built.rules
+    return JSONResponse({"job": evaluation.job, "digest": rules.digest,
+                         "readings": rules.readings, "ready": server.ready.is_set()})
+
+
+async def events(request: Request) -> Response:
+    server: Server = request.app.state.server
+    if server.streams >= MAX_STREAMS:
+        raise HTTPException(429, f"at most {MAX_STREAMS} pages at once")
+
+    async def stream():
+        server.streams += 1
+        version = 0
+        try:
+            if server.ready.is_set():
+                yield 'data: {"ready":true}\n\n'
+            while True:
+                text, version = await server.latest.after(version, PING_S)
+                yield ": ping\n\n" if text is None else f"data: {text}\n\n"
+                if server.stopping:
+                    break
+        finally:
+            server.streams -= 1
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+async def save_partial(request: Request) -> Response:
+    body = await read_json(request, {"edits"})
+    built = await asyncio.to_thread(build_ruleset, check_edits(body.get("edits", {})))
+    if built.rules is None:
+        return JSONResponse({"errors": built.errors}, status_code=422)
+    return Response(partial_toml(built.rules), media_type="application/toml",
+                    headers={"Content-Disposition": 'attachment; filename="whatif.toml"'})
+
+
+async def make_report(request: Request) -> Response:
+    server: Server = request.app.state.server
+    body = await read_json(request, {"edits", "policy", "params", "family"})
+    family = server.family(body.get("family", "fire_at_turn.t"))
+    built, policy, params = await asyncio.to_thread(server.setting, body)
+    if built.rules is None:
+        return JSONResponse({"errors": built.errors}, status_code=422)
+    token = f"r{server.job}-{int(time.time() * 1000) % 10**9}"
+    task = server.worker.submit(lambda: write_report(server, token, built.rules, policy, params,
+                                                     family))
+    await asyncio.wrap_future(task)
+    return JSONResponse({"url": f"/report/{token}/report.html"})
+
+
+def write_report(server: Server, token: str, rules, policy, params, family) -> None:
+    """A run folder of the current settings (the chosen policy, then the trigger family's
+    settings, on the same seeds) in the server's temporary folder, and its report; the
+    previous report is removed."""
+    from bollesim.experiment import Cell, ruleset_record, run_cells
+    from bollesim.report import write_report as report
+
+    folder = server.tmp / token
+    family_policy = server.policy(family.policy)
+    family_params = params if family_policy is policy else family_policy.param_vector()
+    which = [p.name for p in family_policy.parameters].index(family.param)
+    cells = [] if family_policy is policy else [Cell(0, policy, params)]
+    for value in family.settings(family_policy, rules):
+        vector = family_params.copy()
+        vector[which] = value
+        cells.append(Cell(len(cells), family_policy, vector))
+    games = min(REPORT_GAMES, server.settings.max_games)
+    source = {"file": None, "partial": "whatif.toml (bollesim serve)", "overrides": [],
+              "readings": []}
+    run_cells(folder / "run", cells, rules, server.settings.seed, games,
+              extra_manifest=ruleset_record(rules, source))
+    report(folder / "run", folder)
+    old, server.report = server.report, (token, folder)
+    if old is not None:
+        shutil.rmtree(old[1], ignore_errors=True)
+
+
+_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}")
+
+
+async def report_file(request: Request) -> Response:
+    server: Server = request.app.state.server
+    token, name = request.path_params["token"], request.path_params["name"]
+    if server.report is None or token != server.report[0] or not _FILE.fullmatch(name):
+        raise HTTPException(404, "no such report (open it again from the page)")
+    path = server.report[1] / name
+    if not path.is_file() or path.parent != server.report[1]:
+        raise HTTPException(404, "no such report file")
+    return FileResponse(path, headers={"Cache-Control": "no-store"})
+
+
+async def replay(request: Request) -> Response:
+    server: Server = request.app.state.server
+    body = await read_json(request, {"edits", "policy", "params", "outcome"})
+    outcome = body.get("outcome")
+    if outcome not in A.OUTCOMES:
+        raise BadRequest(f"outcome: expected one of {', '.join(A.OUTCOMES)}")
+    built, policy, params = await asyncio.to_thread(server.setting, body)
+    if built.rules is None:
+        return JSONResponse({"errors": built.errors}, status_code=422)
+    search = min(EXAMPLE_SEARCH, server.settings.max_games)
+    seed = server.settings.seed
+    game = await asyncio.wrap_future(server.worker.submit(
+        lambda: odds.example_game(built.rules, policy, params, seed, outcome, search)))
+    if game is None:
+        return JSONResponse({"game": None, "message": f"none of the first {search:,} games "
+                             f"ends with a {A.LABELS[outcome]}"})
+    from bollesim.replay import narrated_game
+
+    lines, _ = await asyncio.to_thread(narrated_game, built.rules, policy, params, seed, game)
+    args = " ".join(f"-p {p.name}={v:g}" for p, v in zip(policy.parameters, params, strict=True))
+    command = (f"bollesim play -P {policy.name} {args} --seed {seed} --game {game}"
+               + (" --partial whatif.toml" if body.get("edits") else ""))
+    return JSONResponse({"game": game, "seed": seed, "outcome": outcome, "lines": lines,
+                         "command": command})
+
+
+# ------------------------------------------------------------------ the application
+
+
+async def _bad_request(request: Request, exc: Exception) -> Response:
+    return error(400, str(exc))
+
+
+async def _http_error(request: Request, exc: HTTPException) -> Response:
+    return error(exc.status_code, exc.detail)
+
+
+async def _busy(request: Request, exc: Exception) -> Response:
+    return error(429, str(exc))
+
+
+async def _internal(request: Request, exc: Exception) -> Response:
+    print(f"bollesim serve: {request.url.path}: {exc!r}", file=sys.stderr)
+    return error(500, "internal error (see the server's terminal)")
+
+
+def same_origin(app):
+    """Refuse a POST whose Origin is not the page's own (another site's script)."""
+
+    async def middleware(scope, receive, send):
+        if scope["type"] == "http" and scope["method"] == "POST":
+            headers = dict(scope["headers"])
+            origin = headers.get(b"origin")
+            host = headers.get(b"host", b"")
+            if origin is not None and origin not in (b"http://" + host, b"https://" + host):
+                await error(403, "cross-site request refused")(scope, receive, send)
+                return
+        await app(scope, receive, send)
+
+    return middleware
+
+
+def create_app(settings: Settings) -> Starlette:
+    server = Server(settings)
+
+    @asynccontextmanager
+    async def lifespan(app):
+        server.start()
+        try:
+            yield
+        finally:
+            server.stop()
+
+    routes = [
+        Route("/", page),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
+        Route("/assets/{name}", asset),
+        Route("/api/form", form),
+        Route("/api/odds", start_odds, methods=["POST"]),
+        Route("/api/events", events),
+        Route("/api/partial", save_partial, methods=["POST"]),
+        Route("/api/report", make_report, methods=["POST"]),
+        Route("/report/{token}/{name}", report_file),
+        Route("/api/replay", replay, methods=["POST"]),
+    ]
+    hosts = LOOPBACK_NAMES if settings.loopback else ["*"]
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts),
+                    Middleware(same_origin)],
+        exception_handlers={BadRequest: _bad_request, HTTPException: _http_error,
+                            Busy: _busy, Exception: _internal},
+    )
+    app.state.server = server
+    return app

@@ -1,0 +1,59 @@
+"""`bollesim serve --from DIR`: start the page at the best parameters an optimisation found.
+
+The contract with `bollesim optimise` (which writes it): DIR/best.json is one UTF-8 JSON
+object
+
+    {"policy": "fire_at_roe", "params": {"k": 14, "stop_at_tanks": 2}}
+
+`policy` names a policy of policies/ (`bollesim policies`); `params` maps some or all of
+its parameter names to numbers within their declared ranges (a parameter left out takes
+its default). Other fields are ignored. The page opens with that policy and those
+parameters and keeps them under "best found by optimise" to come back to. A file that
+breaks the contract is refused with one `error:` line naming DIR/best.json and the
+problem.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from bollesim.errors import UsageError
+from bollesim.inputs import MIB, read_text
+
+BEST_FILE = "best.json"
+
+
+def read_best(folder: str | Path) -> dict:
+    """{"policy", "params"} of DIR/best.json, checked against the policy's
+    declaration; UsageError (one line) when it breaks the contract."""
+    import importlib
+
+    from bollesim.policy import Policy, available_policies
+
+    path = Path(folder) / BEST_FILE
+    text = read_text(path, MIB)
+    try:
+        data = json.loads(text, parse_constant=lambda name: math.nan)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise UsageError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("policy"), str) \
+            or not isinstance(data.get("params", {}), dict):
+        raise UsageError(f'{path}: expected {{"policy": NAME, "params": {{NAME: VALUE}}}}')
+    policy = data["policy"]
+    if policy not in available_policies():
+        raise UsageError(f"{path}: unknown policy {policy!r} "
+                         f"(known: {', '.join(available_policies())})")
+    params = data.get("params", {})
+    for name, value in params.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) \
+                or not math.isfinite(value):
+            raise UsageError(f"{path}: params.{name}: must be a number, got {value!r}")
+    declared = tuple(importlib.import_module(f"policies.{policy}").PARAMETERS)
+    try:  # checked by the declaration alone: nothing is compiled before the page is up
+        vector = Policy(policy, "", declared, None).param_vector(params)
+    except UsageError as exc:
+        raise UsageError(f"{path}: {exc}") from None
+    return {"policy": policy,
+            "params": {p.name: v for p, v in zip(declared, vector.tolist(), strict=True)}}

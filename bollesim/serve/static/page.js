@@ -1,0 +1,597 @@
+// The what-if page: draws the ruleset's form from its declaration (GET /api/form), sends
+// every change (POST /api/odds) and shows the odds the server streams back (/api/events).
+(() => {
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const el = (tag, attrs = {}, ...children) => {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) if (c != null) node.append(c);
+  return node;
+};
+const clone = (x) => JSON.parse(JSON.stringify(x));
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const pct = (x) => (x == null ? "–" : (100 * x).toFixed(1) + "%");
+const signed = (x) => (x >= 0 ? "+" : "−") + Math.abs(100 * x).toFixed(1);
+
+const page = {
+  model: null,       // GET /api/form
+  base: null,        // the shipped ruleset's data
+  current: null,     // the edited data
+  policy: null,      // name
+  params: {},        // name -> value
+  family: null,      // "fire_at_turn.t"
+  familyChosen: false,
+  sent: 0,           // requests sent
+  job: 0,            // the job whose odds are shown
+  changedAt: 0,      // when the change of that job was made (ms)
+  last: null,        // the latest snapshot received
+  triggerKey: "",
+  ready: false,
+  errors: [],
+  widgets: [],       // {node, path}: every value on the form
+  rowsLabel: {},     // rows path -> label column
+};
+
+// ------------------------------------------------------------------ paths into the data
+
+function getAt(root, path) {
+  let node = root;
+  for (const part of path) {
+    if (node == null) return undefined;
+    node = node[part];
+  }
+  return node;
+}
+
+function setAt(root, path, value) {
+  let node = root;
+  for (const part of path.slice(0, -1)) node = node[part];
+  node[path[path.length - 1]] = value;
+}
+
+// A loader key path (`map.positions[K2].fp`, `chits.groups`) as a path into the data.
+function parsePath(text) {
+  const out = [];
+  let done = "";
+  for (const piece of text.split(".")) {
+    const m = /^([A-Za-z0-9_]+)(?:\[([^\]]+)\])?$/.exec(piece);
+    if (!m) return null;
+    out.push(m[1]);
+    done = done ? done + "." + m[1] : m[1];
+    if (m[2] !== undefined) {
+      const rows = getAt(page.current, out) || [];
+      const label = page.rowsLabel[done];
+      let i = rows.findIndex((r) => label && r[label] === m[2]);
+      if (i < 0) i = Number(m[2]);
+      out.push(i);
+      done += `[${m[2]}]`;
+    }
+  }
+  return out;
+}
+
+function rowLabel(rowsEntry, row, i) {
+  const v = rowsEntry.label ? row[rowsEntry.label] : undefined;
+  return typeof v === "string" ? v : String(i);
+}
+
+// ------------------------------------------------------------------ widgets
+
+function hover(meta) {
+  return [`${meta.path}: ${meta.meaning || ""}`, meta.allowed ? `allowed: ${meta.allowed}` : "",
+          meta.source ? `source: ${meta.source}` : ""].filter(Boolean).join("\n");
+}
+
+function track(node, path, keyPath, meta, fallback) {
+  node.dataset.path = keyPath;
+  node.title = hover({...meta, path: keyPath});
+  page.widgets.push({node, path, fallback});
+  return node;
+}
+
+// One widget for a value of `kind` at `path` (data) named `keyPath` (loader messages).
+function widget(kind, path, keyPath, meta, fallback) {
+  const value = getAt(page.current, path) ?? fallback;
+  if (kind.type === "int" || kind.type === "text") {
+    const input = el("input", {class: kind.type, type: "text", value: value ?? "",
+                                inputmode: kind.type === "int" ? "numeric" : "text"});
+    input.addEventListener("input", () => {
+      const raw = input.value.trim();
+      let v = raw;
+      if (kind.type === "int" && /^-?\d+$/.test(raw) && Number.isSafeInteger(Number(raw))) v = Number(raw);
+      change(path, v);
+    });
+    return track(input, path, keyPath, meta, fallback);
+  }
+  if (kind.type === "flag") {
+    const box = el("input", {type: "checkbox"});
+    box.checked = value === true;
+    box.addEventListener("change", () => change(path, box.checked));
+    return track(box, path, keyPath, meta, fallback);
+  }
+  if (kind.type === "choice") {
+    const select = el("select");
+    const options = kind.options.includes(value) || value === undefined ? kind.options : [...kind.options, value];
+    for (const o of options) select.append(el("option", {value: o, text: o === "" ? "—" : o}));
+    select.value = value ?? "";
+    select.addEventListener("change", () => change(path, select.value));
+    return track(select, path, keyPath, meta, fallback);
+  }
+  if (kind.type === "mask") {
+    const box = el("span", {class: "mask"});
+    const chosen = Array.isArray(value) ? value : [];
+    for (const o of kind.options) {
+      const input = el("input", {type: "checkbox"});
+      input.checked = chosen.includes(o);
+      const label = el("label", {class: input.checked ? "on" : ""}, input, o);
+      input.addEventListener("change", () => {
+        label.classList.toggle("on", input.checked);
+        const now = getAt(page.current, path) ?? fallback ?? [];
+        const next = kind.options.filter((x) => (x === o ? input.checked : now.includes(x)));
+        change(path, next);
+      });
+      box.append(label);
+    }
+    return track(box, path, keyPath, meta, fallback);
+  }
+  if (kind.type === "record") {
+    const box = el("span", {class: "record"});
+    for (const k of kind.keys) {
+      box.append(el("span", {text: k.name}),
+                 widget(k.kind, [...path, k.name], `${keyPath}.${k.name}`, {...meta, meaning: k.meaning, allowed: k.allowed}, k.default));
+    }
+    return box;
+  }
+  if (kind.type === "list") return listWidget(kind, path, keyPath, meta, value || []);
+  return el("span", {text: JSON.stringify(value)});
+}
+
+function listWidget(kind, path, keyPath, meta, value) {
+  const table = el("table", {class: "grid"});
+  const axes = page.model.axes[keyPath] ? getAt(page.current, parsePath(page.model.axes[keyPath])) : null;
+  if (kind.item.type === "list") {              // a grid: rows of the outer list
+    if (axes) table.append(el("tr", {}, el("th", {text: "first \\ second"}), ...axes.map((a) => el("th", {text: a}))));
+    value.forEach((row, i) => {
+      const tr = el("tr", {}, el("th", {text: axes ? axes[i] : String(i + 1)}));
+      for (let j = 0; j < (Array.isArray(row) ? row.length : 0); j++) {
+        tr.append(el("td", {}, widget(kind.item.item, [...path, i, j], `${keyPath}[${i}][${j}]`, meta)));
+      }
+      table.append(tr);
+    });
+  } else {                                      // one row, indexed from 1
+    table.append(el("tr", {}, ...value.map((_, i) => el("th", {text: String(i + 1)}))));
+    table.append(el("tr", {}, ...value.map((_, i) => el("td", {}, widget(kind.item, [...path, i], `${keyPath}[${i}]`, meta)))));
+  }
+  const box = el("div", {class: "list"}, table);
+  track(box, path, keyPath, meta);
+  const caption = kind.shape;
+  if (kind.length == null) {
+    const more = el("button", {type: "button", title: "one more value", text: "+"});
+    const fewer = el("button", {type: "button", title: "one value fewer", text: "−"});
+    more.addEventListener("click", () => {
+      const now = clone(getAt(page.current, path) || []);
+      now.push(now.length ? clone(now[now.length - 1]) : (kind.item.type === "int" ? kind.item.min : ""));
+      change(path, now, true);
+    });
+    fewer.addEventListener("click", () => {
+      const now = clone(getAt(page.current, path) || []);
+      if (now.length) now.pop();
+      change(path, now, true);
+    });
+    box.append(el("div", {class: "caption"}, (caption ? caption + " · " : ""), fewer, " ", more));
+  } else if (caption) {
+    box.append(el("div", {class: "caption", text: caption}));
+  }
+  return box;
+}
+
+function rowsWidget(entry, path) {
+  const rows = getAt(page.current, path) || [];
+  const table = el("table", {class: "grid rows"});
+  table.append(el("tr", {}, ...entry.columns.map((c) => el("th", {text: c.name, title: `${c.meaning}\nallowed: ${c.allowed}`}))));
+  rows.forEach((row, i) => {
+    const name = `${entry.path}[${rowLabel(entry, row, i)}]`;
+    const source = row.source || entry.source;
+    table.append(el("tr", {title: `${name}\nsource: ${source}`}, ...entry.columns.map((c) => el("td", {},
+      widget(c.kind, [...path, i, c.name], `${name}.${c.name}`, {meaning: c.meaning, allowed: c.allowed, source}, c.default)))));
+  });
+  const box = el("div", {class: "block"}, el("span", {class: "name", text: entry.path}),
+                 el("span", {class: "meaning", text: entry.meaning}), table);
+  return track(box, path, entry.path, {meaning: entry.meaning, source: entry.source});
+}
+
+function keyRow(entry, path, source, grid) {
+  const meta = {meaning: entry.meaning, allowed: entry.allowed, source};
+  const scalar = !["list", "record"].includes(entry.kind.type);
+  const w = widget(entry.kind, path, entry.path, meta, entry.default);
+  if (scalar) {
+    grid.append(el("span", {class: "name", text: entry.name}), el("span", {}, w),
+                el("span", {class: "meaning", text: entry.meaning}));
+    return null;
+  }
+  return el("div", {class: "block"}, el("span", {class: "name", text: entry.name}),
+            el("span", {class: "meaning", text: entry.meaning}), w);
+}
+
+function card(title, source, open) {
+  const details = el("details", {class: "card"});
+  details.open = open;
+  details.append(el("summary", {}, title, el("span", {class: "src", text: source ? "source: " + source : ""})));
+  const body = el("div", {class: "body"});
+  details.append(body);
+  return [details, body];
+}
+
+const OPEN = new Set(["roe", "tracks", "order_matrix", "damage", "enemy_action_markers"]);
+
+function drawTables() {
+  page.widgets = [];
+  const root = $("tables");
+  const opened = new Set([...root.querySelectorAll("details[open]")].map((d) => d.dataset.name));
+  const first = !root.childElementCount;
+  root.replaceChildren();
+  for (const entry of page.model.entries) {
+    const open = first ? OPEN.has(entry.name) : opened.has(entry.name);
+    if (entry.type === "table") {
+      const source = (page.current[entry.name] || {}).source || entry.source;
+      const [details, body] = card(entry.name, source, open);
+      details.dataset.name = entry.name;
+      const grid = el("div", {class: "keys"});
+      body.append(grid);
+      for (const sub of entry.entries) {
+        if (sub.type === "rows") body.append(rowsWidget(sub, [entry.name, sub.name]));
+        else {
+          const block = keyRow(sub, [entry.name, sub.name], source, grid);
+          if (block) body.append(block);
+        }
+      }
+      if (!grid.childElementCount) grid.remove();
+      root.append(details);
+    } else if (entry.type === "rows") {
+      const [details, body] = card(entry.name, entry.source, open);
+      details.dataset.name = entry.name;
+      body.append(rowsWidget(entry, [entry.name]));
+      root.append(details);
+    } else {
+      const [details, body] = card(entry.name, "", open);
+      details.dataset.name = entry.name;
+      const grid = el("div", {class: "keys"});
+      body.append(grid);
+      keyRow(entry, [entry.name], "", grid);
+      root.append(details);
+    }
+  }
+  markChanged();
+}
+
+function markChanged() {
+  for (const w of page.widgets) {
+    const now = getAt(page.current, w.path) ?? w.fallback;
+    const was = getAt(page.base, w.path) ?? w.fallback;
+    w.node.classList.toggle("changed", !same(now, was));
+  }
+}
+
+// ------------------------------------------------------------------ readings
+
+function drawReadings(active = {}) {
+  const root = $("readings");
+  root.replaceChildren();
+  for (const r of page.model.readings) {
+    const select = el("select", {"data-reading": r.id});
+    for (const v of r.variants) select.append(el("option", {value: v.name, text: v.name, title: v.description + (v.gives_up ? `\ngives up: ${v.gives_up}` : "")}));
+    const playing = active[r.id] || r.default;
+    if (playing === "custom") select.append(el("option", {value: "custom", text: "custom (your values)"}));
+    select.value = playing;
+    select.disabled = r.variants.length < 2;
+    select.title = r.fixed ? `no alternative: ${r.fixed}` : r.variants.map((v) => `${v.name}: ${v.description}`).join("\n");
+    select.addEventListener("change", () => {
+      const variant = r.variants.find((v) => v.name === select.value);
+      if (!variant) return;
+      for (const [key, value] of Object.entries(variant.values)) {
+        const path = parsePath(key);
+        if (path) setAt(page.current, path, clone(value));
+      }
+      drawTables();
+      schedule();
+    });
+    root.append(el("span", {class: "id", text: r.id}), select, el("span", {class: "meaning", text: r.meaning}));
+  }
+}
+
+// ------------------------------------------------------------------ the policy
+
+function drawPlay() {
+  const root = $("play");
+  root.replaceChildren();
+  const select = el("select", {id: "policy"});
+  for (const p of page.model.policies) select.append(el("option", {value: p.name, text: p.name}));
+  select.value = page.policy;
+  select.addEventListener("change", () => choosePolicy(select.value, {}));
+  const row = [el("span", {text: "policy"}), select];
+  if (page.model.best) {
+    const best = el("button", {type: "button", id: "best", text: "best found by optimise",
+                               title: `${page.model.best.policy} ${JSON.stringify(page.model.best.params)}`});
+    best.addEventListener("click", () => choosePolicy(page.model.best.policy, page.model.best.params));
+    row.push(best);
+  } else row.push(el("span"));
+  root.append(...row);
+  const policy = page.model.policies.find((p) => p.name === page.policy);
+  root.append(el("div", {class: "doc", text: policy.doc}));
+  for (const p of policy.parameters) {
+    const whole = [p.low, p.high, p.default].every(Number.isInteger);
+    const slider = el("input", {type: "range", min: p.low, max: p.high, step: whole ? 1 : (p.high - p.low) / 100,
+                                "data-param": p.name});
+    slider.value = page.params[p.name];
+    const shown = el("span", {class: "value"});
+    const show = () => { shown.textContent = p.never != null && Number(slider.value) === p.never ? "never" : String(Number(slider.value)); };
+    show();
+    slider.addEventListener("input", () => { page.params[p.name] = Number(slider.value); show(); schedule(); });
+    root.append(el("span", {text: p.label || p.name, title: p.doc}), slider, shown);
+  }
+}
+
+function choosePolicy(name, params) {
+  page.policy = name;
+  const policy = page.model.policies.find((p) => p.name === name);
+  page.params = Object.fromEntries(policy.parameters.map((p) => [p.name, params[p.name] ?? p.default]));
+  const own = page.model.families.find((f) => f.policy === name);
+  if (own) page.family = own.id;
+  $("family").value = page.family;
+  drawPlay();
+  schedule();
+}
+
+// ------------------------------------------------------------------ talking to the server
+
+function edits() {
+  const out = {};
+  for (const unit of page.model.units) {
+    const path = unit.split(".");
+    const now = getAt(page.current, path);
+    if (now !== undefined && !same(now, getAt(page.base, path))) out[unit] = now;
+  }
+  return out;
+}
+
+function body(extra = {}) {
+  return JSON.stringify({edits: edits(), policy: page.policy, params: page.params, ...extra});
+}
+
+async function post(url, payload) {
+  const response = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"}, body: payload});
+  const type = response.headers.get("content-type") || "";
+  const data = type.includes("json") ? await response.json() : await response.text();
+  return {status: response.status, data};
+}
+
+function change(path, value, redraw = false) {
+  setAt(page.current, path, value);
+  if (redraw) drawTables(); else markChanged();
+  schedule();
+}
+
+let timer = null;
+function schedule() {
+  page.changedAt = performance.now();
+  clearTimeout(timer);
+  timer = setTimeout(send, 40);
+}
+
+async function send() {
+  const mine = ++page.sent;
+  const changedAt = page.changedAt;
+  setStatus("playing…", true);
+  let reply;
+  try {
+    reply = await post("/api/odds", body({family: page.family}));
+  } catch (e) {
+    setStatus("the server does not answer: is `bollesim serve` still running?");
+    return;
+  }
+  if (mine !== page.sent) return;              // a newer change is on its way
+  if (reply.status === 422) {
+    showErrors(reply.data.errors);
+    $("odds").classList.add("stale");
+    setStatus("fix the marked value: the odds shown are of the last valid rules");
+    return;
+  }
+  if (reply.status !== 200) {
+    showErrors([{key: "", message: reply.data.error || String(reply.data)}]);
+    return;
+  }
+  showErrors([]);
+  $("odds").classList.remove("stale");
+  page.job = reply.data.job;
+  page.jobChangedAt = changedAt;
+  page.digest = reply.data.digest;
+  drawReadings(reply.data.readings);
+  if (page.last && page.last.job === page.job) render(page.last);
+}
+
+function showErrors(errors) {
+  page.errors = errors;
+  document.querySelectorAll(".field-error").forEach((n) => n.remove());
+  document.querySelectorAll(".invalid").forEach((n) => n.classList.remove("invalid"));
+  const box = $("errors");
+  box.hidden = !errors.length;
+  box.replaceChildren(...errors.map((e) => el("div", {text: "error: " + e.message})));
+  for (const e of errors) {
+    const node = fieldOf(e.key);
+    if (!node) continue;
+    node.classList.add("invalid");
+    const details = node.closest("details");
+    if (details) details.open = true;
+    const note = el("span", {class: "field-error", text: "error: " + e.message});
+    (node.closest("td") || node.parentElement).append(note);
+  }
+}
+
+function fieldOf(key) {
+  let p = key || "";
+  while (p) {
+    const node = document.querySelector(`[data-path="${CSS.escape(p)}"]`);
+    if (node) return node;
+    const shorter = p.replace(/(\[[^\]]*\]|\.[^.[]*)$/, "");
+    if (shorter === p) break;
+    p = shorter;
+  }
+  return null;
+}
+
+function setStatus(text, busy = false) {
+  const s = $("status");
+  s.textContent = text;
+  s.classList.toggle("busy", busy);
+}
+
+function listen() {
+  const source = new EventSource("/api/events");
+  source.onmessage = (event) => {
+    const data = JSON.parse(event.data);
+    if (data.stopped) {
+      source.close();
+      setStatus("the server has stopped (bollesim serve): start it again to go on");
+      return;
+    }
+    if (data.ready) {
+      if (!page.ready) { page.ready = true; setStatus("engine ready"); schedule(); }
+      return;
+    }
+    page.last = data;
+    if (data.job === page.job) render(data);
+  };
+  source.onerror = () => setStatus("lost the server: is `bollesim serve` still running?");
+}
+
+// ------------------------------------------------------------------ the odds
+
+const MINIMISE = new Set(["defeat", "no_result"]);
+
+function bar(r) {
+  const b = el("div", {class: "bar"});
+  b.append(el("div", {class: "span", style: `left:${100 * r.low}%;width:${Math.max(0.5, 100 * (r.high - r.low))}%`}),
+           el("div", {class: "mark", style: `left:calc(${100 * r.rate}% - 1px)`}),
+           el("div", {class: "base", style: `left:calc(${100 * r.base_rate}% - 1px)`, title: `shipped rules: ${pct(r.base_rate)}`}));
+  return b;
+}
+
+function render(s) {
+  if (s.job === page.job && !page.shownFirst?.[s.job]) {
+    page.shownFirst = {[s.job]: Math.round(performance.now() - page.jobChangedAt)};
+  }
+  const latency = page.shownFirst[s.job];
+  const state = s.done ? `done in ${(s.elapsed_ms / 1000).toFixed(1)} s` : "refining…";
+  $("count").replaceChildren(
+    el("b", {id: "games", "data-games": s.games, text: s.games.toLocaleString("en")}),
+    ` games on seed ${s.seed}, each paired with the same game under the shipped rules · ${state} · first answer ${latency} ms after the change`);
+  Object.assign($("count").dataset, {latency, done: s.done, games: s.games, job: s.job, digest: page.digest});
+  setStatus(s.done ? "up to date" : "refining…", !s.done);
+  const table = $("rates");
+  table.replaceChildren(el("tr", {}, ...["outcome", "these rules", "", "shipped", "difference (points)", ""].map((h) => el("th", {text: h}))));
+  for (const r of s.outcomes) {
+    const better = MINIMISE.has(r.outcome) ? r.diff < 0 : r.diff > 0;
+    const cls = !r.significant ? "flat" : better ? "up" : "down";
+    const example = el("button", {type: "button", class: "example", text: "example", title: `replay, narrated, a game that ends with a ${r.label}`});
+    example.addEventListener("click", () => replay(r.outcome, r.label));
+    table.append(el("tr", {"data-outcome": r.outcome, "data-k": r.k, "data-n": r.n, "data-base-k": r.base_k},
+      el("td", {text: r.label}),
+      el("td", {class: "rate"}, el("b", {text: pct(r.rate)}), " ", el("span", {class: "ci", text: `${(100 * r.low).toFixed(1)}–${(100 * r.high).toFixed(1)}`})),
+      el("td", {}, bar(r)),
+      el("td", {class: "rate", text: pct(r.base_rate)}),
+      el("td", {class: `diff ${cls}`, title: `paired 95% interval; McNemar p = ${r.p.toPrecision(2)}`},
+         `${signed(r.diff)} `, el("span", {class: "ci", text: `(${signed(r.diff_low)} to ${signed(r.diff_high)})`})),
+      el("td", {}, example)));
+  }
+  const t = s.trigger;
+  const key = t ? `${s.job}/${t.games_per_setting}` : "";
+  if (t && key !== page.triggerKey) {
+    page.triggerKey = key;
+    $("trigger").dataset.games = t.games_per_setting;
+    vegaEmbed("#trigger", t.spec, {actions: false, renderer: "svg"}).catch((e) => console.error(e));
+  }
+}
+
+// ------------------------------------------------------------------ taking it away
+
+async function save() {
+  const reply = await post("/api/partial", JSON.stringify({edits: edits()}));
+  if (reply.status !== 200) { showErrors(reply.data.errors || [{key: "", message: reply.data.error}]); return; }
+  const link = el("a", {href: URL.createObjectURL(new Blob([reply.data], {type: "application/toml"})), download: "whatif.toml"});
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setStatus("saved whatif.toml: check it with `bollesim rules check --partial whatif.toml`");
+}
+
+async function report() {
+  const tab = window.open("", "_blank");
+  if (tab) tab.document.body.textContent = "Playing the current settings and writing the balance report…";
+  setStatus("writing the balance report…", true);
+  const reply = await post("/api/report", body({family: page.family}));
+  if (reply.status !== 200) {
+    if (tab) tab.close();
+    showErrors(reply.data.errors || [{key: "", message: reply.data.error}]);
+    return;
+  }
+  setStatus("the report is open in a new tab");
+  if (tab) tab.location = reply.data.url; else window.location = reply.data.url;
+}
+
+async function replay(outcome, label) {
+  const box = $("replay");
+  box.hidden = false;
+  $("replay-title").textContent = `Looking for a game that ends with a ${label}…`;
+  $("replay-command").textContent = "";
+  $("replay-text").textContent = "";
+  box.scrollIntoView({block: "nearest"});
+  const reply = await post("/api/replay", body({outcome}));
+  if (reply.status !== 200) { $("replay-title").textContent = reply.data.error || "no example"; return; }
+  if (reply.data.game == null) { $("replay-title").textContent = reply.data.message; return; }
+  $("replay-title").textContent = `Game ${reply.data.game} (seed ${reply.data.seed}): a ${label}`;
+  $("replay-command").textContent = reply.data.command;
+  $("replay-text").textContent = reply.data.lines.join("\n");
+}
+
+function reset() {
+  page.current = clone(page.base);
+  drawTables();
+  drawReadings();
+  schedule();
+}
+
+// ------------------------------------------------------------------ start
+
+async function start() {
+  const model = await (await fetch("/api/form")).json();
+  page.model = model;
+  page.base = model.values;
+  page.current = clone(model.values);
+  for (const e of model.entries) {
+    if (e.type === "rows") page.rowsLabel[e.path] = e.label;
+    for (const sub of e.entries || []) if (sub.type === "rows") page.rowsLabel[sub.path] = sub.label;
+  }
+  const family = $("family");
+  for (const f of model.families) family.append(el("option", {value: f.id, text: `${f.policy}: ${f.label}`}));
+  family.addEventListener("change", () => { page.family = family.value; schedule(); });
+  page.family = model.families[0].id;
+  const first = model.best || {policy: model.policies.some((p) => p.name === "historical") ? "historical" : model.policies[0].name, params: {}};
+  drawTables();
+  drawReadings();
+  choosePolicy(first.policy, first.params);
+  page.ready = model.ready;
+  setStatus(model.ready ? "engine ready" : "warming up the engine (the first start compiles it: a minute or two)…", !model.ready);
+  $("save").addEventListener("click", save);
+  $("report").addEventListener("click", report);
+  $("reset").addEventListener("click", reset);
+  listen();
+}
+
+start();
+})();

@@ -1,0 +1,181 @@
+"""`bollesim compare A B` (bollesim/compare.py): two runs, or two cells of a sweep, paired
+game by game on the same seeds. Every number is checked against values computed here from
+the two folders' rows with the formulas of tests/oracles.py; the refusals are one line."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import oracles
+import polars as pl
+import pytest
+from oracles import outcome_hits as hits
+from test_report import md_table, page_specs
+from test_sweep import assert_one_line_error, invoke, write_spec
+
+from bollesim import charts
+from bollesim.runfolder import open_run
+
+RUN = ("run", "-P", "historical", "-n", "1500", "--seed", "3")
+VICTORIES = ("operational", "tactical", "strategic", "political")
+OUTCOMES = (*VICTORIES, "perfect", "defeat", "no_result")
+LABELS = {"operational": "operational victory", "tactical": "tactical victory",
+          "strategic": "strategic victory", "political": "political victory",
+          "perfect": "all four victories", "defeat": "defeat", "no_result": "no result"}
+TWO_CELLS = """
+name = "two"
+seed = 3
+games = 800
+
+[[grid]]
+policy = "fire_at_roe"
+params = { k = [8, 16] }
+"""
+
+
+def expected(a: pl.DataFrame, b: pl.DataFrame, outcome: str) -> dict:
+    """B - A on the games both played: rates, counts, Newcombe interval, McNemar p."""
+    common = a.join(b.select("game"), on="game")
+    x, y = hits(common, outcome), hits(b.join(a.select("game"), on="game"), outcome)
+    n11, n10, n01 = int((x & y).sum()), int((x & ~y).sum()), int((~x & y).sum())
+    d, low, high = oracles.paired_difference(n11, n01, n10, len(x) - n11 - n10 - n01)
+    return {"n": len(x), "rate_a": x.mean(), "rate_b": y.mean(), "diff": d, "diff_low": low,
+            "diff_high": high, "only_a": n10, "only_b": n01, "p_value": oracles.mcnemar(n10, n01)}
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory) -> Path:
+    """base (historical, 1,500 games, seed 3), tank8 (the same under tracks.tank_to_hit=8),
+    short (1,000 games of base), seed4 (seed 4), two (a sweep of two cells)."""
+    root = tmp_path_factory.mktemp("compare")
+    for name, extra in (("base", ()), ("tank8", ("--set", "tracks.tank_to_hit=8")),
+                        ("seed4", ("--seed", "4")), ("short", ("-n", "1000"))):
+        result = invoke(*RUN, *extra, "--out", root / name)
+        assert result.exit_code == 0, result.output
+    result = invoke("sweep", write_spec(root, TWO_CELLS), "--out", root / "two")
+    assert result.exit_code == 0, result.output
+    return root
+
+
+def rows_of(folder: Path, cell: int | None = None) -> pl.DataFrame:
+    rows = pl.read_parquet(folder / "games.parquet")
+    return rows if cell is None else rows.filter(pl.col("cell") == cell)
+
+
+def compare_json(*args) -> dict:
+    result = invoke("compare", *args, "--json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def assert_matches(found: list[dict], a: pl.DataFrame, b: pl.DataFrame) -> None:
+    assert [r["outcome"] for r in found] == list(OUTCOMES)
+    for row in found:
+        want = expected(a, b, row["outcome"])
+        for key, value in want.items():
+            assert row[key] == pytest.approx(value, abs=1e-9), (row["outcome"], key)
+        assert row["significant"] == (want["p_value"] < 0.05), row["outcome"]
+
+
+def test_two_runs_b_minus_a(folders, tmp_path):
+    out = tmp_path / "report"
+    data = compare_json(folders / "base", folders / "tank8", "--out", out)
+    base, tank8 = rows_of(folders / "base"), rows_of(folders / "tank8")
+    assert_matches(data["differences"], base, tank8)
+    assert data["paired_games"] == 1500
+    assert data["what_differs"] == ["R-TRACK: reconstructed -> tank-8"]
+    assert any(r["significant"] for r in data["differences"])  # a real change shows
+    # and the other way round, every difference changes sign
+    back = compare_json(folders / "tank8", folders / "base", "--out", tmp_path / "back")
+    for there, here in zip(back["differences"], data["differences"], strict=True):
+        assert there["diff"] == pytest.approx(-here["diff"], abs=1e-12)
+        assert (there["only_a"], there["only_b"]) == (here["only_b"], here["only_a"])
+
+
+def test_two_cells_of_a_sweep(folders, tmp_path):
+    two = folders / "two"
+    data = compare_json(f"{two}:1", f"{two}:0", "--out", tmp_path / "cells")
+    assert_matches(data["differences"], rows_of(two, 1), rows_of(two, 0))
+    assert data["what_differs"] == ["k: 16 -> 8"]
+
+
+def test_pairs_the_games_both_played(folders, tmp_path):
+    data = compare_json(folders / "base", folders / "short", "--out", tmp_path / "short")
+    assert data["paired_games"] == 1000
+    assert_matches(data["differences"], rows_of(folders / "base"), rows_of(folders / "short"))
+    assert all(r["diff"] == 0 and r["only_a"] == r["only_b"] == 0 for r in data["differences"])
+
+
+def test_the_report(folders, tmp_path):
+    out = tmp_path / "report"
+    result = invoke("compare", folders / "base", folders / "tank8", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir()) == [
+        "compare-differences.png", "compare.csv", "compare.html", "compare.md"]
+    base, tank8 = rows_of(folders / "base"), rows_of(folders / "tank8")
+    text = (out / "compare.md").read_text(encoding="utf-8")
+    rows = md_table(text, "Paired differences (B − A)")
+    assert [r[0] for r in rows] == [LABELS[o] for o in OUTCOMES]
+    for row, outcome in zip(rows, OUTCOMES, strict=True):
+        want = expected(base, tank8, outcome)
+        shown = re.fullmatch(r"([+-]\d+\.\d+) \(([+-]\d+\.\d+) to ([+-]\d+\.\d+)\)", row[3])
+        assert shown, row
+        for got, value in zip(shown.groups(), ("diff", "diff_low", "diff_high"), strict=True):
+            assert abs(float(got) - 100 * want[value]) <= 0.05 + 1e-9, (outcome, row)
+        assert row[4:6] == [f"{want['only_a']:,}", f"{want['only_b']:,}"], (outcome, row)
+        assert row[6].startswith("significant (" if want["p_value"] < 0.05 else
+                                 "not significant ("), (outcome, row)
+    assert "`R-TRACK: reconstructed -&gt; tank-8`" in text
+    csv = pl.read_csv(out / "compare.csv")
+    assert csv["diff"].to_list() == pytest.approx(
+        [expected(base, tank8, o)["diff"] for o in OUTCOMES], abs=1e-6)
+    page = (out / "compare.html").read_text(encoding="utf-8")
+    spec = page_specs(page)["vis-differences"]
+    assert charts.png(spec).startswith(b"\x89PNG")  # a spec Vega-Lite draws
+    bars = next(iter(spec["datasets"].values()))
+    assert [b["row"] for b in bars] == [LABELS[o] for o in OUTCOMES]
+    for bar, outcome in zip(bars, OUTCOMES, strict=True):
+        assert bar["diff_pts"] == pytest.approx(100 * expected(base, tank8, outcome)["diff"],
+                                                abs=0.0051)
+
+
+def test_refusals_are_one_line(folders, tmp_path):
+    out = tmp_path / "out"
+    base, two = folders / "base", folders / "two"
+    cases = [
+        ((base, folders / "seed4"), ("different seeds", "--seed 3")),
+        ((base, two), ("sweep of 2 cells", f"{two}:CELL")),
+        ((f"{two}:5", base), ("no cell 5", "cells 0..1")),
+        ((base, f"{base}:0"), ("same games",)),
+        ((base, tmp_path / "nowhere"), ("no such folder",)),
+    ]
+    for args, words in cases:
+        assert_one_line_error(invoke("compare", *args, "--out", out), *words)
+    assert not out.exists()
+    damaged = tmp_path / "damaged"
+    invoke(*RUN[:3], "-n", "50", "--seed", "3", "--out", damaged)
+    with open(damaged / "games.parquet", "r+b") as f:
+        f.seek(40)
+        f.write(b"\0")
+    assert_one_line_error(invoke("compare", base, damaged, "--out", out), "SHA-256")
+    assert open_run(base).n_games == 1500  # the sides are only read
+
+
+def test_difference_chart_draws_each_difference(folders):
+    from test_plots import assert_clean
+
+    from bollesim import chartdata, plots
+    from bollesim import compare as C
+
+    a, b = C.open_side(str(folders / "base")), C.open_side(str(folders / "tank8"))
+    fig = plots.draw(chartdata.compared(C.differences(a, b), "A", "B"))
+    assert_clean(fig)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [LABELS[o] for o in OUTCOMES]
+    base, tank8 = rows_of(folders / "base"), rows_of(folders / "tank8")
+    for bar, outcome in zip(ax.patches, OUTCOMES, strict=True):
+        want = expected(base, tank8, outcome)
+        assert bar.get_width() == pytest.approx(100 * want["diff"], abs=1e-9), outcome
+        assert bar.get_alpha() == (1.0 if want["p_value"] < 0.05 else 0.35), outcome

@@ -1,0 +1,480 @@
+"""The what-if page (bollesim serve), used as a person would: the tests start the server
+as `bollesim serve` in a process of its own and drive the page in Debian's headless
+Chromium (Playwright, pointed at /usr/bin/chromium; it never downloads a browser).
+
+The rates the page shows after a change are checked against `bollesim.simulate` of the
+same games under the same change, the partial TOML it saves against `rules check
+--partial` and against the numbers, and a hostile request against the one-line 4xx the
+server owes it. The page's screenshot for the README: BOLLESIM_SCREENSHOT=docs/serve.png
+.venv/bin/python -m pytest tests/test_serve.py -k screenshot
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SEED = 3
+MAX_GAMES = 4_000
+OUTCOME_COLUMNS = ("operational", "tactical", "strategic", "political", "defeat")
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmRSS")
+
+
+def start_server(*args: str) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bollesim", "serve", "--no-browser", "--port", "0", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = proc.stdout.readline()
+    match = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
+    if not match:
+        proc.kill()
+        raise AssertionError(f"no URL line: {line!r} {proc.stderr.read()}")
+    return proc, match.group(1)
+
+
+@pytest.fixture(scope="module")
+def server():
+    import httpx
+
+    proc, url = start_server("--max-games", str(MAX_GAMES), "--seed", str(SEED))
+    deadline = time.monotonic() + 600  # a cold start compiles the engine
+    while not httpx.get(url + "api/form", timeout=60).json()["ready"]:
+        assert time.monotonic() < deadline, "the engine never got ready"
+        time.sleep(0.5)
+    yield proc, url
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.skip("no /usr/bin/chromium (Debian: apt-get install -y chromium)")
+    from playwright import sync_api  # the dev extra's: missing, the set-up is broken
+
+    with sync_api.sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS[1:],
+                                     headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="module")
+def page(server, browser):
+    _, url = server
+    context = browser.new_context(viewport={"width": 1500, "height": 1000},
+                                  accept_downloads=True)
+    tab = context.new_page()
+    problems = []
+    tab.on("pageerror", lambda exc: problems.append(str(exc)))
+    tab.goto(url)
+    tab.wait_for_function("document.getElementById('count').dataset.done === 'true'",
+                          timeout=60_000)
+    yield tab
+    context.close()
+    assert not problems, problems
+
+
+def settle(page, digest: str, timeout: float = 30_000) -> dict:
+    """Wait until the page shows the finished odds of the ruleset `digest`; its rows."""
+    page.wait_for_function(
+        "d => { const c = document.getElementById('count').dataset; "
+        "return c.digest === d && c.done === 'true'; }", arg=digest, timeout=timeout)
+    rows = page.eval_on_selector_all(
+        "#rates tr[data-outcome]",
+        "rows => rows.map(r => [r.dataset.outcome, +r.dataset.k, +r.dataset.n, +r.dataset.baseK])")
+    return {o: {"k": k, "n": n, "base_k": b} for o, k, n, b in rows}
+
+
+def predicted(rules) -> dict[str, int]:
+    """Games with each outcome among the page's games, played by bollesim.simulate."""
+    from bollesim import analysis as A
+    from bollesim import simulate
+
+    df = A.with_outcomes(simulate("historical", MAX_GAMES, seed=SEED, rules=rules))
+    return {o: int(df[o].sum()) for o in A.OUTCOMES}
+
+
+def rules_check(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "bollesim", "rules", "check", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+# ------------------------------------------------------------------ the page
+
+
+def test_a_track_change_moves_the_rates_as_simulate_predicts(page, tmp_path):
+    from bollesim import load_ruleset
+
+    default = load_ruleset()
+    shown = settle(page, default.digest)
+    assert {o: r["k"] for o, r in shown.items()} == predicted(default)
+    assert all(r["n"] == MAX_GAMES for r in shown.values())
+
+    edited = load_ruleset(overrides=["tracks.tank_to_hit=9"])
+    page.fill('[data-path="tracks.tank_to_hit"]', "9")
+    moved = settle(page, edited.digest)
+    expected = predicted(edited)
+    assert {o: r["k"] for o, r in moved.items()} == expected
+    assert {o: r["base_k"] for o, r in moved.items()} == predicted(default)
+    assert expected["defeat"] != shown["defeat"]["k"]  # the change moves the odds
+    latency = int(page.get_attribute("#count", "data-latency"))
+    print(f"first answer {latency} ms after the change")
+    assert page.get_attribute('[data-path="tracks.tank_to_hit"]', "class").count("changed")
+
+
+def test_every_key_and_reading_of_the_ruleset_is_on_the_page(page):
+    from bollesim.rules.readings import READINGS
+    from bollesim.serve.form import edit_units
+
+    missing = page.evaluate(
+        "units => units.filter(u => !document.querySelector(`[data-path=\"${u}\"]`))",
+        edit_units())
+    assert missing == []
+    switches = page.eval_on_selector_all("select[data-reading]", "s => s.map(x => x.dataset.reading)")
+    assert switches == [r.id for r in READINGS]
+    hover = page.get_attribute('[data-path="roe.fire_allowed"]', "title")
+    assert "source: §2.1.4" in hover and "allowed: a whole number from 1 to 24" in hover
+
+
+def test_an_invalid_edit_shows_the_rules_check_message_next_to_it(page):
+    before = page.get_attribute("#count", "data-job")
+    page.fill('[data-path="tracks.tank_to_hit"]', "14")
+    note = page.wait_for_selector("td .field-error, span .field-error, .keys .field-error")
+    expected = rules_check("--set", "tracks.tank_to_hit=14")
+    assert expected.returncode == 2
+    assert note.inner_text() == expected.stderr.strip()
+    field = page.query_selector('[data-path="tracks.tank_to_hit"]')
+    assert "invalid" in field.get_attribute("class")
+    assert note.evaluate("(n, f) => n.parentElement.contains(f)", field)  # beside its field
+    page.wait_for_timeout(500)
+    assert page.get_attribute("#count", "data-job") == before  # it never reached the engine
+    page.fill('[data-path="tracks.tank_to_hit"]', "9")
+    page.wait_for_function("!document.querySelector('.field-error')")
+
+
+def test_the_saved_partial_passes_rules_check_and_reproduces_the_numbers(page, tmp_path):
+    from bollesim import load_ruleset
+
+    page.select_option('select[data-reading="I-AIR"]', "ceil")
+    edited = load_ruleset(overrides=["tracks.tank_to_hit=9"], readings={"I-AIR": "ceil"})
+    shown = settle(page, edited.digest)
+    assert page.input_value('select[data-reading="R-TRACK"]') == "custom"  # 9 is no variant of R-TRACK
+    with page.expect_download() as download:
+        page.click("#save")
+    saved = tmp_path / "whatif.toml"
+    download.value.save_as(saved)
+    checked = rules_check("--partial", str(saved))
+    assert checked.returncode == 0 and checked.stdout.startswith("ok: "), checked.stderr
+    again = load_ruleset(partial=saved)
+    assert again.digest == edited.digest
+    assert {o: r["k"] for o, r in shown.items()} == predicted(again)
+
+
+def test_an_example_game_is_replayed_narrated(page):
+    import numpy as np
+
+    from bollesim import load_ruleset
+    from bollesim.policy import load_policy
+    from bollesim.replay import narrated_game
+
+    page.click('tr[data-outcome="defeat"] button.example')
+    page.wait_for_function("document.getElementById('replay-text').textContent.length > 0",
+                           timeout=30_000)
+    title = page.inner_text("#replay-title")
+    game = int(re.match(r"Game (\d+) \(seed 3\)", title).group(1))
+    rules = load_ruleset(overrides=["tracks.tank_to_hit=9"], readings={"I-AIR": "ceil"})
+    policy = load_policy("historical")
+    lines, row = narrated_game(rules, policy, np.asarray(policy.param_vector()), SEED, game)
+    assert row["defeat"]
+    assert page.eval_on_selector("#replay-text", "n => n.textContent") == "\n".join(lines)
+    assert f"--seed {SEED} --game {game} --partial whatif.toml" in page.inner_text("#replay-command")
+
+
+def test_the_balance_report_opens_for_the_current_settings(page):
+    from bollesim import load_ruleset
+
+    with page.context.expect_page() as opened:
+        page.click("#report")
+    report = opened.value
+    report.wait_for_url(re.compile(r"/report/[^/]+/report\.html$"), timeout=120_000)
+    report.wait_for_load_state()
+    text = report.inner_text("body")
+    digest = load_ruleset(overrides=["tracks.tank_to_hit=9"], readings={"I-AIR": "ceil"}).digest
+    assert digest in text
+    assert "Outcomes by the turn from which the first Fire order is given" in text
+    report.close()
+
+
+def test_the_trigger_chart_is_drawn(page):
+    assert page.query_selector("#trigger svg") is not None
+    games = int(page.get_attribute("#trigger", "data-games"))
+    assert games == 500
+
+
+def test_fifty_rapid_changes_leave_the_server_responsive_with_flat_memory(server, page):
+    import httpx
+
+    proc, url = server
+    for value in (8, 9, 8, 9, 8, 9, 8, 9, 8, 9):  # warm: every allocator pool in use
+        page.fill('[data-path="tracks.tank_to_hit"]', str(value))
+        page.wait_for_timeout(30)
+    page.wait_for_function("document.getElementById('count').dataset.done === 'true'",
+                           timeout=30_000)
+    before = rss_kib(proc.pid)
+    for i in range(50):
+        page.fill('[data-path="tracks.tank_to_hit"]', str(6 + i % 5))
+        page.wait_for_timeout(60)  # faster than a refinement: each cancels the one before
+    started = time.monotonic()
+    assert httpx.get(url + "api/form", timeout=10).status_code == 200
+    answered = time.monotonic() - started
+    from bollesim import load_ruleset
+
+    last = load_ruleset(overrides=[f"tracks.tank_to_hit={6 + 49 % 5}"],
+                        readings={"I-AIR": "ceil"})
+    settle(page, last.digest)
+    after = rss_kib(proc.pid)
+    print(f"RSS {before / 1024:.0f} MiB before, {after / 1024:.0f} MiB after fifty changes; "
+          f"a request during them answered in {answered * 1000:.0f} ms")
+    assert answered < 2.0
+    assert after - before < 20 * 1024
+
+
+@pytest.mark.skipif(not os.environ.get("BOLLESIM_SCREENSHOT"), reason="set BOLLESIM_SCREENSHOT")
+def test_screenshot(browser):
+    """The README's picture: one change to a track, refined to 20,000 games."""
+    from PIL import Image
+
+    proc, url = start_server("--max-games", "20000")
+    try:
+        tab = browser.new_page(viewport={"width": 1500, "height": 1250})
+        tab.goto(url)
+        tab.wait_for_function("document.getElementById('count').dataset.done === 'true'",
+                              timeout=600_000)
+        tab.fill('[data-path="tracks.tank_to_hit"]', "8")
+        tab.wait_for_timeout(500)
+        tab.wait_for_function("document.getElementById('count').dataset.done === 'true'",
+                              timeout=60_000)
+        tab.evaluate("document.querySelector('details[data-name=tracks]').scrollIntoView()")
+        path = Path(os.environ["BOLLESIM_SCREENSHOT"])
+        tab.screenshot(path=path)
+        Image.open(path).convert("RGB").quantize(colors=128).save(path, optimize=True)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=30)
+
+
+# ------------------------------------------------------------------ hostile requests
+
+HOSTILE = [
+    # (name, method, path, headers, body, status)
+    ("not JSON", "POST", "api/odds", {"Content-Type": "application/json"}, b"{edits", 400),
+    ("form-encoded", "POST", "api/odds", {"Content-Type": "application/x-www-form-urlencoded"},
+     b"a=1", 415),
+    ("an array", "POST", "api/odds", {}, [1, 2], 400),
+    ("an unknown field", "POST", "api/odds", {}, {"edits": {}, "evil": 1}, 400),
+    ("an undeclared key", "POST", "api/odds", {}, {"edits": {"roe.nuke": 1}}, 400),
+    ("a file path as key", "POST", "api/partial", {}, {"edits": {"/etc/passwd": 1}}, 400),
+    ("NaN", "POST", "api/odds", {"Content-Type": "application/json"},
+     b'{"edits": {"roe.start": NaN}}', 400),
+    ("a huge number", "POST", "api/odds", {}, {"edits": {"roe.start": 10**30}}, 400),
+    ("nested deeply", "POST", "api/odds", {}, {"edits": {"map.roads": [[[[[[[[1]]]]]]]]}}, 400),
+    ("too large", "POST", "api/odds", {"Content-Type": "application/json"},
+     b'{"edits": {"name": "' + b"x" * 600_000 + b'"}}', 413),
+    ("an unknown policy", "POST", "api/odds", {}, {"policy": "../../etc/passwd"}, 400),
+    ("a parameter out of range", "POST", "api/odds", {},
+     {"policy": "fire_at_roe", "params": {"k": 99}}, 400),
+    ("a parameter as text", "POST", "api/odds", {},
+     {"policy": "fire_at_roe", "params": {"k": "12"}}, 400),
+    ("an unknown family", "POST", "api/odds", {}, {"policy": "historical", "family": "x"}, 400),
+    ("an unknown outcome", "POST", "api/replay", {}, {"policy": "historical", "outcome": "x"}, 400),
+    ("another site", "POST", "api/odds", {"Origin": "http://evil.example"},
+     {"policy": "historical"}, 403),
+    ("another host name", "GET", "api/form", {"Host": "evil.example"}, None, 400),
+    ("a path out of the report", "GET", "report/x/..%2F..%2Fetc%2Fpasswd", {}, None, 404),
+    ("a report that is not there", "GET", "report/r1-1/report.html", {}, None, 404),
+    ("an asset that is not there", "GET", "assets/app.py", {}, None, 404),
+]
+
+
+@pytest.mark.parametrize("name, method, path, headers, body, status", HOSTILE,
+                         ids=[case[0] for case in HOSTILE])
+def test_a_hostile_request_gets_a_one_line_4xx(server, name, method, path, headers, body,
+                                                status):
+    import httpx
+
+    proc, url = server
+    if isinstance(body, list | dict):
+        body = json.dumps(body).encode()
+        headers = {"Content-Type": "application/json", **headers}
+    answer = httpx.request(method, url + path, headers=headers, content=body, timeout=30)
+    assert answer.status_code == status, answer.text
+    text = answer.text
+    assert len(text.strip().splitlines()) == 1 and len(text) < 400, text
+    assert "Traceback" not in text and "/work" not in text and "site-packages" not in text
+    if answer.headers.get("content-type", "").startswith("application/json"):
+        assert set(answer.json()) == {"error"}
+    assert proc.poll() is None
+
+
+def test_an_invalid_value_is_a_422_with_the_loader_message(server):
+    import httpx
+
+    _, url = server
+    answer = httpx.post(url + "api/odds", json={"edits": {"roe.fire_allowed": 30},
+                                                "policy": "historical"}, timeout=30)
+    assert answer.status_code == 422
+    assert answer.json()["errors"] == [{"key": "roe.fire_allowed", "message":
+                                        "--set: roe.fire_allowed: must be a whole number from "
+                                        "1 to 24, got 30"}]
+
+
+# ------------------------------------------------------------------ the command
+
+
+def test_a_busy_port_is_one_error_line_and_exit_2():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "bollesim", "serve", "--no-browser",
+                               "--port", str(port)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"error: port {port} on 127.0.0.1 is in use (another server?): give another with "
+        "--port, or --port 0 for any free one"]
+
+
+@pytest.mark.parametrize("display, opened", [({}, False), ({"DISPLAY": ":0"}, True)],
+                         ids=["no display", "a display"])
+def test_the_browser_opens_only_where_there_is_a_display(tmp_path, display, opened):
+    """Without a display webbrowser would start a text browser on the server's terminal."""
+    opener = tmp_path / "browser"
+    opener.write_text(f'#!/bin/sh\necho "$1" > {tmp_path / "opened"}\n')
+    opener.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.update(display, BROWSER=str(opener))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bollesim", "serve", "--port", "0", "--max-games", "2000"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    try:
+        url = re.search(r"http://\S+/", proc.stdout.readline()).group(0)
+        deadline = time.monotonic() + (30 if opened else 2)
+        while not (tmp_path / "opened").exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out = proc.stdout.read()  # the rest, whatever readline buffered (not communicate)
+        proc.wait(timeout=30)
+    assert (tmp_path / "opened").exists() == opened
+    if opened:
+        assert (tmp_path / "opened").read_text().strip() == url
+    else:
+        assert "no display here to open a browser on" in out
+
+
+def test_a_host_beyond_loopback_is_not_loopback():
+    from bollesim.serve.server import bind
+
+    sock, loopback = bind("0.0.0.0", 0)
+    sock.close()
+    assert not loopback
+    sock, loopback = bind("127.0.0.1", 0)
+    sock.close()
+    assert loopback
+
+
+@pytest.mark.parametrize("content, problem", [
+    ("{", "not valid JSON"),
+    ('{"policy": "nope"}', "unknown policy 'nope'"),
+    ('{"policy": "fire_at_roe", "params": {"k": 99}}', "fire_at_roe.k = 99 is outside its range 8..25"),
+    ('{"policy": "fire_at_roe", "params": {"k": "x"}}', "params.k: must be a number"),
+])
+def test_from_a_broken_best_json_is_one_error_line(tmp_path, content, problem):
+    (tmp_path / "best.json").write_text(content)
+    done = subprocess.run([sys.executable, "-m", "bollesim", "serve", "--no-browser", "--port",
+                           "0", "--from", str(tmp_path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {tmp_path / 'best.json'}: ")
+    assert problem in lines[0]
+
+
+def test_from_best_json_starts_at_the_best_parameters(tmp_path):
+    import httpx
+
+    (tmp_path / "best.json").write_text('{"policy": "fire_at_roe", "params": {"k": 14}}')
+    proc, url = start_server("--from", str(tmp_path))
+    try:
+        form = httpx.get(url + "api/form", timeout=60).json()
+        assert form["best"]["policy"] == "fire_at_roe"
+        assert form["best"]["params"]["k"] == 14
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    assert out.strip().endswith("bollesim serve: stopped")
+
+
+def test_ctrl_c_stops_the_server_cleanly(server):
+    proc, _ = server
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert out.strip().endswith("bollesim serve: stopped")
+    assert "Traceback" not in err
+
+
+# ------------------------------------------------------------------ the engine thread
+
+
+def test_a_new_evaluation_cancels_the_old_one_between_pieces():
+    import threading
+
+    from bollesim.serve.worker import EngineWorker
+
+    published, played = [], {"old": 0, "new": 0}
+    gate = threading.Event()
+
+    def steps(name, pieces):
+        for i in range(pieces):
+            played[name] += 1
+            if name == "old" and i == 2:
+                gate.wait(5)  # the new change arrives while this piece plays
+            yield {"job": name, "piece": i}
+
+    worker = EngineWorker(published.append)
+    worker.start()
+    worker.evaluate(steps("old", 1000))
+    while played["old"] < 3:
+        time.sleep(0.01)
+    worker.evaluate(steps("new", 5))
+    gate.set()
+    task = worker.submit(lambda: "ran")
+    assert task.result(5) == "ran"
+    deadline = time.monotonic() + 5
+    while played["new"] < 5 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    worker.stop()
+    assert played == {"old": 3, "new": 5}
+    assert [s["job"] for s in published] == ["old", "old", "new", "new", "new", "new", "new"]
