@@ -15,7 +15,7 @@ from numba import njit
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import observation as O
-from bollesim.bits import popcount
+from bollesim.bits import lowest, popcount
 from bollesim.rules import access as A
 from bollesim.rules import packed as P
 from policies import _space as S
@@ -163,12 +163,14 @@ def route(obs, rules, params, goal, danger, v):
 
 
 @njit(cache=True)
-def routes(obs, rules, params):
-    """route() of every vehicle (_tactics.pack_places)."""
-    goal = goals(rules, params)
+def routes(obs, rules, params, goal, vehicles):
+    """route() of each vehicle of the bit mask `vehicles` towards its goal (`goal`: the
+    goals() of params), the others without a wish (_tactics.pack_places)."""
     danger = dangerous(obs, params)
     wishes = 0
-    for v in range(C.N_VEHICLES):
+    while vehicles:
+        v = lowest(vehicles)
+        vehicles &= vehicles - 1
         wishes = pack_places(wishes, v, route(obs, rules, params, place_of(goal, v), danger, v))
     return wishes
 
@@ -193,15 +195,33 @@ def fire_now(obs, rules, params):
 
 
 @njit(cache=True)
-def order_plan(obs, rules, params):
-    """What an order decision is scored with: (wishes (routes), the score of a Fire order
-    per tank (negative: not now), the score of the airstrike, whether to tow)."""
-    fire = (FIRE_FIRST if params[S.FIRE_FIRST] >= 1 else FIRE_LAST) if fire_now(
-        obs, rules, params) else -1
-    airstrike = AIRSTRIKE_WEIGHTS[int(params[S.AIRSTRIKE])]
+def fire_score(obs, rules, params):
+    """The score of a Fire order per tank (negative: not now)."""
+    if not fire_now(obs, rules, params):
+        return -1
+    return FIRE_FIRST if params[S.FIRE_FIRST] >= 1 else FIRE_LAST
+
+
+@njit(cache=True)
+def airstrike_score(obs, params):
+    """The score of the airstrike (negative: not now)."""
     if direct_chits(obs) < params[S.AIRSTRIKE_CHITS]:
-        airstrike = -1
-    return routes(obs, rules, params), fire, airstrike, params[S.TOW_IMMOBILE] >= 1
+        return -1
+    return AIRSTRIKE_WEIGHTS[int(params[S.AIRSTRIKE])]
+
+
+@njit(cache=True)
+def tows(params):
+    """Whether Tow orders are given (tow_immobile)."""
+    return params[S.TOW_IMMOBILE] >= 1
+
+
+@njit(cache=True)
+def order_plan(obs, rules, params):
+    """What an order decision is scored with: (wishes (routes of every vehicle), the score
+    of a Fire order per tank, the score of the airstrike, whether to tow)."""
+    wishes = routes(obs, rules, params, goals(rules, params), (1 << C.N_VEHICLES) - 1)
+    return wishes, fire_score(obs, rules, params), airstrike_score(obs, params), tows(params)
 
 
 @njit(cache=True)

@@ -340,6 +340,7 @@ def new_game(st, seed, game):
     """§3 Prepare for play: reset the state region of st (the rules, parameters and trace
     regions stay) and seed the game's two streams from (seed, game)."""
     st[: L.STATE_SIZE] = 0
+    st[L.PLAN_GOALS] = -1
     rng.init_stream(st[L.RS : L.RS + 2], seed, game, rng.CHANCE)
     rng.init_stream(st[L.RS + 2 : L.RS + 4], seed, game, rng.POLICY)
     st[O.MARKER : O.MARKER + C.N_POSITIONS] = -1

@@ -87,6 +87,7 @@ _rest = _Region(STATE_SIZE)
 RS = _rest.take(4)  # the CHANCE stream, then the POLICY stream (rng.py)
 PARAMS = _rest.take(MAX_PARAMS)
 OPTS = _rest.take(MAX_OPTIONS)
+PLAN_GOALS = _rest.take(1)  # the scripted family's goals this game (player.py), -1: not yet
 # Work arrays of the kernels (no allocation per call).
 SCRATCH_PAIR = _rest.take(2)  # the chits of a pair
 SCRATCH_TARGET = _rest.take(C.N_VEHICLES)  # next position of each mover (move step)

@@ -32,7 +32,16 @@ from bollesim.engine.core import (
     track_changed,
     vx,
 )
-from bollesim.engine.player import ask, ask_yes_no, options, order_plan, order_score
+from bollesim.engine.player import (
+    airstrike_score,
+    ask,
+    ask_yes_no,
+    fire_score,
+    options,
+    order_score,
+    tows,
+    wishes,
+)
 from bollesim.engine.radio import received
 from policies._tactics import place_of
 
@@ -149,7 +158,7 @@ def choose_vl2_destination(st, decide):
     vl2 = st[T.S_COMMANDER]
     allowed = destinations(st, vl2)
     if decide is None:  # the scripted family: VL2's wish is the one Move it may choose
-        plan = order_plan(st)
+        plan = (wishes(st, 1 << vl2), -1, -1, False)  # (order_score) only Moves are on offer
         wish = place_of(plan[0], vl2)
         code = pack_order(C.MOVE, 1 << vl2, wish)
         worth = wish >= 0 and (allowed >> wish) & 1 and order_score(st, plan, code) > 0
@@ -303,18 +312,26 @@ def scripted_order(st, a, b, kinds, exclude):
     above 0 beats passing, and only these can be: a single Move to its vehicle's wish, a
     group's Move to a member's wish or a spread, a Fire order when Fire scores, a Tow, the
     airstrike. They are scored here in order_options' order, so the choice is the one the
-    family makes from the full list (tests/test_scripted.py plays both)."""
-    plan = order_plan(st)
-    wishes, fire = plan[0], plan[1]
+    family makes from the full list (tests/test_scripted.py plays both). The family's plan
+    is only worked out as far as the orders on offer need it."""
+    moving = (kinds >> C.MOVE) & 1 != 0 and matrix_move(st, a, b) != 0
+    able = eligible_mask(st, C.MOVE) & ~exclude if moving else 0
+    firing = (kinds >> C.FIRE) & 1 != 0 and matrix_fire(st, a, b) != 0 and fire_allowed(st)
+    fire = fire_score(st) if firing else -1
+    calling = (kinds >> C.AIRSTRIKE) & 1 != 0 and matrix_fire(st, a, b) != 0
+    calling = calling and airstrike_allowed(st)
+    towing = (kinds >> C.TOW) & 1 != 0 and tows(st)
+    if not (able or fire > 0 or calling or towing):
+        return D.PASS
+    plan = (wishes(st, able) if able else 0, fire, airstrike_score(st), towing)
     best, top = D.PASS, 0
     n_groups = st[T.S_N_GROUPS] if matrix_platoon(st, a, b) == 1 else 0
-    if matrix_move(st, a, b) and (kinds >> C.MOVE) & 1:
-        able = eligible_mask(st, C.MOVE) & ~exclude
+    if able:
         singles = able
         while singles:
             v = lowest(singles)
             singles &= singles - 1
-            wish = place_of(wishes, v)
+            wish = place_of(plan[0], v)
             if wish >= 0 and (destinations(st, v) >> wish) & 1:
                 best, top = better(st, plan, pack_order(C.MOVE, 1 << v, wish), best, top)
         for g in range(n_groups):
@@ -324,7 +341,7 @@ def scripted_order(st, a, b, kinds, exclude):
             wished = 0
             members = mask
             while members:
-                wish = place_of(wishes, lowest(members))
+                wish = place_of(plan[0], lowest(members))
                 wished |= (1 << wish) if wish >= 0 else 0
                 members &= members - 1
             targets = group_destinations(st, mask) & wished
@@ -336,7 +353,7 @@ def scripted_order(st, a, b, kinds, exclude):
                 if may_spread(st, mask, town):
                     code = pack_order(C.MOVE, mask, D.SPREAD + town)
                     best, top = better(st, plan, code, best, top)
-    if fire > 0 and matrix_fire(st, a, b) and fire_allowed(st) and (kinds >> C.FIRE) & 1:
+    if fire > 0:
         able = eligible_mask(st, C.FIRE) & ~exclude
         if able:  # the singles score alike: the first of them
             best, top = better(st, plan, pack_order(C.FIRE, able & -able, -1), best, top)
@@ -344,11 +361,11 @@ def scripted_order(st, a, b, kinds, exclude):
             mask = st[T.GROUPS + g]
             if mask & ~able == 0:
                 best, top = better(st, plan, pack_order(C.FIRE, mask, -1), best, top)
-    if plan[3] and (kinds >> C.TOW) & 1:
+    if towing:
         opts = options(st)
         for i in range(tow_options(st, opts, 0)):
             best, top = better(st, plan, opts[i], best, top)
-    if matrix_fire(st, a, b) and (kinds >> C.AIRSTRIKE) & 1 and airstrike_allowed(st):
+    if calling:
         best, top = better(st, plan, pack_order(C.AIRSTRIKE, 0, -1), best, top)
     return best
 

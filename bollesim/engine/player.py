@@ -78,14 +78,43 @@ def ask_yes_no(st, decide, kind, context_a):
 
 
 @njit(cache=True)
-def order_plan(st):
-    """What the scripted family scores this order decision with (_plan.order_plan)."""
-    return F.order_plan(observation(st), ruleset(st), params(st))
+def goals(st):
+    """The family's goal of every vehicle (_plan.goals): they depend on the ruleset and the
+    parameters only, so they are worked out once a game."""
+    if st[L.PLAN_GOALS] < 0:
+        st[L.PLAN_GOALS] = F.goals(ruleset(st), params(st))
+    return st[L.PLAN_GOALS]
+
+
+@njit(cache=True)
+def wishes(st, vehicles):
+    """Where the family would send each vehicle of the bit mask `vehicles` now
+    (_plan.routes)."""
+    return F.routes(observation(st), ruleset(st), params(st), goals(st), vehicles)
+
+
+@njit(cache=True)
+def fire_score(st):
+    """The family's score of a Fire order per tank (_plan.fire_score)."""
+    return F.fire_score(observation(st), ruleset(st), params(st))
+
+
+@njit(cache=True)
+def airstrike_score(st):
+    """The family's score of the airstrike (_plan.airstrike_score)."""
+    return F.airstrike_score(observation(st), params(st))
+
+
+@njit(cache=True)
+def tows(st):
+    """Whether the family gives Tow orders."""
+    return F.tows(params(st))
 
 
 @njit(cache=True)
 def order_score(st, plan, code):
-    """The scripted family's score of one order (_plan.order_score): it gives the
+    """The scripted family's score of one order (_plan.order_score) under plan, the tuple
+    of _plan.order_plan (wishes, fire score, airstrike score, tows): it gives the
     best-scored order on offer, the first on ties; one scored 0 or less never beats
     passing."""
     return F.order_score(code, observation(st), ruleset(st), plan)
