@@ -107,16 +107,41 @@ def nearest_contact_point(rules, here):
 
 
 @njit(cache=True)
-def goal_now(obs, rules, params, goal, v):
-    """Where vehicle v is going this turn: its goal, but Kalesija before push_turn for a
-    tank bound for Tango 2, and a place out of the fighting once it has `withdraw` heavy
-    damage markers (Saraci, or the nearest contact point)."""
+def withdrawing(obs, params, v):
+    """Vehicle v has the `withdraw` heavy damage markers that take it out of the fighting."""
+    withdraw = params[S.WITHDRAW]
+    return withdraw >= 1 and popcount(O.vehicle(obs, v, O.V_HEAVY)) >= withdraw
+
+
+@njit(cache=True)
+def gathered(obs, rules, params, goal):
+    """t2_together: every vehicle bound for Tango 2 (goal: goals()) that can still get there
+    (not immobilised, not in tow, not withdrawing) is in Kalesija or beyond it. The one
+    road to Tango 2 starts in Kalesija (§5.4.1), so beyond it is nearer Tango 2."""
+    t2, kalesija = A.tango2(rules), A.kalesija(rules)
+    far = A.distance(rules, kalesija, t2)
+    for v in range(C.N_VEHICLES):
+        if (
+            place_of(goal, v) == t2
+            and (O.vehicle(obs, v, O.V_HEAVY) >> C.TRACKS) & 1 == 0
+            and O.vehicle(obs, v, O.V_TOWED_BY) < 0
+            and not withdrawing(obs, params, v)
+            and A.distance(rules, O.vehicle(obs, v, O.V_POS), t2) > far
+        ):
+            return False
+    return True
+
+
+@njit(cache=True)
+def goal_now(obs, rules, params, goal, wait, v):
+    """Where vehicle v is going this turn: its goal, but Kalesija for a tank bound for
+    Tango 2 before push_turn or while `wait` (t2_together, gathered()), and a place out of
+    the fighting once it is withdrawing (Saraci, or the nearest contact point)."""
     here = O.vehicle(obs, v, O.V_POS)
     g = goal
-    if g == A.tango2(rules) and obs[O.TURN] < params[S.PUSH_TURN]:
+    if g == A.tango2(rules) and (wait or obs[O.TURN] < params[S.PUSH_TURN]):
         g = A.kalesija(rules)
-    withdraw = params[S.WITHDRAW]
-    if withdraw >= 1 and popcount(O.vehicle(obs, v, O.V_HEAVY)) >= withdraw:
+    if withdrawing(obs, params, v):
         if params[S.WITHDRAW_TO] >= 1:
             return here if rules[P.POS_KIND + here] == C.CP else nearest_contact_point(rules, here)
         if not in_saraci(rules, g):
@@ -140,7 +165,7 @@ def direct_chits(obs):
 
 
 @njit(cache=True)
-def route(obs, rules, params, goal, danger, v):
+def route(obs, rules, params, goal, danger, wait, v):
     """Where a Move order should send vehicle v now (-1: no wish): the next destination on
     its way to goal_now (§5.4.1, the ruleset's waypoints); its own position while `danger`
     keeps it from setting out on an exposed road; a rescuer under a Tow order keeps its
@@ -148,7 +173,7 @@ def route(obs, rules, params, goal, danger, v):
     if O.vehicle(obs, v, O.V_ORDER) == C.TOW:
         return O.vehicle(obs, v, O.V_DEST)
     here = O.vehicle(obs, v, O.V_POS)
-    g = goal_now(obs, rules, params, goal, v)
+    g = goal_now(obs, rules, params, goal, wait, v)
     if g < 0 or g == here:
         return g
     step = A.waypoint(rules, here, g)
@@ -167,11 +192,13 @@ def routes(obs, rules, params, goal, vehicles):
     """route() of each vehicle of the bit mask `vehicles` towards its goal (`goal`: the
     goals() of params), the others without a wish (_tactics.pack_places)."""
     danger = dangerous(obs, params)
+    wait = params[S.T2_TOGETHER] >= 1 and not gathered(obs, rules, params, goal)
     wishes = 0
     while vehicles:
         v = lowest(vehicles)
         vehicles &= vehicles - 1
-        wishes = pack_places(wishes, v, route(obs, rules, params, place_of(goal, v), danger, v))
+        wish = route(obs, rules, params, place_of(goal, v), danger, wait, v)
+        wishes = pack_places(wishes, v, wish)
     return wishes
 
 

@@ -54,6 +54,10 @@ PARAMETERS = (
     _p("push_turn", 1, 1, 41,
        "the turn from which tanks go on from Kalesija to Tango 2; before it they wait there",
        "turn of the push to Tango 2", never=41),
+    _p("t2_together", 0, 0, 1,
+       "1: the tanks bound for Tango 2 wait in Kalesija until all of them that can still"
+       " get there have come, then go on together (§5.4.1: the one road to Tango 2 starts"
+       " in Kalesija)", "tanks go on to Tango 2 together"),
     _p("advance_hot", 1, 0, 1,
        "0: no vehicle sets out on a road through exposed positions while the enemy tanks"
        " are hot", "set out while the enemy tanks are hot"),

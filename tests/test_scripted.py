@@ -16,6 +16,7 @@ from functools import cache
 import numpy as np
 import pytest
 
+from bollesim import codes as C
 from bollesim.policy import load_policy
 from bollesim.rules.loader import load_ruleset
 from bollesim.runner import play_chunk
@@ -86,3 +87,49 @@ def test_compiled_family_equals_general_protocol():
     compiled = play_chunk(rules(), plan, params, SEED, 0, "fast")
     listed = play_chunk(rules(), general(plan), params, SEED, 0, "fast")
     assert np.array_equal(compiled, listed)
+
+
+# ------------------------------------------------------------------ t2_together
+
+
+def test_t2_together_changes_games():
+    assert not np.array_equal(family_rows({}), family_rows({"t2_together": 1}))
+
+
+def wishes_at(positions: dict[int, int], point: dict, towed: tuple[int, ...] = ()) -> dict:
+    """The family's wish (_plan.routes) for each vehicle, turn 1, with the given vehicles
+    at the given positions (the others in Saraci), `towed` in tow."""
+    from bollesim import observation as O
+    from bollesim.engine.tables import pack_rules
+    from policies import _plan
+    from policies._tactics import place_of
+
+    packed = pack_rules(rules())
+    params = load_policy("plan").param_vector(point)
+    obs = np.zeros(O.SIZE, dtype=np.int64)
+    obs[O.TURN] = 1
+    for v in range(C.N_VEHICLES):
+        at = O.VEH + O.V_FIELDS * v
+        obs[at + O.V_POS] = positions.get(v, rules().position("SAR"))
+        obs[at + O.V_DEST] = -1
+        obs[at + O.V_TOWED_BY] = 1 if v in towed else -1
+        obs[at + O.V_TOW_TARGET] = -1
+    goal = _plan.goals(packed, params)
+    wishes = _plan.routes(obs, packed, params, goal, (1 << C.N_VEHICLES) - 1)
+    return {v: place_of(wishes, v) for v in range(C.N_VEHICLES)}
+
+
+def test_t2_together_waits_in_kalesija_for_the_last_tank():
+    """The four tanks bound for Tango 2 (t2_tanks 4): three in Kalesija wait there while
+    the fourth is still on its way, unless it is in tow; with all four there they go on,
+    as they do at once without t2_together."""
+    kalesija, saraci = rules().position("KAL"), rules().position("SAR")
+    bound = (C.QL1, C.AQ, C.EA, C.FA)
+    three = {v: kalesija for v in bound[:3]}
+    everyone = {v: kalesija for v in bound}
+    waiting = wishes_at(three, {"t2_together": 1})
+    assert [waiting[v] for v in bound[:3]] == [kalesija] * 3
+    assert waiting[bound[3]] not in (saraci, -1)  # the last one comes on
+    for case in (wishes_at(three, {}), wishes_at(everyone, {"t2_together": 1}),
+                 wishes_at(three, {"t2_together": 1}, towed=(bound[3],))):
+        assert all(case[v] not in (kalesija, -1) for v in bound[:3])
