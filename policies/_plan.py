@@ -106,7 +106,7 @@ def nearest_contact_point(rules, here):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def withdrawing(obs, params, v):
     """Vehicle v has the `withdraw` heavy damage markers that take it out of the fighting."""
     withdraw = params[S.WITHDRAW]
@@ -132,7 +132,7 @@ def gathered(obs, rules, params, goal):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def goal_now(obs, rules, params, goal, wait, v):
     """Where vehicle v is going this turn: its goal, but Kalesija for a tank bound for
     Tango 2 before push_turn or while `wait` (t2_together, gathered()), and a place out of
@@ -149,7 +149,7 @@ def goal_now(obs, rules, params, goal, wait, v):
     return g
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def dangerous(obs, params):
     """The enemy is too strong to set out through exposed positions (advance_hot,
     advance_chits)."""
@@ -158,13 +158,13 @@ def dangerous(obs, params):
     return direct_chits(obs) > params[S.ADVANCE_CHITS]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def direct_chits(obs):
     """Chits on the three direct-fire tracks (§7.1)."""
     return obs[O.TRACK_LEN + C.TANK] + obs[O.TRACK_LEN + C.ATGM] + obs[O.TRACK_LEN + C.HMG]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def route(obs, rules, params, goal, danger, wait, v):
     """Where a Move order should send vehicle v now (-1: no wish): the next destination on
     its way to goal_now (§5.4.1, the ruleset's waypoints); its own position while `danger`
@@ -187,7 +187,7 @@ def route(obs, rules, params, goal, danger, wait, v):
     return step
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def routes(obs, rules, params, goal, vehicles):
     """route() of each vehicle of the bit mask `vehicles` towards its goal (`goal`: the
     goals() of params), the others without a wish (_tactics.pack_places)."""
@@ -205,7 +205,7 @@ def routes(obs, rules, params, goal, vehicles):
 # ------------------------------------------------------------------ orders
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fire_now(obs, rules, params):
     """Whether Fire orders may be given now: fire has started, or the triggers are met
     (fire_roe and fire_turn, and Unrestricted RoE with fire_unrestricted), or the enemy
@@ -221,7 +221,7 @@ def fire_now(obs, rules, params):
     )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def fire_score(obs, rules, params):
     """The score of a Fire order per tank (negative: not now)."""
     if not fire_now(obs, rules, params):
@@ -229,7 +229,7 @@ def fire_score(obs, rules, params):
     return FIRE_FIRST if params[S.FIRE_FIRST] >= 1 else FIRE_LAST
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def airstrike_score(obs, params):
     """The score of the airstrike (negative: not now)."""
     if direct_chits(obs) < params[S.AIRSTRIKE_CHITS]:
@@ -237,7 +237,7 @@ def airstrike_score(obs, params):
     return AIRSTRIKE_WEIGHTS[int(params[S.AIRSTRIKE])]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def tows(params):
     """Whether Tow orders are given (tow_immobile)."""
     return params[S.TOW_IMMOBILE] >= 1
@@ -272,7 +272,7 @@ def tow_score(code, obs, rules):
     return score
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def order_score(code, obs, rules, plan):
     """The score of one packed order under an order_plan (PASS scores 0; an order with a
     negative score is never given)."""

@@ -31,7 +31,7 @@ def prefer(options, n_options, order):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def in_saraci(rules, position):
     """Saraci's contact point or one of its overwatches (I-TACV); -1 is nowhere."""
     return position >= 0 and A.in_saraci(rules, position)
@@ -50,20 +50,20 @@ def exposed_road(rules, here, there):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pack_places(places, v, place):
     """places with vehicle v's place (a position, -1: none) set: 5 bits a vehicle, so a
     policy keeps one place per vehicle in an integer and allocates nothing per decision."""
     return places | ((place + 1) << (5 * v))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def place_of(places, v):
     """Vehicle v's place in pack_places' integer (-1: none)."""
     return ((places >> (5 * v)) & 31) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def move_score(code, obs, rules, wishes):
     """+10 for each vehicle of the order sent to its wished position (place_of(wishes, v),
     -1: no wish) that is neither there nor already heading there; -10 for each vehicle

@@ -370,7 +370,7 @@ def scripted_order(st, a, b, kinds, exclude):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def better(st, plan, code, best, top):
     """(code, its score) if it scores above top, else (best, top)."""
     score = order_score(st, plan, code)
