@@ -1,0 +1,228 @@
+"""The lookahead player (policies/lookahead.py): at every decision put to it, each legal
+option is scored by Monte Carlo rollouts and the best is taken.
+
+A rollout rebuilds the state of the decision by replaying the game from setup with the
+choices made so far (engine/rollout.py), takes the option, and plays the game out under
+a base policy on a chance stream of its own: it draws nothing the game itself would draw
+after the decision, and its base policy sees only the observation. All options of a
+decision are scored on the same rollout streams (common random numbers), so their
+differences are not luck. A decision's score is the objective's mean over its rollouts;
+ties go to the base policy's own choice, so with no evidence the player plays as its base.
+
+The game is found by the fast engine; with engine="reference" the reference engine then
+plays the same choices, and both give the same result row.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from bollesim import observation as O
+from bollesim.engine import layout as L
+from bollesim.engine import rollout as R
+from bollesim.engine.script import PAUSE, ROLLOUT
+from bollesim.policy import Policy, load_policy
+from bollesim.rules.loader import Ruleset
+
+OUTCOME_COLUMNS = ("operational", "tactical", "strategic", "political", "defeat")  # layout.R_*
+
+
+@dataclass(frozen=True)
+class Objective:
+    """What a rollout is worth: the weighted sum of its outcome flags."""
+
+    name: str
+    weights: tuple[float, float, float, float, float]  # over OUTCOME_COLUMNS
+
+    def score(self, rows: np.ndarray) -> np.ndarray:
+        return rows[:, : len(OUTCOME_COLUMNS)] @ np.asarray(self.weights, dtype=np.float64)
+
+
+OBJECTIVES = (  # the values of the lookahead policy's `objective` parameter
+    Objective("operational victory and no defeat", (1, 0, 0, 0, -1)),
+    Objective("no defeat", (0, 0, 0, 0, -1)),
+    Objective("operational victory", (1, 0, 0, 0, 0)),
+    Objective("all four victories", (1, 1, 1, 1, 0)),
+)
+BASES = ("historical", "cautious", "fire_at_roe", "hold_fire", "rush", "random")
+"""The values of the `base` parameter: the policy that plays the rollouts out (at its
+defaults)."""
+
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a game stands: a snapshot at the start of a phase (engine/rollout.py) and
+    the choices made since."""
+
+    snapshot: np.ndarray
+    script: list[int]
+
+
+SETUP = np.zeros(R.SNAP_SIZE, dtype=np.int64)
+SETUP[R.SNAP_PHASE] = -1  # rollout.restore: from setup
+
+
+@dataclass(frozen=True)
+class Point:
+    """A decision put to the player: where it stands, its kind, its options, the
+    observation it is taken on and the base policy's choice."""
+
+    at: Position
+    kind: int
+    options: np.ndarray
+    obs: np.ndarray
+    base_choice: int
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision of a lookahead game: its options, their scores, the choice."""
+
+    turn: int
+    kind: int
+    options: np.ndarray  # the options (packed orders, tracks, vehicles, 0/1...)
+    scores: np.ndarray  # the objective's mean over each option's rollouts
+    base_choice: int  # the index the base policy would have chosen
+    choice: int  # the index taken
+
+
+class Lookahead:
+    """A lookahead player for one ruleset: rollouts per option, base policy, objective."""
+
+    def __init__(self, rules: Ruleset, rollouts: int, base: Policy, objective: Objective):
+        from bollesim.runner import _packed
+
+        if base.decide is None or base.plays_games is not None:
+            raise ValueError(f"{base.name} cannot be the base of a lookahead player")
+        self.rules = rules
+        self.rollouts = rollouts
+        self.base = base
+        self.objective = objective
+        self._packed = _packed(rules)
+        self._params = np.require(
+            base.kernel_params(base.param_vector()), np.float64, ["C", "W"]
+        )
+        self._kernel = _kernel()
+
+    def _play(self, start, script, options, rollouts, mode, seed, game):
+        out = np.zeros((len(options), L.N_RESULTS), dtype=np.int64)
+        point = np.zeros(R.POINT_WIDTH, dtype=np.int64)
+        snapshot = np.zeros(R.SNAP_SIZE, dtype=np.int64)
+        self._kernel(
+            self._packed, self.base.decide, self._params, seed, game, start,
+            np.asarray(script, dtype=np.int64), options, rollouts, mode, out, point, snapshot,
+        )
+        return out, point, snapshot
+
+    def next_decision(self, seed: int, game: int, at: Position) -> tuple[np.ndarray, Point | None]:
+        """(the result row if the base policy played on, the next decision after `at`, or
+        None when the game ends first)."""
+        none = np.full(1, -1, dtype=np.int64)
+        out, point, snapshot = self._play(at.snapshot, at.script, none, none, PAUSE, seed, game)
+        choice, kind, n = (int(x) for x in point[:3])
+        if choice < 0:
+            return out[0], None
+        since = int(snapshot[R.SNAP_AT] - at.snapshot[R.SNAP_AT])  # choices before its phase
+        where = Position(snapshot, at.script[since:])
+        obs = point[3 : 3 + O.SIZE].copy()
+        return out[0], Point(where, kind, point[3 + O.SIZE : 3 + O.SIZE + n].copy(), obs, choice)
+
+    def scores(self, seed: int, game: int, point: Point) -> np.ndarray:
+        """The objective's mean over `rollouts` rollouts of each option of the decision."""
+        n, r = len(point.options), self.rollouts
+        options = np.repeat(np.arange(n, dtype=np.int64), r)
+        rollouts = np.tile(np.arange(r, dtype=np.int64), n)
+        at = point.at
+        out, _, _ = self._play(at.snapshot, at.script, options, rollouts, ROLLOUT, seed, game)
+        return self.objective.score(out).reshape(n, r).mean(axis=1)
+
+    def play(self, seed: int, game: int) -> tuple[np.ndarray, list[Decision]]:
+        """One game: its result row (layout.R_*) and its decisions."""
+        at = Position(SETUP, [])
+        decisions: list[Decision] = []
+        while True:
+            row, point = self.next_decision(seed, game, at)
+            if point is None:
+                return row, decisions
+            if len(point.at.script) + 1 >= L.MAX_SCRIPT:  # no room to replay more: base plays
+                return row, decisions
+            scores = self.scores(seed, game, point)
+            best = np.flatnonzero(scores == scores.max())
+            choice = point.base_choice if point.base_choice in best else int(best[0])
+            turn = int(point.obs[O.TURN])
+            decisions.append(
+                Decision(turn, point.kind, point.options, scores, point.base_choice, choice)
+            )
+            at = Position(point.at.snapshot, [*point.at.script, choice])
+
+
+@cache
+def _kernel():
+    from bollesim.engine.play import general
+    from bollesim.engine.rollout import SCRIPTED_ARGS, play_scripted
+
+    return general(play_scripted, SCRIPTED_ARGS)
+
+
+def player(rules: Ruleset, params: np.ndarray) -> Lookahead:
+    """The lookahead player of one parameter row of policies/lookahead.py."""
+    rollouts, objective, base = (int(x) for x in params)
+    return Lookahead(rules, rollouts, load_policy(BASES[base]), OBJECTIVES[objective])
+
+
+def play_games(
+    rules: Ruleset, params: np.ndarray, seed: int, first_game: int, engine: str = "fast"
+) -> np.ndarray:
+    """Result rows (n, layout.N_RESULTS) of games first_game .. first_game + n - 1, game g
+    played with parameter row params[g], one game per thread (numba's thread count)."""
+    import numba
+
+    players = {tuple(row): None for row in params}
+    for key in players:
+        players[key] = player(rules, np.asarray(key))
+
+    def one(g: int) -> np.ndarray:
+        chosen = players[tuple(params[g])]
+        row, decisions = chosen.play(seed, first_game + g)
+        if engine == "reference":
+            return reference_row(rules, chosen.base, seed, first_game + g, decisions)
+        return row
+
+    out = np.zeros((params.shape[0], L.N_RESULTS), dtype=np.int64)
+    with ThreadPoolExecutor(numba.get_num_threads()) as pool:
+        for g, row in enumerate(pool.map(one, range(params.shape[0]))):
+            out[g] = row
+    return out
+
+
+def replaying(base: Policy, decisions: list[Decision], on_decision=None) -> Policy:
+    """A policy for the reference engine that takes the recorded choices, then plays as
+    base; on_decision(i) is called as the i-th recorded choice is taken."""
+    from dataclasses import replace
+
+    taken = [0]
+
+    def decide(kind, obs, rules, options, n_options, params, prng):
+        i = taken[0]
+        if i == len(decisions):
+            return base.decide(kind, obs, rules, options, n_options, params, prng)
+        taken[0] += 1
+        if on_decision is not None:
+            on_decision(i)
+        return decisions[i].choice
+
+    return replace(base, decide=decide)
+
+
+def reference_row(rules, base: Policy, seed: int, game: int, decisions: list[Decision]):
+    """The reference engine's result row of the game the decisions were found for."""
+    from bollesim.reference.play import play_game
+    from bollesim.runner import RESULT_COLUMNS, _as_int
+
+    row = play_game(rules, replaying(base, decisions), base.param_vector(), seed, game)
+    return np.array([_as_int(row[name]) for name, _ in RESULT_COLUMNS], dtype=np.int64)
