@@ -226,3 +226,47 @@ def reference_row(rules, base: Policy, seed: int, game: int, decisions: list[Dec
 
     row = play_game(rules, replaying(base, decisions), base.param_vector(), seed, game)
     return np.array([_as_int(row[name]) for name, _ in RESULT_COLUMNS], dtype=np.int64)
+
+
+def narrated_game(rules: Ruleset, params: np.ndarray, seed: int, game: int) -> tuple[list[str], dict]:
+    """The turn-by-turn account of a lookahead game (replay.narrated_game), each decision
+    with its options' scores, and its result row. The reference engine plays the choices
+    the fast engine's rollouts found."""
+    from bollesim.narrate import Narrator, outcome_line
+    from bollesim.reference.play import play_game
+
+    chosen = player(rules, params)
+    _, decisions = chosen.play(seed, game)
+    trace: list[tuple] = []
+    notes: dict[int, list[str]] = {}
+    narrator = Narrator(rules)
+
+    def note(i: int) -> None:
+        notes.setdefault(len(trace), []).append(decision_line(narrator, decisions[i]))
+
+    policy = replaying(chosen.base, decisions, note)
+    row = play_game(rules, policy, chosen.base.param_vector(), seed, game, trace)
+    head = (
+        f"Lookahead: {chosen.rollouts} rollouts per option, played out by "
+        f"{chosen.base.name}; an option's score is the mean of '{chosen.objective.name}' "
+        "over its rollouts (victory 1, defeat -1 as the objective weighs them)."
+    )
+    return [head, *narrator.narrate(trace, notes), "", outcome_line(row)], row
+
+
+SHOWN = 3  # the other options a narrated decision shows, best first
+
+
+def decision_line(narrator, d: Decision) -> str:
+    """One decision of a narrated lookahead game: the choice, its score, the best others."""
+    from bollesim import decisions as D
+
+    def scored(i: int) -> str:
+        return f"{narrator.option(d.kind, int(d.options[i]))} {d.scores[i]:+.2f}"
+
+    others = [int(i) for i in np.argsort(-d.scores, kind="stable") if i != d.choice][:SHOWN]
+    base = "as the base policy" if d.choice == d.base_choice else (
+        f"the base policy: {narrator.option(d.kind, int(d.options[d.base_choice]))}")
+    more = f"; others: {', '.join(scored(i) for i in others)}" if others else ""
+    return (f"  > lookahead, {D.KIND_NAMES[d.kind].replace('_', ' ')} ({len(d.options)} options): "
+            f"{scored(d.choice)} ({base}){more}")
