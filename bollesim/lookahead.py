@@ -46,7 +46,7 @@ OBJECTIVES = (  # the values of the lookahead policy's `objective` parameter
     Objective("operational victory and no defeat", (1, 0, 0, 0, -1)),
     Objective("no defeat", (0, 0, 0, 0, -1)),
     Objective("operational victory", (1, 0, 0, 0, 0)),
-    Objective("all four victories", (1, 1, 1, 1, 0)),
+    Objective("victories, the four types added", (1, 1, 1, 1, 0)),
 )
 BASES = ("historical", "cautious", "fire_at_roe", "hold_fire", "rush", "random")
 """The values of the `base` parameter: the policy that plays the rollouts out (at its
