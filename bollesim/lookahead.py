@@ -16,7 +16,7 @@ plays the same choices, and both give the same result row.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 import numpy as np
@@ -48,9 +48,9 @@ OBJECTIVES = (  # the values of the lookahead policy's `objective` parameter
     Objective("operational victory", (1, 0, 0, 0, 0)),
     Objective("victories, the four types added", (1, 1, 1, 1, 0)),
 )
-BASES = ("historical", "cautious", "fire_at_roe", "hold_fire", "rush", "random")
-"""The values of the `base` parameter: the policy that plays the rollouts out (at its
-defaults)."""
+BASES = ("historical", "cautious", "fire_at_roe", "hold_fire", "rush", "random", "plan")
+"""The values of the `base` parameter: the policy that plays the rollouts out, at its
+defaults (`plan` at other parameters: play_games' base_params, with_base)."""
 
 
 
@@ -92,9 +92,11 @@ class Decision:
 
 
 class Lookahead:
-    """A lookahead player for one ruleset: rollouts per option, base policy, objective."""
+    """A lookahead player for one ruleset: rollouts per option, base policy (at its
+    parameters base_params, default its defaults), objective."""
 
-    def __init__(self, rules: Ruleset, rollouts: int, base: Policy, objective: Objective):
+    def __init__(self, rules: Ruleset, rollouts: int, base: Policy, objective: Objective,
+                 base_params: dict[str, float] | None = None):
         from bollesim.runner import _packed
 
         if base.decide is None or base.plays_games is not None:
@@ -104,9 +106,8 @@ class Lookahead:
         self.base = base
         self.objective = objective
         self._packed = _packed(rules)
-        self._params = np.require(
-            base.kernel_params(base.param_vector()), np.float64, ["C", "W"]
-        )
+        self.base_vector = base.param_vector(base_params)
+        self._params = np.require(base.kernel_params(self.base_vector), np.float64, ["C", "W"])
         self._kernel = _kernel()
 
     def _play(self, start, script, options, rollouts, mode, seed, game):
@@ -161,6 +162,16 @@ class Lookahead:
             at = Position(point.at.snapshot, [*point.at.script, choice])
 
 
+    def reference_row(self, seed: int, game: int, decisions: list[Decision]) -> np.ndarray:
+        """The reference engine's result row of the game `decisions` were taken in."""
+        from bollesim.reference.play import play_game
+        from bollesim.runner import RESULT_COLUMNS, _as_int
+
+        policy = replaying(self.base, decisions)
+        row = play_game(self.rules, policy, self.base_vector, seed, game)
+        return np.array([_as_int(row[name]) for name, _ in RESULT_COLUMNS], dtype=np.int64)
+
+
 @cache
 def _kernel():
     from bollesim.engine.play import general
@@ -169,14 +180,25 @@ def _kernel():
     return general(play_scripted, SCRIPTED_ARGS)
 
 
-def player(rules: Ruleset, params: np.ndarray) -> Lookahead:
+def player(rules: Ruleset, params: np.ndarray, base_params: dict | None = None) -> Lookahead:
     """The lookahead player of one parameter row of policies/lookahead.py."""
     rollouts, objective, base = (int(x) for x in params)
-    return Lookahead(rules, rollouts, load_policy(BASES[base]), OBJECTIVES[objective])
+    return Lookahead(rules, rollouts, load_policy(BASES[base]), OBJECTIVES[objective],
+                     base_params)
+
+
+def with_base(base_params: dict[str, float]) -> Policy:
+    """The lookahead policy with its base (`base` = plan, say) at base_params: for the
+    Python API (a cluster's workers load policies by name, with their defaults)."""
+    from functools import partial
+
+    lookahead = load_policy("lookahead")
+    return replace(lookahead, plays_games=partial(play_games, base_params=base_params))
 
 
 def play_games(
-    rules: Ruleset, params: np.ndarray, seed: int, first_game: int, engine: str = "fast"
+    rules: Ruleset, params: np.ndarray, seed: int, first_game: int, engine: str = "fast",
+    base_params: dict | None = None,
 ) -> np.ndarray:
     """Result rows (n, layout.N_RESULTS) of games first_game .. first_game + n - 1, game g
     played with parameter row params[g], one game per thread (numba's thread count)."""
@@ -184,13 +206,13 @@ def play_games(
 
     players = {tuple(row): None for row in params}
     for key in players:
-        players[key] = player(rules, np.asarray(key))
+        players[key] = player(rules, np.asarray(key), base_params)
 
     def one(g: int) -> np.ndarray:
         chosen = players[tuple(params[g])]
         row, decisions = chosen.play(seed, first_game + g)
         if engine == "reference":
-            return reference_row(rules, chosen.base, seed, first_game + g, decisions)
+            return chosen.reference_row(seed, first_game + g, decisions)
         return row
 
     out = np.zeros((params.shape[0], L.N_RESULTS), dtype=np.int64)
@@ -203,8 +225,6 @@ def play_games(
 def replaying(base: Policy, decisions: list[Decision], on_decision=None) -> Policy:
     """A policy for the reference engine that takes the recorded choices, then plays as
     base; on_decision(i) is called as the i-th recorded choice is taken."""
-    from dataclasses import replace
-
     taken = [0]
 
     def decide(kind, obs, rules, options, n_options, params, prng):
@@ -217,15 +237,6 @@ def replaying(base: Policy, decisions: list[Decision], on_decision=None) -> Poli
         return decisions[i].choice
 
     return replace(base, decide=decide)
-
-
-def reference_row(rules, base: Policy, seed: int, game: int, decisions: list[Decision]):
-    """The reference engine's result row of the game the decisions were found for."""
-    from bollesim.reference.play import play_game
-    from bollesim.runner import RESULT_COLUMNS, _as_int
-
-    row = play_game(rules, replaying(base, decisions), base.param_vector(), seed, game)
-    return np.array([_as_int(row[name]) for name, _ in RESULT_COLUMNS], dtype=np.int64)
 
 
 def narrated_game(rules: Ruleset, params: np.ndarray, seed: int, game: int) -> tuple[list[str], dict]:
@@ -245,7 +256,7 @@ def narrated_game(rules: Ruleset, params: np.ndarray, seed: int, game: int) -> t
         notes.setdefault(len(trace), []).append(decision_line(narrator, decisions[i]))
 
     policy = replaying(chosen.base, decisions, note)
-    row = play_game(rules, policy, chosen.base.param_vector(), seed, game, trace)
+    row = play_game(rules, policy, chosen.base_vector, seed, game, trace)
     head = (
         f"Lookahead: {chosen.rollouts} rollouts per option, played out by "
         f"{chosen.base.name}; an option's score is the mean of '{chosen.objective.name}' "

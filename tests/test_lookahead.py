@@ -122,20 +122,23 @@ def test_scores_are_the_objectives_mean_over_rollouts(player, game):
 
 
 def test_with_every_option_tied_it_plays_as_its_base():
-    """No evidence, no change: the choices are the base policy's, and so are the games."""
-    tied = LA.Lookahead(RULES, 1, BASE, NOTHING)
-    base = simulate("historical", 3, seed=SEED)
+    """No evidence, no change: the choices are the base policy's, and so are the games,
+    with the base at parameters of its own."""
+    params = {"t2_tanks": 2, "fire_roe": 12, "tow_immobile": 1}
+    tied = LA.Lookahead(RULES, 1, load_policy("plan"), NOTHING, params)
+    base = simulate("plan", 3, seed=SEED, params=params)
     for g in range(3):
         row, decisions = tied.play(SEED, g)
         assert all(d.choice == d.base_choice for d in decisions)
         assert row[L.R_END_TURN] == base["end_turn"][g]
         assert bool(row[L.R_DEFEAT]) == base["defeat"][g]
+        assert row[L.R_CHITS_DRAWN] == base["chits_drawn"][g]
 
 
-def test_the_game_the_player_chose_is_the_one_the_engines_play(game):
+def test_the_game_the_player_chose_is_the_one_the_engines_play(player, game):
     row, decisions = game
     assert any(d.choice != d.base_choice for d in decisions)  # it does look ahead
-    assert list(LA.reference_row(RULES, BASE, SEED, 2, decisions)) == list(row)
+    assert list(player.reference_row(SEED, 2, decisions)) == list(row)
 
 
 def test_same_rows_whatever_the_engine_or_threads():
