@@ -7,7 +7,9 @@ a base policy on a chance stream of its own: it draws nothing the game itself wo
 after the decision, and its base policy sees only the observation. All options of a
 decision are scored on the same rollout streams (common random numbers), so their
 differences are not luck. A decision's score is the objective's mean over its rollouts;
-ties go to the base policy's own choice, so with no evidence the player plays as its base.
+the best option is taken when it beats the base policy's own choice on the same rollouts
+by `confidence` standard errors of the paired difference (choose), so with no evidence the
+player plays as its base.
 
 The game is found by the fast engine; with engine="reference" the reference engine then
 plays the same choices, and both give the same result row.
@@ -93,16 +95,18 @@ class Decision:
 
 class Lookahead:
     """A lookahead player for one ruleset: rollouts per option, base policy (at its
-    parameters base_params, default its defaults), objective."""
+    parameters base_params, default its defaults), objective, and the confidence its best
+    option needs to be taken over the base's choice (choose)."""
 
     def __init__(self, rules: Ruleset, rollouts: int, base: Policy, objective: Objective,
-                 base_params: dict[str, float] | None = None):
+                 base_params: dict[str, float] | None = None, confidence: float = 0.0):
         from bollesim.runner import _packed
 
         if base.decide is None or base.plays_games is not None:
             raise ValueError(f"{base.name} cannot be the base of a lookahead player")
         self.rules = rules
         self.rollouts = rollouts
+        self.confidence = confidence
         self.base = base
         self.objective = objective
         self._packed = _packed(rules)
@@ -133,14 +137,31 @@ class Lookahead:
         obs = point[3 : 3 + O.SIZE].copy()
         return out[0], Point(where, kind, point[3 + O.SIZE : 3 + O.SIZE + n].copy(), obs, choice)
 
-    def scores(self, seed: int, game: int, point: Point) -> np.ndarray:
-        """The objective's mean over `rollouts` rollouts of each option of the decision."""
+    def values(self, seed: int, game: int, point: Point) -> np.ndarray:
+        """(options, rollouts): the objective's value of each rollout of each option of the
+        decision; column r holds the rollouts on the same streams."""
         n, r = len(point.options), self.rollouts
         options = np.repeat(np.arange(n, dtype=np.int64), r)
         rollouts = np.tile(np.arange(r, dtype=np.int64), n)
         at = point.at
         out, _, _ = self._play(at.snapshot, at.script, options, rollouts, ROLLOUT, seed, game)
-        return self.objective.score(out).reshape(n, r).mean(axis=1)
+        return self.objective.score(out).reshape(n, r)
+
+    def scores(self, seed: int, game: int, point: Point) -> np.ndarray:
+        """The objective's mean over `rollouts` rollouts of each option of the decision."""
+        return self.values(seed, game, point).mean(axis=1)
+
+    def choose(self, values: np.ndarray, base_choice: int) -> int:
+        """The best-scored option, if it beats the base policy's choice on the same
+        rollouts by `confidence` standard errors of their paired difference; else the
+        base's choice. The best of many noisy scores is flattered by its luck (the
+        winner's curse): without the margin, the player leaves good play for options
+        that only drew well."""
+        means = values.mean(axis=1)
+        best = int(np.argmax(means))
+        d = values[best] - values[base_choice]
+        margin = self.confidence * np.sqrt((d * d).sum())
+        return best if d.sum() > margin else base_choice
 
     def play(self, seed: int, game: int) -> tuple[np.ndarray, list[Decision]]:
         """One game: its result row (layout.R_*) and its decisions."""
@@ -152,9 +173,9 @@ class Lookahead:
                 return row, decisions
             if len(point.at.script) + 1 >= L.MAX_SCRIPT:  # no room to replay more: base plays
                 return row, decisions
-            scores = self.scores(seed, game, point)
-            best = np.flatnonzero(scores == scores.max())
-            choice = point.base_choice if point.base_choice in best else int(best[0])
+            values = self.values(seed, game, point)
+            scores = values.mean(axis=1)
+            choice = self.choose(values, point.base_choice)
             turn = int(point.obs[O.TURN])
             decisions.append(
                 Decision(turn, point.kind, point.options, scores, point.base_choice, choice)
@@ -182,9 +203,9 @@ def _kernel():
 
 def player(rules: Ruleset, params: np.ndarray, base_params: dict | None = None) -> Lookahead:
     """The lookahead player of one parameter row of policies/lookahead.py."""
-    rollouts, objective, base = (int(x) for x in params)
+    rollouts, objective, base = (int(x) for x in params[:3])
     return Lookahead(rules, rollouts, load_policy(BASES[base]), OBJECTIVES[objective],
-                     base_params)
+                     base_params, float(params[3]))
 
 
 def with_base(base_params: dict[str, float]) -> Policy:

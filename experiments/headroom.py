@@ -5,7 +5,7 @@ question again under the best play: the first-Fire-order trigger sweeps redrawn 
 optimised family, and whether the advice changes.
 
     .venv/bin/bollesim optimise experiments/optimise_plan_win.toml
-    .venv/bin/bollesim optimise experiments/optimise_plan_survive.toml
+    .venv/bin/bollesim optimise experiments/optimise_plan_operational.toml
     .venv/bin/python experiments/headroom.py                 # -> results/showcase/headroom.md
     .venv/bin/python experiments/headroom.py --games 100 --out results/headroom   # a quick look
 """
@@ -27,14 +27,14 @@ import polars as pl  # noqa: E402
 from bollesim import analysis as A  # noqa: E402
 from bollesim import plots, simulate  # noqa: E402
 from bollesim.chartdata import pct, signed_ci  # noqa: E402
-from bollesim.lookahead import OBJECTIVES  # noqa: E402
-from bollesim.policy import load_policy  # noqa: E402
+from bollesim.lookahead import BASES, OBJECTIVES, with_base  # noqa: E402
+from bollesim.policy import Policy, load_policy  # noqa: E402
 from bollesim.report import pct_ci  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SEARCHES = {  # the objective each search maximised (lookahead.OBJECTIVES) -> its spec
     0: "experiments/optimise_plan_win.toml",
-    1: "experiments/optimise_plan_survive.toml",
+    2: "experiments/optimise_plan_operational.toml",
 }
 SCRIPTED = ("historical", "cautious", "fire_at_roe", "fire_at_turn", "hold_fire", "rush")
 SEED = 3  # the searches played seed 1 and held out seed 2: these games are new to them
@@ -58,14 +58,22 @@ def best_params(spec: str) -> dict[str, float]:
     return best["params"]
 
 
-def players(best: dict[int, dict]) -> list[tuple[str, str, dict]]:
-    """(label, policy, parameters) of every player compared."""
+def players(best: dict[int, dict]) -> list[tuple[str, str | Policy, dict]]:
+    """(label, policy, parameters) of every player compared: the scripted players at their
+    defaults, the family at the best found for each objective, and the lookahead player
+    for each objective over historical (its default base) and over that best."""
     out = [(name, name, {}) for name in SCRIPTED]
     for i, params in best.items():
-        out.append((f"plan, best for {OBJECTIVES[i].name}", "plan", params))
-    for i in best:
+        out.append((best_label(i), "plan", params))
+    for i, params in best.items():
         out.append((f"lookahead, {OBJECTIVES[i].name}", "lookahead", {"objective": i}))
+        out.append((f"lookahead over the best, {OBJECTIVES[i].name}", with_base(params),
+                    {"objective": i, "base": BASES.index("plan")}))
     return out
+
+
+def best_label(i: int) -> str:
+    return f"plan, best for {OBJECTIVES[i].name}"
 
 
 def play_players(entries, games: int) -> pl.DataFrame:
@@ -124,8 +132,7 @@ def write(out: Path, games: pl.DataFrame, entries, sweeps, n: int, n_sweep: int,
               "| players | " + " | ".join(A.LABELS[o] for o in A.HEADLINE) + " |",
               "|---|" + "---:|" * len(A.HEADLINE)]
     pairs = [(label, "historical") for label in order if label != "historical"]
-    pairs += [(f"lookahead, {OBJECTIVES[i].name}", f"plan, best for {OBJECTIVES[i].name}")
-              for i in best]
+    pairs += [(f"lookahead over the best, {OBJECTIVES[i].name}", best_label(i)) for i in best]
     for a, b in pairs:
         cmp = A.paired_comparison(games, pl.col("player") == a, pl.col("player") == b,
                                   list(A.HEADLINE))
@@ -141,21 +148,23 @@ def write(out: Path, games: pl.DataFrame, entries, sweeps, n: int, n_sweep: int,
         lines.append(f"- {OBJECTIVES[i].name} (`{SEARCHES[i]}`): {text}.")
     lines += ["", "## When to give the first Fire order, under the best play", "",
               f"The trigger sweeps of `experiments/first_fire.toml`, {n_sweep:,} games per "
-              "setting, played again with the family at the best parameters for "
-              f"{OBJECTIVES[0].name}, the trigger alone varied; the presets' sweeps on the "
-              "same games beside them.", ""]
+              "setting, played again with the family at each best point found, the trigger "
+              "alone varied, beside the presets' sweeps on the same games. The advice holds "
+              "when the best setting is the same, or the preset's best is not significantly "
+              "worse under the optimised family (exact McNemar, same games).", ""]
     held, changed_for = 0, []
-    for (preset, k, p, _), (before, after) in zip(TRIGGERS, sweeps, strict=True):
-        name = f"headroom-trigger-{p}.png"
+    for i, (preset, k, p, _), before, after in sweeps:
+        name = f"headroom-trigger-{p}-{i}.png"
         plots.rates_by_trigger(after, p, policy="plan").savefig(out / name, dpi=110,
                                                                  facecolor="white")
-        lines += [f"### {A.parameter_label('plan', p)}", "", f"![{p}]({name})", "",
+        lines += [f"### {A.parameter_label('plan', p)}, {best_label(i)}", "",
+                  f"![{p}]({name})", "",
                   f"| outcome | best `{k}` ({preset}) | best `{p}` (optimised plan) | advice |",
                   "|---|---|---|---|"]
         for r in advice(before, after, k, p):
             held += r["holds"]
             if not r["holds"]:
-                changed_for.append(f"{A.LABELS[r['outcome']].lower()} ({p})")
+                changed_for.append(f"{A.LABELS[r['outcome']].lower()} ({p}, {best_label(i)})")
             lines.append(f"| {A.LABELS[r['outcome']]} | {r['before']} ({pct(r['before_rate'])}) "
                          f"| {r['after']} ({pct(r['after_rate'])}) "
                          f"| {'holds' if r['holds'] else 'changes'} |")
@@ -176,7 +185,7 @@ def write(out: Path, games: pl.DataFrame, entries, sweeps, n: int, n_sweep: int,
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=2000, help="games per player")
+    parser.add_argument("--games", type=int, default=1000, help="games per player")
     parser.add_argument("--sweep-games", type=int, default=20000,
                         help="games per setting of the trigger sweeps")
     parser.add_argument("--out", type=Path, default=ROOT / "results" / "showcase")
@@ -188,9 +197,10 @@ def main() -> None:
     games = play_players(entries, args.games)
     sweeps = []
     for preset, k, p, values in TRIGGERS:
-        before = trigger_sweep(preset, k, [v for v in values], {}, args.sweep_games)
-        after = trigger_sweep("plan", p, values, best[0], args.sweep_games)
-        sweeps.append((before, after))
+        before = trigger_sweep(preset, k, values, {}, args.sweep_games)
+        for i, params in best.items():
+            after = trigger_sweep("plan", p, values, params, args.sweep_games)
+            sweeps.append((i, (preset, k, p, values), before, after))
     write(args.out, games, entries, sweeps, args.games, args.sweep_games, best)
     print(f"wrote {args.out / 'headroom.md'}", file=sys.stderr)
 

@@ -15,6 +15,10 @@ PARAMETERS = (
     Parameter("base", 0, 0, len(BASES) - 1,
               f"the policy that plays the rollouts out, at its defaults: {_bases}",
               label="base policy"),
+    Parameter("confidence", 2, 0, 5,
+              "the best option is taken over the base policy's choice only when it beats it"
+              " on the same rollouts by this many standard errors (0: when it scores higher)",
+              label="confidence to leave the base's choice"),
 )
 
 CHUNK = 10  # games per piece of work (runner.default_chunk): a progress bar moves

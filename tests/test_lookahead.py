@@ -150,7 +150,7 @@ def test_same_rows_whatever_the_engine_or_threads():
 
 def test_play_narrates_the_scores(game):
     result = CliRunner().invoke(app, ["play", "-P", "lookahead", "--seed", str(SEED), "--game",
-                                      "2", "-p", "rollouts=3"])
+                                      "2", "-p", "rollouts=3", "-p", "confidence=0"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     _, decisions = game
@@ -160,3 +160,17 @@ def test_play_narrates_the_scores(game):
     assert f"({len(first.options)} options)" in shown[0]
     assert f"{first.scores[first.choice]:+.2f}" in shown[0]
     assert lines[-1].startswith("Outcome:")
+
+
+def test_it_leaves_the_base_only_on_evidence():
+    """The best option is taken over the base's choice when it beats it on the same
+    rollouts by `confidence` standard errors of the paired difference."""
+    values = np.zeros((3, 8))
+    values[2, 0] = 1  # option 2 better on one rollout of eight
+    sure = LA.Lookahead(RULES, 8, BASE, LA.OBJECTIVES[0], confidence=2)
+    eager = LA.Lookahead(RULES, 8, BASE, LA.OBJECTIVES[0], confidence=0)
+    assert sure.choose(values, 1) == 1 and eager.choose(values, 1) == 2
+    values[2, :] = 1  # better on every rollout: 8 > 2 * sqrt(8)
+    assert sure.choose(values, 1) == 2
+    values[1, :4] = 1  # the base as good on half of them: 4 < 2 * sqrt(4)
+    assert sure.choose(values, 1) == 1
