@@ -705,7 +705,7 @@ def run(
     from bollesim.experiment import Cell, check_count, check_precision, ruleset_record, run_cells
     from bollesim.policy import load_policy
     from bollesim.runfolder import open_run
-    from bollesim.runner import ENGINES, progress_chunk
+    from bollesim.runner import ENGINES, default_chunk, progress_chunk
 
     check_count("--games", games, "games")
     check_count("--seed", seed, "seed")
@@ -721,7 +721,8 @@ def run(
     params = _policy_params(chosen, param)
     folder = out or Path("results") / f"{policy}-seed{seed}"
     if chunk is None and engine == "fast" and mode != "resume":
-        chunk = progress_chunk(games)  # about 1% of the games: the progress bar moves
+        # about 1% of the games, so the progress bar moves
+        chunk = min(progress_chunk(games), default_chunk(chosen, engine))
     source = {
         "file": str(rules) if rules else None,
         "partial": str(partial) if partial else None,

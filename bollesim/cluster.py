@@ -48,6 +48,7 @@ class Cluster:
                 "a Dask cluster needs the distributed package: pip install 'bollesim[cluster]'"
             ) from None
         self.address = address
+        self._shared: dict[str, object] = {}  # play(): rulesets scattered to the workers
         self._local = None
         if address == "local":
             most = 4 * (os.cpu_count() or 1)
@@ -104,8 +105,10 @@ class Cluster:
     def play(self, jobs: Iterable[tuple], engine: str) -> Iterator[np.ndarray]:
         """Results of each job (policy, params, seed, first_game, rules), in job order, with
         at most two tasks per worker in flight (memory stays flat). Each ruleset is sent
-        to every worker once."""
-        shared: dict[str, object] = {}  # ruleset digest -> its data on the workers
+        to every worker once while the cluster lives: scattering it again for a later
+        batch would give its data the key of one being released, and the workers would
+        lose it (a search plays many batches)."""
+        shared = self._shared  # ruleset digest -> its data on the workers
         in_flight: deque = deque()
         for policy, params, seed, first_game, rules in jobs:
             if rules.digest not in shared:

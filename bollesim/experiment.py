@@ -636,7 +636,7 @@ def run_cells(
     Finished chunks are saved as they complete. mode "resume" continues an interrupted run
     (its saved chunks are not played again; the result is the same file as an uninterrupted
     run's), "restart" discards it, and the default "new" refuses a folder holding one.
-    `chunk_size` defaults to the interrupted run's when resuming, else runner.DEFAULT_CHUNK.
+    `chunk_size` defaults to the interrupted run's when resuming, else runner.default_chunk.
     """
     from bollesim import runner as R
     from bollesim.runfolder import Workspace, interrupted_run, manifest_fields
@@ -677,7 +677,7 @@ def run_cells(
         "games": games,
         "precision": precision,
         "max_games": cap if precision is not None else None,
-        "chunk_size": chunk_size or R.DEFAULT_CHUNK[engine],
+        "chunk_size": chunk_size or min(R.default_chunk(c.policy, engine) for c in cells),
         "engine": engine,
         "cells": [c.key() for c in cells],
         "planned": (min(games, cap) if precision is not None else games) * len(cells),

@@ -36,6 +36,7 @@ PURE_PYTHON = frozenset({
     "bollesim/compare.py",
     "bollesim/engine/trace.py",
     "bollesim/experiment.py",
+    "bollesim/lookahead.py",
     "bollesim/narrate.py",
     "bollesim/optimise.py",
     "bollesim/plots.py",
@@ -56,6 +57,7 @@ PURE_PYTHON = frozenset({
     "bollesim/serve/worker.py",
     "bollesim/sweeps.py",
     "bollesim/terminal.py",
+    "policies/lookahead.py",
 })
 """Modules that no compiled function is built from or reads (tests/test_jit_cache.py
 checks this against the imports): editing them keeps the cache. Every other .py file of

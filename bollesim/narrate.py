@@ -66,6 +66,30 @@ class Narrator:
             return f"Tow: {names} to recover {self.veh(dest)}"
         return "Call for airstrike"
 
+    def option(self, kind: int, option: int) -> str:
+        """One option of a decision (decisions.py), in words."""
+        if kind in (D.VL2_DESTINATION, D.ISSUE_ORDER, D.EXTRA_ORDER):
+            return "no order" if option == D.PASS else self.order(option)
+        if kind in (D.DRAW_AGAIN, D.USE_ABILITY, D.STOP_ON_VICTORY):
+            words = {
+                D.DRAW_AGAIN: ("stop drawing", "draw another pair"),
+                D.USE_ABILITY: ("not now", "use it"),
+                D.STOP_ON_VICTORY: ("play on", "stop and claim the victory"),
+            }
+            return words[kind][option]
+        if kind == D.REFRESH_ABILITY:
+            if option == 0:
+                return "none"
+            a, side = divmod(option - 1, 2)
+            return C.ABILITY_NAMES[self.rules.ability_sides[a, side]].replace("_", " ")
+        if kind == D.ABILITY_SIDE:
+            return f"side {option + 1}"
+        if kind == D.TOW_DESTINATION:
+            return self.pos(option)
+        if kind in (D.FIRE_TARGET, D.DEPOT_TRACK):
+            return f"the {C.WEAPON_NAMES[option]} track"
+        return "none" if option < 0 else self.veh(option)  # the decisions naming a vehicle
+
     def line(self, kind: int, a: int, b: int, c: int, d: int) -> str:
         r, veh, pos, W = self.rules, self.veh, self.pos, C.WEAPON_NAMES
         ability = lambda a, side: C.ABILITY_NAMES[r.ability_sides[a, side]].replace("_", " ")  # noqa: E731
@@ -170,10 +194,13 @@ class Narrator:
                 return f"Game over: {E.END_REASONS[a]}."
         return f"event {kind}: {a} {b} {c} {d}"
 
-    def narrate(self, trace: list[tuple]) -> list[str]:
+    def narrate(self, trace: list[tuple], notes: dict[int, list[str]] | None = None) -> list[str]:
+        """The account of a trace; notes[i]: lines to put before event i."""
         lines: list[str] = []
         phase = None
-        for _turn, kind, a, b, c, d in trace:
+        notes = notes or {}
+        for i, (_turn, kind, a, b, c, d) in enumerate(trace):
+            lines += notes.get(i, [])
             if kind == E.TURN_START:
                 lines += ["", f"=== Turn {a} (T2 deadline {b}, RoE {c}) ==="]
                 phase = None

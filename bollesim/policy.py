@@ -75,14 +75,19 @@ class Policy:
     """A policy: its parameters (the rows' columns), its compiled decide, and how the
     engines play it. scripted: the fast engine plays it with the scripted family compiled
     into its kernel (decide is then the family's). to_kernel maps rows of `parameters` to
-    the vectors decide takes (a preset's point of the family); None: the same."""
+    the vectors decide takes (a preset's point of the family); None: the same.
+    plays_games: for a policy that plays whole games itself (the lookahead player, which
+    looks ahead with the fast engine), play_games(rules, params, seed, first_game, engine,
+    on_game) -> result rows, as runner.play_chunk; decide is then None."""
 
     name: str
     doc: str
     parameters: tuple[Parameter, ...]
-    decide: object  # numba dispatcher
+    decide: object  # numba dispatcher; None for a policy that plays whole games
     scripted: bool = False
     to_kernel: Callable[[np.ndarray], np.ndarray] | None = None
+    plays_games: Callable | None = None
+    chunk: int | None = None  # games per piece of work, for a policy far slower than the engines
 
     def kernel_params(self, params: np.ndarray) -> np.ndarray:
         """The vectors decide and the kernels take for parameter rows (one row, or n)."""
@@ -117,13 +122,15 @@ class Policy:
         return out
 
 
-def available_policies() -> list[str]:
-    """Names of the modules in the policies package."""
+def available_policies(deciding: bool = False) -> list[str]:
+    """Names of the modules in the policies package; deciding: only those with a decide
+    function (not those that play whole games)."""
     import policies
 
-    return sorted(
+    names = sorted(
         m.name for m in pkgutil.iter_modules(policies.__path__) if not m.name.startswith("_")
     )
+    return [n for n in names if load_policy(n).decide is not None] if deciding else names
 
 
 SCRIPTED_FAMILY = "plan"
@@ -132,11 +139,14 @@ SCRIPTED_FAMILY = "plan"
 
 def from_module(module: ModuleType, name: str | None = None) -> Policy:
     """A Policy from any module (or notebook namespace) with PARAMETERS and decide, or
-    PARAMETERS and PRESET (a point of the scripted family)."""
+    PARAMETERS and PRESET (a point of the scripted family), or PARAMETERS and play_games."""
     first_paragraph = (module.__doc__ or "").strip().split("\n\n")[0]
     name = name or module.__name__.rsplit(".", 1)[-1]
     doc = " ".join(first_paragraph.split())
     parameters = tuple(module.PARAMETERS)
+    if hasattr(module, "play_games"):
+        return Policy(name, doc, parameters, None, plays_games=module.play_games,
+                      chunk=module.CHUNK)
     if hasattr(module, "PRESET"):
         family = load_policy(SCRIPTED_FAMILY)
         return Policy(name, doc, parameters, family.decide, True, module.PRESET)

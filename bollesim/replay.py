@@ -20,6 +20,10 @@ def narrated_game(
 ) -> tuple[list[str], dict]:
     """The turn-by-turn account of one game and its result row; either engine records
     the same events (docs/architecture.md §2)."""
+    if policy.plays_games is not None:  # the lookahead player
+        from bollesim.lookahead import narrated_game as lookahead_game
+
+        return lookahead_game(rules, params, seed, game_index)
     if engine == "fast":
         from bollesim.engine.trace import play_traced_game
         from bollesim.runner import to_frame

@@ -125,6 +125,8 @@ def play_chunk(
     # Both engines hand rows of params to the compiled decide(), which takes writable
     # contiguous float64 vectors: a read-only broadcast view is copied here.
     params = np.require(params, np.float64, ["C", "W"])
+    if policy.plays_games is not None:
+        return policy.plays_games(rules, params, seed, first_game, engine)
     if engine == "fast":
         params = np.require(policy.kernel_params(params), np.float64, ["C", "W"])
         import numba
@@ -337,7 +339,7 @@ def simulate(
     rules = rules or load_ruleset()
     matrix = param_matrix(policy, n_games, params)
     set_threads(threads)
-    size = max(1, chunk_size or DEFAULT_CHUNK[engine])
+    size = max(1, chunk_size or default_chunk(policy, engine))
     bar, advance = _progress(progress, n_games, policy.name)
     if advance is not None:
         size = min(size, progress_chunk(n_games))
@@ -356,6 +358,11 @@ def simulate(
         empty = np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64)
         return to_frame(empty, policy, matrix, seed, first_game)
     return pl.concat(frames)
+
+
+def default_chunk(policy: Policy, engine: str) -> int:
+    """Games per piece of work: the engine's DEFAULT_CHUNK, or fewer for a slow policy."""
+    return min(DEFAULT_CHUNK[engine], policy.chunk or DEFAULT_CHUNK[engine])
 
 
 PROGRESS_PIECE = 2_000

@@ -888,6 +888,36 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/opt
     ),
 ]
 
+LOOKAHEAD = [  # the lookahead player (bollesim/lookahead.py, engine/rollout.py, script.py)
+    Mutant(
+        "rollout-on-the-games-stream",
+        "bollesim/engine/script.py",
+        "st[L.RS] = st[L.SCRIPT_KEYS]",
+        "st[L.RS] = st[L.RS]",
+        "issue 12: rollouts draw from a chance stream keyed apart from the game's",
+        "the rollouts replay the game's own draws after the decision: they see its future",
+        ("tests/test_lookahead.py -k oracle", "tests/test_lookahead.py -k future"),
+    ),
+    Mutant(
+        "ties-ignore-the-base",
+        "bollesim/lookahead.py",
+        "return best if d.sum() > margin else base_choice",
+        "return best if d.sum() >= margin else base_choice",
+        "lookahead: with no evidence it plays as its base policy",
+        "a tie goes to the first option listed, often 'no order'",
+        ("tests/test_lookahead.py -k tied",),
+    ),
+    Mutant(
+        "objective-rewards-defeat",
+        "bollesim/lookahead.py",
+        'Objective("operational victory and no defeat", (1, 0, 0, 0, -1))',
+        'Objective("operational victory and no defeat", (1, 0, 0, 0, 1))',
+        "lookahead: an option's score is the objective's mean over its rollouts",
+        "the default objective counts a defeat for the player",
+        ("tests/test_lookahead.py -k objectives_mean",),
+    ),
+]
+
 AREAS = {
     "engine": ENGINE,
     "victory": VICTORY_AND_TARGETS,
@@ -897,6 +927,7 @@ AREAS = {
     "report": REPORT,
     "rulesets": RULESETS,
     "optimise": OPTIMISE,
+    "lookahead": LOOKAHEAD,
 }
 """The mutants by area (`--only AREA`)."""
 

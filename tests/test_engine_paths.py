@@ -16,14 +16,14 @@ from bollesim.runner import simulate
 cli = CliRunner()
 
 
-@pytest.mark.parametrize("policy", available_policies())
+@pytest.mark.parametrize("policy", available_policies(deciding=True))
 def test_simulate_reference_equals_fast(policy):
     fast = simulate(policy, 90, seed=21)
     reference = simulate(policy, 90, seed=21, engine="reference", chunk_size=40)
     assert reference.height == 90 and reference.equals(fast)
 
 
-@pytest.mark.parametrize("policy", available_policies())
+@pytest.mark.parametrize("policy", available_policies(deciding=True))
 def test_run_reference_equals_fast(policy, tmp_path):
     args = ["run", "-P", policy, "-n", "60", "--seed", "4", "--chunk", "25"]
     for engine in ("fast", "reference"):

@@ -49,7 +49,7 @@ def compare_engines(policy, games: int, rules=RULES, seed: int = SEED) -> None:
         assert list(fast_row) == expected, f"{policy.name} game {g}: rows differ"
 
 
-@pytest.mark.parametrize("name", available_policies())
+@pytest.mark.parametrize("name", available_policies(deciding=True))
 def test_engines_agree_event_for_event(name):
     """Same seeds, same rows and identical event traces, 2,000 games per policy."""
     compare_engines(load_policy(name), 2000)
@@ -90,7 +90,7 @@ def test_engines_agree_under_every_reading(rid, variant):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", available_policies())
+@pytest.mark.parametrize("name", available_policies(deciding=True))
 def test_engines_agree_on_100k_games(name):
     """The long version (pytest -m slow): rows of 100,000 games per policy."""
     policy = load_policy(name)

@@ -729,7 +729,7 @@ def test_other_readings_keep_every_invariant(overrides):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", available_policies())
+@pytest.mark.parametrize("name", available_policies(deciding=True))
 def test_100k_fast_games_keep_every_invariant(name):
     """The issue's 100,000 games, per policy (pytest -m slow)."""
     assert_no_violation(RULES, name, 100_000)

@@ -238,3 +238,19 @@ def test_a_weighted_difference_is_paired_game_by_game(k_search):
     assert d["diff"] == pytest.approx(np.mean(diffs))
     half = 1.96 * np.std(diffs, ddof=1) / np.sqrt(len(diffs))
     assert d["diff_high"] - d["diff"] == pytest.approx(half)
+
+
+def test_on_a_local_cluster_the_search_is_the_same(tmp_path):
+    """`--cluster`: the race and the held-out games played as Dask tasks on worker
+    processes give the same trajectory, finalists and held-out rows as played here."""
+    from bollesim.cluster import Cluster
+
+    small = K_SEARCH.replace("budget = 30000", "budget = 6000").replace(
+        "holdout_games = 2000", "holdout_games = 300")
+    search = O.load_search(write(tmp_path, small))
+    here = O.optimise(search)
+    with Cluster("local", 2, 1) as cluster:
+        there = O.optimise(search, cluster=cluster)
+    assert there.trajectory.equals(here.trajectory)
+    assert there.finalists == here.finalists and there.best == here.best
+    assert there.holdout.equals(here.holdout)

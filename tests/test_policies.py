@@ -127,7 +127,7 @@ def test_shared_knobs_are_declared_once():
                 assert (p.low, p.high, p.doc) == (k.low, k.high, k.doc), f"{name}.{p.name}"
 
 
-@pytest.mark.parametrize("name", available_policies())
+@pytest.mark.parametrize("name", available_policies(deciding=True))
 def test_policy_plays_200_games(name):
     played = games(name)
     assert len(played) == N_GAMES

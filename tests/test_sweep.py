@@ -88,7 +88,7 @@ def test_shipped_specs():
     assert [c.cell for c in ff.cells] == list(range(38))
     assert A.never_value("fire_at_roe", "k") == 25  # the sentinel is the policy's "never"
     pol = load_experiment(ROOT / "experiments" / "policies.toml")
-    assert sorted(c.policy.name for c in pol.cells) == available_policies()
+    assert sorted(c.policy.name for c in pol.cells) == available_policies(deciding=True)
     for c in pol.cells:  # each at its declared defaults
         assert c.param_dict() == {p.name: p.default for p in c.policy.parameters}
 

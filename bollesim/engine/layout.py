@@ -8,6 +8,7 @@ a tuple of forty rule arrays cost ~80 ns a call). Regions, documented here once:
     st[OPTS : + MAX_OPTIONS]   the options of the decision being asked
     st[SCRATCH_* ...]          work arrays of the kernels (no allocation per call)
     st[RULES : + RULES_SIZE]   the packed ruleset (rules/packed.py), as every policy gets it
+    st[SCRIPT_* ...]           decisions replayed for a lookahead player (engine/rollout.py)
     st[TRACE :]                the event trace, TRACE_WIDTH per event (empty in batches)
 
 The game state:
@@ -105,6 +106,19 @@ SCRATCH_CHAIN = _rest.take(3)  # a radio link
 SCRATCH_REMOVED = _rest.take(C.N_TRACKS)  # chits an airstrike removed per track
 RULES = _rest.take(P.SIZE)  # the packed ruleset (rules/packed.py, engine/tables.py)
 RULES_SIZE = P.SIZE
+# Replayed decisions (engine/rollout.py); SCRIPT_ON is 0 in every other game.
+MAX_SCRIPT = 2048  # decisions a game's replay can hold
+SCRIPT_ON = _rest.take(1)  # 1 while the script is replayed or the point after it awaited
+SCRIPT_MODE = _rest.take(1)  # rollout.ROLLOUT or rollout.PAUSE
+SCRIPT_AT = _rest.take(1)  # decisions replayed so far
+SCRIPT_N = _rest.take(1)  # decisions in the script
+SCRIPT_KEYS = _rest.take(2)  # ROLLOUT: the chance and policy stream keys after the script
+POINT_KIND = _rest.take(1)  # PAUSE: the decision after the script, its kind,
+POINT_N = _rest.take(1)  # its number of options,
+POINT_CHOICE = _rest.take(1)  # the index the policy chose (-1: no decision came),
+POINT_OBS = _rest.take(SIZE)  # the observation it was taken on
+POINT_OPTS = _rest.take(MAX_OPTIONS)  # and its options
+SCRIPT = _rest.take(MAX_SCRIPT)  # the option indices to replay, in the order asked
 TRACE = _rest.end
 
 # Trace rows: (turn, kind, a, b, c, d), see events.py.

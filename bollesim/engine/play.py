@@ -174,21 +174,30 @@ def _general(kernel, signature):
 
 def for_policy(kernel, arg_types: tuple, policy: Policy):
     """(the kernel to call, its decide argument) for a policy: the kernel itself and None
-    for the scripted family (player.py); else its specialisation for a decide function
-    pointer, compiled on first use (once for every such policy). arg_types: the types of
-    the kernel's arguments (BATCH_ARGS...), decide's DECIDE_TYPE. A kernel not yet
-    compiled on this machine is announced (compile_notice)."""
+    for the scripted family (player.py); else general(kernel, arg_types) and the policy's
+    decide."""
     if policy.scripted:
-        chosen, decide, variant = kernel, None, "scripted"
-    else:
-        chosen, decide, variant = _general(kernel, types.void(*arg_types)), policy.decide, "general"
+        return announced(kernel, kernel, "scripted"), None
+    return general(kernel, arg_types), policy.decide
+
+
+def general(kernel, arg_types: tuple):
+    """The kernel's specialisation for a decide function pointer, compiled on first use
+    (once for every such policy). arg_types: the types of the kernel's arguments
+    (BATCH_ARGS...), decide's DECIDE_TYPE."""
+    return announced(_general(kernel, types.void(*arg_types)), kernel, "general")
+
+
+def announced(chosen, kernel, variant: str):
+    """chosen (a variant of kernel), announced by compile_notice on its first call if it
+    was never compiled on this machine."""
     if chosen.signatures:  # compiled or loaded in this process already
-        return chosen, decide
+        return chosen
     marker = compiled_marker(kernel, variant)
     if marker is None or marker.exists():
-        return chosen, decide
+        return chosen
     compile_notice(sys.stderr)
-    return _marking(chosen, marker), decide
+    return _marking(chosen, marker)
 
 
 COMPILE_SECONDS = "one to two minutes"

@@ -10,6 +10,8 @@ Every kernel that may meet a player choice takes `decide`, one of:
   listing every legal option (orders.scripted_order). The parameters in st are then the
   family's.
 
+A game being replayed (engine/rollout.py) takes its recorded choices instead.
+
 numba compiles a kernel once for each kind of `decide` and prunes the branch of the other
 (`decide is None` is known when it compiles).
 """
@@ -20,6 +22,7 @@ from numba import njit
 from bollesim import observation as O
 from bollesim.decisions import MAX_OPTIONS
 from bollesim.engine import layout as L
+from bollesim.engine.script import record_point, replayed
 from policies import _plan as F
 
 
@@ -56,11 +59,16 @@ def ask(st, decide, kind, n, context_a, context_b):
         return opts[0]
     st[O.CONTEXT_A] = context_a
     st[O.CONTEXT_B] = context_b
+    index = replayed(st, n) if st[L.SCRIPT_ON] else -1
+    if index >= 0:
+        return opts[index]
     if decide is None:
         index = F.play(kind, observation(st), ruleset(st), opts, n, params(st))
     else:
         prng = st[L.RS + 2 : L.RS + 4]
         index = decide(kind, observation(st), ruleset(st), opts, n, params(st), prng)
+    if st[L.SCRIPT_ON]:
+        record_point(st, kind, n, index)
     if index < 0 or index >= n:
         raise ValueError("policy chose an option outside its options")
     return opts[index]

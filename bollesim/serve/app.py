@@ -165,9 +165,9 @@ class Server:
     def policy(self, name):
         from bollesim.policy import available_policies, load_policy
 
-        if not isinstance(name, str) or name not in available_policies():
-            raise BadRequest(f"unknown policy {str(name)[:40]!r} "
-                             f"(known: {', '.join(available_policies())})")
+        known = available_policies(deciding=True)  # the lookahead player is far too slow here
+        if not isinstance(name, str) or name not in known:
+            raise BadRequest(f"unknown policy {str(name)[:40]!r} (known: {', '.join(known)})")
         with self._loading:
             if name not in self.policies:
                 self.policies[name] = load_policy(name)
@@ -284,7 +284,7 @@ async def form(request: Request) -> Response:
 
     server: Server = request.app.state.server
     policies = []
-    for name in available_policies():
+    for name in available_policies(deciding=True):
         module = importlib.import_module(f"policies.{name}")
         policies.append({"name": name, "doc": " ".join((module.__doc__ or "").split("\n\n")[0]
                                                        .split()),

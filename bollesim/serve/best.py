@@ -42,9 +42,9 @@ def read_best(folder: str | Path) -> dict:
             or not isinstance(data.get("params", {}), dict):
         raise UsageError(f'{path}: expected {{"policy": NAME, "params": {{NAME: VALUE}}}}')
     policy = data["policy"]
-    if policy not in available_policies():
-        raise UsageError(f"{path}: unknown policy {policy!r} "
-                         f"(known: {', '.join(available_policies())})")
+    known = available_policies(deciding=True)  # the page plays these
+    if policy not in known:
+        raise UsageError(f"{path}: unknown policy {policy!r} (known: {', '.join(known)})")
     params = data.get("params", {})
     for name, value in params.items():
         if isinstance(value, bool) or not isinstance(value, int | float) \

@@ -1,0 +1,176 @@
+"""The lookahead player (bollesim/lookahead.py, engine/rollout.py): its rollouts replay the
+game it is in exactly, draw nothing of the game's future, score what they claim, and the
+player plays the same games whatever the engine or threads."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from bollesim import lookahead as LA
+from bollesim import rng
+from bollesim.cli import app
+from bollesim.engine import layout as L
+from bollesim.engine import rollout as R
+from bollesim.policy import load_policy
+from bollesim.reference.chance import Chance
+from bollesim.reference.play import play_game
+from bollesim.rules.loader import load_ruleset
+from bollesim.runner import RESULT_COLUMNS, _as_int, simulate
+
+RULES = load_ruleset()
+BASE = load_policy("historical")
+SEED = 5
+NOTHING = LA.Objective("nothing", (0, 0, 0, 0, 0))  # every option ties
+
+
+@pytest.fixture(scope="module")
+def player():
+    return LA.Lookahead(RULES, 3, BASE, LA.OBJECTIVES[0])
+
+
+@pytest.fixture(scope="module")
+def game(player):
+    """A lookahead game: its result row and decisions."""
+    return player.play(SEED, 2)
+
+
+def points(player, decisions, game_index):
+    """Every decision point of a game whose choices were `decisions`, in order."""
+    at = LA.Position(LA.SETUP, [])
+    for d in decisions:
+        _, point = player.next_decision(SEED, game_index, at)
+        yield point
+        at = LA.Position(point.at.snapshot, [*point.at.script, d.choice])
+
+
+def reference_rollout(decisions, k: int, option: int, rollout: int, game_index: int):
+    """Oracle: the reference engine plays the game's first k choices on the game's own
+    stream, then `option`, then switches to the rollout's streams (rollout.rollout_key)
+    and lets the base policy play the game out."""
+    chance = Chance(SEED, game_index)
+    asked = [0]
+
+    def decide(kind, obs, rules, options, n_options, params, prng):
+        i = asked[0]
+        asked[0] += 1
+        if i < k:
+            return decisions[i].choice
+        if i == k:
+            chance.stream = np.array([R.rollout_key(SEED, game_index, k, rollout, rng.CHANCE), 0])
+            prng[:] = [R.rollout_key(SEED, game_index, k, rollout, rng.POLICY), 0]
+            return option
+        return BASE.decide(kind, obs, rules, options, n_options, params, prng)
+
+    row = play_game(RULES, replace(BASE, decide=decide), BASE.param_vector(), SEED, game_index,
+                    chance=chance)
+    return [_as_int(row[name]) for name, _ in RESULT_COLUMNS]
+
+
+def test_rollouts_are_the_games_the_oracle_plays(player, game):
+    """Every rollout of three decisions (early, middle, late) is the game the reference
+    engine plays from setup with the same choices, switching to the rollout's own streams
+    at the decision: the snapshots, the replay and the switch are exact."""
+    _, decisions = game
+    assert len(decisions) > 10
+    chosen = {1, len(decisions) // 2, len(decisions) - 1}
+    for k, point in enumerate(points(player, decisions, 2)):
+        if k not in chosen:
+            continue
+        n = len(point.options)
+        options = np.repeat(np.arange(n), 2)
+        rollouts = np.tile(np.arange(2), n)
+        out, _, _ = player._play(point.at.snapshot, point.at.script, options, rollouts,
+                                 R.ROLLOUT, SEED, 2)
+        for j in range(len(out)):
+            want = reference_rollout(decisions, k, options[j], rollouts[j], 2)
+            assert list(out[j]) == want, f"decision {k}, option {options[j]}"
+
+
+def test_rollouts_never_draw_from_the_games_future(player):
+    """At the first decision of a turn (VL2's destination, before any draw of its phase)
+    the rollouts replay nothing, so they must not depend on the game's streams at all:
+    replacing the snapshot's chance and policy keys (the game's future) changes no row."""
+    at = LA.Position(LA.SETUP, [])
+    _, point = player.next_decision(SEED, 0, at)
+    while point.at.script:  # on to a decision that opens its phase
+        at = LA.Position(point.at.snapshot, [*point.at.script, point.base_choice])
+        _, point = player.next_decision(SEED, 0, at)
+    n = len(point.options)
+    jobs = np.repeat(np.arange(n), 3), np.tile(np.arange(3), n)
+    rows, _, _ = player._play(point.at.snapshot, [], *jobs, R.ROLLOUT, SEED, 0)
+    other = point.at.snapshot.copy()
+    other[L.RS] ^= 0x5DEECE66D  # another future for the game
+    other[L.RS + 2] ^= 0x5DEECE66D
+    again, _, _ = player._play(other, [], *jobs, R.ROLLOUT, SEED, 0)
+    assert (rows == again).all()
+    assert len({tuple(r) for r in rows}) > 1  # the rollouts differ from one another
+
+
+def test_scores_are_the_objectives_mean_over_rollouts(player, game):
+    _, decisions = game
+    point = next(p for p in points(player, decisions, 2) if len(p.options) > 3)
+    n, r = len(point.options), player.rollouts
+    out, _, _ = player._play(point.at.snapshot, point.at.script, np.repeat(np.arange(n), r),
+                             np.tile(np.arange(r), n), R.ROLLOUT, SEED, 2)
+    by_hand = [
+        np.mean([out[o * r + i, L.R_OPERATIONAL] - out[o * r + i, L.R_DEFEAT] for i in range(r)])
+        for o in range(n)
+    ]
+    assert player.scores(SEED, 2, point) == pytest.approx(by_hand)
+
+
+def test_with_every_option_tied_it_plays_as_its_base():
+    """No evidence, no change: the choices are the base policy's, and so are the games,
+    with the base at parameters of its own."""
+    params = {"t2_tanks": 2, "fire_roe": 12, "tow_immobile": 1}
+    tied = LA.Lookahead(RULES, 1, load_policy("plan"), NOTHING, params)
+    base = simulate("plan", 3, seed=SEED, params=params)
+    for g in range(3):
+        row, decisions = tied.play(SEED, g)
+        assert all(d.choice == d.base_choice for d in decisions)
+        assert row[L.R_END_TURN] == base["end_turn"][g]
+        assert bool(row[L.R_DEFEAT]) == base["defeat"][g]
+        assert row[L.R_CHITS_DRAWN] == base["chits_drawn"][g]
+
+
+def test_the_game_the_player_chose_is_the_one_the_engines_play(player, game):
+    row, decisions = game
+    assert any(d.choice != d.base_choice for d in decisions)  # it does look ahead
+    assert list(player.reference_row(SEED, 2, decisions)) == list(row)
+
+
+def test_same_rows_whatever_the_engine_or_threads():
+    params = {"rollouts": 2}
+    two = simulate("lookahead", 4, seed=SEED, params=params, threads=2)
+    assert two.equals(simulate("lookahead", 4, seed=SEED, params=params, threads=1))
+    assert two.equals(simulate("lookahead", 4, seed=SEED, params=params, engine="reference"))
+
+
+def test_play_narrates_the_scores(game):
+    result = CliRunner().invoke(app, ["play", "-P", "lookahead", "--seed", str(SEED), "--game",
+                                      "2", "-p", "rollouts=3", "-p", "confidence=0"])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    _, decisions = game
+    shown = [line for line in lines if line.startswith("  > lookahead")]
+    assert len(shown) == len(decisions)
+    first = decisions[0]
+    assert f"({len(first.options)} options)" in shown[0]
+    assert f"{first.scores[first.choice]:+.2f}" in shown[0]
+    assert lines[-1].startswith("Outcome:")
+
+
+def test_it_leaves_the_base_only_on_evidence():
+    """The best option is taken over the base's choice when it beats it on the same
+    rollouts by `confidence` standard errors of the paired difference."""
+    values = np.zeros((3, 8))
+    values[2, 0] = 1  # option 2 better on one rollout of eight
+    sure = LA.Lookahead(RULES, 8, BASE, LA.OBJECTIVES[0], confidence=2)
+    eager = LA.Lookahead(RULES, 8, BASE, LA.OBJECTIVES[0], confidence=0)
+    assert sure.choose(values, 1) == 1 and eager.choose(values, 1) == 2
+    values[2, :] = 1  # better on every rollout: 8 > 2 * sqrt(8)
+    assert sure.choose(values, 1) == 2
+    values[1, :4] = 1  # the base as good on half of them: 4 < 2 * sqrt(4)
+    assert sure.choose(values, 1) == 1
