@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from functools import cache
 
 import numpy as np
 
@@ -112,14 +111,14 @@ class Lookahead:
         self._packed = _packed(rules)
         self.base_vector = base.param_vector(base_params)
         self._params = np.require(base.kernel_params(self.base_vector), np.float64, ["C", "W"])
-        self._kernel = _kernel()
+        self._kernel, self._decide = _kernel(base)
 
     def _play(self, start, script, options, rollouts, mode, seed, game):
         out = np.zeros((len(options), L.N_RESULTS), dtype=np.int64)
         point = np.zeros(R.POINT_WIDTH, dtype=np.int64)
         snapshot = np.zeros(R.SNAP_SIZE, dtype=np.int64)
         self._kernel(
-            self._packed, self.base.decide, self._params, seed, game, start,
+            self._packed, self._decide, self._params, seed, game, start,
             np.asarray(script, dtype=np.int64), options, rollouts, mode, out, point, snapshot,
         )
         return out, point, snapshot
@@ -193,12 +192,12 @@ class Lookahead:
         return np.array([_as_int(row[name]) for name, _ in RESULT_COLUMNS], dtype=np.int64)
 
 
-@cache
-def _kernel():
-    from bollesim.engine.play import general
+def _kernel(base: Policy):
+    """(rollout.play_scripted for the base policy, its decide argument)."""
+    from bollesim.engine.play import for_policy
     from bollesim.engine.rollout import SCRIPTED_ARGS, play_scripted
 
-    return general(play_scripted, SCRIPTED_ARGS)
+    return for_policy(play_scripted, SCRIPTED_ARGS, base)
 
 
 def player(rules: Ruleset, params: np.ndarray, base_params: dict | None = None) -> Lookahead:

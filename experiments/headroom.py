@@ -173,7 +173,14 @@ def write(out: Path, games: pl.DataFrame, entries, sweeps, n: int, n_sweep: int,
                + ("holds for every outcome." if not changed_for else
                   f"holds for {held} of {held + len(changed_for)} outcomes and changes for "
                   + ", ".join(changed_for) + "."))
-    lines.insert(4, f"**{verdict}**")
+    by = {r["player"]: r for r in rates.iter_rows(named=True)}
+    most = max(order, key=lambda p: by[p]["operational_rate"])
+    safest = min(order, key=lambda p: by[p]["defeat_rate"])
+    headline = (f"The most operational victories: {most}, {pct(by[most]['operational_rate'])} "
+                f"(historical {pct(by['historical']['operational_rate'])}); the fewest "
+                f"defeats: {safest}, {pct(by[safest]['defeat_rate'])} (historical "
+                f"{pct(by['historical']['defeat_rate'])}). {verdict}")
+    lines.insert(4, f"**{headline}**")
     lines.insert(5, "")
     lines += ["## How this was made", "", "```sh",
               *(f".venv/bin/bollesim optimise {spec}" for spec in SEARCHES.values()),

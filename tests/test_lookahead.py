@@ -174,3 +174,11 @@ def test_it_leaves_the_base_only_on_evidence():
     assert sure.choose(values, 1) == 2
     values[1, :4] = 1  # the base as good on half of them: 4 < 2 * sqrt(4)
     assert sure.choose(values, 1) == 1
+
+
+@pytest.mark.slow
+def test_a_base_through_the_general_protocol_plays_the_same_games():
+    """base = random: the rollouts run the general kernel (a decide function pointer)."""
+    params = {"rollouts": 2, "base": LA.BASES.index("random")}
+    fast = simulate("lookahead", 3, seed=SEED, params=params)
+    assert fast.equals(simulate("lookahead", 3, seed=SEED, params=params, engine="reference"))

@@ -13,9 +13,9 @@ order they were asked, on the game's own chance stream, and then either:
   chits and dice) is the game's, and the policy plays the game out.
 
 The decisions counted are those put to the player: a lone option is taken without
-asking (player.ask), so it is not in the script. The kernel takes the general protocol
-(a decide function pointer): the scripted family's kernel finds its orders without
-asking (orders.scripted_order), which a script cannot replay.
+asking (player.ask), so it is not in the script. The scripted family's kernel finds its
+orders without listing them (orders.scripted_order); while a script is on, it lists them
+and asks, as the general protocol does, so both count the same decisions.
 """
 
 import numpy as np
@@ -74,7 +74,7 @@ SCRIPTED_ARGS = (
 )
 
 
-@njit(cache=True, nogil=True)  # compiled by play.general(.., SCRIPTED_ARGS)
+@njit(cache=True, nogil=True)  # the kernel of play.for_policy(.., SCRIPTED_ARGS, policy)
 def play_scripted(
     rules, decide, params, seed, game, start, script, options, rollouts, mode, out, point, snapshot
 ):
