@@ -39,6 +39,12 @@ class Objective:
     name: str
     weights: tuple[float, float, float, float, float]  # over OUTCOME_COLUMNS
 
+    @property
+    def weights_text(self) -> str:
+        """The weights in words: "operational +1, defeat -1"."""
+        return ", ".join(f"{name} {w:+g}" for name, w in zip(OUTCOME_COLUMNS, self.weights,
+                                                             strict=True) if w)
+
     def score(self, rows: np.ndarray) -> np.ndarray:
         return rows[:, : len(OUTCOME_COLUMNS)] @ np.asarray(self.weights, dtype=np.float64)
 
@@ -279,8 +285,9 @@ def narrated_game(rules: Ruleset, params: np.ndarray, seed: int, game: int) -> t
     row = play_game(rules, policy, chosen.base_vector, seed, game, trace)
     head = (
         f"Lookahead: {chosen.rollouts} rollouts per option, played out by "
-        f"{chosen.base.name}; an option's score is the mean of '{chosen.objective.name}' "
-        "over its rollouts (victory 1, defeat -1 as the objective weighs them)."
+        f"{chosen.base.name}; an option's score is the mean over its rollouts of "
+        f"'{chosen.objective.name}' ({chosen.objective.weights_text}); the best is taken "
+        f"when it beats the base policy's choice by {chosen.confidence:g} standard errors."
     )
     return [head, *narrator.narrate(trace, notes), "", outcome_line(row)], row
 
@@ -296,8 +303,12 @@ def decision_line(narrator, d: Decision) -> str:
         return f"{narrator.option(d.kind, int(d.options[i]))} {d.scores[i]:+.2f}"
 
     others = [int(i) for i in np.argsort(-d.scores, kind="stable") if i != d.choice][:SHOWN]
-    base = "as the base policy" if d.choice == d.base_choice else (
-        f"the base policy: {narrator.option(d.kind, int(d.options[d.base_choice]))}")
+    if d.choice != d.base_choice:
+        base = f"the base policy: {narrator.option(d.kind, int(d.options[d.base_choice]))}"
+    elif d.scores.max() > d.scores[d.choice]:
+        base = "the base policy's, kept: no option beats it clearly"
+    else:
+        base = "as the base policy"
     more = f"; others: {', '.join(scored(i) for i in others)}" if others else ""
     return (f"  > lookahead, {D.KIND_NAMES[d.kind].replace('_', ' ')} ({len(d.options)} options): "
             f"{scored(d.choice)} ({base}){more}")

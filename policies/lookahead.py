@@ -1,5 +1,6 @@
 """Looks ahead: at every decision, scores each legal option by Monte Carlo rollouts from the
-state it is in (played out by a base policy) and takes the best."""
+state it is in (played out by a base policy) and takes the best when it clearly beats the
+base policy's own choice."""
 
 from bollesim.lookahead import BASES, OBJECTIVES, play_games
 from bollesim.policy import Parameter
