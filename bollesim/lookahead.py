@@ -28,8 +28,9 @@ from bollesim.engine import rollout as R
 from bollesim.engine.script import PAUSE, ROLLOUT
 from bollesim.policy import Policy, load_policy
 from bollesim.rules.loader import Ruleset
+from bollesim.runner import RESULT_COLUMNS
 
-OUTCOME_COLUMNS = ("operational", "tactical", "strategic", "political", "defeat")  # layout.R_*
+OUTCOME_COLUMNS = tuple(name for name, _ in RESULT_COLUMNS[: L.R_DEFEAT + 1])  # the flags
 
 
 @dataclass(frozen=True)
@@ -191,7 +192,7 @@ class Lookahead:
     def reference_row(self, seed: int, game: int, decisions: list[Decision]) -> np.ndarray:
         """The reference engine's result row of the game `decisions` were taken in."""
         from bollesim.reference.play import play_game
-        from bollesim.runner import RESULT_COLUMNS, _as_int
+        from bollesim.runner import _as_int
 
         policy = replaying(self.base, decisions)
         row = play_game(self.rules, policy, self.base_vector, seed, game)
