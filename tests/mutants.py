@@ -63,8 +63,8 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "stack-limit-plus-one",
         "bollesim/engine/execution.py",
-        "st[counts + p] > st[T.POS_STACK + p]:",
-        "st[counts + p] > st[T.POS_STACK + p] + 1:",
+        "count > st[T.POS_STACK + p]:",
+        "count > st[T.POS_STACK + p] + 1:",
         "§2.1.1, §6.2",
         "moves may fill a position one vehicle beyond its stacking limit",
         (FAST_GAMES,),

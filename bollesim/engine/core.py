@@ -64,13 +64,6 @@ def fill(st, at, n, value):
 
 
 @njit(cache=True, inline="always")
-def scratch(st, at, n, value):
-    """st[at : at + n] set to value, as a work array (layout.SCRATCH_*)."""
-    fill(st, at, n, value)
-    return st[at : at + n]
-
-
-@njit(cache=True, inline="always")
 def d6(st):
     return rng.d6(st, L.RS)
 

@@ -26,7 +26,6 @@ from bollesim.engine.core import (
     pos,
     pos_un,
     release_tow,
-    scratch,
     spend_ability,
     track_changed,
     track_len,
@@ -34,7 +33,7 @@ from bollesim.engine.core import (
     within_reach,
 )
 from bollesim.engine.end import note_tango2
-from bollesim.engine.player import ask, ask_yes_no, options
+from bollesim.engine.player import ask, ask_yes_no
 
 
 @njit(cache=True)
@@ -88,16 +87,16 @@ def airstrike(st):
     if not st[O.AIRSTRIKE_PENDING]:
         return
     ceil = st[T.S_AIR_LEAVES] == C.AIR_CEIL
-    removed = scratch(st, L.SCRATCH_REMOVED, C.N_TRACKS, 0)
+    removed = L.SCRATCH_REMOVED  # chits removed per track
     for t in range(C.N_TRACKS):
         n = regular_chits(st, t)
         keep = (n + 1) // 2 if ceil else n // 2
-        removed[t] = n - keep
+        st[removed + t] = n - keep
         for _ in range(n - keep):
             remove_last(st, t)
     st[O.AIRSTRIKE_PENDING] = 0
     st[L.X_AIRSTRIKE_TURN] = st[O.TURN]
-    log(st, E.AIRSTRIKE, removed[0], removed[1], removed[2], removed[3])
+    log(st, E.AIRSTRIKE, st[removed], st[removed + 1], st[removed + 2], st[removed + 3])
 
 
 # ------------------------------------------------------------------ §6.2 move and tow
@@ -219,15 +218,14 @@ def overfull_position(st, moves):
         if st[moves + v] >= 0:
             arriving |= 1 << st[moves + v]
         towing = towing or st[vx(v, O.V_ORDER)] == C.TOW or st[vx(v, O.V_TOWED_BY)] >= 0
-    if arriving == 0:
-        return -1
-    counts = L.SCRATCH_COUNTS
-    fill(st, counts, T.NP, 0)
-    for v in range(nv):
-        if not towing or counts_for_stacking(st, moves, v):
-            st[counts + final(st, moves, v)] += 1
-    for p in range(T.NP):
-        if (arriving >> p) & 1 and st[counts + p] > st[T.POS_STACK + p]:
+    while arriving:  # in position order
+        p = lowest(arriving)
+        arriving &= arriving - 1
+        count = 0
+        for v in range(nv):
+            if final(st, moves, v) == p and (not towing or counts_for_stacking(st, moves, v)):
+                count += 1
+        if count > st[T.POS_STACK + p]:
             return p
     return -1
 
@@ -238,7 +236,6 @@ def perform_moves(st, decide, moves):
     after all moves, the player picks who keeps the move into an overfull position
     (§6.2). Who moved: st[SCRATCH_MOVED + v]."""
     nv = T.NV
-    opts = options(st)
     keep = L.SCRATCH_KEEP
     while True:
         over = overfull_position(st, moves)
@@ -258,7 +255,7 @@ def perform_moves(st, decide, moves):
             n = 0
             for v in range(nv):
                 if st[moves + v] == over and not st[keep + v]:
-                    opts[n] = v
+                    st[L.OPTS + n] = v
                     n += 1
             st[keep + ask(st, decide, D.STACK_PRIORITY, n, 0, over)] = 1
             kept += 1
@@ -281,8 +278,10 @@ def perform_moves(st, decide, moves):
         towed = st[vx(v, O.V_TOWING)]
         if towed >= 0:
             st[vx(towed, O.V_POS)] = to
-    for p in range(T.NP):  # §6.2 first entry: enemy-action marker, in position order
-        if (entered >> p) & 1 and st[T.POS_EAM_POOL + p] and st[O.MARKER + p] < 0:
+    while entered:  # §6.2 first entry: enemy-action marker, in position order
+        p = lowest(entered)
+        entered &= entered - 1
+        if st[T.POS_EAM_POOL + p] and st[O.MARKER + p] < 0:
             draw_marker(st, p)
     for v in range(nv):
         if st[moved + v]:
@@ -326,7 +325,6 @@ def arrive(st, v):
 @njit(cache=True)
 def hook_tows(st, decide):
     """§5.4.3: a rescuer stacked with its tank takes it in tow to a nearest other CP."""
-    opts = options(st)
     for r in range(T.NV):
         if st[vx(r, O.V_ORDER)] != C.TOW or st[vx(r, O.V_TOWING)] >= 0:
             continue
@@ -353,7 +351,7 @@ def hook_tows(st, decide):
                 and p != here
                 and (anywhere or distance(st, here, p) == nearest)
             ):
-                opts[n] = p
+                st[L.OPTS + n] = p
                 n += 1
         dest = ask(st, decide, D.TOW_DESTINATION, n, 0, 0)
         st[vx(r, O.V_TOWING)] = damaged
@@ -369,8 +367,7 @@ def extra_move(st, decide, kind):
     a = ability_ready(st, C.EXTRA_MOVE)
     if a < 0:
         return
-    opts = options(st)
-    opts[0] = -1
+    st[L.OPTS] = -1
     n = 1
     for v in range(T.NV):
         if (
@@ -381,7 +378,7 @@ def extra_move(st, decide, kind):
             and not st[vx(v, O.V_SKIP)]
             and not has(st, v, O.V_HEAVY, C.TRACKS)
         ):
-            opts[n] = v
+            st[L.OPTS + n] = v
             n += 1
     if n == 1:
         return
@@ -433,7 +430,8 @@ def able_to_fire(st, v):
 
 @njit(cache=True)
 def fire_targets(st, v, out):
-    """Tracks whose last chit v may remove (§6.3 letters, flipped setup marker)."""
+    """Tracks whose last chit v may remove (§6.3 letters, flipped setup marker), written
+    to st[out:]; returns how many."""
     here = pos(st, v)
     n = 0
     for t in range(C.N_TRACKS):
@@ -448,7 +446,7 @@ def fire_targets(st, v, out):
             and st[T.CHIT_LETTER + last] != st[T.POS_LETTER + here]
         ):
             continue
-        out[n] = t
+        st[out + n] = t
         n += 1
     return n
 
@@ -458,7 +456,7 @@ def fire_step(st, decide):
     """§6.3: Direct their fire first, the Fire orders in the player's order, Extra fire
     last, then the depot."""
     nv = T.NV
-    tracks = scratch(st, L.SCRATCH_TRACKS, 4, 0)
+    tracks = L.SCRATCH_TRACKS
     direct = False
     a = ability_ready(st, C.DIRECT_THEIR_FIRE)
     if a >= 0 and ability_at(st, a, T.S_DIRECT_FIRE_AT):
@@ -473,8 +471,8 @@ def fire_step(st, decide):
         if worth and ask_yes_no(st, decide, D.USE_ABILITY, a):
             spend_ability(st, a)
             direct = True
-    rolls = scratch(st, L.SCRATCH_ROLLS, L.ROLLS_CAP, 0)  # [0]: count, then the Saraci OW dice
-    opts = options(st)
+    rolls = L.SCRATCH_ROLLS  # st[rolls]: count, then the dice of the indirect shots
+    st[rolls] = 0
     ready = 0  # the tanks still to carry out their Fire order (firing changes no tank)
     for v in range(nv):
         if able_to_fire(st, v):
@@ -483,7 +481,7 @@ def fire_step(st, decide):
         n = 0
         left = ready
         while left:
-            opts[n] = lowest(left)
+            st[L.OPTS + n] = lowest(left)
             n += 1
             left &= left - 1
         v = ask(st, decide, D.FIRE_ORDER, n, 0, 0)
@@ -491,22 +489,21 @@ def fire_step(st, decide):
         fire_once(st, decide, v, direct, rolls)
     a = ability_ready(st, C.EXTRA_FIRE)
     if a >= 0:
-        opts = options(st)
-        opts[0] = -1
+        st[L.OPTS] = -1
         n = 1
         for v in range(nv):
             if within_reach(st, a, v) and able_to_fire(st, v) and fire_targets(st, v, tracks) > 0:
-                opts[n] = v
+                st[L.OPTS + n] = v
                 n += 1
         if n > 1:
             choice = ask(st, decide, D.EXTRA_FIRE, n, a, 0)
             if choice >= 0:
                 spend_ability(st, a)
                 fire_once(st, decide, choice, direct, rolls)
-    if rolls[0] >= st[T.S_DEPOT_ROLLS]:
+    if st[rolls] >= st[T.S_DEPOT_ROLLS]:
         all_ones = True
-        for i in range(rolls[0]):
-            if rolls[1 + i] != 1:
+        for i in range(st[rolls]):
+            if st[rolls + 1 + i] != 1:
                 all_ones = False
         if all_ones:
             ammunition_depot(st, decide)
@@ -515,8 +512,7 @@ def fire_step(st, decide):
 @njit(cache=True)
 def fire_once(st, decide, v, direct, rolls):
     """One attack: direct hits, indirect 1-5 (Direct their fire: always), sights 1-2."""
-    opts = options(st)
-    n = fire_targets(st, v, opts)
+    n = fire_targets(st, v, L.OPTS)
     if n == 0:
         return
     t = ask(st, decide, D.FIRE_TARGET, n, v, 0)
@@ -525,8 +521,8 @@ def fire_once(st, decide, v, direct, rolls):
     here = pos(st, v)
     if st[T.POS_INDIRECT + here]:
         die = d6(st)
-        rolls[1 + rolls[0]] = die
-        rolls[0] += 1
+        st[rolls + 1 + st[rolls]] = die
+        st[rolls] += 1
         hit = direct or die <= st[T.S_INDIRECT_MAX]
     elif has(st, v, O.V_LIGHT, C.SIGHTS):
         die = d6(st)
@@ -539,11 +535,10 @@ def fire_once(st, decide, v, direct, rolls):
 @njit(cache=True)
 def ammunition_depot(st, decide):
     """§6.3: one track of the player's choice is emptied."""
-    opts = options(st)
     n = 0
     for t in range(C.N_TRACKS):
         if regular_chits(st, t) > 0 or (t == C.ART and not st[L.X_SETUP_FLIPPED]):
-            opts[n] = t
+            st[L.OPTS + n] = t
             n += 1
     if n == 0:
         return

@@ -90,13 +90,11 @@ PARAMS = _rest.take(MAX_PARAMS)
 OPTS = _rest.take(MAX_OPTIONS)
 PLAN_GOALS = _rest.take(1)  # the scripted family's goals this game (player.py), -1: not yet
 # Work arrays of the kernels (no allocation per call).
-SCRATCH_PAIR = _rest.take(2)  # the chits of a pair
 SCRATCH_TARGET = _rest.take(C.N_VEHICLES)  # next position of each mover (move step)
 SCRATCH_SECOND = _rest.take(C.N_VEHICLES)  # the optional APC second step
 SCRATCH_EXTRA = _rest.take(C.N_VEHICLES)  # QL1's Extra move
 SCRATCH_KEEP = _rest.take(C.N_VEHICLES)  # movers kept into an overfull position
 SCRATCH_MOVED = _rest.take(C.N_VEHICLES)  # who moved
-SCRATCH_COUNTS = _rest.take(C.N_POSITIONS)  # vehicles per position after the moves
 SCRATCH_TRACKS = _rest.take(C.N_TRACKS)  # tracks a tank may fire at
 ROLLS_CAP = 1 + 2 * C.N_VEHICLES  # a count, then every Saraci overwatch die of a turn
 SCRATCH_ROLLS = _rest.take(ROLLS_CAP)

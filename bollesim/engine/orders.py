@@ -26,7 +26,6 @@ from bollesim.engine.core import (
     pick,
     pos,
     release_tow,
-    scratch,
     spend_ability,
     spread,
     track_changed,
@@ -102,18 +101,17 @@ def draw_chit(st):
 @njit(cache=True)
 def draw_pair(st):
     """Two weapon chits, or (-1, -1) after the civilian car (§5.3, §7.2.1)."""
-    chits = scratch(st, L.SCRATCH_PAIR, 2, 0)
-    got = 0
-    while got < 2:
+    first = second = -1
+    while second < 0:
         chit = draw_chit(st)
         if st[T.CHIT_TYPE + chit] == C.RU:
             light_damage(st, st[T.CHIT_VEHICLE + chit])
             st[L.ASIDE + st[L.X_N_ASIDE]] = chit
             st[L.X_N_ASIDE] += 1
+        elif first < 0:
+            first = chit
         else:
-            chits[got] = chit
-            got += 1
-    first, second = chits[0], chits[1]
+            second = chit
     if st[T.CHIT_TYPE + first] != C.CAR and st[T.CHIT_TYPE + second] != C.CAR:
         return first, second
     car, other = (first, second) if st[T.CHIT_TYPE + first] == C.CAR else (second, first)

@@ -54,31 +54,29 @@ def ruleset(st):
 def ask(st, decide, kind, n, context_a, context_b):
     """The player's choice among options(st)[:n] (the option itself). A lone option is
     taken without asking, as in the reference engine's Table.ask."""
-    opts = options(st)
     if n == 1:
-        return opts[0]
+        return st[L.OPTS]
     st[O.CONTEXT_A] = context_a
     st[O.CONTEXT_B] = context_b
     index = replayed(st, n) if st[L.SCRIPT_ON] else -1
     if index >= 0:
-        return opts[index]
+        return st[L.OPTS + index]
     if decide is None:
-        index = F.play(kind, observation(st), ruleset(st), opts, n, params(st))
+        index = F.play(kind, observation(st), ruleset(st), options(st), n, params(st))
     else:
         prng = st[L.RS + 2 : L.RS + 4]
-        index = decide(kind, observation(st), ruleset(st), opts, n, params(st), prng)
+        index = decide(kind, observation(st), ruleset(st), options(st), n, params(st), prng)
     if st[L.SCRIPT_ON]:
         record_point(st, kind, n, index)
     if index < 0 or index >= n:
         raise ValueError("policy chose an option outside its options")
-    return opts[index]
+    return st[L.OPTS + index]
 
 
 @njit(cache=True)
 def ask_yes_no(st, decide, kind, context_a):
-    opts = options(st)
-    opts[0] = 0
-    opts[1] = 1
+    st[L.OPTS] = 0
+    st[L.OPTS + 1] = 1
     return ask(st, decide, kind, 2, context_a, 0)
 
 

@@ -12,7 +12,6 @@ from bollesim.engine.core import (
     has,
     log,
     pos,
-    scratch,
 )
 
 AUTOMATIC = 7  # reference/radio.py: no radio damage in the link, no roll
@@ -21,13 +20,14 @@ BEST_ROLL = 6
 
 @njit(cache=True, inline="always")
 def chain_quality(st, chain, n):
-    """Highest successful d6 over one link (AUTOMATIC when no radio in it is damaged)."""
+    """Highest successful d6 over one link, the n vehicles at st[chain:] (AUTOMATIC when no
+    radio in it is damaged)."""
     damaged = 0
     which = -1
     for i in range(n):
-        if has(st, chain[i], O.V_LIGHT, C.RADIO):
+        if has(st, st[chain + i], O.V_LIGHT, C.RADIO):
             damaged += 1
-            which = chain[i]
+            which = st[chain + i]
     if damaged == 0:
         return AUTOMATIC
     if damaged >= 2:
@@ -48,15 +48,16 @@ def link_quality(st, receiver):
     commander = st[T.S_COMMANDER]
     if pos(st, receiver) == pos(st, commander):
         return AUTOMATIC
-    chain = scratch(st, L.SCRATCH_CHAIN, 3, commander)
-    chain[2] = receiver
+    chain = L.SCRATCH_CHAIN  # commander, relay, receiver
+    st[chain] = commander
+    st[chain + 2] = receiver
     best = 0
     if receiver == st[T.RELAYS + 0] or receiver == st[T.RELAYS + 1]:
-        chain[1] = receiver
+        st[chain + 1] = receiver
         quality = chain_quality(st, chain, 2)
         return quality if quality == AUTOMATIC else max(best, quality)
     for r in range(2):
-        chain[1] = st[T.RELAYS + r]
+        st[chain + 1] = st[T.RELAYS + r]
         quality = chain_quality(st, chain, 3)
         if quality == AUTOMATIC:
             return AUTOMATIC

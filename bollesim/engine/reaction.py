@@ -25,7 +25,6 @@ from bollesim.engine.core import (
     pool_append,
     pos,
     pos_bsa,
-    scratch,
     spend_ability,
     track_len,
     two_d6,
@@ -188,17 +187,17 @@ def artillery(st, decide):
         further_effects(st, decide, target)
     if not present or roll <= st[T.S_ART_ONLY_EFFECTS]:
         return
-    chits = scratch(st, L.SCRATCH_CHITS, L.ASIDE_CAP, 0)  # random-unit chits of those there
+    chits = L.SCRATCH_CHITS  # the random-unit chits of those there
     n = 0
     for v in range(T.NV):
         if target != C.NO_ART and st[T.POS_ART + (pos(st, v))] == target:
             for i in range(st[L.X_N_ASIDE]):
                 if st[T.CHIT_VEHICLE + (st[L.ASIDE + i])] == v:
-                    chits[n] = st[L.ASIDE + i]
+                    st[chits + n] = st[L.ASIDE + i]
                     n += 1
     if n == 0:
         return
-    chit = chits[pick(st, n)]
+    chit = st[chits + pick(st, n)]
     victim = st[T.CHIT_VEHICLE + chit]
     to_pool = roll < st[T.S_ART_HEAVY]
     log(st, E.ARTILLERY_DRAW, victim, to_pool, 0, 0)
