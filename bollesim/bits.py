@@ -2,8 +2,10 @@
 the processor's own instructions, for the fast engine and compiled policies alike."""
 
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
+
+from bollesim.jit import compiled
 
 
 @intrinsic
@@ -22,13 +24,13 @@ def _cttz(typingctx, x):
     return types.int64(types.int64), codegen
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def popcount(mask):
     """How many members a (non-negative) mask has."""
     return _ctpop(mask)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def lowest(mask):
     """The smallest member of a non-empty mask."""
     return _cttz(mask)

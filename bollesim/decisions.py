@@ -6,7 +6,7 @@ options, and the policy returns the index of its choice. Both engines offer the 
 options in the same order.
 """
 
-from numba import njit
+from bollesim.jit import compiled
 
 # Decision kinds. The comment says what one option is.
 VL2_DESTINATION = 0  # Orders phase start (§5): a packed MOVE for VL2, or 0 = keep going
@@ -53,7 +53,7 @@ SPREAD = 100  # MOVE destination SPREAD + town: a platoon to its town's overwatc
 MAX_OPTIONS = 1024
 
 
-@njit(cache=True)
+@compiled
 def pack_order(kind, mask, dest):
     """One order as an integer: kind (codes.MOVE...), vehicle bit mask, destination.
 
@@ -62,16 +62,16 @@ def pack_order(kind, mask, dest):
     return kind + 8 * (dest + 1) + 2048 * mask
 
 
-@njit(cache=True)
+@compiled
 def order_kind(code):
     return code & 7
 
 
-@njit(cache=True)
+@compiled
 def order_dest(code):
     return ((code >> 3) & 255) - 1
 
 
-@njit(cache=True)
+@compiled
 def order_mask(code):
     return code >> 11

@@ -686,6 +686,7 @@ def run_cells(
     play.check_resources(games, cap, waiting.saved if waiting is not None else 0)
     with ws:
         if mode == "resume" and interrupted_run(ws.out) is None:
+            ws.recover()  # a writer killed while it cleaned up after its commit
             done = _complete_run(ws.out, plan)
             if done is not None:
                 return done, Outcome.from_manifest(done)

@@ -19,7 +19,8 @@ The map, drawn once (R-MAP; exposed positions marked *, FP in brackets):
 """
 
 import numpy as np
-from numba import njit
+
+from bollesim.jit import compiled
 
 # scalars
 TURN = 0
@@ -69,7 +70,7 @@ MARKER = ABIL + 6
 SIZE = MARKER + 18
 
 
-@njit(cache=True)
+@compiled
 def vehicle(obs, v, field):
     """One field of vehicle v."""
     return obs[VEH + V_FIELDS * v + field]

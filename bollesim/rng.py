@@ -12,7 +12,9 @@ and the fast engine get bit-identical numbers.
 """
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from bollesim.jit import compiled
 
 CHANCE, POLICY = 0, 1  # stream ids
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -21,7 +23,7 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _STREAM_SALT = np.uint64(0xD1B54A32D192ED03)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def mix64(z):
     """The splitmix64 finaliser: a bijective scramble of a uint64."""
     z = np.uint64(z)
@@ -30,7 +32,7 @@ def mix64(z):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@compiled
 def stream_key(seed, game, stream):
     """The key of one game's stream, from (run seed, game index, stream id)."""
     k = mix64(np.uint64(seed) * GOLDEN + np.uint64(1))
@@ -38,14 +40,14 @@ def stream_key(seed, game, stream):
     return mix64(k ^ (np.uint64(stream) * _STREAM_SALT + np.uint64(3)))
 
 
-@njit(cache=True)
+@compiled
 def init_stream(out, seed, game, stream):
     """Write a fresh stream [key, 0] into out (int64[2])."""
     out[0] = np.int64(stream_key(seed, game, stream))
     out[1] = 0
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def next_u64(s, at=0):
     """The next 64 random bits of the stream at s[at : at + 2]; advances its counter.
     (`at` lets the fast engine keep its streams inside its state vector.)"""
@@ -53,19 +55,19 @@ def next_u64(s, at=0):
     return mix64(np.uint64(s[at]) + np.uint64(s[at + 1]) * GOLDEN)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def below(s, n, at=0):
     """A uniform integer in [0, n), n >= 1 (bias below n / 2**32, i.e. nil here)."""
     return np.int64(((next_u64(s, at) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def d6(s, at=0):
     """One six-sided die: 1..6."""
     return below(s, 6, at) + 1
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def two_d6(s, at=0):
     """Two six-sided dice added: 2..12, as two draws."""
     return d6(s, at) + d6(s, at)
@@ -78,7 +80,7 @@ def new_stream(seed: int, game: int, stream: int) -> np.ndarray:
     return s
 
 
-@njit(cache=True, parallel=True)
+@compiled(parallel=True)
 def dice_floor(seed, draws, out):
     """What the luck alone costs (`bollesim bench`'s floor): exactly draws[g] dice for game
     g, seeded as the engines seed it, and nothing else; out[g] gets their sum."""

@@ -740,6 +740,10 @@ class Workspace:
     def recover(self) -> None:
         """Complete or undo what a dead writer left: a commit cut short, a half-built
         .OUT.new, a half-done two-rename replacement, a half-deleted work area."""
+        with _writing(self.out):
+            self._recover()
+
+    def _recover(self) -> None:
         _remove(self.trash)
         marker = self.partial / "commit.json"
         sha = None

@@ -10,12 +10,12 @@ fast engine finds that same order without listing the options (engine/orders.py,
 """
 
 import numpy as np
-from numba import njit
 
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import observation as O
 from bollesim.bits import lowest, popcount
+from bollesim.jit import compiled
 from bollesim.rules import access as A
 from bollesim.rules import packed as P
 from policies import _space as S
@@ -50,7 +50,7 @@ TOW_WEIGHT = 50  # minus the rescuer's distance to the damaged tank
 # ------------------------------------------------------------------ where vehicles go
 
 
-@njit(cache=True)
+@compiled
 def post_position(rules, post, rank):
     """The position of a post (S.POST_NAMES) for the rank-th vehicle posted there; -1 for
     S.STAY."""
@@ -71,7 +71,7 @@ def post_position(rules, post, rank):
     return -1
 
 
-@njit(cache=True)
+@compiled
 def goals(rules, params):
     """Every vehicle's final goal (_tactics.pack_places): the first t2_tanks tanks of
     TANKS_BY_PRIORITY to Tango 2, the others to reserve_post, the APCs to their posts."""
@@ -96,7 +96,7 @@ def goals(rules, params):
     return places
 
 
-@njit(cache=True)
+@compiled
 def nearest_contact_point(rules, here):
     """§2.1.1: the contact point fewest road steps away, Tango 2 first on ties."""
     best, steps = -1, 1 << 30
@@ -106,14 +106,14 @@ def nearest_contact_point(rules, here):
     return best
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def withdrawing(obs, params, v):
     """Vehicle v has the `withdraw` heavy damage markers that take it out of the fighting."""
     withdraw = params[S.WITHDRAW]
     return withdraw >= 1 and popcount(O.vehicle(obs, v, O.V_HEAVY)) >= withdraw
 
 
-@njit(cache=True)
+@compiled
 def gathered(obs, rules, params, goal):
     """t2_together: every vehicle bound for Tango 2 (goal: goals()) that can still get there
     (not immobilised, not in tow, not withdrawing) is in Kalesija or beyond it. The one
@@ -132,7 +132,7 @@ def gathered(obs, rules, params, goal):
     return True
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def goal_now(obs, rules, params, goal, wait, v):
     """Where vehicle v is going this turn: its goal, but Kalesija for a tank bound for
     Tango 2 before push_turn or while `wait` (t2_together, gathered()), and a place out of
@@ -149,7 +149,7 @@ def goal_now(obs, rules, params, goal, wait, v):
     return g
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def dangerous(obs, params):
     """The enemy is too strong to set out through exposed positions (advance_hot,
     advance_chits)."""
@@ -158,13 +158,13 @@ def dangerous(obs, params):
     return direct_chits(obs) > params[S.ADVANCE_CHITS]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def direct_chits(obs):
     """Chits on the three direct-fire tracks (§7.1)."""
     return obs[O.TRACK_LEN + C.TANK] + obs[O.TRACK_LEN + C.ATGM] + obs[O.TRACK_LEN + C.HMG]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def route(obs, rules, params, goal, danger, wait, v):
     """Where a Move order should send vehicle v now (-1: no wish): the next destination on
     its way to goal_now (§5.4.1, the ruleset's waypoints); its own position while `danger`
@@ -187,7 +187,7 @@ def route(obs, rules, params, goal, danger, wait, v):
     return step
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def routes(obs, rules, params, goal, vehicles):
     """route() of each vehicle of the bit mask `vehicles` towards its goal (`goal`: the
     goals() of params), the others without a wish (_tactics.pack_places)."""
@@ -205,7 +205,7 @@ def routes(obs, rules, params, goal, vehicles):
 # ------------------------------------------------------------------ orders
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def fire_now(obs, rules, params):
     """Whether Fire orders may be given now: fire has started, or the triggers are met
     (fire_roe and fire_turn, and Unrestricted RoE with fire_unrestricted), or the enemy
@@ -221,7 +221,7 @@ def fire_now(obs, rules, params):
     )
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def fire_score(obs, rules, params):
     """The score of a Fire order per tank (negative: not now)."""
     if not fire_now(obs, rules, params):
@@ -229,7 +229,7 @@ def fire_score(obs, rules, params):
     return FIRE_FIRST if params[S.FIRE_FIRST] >= 1 else FIRE_LAST
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def airstrike_score(obs, params):
     """The score of the airstrike (negative: not now)."""
     if direct_chits(obs) < params[S.AIRSTRIKE_CHITS]:
@@ -237,13 +237,13 @@ def airstrike_score(obs, params):
     return AIRSTRIKE_WEIGHTS[int(params[S.AIRSTRIKE])]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def tows(params):
     """Whether Tow orders are given (tow_immobile)."""
     return params[S.TOW_IMMOBILE] >= 1
 
 
-@njit(cache=True)
+@compiled
 def order_plan(obs, rules, params):
     """What an order decision is scored with: (wishes (routes of every vehicle), the score
     of a Fire order per tank, the score of the airstrike, whether to tow)."""
@@ -251,7 +251,7 @@ def order_plan(obs, rules, params):
     return wishes, fire_score(obs, rules, params), airstrike_score(obs, params), tows(params)
 
 
-@njit(cache=True)
+@compiled
 def tow_score(code, obs, rules):
     """A Tow order worth giving: the damaged tank is not already someone's tow target and
     is out of a contact point (in fire) or at OP N (the tow then goes to Saraci). Nearer
@@ -272,7 +272,7 @@ def tow_score(code, obs, rules):
     return score
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def order_score(code, obs, rules, plan):
     """The score of one packed order under an order_plan (PASS scores 0; an order with a
     negative score is never given)."""
@@ -291,7 +291,7 @@ def order_score(code, obs, rules, plan):
     return 0
 
 
-@njit(cache=True)
+@compiled
 def best_order(options, n_options, obs, rules, params):
     """Index of the best-scored order on offer, the first on ties."""
     plan = order_plan(obs, rules, params)
@@ -307,7 +307,7 @@ def best_order(options, n_options, obs, rules, params):
 # ------------------------------------------------------------------ the other decisions
 
 
-@njit(cache=True)
+@compiled
 def draw_again(obs, params):
     """§5.3: another pair while the tank track is short of stop_at_tanks and fewer than
     max_pairs pairs were drawn this turn."""
@@ -315,7 +315,7 @@ def draw_again(obs, params):
     return 1 if short and obs[O.PAIRS_THIS_TURN] < params[S.MAX_PAIRS] else 0
 
 
-@njit(cache=True)
+@compiled
 def ability_side(rules, params, marker):
     """§5.5: the side whose ability works where the marker's vehicle is going (VL2's
     Extra order at OP N, QL3's Extra turn at Kalesija...), else its first side."""
@@ -327,7 +327,7 @@ def ability_side(rules, params, marker):
     return 0
 
 
-@njit(cache=True)
+@compiled
 def refresh(options, n_options, rules, params):
     """§5.3 doubles: bring back the first spent marker, on the side the plan uses."""
     for a in range(3):
@@ -337,7 +337,7 @@ def refresh(options, n_options, rules, params):
     return 1
 
 
-@njit(cache=True)
+@compiled
 def stop_on_victory(obs, params):
     """§8, I-END: stop, unless play_on and the missing victory type can still come
     (operational: Tango 2 reached or the deadline not yet passed)."""
@@ -348,7 +348,7 @@ def stop_on_victory(obs, params):
     return 0 if not obs[O.TACTICAL] else 1
 
 
-@njit(cache=True)
+@compiled
 def tow_to(options, n_options, rules, params):
     """§5.4.3: among the contact points on offer, back (Saraci, OP N, Kalesija, Tango 2) or
     forward (the other way round), by tow_to."""
@@ -359,7 +359,7 @@ def tow_to(options, n_options, rules, params):
     return prefer(options, n_options, back)
 
 
-@njit(cache=True)
+@compiled
 def play(kind, obs, rules, options, n_options, params):
     """Every decision of the scripted player (the policy protocol of policy.py, without
     its own random stream: the family uses none)."""

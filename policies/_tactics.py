@@ -4,15 +4,14 @@ Map knowledge comes from the ruleset a policy is handed (rules/access.py): where
 vehicle may be sent next on its way to a goal (§5.4.1), road distances, the towns.
 """
 
-from numba import njit
-
 from bollesim import decisions as D
 from bollesim import observation as O
 from bollesim.bits import lowest
+from bollesim.jit import compiled
 from bollesim.rules import access as A
 
 
-@njit(cache=True)
+@compiled
 def find(options, n_options, value):
     """Index of value among the options, -1 if absent."""
     for i in range(n_options):
@@ -21,7 +20,7 @@ def find(options, n_options, value):
     return -1
 
 
-@njit(cache=True)
+@compiled
 def prefer(options, n_options, order):
     """Index of the first option that appears in `order` (a preference list), else 0."""
     for want in order:
@@ -31,13 +30,13 @@ def prefer(options, n_options, order):
     return 0
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def in_saraci(rules, position):
     """Saraci's contact point or one of its overwatches (I-TACV); -1 is nowhere."""
     return position >= 0 and A.in_saraci(rules, position)
 
 
-@njit(cache=True)
+@compiled
 def exposed_road(rules, here, there):
     """A move from here to there passes through or ends on an exposed position (§2.1.1)."""
     p = here
@@ -50,20 +49,20 @@ def exposed_road(rules, here, there):
     return False
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def pack_places(places, v, place):
     """places with vehicle v's place (a position, -1: none) set: 5 bits a vehicle, so a
     policy keeps one place per vehicle in an integer and allocates nothing per decision."""
     return places | ((place + 1) << (5 * v))
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def place_of(places, v):
     """Vehicle v's place in pack_places' integer (-1: none)."""
     return ((places >> (5 * v)) & 31) - 1
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def move_score(code, obs, rules, wishes):
     """+10 for each vehicle of the order sent to its wished position (place_of(wishes, v),
     -1: no wish) that is neither there nor already heading there; -10 for each vehicle

@@ -223,9 +223,13 @@ def test_what_to_do_with_an_interrupted_run(uninterrupted, tmp_path, monkeypatch
     assert result.exit_code == 0, result.output
     assert digest(out) == uninterrupted["run"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"]
-    # resuming a complete run plays nothing
+    # resuming a complete run plays nothing, and clears what a writer killed in its
+    # clean-up after the commit left: its work area, half deleted
+    (tmp_path / ".out.trash" / "chunks").mkdir(parents=True)
     result = invoke(*RUN, "--out", out, "--resume")
     assert result.exit_code == 0 and "nothing to resume" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"]
+    assert digest(out) == uninterrupted["run"]
     # --restart discards an interrupted run
     monkeypatch.setattr(R, "play_chunk", stop_after_two)
     calls.clear()

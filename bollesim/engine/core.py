@@ -6,8 +6,6 @@ Every kernel takes `st` (layout.py: state, streams, parameters, options, rules a
 in one int64 vector) and, where a player choice may come up, `decide` (player.py).
 """
 
-from numba import njit
-
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
@@ -16,26 +14,27 @@ from bollesim import rng
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
 from bollesim.engine.player import ask_yes_no
+from bollesim.jit import compiled
 from bollesim.rules import access as A
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def vx(v, field):
     """Index of a vehicle field in the state."""
     return O.VEH + O.V_FIELDS * v + field
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def has(st, v, field, bit):
     return (st[vx(v, field)] >> bit) & 1
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def pos(st, v):
     return st[vx(v, O.V_POS)]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def log(st, kind, a, b, c, d):
     """Record an event while the trace region has room (rows: turn, kind, a, b, c, d)."""
     capacity = (st.shape[0] - L.TRACE) // L.TRACE_WIDTH
@@ -56,24 +55,24 @@ def log(st, kind, a, b, c, d):
 # ------------------------------------------------------------------ regions and luck
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def fill(st, at, n, value):
     """st[at : at + n] = value, without making an array view."""
     for i in range(at, at + n):
         st[i] = value
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def d6(st):
     return rng.d6(st, L.RS)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def two_d6(st):
     return rng.two_d6(st, L.RS)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def pick(st, n):
     return rng.below(st, n, L.RS)
 
@@ -82,67 +81,67 @@ def pick(st, n):
 # The packed ruleset's tables, read with rules/access.py at st[L.RULES:].
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def distance(st, a, b):
     return A.distance(st, a, b, L.RULES)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def next_step(st, a, b):
     return A.next_step(st, a, b, L.RULES)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def adjacent(st, a, b):
     return A.adjacent(st, a, b, L.RULES)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def pos_bsa(st, p, weapon):
     return A.pos_bsa(st, p, weapon, L.RULES)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def pos_un(st, p, track):
     return A.pos_un(st, p, track, L.RULES)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def marker_bsa(st, m, side, weapon):
     return A.marker_bsa(st, m, side, weapon, L.RULES)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def marker_un(st, m, side, track):
     return A.marker_un(st, m, side, track, L.RULES)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def spread(st, town, k):
     return A.spread(st, town, k, L.RULES)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def matrix_fire(st, a, b):
     return A.matrix_fire(st, a, b, L.RULES)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def matrix_move(st, a, b):
     return A.matrix_move(st, a, b, L.RULES)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def matrix_platoon(st, a, b):
     return A.matrix_platoon(st, a, b, L.RULES)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def hit_table(st, weapon, face):
     return A.hit_table(st, weapon, face, L.RULES)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def ability_sides(st, a, side):
     return A.ability_sides(st, a, side, L.RULES)
 
@@ -150,17 +149,17 @@ def ability_sides(st, a, side):
 # ------------------------------------------------------------------ tracks and pool
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def track_len(st, t):
     return st[O.TRACK_LEN + t]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def last_chit(st, t):
     return st[L.TRACKS + L.TRACK_CAP * t + st[O.TRACK_LEN + t] - 1]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def count_in_pool(st, chit, delta):
     """Keep the observation's pool counts live as chit enters (+1) or leaves (-1)."""
     kind = st[T.CHIT_TYPE + chit]
@@ -168,14 +167,14 @@ def count_in_pool(st, chit, delta):
     st[O.POOL_TANKS] += delta * (kind == C.TANK)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def pool_append(st, chit):
     st[L.POOL + st[L.X_N_POOL]] = chit
     st[L.X_N_POOL] += 1
     count_in_pool(st, chit, 1)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def artillery_silent(st):
     """§8: the lowest artillery marker is a "No Artillery" one."""
     last = last_chit(st, C.ART)
@@ -184,13 +183,13 @@ def artillery_silent(st):
     return st[T.CHIT_ART_TARGET + last] == C.NO_ART
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def in_town(st, position, town):
     """At a town's contact point or one of its overwatches (§5.4.1)."""
     return A.town_of(st, position, L.RULES) == town
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def in_saraci(st, position):
     """I-TACV, I-TOW-SARACI."""
     return A.in_saraci(st, position, L.RULES)
@@ -199,7 +198,7 @@ def in_saraci(st, position):
 # ------------------------------------------------------------------ decisions
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def track_changed(st, t):
     """Keep the observation's view of track t live: its last chit's letter, and for the
     artillery track whether it is silent (§8) and its target (§7.2)."""
@@ -213,7 +212,7 @@ def track_changed(st, t):
 # ------------------------------------------------------------------ effects
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def end_game(st, reason):
     if st[L.X_OVER] == 0:
         st[L.X_OVER] = 1
@@ -221,7 +220,7 @@ def end_game(st, reason):
         log(st, E.GAME_END, reason, 0, 0, 0)
 
 
-@njit(cache=True)
+@compiled
 def change_roe(st, decide, delta, cause):
     """Move the RoE marker, clamped to the track (I-ROE0), then check abilities (§5.5)."""
     new = min(max(st[O.ROE] + delta, st[T.S_ROE_MIN]), st[T.S_ROE_MAX])
@@ -231,7 +230,7 @@ def change_roe(st, decide, delta, cause):
     update_abilities(st, decide)
 
 
-@njit(cache=True)
+@compiled
 def update_abilities(st, decide):
     """§5.5 availability at the ability's RoE level; back to the track below it (I-SPENT)."""
     for a in range(3):
@@ -248,7 +247,7 @@ def update_abilities(st, decide):
             log(st, E.ABILITY, a, E.ABILITY_RETURNED, st[state + 1], 0)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def ability_ready(st, ability):
     """The marker showing `ability` in its box with its commander alive, else -1."""
     for a in range(3):
@@ -261,25 +260,25 @@ def ability_ready(st, ability):
     return -1
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def ability_at(st, a, place):
     """§5.5: marker a's command vehicle stands at st[place] (T.S_EXTRA_ORDER_AT...)."""
     return pos(st, st[T.ABILITY_VEHICLE + a]) == st[place]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def within_reach(st, a, v):
     """§5.5 Extra move, Extra fire: v is marker a's vehicle or within reach of it."""
     return distance(st, pos(st, st[T.ABILITY_VEHICLE + a]), pos(st, v)) <= st[T.S_QL1_RANGE]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def spend_ability(st, a):
     st[O.ABIL + 2 * a] = C.SPENT
     log(st, E.ABILITY, a, E.ABILITY_USED, st[O.ABIL + 2 * a + 1], 0)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def release_tow(st, v):
     """Unhook a tow that v pulls."""
     towed = st[vx(v, O.V_TOWING)]
@@ -290,7 +289,7 @@ def release_tow(st, v):
         st[vx(v, O.V_DEST)] = -1
 
 
-@njit(cache=True)
+@compiled
 def heavy_damage(st, decide, v, location, die, apc_survives):
     """§7.1.3: destroyed (APC, or a location hit twice), else marked, stunned on hull or
     turret, immobilised on tracks; the RoE moves. With apc_survives (artillery under
@@ -315,7 +314,7 @@ def heavy_damage(st, decide, v, location, die, apc_survives):
     change_roe(st, decide, delta, E.ROE_HEAVY)
 
 
-@njit(cache=True)
+@compiled
 def kill_commander(st, decide, v):
     """§7.1.2-7.1.3: VL2's commander loses the game; others get one TC KIA marker."""
     if v == st[T.S_COMMANDER]:
@@ -328,7 +327,7 @@ def kill_commander(st, decide, v):
     change_roe(st, decide, delta, E.ROE_KIA)
 
 
-@njit(cache=True)
+@compiled
 def new_game(st, seed, game):
     """§3 Prepare for play: reset the state region of st (the rules, parameters and trace
     regions stay) and seed the game's two streams from (seed, game)."""

@@ -1,7 +1,5 @@
 """§8 End phase (reference: reference/end.py)."""
 
-from numba import njit
-
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
@@ -22,9 +20,10 @@ from bollesim.engine.core import (
     vx,
 )
 from bollesim.engine.player import ask_yes_no
+from bollesim.jit import compiled
 
 
-@njit(cache=True)
+@compiled
 def end_phase(st, decide):
     """§4 step 4: victory assessment, hull markers flip, the turn advances."""
     extra_turn(st, decide)
@@ -52,7 +51,7 @@ def end_phase(st, decide):
     st[O.TURN] += 1
 
 
-@njit(cache=True)
+@compiled
 def extra_turn(st, decide):
     """§5.5 Extra turn (I-ABILITY-PHASE): its vehicle (QL3) at Kalesija, deadline +1."""
     a = ability_ready(st, C.EXTRA_TURN)
@@ -65,7 +64,7 @@ def extra_turn(st, decide):
     log(st, E.DEADLINE, st[O.DEADLINE], 1, 0, 0)
 
 
-@njit(cache=True)
+@compiled
 def note_tango2(st):
     """I-OPV: enough tanks stand in Tango 2 by the deadline; returns how many stand there."""
     at_t2 = 0
@@ -76,7 +75,7 @@ def note_tango2(st):
     return at_t2
 
 
-@njit(cache=True)
+@compiled
 def assess(st):
     """§8 operational (I-OPV) and tactical (I-TACV) victory at this turn's end."""
     nv = T.NV

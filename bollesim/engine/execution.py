@@ -1,7 +1,5 @@
 """§6 Execution phase (reference: reference/execution.py): airstrike, moves, fire."""
 
-from numba import njit
-
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
@@ -34,9 +32,10 @@ from bollesim.engine.core import (
 )
 from bollesim.engine.end import note_tango2
 from bollesim.engine.player import ask, ask_yes_no
+from bollesim.jit import compiled
 
 
-@njit(cache=True)
+@compiled
 def execution_phase(st, decide):
     """§4 step 2: a. airstrike, b. moves, c. fire, d. remove stun markers."""
     commander_checks(st)
@@ -50,7 +49,7 @@ def execution_phase(st, decide):
         st[vx(v, O.V_SKIP)] = 0
 
 
-@njit(cache=True)
+@compiled
 def commander_checks(st):
     """§7.1.3: commander killed: acts on 1-4, skips the turn on 5-6."""
     for v in range(T.NV):
@@ -61,12 +60,12 @@ def commander_checks(st):
             log(st, E.COMMANDER_CHECK, v, die, not skip, 0)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def regular_chits(st, t):
     return track_len(st, t) - (t == C.ART)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def remove_last(st, t):
     """Return a track's last chit to the pool; the setup marker flips instead (§6.3)."""
     chit = last_chit(st, t)
@@ -81,7 +80,7 @@ def remove_last(st, t):
     log(st, E.REMOVED, chit, t, 0, 0)
 
 
-@njit(cache=True)
+@compiled
 def airstrike(st):
     """§6.1, I-AIR: every track keeps half its chits, rounded down (or up)."""
     if not st[O.AIRSTRIKE_PENDING]:
@@ -102,7 +101,7 @@ def airstrike(st):
 # ------------------------------------------------------------------ §6.2 move and tow
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def heading(st, v):
     if st[vx(v, O.V_TOWED_BY)] >= 0:
         return -1
@@ -111,18 +110,18 @@ def heading(st, v):
     return st[vx(v, O.V_DEST)]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def wants_to_move(st, v):
     h = heading(st, v)
     return h != -1 and h != pos(st, v)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def undamaged(st, v):
     return st[vx(v, O.V_LIGHT)] == 0 and st[vx(v, O.V_HEAVY)] == 0
 
 
-@njit(cache=True)
+@compiled
 def may_move(st, v, extra):
     """§6, §6.2, §7.1.3: stun, skip, tracks, red hull; night vision rolls."""
     reason = -1
@@ -153,12 +152,12 @@ def may_move(st, v, extra):
     return True
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def step(st, v):
     return next_step(st, pos(st, v), heading(st, v))
 
 
-@njit(cache=True)
+@compiled
 def move_step(st, decide):
     """§6.2, then the optional APC rule and tows hook up; QL1's Extra move before or
     after, as the player chooses."""
@@ -185,14 +184,14 @@ def move_step(st, decide):
     extra_move(st, decide, D.EXTRA_MOVE)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def final(st, moves, v):
     """Where v stands once the moves are made (moves: the offset in st of nine next
     positions, -1: stays)."""
     return pos(st, v) if st[moves + v] < 0 else st[moves + v]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def counts_for_stacking(st, moves, v):
     """§5.4.3: a towed tank, or one its rescuer is reaching, does not count."""
     if st[vx(v, O.V_TOWED_BY)] >= 0:
@@ -208,7 +207,7 @@ def counts_for_stacking(st, moves, v):
     return True
 
 
-@njit(cache=True)
+@compiled
 def overfull_position(st, moves):
     """The first position a move fills beyond its stacking limit, or -1."""
     nv = T.NV
@@ -230,7 +229,7 @@ def overfull_position(st, moves):
     return -1
 
 
-@njit(cache=True)
+@compiled
 def perform_moves(st, decide, moves):
     """Move all at once (st[moves + v]: v's next position, -1: stays); stacking judged
     after all moves, the player picks who keeps the move into an overfull position
@@ -291,7 +290,7 @@ def perform_moves(st, decide, moves):
 
 
 
-@njit(cache=True)
+@compiled
 def draw_marker(st, p):
     """§6.2: a marker from the position's pool; a 7-8-9 marker lands on a random side."""
     k = st[T.POS_EAM_POOL + p] - 1
@@ -305,7 +304,7 @@ def draw_marker(st, p):
     log(st, E.MARKER_DRAWN, p, marker, side, 0)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def arrive(st, v):
     """§6.2: the Move marker comes back at the destination; a tow there ends."""
     if pos(st, v) != st[vx(v, O.V_DEST)]:
@@ -322,7 +321,7 @@ def arrive(st, v):
     log(st, E.ARRIVED, v, pos(st, v), 0, 0)
 
 
-@njit(cache=True)
+@compiled
 def hook_tows(st, decide):
     """§5.4.3: a rescuer stacked with its tank takes it in tow to a nearest other CP."""
     for r in range(T.NV):
@@ -361,7 +360,7 @@ def hook_tows(st, decide):
         log(st, E.TOW_HOOKED, r, damaged, dest, 0)
 
 
-@njit(cache=True)
+@compiled
 def extra_move(st, decide, kind):
     """§5.5 Extra move, before the Move step (kind EXTRA_MOVE_BEFORE) or after it."""
     a = ability_ready(st, C.EXTRA_MOVE)
@@ -395,7 +394,7 @@ def extra_move(st, decide, kind):
 # ------------------------------------------------------------------ §6.3 fire
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def has_icon(st, p, t):
     marker = st[O.MARKER + p]
     if marker >= 0:
@@ -403,7 +402,7 @@ def has_icon(st, p, t):
     return pos_un(st, p, t) == 1
 
 
-@njit(cache=True)
+@compiled
 def able_to_fire(st, v):
     """A tank on its Fire side, free to act, with icons where it stands (§6.3)."""
     if (
@@ -428,7 +427,7 @@ def able_to_fire(st, v):
     return False
 
 
-@njit(cache=True)
+@compiled
 def fire_targets(st, v, out):
     """Tracks whose last chit v may remove (§6.3 letters, flipped setup marker), written
     to st[out:]; returns how many."""
@@ -451,7 +450,7 @@ def fire_targets(st, v, out):
     return n
 
 
-@njit(cache=True)
+@compiled
 def fire_step(st, decide):
     """§6.3: Direct their fire first, the Fire orders in the player's order, Extra fire
     last, then the depot."""
@@ -509,7 +508,7 @@ def fire_step(st, decide):
             ammunition_depot(st, decide)
 
 
-@njit(cache=True)
+@compiled
 def fire_once(st, decide, v, direct, rolls):
     """One attack: direct hits, indirect 1-5 (Direct their fire: always), sights 1-2."""
     n = fire_targets(st, v, L.OPTS)
@@ -532,7 +531,7 @@ def fire_once(st, decide, v, direct, rolls):
         remove_last(st, t)
 
 
-@njit(cache=True)
+@compiled
 def ammunition_depot(st, decide):
     """§6.3: one track of the player's choice is emptied."""
     n = 0

@@ -21,7 +21,7 @@ of games.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from bollesim import codes as C
 from bollesim import events as E
@@ -43,6 +43,7 @@ from bollesim.engine.play import (
     write_result,
 )
 from bollesim.engine.tables import pack_rules
+from bollesim.jit import compiled
 from bollesim.policy import Policy
 from bollesim.rules.loader import Ruleset
 
@@ -156,7 +157,7 @@ ROW_COPIES = (
 )
 
 
-@njit(cache=True)
+@compiled
 def check_phase(before, st, phase):
     """0 if st, after `phase` (play.ORDERS .. END), is a legal position given `before`
     (st[:STATE_SIZE] just before the phase), else the first broken invariant's code."""
@@ -198,7 +199,7 @@ def check_phase(before, st, phase):
 # ------------------------------------------------------------------ rules restated
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def silent(st):
     """§8 "artillery on Vis is silent": the last marker of the artillery track shows "No
     Artillery": a regular No Artillery chit, or the Saraci setup marker once fire flipped
@@ -209,7 +210,7 @@ def silent(st):
     return st[T.CHIT_ART_TARGET + last] == C.NO_ART
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def in_saraci(st, p):
     """I-TACV, I-TOW-SARACI: "in Saraci" is the Saraci contact point or one of the
     overwatches of the town S (§2.1.1)."""
@@ -218,7 +219,7 @@ def in_saraci(st, p):
     )
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def fire_icon(st, p, track):
     """§6.3, R-FOF: p shows a blue fire icon for `track`: the icons of the enemy-action
     marker on p if one was drawn there (§6.2, its side up), else the position's own."""
@@ -228,7 +229,7 @@ def fire_icon(st, p, track):
     return st[T.POS_UN + 4 * p + track] == 1
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def exposed(st, p, weapon):
     """§7.1, R-FOF, R-EAM: (the BSA `weapon` can fire at p, p's firing priority), from the
     enemy-action marker on p if one was drawn there, else from the position."""
@@ -239,25 +240,25 @@ def exposed(st, p, weapon):
     return st[T.POS_BSA + 3 * p + weapon] == 1, st[T.POS_FP + p]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def shows(st, a, ability):
     """§5.5: ability marker a, the side up that it shows now, is `ability`."""
     return st[T.ABILITY_SIDES + 2 * a + st[O.ABIL + 2 * a + 1]] == ability
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def traced(st):
     """st has a trace region, so the phase's events can be read."""
     return st.shape[0] > L.TRACE
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def event(st, i, arg):
     """Argument `arg` (0..3) of the i-th event of the phase (events.py: turn, kind, a..d)."""
     return st[L.TRACE + L.TRACE_WIDTH * i + 2 + arg]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def event_kind(st, i):
     return st[L.TRACE + L.TRACE_WIDTH * i + 1]
 
@@ -265,7 +266,7 @@ def event_kind(st, i):
 # ------------------------------------------------------------------ chits and markers
 
 
-@njit(cache=True)
+@compiled
 def in_range(st):
     """Counts within their regions (layout.py), positions on the map (R-MAP), vehicle
     references -1 or a vehicle."""
@@ -286,7 +287,7 @@ def in_range(st):
     return OK
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def chit_bits(st, start, count, n):
     """A bit for each chit c < n among st[start : start + count]."""
     bits = 0
@@ -296,7 +297,7 @@ def chit_bits(st, start, count, n):
     return bits
 
 
-@njit(cache=True)
+@compiled
 def chit_places(st):
     """§3 step 1, §5.3, §6.3, §7.2: every chit in exactly one place: the pool, a track,
     aside (random-unit chits) or retired (the car). As many places as chits, and every
@@ -314,7 +315,7 @@ def chit_places(st):
     return OK if total == n and bits == everyone else CHIT_MISPLACED
 
 
-@njit(cache=True)
+@compiled
 def chit_kinds(st):
     """§2.1.2: a track holds chits of its own type; §7.2: only random-unit chits are set
     aside; §5.3: only the civilian car retires."""
@@ -331,7 +332,7 @@ def chit_kinds(st):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def observation_live(st):
     """The engine keeps the observation's derived slots live (core.count_in_pool,
     core.track_changed, orders.open_fire): they must match a fresh count of the state."""
@@ -353,7 +354,7 @@ def observation_live(st):
     return OK if st[O.FIRED] == (st[O.FIRE_ROE] > 0) else OBSERVATION_STALE
 
 
-@njit(cache=True)
+@compiled
 def setup_marker(before, st, phase):
     """§3 step 6: the setup marker is the artillery track's first chit; §6.3: fire flips
     it to "No Artillery" in the Execution phase, for the rest of the game."""
@@ -366,7 +367,7 @@ def setup_marker(before, st, phase):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def track_changes(before, st, phase):
     """§5.3 d: chits join the end of a track in the Orders phase; §6.1, §6.3: they leave
     from its end in the Execution phase, and an airstrike leaves at most half of each
@@ -385,7 +386,7 @@ def track_changes(before, st, phase):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def marker_places(st):
     """§6.2, R-EAM: each enemy-action marker is in its pool or on one position that draws
     from that pool; only a 7-8-9 marker may show its second side."""
@@ -413,7 +414,7 @@ def marker_places(st):
     return OK if total == n and bits == (1 << n) - 1 else MARKER_MISPLACED
 
 
-@njit(cache=True)
+@compiled
 def marker_changes(before, st, phase):
     """§6.2: a marker is drawn in the Execution phase when a vehicle first enters its
     position, and stays there; so a vehicle never stands on a marker position without
@@ -432,7 +433,7 @@ def marker_changes(before, st, phase):
 # ------------------------------------------------------------------ RoE and fire status
 
 
-@njit(cache=True)
+@compiled
 def roe(before, st, phase):
     """I-ROE0: the RoE stays on its track; every RoE effect is an attack, damage or
     artillery (§7.1.2, §7.1.3, §7.2), so it moves only in the Enemy reaction phase."""
@@ -444,7 +445,7 @@ def roe(before, st, phase):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def ability_levels(st):
     """§5.5: a marker is in its box (available) at or above its RoE level and back on the
     track below it; under I-SPENT's other reading a spent one returns below it too."""
@@ -460,7 +461,7 @@ def ability_levels(st):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def ability_moves(before, st, phase):
     """§5.5: an ability is spent from its box, never from the track (the RoE does not
     move in the phases that use abilities before it could rise); a spent one comes back
@@ -476,7 +477,7 @@ def ability_moves(before, st, phase):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def fire_status(before, st, phase):
     """§5.2, §5.4.2: the fire status marker is placed once, by the first Fire order (an
     Orders phase), at that moment's RoE, which must allow fire; then it never moves."""
@@ -496,7 +497,7 @@ def fire_status(before, st, phase):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def fire_sides(before, st, phase):
     """§5.4.2: a Fire order flips a tank (never an APC) to its Fire side, in the Orders
     phase, once the fire status is set; nothing flips it back."""
@@ -512,7 +513,7 @@ def fire_sides(before, st, phase):
 # ------------------------------------------------------------------ moves, tows, stacking
 
 
-@njit(cache=True)
+@compiled
 def tow_links(before, st):
     """§5.4.3: a rescuer tank tows a tracks-damaged tank stacked with it under its Tow
     order, both sides of the link agree, and a tank in tow ends each phase with the
@@ -536,7 +537,7 @@ def tow_links(before, st):
     return OK
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def regular_steps(before, st, v):
     """Road steps v may take in an Execution phase without Extra move: none if stunned
     (§6), immobilised (§7.1.3) or its hull marker red (§6.2); one (§6.2); two for an APC
@@ -548,7 +549,7 @@ def regular_steps(before, st, v):
     return 1 + (st[T.S_APC_DOUBLE] != 0 and st[T.IS_TANK + v] == 0)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def ability_spent(before, st, ability):
     """§5.5: the marker showing `ability` went from its box to Spent in this phase."""
     for a in range(3):
@@ -561,7 +562,7 @@ def ability_spent(before, st, ability):
     return False
 
 
-@njit(cache=True)
+@compiled
 def movement(before, st, phase):
     """§4, §6: vehicles move only in the Execution phase, by road, each at most its
     regular steps, and one of them a step more when Extra move was spent (§5.5: not a
@@ -591,7 +592,7 @@ def movement(before, st, phase):
     return OK if extra_used <= 1 else MOVED_TOO_FAR
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def in_tow(x, v):
     """§5.4.3: v is a tank in tow, stacked with a rescuer that tows it or that has reached
     it under its Tow order ("put the rescuing tank on top of the damaged tank")."""
@@ -604,7 +605,7 @@ def in_tow(x, v):
     return False
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def stacked(x, p):
     """Vehicles counting for stacking at p in state x: all but tanks in tow (§5.4.3)."""
     n = 0
@@ -613,7 +614,7 @@ def stacked(x, p):
     return n
 
 
-@njit(cache=True)
+@compiled
 def stacking(before, st, phase):
     """§2.1.1 stacking limits, judged at the end of the moves (§6.2). One overflow is not a
     move's doing: a rescuer hit on its tracks drops its tow and both tanks count where one
@@ -633,7 +634,7 @@ def stacking(before, st, phase):
     return OK
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def may_fire(before, st, v):
     """§6.3: v is a tank on its Fire side where blue icons let it fire, not stunned (§6),
     hit in the turret (§7.1.3), towing or in tow (§5.4.3), nor with gunner sights damage
@@ -654,7 +655,7 @@ def may_fire(before, st, v):
     return False
 
 
-@njit(cache=True)
+@compiled
 def fire_count(before, st, phase):
     """§6.3: in the Execution phase each tank able to fire attacks once, Extra fire once
     more (§5.5), and an attack removes at most one chit (or flips the setup marker); the
@@ -679,7 +680,7 @@ def fire_count(before, st, phase):
     return OK if removed <= attacks else FIRED_UNABLE
 
 
-@njit(cache=True)
+@compiled
 def standing_orders(st, phase):
     """§5.4.1: an immobilised tank holds no Move or Tow order and tows nothing; a Move
     order has a destination, a Tow order a tank to reach or in tow; VL2 needs no orders
@@ -705,7 +706,7 @@ def standing_orders(st, phase):
 # ------------------------------------------------------------------ damage
 
 
-@njit(cache=True)
+@compiled
 def damage(before, st, phase):
     """§7: damage is never repaired; light damage comes from random-unit chits drawn in
     the Orders phase (§5.3, §7.2.1), heavy damage and killed commanders from the Enemy
@@ -731,7 +732,7 @@ def damage(before, st, phase):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def hit_counts(st):
     """Each light hit marks a new light damage (§7.2.1 re-rolls one already there); each
     heavy hit marks a new location, but the one that destroys a vehicle (§7.1.3)."""
@@ -746,7 +747,7 @@ def hit_counts(st):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def stun_and_skip(before, st, phase):
     """§7.1.3: a hull or turret hit brings a stun marker, and nothing else does; it goes
     at the end of the next Execution phase (§6 d). A commander's skip (§7.1.3) lasts only
@@ -763,7 +764,7 @@ def stun_and_skip(before, st, phase):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def hull_marker(before, st, phase):
     """§7.1.3: a hull hit places the Hull marker green side up; the End phase flips it
     (§4 step 4b, §6.2: the tank moves every other turn) unless a declared victory ended
@@ -786,7 +787,7 @@ def hull_marker(before, st, phase):
 # ------------------------------------------------------------------ turns and the end
 
 
-@njit(cache=True)
+@compiled
 def turn_advance(before, st, phase):
     """§4: the End phase advances the turn by one unless the game ended in it; no other
     phase touches it, and it never passes the turn limit (20, or 40 with §8's option)."""
@@ -796,7 +797,7 @@ def turn_advance(before, st, phase):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def game_end(st, phase):
     """The game ends in the Enemy reaction phase when a vehicle is destroyed or VL2's
     commander killed (§7.1.2, §7.1.3), in the End phase on a declared victory (§8) or at
@@ -821,7 +822,7 @@ def game_end(st, phase):
     return OK if over == 1 and ok else GAME_END
 
 
-@njit(cache=True)
+@compiled
 def deadline(before, st, phase):
     """§3 step 9: the T2 deadline is on the turn track, 0 .. deadline_max; artillery on T2
     moves it in the Enemy reaction phase (§7.2, once a turn), Extra turn one box up in the
@@ -838,7 +839,7 @@ def deadline(before, st, phase):
     return OK if ok else DEADLINE
 
 
-@njit(cache=True)
+@compiled
 def airstrike(before, st, phase):
     """§5.4.4, I-AIR: an airstrike is called in the Orders phase, at most
     airstrikes_per_game times, at Unrestricted RoE or once a tank has heavy damage; it is
@@ -857,7 +858,7 @@ def airstrike(before, st, phase):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def t2_reached(before, st):
     """I-OPV: T2 is reached, for good, at the end of a turn no later than the deadline
     (Extra turn moved it first, I-ABILITY-PHASE) with tanks_needed_at_t2 tanks at T2."""
@@ -868,7 +869,7 @@ def t2_reached(before, st):
     return before[O.T2_REACHED] == 1 or in_time, at_t2
 
 
-@njit(cache=True)
+@compiled
 def tactical_met(before, st):
     """§8, I-TACV at the assessment of turn before[O.TURN]: by the end of turn 20 (even
     with §8's turn-40 option), the three direct-fire tracks empty, Vis silent and every
@@ -881,7 +882,7 @@ def tactical_met(before, st):
     return met
 
 
-@njit(cache=True)
+@compiled
 def operational_victory(before, st, phase):
     """§8, I-OPV: an End phase notes T2 reached (t2_reached) and the most tanks seen at
     T2; the operational flag is T2 reached with Vis silent, kept once met if victories are
@@ -902,7 +903,7 @@ def operational_victory(before, st, phase):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def tactical_victory(before, st, phase):
     """§8, I-TACV: an End phase sets the tactical flag exactly when tactical_met, or keeps
     it once met if victories are sticky (I-STICKY). Other phases keep it."""
@@ -912,7 +913,7 @@ def tactical_victory(before, st, phase):
     return OK if st[O.TACTICAL] == (tactical_met(before, st) or kept) else TACTICAL_VICTORY
 
 
-@njit(cache=True)
+@compiled
 def victory_offer(before, st, phase):
     """§8, I-END: at the victory assessment of an End phase where an operational or a
     tactical victory is met now (not merely kept), the player is asked whether to stop and
@@ -939,7 +940,7 @@ def victory_offer(before, st, phase):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def first_priority(st, weapon, target, exclude, damaged):
     """§7.1, I-TARGET: target is a vehicle `weapon` can fire at (not `exclude`, the first
     target of a double-target chit) among the first in priority: the heavily damaged ones
@@ -968,7 +969,7 @@ def first_priority(st, weapon, target, exclude, damaged):
     return fp == low_all
 
 
-@njit(cache=True)
+@compiled
 def target_priority(before, st, phase):
     """§7.1, I-TARGET after every direct-fire attack of the Enemy reaction phase (its
     ATTACK and ATTACK_SKIPPED events, in order): each goes to a first-priority target,
@@ -1000,7 +1001,7 @@ def target_priority(before, st, phase):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def check_result(st, row):
     """0 if the result row (play.write_result) of the finished game in st agrees with its
     final state and with §8, else ROW_STATE, ROW_DEFEAT or ROW_VICTORY. Each victory of
@@ -1040,7 +1041,7 @@ def check_result(st, row):
     return OK
 
 
-@njit(cache=True)
+@compiled
 def tow_orders(before, st, phase):
     """§5.4.3, I-TOW-SARACI: a Tow order, given in the Orders phase, sends a tank to
     another tank with tracks damage that is not in tow and not already in Saraci."""
@@ -1063,7 +1064,7 @@ def tow_orders(before, st, phase):
 # ------------------------------------------------------------------ the checked games
 
 
-@njit(cache=True)
+@compiled
 def play_checked_game(st, decide, seed, game, before, row, error):
     """play.play_game with the invariants checked after every phase and on the result row;
     error gets (code, turn, phase) of the first violation, where play stops, or zeros. The
@@ -1086,7 +1087,7 @@ def play_checked_game(st, decide, seed, game, before, row, error):
         error[0], error[1], error[2] = code, st[O.TURN], RESULT_ROW
 
 
-@njit(cache=True, parallel=True)
+@compiled(parallel=True)
 def play_checked_batch(rules, decide, params, seed, first_game, errors, block):
     """Games first_game .. first_game + len(errors) - 1 in parallel, as play.play_batch
     plays them (params[g] are game g's parameters), with every invariant checked:

@@ -1,7 +1,5 @@
 """§5 Orders phase (reference: reference/orders.py): pairs, Order Matrix, orders."""
 
-from numba import njit
-
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
@@ -42,12 +40,13 @@ from bollesim.engine.player import (
     wishes,
 )
 from bollesim.engine.radio import received
+from bollesim.jit import compiled
 from policies._tactics import place_of
 
 KIND_BITS_ALL = (1 << C.MOVE) | (1 << C.FIRE) | (1 << C.TOW) | (1 << C.AIRSTRIKE)
 
 
-@njit(cache=True)
+@compiled
 def orders_phase(st, decide):
     """§4 step 1, §5.3: draw pairs until the player stops, doubles, or I-POOL."""
     st[O.PAIRS_THIS_TURN] = 0
@@ -84,7 +83,7 @@ def orders_phase(st, decide):
             break
 
 
-@njit(cache=True)
+@compiled
 def draw_chit(st):
     """One chit from the pool; the last chit fills the hole."""
     n = st[L.X_N_POOL]
@@ -98,7 +97,7 @@ def draw_chit(st):
     return chit
 
 
-@njit(cache=True)
+@compiled
 def draw_pair(st):
     """Two weapon chits, or (-1, -1) after the civilian car (§5.3, §7.2.1)."""
     first = second = -1
@@ -121,7 +120,7 @@ def draw_pair(st):
     return -1, -1
 
 
-@njit(cache=True)
+@compiled
 def light_damage(st, v):
     """§7.2.1: roll the light damage, re-rolling damage already sustained."""
     if popcount(st[vx(v, O.V_LIGHT)]) >= 3:
@@ -137,7 +136,7 @@ def light_damage(st, v):
     log(st, E.LIGHT_DAMAGE, v, kind, die, 0)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def place_on_track(st, chit):
     t = st[T.CHIT_TYPE + chit]
     n = st[O.TRACK_LEN + t]
@@ -150,7 +149,7 @@ def place_on_track(st, chit):
 # ------------------------------------------------------------------ orders on offer
 
 
-@njit(cache=True)
+@compiled
 def choose_vl2_destination(st, decide):
     """§5: VL2 is the player; its destination is a free choice."""
     vl2 = st[T.S_COMMANDER]
@@ -175,7 +174,7 @@ def choose_vl2_destination(st, decide):
         log(st, E.VL2_DESTINATION, order_dest(choice), 0, 0, 0)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def destinations(st, v):
     """Bit mask of v's valid Move destinations (§5.4.1, rules/board.py), less the one it
     already heads for."""
@@ -186,7 +185,7 @@ def destinations(st, v):
     return mask
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def can_take_move(st, v):
     """Not the player's own vehicle, not immobilised, not in tow (a rescuer towing a
     tank may: the new order supersedes the tow, §5.4)."""
@@ -197,14 +196,14 @@ def can_take_move(st, v):
     )
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def eligible(st, v, kind):
     if kind == C.MOVE:
         return can_take_move(st, v)
     return st[T.IS_TANK + v] == 1 and st[vx(v, O.V_FIRE)] == 0
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def eligible_mask(st, kind):
     """The vehicles that may receive an order of this kind, as a bit mask."""
     mask = 0
@@ -214,7 +213,7 @@ def eligible_mask(st, kind):
     return mask
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def add_moves(opts, n, mask, allowed):
     """A MOVE of mask's vehicles to each member of `allowed`, in position order."""
     while allowed:
@@ -224,7 +223,7 @@ def add_moves(opts, n, mask, allowed):
     return n
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def may_spread(st, mask, town):
     """I-OW-SPREAD: every vehicle of mask is in the town, the town has an overwatch for
     each, and none is on its overwatch already."""
@@ -240,7 +239,7 @@ def may_spread(st, mask, town):
     return True
 
 
-@njit(cache=True)
+@compiled
 def group_destinations(st, mask):
     """The contact points every vehicle of a group may go to (§5.4.1), as a bit mask."""
     allowed = st[T.CP_MASK]
@@ -251,7 +250,7 @@ def group_destinations(st, mask):
     return allowed
 
 
-@njit(cache=True)
+@compiled
 def group_moves(st, opts, n, mask):
     """A group goes to a contact point all of its vehicles may go to, or spreads over a
     town's overwatches (I-OW-SPREAD)."""
@@ -263,7 +262,7 @@ def group_moves(st, opts, n, mask):
     return n
 
 
-@njit(cache=True)
+@compiled
 def order_options(st, a, b, kinds, exclude):
     """The orders pair (a, b) allows now, packed into options(st), PASS first. Recipients
     are single vehicles, then (platoon scope) the platoon groups whose members can all
@@ -303,7 +302,7 @@ def order_options(st, a, b, kinds, exclude):
     return n
 
 
-@njit(cache=True)
+@compiled
 def scripted_order(st, a, b, kinds, exclude):
     """The order the scripted family gives among those order_options lists (player.py):
     the first of the best-scored, found without listing them all. Only an order scored
@@ -368,14 +367,14 @@ def scripted_order(st, a, b, kinds, exclude):
     return best
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def better(st, plan, code, best, top):
     """(code, its score) if it scores above top, else (best, top)."""
     score = order_score(st, plan, code)
     return (code, score) if score > top else (best, top)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def fire_allowed(st):
     """§5.4.2: the RoE allows a Fire order (I-FIRST-FIRE: once fire has started, only
     under the "every" reading does a later one need it)."""
@@ -384,7 +383,7 @@ def fire_allowed(st):
     return st[O.ROE] >= st[T.S_FIRE_ALLOWED]
 
 
-@njit(cache=True)
+@compiled
 def tow_options(st, opts, n):
     """§5.4.3: tanks that may be sent to tow a tracks-damaged tank outside Saraci."""
     nv = T.NV
@@ -421,7 +420,7 @@ def tow_options(st, opts, n):
     return n
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def airstrike_allowed(st):
     """§5.4.4, I-AIR: one marker; Unrestricted RoE or a tank with heavy damage."""
     if st[O.AIRSTRIKE_PENDING] or st[O.AIRSTRIKES_USED] >= st[T.S_AIRSTRIKES]:
@@ -437,7 +436,7 @@ def airstrike_allowed(st):
 # ------------------------------------------------------------------ issuing
 
 
-@njit(cache=True)
+@compiled
 def offer_order(st, decide, a, b):
     """§5.3 step c, and VL2's Extra order at OP N (§5.5)."""
     choice = choose_order(st, decide, a, b, KIND_BITS_ALL, 0, D.ISSUE_ORDER, 0)
@@ -454,7 +453,7 @@ def offer_order(st, decide, a, b):
         issue(st, extra, D.EXTRA_ORDER)
 
 
-@njit(cache=True)
+@compiled
 def choose_order(st, decide, a, b, kinds, exclude, decision, context):
     """The player's order for pair (a, b): one of order_options(st, a, b, kinds, exclude),
     or PASS. A replayed game (engine/rollout.py) lists them even for the scripted family:
@@ -465,7 +464,7 @@ def choose_order(st, decide, a, b, kinds, exclude, decision, context):
     return ask(st, decide, decision, n, context, 0)
 
 
-@njit(cache=True)
+@compiled
 def issue(st, code, decision):
     """Carry out an issued order; each receiver checks its radio link (§5.1)."""
     kind, mask, dest = order_kind(code), order_mask(code), order_dest(code)
@@ -501,7 +500,7 @@ def issue(st, code, decision):
             st[vx(v, O.V_DEST)] = pos(st, dest)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def open_fire(st):
     """§5.2: the fire status marker goes to the RoE of the first Fire order."""
     st[O.FIRE_ROE] = st[O.ROE]
@@ -510,7 +509,7 @@ def open_fire(st):
     log(st, E.FIRE_STATUS, st[O.ROE], 0, 0, 0)
 
 
-@njit(cache=True)
+@compiled
 def refresh_ability(st, decide):
     """§5.3/§5.5: after doubles a spent ability may come back, either side up."""
     opts = options(st)

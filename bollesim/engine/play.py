@@ -26,6 +26,7 @@ from bollesim.engine.end import end_phase
 from bollesim.engine.execution import execution_phase
 from bollesim.engine.orders import orders_phase
 from bollesim.engine.reaction import reaction_phase
+from bollesim.jit import compiled
 from bollesim.policy import DECIDE_SIGNATURE, Policy
 
 DECIDE_TYPE = types.FunctionType(DECIDE_SIGNATURE)  # a policy's decide as a function pointer
@@ -35,7 +36,7 @@ I64, U64, F64 = types.int64, types.uint64, types.float64
 ORDERS, EXECUTION, REACTION, END = range(4)  # §4: the phases of a turn, in order
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def play_phase(st, decide, phase):
     """§4: one phase of the turn; returns the phase that comes next."""
     if phase == ORDERS:
@@ -50,14 +51,14 @@ def play_phase(st, decide, phase):
     return (phase + 1) % 4
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def play_out(st, decide, phase):
     """§4: play from the start of `phase` of the current turn until the game is over."""
     while not st[L.X_OVER]:
         phase = play_phase(st, decide, phase)
 
 
-@njit(cache=True)
+@compiled
 def write_result(st, draws, out):
     """One result row (layout.R_*), as reference/play.py's result_row."""
     reason = st[L.X_END_REASON]
@@ -100,7 +101,7 @@ def _as_pointer(typingctx, address):
     return types.voidptr(address), codegen
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def unmanaged(st):
     """A view of st that numba does not reference-count: kernels pass the game vector
     through thousands of calls per game, and the atomic reference counting of a managed
@@ -108,7 +109,7 @@ def unmanaged(st):
     return carray(_as_pointer(st.ctypes.data), st.shape[0], np.int64)
 
 
-@njit(cache=True)
+@compiled
 def new_vector(rules, trace_events):
     """A game vector with the flattened rules in place and room for trace_events."""
     st = np.zeros(L.TRACE + L.TRACE_WIDTH * trace_events, dtype=np.int64)
@@ -116,7 +117,7 @@ def new_vector(rules, trace_events):
     return st
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def play_game(st, decide, seed, game, out):
     """Play game `game` of run `seed` in st (rules and parameters already set) into out."""
     new_game(st, seed, game)
@@ -127,7 +128,7 @@ def play_game(st, decide, seed, game, out):
 TRACED_ARGS = (I64[::1], DECIDE_TYPE, F64[::1], I64, I64, I64[::1], I64[::1], I64[::1])
 
 
-@njit(cache=True)
+@compiled
 def play_traced(rules, decide, params, seed, game, trace, out, final):
     """One game with its event trace: trace gets (events, 6) rows flattened, trace[0] is
     the number of events (more than fit means the buffer was too small); final gets the
@@ -146,8 +147,7 @@ def play_traced(rules, decide, params, seed, game, trace, out, final):
 BATCH_ARGS = (I64[::1], DECIDE_TYPE, F64[:, ::1], I64, I64, I64[:, ::1], I64)
 
 
-@njit(
-    cache=True,
+@compiled(
     parallel=True,
     nogil=True,  # runner.run_to_dir writes the last chunk while this one plays
 )

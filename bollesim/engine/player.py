@@ -17,40 +17,40 @@ numba compiles a kernel once for each kind of `decide` and prunes the branch of 
 """
 
 import numpy as np
-from numba import njit
 
 from bollesim import observation as O
 from bollesim.decisions import MAX_OPTIONS
 from bollesim.engine import layout as L
 from bollesim.engine.script import record_point, replayed
+from bollesim.jit import compiled
 from policies import _plan as F
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def options(st):
     """The option region: a decision's legal options, options(st)[:n]."""
     return st[L.OPTS : L.OPTS + MAX_OPTIONS]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def params(st):
     """The policy's parameters (float64)."""
     return st[L.PARAMS : L.PARAMS + L.MAX_PARAMS].view(np.float64)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def observation(st):
     """What the player sees (observation.py): the front of the state."""
     return st[: O.SIZE]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def ruleset(st):
     """The packed ruleset being played (rules/packed.py)."""
     return st[L.RULES : L.RULES + L.RULES_SIZE]
 
 
-@njit(cache=True)
+@compiled
 def ask(st, decide, kind, n, context_a, context_b):
     """The player's choice among options(st)[:n] (the option itself). A lone option is
     taken without asking, as in the reference engine's Table.ask."""
@@ -73,7 +73,7 @@ def ask(st, decide, kind, n, context_a, context_b):
     return st[L.OPTS + index]
 
 
-@njit(cache=True)
+@compiled
 def ask_yes_no(st, decide, kind, context_a):
     st[L.OPTS] = 0
     st[L.OPTS + 1] = 1
@@ -83,7 +83,7 @@ def ask_yes_no(st, decide, kind, context_a):
 # ------------------------------------------------------------------ the scripted family
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def goals(st):
     """The family's goal of every vehicle (_plan.goals): they depend on the ruleset and the
     parameters only, so they are worked out once a game."""
@@ -92,32 +92,32 @@ def goals(st):
     return st[L.PLAN_GOALS]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def wishes(st, vehicles):
     """Where the family would send each vehicle of the bit mask `vehicles` now
     (_plan.routes)."""
     return F.routes(observation(st), ruleset(st), params(st), goals(st), vehicles)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def fire_score(st):
     """The family's score of a Fire order per tank (_plan.fire_score)."""
     return F.fire_score(observation(st), ruleset(st), params(st))
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def airstrike_score(st):
     """The family's score of the airstrike (_plan.airstrike_score)."""
     return F.airstrike_score(observation(st), params(st))
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def tows(st):
     """Whether the family gives Tow orders."""
     return F.tows(params(st))
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def order_score(st, plan, code):
     """The scripted family's score of one order (_plan.order_score) under plan, the tuple
     of _plan.order_plan (wishes, fire score, airstrike score, tows): it gives the

@@ -1,7 +1,5 @@
 """§5.1 Radio network and chain of command (reference: reference/radio.py)."""
 
-from numba import njit
-
 from bollesim import codes as C
 from bollesim import events as E
 from bollesim import observation as O
@@ -13,12 +11,13 @@ from bollesim.engine.core import (
     log,
     pos,
 )
+from bollesim.jit import compiled
 
 AUTOMATIC = 7  # reference/radio.py: no radio damage in the link, no roll
 BEST_ROLL = 6
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def chain_quality(st, chain, n):
     """Highest successful d6 over one link, the n vehicles at st[chain:] (AUTOMATIC when no
     radio in it is damaged)."""
@@ -42,7 +41,7 @@ def chain_quality(st, chain, n):
     return min(st[T.S_RADIO_ONE_MAX] - drm, BEST_ROLL)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def link_quality(st, receiver):
     """The highest d6 that gets an order to receiver over its best link (§5.1)."""
     commander = st[T.S_COMMANDER]
@@ -65,7 +64,7 @@ def link_quality(st, receiver):
     return best
 
 
-@njit(cache=True)
+@compiled
 def received(st, receiver):
     """One vehicle's radio check; the die is shared by an order unless I-RADIO."""
     quality = link_quality(st, receiver)

@@ -1,7 +1,5 @@
 """§7 Enemy reaction (reference: reference/reaction.py)."""
 
-from numba import njit
-
 from bollesim import codes as C
 from bollesim import decisions as D
 from bollesim import events as E
@@ -31,9 +29,10 @@ from bollesim.engine.core import (
     vx,
 )
 from bollesim.engine.player import ask_yes_no
+from bollesim.jit import compiled
 
 
-@njit(cache=True)
+@compiled
 def reaction_phase(st, decide):
     """§4 step 3: tank status, tanks, ATGM, HMG, artillery."""
     drawing_fire = draw_their_fire(st, decide)
@@ -56,7 +55,7 @@ def reaction_phase(st, decide):
         artillery(st, decide)
 
 
-@njit(cache=True)
+@compiled
 def draw_their_fire(st, decide):
     """§5.5 Draw their fire: True if used this turn."""
     a = ability_ready(st, C.DRAW_THEIR_FIRE)
@@ -72,7 +71,7 @@ def draw_their_fire(st, decide):
     return True
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def exposure(st, p, weapon):
     """(can `weapon` fire at p, firing priority of p)."""
     marker = st[O.MARKER + p]
@@ -82,7 +81,7 @@ def exposure(st, p, weapon):
     return pos_bsa(st, p, weapon) == 1, st[T.POS_FP + p]
 
 
-@njit(cache=True)
+@compiled
 def choose_target(st, weapon, exclude):
     """§7.1 target priority (I-TARGET): damaged first, lowest FP, ties at random."""
     exposed = 0  # bit masks over vehicles
@@ -116,7 +115,7 @@ def choose_target(st, weapon, exclude):
     return lowest(tied)
 
 
-@njit(cache=True)
+@compiled
 def direct_fire(st, decide, weapon, to_hit, drawing_fire):
     """§7.1: one attack, two for a double-target chit (different vehicles)."""
     attacks = 2 if st[T.CHIT_DOUBLE + (last_chit(st, weapon))] else 1
@@ -133,7 +132,7 @@ def direct_fire(st, decide, weapon, to_hit, drawing_fire):
         first = target
 
 
-@njit(cache=True, inline="always")
+@compiled(inline=True)
 def atgm_overwatch(st):
     """§7.1.1: a UN vehicle in an overwatch of the last ATGM chit's letter."""
     letter = st[T.CHIT_LETTER + (last_chit(st, C.ATGM))]
@@ -144,7 +143,7 @@ def atgm_overwatch(st):
     return False
 
 
-@njit(cache=True)
+@compiled
 def attack(st, decide, weapon, target, to_hit, drawing_fire):
     """§7.1.2-7.1.3: 2d6 + modifiers; Hold Fire RoE +1; location; HMG commander roll."""
     unbuttoned = has(st, target, O.V_LIGHT, C.NIGHT_VISION) or has(st, target, O.V_HEAVY, C.TURRET)
@@ -168,7 +167,7 @@ def attack(st, decide, weapon, target, to_hit, drawing_fire):
             kill_commander(st, decide, target)
 
 
-@njit(cache=True)
+@compiled
 def artillery(st, decide):
     """§7.2 with I-ROE-ART: 2 only effects, 3-11 random unit to the pool, 12 heavy
     (I-ART-APC: an APC destroyed, or damaged like a tank)."""
@@ -214,7 +213,7 @@ def artillery(st, decide):
         heavy_damage(st, decide, victim, hit_table(st, C.ART, die - 1), die, apc_survives)
 
 
-@njit(cache=True)
+@compiled
 def further_effects(st, decide, target):
     """§7.2: S/K RoE +1, T2 deadline -1, regular No art. RoE -1."""
     if target == C.TARGET_S or target == C.TARGET_K:

@@ -19,7 +19,7 @@ and asks, as the general protocol does, so both count the same decisions.
 """
 
 import numpy as np
-from numba import njit, types
+from numba import types
 
 from bollesim import observation as O
 from bollesim import rng
@@ -35,12 +35,13 @@ from bollesim.engine.play import (
     write_result,
 )
 from bollesim.engine.script import PAUSE, ROLLOUT
+from bollesim.jit import compiled
 
 FIRST_ROLLOUT_STREAM = 2  # rng stream ids 0 and 1 are every game's CHANCE and POLICY
 MAX_ROLLOUTS = 1 << 24  # rollouts per decision that get streams of their own
 
 
-@njit(cache=True)
+@compiled
 def rollout_key(seed, game, decision, rollout, stream):
     """The key of a rollout's stream (rng.CHANCE or rng.POLICY): rollout r after decision k
     of a game. Its stream id is never a game's own, and the rollouts of every option of
@@ -74,7 +75,7 @@ SCRIPTED_ARGS = (
 )
 
 
-@njit(cache=True, nogil=True)  # the kernel of play.for_policy(.., SCRIPTED_ARGS, policy)
+@compiled(nogil=True)  # the kernel of play.for_policy(.., SCRIPTED_ARGS, policy)
 def play_scripted(
     rules, decide, params, seed, game, start, script, options, rollouts, mode, out, point, snapshot
 ):
@@ -112,7 +113,7 @@ def play_scripted(
     owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
 
 
-@njit(cache=True)
+@compiled
 def restore(st, start, seed, game):
     """Set st to the snapshot `start` (or to setup) and return the phase to play."""
     if start[SNAP_PHASE] < 0:
@@ -123,7 +124,7 @@ def restore(st, start, seed, game):
     return start[SNAP_PHASE]
 
 
-@njit(cache=True)
+@compiled
 def take_snapshot(st, phase, asked_before_start, snapshot):
     """The snapshot of st at the start of `phase`; SNAP_AT: the decisions asked in the
     game before it."""
@@ -133,7 +134,7 @@ def take_snapshot(st, phase, asked_before_start, snapshot):
     snapshot[SNAP_AT] = asked_before_start + st[L.SCRIPT_AT]
 
 
-@njit(cache=True)
+@compiled
 def keep_point(st, row):
     """PAUSE: (the policy's choice, kind, n, observation..., options...) of the decision
     after the script; choice -1 when the game ended first."""

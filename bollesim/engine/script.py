@@ -1,15 +1,14 @@
 """How a replayed game takes its decisions (engine/rollout.py): player.ask calls these
 while st[layout.SCRIPT_ON] is set, which it is in no other game."""
 
-from numba import njit
-
 from bollesim import observation as O
 from bollesim.engine import layout as L
+from bollesim.jit import compiled
 
 ROLLOUT, PAUSE = 0, 1  # layout.SCRIPT_MODE
 
 
-@njit(cache=True)
+@compiled
 def replayed(st, n):
     """The index to replay at this decision (n options), or -1 once the script ran out
     (mode PAUSE: the decision after it is then recorded by record_point)."""
@@ -29,7 +28,7 @@ def replayed(st, n):
     return index
 
 
-@njit(cache=True)
+@compiled
 def record_point(st, kind, n, choice):
     """PAUSE: keep the first decision after the script and the policy's choice there."""
     st[L.POINT_KIND] = kind

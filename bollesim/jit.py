@@ -1,0 +1,46 @@
+"""How every compiled function of bollesim and the scripted policies is compiled: the
+decorator `compiled`.
+
+    @compiled                       # cached on disk (jit_cache.py says where)
+    @compiled(inline=True)          # numba inlines its code at every call site
+    @compiled(parallel=True, nogil=True)
+
+A function made with it is compiled once per signature of plain types. numba's own
+dispatcher types a call from compiled code by its arguments' literal types, so
+`ask(st, decide, kind, 2, 0, 0)` and `ask(st, decide, kind, n, a, 0)` were compiled as two
+functions, and each of their callees again for every literal that reached it: `ask` was
+compiled nine times, the scripted family's player four times, and the cold compile of the
+engine spent about a third of its time on such copies. Inlined functions are typed at each
+call site as before (literals included), so a constant argument still folds where it
+was chosen to.
+"""
+
+from __future__ import annotations
+
+from numba.core import config, types
+from numba.core.registry import CPUDispatcher
+
+
+class Dispatcher(CPUDispatcher):
+    """numba's CPU dispatcher, typing calls from compiled code with the plain types of
+    their arguments (Literal[int](2) as int64)."""
+
+    def get_call_template(self, args, kws):
+        args = tuple(types.unliteral(a) for a in args)
+        kws = {k: types.unliteral(v) for k, v in kws.items()}
+        return super().get_call_template(args, kws)
+
+
+def compiled(fn=None, *, inline: bool = False, **options):
+    """fn compiled by numba in nopython mode and cached; options: numba's `parallel`,
+    `nogil`."""
+
+    def wrap(fn):
+        if config.DISABLE_JIT:
+            return fn
+        targetoptions = {"nopython": True, "inline": "always" if inline else "never", **options}
+        dispatcher = Dispatcher(py_func=fn, locals={}, targetoptions=targetoptions)
+        dispatcher.enable_caching()
+        return dispatcher
+
+    return wrap if fn is None else wrap(fn)
