@@ -31,9 +31,11 @@ class Dispatcher(CPUDispatcher):
         return super().get_call_template(args, kws)
 
 
-def compiled(fn=None, *, inline: bool = False, **options):
+def compiled(fn=None, *, inline: bool = False, signature=None, **options):
     """fn compiled by numba in nopython mode and cached; options: numba's `parallel`,
-    `nogil`."""
+    `nogil`. With a signature, fn is compiled (or loaded from the cache) for it at once
+    and for no other: an argument typed as a first-class function (a policy's decide)
+    then takes any compiled function of its signature, with one compile for all."""
 
     def wrap(fn):
         if config.DISABLE_JIT:
@@ -41,6 +43,9 @@ def compiled(fn=None, *, inline: bool = False, **options):
         targetoptions = {"nopython": True, "inline": "always" if inline else "never", **options}
         dispatcher = Dispatcher(py_func=fn, locals={}, targetoptions=targetoptions)
         dispatcher.enable_caching()
+        if signature is not None:
+            dispatcher.compile(signature)
+            dispatcher.disable_compile()
         return dispatcher
 
     return wrap if fn is None else wrap(fn)

@@ -118,14 +118,14 @@ class Lookahead:
         self._packed = _packed(rules)
         self.base_vector = base.param_vector(base_params)
         self._params = np.require(base.kernel_params(self.base_vector), np.float64, ["C", "W"])
-        self._kernel, self._decide = _kernel(base)
+        self._kernel, self._decide, self._scripted = _kernel(base)
 
     def _play(self, start, script, options, rollouts, mode, seed, game):
         out = np.zeros((len(options), L.N_RESULTS), dtype=np.int64)
         point = np.zeros(R.POINT_WIDTH, dtype=np.int64)
         snapshot = np.zeros(R.SNAP_SIZE, dtype=np.int64)
         self._kernel(
-            self._packed, self._decide, self._params, seed, game, start,
+            self._packed, self._decide, self._scripted, self._params, seed, game, start,
             np.asarray(script, dtype=np.int64), options, rollouts, mode, out, point, snapshot,
         )
         return out, point, snapshot
@@ -200,7 +200,7 @@ class Lookahead:
 
 
 def _kernel(base: Policy):
-    """(rollout.play_scripted for the base policy, its decide argument)."""
+    """(rollout.play_scripted for the base policy, its decide and scripted arguments)."""
     from bollesim.engine.play import for_policy
     from bollesim.engine.rollout import SCRIPTED_ARGS, play_scripted
 

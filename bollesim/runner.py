@@ -133,13 +133,13 @@ def play_chunk(
 
         from bollesim.engine.play import BATCH_ARGS, for_policy, play_batch
 
-        kernel, decide = for_policy(play_batch, BATCH_ARGS, policy)
+        kernel, decide, scripted = for_policy(play_batch, BATCH_ARGS, policy)
         block = max(1, min(1024, n // 64))
         threads = numba.get_num_threads()
         if n < SMALL_CHUNK:
             numba.set_num_threads(1)
         try:
-            kernel(_packed(rules), decide, params, seed, first_game, out, block)
+            kernel(_packed(rules), decide, scripted, params, seed, first_game, out, block)
         finally:
             numba.set_num_threads(threads)
         return out

@@ -465,7 +465,7 @@ CASES = [
 def phase_around(case: Case, trace: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """(before, st): the setup position with the case's edits, before and after (st with
     room for `trace` events of the phase)."""
-    st = new_vector(PACKED, trace)
+    st = new_vector(PACKED, trace, 0)
     new_game(st, SEED, 0)
     for edit in case.both:
         edit(st)
@@ -607,7 +607,7 @@ def finished(name: str, reason: int) -> tuple[np.ndarray, np.ndarray]:
     for g in range(200):
         _, row, final = play_traced_game(RULES, policy, policy.param_vector(), SEED, g)
         if row[L.R_END_REASON] == reason:
-            st = new_vector(PACKED, 0)
+            st = new_vector(PACKED, 0, 0)
             st[: L.STATE_SIZE] = final
             assert check_result(st, row) == OK, inv.MESSAGES[check_result(st, row)]
             return st, row

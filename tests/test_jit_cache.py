@@ -215,13 +215,16 @@ def test_a_compile_is_announced_in_one_line_on_a_terminal_only():
     assert pipe.text == ""
 
 
-def test_a_kernel_is_marked_compiled_after_its_first_call(tmp_path, monkeypatch):
+def test_a_kernel_is_announced_once_and_marked_compiled(tmp_path, monkeypatch):
     from bollesim.engine import play
 
-    calls = []
-    kernel = type("Kernel", (), {"__name__": "k", "signatures": []})()
+    notices = []
     monkeypatch.setattr(play.numba.config, "CACHE_DIR", str(tmp_path))
-    marker = play.compiled_marker(kernel, "scripted")
-    assert not marker.exists()
-    play._marking(lambda *a: calls.append(a), marker)(1, 2)
-    assert calls == [(1, 2)] and marker.exists()
+    monkeypatch.setattr(play, "compile_notice", notices.append)
+    monkeypatch.setattr(play, "_compiled_for", lambda kernel, signature: (kernel, signature))
+    kernel = type("Kernel", (), {"__name__": "k"})()
+    assert not play.compiled_marker(kernel).exists()
+    assert play.compiled_for(kernel, "sig") == (kernel, "sig")
+    assert play.compiled_marker(kernel).exists() and len(notices) == 1
+    assert play.compiled_for(kernel, "sig") == (kernel, "sig")
+    assert len(notices) == 1  # compiled on this machine: no notice

@@ -31,7 +31,7 @@ LITERAL = 'interpretations.target_priority="literal"'
 def fast_state(game: Game):
     """The fast engine's state vector of a reference position: the observation, the
     tracks' chits and the bookkeeping that targets and victories read."""
-    st = new_vector(pack_rules(game.rules), 0)
+    st = new_vector(pack_rules(game.rules), 0, 0)
     new_game(st, 1, 0)
     observe(game, st[: O.SIZE])
     for t, track in enumerate(game.tracks):

@@ -1088,14 +1088,14 @@ def play_checked_game(st, decide, seed, game, before, row, error):
 
 
 @compiled(parallel=True)
-def play_checked_batch(rules, decide, params, seed, first_game, errors, block):
+def play_checked_batch(rules, decide, scripted, params, seed, first_game, errors, block):
     """Games first_game .. first_game + len(errors) - 1 in parallel, as play.play_batch
     plays them (params[g] are game g's parameters), with every invariant checked:
     errors[g] = (code, turn, phase) of game g's first violation, or zeros."""
     n = errors.shape[0]
     n_blocks = (n + block - 1) // block
     for b in prange(n_blocks):
-        owner = new_vector(rules, TRACE_EVENTS)
+        owner = new_vector(rules, TRACE_EVENTS, scripted)
         st = unmanaged(owner)
         before = np.empty(L.STATE_SIZE, dtype=np.int64)
         row = np.empty(L.N_RESULTS, dtype=np.int64)
@@ -1115,8 +1115,8 @@ def check_games(
     matrix = np.tile(policy.kernel_params(policy.param_vector(params)), (n, 1))
     errors = np.zeros((n, 3), dtype=np.int64)
     block = max(1, min(1024, n // 64))
-    kernel, decide = for_policy(play_checked_batch, BATCH_ARGS, policy)
-    kernel(pack_rules(rules), decide, matrix, seed, 0, errors, block)
+    kernel, decide, scripted = for_policy(play_checked_batch, BATCH_ARGS, policy)
+    kernel(pack_rules(rules), decide, scripted, matrix, seed, 0, errors, block)
     return errors
 
 

@@ -5,6 +5,7 @@ a tuple of forty rule arrays cost ~80 ns a call). Regions, documented here once:
     st[0 : STATE_SIZE]         the game state, reset by new_game (below)
     st[RS : RS + 4]            random streams (rng.py): CHANCE at RS, POLICY at RS + 2
     st[PARAMS : + MAX_PARAMS]  the policy's parameters, float64 bits (params() views them)
+    st[SCRIPTED]               who plays: the scripted family (1) or decide (0), player.py
     st[OPTS : + MAX_OPTIONS]   the options of the decision being asked
     st[SCRATCH_* ...]          work arrays of the kernels (no allocation per call)
     st[RULES : + RULES_SIZE]   the packed ruleset (rules/packed.py), as every policy gets it
@@ -87,6 +88,7 @@ STATE_SIZE = _st.end
 _rest = _Region(STATE_SIZE)
 RS = _rest.take(4)  # the CHANCE stream, then the POLICY stream (rng.py)
 PARAMS = _rest.take(MAX_PARAMS)
+SCRIPTED = _rest.take(1)  # 1: the scripted family plays, compiled in; 0: decide (player.py)
 OPTS = _rest.take(MAX_OPTIONS)
 PLAN_GOALS = _rest.take(1)  # the scripted family's goals this game (player.py), -1: not yet
 # Work arrays of the kernels (no allocation per call).

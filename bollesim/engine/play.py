@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
-from numba import carray, njit, prange, types
+from numba import carray, prange, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -110,10 +110,12 @@ def unmanaged(st):
 
 
 @compiled
-def new_vector(rules, trace_events):
-    """A game vector with the flattened rules in place and room for trace_events."""
+def new_vector(rules, trace_events, scripted):
+    """A game vector with the flattened rules in place, room for trace_events, and who
+    plays (L.SCRIPTED)."""
     st = np.zeros(L.TRACE + L.TRACE_WIDTH * trace_events, dtype=np.int64)
     st[L.RULES : L.RULES + L.RULES_SIZE] = rules
+    st[L.SCRIPTED] = scripted
     return st
 
 
@@ -125,16 +127,16 @@ def play_game(st, decide, seed, game, out):
     write_result(st, st[L.RS + 1], out)
 
 
-TRACED_ARGS = (I64[::1], DECIDE_TYPE, F64[::1], I64, I64, I64[::1], I64[::1], I64[::1])
+TRACED_ARGS = (I64[::1], DECIDE_TYPE, I64, F64[::1], I64, I64, I64[::1], I64[::1], I64[::1])
 
 
 @compiled
-def play_traced(rules, decide, params, seed, game, trace, out, final):
+def play_traced(rules, decide, scripted, params, seed, game, trace, out, final):
     """One game with its event trace: trace gets (events, 6) rows flattened, trace[0] is
     the number of events (more than fit means the buffer was too small); final gets the
     final state region (layout.STATE_SIZE)."""
     capacity = (trace.shape[0] - 1) // L.TRACE_WIDTH
-    owner = new_vector(rules, capacity)
+    owner = new_vector(rules, capacity, scripted)
     st = unmanaged(owner)
     st[L.PARAMS : L.PARAMS + params.shape[0]] = params.view(np.int64)
     play_game(st, decide, seed, game, out)
@@ -144,20 +146,20 @@ def play_traced(rules, decide, params, seed, game, trace, out, final):
     final[:] = owner[: L.STATE_SIZE]
 
 
-BATCH_ARGS = (I64[::1], DECIDE_TYPE, F64[:, ::1], I64, I64, I64[:, ::1], I64)
+BATCH_ARGS = (I64[::1], DECIDE_TYPE, I64, F64[:, ::1], I64, I64, I64[:, ::1], I64)
 
 
 @compiled(
     parallel=True,
     nogil=True,  # runner.run_to_dir writes the last chunk while this one plays
 )
-def play_batch(rules, decide, params, seed, first_game, out, block):
+def play_batch(rules, decide, scripted, params, seed, first_game, out, block):
     """Games first_game .. first_game + len(out) - 1 in parallel; params[g] are game g's
     policy parameters. Each block of `block` games reuses one game vector."""
     n = out.shape[0]
     n_blocks = (n + block - 1) // block
     for b in prange(n_blocks):
-        owner = new_vector(rules, 0)
+        owner = new_vector(rules, 0, scripted)
         st = unmanaged(owner)
         lo = np.int64(b) * block  # prange indices may be unsigned: keep game ids int64
         for g in range(lo, min(n, lo + block)):
@@ -166,38 +168,33 @@ def play_batch(rules, decide, params, seed, first_game, out, block):
         owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
 
 
-@cache
-def _general(kernel, signature):
-    options = {k: v for k, v in kernel.targetoptions.items() if k != "nopython"}
-    return njit(signature, **options)(kernel.py_func)
-
-
 def for_policy(kernel, arg_types: tuple, policy: Policy):
-    """(the kernel to call, its decide argument) for a policy: the kernel itself and None
-    for the scripted family (player.py); else general(kernel, arg_types) and the policy's
-    decide."""
-    if policy.scripted:
-        return announced(kernel, kernel, "scripted"), None
-    return general(kernel, arg_types), policy.decide
+    """(the kernel to call, its decide and scripted arguments) for a policy. The kernel
+    is compiled once for every policy (arg_types: the types of its arguments, BATCH_ARGS...)
+    and cached: decide is a function pointer (DECIDE_TYPE), called unless `scripted`
+    (player.py)."""
+    return compiled_for(kernel, types.void(*arg_types)), policy.decide, int(policy.scripted)
 
 
-def general(kernel, arg_types: tuple):
-    """The kernel's specialisation for a decide function pointer, compiled on first use
-    (once for every such policy). arg_types: the types of the kernel's arguments
-    (BATCH_ARGS...), decide's DECIDE_TYPE."""
-    return announced(_general(kernel, types.void(*arg_types)), kernel, "general")
-
-
-def announced(chosen, kernel, variant: str):
-    """chosen (a variant of kernel), announced by compile_notice on its first call if it
-    was never compiled on this machine."""
-    if chosen.signatures:  # compiled or loaded in this process already
-        return chosen
-    marker = compiled_marker(kernel, variant)
+def compiled_for(kernel, signature):
+    """kernel compiled for signature on first use, announced by compile_notice if it was
+    never compiled on this machine."""
+    marker = compiled_marker(kernel)
     if marker is None or marker.exists():
-        return chosen
+        return _compiled_for(kernel, signature)
     compile_notice(sys.stderr)
-    return _marking(chosen, marker)
+    chosen = _compiled_for(kernel, signature)
+    try:
+        marker.touch()
+    except OSError:
+        pass
+    return chosen
+
+
+@cache
+def _compiled_for(kernel, signature):
+    options = {k: kernel.targetoptions[k] for k in ("parallel", "nogil") if k in kernel.targetoptions}
+    return compiled(kernel.py_func, signature=signature, **options)
 
 
 COMPILE_SECONDS = "one to two minutes"
@@ -215,19 +212,8 @@ def compile_notice(stream) -> None:
         )
 
 
-def compiled_marker(kernel, variant: str) -> Path | None:
+def compiled_marker(kernel) -> Path | None:
     """A file in numba's cache folder (jit_cache.py) that exists once `kernel` was
-    compiled there for `variant`; None without a cache folder."""
+    compiled there; None without a cache folder."""
     folder = numba.config.CACHE_DIR
-    return Path(folder) / f"compiled-{kernel.__name__}-{variant}" if folder else None
-
-
-def _marking(kernel, marker: Path):
-    def call(*args):
-        kernel(*args)
-        try:
-            marker.touch()
-        except OSError:
-            pass
-
-    return call
+    return Path(folder) / f"compiled-{kernel.__name__}" if folder else None

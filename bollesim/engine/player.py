@@ -1,19 +1,17 @@
 """§4 How the fast engine puts a decision to the player (reference: reference/table.py).
 
-Every kernel that may meet a player choice takes `decide`, one of:
+Every kernel that may meet a player choice takes `decide`, a policy's compiled decide
+function as a function pointer, and st[L.SCRIPTED] says who plays:
 
-- a policy's compiled decide function (the general protocol, policy.py): the kernel lists
-  the legal options in st's option region and calls decide through a function pointer.
-  One compile serves every such policy (random, a notebook's, a lookahead player's);
-- None: the scripted family (policies/plan.py) compiled into the kernel. Its calls are
+- 0, the general protocol (policy.py): the kernel lists the legal options in st's option
+  region and calls decide (random, a notebook's policy, a lookahead player's base);
+- 1, the scripted family (policies/plan.py), compiled into the kernel. Its calls are
   direct, so the compiler inlines and specialises them, and its orders are found without
   listing every legal option (orders.scripted_order). The parameters in st are then the
   family's.
 
-A game being replayed (engine/rollout.py) takes its recorded choices instead.
-
-numba compiles a kernel once for each kind of `decide` and prunes the branch of the other
-(`decide is None` is known when it compiles).
+A game being replayed (engine/rollout.py) takes its recorded choices instead. One compile
+of a kernel serves every policy (play.for_policy).
 """
 
 import numpy as np
@@ -61,7 +59,7 @@ def ask(st, decide, kind, n, context_a, context_b):
     index = replayed(st, n) if st[L.SCRIPT_ON] else -1
     if index >= 0:
         return st[L.OPTS + index]
-    if decide is None:
+    if st[L.SCRIPTED]:
         index = F.play(kind, observation(st), ruleset(st), options(st), n, params(st))
     else:
         prng = st[L.RS + 2 : L.RS + 4]

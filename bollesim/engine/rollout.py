@@ -61,6 +61,7 @@ POINT_WIDTH = 3 + O.SIZE + MAX_OPTIONS
 SCRIPTED_ARGS = (
     types.int64[::1],  # rules: the packed ruleset
     DECIDE_TYPE,  # the policy that plays what the script does not
+    types.int64,  # scripted: 1 if it is the scripted family (player.py)
     types.float64[::1],  # its parameters
     types.int64,  # seed
     types.int64,  # game
@@ -77,7 +78,8 @@ SCRIPTED_ARGS = (
 
 @compiled(nogil=True)  # the kernel of play.for_policy(.., SCRIPTED_ARGS, policy)
 def play_scripted(
-    rules, decide, params, seed, game, start, script, options, rollouts, mode, out, point, snapshot
+    rules, decide, scripted, params, seed, game, start, script, options, rollouts, mode, out, point,
+    snapshot,
 ):
     """Jobs one after the other (a lookahead player runs its games in threads: waking a
     thread pool for every decision would cost more than its rollouts): game `game` of
@@ -86,7 +88,7 @@ def play_scripted(
     k = script.shape[0] + 1 if mode == ROLLOUT else script.shape[0]
     if k > L.MAX_SCRIPT:
         raise ValueError("a script longer than layout.MAX_SCRIPT")
-    owner = new_vector(rules, 0)
+    owner = new_vector(rules, 0, scripted)
     st = unmanaged(owner)
     for j in range(out.shape[0]):
         st[L.PARAMS : L.PARAMS + params.shape[0]] = params.view(np.int64)

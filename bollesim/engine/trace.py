@@ -20,10 +20,11 @@ def play_traced_game(
     trace = np.zeros(1 + L.TRACE_WIDTH * capacity, dtype=np.int64)
     out = np.zeros(L.N_RESULTS, dtype=np.int64)
     final = np.zeros(L.STATE_SIZE, dtype=np.int64)
-    kernel, decide = for_policy(play_traced, TRACED_ARGS, policy)
+    kernel, decide, scripted = for_policy(play_traced, TRACED_ARGS, policy)
     kernel(
         pack_rules(rules),
         decide,
+        scripted,
         np.ascontiguousarray(policy.kernel_params(params), dtype=np.float64),
         seed,
         game,
