@@ -1,0 +1,34 @@
+"""bollesim/jit.py: a compiled function is compiled once per signature of plain types,
+whatever constants its callers pass."""
+
+from numba import types
+
+from bollesim.jit import compiled
+
+
+@compiled
+def _add(a, b):
+    return a + b
+
+
+@compiled
+def _caller(x):
+    return _add(x, 1) + _add(x, 2) + _add(1, x) + _add(x, x)
+
+
+def test_literal_arguments_share_one_compile():
+    assert _caller(3) == 4 + 5 + 4 + 6
+    # as a caller's typing asks for it (the call above may have come from the cache)
+    for args in [(types.literal(1), types.int64), (types.int64, types.literal(2))]:
+        _add.get_call_template(args, {})
+    assert [tuple(map(str, sig)) for sig in _add.signatures] == [("int64", "int64")]
+
+
+def test_one_compile_of_a_kernel_serves_every_policy():
+    from bollesim.engine.play import BATCH_ARGS, for_policy, play_batch
+    from bollesim.policy import load_policy
+
+    chosen = [for_policy(play_batch, BATCH_ARGS, load_policy(n)) for n in ("historical", "random")]
+    (kernel,) = {kernel for kernel, _, _ in chosen}
+    assert len(kernel.signatures) == 1
+    assert [scripted for _, _, scripted in chosen] == [1, 0]
