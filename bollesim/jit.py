@@ -17,6 +17,9 @@ was chosen to.
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
+
 from numba.core import config, types
 from numba.core.registry import CPUDispatcher
 
@@ -44,8 +47,28 @@ def compiled(fn=None, *, inline: bool = False, signature=None, **options):
         dispatcher = Dispatcher(py_func=fn, locals={}, targetoptions=targetoptions)
         dispatcher.enable_caching()
         if signature is not None:
-            dispatcher.compile(signature)
+            with fewer_collections():
+                dispatcher.compile(signature)
             dispatcher.disable_compile()
         return dispatcher
 
     return wrap if fn is None else wrap(fn)
+
+
+COMPILE_GC_THRESHOLD = 100_000
+"""Allocations between young-generation collections while a kernel compiles (Python's
+default: 700)."""
+
+
+@contextmanager
+def fewer_collections():
+    """numba makes millions of short-lived objects while it compiles, and Python's cyclic
+    garbage collector, run every 700 allocations by default, took about 8% of a cold
+    compile's samples. Run less often meanwhile, it saves about 4 s of 66 (25 MB more at
+    the peak)."""
+    before = gc.get_threshold()
+    gc.set_threshold(COMPILE_GC_THRESHOLD, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
