@@ -1,6 +1,7 @@
 """bollesim/jit.py: a compiled function is compiled once per signature of plain types,
 whatever constants its callers pass."""
 
+import pytest
 from numba import types
 
 from bollesim.jit import compiled
@@ -32,3 +33,15 @@ def test_one_compile_of_a_kernel_serves_every_policy():
     (kernel,) = {kernel for kernel, _, _ in chosen}
     assert len(kernel.signatures) == 1
     assert [scripted for _, _, scripted in chosen] == [1, 0]
+
+
+def test_the_collector_runs_less_often_only_while_compiling():
+    import gc
+
+    from bollesim.jit import COMPILE_GC_THRESHOLD, fewer_collections
+
+    before = gc.get_threshold()
+    with pytest.raises(KeyboardInterrupt), fewer_collections():  # Ctrl-C while compiling
+        assert gc.get_threshold() == (COMPILE_GC_THRESHOLD, *before[1:])
+        raise KeyboardInterrupt
+    assert gc.get_threshold() == before
