@@ -209,23 +209,47 @@ def to_table(
     schema = schema or dataset_schema(p.name for p in policy.parameters)
     n = results.shape[0]
     columns = {
-        "game": pa.array(np.arange(first_game, first_game + n, dtype=np.int64)),
-        "seed": pa.array(np.full(n, seed, dtype=np.int64)),
-        "policy": pa.array([policy.name] * n, pa.string()),
-        "cell": pa.array(np.full(n, cell, dtype=np.int32)),
+        "game": _arrow(np.arange(first_game, first_game + n), pa.int64()),
+        "seed": _arrow(np.full(n, seed), pa.int64()),
+        "policy": _arrow_texts([policy.name], np.zeros(n, dtype=np.int64)),
+        "cell": _arrow(np.full(n, cell), pa.int32()),
     }
     for i, p in enumerate(policy.parameters):
-        columns[p.name] = pa.array(np.asarray(params[:, i], dtype=np.float64))
+        columns[p.name] = _arrow(params[:, i], pa.float64())
     for i, (name, dtype) in enumerate(RESULT_COLUMNS):
         values = results[:, i]
         if name == "end_reason":
-            columns[name] = pa.array(np.array(E.END_REASONS)[values], pa.string())
+            columns[name] = _arrow_texts(E.END_REASONS, values)
             continue
         mask = values <= 0 if name in NULL_WHEN_ZERO else None
-        kind = ARROW_TYPES[dtype]
-        columns[name] = pa.array(values.astype(kind.to_pandas_dtype()), kind, mask=mask)
+        columns[name] = _arrow(values, ARROW_TYPES[dtype], mask)
     arrays = [columns[f.name] if f.name in columns else pa.nulls(n, f.type) for f in schema]
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+# The columns are built from their buffers: pa.array imports pandas wherever it is
+# installed, about 150 ms of every start.
+
+
+def _arrow(values: np.ndarray, kind: pa.DataType, mask: np.ndarray | None = None) -> pa.Array:
+    """values as an Arrow array of kind (bool or numeric), null where mask."""
+    if kind == pa.bool_():
+        data = np.packbits(values.astype(np.bool_), bitorder="little")
+    else:
+        data = np.ascontiguousarray(values, dtype=kind.to_pandas_dtype())
+    validity = None if mask is None else pa.py_buffer(np.packbits(~mask, bitorder="little"))
+    return pa.Array.from_buffers(kind, len(values), [validity, pa.py_buffer(data)])
+
+
+def _arrow_texts(texts, codes: np.ndarray) -> pa.Array:
+    """texts[codes] as an Arrow string array."""
+    encoded = [t.encode("utf-8") for t in texts]
+    offsets = np.concatenate([[0], np.cumsum([len(e) for e in encoded])]).astype(np.int32)
+    dictionary = pa.Array.from_buffers(
+        pa.string(), len(texts), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    )
+    indices = _arrow(codes, pa.int64())
+    return pa.DictionaryArray.from_arrays(indices, dictionary).cast(pa.string())
 
 
 def dataset_schema(param_names: Iterable[str], rulesets: bool = False) -> pa.Schema:
@@ -243,7 +267,8 @@ def with_ruleset(table: pa.Table, text: str, digest: str) -> pa.Table:
     """The rows of one cell with its RULESET_COLUMNS filled in."""
     for name, value in zip((n for n, _ in RULESET_COLUMNS), (text, digest), strict=True):
         i = table.schema.get_field_index(name)
-        table = table.set_column(i, name, pa.array([value] * table.num_rows, pa.string()))
+        column = _arrow_texts([value], np.zeros(table.num_rows, dtype=np.int64))
+        table = table.set_column(i, name, column)
     return table
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 import polars as pl
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_sweep import assert_one_line_error, invoke
 
 from bollesim import runfolder as F
@@ -261,3 +263,33 @@ def test_manifest_checks_itself():
         with pytest.raises(ValueError):
             Manifest.from_json(data)
             pytest.fail(case)
+
+
+# ------------------------------------------------------------------ columns from buffers
+
+_KINDS = ["bool", "int16", "int32", "int64", "float64"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    kind=st.sampled_from(_KINDS),
+    values=st.lists(st.integers(-5, 40), max_size=70),
+    nulls=st.booleans(),
+)
+def test_columns_built_from_buffers_equal_pa_array(kind, values, nulls):
+    """runner._arrow and _arrow_texts (which avoid pa.array's pandas import) give the
+    arrays pa.array gives: values, types and nulls."""
+    import numpy as np
+    import pyarrow as pa
+
+    from bollesim import events as E
+    from bollesim import runner as R
+
+    data = np.array(values, dtype=np.int64)
+    mask = data <= 0 if nulls else None
+    arrow_type = getattr(pa, "bool_" if kind == "bool" else kind)()
+    want = pa.array(data.astype(arrow_type.to_pandas_dtype()), arrow_type, mask=mask)
+    assert R._arrow(data, arrow_type, mask).equals(want)
+    codes = np.abs(data) % len(E.END_REASONS)
+    want = pa.array([E.END_REASONS[c] for c in codes], pa.string())
+    assert R._arrow_texts(E.END_REASONS, codes).equals(want)
