@@ -228,3 +228,27 @@ def test_a_kernel_is_announced_once_and_marked_compiled(tmp_path, monkeypatch):
     assert play.compiled_marker(kernel).exists() and len(notices) == 1
     assert play.compiled_for(kernel, "sig") == (kernel, "sig")
     assert len(notices) == 1  # compiled on this machine: no notice
+
+
+def test_the_second_compiling_process_goes_when_this_one_is_interrupted(monkeypatch):
+    """Ctrl-C during a first compile on two cores leaves no helper process behind."""
+    from bollesim.engine import play
+
+    helpers = []
+    real_popen = play.subprocess.Popen
+
+    def popen(*args, **kwargs):
+        helpers.append(real_popen(*args, **kwargs))
+        return helpers[-1]
+
+    def interrupted(names):
+        assert set(names) | set(play.ALONGSIDE) == set(play.PHASES)  # the rest, here
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(play.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(play, "_helper_command", lambda: [sys.executable, "-c", "import time; time.sleep(60)"])
+    monkeypatch.setattr(play.subprocess, "Popen", popen)
+    monkeypatch.setattr(play, "compile_phases", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        play.compile_phases_on_two_cores()
+    assert len(helpers) == 1 and helpers[0].returncode is not None
