@@ -17,6 +17,7 @@ was chosen to.
 
 from __future__ import annotations
 
+import atexit
 import gc
 from contextlib import contextmanager
 
@@ -72,3 +73,11 @@ def fewer_collections():
         yield
     finally:
         gc.set_threshold(*before)
+
+
+@atexit.register
+def _frozen_at_exit() -> None:
+    """The interpreter's last garbage collection walks every object numba made (its
+    typing tables, the compiled libraries): 0.15 to 0.35 s of a short run's exit. They
+    are frozen first, so it skips them; the process is ending, so nothing lives longer."""
+    gc.freeze()

@@ -45,3 +45,18 @@ def test_the_collector_runs_less_often_only_while_compiling():
         assert gc.get_threshold() == (COMPILE_GC_THRESHOLD, *before[1:])
         raise KeyboardInterrupt
     assert gc.get_threshold() == before
+
+
+def test_numba_objects_are_frozen_before_the_last_collection():
+    """At exit (jit._frozen_at_exit): a handler registered before bollesim.jit runs
+    after its handlers and sees the objects frozen."""
+    import subprocess
+    import sys
+
+    code = (
+        "import atexit, gc\n"
+        "atexit.register(lambda: print('frozen', gc.get_freeze_count() > 0))\n"
+        "import bollesim.jit\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "frozen True"
