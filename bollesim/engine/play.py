@@ -2,9 +2,8 @@
 
 Each game g of a batch is seeded from (seed, first_game + g), so a game's result does
 not depend on the batch, the block or the thread that plays it (docs/architecture.md §3).
-The entry kernels (play_batch, play_traced) take `decide` (player.py); `for_policy` gives
-the one to call for a policy. Everything below them is compiled into them (inline), so a
-kernel costs one compile of the whole engine.
+The entry kernels (play_batch, play_traced) take `decide` and `scripted` (player.py);
+`for_policy` gives a kernel compiled for them once, for every policy, and cached.
 """
 
 import os
