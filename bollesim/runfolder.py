@@ -741,32 +741,29 @@ class Workspace:
         """Complete or undo what a dead writer left: a commit cut short, a half-built
         .OUT.new, a half-done two-rename replacement, a half-deleted work area."""
         with _writing(self.out):
-            self._recover()
-
-    def _recover(self) -> None:
-        _remove(self.trash)
-        marker = self.partial / "commit.json"
-        sha = None
-        if marker.exists():
-            try:
-                sha = json.loads(marker.read_text(encoding="utf-8"))["sha256"]
-            except (OSError, ValueError, KeyError, TypeError):
-                sha = None
-        if sha is not None and _committed_sha(self.out) == sha:
-            self._clean_up()
-            return
-        if sha is not None and _committed_sha(self.new) == sha:
-            if not self.out.exists() or self.out.is_dir():
-                self._replace()
+            _remove(self.trash)
+            marker = self.partial / "commit.json"
+            sha = None
+            if marker.exists():
+                try:
+                    sha = json.loads(marker.read_text(encoding="utf-8"))["sha256"]
+                except (OSError, ValueError, KeyError, TypeError):
+                    sha = None
+            if sha is not None and _committed_sha(self.out) == sha:
                 self._clean_up()
                 return
-        marker.unlink(missing_ok=True)
-        _remove(self.new)
-        if self.old.exists():
-            if self.out.exists():
-                _remove(self.old)
-            else:
-                os.rename(self.old, self.out)
+            if sha is not None and _committed_sha(self.new) == sha:
+                if not self.out.exists() or self.out.is_dir():
+                    self._replace()
+                    self._clean_up()
+                    return
+            marker.unlink(missing_ok=True)
+            _remove(self.new)
+            if self.old.exists():
+                if self.out.exists():
+                    _remove(self.old)
+                else:
+                    os.rename(self.old, self.out)
 
 
 def _committed_sha(folder: Path) -> str | None:
