@@ -34,6 +34,7 @@ PURE_PYTHON = frozenset({
     "bollesim/charts.py",
     "bollesim/cli.py",
     "bollesim/compare.py",
+    "bollesim/engine/blocks.py",
     "bollesim/engine/trace.py",
     "bollesim/experiment.py",
     "bollesim/lookahead.py",

@@ -131,17 +131,16 @@ def play_chunk(
         params = np.require(policy.kernel_params(params), np.float64, ["C", "W"])
         import numba
 
-        from bollesim.engine.play import BATCH_ARGS, for_policy, play_batch
+        from bollesim.engine.blocks import in_blocks
+        from bollesim.engine.play import BATCH_ARGS, for_policy, play_games
 
-        kernel, decide, scripted = for_policy(play_batch, BATCH_ARGS, policy)
-        block = max(1, min(1024, n // 64))
-        threads = numba.get_num_threads()
-        if n < SMALL_CHUNK:
-            numba.set_num_threads(1)
-        try:
-            kernel(_packed(rules), decide, scripted, params, seed, first_game, out, block)
-        finally:
-            numba.set_num_threads(threads)
+        kernel, decide, scripted = for_policy(play_games, BATCH_ARGS, policy)
+        packed = _packed(rules)
+
+        def play(lo: int, hi: int) -> None:
+            kernel(packed, decide, scripted, params, seed, first_game, out, lo, hi)
+
+        in_blocks(play, n, 1 if n < SMALL_CHUNK else numba.get_num_threads())
         return out
     from bollesim.reference.play import play_game
 

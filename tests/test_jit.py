@@ -26,10 +26,10 @@ def test_literal_arguments_share_one_compile():
 
 
 def test_one_compile_of_a_kernel_serves_every_policy():
-    from bollesim.engine.play import BATCH_ARGS, for_policy, play_batch
+    from bollesim.engine.play import BATCH_ARGS, for_policy, play_games
     from bollesim.policy import load_policy
 
-    chosen = [for_policy(play_batch, BATCH_ARGS, load_policy(n)) for n in ("historical", "random")]
+    chosen = [for_policy(play_games, BATCH_ARGS, load_policy(n)) for n in ("historical", "random")]
     (kernel,) = {kernel for kernel, _, _ in chosen}
     assert len(kernel.signatures) == 1
     assert [scripted for _, _, scripted in chosen] == [1, 0]

@@ -3,8 +3,8 @@
 check_phase(before, st, phase) compares st after one phase with `before`, a copy of
 st[:STATE_SIZE] taken just before it, and returns 0 if st is a legal position of
 Operation Bøllebank, else the code of the first broken invariant (MESSAGES[code] says
-which). check_result does the same for a game's result row. play_checked_batch plays
-games exactly as play.play_batch does, checking every phase; check_games wraps it.
+which). check_result does the same for a game's result row. play_checked_games plays
+games exactly as play.play_games does, checking every phase; check_games wraps it.
 
 The rules are restated here from the rulebook and the ruleset's tables (section "rules
 restated" below), not borrowed from the engine's own helpers, so that a bug in one of
@@ -21,7 +21,6 @@ of games.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
 from bollesim import codes as C
 from bollesim import events as E
@@ -29,6 +28,7 @@ from bollesim import observation as O
 from bollesim.bits import popcount
 from bollesim.engine import layout as L
 from bollesim.engine import tables as T
+from bollesim.engine.blocks import in_blocks
 from bollesim.engine.core import distance, has, last_chit, new_game, pos, track_len, vx
 from bollesim.engine.play import (
     BATCH_ARGS,
@@ -1087,23 +1087,19 @@ def play_checked_game(st, decide, seed, game, before, row, error):
         error[0], error[1], error[2] = code, st[O.TURN], RESULT_ROW
 
 
-@compiled(parallel=True)
-def play_checked_batch(rules, decide, scripted, params, seed, first_game, errors, block):
-    """Games first_game .. first_game + len(errors) - 1 in parallel, as play.play_batch
-    plays them (params[g] are game g's parameters), with every invariant checked:
-    errors[g] = (code, turn, phase) of game g's first violation, or zeros."""
-    n = errors.shape[0]
-    n_blocks = (n + block - 1) // block
-    for b in prange(n_blocks):
-        owner = new_vector(rules, TRACE_EVENTS, scripted)
-        st = unmanaged(owner)
-        before = np.empty(L.STATE_SIZE, dtype=np.int64)
-        row = np.empty(L.N_RESULTS, dtype=np.int64)
-        lo = np.int64(b) * block  # prange indices may be unsigned: keep game ids int64
-        for g in range(lo, min(n, lo + block)):
-            st[L.PARAMS : L.PARAMS + params.shape[1]] = params[g].view(np.int64)
-            play_checked_game(st, decide, seed, first_game + g, before, row, errors[g])
-        owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
+@compiled(nogil=True)  # threads play blocks at once (blocks.py)
+def play_checked_games(rules, decide, scripted, params, seed, first_game, errors, lo, hi):
+    """Games first_game + lo .. first_game + hi - 1 as play.play_games plays them (params[g]
+    are game first_game + g's parameters), with every invariant checked: errors[g] =
+    (code, turn, phase) of the game's first violation, or zeros."""
+    owner = new_vector(rules, TRACE_EVENTS, scripted)
+    st = unmanaged(owner)
+    before = np.empty(L.STATE_SIZE, dtype=np.int64)
+    row = np.empty(L.N_RESULTS, dtype=np.int64)
+    for g in range(lo, hi):
+        st[L.PARAMS : L.PARAMS + params.shape[1]] = params[g].view(np.int64)
+        play_checked_game(st, decide, seed, first_game + g, before, row, errors[g])
+    owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
 
 
 def check_games(
@@ -1112,11 +1108,17 @@ def check_games(
     """errors (n, 3) int64 of games 0 .. n - 1 of run `seed`, all with the policy's
     parameters (defaults overridden by params): (code, turn, phase) of each game's first
     violation, zeros for a game that kept every invariant."""
+    import numba
+
     matrix = np.tile(policy.kernel_params(policy.param_vector(params)), (n, 1))
     errors = np.zeros((n, 3), dtype=np.int64)
-    block = max(1, min(1024, n // 64))
-    kernel, decide, scripted = for_policy(play_checked_batch, BATCH_ARGS, policy)
-    kernel(pack_rules(rules), decide, scripted, matrix, seed, 0, errors, block)
+    kernel, decide, scripted = for_policy(play_checked_games, BATCH_ARGS, policy)
+    packed = pack_rules(rules)
+
+    def play(lo: int, hi: int) -> None:
+        kernel(packed, decide, scripted, matrix, seed, 0, errors, lo, hi)
+
+    in_blocks(play, n, numba.get_num_threads())
     return errors
 
 

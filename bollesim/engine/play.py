@@ -1,8 +1,8 @@
-"""The fast engine's game loop and batch kernel: games in parallel with prange.
+"""The fast engine's game loop and batch kernel (games on several threads: blocks.py).
 
 Each game g of a batch is seeded from (seed, first_game + g), so a game's result does
 not depend on the batch, the block or the thread that plays it (docs/architecture.md §3).
-The entry kernels (play_batch, play_traced) take `decide` and `scripted` (player.py);
+The entry kernels (play_games, play_traced) take `decide` and `scripted` (player.py);
 `for_policy` gives a kernel compiled for them once, for every policy, and cached.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
-from numba import carray, prange, types
+from numba import carray, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -147,26 +147,19 @@ def play_traced(rules, decide, scripted, params, seed, game, trace, out, final):
     final[:] = owner[: L.STATE_SIZE]
 
 
-BATCH_ARGS = (I64[::1], DECIDE_TYPE, I64, F64[:, ::1], I64, I64, I64[:, ::1], I64)
+BATCH_ARGS = (I64[::1], DECIDE_TYPE, I64, F64[:, ::1], I64, I64, I64[:, ::1], I64, I64)
 
 
-@compiled(
-    parallel=True,
-    nogil=True,  # runner.run_to_dir writes the last chunk while this one plays
-)
-def play_batch(rules, decide, scripted, params, seed, first_game, out, block):
-    """Games first_game .. first_game + len(out) - 1 in parallel; params[g] are game g's
-    policy parameters. Each block of `block` games reuses one game vector."""
-    n = out.shape[0]
-    n_blocks = (n + block - 1) // block
-    for b in prange(n_blocks):
-        owner = new_vector(rules, 0, scripted)
-        st = unmanaged(owner)
-        lo = np.int64(b) * block  # prange indices may be unsigned: keep game ids int64
-        for g in range(lo, min(n, lo + block)):
-            st[L.PARAMS : L.PARAMS + params.shape[1]] = params[g].view(np.int64)
-            play_game(st, decide, seed, first_game + g, out[g])
-        owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
+@compiled(nogil=True)  # threads play blocks at once (blocks.py)
+def play_games(rules, decide, scripted, params, seed, first_game, out, lo, hi):
+    """Games first_game + lo .. first_game + hi - 1 into out[lo:hi], in one game vector;
+    params[g] are game first_game + g's policy parameters."""
+    owner = new_vector(rules, 0, scripted)
+    st = unmanaged(owner)
+    for g in range(lo, hi):
+        st[L.PARAMS : L.PARAMS + params.shape[1]] = params[g].view(np.int64)
+        play_game(st, decide, seed, first_game + g, out[g])
+    owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
 
 
 def for_policy(kernel, arg_types: tuple, policy: Policy):
