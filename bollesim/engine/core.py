@@ -34,7 +34,7 @@ def pos(st, v):
     return st[vx(v, O.V_POS)]
 
 
-@compiled(inline=True)
+@compiled
 def log(st, kind, a, b, c, d):
     """Record an event while the trace region has room (rows: turn, kind, a, b, c, d)."""
     capacity = (st.shape[0] - L.TRACE) // L.TRACE_WIDTH
@@ -62,17 +62,17 @@ def fill(st, at, n, value):
         st[i] = value
 
 
-@compiled(inline=True)
+@compiled
 def d6(st):
     return rng.d6(st, L.RS)
 
 
-@compiled(inline=True)
+@compiled
 def two_d6(st):
     return rng.two_d6(st, L.RS)
 
 
-@compiled(inline=True)
+@compiled
 def pick(st, n):
     return rng.below(st, n, L.RS)
 
@@ -174,7 +174,7 @@ def pool_append(st, chit):
     count_in_pool(st, chit, 1)
 
 
-@compiled(inline=True)
+@compiled
 def artillery_silent(st):
     """§8: the lowest artillery marker is a "No Artillery" one."""
     last = last_chit(st, C.ART)
@@ -198,7 +198,7 @@ def in_saraci(st, position):
 # ------------------------------------------------------------------ decisions
 
 
-@compiled(inline=True)
+@compiled
 def track_changed(st, t):
     """Keep the observation's view of track t live: its last chit's letter, and for the
     artillery track whether it is silent (§8) and its target (§7.2)."""
@@ -212,7 +212,7 @@ def track_changed(st, t):
 # ------------------------------------------------------------------ effects
 
 
-@compiled(inline=True)
+@compiled
 def end_game(st, reason):
     if st[L.X_OVER] == 0:
         st[L.X_OVER] = 1
@@ -247,7 +247,7 @@ def update_abilities(st, decide):
             log(st, E.ABILITY, a, E.ABILITY_RETURNED, st[state + 1], 0)
 
 
-@compiled(inline=True)
+@compiled
 def ability_ready(st, ability):
     """The marker showing `ability` in its box with its commander alive, else -1."""
     for a in range(3):
@@ -272,13 +272,13 @@ def within_reach(st, a, v):
     return distance(st, pos(st, st[T.ABILITY_VEHICLE + a]), pos(st, v)) <= st[T.S_QL1_RANGE]
 
 
-@compiled(inline=True)
+@compiled
 def spend_ability(st, a):
     st[O.ABIL + 2 * a] = C.SPENT
     log(st, E.ABILITY, a, E.ABILITY_USED, st[O.ABIL + 2 * a + 1], 0)
 
 
-@compiled(inline=True)
+@compiled
 def release_tow(st, v):
     """Unhook a tow that v pulls."""
     towed = st[vx(v, O.V_TOWING)]

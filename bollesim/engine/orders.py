@@ -367,7 +367,7 @@ def scripted_order(st, a, b, kinds, exclude):
     return best
 
 
-@compiled(inline=True)
+@compiled
 def better(st, plan, code, best, top):
     """(code, its score) if it scores above top, else (best, top)."""
     score = order_score(st, plan, code)

@@ -199,7 +199,7 @@ PHASES = {
     "end": end_phase,
 }
 PHASE_ARGS = (I64[::1], DECIDE_TYPE)  # (st, decide)
-ALONGSIDE = ("orders",)
+ALONGSIDE = ("orders", "end")
 """The phases a second process compiles: about half of the work."""
 
 
@@ -213,7 +213,7 @@ def compile_phases(names) -> None:
 def compile_phases_on_two_cores() -> None:
     """Before a kernel's first compile on this machine: the phases of a turn, ALONGSIDE
     in a second process at the same time, into the cache, where the kernel's compile
-    then finds them (a cold compile of 64 s took 44 s on 2 cores). On one core the
+    then finds them (a cold compile of 66 s took 40 s on 2 cores). On one core the
     kernel's compile does it all."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     if (cores or 1) < 2 or all(phase.signatures for phase in PHASES.values()):

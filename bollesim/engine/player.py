@@ -90,7 +90,7 @@ def goals(st):
     return st[L.PLAN_GOALS]
 
 
-@compiled(inline=True)
+@compiled
 def wishes(st, vehicles):
     """Where the family would send each vehicle of the bit mask `vehicles` now
     (_plan.routes)."""
@@ -115,7 +115,7 @@ def tows(st):
     return F.tows(params(st))
 
 
-@compiled(inline=True)
+@compiled
 def order_score(st, plan, code):
     """The scripted family's score of one order (_plan.order_score) under plan, the tuple
     of _plan.order_plan (wishes, fire score, airstrike score, tows): it gives the
