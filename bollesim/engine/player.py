@@ -115,7 +115,7 @@ def tows(st):
     return F.tows(params(st))
 
 
-@compiled
+@compiled(inline=True)
 def order_score(st, plan, code):
     """The scripted family's score of one order (_plan.order_score) under plan, the tuple
     of _plan.order_plan (wishes, fire score, airstrike score, tows): it gives the
