@@ -18,7 +18,7 @@ def test_every_game_is_played_once(n, threads):
     lock = threading.Lock()
 
     def play(lo, hi):
-        assert 0 <= lo < hi <= n and hi - lo <= block_size(n)
+        assert 0 <= lo < hi <= n and hi - lo <= block_size(n, threads)
         with lock:
             played.append((lo, hi))
 
@@ -44,15 +44,22 @@ def test_blocks_run_on_the_threads_asked_for():
 
 
 def test_an_error_stops_the_hand_out_and_is_raised():
-    n = 64 * 1024  # 64 blocks
+    n = 100_000
+    blocks = -(-n // block_size(n, 2))
     calls = []
 
     def play(lo, hi):
         calls.append(lo)
         if lo == 0:
             raise ValueError("policy chose an option outside its options")
-        time.sleep(0.01)
+        time.sleep(0.05)
 
     with pytest.raises(ValueError, match="outside its options"):
         in_blocks(play, n, 2)
-    assert len(calls) < 32
+    assert len(calls) < blocks
+
+
+def test_one_thread_plays_the_chunk_in_one_call():
+    calls = []
+    in_blocks(lambda lo, hi: calls.append((lo, hi)), 5000, 1)
+    assert calls == [(0, 5000)]
