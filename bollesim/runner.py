@@ -12,6 +12,7 @@ import os
 import platform
 import time
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -135,11 +136,7 @@ def play_chunk(
         from bollesim.engine.play import BATCH_ARGS, for_policy, play_games
 
         kernel, decide, scripted = for_policy(play_games, BATCH_ARGS, policy)
-        packed = _packed(rules)
-
-        def play(lo: int, hi: int) -> None:
-            kernel(packed, decide, scripted, params, seed, first_game, out, lo, hi)
-
+        play = partial(kernel, _packed(rules), decide, scripted, params, seed, first_game, out)
         in_blocks(play, n, 1 if n < SMALL_CHUNK else numba.get_num_threads())
         return out
     from bollesim.reference.play import play_game

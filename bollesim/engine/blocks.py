@@ -31,7 +31,8 @@ def block_size(n: int, threads: int) -> int:
 
 def in_blocks(play: Callable[[int, int], None], n: int, threads: int) -> None:
     """play(lo, hi) for consecutive blocks covering games 0 .. n - 1, on `threads` threads,
-    each taking the next block as it finishes one. The first error (or Ctrl-C) stops the
+    each taking the next block as it finishes one (play: a batch kernel with every
+    argument but the last two bound, functools.partial). The first error (or Ctrl-C) stops the
     hand-out; blocks under way finish, and it is raised here."""
     block = block_size(n, threads)
     starts = iter(range(0, n, block))

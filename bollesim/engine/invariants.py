@@ -20,6 +20,8 @@ of games.
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from bollesim import codes as C
@@ -1113,11 +1115,7 @@ def check_games(
     matrix = np.tile(policy.kernel_params(policy.param_vector(params)), (n, 1))
     errors = np.zeros((n, 3), dtype=np.int64)
     kernel, decide, scripted = for_policy(play_checked_games, BATCH_ARGS, policy)
-    packed = pack_rules(rules)
-
-    def play(lo: int, hi: int) -> None:
-        kernel(packed, decide, scripted, matrix, seed, 0, errors, lo, hi)
-
+    play = partial(kernel, pack_rules(rules), decide, scripted, matrix, seed, 0, errors)
     in_blocks(play, n, numba.get_num_threads())
     return errors
 

@@ -150,7 +150,7 @@ def play_traced(rules, decide, scripted, params, seed, game, trace, out, final):
 BATCH_ARGS = (I64[::1], DECIDE_TYPE, I64, F64[:, ::1], I64, I64, I64[:, ::1], I64, I64)
 
 
-@compiled(nogil=True)  # threads play blocks at once (blocks.py)
+@compiled(nogil=True)  # threads play blocks at once (blocks.py); a run writes meanwhile
 def play_games(rules, decide, scripted, params, seed, first_game, out, lo, hi):
     """Games first_game + lo .. first_game + hi - 1 into out[lo:hi], in one game vector;
     params[g] are game first_game + g's policy parameters."""
