@@ -8,11 +8,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from functools import partial
 
 import numpy as np
 
 from bollesim import rng
 from bollesim.engine import layout as L
+from bollesim.engine.blocks import in_blocks
 from bollesim.policy import Policy, available_policies, load_policy
 from bollesim.rules.loader import Ruleset
 from bollesim.runner import play_chunk, set_threads
@@ -68,8 +70,9 @@ def measure(
     progress(f"reference engine: {reference_games / t_ref:,.1f} games/s")
     draws = np.ascontiguousarray(results[:, L.R_RANDOM_DRAWS])
     sink = np.zeros(games, dtype=np.int64)
-    rng.dice_floor(seed, draws[:16], sink[:16])
-    t_floor = min(_timed(lambda: rng.dice_floor(seed, draws, sink)) for _ in range(2))
+    floor = partial(rng.dice_floor, seed, draws, sink)
+    floor(0, 16)
+    t_floor = min(_timed(lambda: in_blocks(floor, games, threads)) for _ in range(2))
     progress(f"RNG floor: {games / t_floor:,.0f} games/s")
     out.update(
         policy=policy.name,

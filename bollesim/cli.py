@@ -510,7 +510,7 @@ def _summary(run) -> tuple[int, dict[str, float]]:
     10-million-game file would take a gigabyte in memory whole)."""
     import polars as pl
 
-    row = run.scan().select([pl.len().alias("n"), *_outcome_means()]).collect()
+    row = run.collect(run.scan().select([pl.len().alias("n"), *_outcome_means()]))
     n = int(row["n"][0])
     return n, {c: float(row[c][0] or 0.0) for c in OUTCOMES}
 
@@ -892,10 +892,11 @@ def _cell_rates(run):
     from bollesim import analysis as A
 
     scan = run.scan()
-    first_rows = scan.group_by("cell").agg(pl.all().first()).collect()  # one row per cell
+    first_rows = run.collect(scan.group_by("cell").agg(pl.all().first()))  # one row per cell
     labels = A.cell_labels(first_rows) if first_rows.height else None
-    table = (scan.group_by("cell").agg(pl.len().alias("games"), *_outcome_means())
-             .sort("cell").collect())
+    table = run.collect(
+        scan.group_by("cell").agg(pl.len().alias("games"), *_outcome_means()).sort("cell")
+    )
     if labels is None:
         return table.with_columns(pl.lit("").alias("label"), pl.lit("").alias("policy"))
     return labels.join(table, on="cell").sort("cell")

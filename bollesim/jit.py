@@ -45,10 +45,11 @@ class Dispatcher(CPUDispatcher):
 
 
 def compiled(fn=None, *, inline: bool = False, signature=None, **options):
-    """fn compiled by numba in nopython mode and cached; options: numba's `parallel`,
-    `nogil`. With a signature, fn is compiled (or loaded from the cache) for it at once
-    and for no other: an argument typed as a first-class function (a policy's decide)
-    then takes any compiled function of its signature, with one compile for all."""
+    """fn compiled by numba in nopython mode and cached; options: numba's, such as `nogil`
+    (the engine plays games on threads of Python's own, engine/blocks.py). With a
+    signature, fn is compiled (or loaded from the cache) for it at once and for no other:
+    an argument typed as a first-class function (a policy's decide) then takes any
+    compiled function of its signature, with one compile for all."""
 
     def wrap(fn):
         if config.DISABLE_JIT:

@@ -12,7 +12,6 @@ and the fast engine get bit-identical numbers.
 """
 
 import numpy as np
-from numba import prange
 
 from bollesim.jit import compiled
 
@@ -80,11 +79,12 @@ def new_stream(seed: int, game: int, stream: int) -> np.ndarray:
     return s
 
 
-@compiled(parallel=True)
-def dice_floor(seed, draws, out):
-    """What the luck alone costs (`bollesim bench`'s floor): exactly draws[g] dice for game
-    g, seeded as the engines seed it, and nothing else; out[g] gets their sum."""
-    for g in prange(draws.shape[0]):
+@compiled(nogil=True)  # on several threads at once (engine/blocks.py)
+def dice_floor(seed, draws, out, lo, hi):
+    """What the luck alone costs (`bollesim bench`'s floor): for games lo .. hi - 1, exactly
+    draws[g] dice for game g, seeded as the engines seed it, and nothing else; out[g] gets
+    their sum."""
+    for g in range(lo, hi):
         stream = np.zeros(2, dtype=np.int64)
         init_stream(stream, seed, np.int64(g), CHANCE)
         acc = 0

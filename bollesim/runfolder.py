@@ -284,10 +284,11 @@ class Run:
 
     def collect(self, query: pl.LazyFrame) -> pl.DataFrame:
         """query.collect(), with a file that passed the checks but fails to decode (made by
-        hand to match its manifest) refused in one line."""
+        hand to match its manifest) refused in one line. Some damage makes polars' decoder
+        panic: PanicException, which is not an Exception, is refused the same way."""
         try:
             return query.collect()
-        except (pl.exceptions.PolarsError, OSError) as exc:
+        except (pl.exceptions.PolarsError, pl.exceptions.PanicException, OSError) as exc:
             problem = " ".join(str(exc).split())[:120]
             raise RunFolderError(f"{self.path}: {GAMES} cannot be read ({problem})") from None
 

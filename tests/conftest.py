@@ -10,6 +10,7 @@ and calls one phase or helper of the reference engine through `make_table`.
 
 from __future__ import annotations
 
+import os
 from functools import cache
 
 import numpy as np
@@ -28,6 +29,11 @@ from bollesim.rules.loader import Ruleset, load_ruleset
 # saved by an earlier mutant.
 settings.register_profile("bollesim", derandomize=True, database=None, deadline=None)
 settings.load_profile("bollesim")
+
+# The command line draws its tables as wide as COLUMNS says, 120 columns when captured and
+# it is unset (cli._console). The tests read captured output: their terminal's width, or
+# the 80 columns pytest-xdist's workers are given, must not wrap what they look for.
+os.environ.pop("COLUMNS", None)
 
 
 @cache

@@ -949,7 +949,7 @@ for module in (bollesim, policies):
 
 import pytest
 
-sys.exit(pytest.main(["-q", "-x", "-p", "no:cacheprovider", *sys.argv[1:]]))
+sys.exit(pytest.main(["-q", "-x", "-n0", "-p", "no:cacheprovider", *sys.argv[1:]]))
 """
 
 

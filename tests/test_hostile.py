@@ -299,6 +299,21 @@ def test_hostile_input_is_one_line(good, tmp_path, case):
     assert tree(tmp_path) == before, f"{case}: the command changed a folder"
 
 
+def test_a_decoder_panic_is_refused_in_one_line(good, tmp_path, monkeypatch):
+    """A forged games file that passes the manifest's checks can make polars' parquet
+    decoder panic (a PanicException, not an Exception); it is refused like any file that
+    fails to decode."""
+    import polars as pl
+
+    def panic(query, *args, **kwargs):
+        raise pl.exceptions.PanicException("called `Result::unwrap()` on an `Err` value")
+
+    run = tmp_path / "run"
+    shutil.copytree(good, run)
+    monkeypatch.setattr(pl.LazyFrame, "collect", panic)
+    assert_one_line_error(invoke("play", "--from", run, "--game", "1"), "cannot be read")
+
+
 def test_a_folder_deleted_mid_run(tmp_path, monkeypatch):
     from bollesim import runner as R
 

@@ -4,9 +4,11 @@ old code is never run after one of the files it is built from changed."""
 from __future__ import annotations
 
 import ast
+import concurrent.futures
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -228,6 +230,39 @@ def test_a_kernel_is_announced_once_and_marked_compiled(tmp_path, monkeypatch):
     assert play.compiled_marker(kernel).exists() and len(notices) == 1
     assert play.compiled_for(kernel, "sig") == (kernel, "sig")
     assert len(notices) == 1  # compiled on this machine: no notice
+
+
+def test_a_process_that_finds_a_first_compile_under_way_waits_and_compiles_nothing(
+    tmp_path, monkeypatch
+):
+    """Two processes starting together on a fresh install: the second waits for the
+    first's compile (its lock held), then loads the kernel without compiling the phases
+    again or announcing a compile."""
+    from filelock import FileLock
+
+    from bollesim.engine import play
+
+    notices, phases = [], []
+    waiting = threading.Event()
+
+    def notice(stream, text=play.COMPILING):
+        notices.append(text)
+        waiting.set()
+
+    monkeypatch.setattr(play.numba.config, "CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(play, "compile_notice", notice)
+    monkeypatch.setattr(play, "compile_phases_on_two_cores", lambda: phases.append("compiled"))
+    monkeypatch.setattr(play, "_compiled_for", lambda kernel, signature: (kernel, signature))
+    kernel = type("Kernel", (), {"__name__": "k"})()
+    first = FileLock(tmp_path / play.COMPILE_LOCK)
+    first.acquire()  # the first process, compiling
+    second = concurrent.futures.ThreadPoolExecutor(1).submit(play.compiled_for, kernel, "sig")
+    assert waiting.wait(10) and notices == [play.WAITING]
+    assert not second.done()
+    play.compiled_marker(kernel).touch()  # the first process is done
+    first.release()
+    assert second.result(10) == (kernel, "sig")
+    assert notices == [play.WAITING] and phases == []
 
 
 def test_the_second_compiling_process_goes_when_this_one_is_interrupted(monkeypatch):

@@ -9,11 +9,13 @@ The entry kernels (play_games, play_traced) take `decide` and `scripted` (player
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 
 import numba
 import numpy as np
+from filelock import FileLock, Timeout
 from numba import carray, types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -171,24 +173,50 @@ def for_policy(kernel, arg_types: tuple, policy: Policy):
 
 
 def compiled_for(kernel, signature):
-    """kernel compiled for signature on first use, announced by compile_notice if it was
-    never compiled on this machine."""
+    """kernel compiled for signature on first use. Its first compile on this machine is
+    announced (compile_notice) and made holding the cache folder's lock, so that processes
+    started together on a fresh install (two runs, test workers) compile it once: the
+    others wait, then load it from the cache."""
     marker = compiled_marker(kernel)
     if marker is None or marker.exists():
         return _compiled_for(kernel, signature)
-    compile_notice(sys.stderr)
-    compile_phases_on_two_cores()
-    chosen = _compiled_for(kernel, signature)
-    try:
-        marker.touch()
-    except OSError:
-        pass
+    with first_compile_lock(marker.parent):
+        if not marker.exists():  # else another process compiled it while this one waited
+            compile_notice(sys.stderr)
+            compile_phases_on_two_cores()
+        chosen = _compiled_for(kernel, signature)
+        try:
+            marker.touch()
+        except OSError:
+            pass
     return chosen
+
+
+@contextmanager
+def first_compile_lock(folder: Path):
+    """The lock of numba's cache folder (filelock), held while a kernel is compiled there
+    for the first time; a process that finds it held says so (compile_notice) and waits.
+    Where the folder cannot be written, no lock: each process compiles for itself."""
+    lock = FileLock(folder / COMPILE_LOCK)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            compile_notice(sys.stderr, WAITING)
+            lock.acquire()
+    except OSError:
+        yield
+        return
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 @cache
 def _compiled_for(kernel, signature):
-    options = {k: kernel.targetoptions[k] for k in ("parallel", "nogil") if k in kernel.targetoptions}
+    options = {k: kernel.targetoptions[k] for k in ("nogil",) if k in kernel.targetoptions}
     return compiled(kernel.py_func, signature=signature, **options)
 
 
@@ -239,16 +267,22 @@ def _helper_command() -> list[str]:
 COMPILE_SECONDS = "a minute"
 """What a cold compile of one kernel takes (bollesim bench: compile_cold_s), as told."""
 
+COMPILING = (
+    "bollesim: compiling the fast engine once for this machine "
+    f"(about {COMPILE_SECONDS}; later starts take under a second)..."
+)
+WAITING = (
+    "bollesim: another bollesim process is compiling the fast engine for this machine; "
+    f"waiting for it (about {COMPILE_SECONDS} at most)..."
+)
+COMPILE_LOCK = "compile.lock"
+"""The lock file in numba's cache folder (first_compile_lock)."""
 
-def compile_notice(stream) -> None:
+
+def compile_notice(stream, text: str = COMPILING) -> None:
     """One line, on a terminal only (it would spoil output read by programs)."""
     if stream.isatty():
-        print(
-            "bollesim: compiling the fast engine once for this machine "
-            f"(about {COMPILE_SECONDS}; later starts take under a second)...",
-            file=stream,
-            flush=True,
-        )
+        print(text, file=stream, flush=True)
 
 
 def compiled_marker(kernel) -> Path | None:

@@ -36,4 +36,4 @@ def play_traced_game(
     if n > capacity:
         raise RuntimeError(f"trace buffer too small: {n} events, room for {capacity}")
     rows = trace[1 : 1 + L.TRACE_WIDTH * n].reshape(n, L.TRACE_WIDTH)
-    return [tuple(int(x) for x in row) for row in rows], out, final
+    return list(map(tuple, rows.tolist())), out, final
