@@ -478,3 +478,46 @@ def test_a_new_evaluation_cancels_the_old_one_between_pieces():
     worker.stop()
     assert played == {"old": 3, "new": 5}
     assert [s["job"] for s in published] == ["old", "old", "new", "new", "new", "new", "new"]
+
+
+@pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
+def test_a_change_overtaken_while_its_rules_are_built_does_not_replace_the_later_one():
+    """Two changes in quick succession: their rulesets are built in threads, and the earlier
+    one may finish last. It must not replace the later change's evaluation (the page then
+    waited forever for odds the server never played); it is answered 409 instead."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from starlette.testclient import TestClient
+
+    from bollesim.serve.app import Settings, create_app
+
+    app = create_app(Settings(max_games=1000))
+    server = app.state.server
+    build = server.setting
+    earlier_arrived, later_answered = threading.Event(), threading.Event()
+
+    def setting(body):
+        if body["edits"]["tracks.tank_to_hit"] == 8:  # the earlier change: built slowly
+            earlier_arrived.set()
+            later_answered.wait(30)
+        return build(body)
+
+    server.setting = setting
+    evaluated = []
+    with TestClient(app, base_url="http://127.0.0.1") as client:
+        evaluate = server.worker.evaluate
+        server.worker.evaluate = lambda steps: (evaluated.append(server.job), evaluate(steps))
+
+        def post(value):
+            body = {"edits": {"tracks.tank_to_hit": value}, "policy": "historical", "params": {}}
+            return client.post("/api/odds", json=body)
+
+        with ThreadPoolExecutor(1) as pool:
+            earlier = pool.submit(post, 8)
+            assert earlier_arrived.wait(30)
+            later = post(9)
+            later_answered.set()
+            assert later.status_code == 200, later.text
+            assert earlier.result(30).status_code == 409
+    assert evaluated == [later.json()["job"]]  # the later change's evaluation stands

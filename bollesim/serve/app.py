@@ -5,7 +5,8 @@
     GET  /api/form            the form (form.py), the policies, the trigger families, the
                               optimised parameters of --from, the limits
     POST /api/odds            {edits, policy, params, family}: start refining the odds;
-                              422 {errors} when the edits make no valid ruleset
+                              422 {errors} when the edits make no valid ruleset, 409
+                              when a later change arrived meanwhile (it is evaluated)
     GET  /api/events          server-sent events: the latest snapshot of the odds
     POST /api/partial         {edits}: the partial TOML of the edited ruleset
     POST /api/report          {edits, policy, params, family}: write the balance report
@@ -120,6 +121,7 @@ class Server:
         self.policies: dict = {}
         self._loading = threading.Lock()
         self.job = 0
+        self.changes = 0  # /api/odds requests received: the newest is the one to evaluate
         self.streams = 0
         self.report: tuple[str, Path] | None = None
         self.ready = threading.Event()
@@ -305,7 +307,13 @@ async def start_odds(request: Request) -> Response:
     server: Server = request.app.state.server
     body = await read_json(request, {"edits", "policy", "params", "family"})
     family = server.family(body.get("family", "fire_at_turn.t"))
+    server.changes += 1
+    change = server.changes
     built, policy, params = await asyncio.to_thread(server.setting, body)
+    if change != server.changes:
+        # A later change arrived while this one's ruleset was built (in a thread, so they
+        # may finish in either order): evaluating this one would replace the later one.
+        return error(409, "a later change replaced this one")
     if built.rules is None:
         server.worker.evaluate(iter(()))  # an invalid change stops the old work too
         return JSONResponse({"errors": built.errors}, status_code=422)
