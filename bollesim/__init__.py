@@ -1,10 +1,17 @@
 """bollesim: Monte Carlo strategy analysis for the solitaire wargame Operation Bøllebank.
 
     import bollesim
+    from bollesim.report import plots
+    from bollesim.stats import analysis
     df = bollesim.simulate("historical", 100_000, seed=1, progress=True)   # polars, one row per game
     sweep = bollesim.sweep_frame("experiments/first_fire.toml", games=2_000)
-    bollesim.plots.rates_by_trigger(sweep, "t")                 # the controlled chart
-    bollesim.analysis.rates(df)                                 # rates with 95% intervals
+    plots.rates_by_trigger(sweep, "t")                          # the controlled chart
+    analysis.rates(df)                                          # rates with 95% intervals
+
+The packages follow the layers, each importing only from those below it (docs/
+architecture.md): the base modules here (errors, jit, jit_cache, rng, bits, inputs,
+terminal, resources), game/ (what any game declares), bollebank/ (the game), batch/,
+stats/, report/, search/, serve/ and cli/.
 
 Everything is imported on first use, so `import bollesim` stays fast and numba loads only
 when games are played.
@@ -19,26 +26,23 @@ __version__ = "0.1.0"
 jit_cache.configure()  # before any kernel is defined: a cache keyed by the sources
 
 _LAZY = {
-    "simulate": ("bollesim.runner", "simulate"),
-    "sweep_frame": ("bollesim.sweeps", "sweep_frame"),
-    "load_experiment": ("bollesim.experiment", "load_experiment"),
-    "load_ruleset": ("bollesim.rules.loader", "load_ruleset"),
-    "load_policy": ("bollesim.policy", "load_policy"),
-    "write_report": ("bollesim.report", "write_report"),
-    "load_run": ("bollesim.report", "load_run"),
+    "simulate": ("bollesim.batch.runner", "simulate"),
+    "sweep_frame": ("bollesim.batch.sweeps", "sweep_frame"),
+    "load_experiment": ("bollesim.batch.experiment", "load_experiment"),
+    "load_ruleset": ("bollesim.bollebank.rules.loader", "load_ruleset"),
+    "load_policy": ("bollesim.game.policy", "load_policy"),
+    "write_report": ("bollesim.report.balance", "write_report"),
+    "load_run": ("bollesim.report.balance", "load_run"),
 }
-_MODULES = ("analysis", "plots", "chartdata", "charts", "report", "experiment", "policy")
 
-__all__ = ["__version__", *_LAZY, *_MODULES]
+__all__ = ["__version__", *_LAZY]
 
 
 def __getattr__(name: str):
-    """The public functions and modules of __all__, imported when first used."""
+    """The public functions of __all__, imported when first used."""
     if name in _LAZY:
         module, attribute = _LAZY[name]
         return getattr(import_module(module), attribute)
-    if name in _MODULES:
-        return import_module(f"bollesim.{name}")
     raise AttributeError(f"module 'bollesim' has no attribute {name!r}")
 
 

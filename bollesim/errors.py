@@ -1,6 +1,6 @@
 """Errors that the command line reports as one line (`error: ...`) and exit code 2.
 
-`bollesim.rules.loader.RulesetError` is the other one: a ruleset file that cannot be used.
+`bollesim.bollebank.rules.loader.RulesetError` is the other one: a ruleset file that cannot be used.
 """
 
 

@@ -21,6 +21,7 @@ import hashlib
 import os
 import shutil
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent
@@ -29,25 +30,27 @@ PACKAGES = (PACKAGE, PACKAGE.parent / "policies")
 
 PURE_PYTHON = frozenset({
     "bollesim/__main__.py",
-    "bollesim/analysis.py",
-    "bollesim/chartdata.py",
-    "bollesim/charts.py",
-    "bollesim/cli.py",
-    "bollesim/compare.py",
-    "bollesim/engine/blocks.py",
-    "bollesim/engine/trace.py",
-    "bollesim/experiment.py",
-    "bollesim/lookahead.py",
-    "bollesim/narrate.py",
-    "bollesim/optimise.py",
-    "bollesim/plots.py",
-    "bollesim/replay.py",
-    "bollesim/report.py",
+    "bollesim/batch/__init__.py",
+    "bollesim/batch/experiment.py",
+    "bollesim/batch/replay.py",
+    "bollesim/batch/runfolder.py",
+    "bollesim/batch/sweeps.py",
+    "bollesim/bollebank/engine/blocks.py",
+    "bollesim/bollebank/engine/trace.py",
+    "bollesim/bollebank/narrate.py",
+    "bollesim/bollebank/rules/docs.py",
+    "bollesim/bollebank/rules/show.py",
+    "bollesim/cli/__init__.py",
+    "bollesim/cli/app.py",
+    "bollesim/report/__init__.py",
+    "bollesim/report/balance.py",
+    "bollesim/report/chartdata.py",
+    "bollesim/report/charts.py",
+    "bollesim/report/plots.py",
     "bollesim/resources.py",
-    "bollesim/rules/docs.py",
-    "bollesim/rules/show.py",
-    "bollesim/runfolder.py",
-    "bollesim/sensitivity.py",
+    "bollesim/search/__init__.py",
+    "bollesim/search/lookahead.py",
+    "bollesim/search/optimise.py",
     "bollesim/serve/__init__.py",
     "bollesim/serve/app.py",
     "bollesim/serve/best.py",
@@ -56,7 +59,10 @@ PURE_PYTHON = frozenset({
     "bollesim/serve/odds.py",
     "bollesim/serve/server.py",
     "bollesim/serve/worker.py",
-    "bollesim/sweeps.py",
+    "bollesim/stats/__init__.py",
+    "bollesim/stats/analysis.py",
+    "bollesim/stats/compare.py",
+    "bollesim/stats/sensitivity.py",
     "bollesim/terminal.py",
     "policies/lookahead.py",
 })
@@ -78,12 +84,16 @@ def sources() -> list[Path]:
     return sorted(p for p in found if p.relative_to(root).as_posix() not in PURE_PYTHON)
 
 
-def source_key() -> str:
-    """A hash of the names and contents of `sources()` (16 hex digits)."""
+def source_key(apart: tuple[Path, ...] = ()) -> str:
+    """A hash of the names and contents of `sources()` (16 hex digits), and of the .py
+    files of the `apart` trees (cached_apart)."""
     digest = hashlib.sha256()
     root = PACKAGE.parent
-    for path in sources():
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+    named = [(p.relative_to(root).as_posix(), p) for p in sources()]
+    named += [(p.relative_to(tree.parent).as_posix(), p)
+              for tree in apart for p in sorted(tree.rglob("*.py"))]
+    for name, path in named:
+        digest.update(name.encode() + b"\0")
         digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
@@ -103,10 +113,10 @@ def prune(root: Path, keep: int = KEEP) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-def keyed_folder() -> Path | None:
-    """The cache folder of the current sources, created and marked as just used; None
-    when no root is writable."""
-    key = source_key()
+def keyed_folder(apart: tuple[Path, ...] = ()) -> Path | None:
+    """The cache folder of the current sources (and those of the `apart` trees), created
+    and marked as just used; None when no root is writable."""
+    key = source_key(apart)
     for root in cache_roots():
         folder = root / key
         try:
@@ -133,3 +143,25 @@ def configure() -> str | None:
     if numba is not None:  # imported before bollesim: it read its environment already
         numba.config.CACHE_DIR = str(folder)
     return str(folder)
+
+
+@contextmanager
+def cached_apart(tree: Path):
+    """While it lasts, compiled functions being defined (those of the .py files of `tree`,
+    outside the package: the test oracle) are cached in a folder of their own, keyed by
+    the package's sources and tree's: an edit of tree recompiles its functions only, and
+    an edit of the package recompiles them too (they call the package's kernels)."""
+    import numba
+
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    if given and given != os.environ.get(NOT_EXPLICIT):
+        folder = Path(given) / source_key((tree,))
+    else:
+        folder = keyed_folder((tree,))
+    before = numba.config.CACHE_DIR
+    if folder is not None:
+        numba.config.CACHE_DIR = str(folder)
+    try:
+        yield
+    finally:
+        numba.config.CACHE_DIR = before

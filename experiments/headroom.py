@@ -24,12 +24,13 @@ matplotlib.use("Agg")
 
 import polars as pl  # noqa: E402
 
-from bollesim import analysis as A  # noqa: E402
-from bollesim import plots, simulate  # noqa: E402
-from bollesim.chartdata import pct, signed_ci  # noqa: E402
-from bollesim.lookahead import BASES, OBJECTIVES, with_base  # noqa: E402
-from bollesim.policy import Policy, load_policy  # noqa: E402
-from bollesim.report import pct_ci  # noqa: E402
+from bollesim import simulate  # noqa: E402
+from bollesim.game.policy import Policy, load_policy  # noqa: E402
+from bollesim.report import plots  # noqa: E402
+from bollesim.report.balance import pct_ci  # noqa: E402
+from bollesim.report.chartdata import pct, signed_ci  # noqa: E402
+from bollesim.search.lookahead import BASES, OBJECTIVES, with_base  # noqa: E402
+from bollesim.stats import analysis as A  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SEARCHES = {  # the objective each search maximised (lookahead.OBJECTIVES) -> its spec

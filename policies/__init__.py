@@ -1,1 +1,1 @@
-"""Scripted player policies, one module per family (see bollesim/policy.py)."""
+"""Scripted player policies, one module per family (see bollesim/game/policy.py)."""

@@ -11,13 +11,13 @@ fast engine finds that same order without listing the options (engine/orders.py,
 
 import numpy as np
 
-from bollesim import codes as C
-from bollesim import decisions as D
-from bollesim import observation as O
 from bollesim.bits import lowest, popcount
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import observation as O
+from bollesim.bollebank.rules import access as A
+from bollesim.bollebank.rules import packed as P
 from bollesim.jit import compiled
-from bollesim.rules import access as A
-from bollesim.rules import packed as P
 from policies import _space as S
 from policies._tactics import (
     exposed_road,

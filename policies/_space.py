@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from bollesim.policy import Parameter
+from bollesim.game.params import Parameter
 
 # Where a vehicle can be posted (the values of the *_post parameters). An overwatch post
 # gives the k-th vehicle posted there the town's k-th overwatch (I-OW-SPREAD), or the
@@ -38,8 +38,15 @@ TOW_BACK, TOW_FORWARD = 0, 1
 AIRSTRIKE_NEVER, AIRSTRIKE_LAST, AIRSTRIKE_FIRST = 0, 1, 2
 
 
-def _p(name, default, low, high, doc, label, never=None) -> Parameter:
-    return Parameter(name, default, low, high, doc, label=label, never=never)
+POSTS = tuple(POST_NAMES.values())
+TOW_TOS = ("back", "forward")
+WITHDRAW_TOS = ("Saraci", "the nearest contact point")
+TARGETS = ("ATGM", "tank", "HMG", "artillery")
+AIRSTRIKES = ("never", "when no other order is worth giving", "at once")
+
+
+def _p(name, default, low, high, doc, label, never=None, choices=None) -> Parameter:
+    return Parameter(name, default, low, high, doc, label=label, never=never, choices=choices)
 
 
 PARAMETERS = (
@@ -48,9 +55,10 @@ PARAMETERS = (
        "tanks sent to Tango 2 by way of Kalesija: QL1 and platoon 1 first, then platoon 2",
        "tanks sent to Tango 2"),
     _p("reserve_post", SARACI_OWS, 0, 6,
-       f"where the tanks not sent to Tango 2 go: {_POSTS}", "post of the other tanks"),
-    _p("vl2_post", OP_N, 0, 6, f"where VL2 goes: {_POSTS}", "post of VL2"),
-    _p("ql3_post", STAY, 0, 6, f"where QL3 goes: {_POSTS}", "post of QL3"),
+       f"where the tanks not sent to Tango 2 go: {_POSTS}", "post of the other tanks",
+       choices=POSTS),
+    _p("vl2_post", OP_N, 0, 6, f"where VL2 goes: {_POSTS}", "post of VL2", choices=POSTS),
+    _p("ql3_post", STAY, 0, 6, f"where QL3 goes: {_POSTS}", "post of QL3", choices=POSTS),
     _p("push_turn", 1, 1, 41,
        "the turn from which tanks go on from Kalesija to Tango 2; before it they wait there",
        "turn of the push to Tango 2", never=41),
@@ -71,14 +79,15 @@ PARAMETERS = (
        "heavy damage that makes a vehicle withdraw", never=0),
     _p("withdraw_to", 0, 0, 1,
        "where a damaged vehicle withdraws: 0 Saraci (the tactical victory wants it there),"
-       " 1 the nearest contact point, Tango 2 first", "where damaged vehicles withdraw"),
+       " 1 the nearest contact point, Tango 2 first", "where damaged vehicles withdraw",
+       choices=WITHDRAW_TOS),
     _p("tow_immobile", 0, 0, 1,
        "1: send a tank to tow a tank immobilised by tracks damage out of the fields of fire",
        "tow immobilised tanks"),
     _p("tow_to", TOW_BACK, 0, 1,
        "where a tow goes among the nearest contact points: 0 back (Saraci, OP N, Kalesija,"
        " Tango 2 first), 1 forward (Tango 2, Kalesija, OP N, Saraci first)",
-       "tow toward Tango 2"),
+       "tow toward Tango 2", choices=TOW_TOS),
     # drawing pairs (§5.3)
     _p("stop_at_tanks", 3, 0, 4,
        "stop drawing pairs once this many tank chits are on their track",
@@ -102,11 +111,11 @@ PARAMETERS = (
        "Fire orders before moves"),
     _p("target", 0, 0, 3,
        "fire first at the last chit of 0 ATGM, 1 tank, 2 HMG, 3 artillery",
-       "first fire target"),
+       "first fire target", choices=TARGETS),
     # airstrike (§5.4.4)
     _p("airstrike", AIRSTRIKE_LAST, 0, 2,
        "when the airstrike is called once offered: 0 never, 1 when no other order is"
-       " worth giving, 2 at once", "airstrike"),
+       " worth giving, 2 at once", "airstrike", choices=AIRSTRIKES),
     _p("airstrike_chits", 0, 0, MAX_CHITS,
        "call the airstrike only while the direct-fire tracks hold at least this many chits",
        "fewest enemy chits for the airstrike"),

@@ -4,11 +4,11 @@ Map knowledge comes from the ruleset a policy is handed (rules/access.py): where
 vehicle may be sent next on its way to a goal (§5.4.1), road distances, the towns.
 """
 
-from bollesim import decisions as D
-from bollesim import observation as O
 from bollesim.bits import lowest
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import observation as O
+from bollesim.bollebank.rules import access as A
 from bollesim.jit import compiled
-from bollesim.rules import access as A
 
 
 @compiled

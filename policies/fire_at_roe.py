@@ -1,7 +1,7 @@
 """The first Fire order at the first chance once the RoE is at k or more, never before;
 otherwise the historical plan."""
 
-from bollesim.policy import Parameter
+from bollesim.game.params import Parameter
 from policies._space import knobs, preset
 
 PARAMETERS = (

@@ -1,7 +1,7 @@
 """The first Fire order at the first chance on or after turn t (the RoE must allow it,
 8 or more: the engine offers Fire only then); otherwise the historical plan."""
 
-from bollesim.policy import Parameter
+from bollesim.game.params import Parameter
 from policies._space import knobs, preset
 
 PARAMETERS = (

@@ -2,8 +2,8 @@
 state it is in (played out by a base policy) and takes the best when it clearly beats the
 base policy's own choice."""
 
-from bollesim.lookahead import BASES, OBJECTIVES, play_games
-from bollesim.policy import Parameter
+from bollesim.game.params import Parameter
+from bollesim.search.lookahead import BASES, OBJECTIVES, play_games
 
 _objectives = ", ".join(f"{i} {o.name}" for i, o in enumerate(OBJECTIVES))
 _bases = ", ".join(f"{i} {name}" for i, name in enumerate(BASES))
@@ -12,10 +12,11 @@ PARAMETERS = (
     Parameter("rollouts", 8, 1, 4096, "rollouts per option of every decision",
               label="rollouts per option"),
     Parameter("objective", 0, 0, len(OBJECTIVES) - 1,
-              f"what a rollout is worth: {_objectives}", label="objective"),
+              f"what a rollout is worth: {_objectives}", label="objective",
+              choices=tuple(o.name for o in OBJECTIVES)),
     Parameter("base", 0, 0, len(BASES) - 1,
               f"the policy that plays the rollouts out, at its defaults: {_bases}",
-              label="base policy"),
+              label="base policy", choices=BASES),
     Parameter("confidence", 2, 0, 5,
               "the best option is taken over the base policy's choice only when it beats it"
               " on the same rollouts by this many standard errors (0: when it scores higher)",

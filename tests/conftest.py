@@ -16,13 +16,13 @@ from functools import cache
 import numpy as np
 from hypothesis import settings
 
-from bollesim import codes as C
-from bollesim import observation as O
-from bollesim.policy import Policy
-from bollesim.reference.chance import ScriptedChance
-from bollesim.reference.state import Game, new_game
-from bollesim.reference.table import Table
-from bollesim.rules.loader import Ruleset, load_ruleset
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import observation as O
+from bollesim.bollebank.reference.chance import ScriptedChance
+from bollesim.bollebank.reference.state import Game, new_game
+from bollesim.bollebank.reference.table import Table
+from bollesim.bollebank.rules.loader import Ruleset, load_ruleset
+from bollesim.game.policy import Policy
 
 # Property-based tests draw the same examples on every run and keep no database: a
 # failure is reproducible, and the mutation check (tests/mutants.py) sees no examples

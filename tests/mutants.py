@@ -62,7 +62,7 @@ FAST_GAMES = "tests/test_fast_invariants.py -k keep_every_invariant"
 ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "stack-limit-plus-one",
-        "bollesim/engine/execution.py",
+        "bollesim/bollebank/engine/execution.py",
         "count > st[T.POS_STACK + p]:",
         "count > st[T.POS_STACK + p] + 1:",
         "§2.1.1, §6.2",
@@ -71,7 +71,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "pair-chit-lost",
-        "bollesim/engine/orders.py",
+        "bollesim/bollebank/engine/orders.py",
         "        place_on_track(st, first)\n        place_on_track(st, second)\n",
         "        place_on_track(st, first)\n",
         "§5.3",
@@ -80,7 +80,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "pool-count-stale",
-        "bollesim/engine/orders.py",
+        "bollesim/bollebank/engine/orders.py",
         "    count_in_pool(st, chit, -1)\n",
         "",
         "I-POOL",
@@ -89,7 +89,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "airstrike-twice",
-        "bollesim/engine/orders.py",
+        "bollesim/bollebank/engine/orders.py",
         "if st[O.AIRSTRIKE_PENDING] or st[O.AIRSTRIKES_USED] >= st[T.S_AIRSTRIKES]:",
         "if st[O.AIRSTRIKE_PENDING]:",
         "§5.4.4, I-AIR",
@@ -98,7 +98,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "two-road-steps",
-        "bollesim/engine/execution.py",
+        "bollesim/bollebank/engine/execution.py",
         "st[L.SCRATCH_TARGET + v] = step(st, v)",
         "st[L.SCRATCH_TARGET + v] = next_step(st, step(st, v), heading(st, v))",
         "§6.2",
@@ -107,7 +107,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "extra-move-unspent",
-        "bollesim/engine/execution.py",
+        "bollesim/bollebank/engine/execution.py",
         "    spend_ability(st, a)\n    if may_move(st, choice, True):",
         "    if may_move(st, choice, True):",
         "§5.5",
@@ -116,7 +116,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "tow-link-one-sided",
-        "bollesim/engine/core.py",
+        "bollesim/bollebank/engine/core.py",
         "        st[vx(towed, O.V_TOWED_BY)] = -1\n",
         "",
         "§5.4.3",
@@ -125,7 +125,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "hull-hit-no-stun",
-        "bollesim/engine/core.py",
+        "bollesim/bollebank/engine/core.py",
         "if location == C.HULL or location == C.TURRET:",
         "if location == C.TURRET:",
         "§7.1.3",
@@ -134,7 +134,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "roe-below-track",
-        "bollesim/engine/core.py",
+        "bollesim/bollebank/engine/core.py",
         "new = min(max(st[O.ROE] + delta, st[T.S_ROE_MIN]), st[T.S_ROE_MAX])",
         "new = min(st[O.ROE] + delta, st[T.S_ROE_MAX])",
         "I-ROE0",
@@ -143,7 +143,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "artillery-chit-twice",
-        "bollesim/engine/reaction.py",
+        "bollesim/bollebank/engine/reaction.py",
         "                st[L.X_N_ASIDE] -= 1\n",
         "",
         "§7.2",
@@ -152,7 +152,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "turn-past-limit",
-        "bollesim/engine/end.py",
+        "bollesim/bollebank/engine/end.py",
         "if st[O.TURN] >= st[T.S_TURN_LIMIT]:",
         "if st[O.TURN] > st[T.S_TURN_LIMIT]:",
         "§4",
@@ -161,7 +161,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "tow-target-never-stacks",
-        "bollesim/engine/execution.py",
+        "bollesim/bollebank/engine/execution.py",
         "            and final(st, moves, r) == pos(st, v)\n",
         "",
         "§5.4.3",
@@ -170,7 +170,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "hull-marker-stays-green",
-        "bollesim/engine/end.py",
+        "bollesim/bollebank/engine/end.py",
         "st[vx(v, O.V_HULL_GREEN)] = 1 - st[vx(v, O.V_HULL_GREEN)]",
         "st[vx(v, O.V_HULL_GREEN)] = 1",
         "§6.2, §7.1.3",
@@ -179,7 +179,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "stunned-tank-fires",
-        "bollesim/engine/execution.py",
+        "bollesim/bollebank/engine/execution.py",
         "        or st[vx(v, O.V_STUN)]\n",
         "",
         "§6, §7.1.3",
@@ -188,7 +188,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "operational-after-deadline",
-        "bollesim/engine/end.py",
+        "bollesim/bollebank/engine/end.py",
         "if st[O.TURN] <= st[O.DEADLINE] and at_t2",
         "if at_t2",
         "I-OPV",
@@ -197,7 +197,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     ),
     Mutant(
         "tactical-on-light-damage",
-        "bollesim/engine/end.py",
+        "bollesim/bollebank/engine/end.py",
         "if st[vx(v, O.V_HEAVY)] and not in_saraci",
         "if st[vx(v, O.V_LIGHT)] and not in_saraci",
         "§8, I-TACV",
@@ -213,7 +213,7 @@ BOTH_TARGETS = "tests/test_rules_both_engines.py -k target"
 VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     Mutant(
         "tactical-turn-limit-extended",
-        "bollesim/engine/end.py",
+        "bollesim/bollebank/engine/end.py",
         "tactical = silent and st[O.TURN] <= st[T.S_BASE_TURN_LIMIT]",
         "tactical = silent and st[O.TURN] <= st[T.S_TURN_LIMIT]",
         "§8, I-TACV",
@@ -222,7 +222,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     ),
     Mutant(
         "reference-tactical-turn-limit-extended",
-        "bollesim/reference/end.py",
+        "bollesim/bollebank/reference/end.py",
         'and game.turn <= rules.p("game", "turn_limit")',
         "and game.turn <= turn_limit(rules)",
         "§8, I-TACV",
@@ -231,7 +231,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     ),
     Mutant(
         "target-ignores-damage",
-        "bollesim/engine/reaction.py",
+        "bollesim/bollebank/engine/reaction.py",
         "only_damaged = damaged != 0",
         "only_damaged = False",
         "§7.1, I-TARGET",
@@ -240,7 +240,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     ),
     Mutant(
         "reference-target-ignores-damage",
-        "bollesim/reference/reaction.py",
+        "bollesim/bollebank/reference/reaction.py",
         "candidates = damaged or exposed",
         "candidates = exposed",
         "§7.1, I-TARGET",
@@ -249,7 +249,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     ),
     Mutant(
         "second-attack-same-target",
-        "bollesim/engine/reaction.py",
+        "bollesim/bollebank/engine/reaction.py",
         "target = choose_target(st, weapon, first)",
         "target = choose_target(st, weapon, -1)",
         "§7.1",
@@ -258,7 +258,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     ),
     Mutant(
         "in-saraci-without-overwatches",
-        "bollesim/rules/access.py",
+        "bollesim/bollebank/rules/access.py",
         "return rules[at + P.TOWN_OF + p] == C.TOWN_S",
         "return p == rules[at + P.S_SARACI]",
         "I-TACV, I-TOW-SARACI",
@@ -267,7 +267,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     ),
     Mutant(
         "reference-in-saraci-without-overwatches",
-        "bollesim/reference/orders.py",
+        "bollesim/bollebank/reference/orders.py",
         "return game.rules.town_of[position] == C.TOWN_S",
         "return position == game.rules.saraci",
         "I-TACV, I-TOW-SARACI",
@@ -276,7 +276,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     ),
     Mutant(
         "reference-operational-after-deadline",
-        "bollesim/reference/end.py",
+        "bollesim/bollebank/reference/end.py",
         "if game.turn <= game.deadline and at_t2 >= ",
         "if at_t2 >= ",
         "I-OPV",
@@ -285,7 +285,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     ),
     Mutant(
         "operational-with-one-tank",
-        "bollesim/engine/end.py",
+        "bollesim/bollebank/engine/end.py",
         "at_t2 >= st[T.S_TANKS_NEEDED]",
         "at_t2 >= 1",
         "§8, I-OPV",
@@ -294,7 +294,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     ),
     Mutant(
         "silent-before-the-setup-marker-flips",
-        "bollesim/engine/core.py",
+        "bollesim/bollebank/engine/core.py",
         "        return st[L.X_SETUP_FLIPPED] == 1\n",
         "        return True\n",
         "§8, §6.3",
@@ -303,7 +303,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     ),
     Mutant(
         "victories-not-sticky",
-        "bollesim/engine/end.py",
+        "bollesim/bollebank/engine/end.py",
         "        st[O.OPERATIONAL] |= operational\n",
         "        st[O.OPERATIONAL] = operational\n",
         "I-STICKY",
@@ -312,7 +312,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     ),
     Mutant(
         "tactical-victory-never-offered",
-        "bollesim/engine/end.py",
+        "bollesim/bollebank/engine/end.py",
         "    if operational or tactical:\n",
         "    if operational:\n",
         "§8, I-END",
@@ -321,7 +321,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     ),
     Mutant(
         "political-reversed",
-        "bollesim/engine/play.py",
+        "bollesim/bollebank/engine/play.py",
         "political = not fired or st[O.FIRE_ROE] <= st[O.ROE]",
         "political = not fired or st[O.FIRE_ROE] >= st[O.ROE]",
         "§8",
@@ -330,7 +330,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     ),
     Mutant(
         "diplomatic-without-military",
-        "bollesim/engine/play.py",
+        "bollesim/bollebank/engine/play.py",
         "if st[T.S_DIPLO_MILITARY] or defeat:",
         "if defeat:",
         "§8, I-DIPLO",
@@ -339,10 +339,10 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     ),
 ]
 
-ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/analysis.py)
+ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/stats/analysis.py)
     Mutant(
         "wilson-wald-width",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         "half = z * np.sqrt(p * (1.0 - p) / m + z2 / (4.0 * m * m)) / denom",
         "half = z * np.sqrt(p * (1.0 - p) / m) / denom",
         "Wilson (1927)",
@@ -351,7 +351,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
     Mutant(
         "wilson-centre-at-the-rate",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         "centre = (p + z2 / (2.0 * m)) / denom",
         "centre = p",
         "Wilson (1927)",
@@ -360,7 +360,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
     Mutant(
         "wilson-ignores-z",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         "        z2 = z * z\n",
         "        z2 = 1.96 * 1.96\n",
         "Wilson (1927)",
@@ -369,7 +369,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
     Mutant(
         "rates-interval-swapped",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         'pl.Series(f"{o}_low", low),\n                    pl.Series(f"{o}_high", high)]',
         'pl.Series(f"{o}_low", high),\n                    pl.Series(f"{o}_high", low)]',
         "rates",
@@ -378,7 +378,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
     Mutant(
         "perfect-is-any-victory",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         "extra.append(pl.all_horizontal(",
         "extra.append(pl.any_horizontal(",
         "§8",
@@ -387,7 +387,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
     Mutant(
         "no-result-counts-defeats",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         '\n                      & ~pl.col("defeat").fill_null(False)).alias("no_result"))',
         ').alias("no_result"))',
         "§8",
@@ -396,7 +396,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
     Mutant(
         "mcnemar-one-sided",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         "return min(1.0, 2.0 * tail)",
         "return min(1.0, tail)",
         "exact McNemar test",
@@ -405,7 +405,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
     Mutant(
         "mcnemar-larger-tail",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         "lo = min(int(b), int(c))",
         "lo = max(int(b), int(c))",
         "exact McNemar test",
@@ -414,7 +414,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
     Mutant(
         "newcombe-phi-sign",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         "low = d - math.sqrt(max(da * da - 2 * phi * da * db + db * db, 0.0))",
         "low = d - math.sqrt(max(da * da + 2 * phi * da * db + db * db, 0.0))",
         "Newcombe (1998) method 10",
@@ -423,7 +423,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
     Mutant(
         "newcombe-no-continuity",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         "    if excess > n / 2:\n        excess -= n / 2\n    elif excess >= 0:\n        excess = 0\n",
         "",
         "Newcombe (1998) method 10",
@@ -432,7 +432,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
     Mutant(
         "paired-difference-sign",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         '"diff": (ka - kb) / n,',
         '"diff": (kb - ka) / n,',
         "paired comparison",
@@ -441,7 +441,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
     Mutant(
         "significance-reversed",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         '"significant": p < alpha,',
         '"significant": p >= alpha,',
         "paired comparison",
@@ -450,7 +450,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
     Mutant(
         "best-minimises-victories",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         "score = -r if o in MINIMISE else r",
         "score = r",
         "best_trigger",
@@ -459,7 +459,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
     Mutant(
         "best-tied-dropped",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         "tied = [labels[i] for i in range(len(values)) if i != ib and p[i] >= alpha]",
         "tied = []",
         "best_trigger",
@@ -468,7 +468,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
     Mutant(
         "worst-labelled-as-default",
-        "bollesim/analysis.py",
+        "bollesim/stats/analysis.py",
         '"worst_label": labels[iw],',
         '"worst_label": labels[idef] if idef is not None else labels[iw],',
         "best_trigger",
@@ -477,10 +477,10 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/a
     ),
 ]
 
-PRECISION = [  # the --precision stopping rule (bollesim/experiment.py)
+PRECISION = [  # the --precision stopping rule (bollesim/batch/experiment.py)
     Mutant(
         "precision-watches-operational-only",
-        "bollesim/experiment.py",
+        "bollesim/batch/experiment.py",
         'PRECISION_RATES = ("operational", "tactical", "strategic", "political", "defeat")',
         'PRECISION_RATES = ("operational",)',
         "--precision",
@@ -489,7 +489,7 @@ PRECISION = [  # the --precision stopping rule (bollesim/experiment.py)
     ),
     Mutant(
         "precision-stops-at-half-width",
-        "bollesim/experiment.py",
+        "bollesim/batch/experiment.py",
         "bool(worst <= precision),",
         "bool(worst <= precision / 2),",
         "--precision",
@@ -498,7 +498,7 @@ PRECISION = [  # the --precision stopping rule (bollesim/experiment.py)
     ),
     Mutant(
         "precision-full-width",
-        "bollesim/experiment.py",
+        "bollesim/batch/experiment.py",
         "return (np.asarray(high) - np.asarray(low)) / 2",
         "return np.asarray(high) - np.asarray(low)",
         "--precision",
@@ -507,7 +507,7 @@ PRECISION = [  # the --precision stopping rule (bollesim/experiment.py)
     ),
     Mutant(
         "precision-judges-cell-0",
-        "bollesim/experiment.py",
+        "bollesim/batch/experiment.py",
         "widths = half_widths(counts, n)",
         "widths = half_widths(counts[:1], n)",
         "--precision",
@@ -516,10 +516,10 @@ PRECISION = [  # the --precision stopping rule (bollesim/experiment.py)
     ),
 ]
 
-SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/experiment.py)
+SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/batch/experiment.py)
     Mutant(
         "cells-numbered-per-grid",
-        "bollesim/experiment.py",
+        "bollesim/batch/experiment.py",
         "cells.append(Cell(first + len(cells), policy, vector, rules, readings, ruleset))",
         "cells.append(Cell(len(cells), policy, vector, rules, readings, ruleset))",
         "experiment spec",
@@ -528,7 +528,7 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/exp
     ),
     Mutant(
         "cells-seeded-apart",
-        "bollesim/experiment.py",
+        "bollesim/batch/experiment.py",
         "yield self.cells[i].policy, self.cells[i].chunk_params(a, b), self.seed, a",
         "yield self.cells[i].policy, self.cells[i].chunk_params(a, b), self.seed + i, a",
         "common random numbers",
@@ -537,7 +537,7 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/exp
     ),
     Mutant(
         "rows-of-one-cell",
-        "bollesim/experiment.py",
+        "bollesim/batch/experiment.py",
         "table = R.to_table(results, cell.policy, params, self.seed, a, cell.cell, self.schema)",
         "table = R.to_table(results, cell.policy, params, self.seed, a, 0, self.schema)",
         "sweep rows",
@@ -546,7 +546,7 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/exp
     ),
     Mutant(
         "precision-counts-in-cell-0",
-        "bollesim/experiment.py",
+        "bollesim/batch/experiment.py",
         "self.counts[i] += results[:, RATE_COLUMNS].sum(axis=0)",
         "self.counts[0] += results[:, RATE_COLUMNS].sum(axis=0)",
         "--precision",
@@ -555,7 +555,7 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/exp
     ),
     Mutant(
         "parameter-columns-of-one-policy",
-        "bollesim/experiment.py",
+        "bollesim/batch/experiment.py",
         "names += [p.name for p in cell.policy.parameters if p.name not in names]",
         "names = [p.name for p in cell.policy.parameters]",
         "sweep columns",
@@ -564,7 +564,7 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/exp
     ),
     Mutant(
         "added-games-replayed",
-        "bollesim/experiment.py",
+        "bollesim/batch/experiment.py",
         "    for a in range(done, target, chunk):",
         "    for a in range(0, target - done, chunk):",
         "--precision, common random numbers",
@@ -573,10 +573,10 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/exp
     ),
 ]
 
-REPORT = [  # what the balance report says (bollesim/report.py, bollesim/plots.py)
+REPORT = [  # what the balance report says (bollesim/report/balance.py, bollesim/report/plots.py)
     Mutant(
         "verdict-wording-swapped",
-        "bollesim/report.py",
+        "bollesim/report/balance.py",
         'return ("significant" if significant else "not significant")',
         'return ("not significant" if significant else "significant")',
         "report wording",
@@ -585,7 +585,7 @@ REPORT = [  # what the balance report says (bollesim/report.py, bollesim/plots.p
     ),
     Mutant(
         "paired-table-sign-flipped",
-        "bollesim/report.py",
+        "bollesim/report/balance.py",
         "cmp = A.paired_comparison(games, int(c), int(base), list(A.HEADLINE))",
         "cmp = A.paired_comparison(games, int(base), int(c), list(A.HEADLINE))",
         "paired comparison",
@@ -594,7 +594,7 @@ REPORT = [  # what the balance report says (bollesim/report.py, bollesim/plots.p
     ),
     Mutant(
         "best-setting-ties-dropped",
-        "bollesim/report.py",
+        "bollesim/report/balance.py",
         '", ".join(tied) if paired else "not paired",',
         '"" if paired else "not paired",',
         "best_trigger",
@@ -603,7 +603,7 @@ REPORT = [  # what the balance report says (bollesim/report.py, bollesim/plots.p
     ),
     Mutant(
         "worst-setting-labelled-as-default",
-        "bollesim/report.py",
+        "bollesim/report/balance.py",
         "f\"{r['worst_label']}: {pct(r['worst_rate'])}\",",
         "f\"{r['default_label']}: {pct(r['worst_rate'])}\",",
         "best_trigger",
@@ -612,7 +612,7 @@ REPORT = [  # what the balance report says (bollesim/report.py, bollesim/plots.p
     ),
     Mutant(
         "chart-strategic-draws-political",
-        "bollesim/plots.py",
+        "bollesim/report/plots.py",
         'rows = frame.filter(pl.col("outcome") == o)',
         'rows = frame.filter(pl.col("outcome") == ("political" if o == "strategic" else o))',
         "charts",
@@ -621,7 +621,7 @@ REPORT = [  # what the balance report says (bollesim/report.py, bollesim/plots.p
     ),
     Mutant(
         "worst-cell-labelled-as-best",
-        "bollesim/report.py",
+        "bollesim/report/balance.py",
         'labels[worst["cell"]], pct(worst[f"{o}_rate"]),',
         'labels[best["cell"]], pct(worst[f"{o}_rate"]),',
         "best and worst cells",
@@ -630,7 +630,7 @@ REPORT = [  # what the balance report says (bollesim/report.py, bollesim/plots.p
     ),
     Mutant(
         "endings-defeat-inverted",
-        "bollesim/report.py",
+        "bollesim/report/balance.py",
         '"defeat" if r["defeat"] else ""',
         '"" if r["defeat"] else "defeat"',
         "§8",
@@ -639,7 +639,7 @@ REPORT = [  # what the balance report says (bollesim/report.py, bollesim/plots.p
     ),
     Mutant(
         "difference-bars-negated",
-        "bollesim/plots.py",
+        "bollesim/report/plots.py",
         "ax.barh(ys, diff, height=0.62,",
         "ax.barh(ys, -diff, height=0.62,",
         "charts",
@@ -648,7 +648,7 @@ REPORT = [  # what the balance report says (bollesim/report.py, bollesim/plots.p
     ),
     Mutant(
         "difference-rows-upside-down",
-        "bollesim/plots.py",
+        "bollesim/report/plots.py",
         "    ax.invert_yaxis()\n    ax.xaxis.set_major_formatter",
         "    ax.xaxis.set_major_formatter",
         "charts",
@@ -667,7 +667,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     # sensitivity.py)
     Mutant(
         "cell-plays-the-experiments-ruleset",
-        "bollesim/experiment.py",
+        "bollesim/batch/experiment.py",
         "return self.cells[i].ruleset or self.rules",
         "return self.rules",
         "rule axes",
@@ -676,7 +676,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "cell-ruleset-without-readings",
-        "bollesim/experiment.py",
+        "bollesim/batch/experiment.py",
         '        data = apply_readings(data, readings, "readings")\n',
         "        pass\n",
         "rule axes, readings",
@@ -685,7 +685,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "rows-say-the-experiments-ruleset",
-        "bollesim/experiment.py",
+        "bollesim/batch/experiment.py",
         "table = R.with_ruleset(table, cell.ruleset_text(), self.ruleset(i).digest)",
         "table = R.with_ruleset(table, cell.ruleset_text(), self.rules.digest)",
         "rule axes",
@@ -694,7 +694,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "cell-record-without-ruleset",
-        "bollesim/experiment.py",
+        "bollesim/batch/experiment.py",
         "        if not self.changes_rules:\n            return {}\n",
         "        return {}\n",
         "rule axes, --resume",
@@ -704,7 +704,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "compare-ignores-seeds",
-        "bollesim/compare.py",
+        "bollesim/stats/compare.py",
         "    if other.height:\n",
         "    if False:\n",
         "common random numbers",
@@ -713,7 +713,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "compare-pairs-the-next-game",
-        "bollesim/compare.py",
+        "bollesim/stats/compare.py",
         'side.games.join(common, on="game").with_columns(pl.lit(i, pl.Int32).alias("cell"))',
         'side.games.join(common, on="game").with_columns(pl.lit(i, pl.Int32).alias("cell"),\n'
         '                                                 pl.col("game") + i)',
@@ -723,7 +723,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "compare-a-minus-b",
-        "bollesim/compare.py",
+        "bollesim/stats/compare.py",
         "cmp = A.paired_comparison(paired, 1, 0)",
         "cmp = A.paired_comparison(paired, 0, 1)",
         "paired comparison",
@@ -732,7 +732,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "sensitivity-alternatives-misnamed",
-        "bollesim/sensitivity.py",
+        "bollesim/stats/sensitivity.py",
         '"alternatives": [f"{r}={v}" for r, v in alts]}',
         '"alternatives": [f"{r}={v}" for r, v in alts[1:] + alts[:1]]}',
         "sensitivity",
@@ -741,7 +741,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "sensitivity-change-sign",
-        "bollesim/sensitivity.py",
+        "bollesim/stats/sensitivity.py",
         'moved = (pairs[o] - pairs[f"{o}_as"]).to_numpy() / n_cells',
         'moved = (pairs[f"{o}_as"] - pairs[o]).to_numpy() / n_cells',
         "sensitivity",
@@ -750,7 +750,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "sensitivity-cells-independent",
-        "bollesim/sensitivity.py",
+        "bollesim/stats/sensitivity.py",
         "se = float(moved.std(ddof=1)) / math.sqrt(g) if g > 1 else 0.0",
         "se = float(moved.std(ddof=1)) / math.sqrt(g * n_cells) if g > 1 else 0.0",
         "sensitivity, common random numbers",
@@ -759,7 +759,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "robustness-ties-read-backwards",
-        "bollesim/sensitivity.py",
+        "bollesim/stats/sensitivity.py",
         'if theirs["tied"] is not None and mine["best_label"] in theirs["tied"]:',
         'if mine["tied"] is not None and theirs["best_label"] in mine["tied"]:',
         "sensitivity, exact McNemar test",
@@ -768,7 +768,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "ranking-swap-always-a-change",
-        "bollesim/sensitivity.py",
+        "bollesim/stats/sensitivity.py",
         'if cmp["p_value"] < ALPHA:',
         'if cmp["p_value"] <= 1.0:',
         "sensitivity, exact McNemar test",
@@ -777,7 +777,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "finding-that-changes-said-to-hold",
-        "bollesim/sensitivity.py",
+        "bollesim/stats/sensitivity.py",
         '    return "changes"\n\n\ndef _setting',
         '    return "holds"\n\n\ndef _setting',
         "sensitivity",
@@ -786,7 +786,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "reordered-ranking-said-to-hold",
-        "bollesim/sensitivity.py",
+        "bollesim/stats/sensitivity.py",
         "    if before == after:\n",
         "    if True:\n",
         "sensitivity",
@@ -795,7 +795,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "tornado-bars-negated",
-        "bollesim/chartdata.py",
+        "bollesim/report/chartdata.py",
         'pl.col("alternative").alias("row"), "outcome", "diff", "low", "high",',
         'pl.col("alternative").alias("row"), "outcome", -pl.col("diff"), "low", "high",',
         "sensitivity, charts",
@@ -804,7 +804,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "tornado-smallest-move-on-top",
-        "bollesim/chartdata.py",
+        "bollesim/report/chartdata.py",
         '.sort("_size", "alternative", descending=[True, False]))',
         '.sort("_size", "alternative", descending=[False, False]))',
         "sensitivity, charts",
@@ -813,10 +813,10 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
 ]
 
-OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/optimise.py)
+OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/search/optimise.py)
     Mutant(
         "race-seeds-per-candidate",
-        "bollesim/optimise.py",
+        "bollesim/search/optimise.py",
         "games = simulate(search.policy, target - done, search.seed,",
         "games = simulate(search.policy, target - done, search.seed + int(c),",
         "common random numbers",
@@ -825,7 +825,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/opt
     ),
     Mutant(
         "race-keeps-the-worst",
-        "bollesim/optimise.py",
+        "bollesim/search/optimise.py",
         'return np.argsort(-means[:, 0], kind="stable")',
         'return np.argsort(means[:, 0], kind="stable")',
         "successive halving",
@@ -834,7 +834,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/opt
     ),
     Mutant(
         "holdout-on-the-search-seed",
-        "bollesim/optimise.py",
+        "bollesim/search/optimise.py",
         "n, search.holdout_seed,",
         "n, search.seed,",
         "held-out estimate",
@@ -843,7 +843,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/opt
     ),
     Mutant(
         "holdout-baseline-is-a-candidate",
-        "bollesim/optimise.py",
+        "bollesim/search/optimise.py",
         "vectors = [pool[c] for c in finalists] + [search.policy.param_vector()]",
         "vectors = [pool[c] for c in finalists] + [pool[0]]",
         "paired differences against the defaults",
@@ -852,7 +852,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/opt
     ),
     Mutant(
         "best-json-floats",
-        "bollesim/optimise.py",
+        "bollesim/search/optimise.py",
         "int(v) if is_whole(p) else float(v)",
         "float(v)",
         "best.json contract",
@@ -861,7 +861,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/opt
     ),
     Mutant(
         "score-ignores-weights",
-        "bollesim/optimise.py",
+        "bollesim/search/optimise.py",
         "out += weight * games",
         "out += games",
         "weighted objective",
@@ -870,7 +870,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/opt
     ),
     Mutant(
         "pareto-one-front",
-        "bollesim/optimise.py",
+        "bollesim/search/optimise.py",
         "ranks[left[~dominated]] = rank",
         "ranks[left[~dominated]] = 0",
         "Pareto fronts",
@@ -879,7 +879,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/opt
     ),
     Mutant(
         "schedule-over-budget",
-        "bollesim/optimise.py",
+        "bollesim/search/optimise.py",
         "t0 = budget // (per_unit * UNIT) * UNIT",
         "t0 = budget // (per_unit * UNIT) * UNIT * 2",
         "the game budget",
@@ -888,10 +888,10 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/opt
     ),
 ]
 
-LOOKAHEAD = [  # the lookahead player (bollesim/lookahead.py, engine/rollout.py, script.py)
+LOOKAHEAD = [  # the lookahead player (bollesim/search/lookahead.py, engine/rollout.py, script.py)
     Mutant(
         "rollout-on-the-games-stream",
-        "bollesim/engine/script.py",
+        "bollesim/bollebank/engine/script.py",
         "st[L.RS] = st[L.SCRIPT_KEYS]",
         "st[L.RS] = st[L.RS]",
         "issue 12: rollouts draw from a chance stream keyed apart from the game's",
@@ -900,7 +900,7 @@ LOOKAHEAD = [  # the lookahead player (bollesim/lookahead.py, engine/rollout.py,
     ),
     Mutant(
         "ties-ignore-the-base",
-        "bollesim/lookahead.py",
+        "bollesim/search/lookahead.py",
         "return best if d.sum() > margin else base_choice",
         "return best if d.sum() >= margin else base_choice",
         "lookahead: with no evidence it plays as its base policy",
@@ -909,7 +909,7 @@ LOOKAHEAD = [  # the lookahead player (bollesim/lookahead.py, engine/rollout.py,
     ),
     Mutant(
         "objective-rewards-defeat",
-        "bollesim/lookahead.py",
+        "bollesim/search/lookahead.py",
         'Objective("operational victory and no defeat", (1, 0, 0, 0, -1))',
         'Objective("operational victory and no defeat", (1, 0, 0, 0, 1))',
         "lookahead: an option's score is the objective's mean over its rollouts",

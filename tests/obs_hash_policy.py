@@ -4,7 +4,7 @@ observations or rules make it choose differently."""
 
 import numpy as np
 
-from bollesim import observation as O
+from bollesim.bollebank import observation as O
 from bollesim.rng import mix64
 
 PARAMETERS = ()

@@ -1,4 +1,4 @@
-"""bollesim.analysis on synthetic results with known probabilities.
+"""bollesim.stats.analysis on synthetic results with known probabilities.
 
 `make_games` builds a sweep frame shaped like the runner's (one row per game,
 docs/architecture.md §5): a `syn_fire` policy whose trigger `k` takes the values of TRIGGERS (25: never fire,
@@ -23,8 +23,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bollesim import analysis as A
-from bollesim.policy import Parameter
+from bollesim.game.params import Parameter
+from bollesim.stats import analysis as A
 
 NEVER = 25.0
 TRIGGERS = (8.0, 12.0, 16.0, 20.0, 24.0, NEVER)

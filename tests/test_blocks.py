@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bollesim.engine.blocks import block_size, in_blocks
+from bollesim.bollebank.engine.blocks import block_size, in_blocks
 
 
 @settings(max_examples=60, deadline=None)

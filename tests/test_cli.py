@@ -9,9 +9,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from bollesim import runner as R
-from bollesim.cli import app
-from bollesim.policy import available_policies, load_policy
+from bollesim.batch import runner as R
+from bollesim.cli.app import app
+from bollesim.game.policy import available_policies, load_policy
 
 cli = CliRunner()
 

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from bollesim.cli import app
+from bollesim.cli.app import app
 
 SPEC = """
 name = "tiny"
@@ -134,7 +134,7 @@ def test_simulate_progress_moves_within_a_chunk():
 
 
 def test_a_run_under_one_chunk_still_moves_its_bar(tmp_path):
-    from bollesim.runner import progress_chunk
+    from bollesim.batch.runner import progress_chunk
 
     assert 200_000 // progress_chunk(200_000) >= 50  # a 200,000-game run: 50+ steps
     assert progress_chunk(10_000_000) == 100_000 and progress_chunk(10) == 2_000

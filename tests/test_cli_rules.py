@@ -11,10 +11,10 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from bollesim.cli import app, command, fail
+from bollesim.bollebank.rules.loader import DEFAULT_PATH, load_ruleset
+from bollesim.bollebank.rules.readings import BY_ID
+from bollesim.cli.app import app, command, fail
 from bollesim.errors import UsageError
-from bollesim.rules.loader import DEFAULT_PATH, load_ruleset
-from bollesim.rules.readings import BY_ID
 
 DEFAULT_TEXT = DEFAULT_PATH.read_text(encoding="utf-8")
 ALL_IDS = (
@@ -249,7 +249,7 @@ def test_show_bad_file(tmp_path):
 
 
 def test_registry_covers_every_cited_id():
-    from bollesim.rules.show import cited_ids
+    from bollesim.bollebank.rules.show import cited_ids
 
     data = load_ruleset().data
     assert set(ALL_IDS) == set(BY_ID)

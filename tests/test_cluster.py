@@ -1,4 +1,4 @@
-"""Batches on a Dask cluster (docs/architecture.md §8, bollesim/cluster.py): a local cluster of two
+"""Batches on a Dask cluster (docs/architecture.md §8, bollesim/batch/cluster.py): a local cluster of two
 worker processes plays the same rows as this process, whatever the chunk size, through
 simulate, `bollesim run` and `bollesim sweep`; its mistakes are one-line errors."""
 
@@ -13,10 +13,10 @@ import pytest
 from test_sweep import SMALL, assert_one_line_error, invoke, write_spec
 
 import bollesim
-from bollesim.cluster import Cluster
+from bollesim.batch.cluster import Cluster
+from bollesim.batch.experiment import load_experiment, sweep
 from bollesim.errors import UsageError
-from bollesim.experiment import load_experiment, sweep
-from bollesim.policy import load_policy
+from bollesim.game.policy import load_policy
 
 POLICIES = ("random", "historical", "fire_at_roe")
 
@@ -47,7 +47,7 @@ def test_cluster_plays_the_same_rows(cluster, policy, params):
 
 def tasks_run(cluster) -> int:
     """Chunk tasks the cluster's worker processes have played so far."""
-    from bollesim.cluster import _policy
+    from bollesim.batch.cluster import _policy
 
     counts = cluster.client.run(lambda: _policy.cache_info().hits + _policy.cache_info().misses)
     return sum(counts.values())

@@ -1,4 +1,4 @@
-"""`bollesim compare A B` (bollesim/compare.py): two runs, or two cells of a sweep, paired
+"""`bollesim compare A B` (bollesim/stats/compare.py): two runs, or two cells of a sweep, paired
 game by game on the same seeds. Every number is checked against values computed here from
 the two folders' rows with the formulas of tests/oracles.py; the refusals are one line."""
 
@@ -15,8 +15,8 @@ from oracles import outcome_hits as hits
 from test_report import md_table, page_specs
 from test_sweep import assert_one_line_error, invoke, write_spec
 
-from bollesim import charts
-from bollesim.runfolder import open_run
+from bollesim.batch.runfolder import open_run
+from bollesim.report import charts
 
 RUN = ("run", "-P", "historical", "-n", "1500", "--seed", "3")
 VICTORIES = ("operational", "tactical", "strategic", "political")
@@ -166,8 +166,8 @@ def test_refusals_are_one_line(folders, tmp_path):
 def test_difference_chart_draws_each_difference(folders):
     from test_plots import assert_clean
 
-    from bollesim import chartdata, plots
-    from bollesim import compare as C
+    from bollesim.report import chartdata, plots
+    from bollesim.stats import compare as C
 
     a, b = C.open_side(str(folders / "base")), C.open_side(str(folders / "tank8"))
     fig = plots.draw(chartdata.compared(C.differences(a, b), "A", "B"))

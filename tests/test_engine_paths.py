@@ -9,9 +9,9 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from bollesim.cli import app
-from bollesim.policy import available_policies
-from bollesim.runner import simulate
+from bollesim.batch.runner import simulate
+from bollesim.cli.app import app
+from bollesim.game.policy import available_policies
 
 cli = CliRunner()
 

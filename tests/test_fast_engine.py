@@ -11,16 +11,16 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from bollesim import codes as C
-from bollesim import events as E
-from bollesim import observation as O
-from bollesim.engine import layout as L
-from bollesim.engine.trace import play_traced_game
-from bollesim.policy import available_policies, from_module, load_policy
-from bollesim.reference.play import play_game
-from bollesim.rules.loader import load_ruleset
-from bollesim.rules.readings import READINGS
-from bollesim.runner import RESULT_COLUMNS, _as_int, simulate
+from bollesim.batch.runner import result_ints, simulate
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import events as E
+from bollesim.bollebank import observation as O
+from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine.trace import play_traced_game
+from bollesim.bollebank.reference.play import play_game
+from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.bollebank.rules.readings import READINGS
+from bollesim.game.policy import available_policies, from_module, load_policy
 
 RULES = load_ruleset()
 SEED = 20260430
@@ -45,7 +45,7 @@ def compare_engines(policy, games: int, rules=RULES, seed: int = SEED) -> None:
         ref_row = play_game(rules, policy, params, seed, g, ref_trace)
         fast_trace, fast_row, _ = play_traced_game(rules, policy, params, seed, g)
         assert fast_trace == ref_trace, f"{policy.name} game {g}: traces differ"
-        expected = [_as_int(ref_row[name]) for name, _ in RESULT_COLUMNS]
+        expected = result_ints(ref_row)
         assert list(fast_row) == expected, f"{policy.name} game {g}: rows differ"
 
 
@@ -103,7 +103,7 @@ def test_play_narrates_the_same_game_with_either_engine():
     """`bollesim play --engine fast` tells the same story as the reference engine."""
     from typer.testing import CliRunner
 
-    from bollesim.cli import app
+    from bollesim.cli.app import app
 
     runner = CliRunner()
     args = ["play", "-P", "historical", "--seed", "7", "--game", "3"]

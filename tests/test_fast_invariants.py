@@ -1,4 +1,4 @@
-"""The invariants of tests/test_invariants.py on the fast engine (engine/invariants.py).
+"""The invariants of tests/test_invariants.py on the fast engine (tests/invariants/).
 
 Each check fails on a position built to break it, and passes on the legal position it
 was built from; then the checked kernel plays many fast-engine games of several policies
@@ -12,23 +12,22 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from invariants import OK, check_games, check_phase, check_result
+from invariants import violations as inv
 
-from bollesim import codes as C
-from bollesim import events as E
-from bollesim import observation as O
-from bollesim.engine import invariants as inv
-from bollesim.engine import layout as L
-from bollesim.engine import tables as T
-from bollesim.engine.core import count_in_pool, log, new_game, track_changed
-from bollesim.engine.invariants import OK, check_games, check_phase, check_result
-from bollesim.engine.play import END, EXECUTION, ORDERS, REACTION, new_vector
-from bollesim.engine.tables import pack_rules
-from bollesim.engine.trace import play_traced_game
-from bollesim.policy import available_policies, load_policy
-from bollesim.rules.loader import load_ruleset
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import events as E
+from bollesim.bollebank import observation as O
+from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine import tables as T
+from bollesim.bollebank.engine.core import count_in_pool, log, new_game, track_changed
+from bollesim.bollebank.engine.play import END, EXECUTION, ORDERS, REACTION, new_vector
+from bollesim.bollebank.engine.trace import play_traced_game
+from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.game.policy import available_policies, load_policy
 
 RULES = load_ruleset()
-PACKED = pack_rules(RULES)
+PACKED = RULES.packed
 SEED = 29041994
 AQ, EA, FA, GB, QL3, VL2 = C.AQ, C.EA, C.FA, C.GB, C.QL3, C.VL2
 Edit = Callable[[np.ndarray], None]

@@ -16,21 +16,21 @@ from collections import deque
 import numpy as np
 import pytest
 
-from bollesim import codes as C
-from bollesim import decisions as D
-from bollesim import events as E
-from bollesim.decisions import pack_order
-from bollesim.narrate import Narrator
-from bollesim.policy import Policy
-from bollesim.reference import radio
-from bollesim.reference.chance import ScriptedChance
-from bollesim.reference.end import end_phase
-from bollesim.reference.execution import execution_phase
-from bollesim.reference.orders import orders_phase
-from bollesim.reference.reaction import reaction_phase
-from bollesim.reference.state import Game, new_game
-from bollesim.reference.table import Table
-from bollesim.rules.loader import Ruleset, load_ruleset
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import events as E
+from bollesim.bollebank.decisions import pack_order
+from bollesim.bollebank.narrate import Narrator
+from bollesim.bollebank.reference import radio
+from bollesim.bollebank.reference.chance import ScriptedChance
+from bollesim.bollebank.reference.end import end_phase
+from bollesim.bollebank.reference.execution import execution_phase
+from bollesim.bollebank.reference.orders import orders_phase
+from bollesim.bollebank.reference.reaction import reaction_phase
+from bollesim.bollebank.reference.state import Game, new_game
+from bollesim.bollebank.reference.table import Table
+from bollesim.bollebank.rules.loader import Ruleset, load_ruleset
+from bollesim.game.policy import Policy
 
 FP7, FP8, FP9 = 3, 4, 5  # enemy-action marker indices (checked against the ruleset below)
 SIDE_A, SIDE_B = 0, 1

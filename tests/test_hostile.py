@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_sweep import SMALL, assert_one_line_error, invoke
 
-from bollesim import runfolder as F
+from bollesim.batch import runfolder as F
 
 RUN = ("run", "-P", "historical", "--seed", "3")
 
@@ -315,7 +315,7 @@ def test_a_decoder_panic_is_refused_in_one_line(good, tmp_path, monkeypatch):
 
 
 def test_a_folder_deleted_mid_run(tmp_path, monkeypatch):
-    from bollesim import runner as R
+    from bollesim.batch import runner as R
 
     results = tmp_path / "results"
     real, calls = R.play_chunk, []

@@ -25,20 +25,20 @@ from dataclasses import dataclass
 
 import pytest
 
-from bollesim import codes as C
-from bollesim import decisions as D
-from bollesim import events as E
-from bollesim.policy import load_policy
-from bollesim.reference.chance import Chance
-from bollesim.reference.end import end_phase
-from bollesim.reference.execution import execution_phase
-from bollesim.reference.orders import orders_phase
-from bollesim.reference.play import play_game
-from bollesim.reference.reaction import reaction_phase
-from bollesim.reference.state import Game
-from bollesim.reference.table import Table
-from bollesim.replay import narrated_game
-from bollesim.rules.loader import UNLIMITED, Ruleset, load_ruleset
+from bollesim.batch.replay import narrated_game
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import events as E
+from bollesim.bollebank.reference.chance import Chance
+from bollesim.bollebank.reference.end import end_phase
+from bollesim.bollebank.reference.execution import execution_phase
+from bollesim.bollebank.reference.orders import orders_phase
+from bollesim.bollebank.reference.play import play_game
+from bollesim.bollebank.reference.reaction import reaction_phase
+from bollesim.bollebank.reference.state import Game
+from bollesim.bollebank.reference.table import Table
+from bollesim.bollebank.rules.loader import UNLIMITED, Ruleset, load_ruleset
+from bollesim.game.policy import load_policy
 
 SEED = 29041994  # the run seed; game indices 0..N-1
 N_RANDOM_GAMES = 2000

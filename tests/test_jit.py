@@ -26,8 +26,8 @@ def test_literal_arguments_share_one_compile():
 
 
 def test_one_compile_of_a_kernel_serves_every_policy():
-    from bollesim.engine.play import BATCH_ARGS, for_policy, play_games
-    from bollesim.policy import load_policy
+    from bollesim.bollebank.engine.play import BATCH_ARGS, for_policy, play_games
+    from bollesim.game.policy import load_policy
 
     chosen = [for_policy(play_games, BATCH_ARGS, load_policy(n)) for n in ("historical", "random")]
     (kernel,) = {kernel for kernel, _, _ in chosen}

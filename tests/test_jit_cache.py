@@ -111,15 +111,35 @@ def test_the_key_follows_compiled_sources_only(tmp_path, monkeypatch):
     monkeypatch.setattr(jit_cache, "PACKAGES", (tmp_path / "bollesim", tmp_path / "policies"))
     assert jit_cache.source_key() == jit_cache.source_key()  # the same sources, the same key
     key = jit_cache.source_key()
-    with open(tmp_path / "bollesim" / "analysis.py", "a") as f:
+    with open(tmp_path / "bollesim" / "stats" / "analysis.py", "a") as f:
         f.write("\n# an edit no kernel sees\n")
     assert jit_cache.source_key() == key
-    with open(tmp_path / "bollesim" / "engine" / "core.py", "a") as f:
+    with open(tmp_path / "bollesim" / "bollebank" / "engine" / "core.py", "a") as f:
         f.write("\n# an edit of compiled code\n")
     assert jit_cache.source_key() != key
     key = jit_cache.source_key()
     (tmp_path / "policies" / "new_policy.py").write_text("PARAMETERS = ()\n")
     assert jit_cache.source_key() != key  # a new file counts
+
+
+def test_a_tree_cached_apart_has_a_key_of_its_own(tmp_path, monkeypatch):
+    """The test oracle (tests/invariants/) is cached apart: an edit of it changes its own
+    key only, an edit of the package both."""
+    copy_sources(tmp_path)
+    monkeypatch.setattr(jit_cache, "PACKAGE", tmp_path / "bollesim")
+    monkeypatch.setattr(jit_cache, "PACKAGES", (tmp_path / "bollesim", tmp_path / "policies"))
+    oracle = tmp_path / "oracle"
+    oracle.mkdir()
+    (oracle / "check.py").write_text("LIMIT = 1\n")
+    key, apart = jit_cache.source_key(), jit_cache.source_key((oracle,))
+    assert apart != key
+    (oracle / "check.py").write_text("LIMIT = 2\n")
+    assert jit_cache.source_key() == key
+    assert jit_cache.source_key((oracle,)) != apart
+    apart = jit_cache.source_key((oracle,))
+    with open(tmp_path / "bollesim" / "bollebank" / "engine" / "core.py", "a") as f:
+        f.write("\n# an edit of compiled code\n")
+    assert jit_cache.source_key((oracle,)) != apart
 
 
 def test_old_folders_are_pruned(tmp_path):
@@ -208,7 +228,7 @@ class _Stream:
 
 
 def test_a_compile_is_announced_in_one_line_on_a_terminal_only():
-    from bollesim.engine.play import compile_notice
+    from bollesim.bollebank.engine.play import compile_notice
 
     terminal, pipe = _Stream(True), _Stream(False)
     compile_notice(terminal)
@@ -218,7 +238,7 @@ def test_a_compile_is_announced_in_one_line_on_a_terminal_only():
 
 
 def test_a_kernel_is_announced_once_and_marked_compiled(tmp_path, monkeypatch):
-    from bollesim.engine import play
+    from bollesim.bollebank.engine import play
 
     notices = []
     monkeypatch.setattr(play.numba.config, "CACHE_DIR", str(tmp_path))
@@ -240,7 +260,7 @@ def test_a_process_that_finds_a_first_compile_under_way_waits_and_compiles_nothi
     again or announcing a compile."""
     from filelock import FileLock
 
-    from bollesim.engine import play
+    from bollesim.bollebank.engine import play
 
     notices, phases = [], []
     waiting = threading.Event()
@@ -267,7 +287,7 @@ def test_a_process_that_finds_a_first_compile_under_way_waits_and_compiles_nothi
 
 def test_the_second_compiling_process_goes_when_this_one_is_interrupted(monkeypatch):
     """Ctrl-C during a first compile on two cores leaves no helper process behind."""
-    from bollesim.engine import play
+    from bollesim.bollebank.engine import play
 
     helpers = []
     real_popen = play.subprocess.Popen

@@ -1,4 +1,4 @@
-"""The lookahead player (bollesim/lookahead.py, engine/rollout.py): its rollouts replay the
+"""The lookahead player (bollesim/search/lookahead.py, engine/rollout.py): its rollouts replay the
 game it is in exactly, draw nothing of the game's future, score what they claim, and the
 player plays the same games whatever the engine or threads."""
 
@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from bollesim import lookahead as LA
 from bollesim import rng
-from bollesim.cli import app
-from bollesim.engine import layout as L
-from bollesim.engine import rollout as R
-from bollesim.policy import load_policy
-from bollesim.reference.chance import Chance
-from bollesim.reference.play import play_game
-from bollesim.rules.loader import load_ruleset
-from bollesim.runner import RESULT_COLUMNS, _as_int, simulate
+from bollesim.batch.runner import result_ints, simulate
+from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine import rollout as R
+from bollesim.bollebank.reference.chance import Chance
+from bollesim.bollebank.reference.play import play_game
+from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.cli.app import app
+from bollesim.game.policy import load_policy
+from bollesim.search import lookahead as LA
 
 RULES = load_ruleset()
 BASE = load_policy("historical")
@@ -65,7 +65,7 @@ def reference_rollout(decisions, k: int, option: int, rollout: int, game_index: 
 
     row = play_game(RULES, replace(BASE, decide=decide), BASE.param_vector(), SEED, game_index,
                     chance=chance)
-    return [_as_int(row[name]) for name, _ in RESULT_COLUMNS]
+    return result_ints(row)
 
 
 def test_rollouts_are_the_games_the_oracle_plays(player, game):

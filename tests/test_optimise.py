@@ -13,11 +13,11 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from bollesim import optimise as O
 from bollesim import simulate
-from bollesim.cli import app
+from bollesim.cli.app import app
 from bollesim.errors import UsageError
-from bollesim.policy import load_policy
+from bollesim.game.policy import load_policy
+from bollesim.search import optimise as O
 
 cli = CliRunner()
 
@@ -243,7 +243,7 @@ def test_a_weighted_difference_is_paired_game_by_game(k_search):
 def test_on_a_local_cluster_the_search_is_the_same(tmp_path):
     """`--cluster`: the race and the held-out games played as Dask tasks on worker
     processes give the same trajectory, finalists and held-out rows as played here."""
-    from bollesim.cluster import Cluster
+    from bollesim.batch.cluster import Cluster
 
     small = K_SEARCH.replace("budget = 30000", "budget = 6000").replace(
         "holdout_games = 2000", "holdout_games = 300")

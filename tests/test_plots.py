@@ -1,4 +1,4 @@
-"""bollesim.plots, checked from the figures themselves.
+"""bollesim.report.plots, checked from the figures themselves.
 
 Each chart is rendered at the size the report and the notebook use (and into an axes of
 a smaller figure of the caller's) and read back: no text leaves the figure or overlaps
@@ -19,8 +19,8 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from test_analysis import NEVER, SYN_FIRE, make_games, synthetic_policies
 
-from bollesim import plots
-from bollesim.report import CHART_DPI
+from bollesim.report import plots
+from bollesim.report.balance import CHART_DPI
 
 HUMAN = {"operational": "operational victory", "tactical": "tactical victory",
          "strategic": "strategic victory", "political": "political victory", "defeat": "defeat"}
@@ -205,7 +205,8 @@ def test_into_a_callers_axes(games):
 def test_difference_chart_draws_each_paired_difference(games):
     """The bars of a paired-differences chart (compare, sensitivity) read back from the
     figure: one per outcome, top to bottom, each as long as B - A computed from the rows."""
-    from bollesim import analysis, chartdata
+    from bollesim.report import chartdata
+    from bollesim.stats import analysis
 
     a, b = 0, 3
     table = analysis.paired_comparison(games, b, a, list(HUMAN)).select(

@@ -14,13 +14,13 @@ from functools import cache
 
 import pytest
 
-from bollesim import codes as C
-from bollesim import decisions as D
-from bollesim import events as E
-from bollesim import observation as O
-from bollesim.policy import available_policies, load_policy
-from bollesim.reference.play import play_game
-from bollesim.rules.loader import load_ruleset
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import events as E
+from bollesim.bollebank import observation as O
+from bollesim.bollebank.reference.play import play_game
+from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.game.policy import available_policies, load_policy
 from policies import _plan, _space
 
 SEED = 1

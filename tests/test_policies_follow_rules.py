@@ -7,11 +7,11 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cache
 
-from bollesim import codes as C
-from bollesim import decisions as D
-from bollesim.policy import load_policy
-from bollesim.reference.play import play_game
-from bollesim.rules.loader import load_ruleset
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank.reference.play import play_game
+from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.game.policy import load_policy
 
 GAMES = 40
 # Tango 2 one step closer: the checkpoint T23 becomes the contact point of the mission.

@@ -1,4 +1,4 @@
-"""bollesim.report: report.html and report.md from a synthetic run folder.
+"""bollesim.report.balance: report.html and report.md from a synthetic run folder.
 
 The run folders hold the synthetic sweep of test_analysis (known probabilities, common
 random numbers) written as the runner writes a run: games.parquet and manifest.json.
@@ -23,9 +23,9 @@ import pytest
 from oracles import outcome_hits as _hits
 from test_analysis import NEVER, make_games, synthetic_policies
 
-from bollesim import analysis as A
-from bollesim import report as R
-from bollesim.runfolder import RunFolderError, write_games
+from bollesim.batch.runfolder import RunFolderError, write_games
+from bollesim.report import balance as R
+from bollesim.stats import analysis as A
 
 VICTORIES = ("operational", "tactical", "strategic", "political")
 HEADLINE = (*VICTORIES, "perfect", "defeat")

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from test_sweep import SMALL, assert_one_line_error, invoke, write_spec
 
-from bollesim import runner as R
-from bollesim.runfolder import Workspace, interrupted_run, open_run
+from bollesim.batch import runner as R
+from bollesim.batch.runfolder import Workspace, interrupted_run, open_run
 
 RUN = ("run", "-P", "historical", "-n", "24000", "--seed", "5", "--chunk", "4096")
 SWEEP_ARGS = ("-n", "6000", "--chunk", "4096")

@@ -1,4 +1,4 @@
-"""Rules as sweep axes (bollesim/experiment.py): a grid's `rules` and `readings` make cells
+"""Rules as sweep axes (bollesim/batch/experiment.py): a grid's `rules` and `readings` make cells
 that play their own ruleset on the same seeds as every other cell; the rows and the
 manifest say which; the rows do not depend on chunks or threads; --resume is exact;
 `play --from` replays a cell under its ruleset; a mistake is one line naming the key.
@@ -16,12 +16,12 @@ import pytest
 from test_sweep import assert_one_line_error, invoke, write_spec
 
 import bollesim
-from bollesim import analysis as A
-from bollesim import runner as R
-from bollesim.experiment import load_experiment
-from bollesim.rules.loader import load_ruleset
-from bollesim.runfolder import interrupted_run, open_run
-from bollesim.sweeps import sweep_frame
+from bollesim.batch import runner as R
+from bollesim.batch.experiment import load_experiment
+from bollesim.batch.runfolder import interrupted_run, open_run
+from bollesim.batch.sweeps import sweep_frame
+from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.stats import analysis as A
 
 AXES = """
 name = "axes"
@@ -190,7 +190,7 @@ def test_nested_rule_tables_and_a_fixed_reading(tmp_path):
 def test_report_compares_triggers_within_each_ruleset(swept, tmp_path):
     from test_report import md_table
 
-    from bollesim.report import write_report
+    from bollesim.report.balance import write_report
 
     _, out, games, _ = swept
     text = write_report(out, tmp_path)["markdown"].read_text(encoding="utf-8")

@@ -12,17 +12,16 @@ from __future__ import annotations
 import pytest
 from conftest import fresh_game, make_table, place, take_chit
 
-from bollesim import codes as C
-from bollesim import observation as O
-from bollesim.codes import AQ, EA, GB, K1, K2, K3, KAL, S1, S3, SAR, SK1, T2, T21
-from bollesim.engine import end as fast_end
-from bollesim.engine import layout as L
-from bollesim.engine import reaction as fast_reaction
-from bollesim.engine.core import new_game
-from bollesim.engine.play import new_vector
-from bollesim.engine.tables import pack_rules
-from bollesim.reference import end, reaction
-from bollesim.reference.state import Game, observe
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import observation as O
+from bollesim.bollebank.codes import AQ, EA, GB, K1, K2, K3, KAL, S1, S3, SAR, SK1, T2, T21
+from bollesim.bollebank.engine import end as fast_end
+from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine import reaction as fast_reaction
+from bollesim.bollebank.engine.core import new_game
+from bollesim.bollebank.engine.play import new_vector
+from bollesim.bollebank.reference import end, reaction
+from bollesim.bollebank.reference.state import Game, observe
 
 EXTENDED = "game.extend_to_40=true"
 LITERAL = 'interpretations.target_priority="literal"'
@@ -31,7 +30,7 @@ LITERAL = 'interpretations.target_priority="literal"'
 def fast_state(game: Game):
     """The fast engine's state vector of a reference position: the observation, the
     tracks' chits and the bookkeeping that targets and victories read."""
-    st = new_vector(pack_rules(game.rules), 0, 0)
+    st = new_vector(game.rules.packed, 0, 0)
     new_game(st, 1, 0)
     observe(game, st[: O.SIZE])
     for t, track in enumerate(game.tracks):

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bollesim.rules import docs
-from bollesim.rules.readings import BY_ID
-from bollesim.rules.show import ID_PATTERN
+from bollesim.bollebank.rules import docs
+from bollesim.bollebank.rules.readings import BY_ID
+from bollesim.bollebank.rules.show import ID_PATTERN
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_generated_docs_are_current(name):
     written = (ROOT / "docs" / name).read_text(encoding="utf-8")
     assert written == docs.FILES[name](), (
-        f"docs/{name} is stale: run `python -m bollesim.rules.docs`"
+        f"docs/{name} is stale: run `python -m bollesim.bollebank.rules.docs`"
     )
 
 

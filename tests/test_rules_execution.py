@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 from conftest import events, everyone_at, fresh_game, make_table, take_chit
 
-from bollesim import codes as C
-from bollesim import decisions as D
-from bollesim import events as E
-from bollesim.codes import (
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import events as E
+from bollesim.bollebank.codes import (
     AQ,
     BQ,
     EA,
@@ -37,9 +37,9 @@ from bollesim.codes import (
     T22,
     VL2,
 )
-from bollesim.reference import execution, reaction
-from bollesim.reference.chance import ScriptedChance
-from bollesim.reference.state import artillery_silent
+from bollesim.bollebank.reference import execution, reaction
+from bollesim.bollebank.reference.chance import ScriptedChance
+from bollesim.bollebank.reference.state import artillery_silent
 
 
 def marker(game, name: str) -> int:

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bollesim import codes as C
-from bollesim.rules.loader import DEFAULT_PATH, UNLIMITED, RulesetError, load_ruleset
+from bollesim.bollebank import codes as C
+from bollesim.bollebank.rules.loader import DEFAULT_PATH, UNLIMITED, RulesetError, load_ruleset
 
 DEFAULT_TEXT = DEFAULT_PATH.read_text(encoding="utf-8")
 

@@ -19,10 +19,10 @@ from conftest import (
     take_chit,
 )
 
-from bollesim import codes as C
-from bollesim import decisions as D
-from bollesim import events as E
-from bollesim.codes import (
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import events as E
+from bollesim.bollebank.codes import (
     AQ,
     BQ,
     EA,
@@ -49,10 +49,10 @@ from bollesim.codes import (
     T22,
     VL2,
 )
-from bollesim.decisions import order_dest, order_kind, order_mask, pack_order
-from bollesim.reference import effects, end, execution, orders, radio, reaction
-from bollesim.reference.chance import ScriptedChance
-from bollesim.reference.state import new_game
+from bollesim.bollebank.decisions import order_dest, order_kind, order_mask, pack_order
+from bollesim.bollebank.reference import effects, end, execution, orders, radio, reaction
+from bollesim.bollebank.reference.chance import ScriptedChance
+from bollesim.bollebank.reference.state import new_game
 
 # Order Matrix cells used below (R-MATRIX, types are first chit x second chit).
 FIRE_SINGLE = (C.TANK, C.HMG)  # fire, single (§11)

@@ -16,10 +16,17 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from test_fast_engine import compare_engines, obs_hash_policy
 
-from bollesim import codes as C
-from bollesim.policy import load_policy
-from bollesim.rules import schema as S
-from bollesim.rules.loader import DEFAULT_PATH, RulesetError, build, load_ruleset, locate, read_toml
+from bollesim.bollebank import codes as C
+from bollesim.bollebank.rules import schema as S
+from bollesim.bollebank.rules.loader import (
+    DEFAULT_PATH,
+    RulesetError,
+    build,
+    load_ruleset,
+    locate,
+    read_toml,
+)
+from bollesim.game.policy import load_policy
 
 DEFAULT = read_toml(DEFAULT_PATH)
 FIXED = {"vehicles.ids", "order_matrix.types", "map.roads"}  # the rulebook's, or drawn apart

@@ -18,10 +18,10 @@ from conftest import (
     take_chit,
 )
 
-from bollesim import codes as C
-from bollesim import decisions as D
-from bollesim import events as E
-from bollesim.codes import (
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import events as E
+from bollesim.bollebank.codes import (
     AQ,
     EA,
     FA,
@@ -43,9 +43,9 @@ from bollesim.codes import (
     T2,
     VL2,
 )
-from bollesim.reference import end, execution, reaction
-from bollesim.reference.chance import ScriptedChance
-from bollesim.reference.play import result_row
+from bollesim.bollebank.reference import end, execution, reaction
+from bollesim.bollebank.reference.chance import ScriptedChance
+from bollesim.bollebank.reference.play import result_row
 
 NO_DRM: set[int] = set()
 

@@ -10,16 +10,16 @@ from functools import cache
 import pytest
 from conftest import events, everyone_at, make_table, take_chit
 
-from bollesim import codes as C
-from bollesim import decisions as D
-from bollesim import events as E
-from bollesim.codes import AQ, EA, FA, KAL, OPN, QL3, SAR, SK1, T2, T23
-from bollesim.decisions import pack_order
-from bollesim.reference import end, execution, orders, reaction
-from bollesim.reference.chance import ScriptedChance
-from bollesim.reference.state import new_game
-from bollesim.rules.loader import RulesetError, load_ruleset
-from bollesim.rules.readings import BY_ID, READINGS
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import events as E
+from bollesim.bollebank.codes import AQ, EA, FA, KAL, OPN, QL3, SAR, SK1, T2, T23
+from bollesim.bollebank.decisions import pack_order
+from bollesim.bollebank.reference import end, execution, orders, reaction
+from bollesim.bollebank.reference.chance import ScriptedChance
+from bollesim.bollebank.reference.state import new_game
+from bollesim.bollebank.rules.loader import RulesetError, load_ruleset
+from bollesim.bollebank.rules.readings import BY_ID, READINGS
 
 ALTERNATIVES = [(r.id, v.name) for r in READINGS for v in r.alternatives]
 
@@ -206,7 +206,7 @@ def test_tow_I_TOW_CP_from_a_contact_point(variant, offered):
 
 def test_readings_cover_the_interpretation_switches():
     """Every interpretation key is the value of some reading."""
-    from bollesim.rules.readings import reading_keys
+    from bollesim.bollebank.rules.readings import reading_keys
 
     keys = {k for r in READINGS for k in reading_keys(r)}
     switches = {f"interpretations.{k}" for k in load_ruleset().data["interpretations"]

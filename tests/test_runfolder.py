@@ -1,4 +1,4 @@
-"""A run folder is one unit (bollesim/runfolder.py): its games, manifest and reports are
+"""A run folder is one unit (bollesim/batch/runfolder.py): its games, manifest and reports are
 replaced together, in one rename; the manifest records the data's rows, size and SHA-256,
 and every reader checks them; a commit cut short at any step is completed or undone by
 the next writer."""
@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_sweep import assert_one_line_error, invoke
 
-from bollesim import runfolder as F
-from bollesim.runfolder import Manifest, open_run
+from bollesim.batch import runfolder as F
+from bollesim.batch.runfolder import Manifest, open_run
 
 RUN = ("run", "-P", "historical", "--seed", "3")
 
@@ -95,7 +95,7 @@ def test_memory_before_play_does_not_grow_with_games(tmp_path, monkeypatch):
     import tracemalloc
 
     from bollesim import resources
-    from bollesim import runner as R
+    from bollesim.batch import runner as R
 
     monkeypatch.setattr(resources, "check_disk", lambda *args: None)
     seen = []
@@ -119,7 +119,7 @@ def test_memory_before_play_does_not_grow_with_games(tmp_path, monkeypatch):
 
 def test_requests_the_machine_cannot_hold(tmp_path, monkeypatch):
     from bollesim import resources
-    from bollesim.runner import simulate
+    from bollesim.batch.runner import simulate
 
     result = invoke(*RUN, "-n", str(10**13), "--out", tmp_path / "big")
     assert_one_line_error(result, "10,000,000,000,000 games need about", "TB of disk", "free")
@@ -282,8 +282,8 @@ def test_columns_built_from_buffers_equal_pa_array(kind, values, nulls):
     import numpy as np
     import pyarrow as pa
 
-    from bollesim import events as E
-    from bollesim import runner as R
+    from bollesim.batch import runner as R
+    from bollesim.bollebank import events as E
 
     data = np.array(values, dtype=np.int64)
     mask = data <= 0 if nulls else None

@@ -16,10 +16,10 @@ from functools import cache
 import numpy as np
 import pytest
 
-from bollesim import codes as C
-from bollesim.policy import load_policy
-from bollesim.rules.loader import load_ruleset
-from bollesim.runner import play_chunk
+from bollesim.batch.runner import play_chunk
+from bollesim.bollebank import codes as C
+from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.game.policy import load_policy
 from policies import _space as S
 
 N = 400
@@ -99,12 +99,11 @@ def test_t2_together_changes_games():
 def wishes_at(positions: dict[int, int], point: dict, towed: tuple[int, ...] = ()) -> dict:
     """The family's wish (_plan.routes) for each vehicle, turn 1, with the given vehicles
     at the given positions (the others in Saraci), `towed` in tow."""
-    from bollesim import observation as O
-    from bollesim.engine.tables import pack_rules
+    from bollesim.bollebank import observation as O
     from policies import _plan
     from policies._tactics import place_of
 
-    packed = pack_rules(rules())
+    packed = rules().packed
     params = load_policy("plan").param_vector(point)
     obs = np.zeros(O.SIZE, dtype=np.int64)
     obs[O.TURN] = 1

@@ -1,4 +1,4 @@
-"""`bollesim sensitivity SPEC` (bollesim/sensitivity.py): an experiment under each
+"""`bollesim sensitivity SPEC` (bollesim/stats/sensitivity.py): an experiment under each
 alternative reading on the same seeds, as one sweep, and its report.
 
 Every number of the report is recomputed here from the rows: the alternative of a row is
@@ -23,9 +23,9 @@ from test_report import md_table, page_selftest, page_specs
 from test_sweep import assert_one_line_error, invoke, write_spec
 
 import bollesim
-from bollesim import runner as R
-from bollesim.rules.loader import load_ruleset
-from bollesim.runfolder import interrupted_run, open_run
+from bollesim.batch import runner as R
+from bollesim.batch.runfolder import interrupted_run, open_run
+from bollesim.bollebank.rules.loader import load_ruleset
 
 SPEC = """
 name = "sens"

@@ -107,8 +107,8 @@ def settle(page, digest: str, timeout: float = 30_000) -> dict:
 
 def predicted(rules) -> dict[str, int]:
     """Games with each outcome among the page's games, played by bollesim.simulate."""
-    from bollesim import analysis as A
     from bollesim import simulate
+    from bollesim.stats import analysis as A
 
     df = A.with_outcomes(simulate("historical", MAX_GAMES, seed=SEED, rules=rules))
     return {o: int(df[o].sum()) for o in A.OUTCOMES}
@@ -143,7 +143,7 @@ def test_a_track_change_moves_the_rates_as_simulate_predicts(page, tmp_path):
 
 
 def test_every_key_and_reading_of_the_ruleset_is_on_the_page(page):
-    from bollesim.rules.readings import READINGS
+    from bollesim.bollebank.rules.readings import READINGS
     from bollesim.serve.form import edit_units
 
     missing = page.evaluate(
@@ -194,8 +194,8 @@ def test_an_example_game_is_replayed_narrated(page):
     import numpy as np
 
     from bollesim import load_ruleset
-    from bollesim.policy import load_policy
-    from bollesim.replay import narrated_game
+    from bollesim.batch.replay import narrated_game
+    from bollesim.game.policy import load_policy
 
     page.click('tr[data-outcome="defeat"] button.example')
     page.wait_for_function("document.getElementById('replay-text').textContent.length > 0",

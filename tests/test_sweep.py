@@ -12,12 +12,12 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from bollesim import analysis as A
-from bollesim import runner as R
-from bollesim.cli import app
+from bollesim.batch import runner as R
+from bollesim.batch.experiment import load_experiment, replay_from_run, run_to_dir
+from bollesim.cli.app import app
 from bollesim.errors import UsageError
-from bollesim.experiment import load_experiment, replay_from_run
-from bollesim.policy import available_policies, load_policy
+from bollesim.game.policy import available_policies, load_policy
+from bollesim.stats import analysis as A
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTCOME_COLUMNS = [name for name, _ in R.RESULT_COLUMNS]
@@ -392,9 +392,9 @@ def test_interrupted_run_leaves_nothing_half_written(tmp_path, monkeypatch):
 
 
 def test_manifest_names_the_parameters_or_says_they_vary(tmp_path):
-    same = R.run_to_dir(tmp_path / "same", "fire_at_roe", 4, params={"k": 12})
+    same = run_to_dir(tmp_path / "same", "fire_at_roe", 4, params={"k": 12})
     assert same["params"]["k"] == 12.0 and same["params"]["stop_at_tanks"] == 3.0
-    varied = R.run_to_dir(tmp_path / "varied", "fire_at_roe", 4, params={"k": [12, 12, 12, 18]})
+    varied = run_to_dir(tmp_path / "varied", "fire_at_roe", 4, params={"k": [12, 12, 12, 18]})
     assert varied["params"] == "per game (see the parameter columns)"
     games = pl.read_parquet(tmp_path / "varied" / "games.parquet")
     assert games["k"].to_list() == [12.0, 12.0, 12.0, 18.0]

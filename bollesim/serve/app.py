@@ -47,12 +47,12 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from bollesim import analysis as A
 from bollesim.errors import UsageError
 from bollesim.serve import odds
 from bollesim.serve.edits import BadRequest, build_ruleset, check_edits, partial_toml
 from bollesim.serve.form import form_model
 from bollesim.serve.worker import Busy, EngineWorker
+from bollesim.stats import analysis as A
 
 MAX_BODY = 512 * 1024
 """Bytes of one request body (an edit of every key of the ruleset is about 40 KB)."""
@@ -165,7 +165,7 @@ class Server:
         self.latest.publish({"ready": True})
 
     def policy(self, name):
-        from bollesim.policy import available_policies, load_policy
+        from bollesim.game.policy import available_policies, load_policy
 
         known = available_policies(deciding=True)  # the lookahead player is far too slow here
         if not isinstance(name, str) or name not in known:
@@ -270,7 +270,7 @@ async def page(request: Request) -> Response:
 async def asset(request: Request) -> Response:
     name = request.path_params["name"]
     if name == "vega.js":
-        from bollesim import charts
+        from bollesim.report import charts
 
         return Response(charts.javascript(), media_type="text/javascript",
                         headers={"Cache-Control": "max-age=3600"})
@@ -282,7 +282,7 @@ async def asset(request: Request) -> Response:
 async def form(request: Request) -> Response:
     """The form and the choices; the policies' parameters are read from their
     declarations (policies/*.py), so the page draws before the engine is ready."""
-    from bollesim.policy import available_policies
+    from bollesim.game.policy import available_policies
 
     server: Server = request.app.state.server
     policies = []
@@ -374,8 +374,8 @@ def write_report(server: Server, token: str, rules, policy, params, family) -> N
     """A run folder of the current settings (the chosen policy, then the trigger family's
     settings, on the same seeds) in the server's temporary folder, and its report; the
     previous report is removed."""
-    from bollesim.experiment import Cell, ruleset_record, run_cells
-    from bollesim.report import write_report as report
+    from bollesim.batch.experiment import Cell, ruleset_record, run_cells
+    from bollesim.report.balance import write_report as report
 
     folder = server.tmp / token
     family_policy = server.policy(family.policy)
@@ -427,7 +427,7 @@ async def replay(request: Request) -> Response:
     if game is None:
         return JSONResponse({"game": None, "message": f"none of the first {search:,} games "
                              f"ends with a {A.LABELS[outcome]}"})
-    from bollesim.replay import narrated_game
+    from bollesim.batch.replay import narrated_game
 
     lines, _ = await asyncio.to_thread(narrated_game, built.rules, policy, params, seed, game)
     args = " ".join(f"-p {p.name}={v:g}" for p, v in zip(policy.parameters, params, strict=True))

@@ -30,7 +30,7 @@ def read_best(folder: str | Path) -> dict:
     declaration; UsageError (one line) when it breaks the contract."""
     import importlib
 
-    from bollesim.policy import Policy, available_policies
+    from bollesim.game.policy import Policy, available_policies
 
     path = Path(folder) / BEST_FILE
     text = read_text(path, MIB)

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 
-from bollesim.rules.loader import (
+from bollesim.bollebank.rules.loader import (
     DEFAULT_PATH,
     Ruleset,
     RulesetError,

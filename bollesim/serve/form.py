@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from functools import cache
 
-from bollesim.rules import schema as S
-from bollesim.rules.loader import DEFAULT_PATH, read_toml
-from bollesim.rules.readings import READINGS, variant_values
+from bollesim.bollebank.rules import schema as S
+from bollesim.bollebank.rules.loader import DEFAULT_PATH, read_toml
+from bollesim.bollebank.rules.readings import READINGS, variant_values
 
 AXES = {
     "order_matrix.orders": "order_matrix.types",

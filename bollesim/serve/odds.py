@@ -25,9 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from bollesim import analysis as A
-from bollesim.policy import Policy
-from bollesim.rules.loader import Ruleset
+from bollesim.bollebank.rules.loader import Ruleset
+from bollesim.game.policy import Policy
+from bollesim.stats import analysis as A
 
 OUTCOME_COLUMNS = ("operational", "tactical", "strategic", "political", "defeat")
 """The result columns kept per game (perfect and no_result derive from them)."""
@@ -197,7 +197,7 @@ class Evaluation:
         """The trigger chart's Vega-Lite spec (chartdata.trigger, as for a sweep)."""
         if not self.cells:
             return None
-        from bollesim import chartdata, charts
+        from bollesim.report import chartdata, charts
 
         frame = pl.concat([
             games.with_columns(pl.lit(self.family.policy).alias("policy"),

@@ -1,0 +1,82 @@
+"""In-memory sweeps: every cell of an experiment played into one polars frame, no files.
+
+    import bollesim
+    from bollesim.report import plots
+    df = bollesim.sweep_frame("experiments/first_fire.toml", games=2_000, progress=True)
+    plots.rates_by_trigger(df, "t")
+
+The cells come from bollesim.batch.experiment (a spec file or an Experiment), every cell plays
+games 0..N-1 on the same seeds, and the frame has the rows and columns `bollesim sweep`
+writes to games.parquet.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from bollesim.batch.experiment import Experiment, load_experiment, param_names
+
+
+def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None,
+                seed: int | None = None, engine: str = "fast", threads: int | None = None,
+                progress: bool = False) -> pl.DataFrame:
+    """Play every cell of an experiment on common random numbers and return the games.
+
+    Parameters
+    ----------
+    experiment : a spec file (experiments/*.toml, see bollesim.batch.experiment) or an
+        Experiment from bollesim.batch.experiment.load_experiment
+    games : games per cell (None: the spec's)
+    seed : the run seed (None: the spec's)
+    engine, threads : as for bollesim.simulate
+    progress : show one progress bar over all the cells' games (tqdm.auto)
+
+    Returns
+    -------
+    polars.DataFrame: one row per game of every cell, as `bollesim sweep` writes to
+    games.parquet: `game`, `seed`, `policy`, `cell`, the union of the cells' parameter
+    columns (null where a policy has no such parameter), `ruleset` and `ruleset_hash` if
+    a grid varies the rules (see bollesim.batch.experiment), then the result columns of
+    bollesim.simulate.
+
+    Examples
+    --------
+    >>> df = sweep_frame("experiments/first_fire.toml", games=1_000)
+    >>> from bollesim import analysis as A
+    >>> A.best_trigger(df, "t", policy="fire_at_turn")
+    """
+    from bollesim.batch.runner import check_counts, dataset_schema, simulate
+
+    spec = experiment if isinstance(experiment, Experiment) else load_experiment(experiment)
+    n = spec.games if games is None else games
+    seed = spec.seed if seed is None else seed
+    check_counts(n, seed)
+    rulesets = any(c.changes_rules for c in spec.cells)
+    columns = pl.from_arrow(
+        dataset_schema(param_names(spec.cells), rulesets=rulesets).empty_table()).schema
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=n * len(spec.cells), desc=spec.name, unit="game", unit_scale=True)
+    frames = []
+    try:
+        for cell in spec.cells:
+            rules = cell.ruleset or spec.rules
+            frame = simulate(cell.policy, n, seed, params=cell.param_dict(), rules=rules,
+                             engine=engine, threads=threads,
+                             progress=bar.update if bar is not None else False)
+            frame = frame.with_columns(pl.lit(cell.cell, pl.Int32).alias("cell"))
+            if rulesets:
+                frame = frame.with_columns(pl.lit(cell.ruleset_text()).alias("ruleset"),
+                                           pl.lit(rules.digest).alias("ruleset_hash"))
+            frames.append(frame.select(
+                pl.col(c).cast(t) if c in frame.columns else pl.lit(None, t).alias(c)
+                for c, t in columns.items()
+            ))
+    finally:
+        if bar is not None:
+            bar.close()
+    return pl.concat(frames)

@@ -1,0 +1,363 @@
+"""Kernels shared by the fast engine's phases: state access, luck, decisions, the event
+record, RoE and HQ abilities, damage and game over (the reference engine's state.py,
+table.py and effects.py).
+
+Every kernel takes `st` (layout.py: state, streams, parameters, options, rules and trace
+in one int64 vector) and, where a player choice may come up, `decide` (player.py).
+"""
+
+from bollesim import rng
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import events as E
+from bollesim.bollebank import observation as O
+from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine import tables as T
+from bollesim.bollebank.engine.player import ask_yes_no
+from bollesim.bollebank.rules import access as A
+from bollesim.jit import compiled
+
+
+@compiled(inline=True)
+def vx(v, field):
+    """Index of a vehicle field in the state."""
+    return O.VEH + O.V_FIELDS * v + field
+
+
+@compiled(inline=True)
+def has(st, v, field, bit):
+    return (st[vx(v, field)] >> bit) & 1
+
+
+@compiled(inline=True)
+def pos(st, v):
+    return st[vx(v, O.V_POS)]
+
+
+@compiled
+def log(st, kind, a, b, c, d):
+    """Record an event while the trace region has room (rows: turn, kind, a, b, c, d)."""
+    capacity = (st.shape[0] - L.TRACE) // L.TRACE_WIDTH
+    if capacity == 0:
+        return
+    n = st[L.X_N_EVENTS]
+    if n < capacity:
+        row = L.TRACE + L.TRACE_WIDTH * n
+        st[row] = st[O.TURN]
+        st[row + 1] = kind
+        st[row + 2] = a
+        st[row + 3] = b
+        st[row + 4] = c
+        st[row + 5] = d
+    st[L.X_N_EVENTS] = n + 1
+
+
+# ------------------------------------------------------------------ regions and luck
+
+
+@compiled(inline=True)
+def fill(st, at, n, value):
+    """st[at : at + n] = value, without making an array view."""
+    for i in range(at, at + n):
+        st[i] = value
+
+
+@compiled
+def d6(st):
+    return rng.d6(st, L.RS)
+
+
+@compiled
+def two_d6(st):
+    return rng.two_d6(st, L.RS)
+
+
+@compiled
+def pick(st, n):
+    return rng.below(st, n, L.RS)
+
+
+# ------------------------------------------------------------------ multi-dimensional rules
+# The packed ruleset's tables, read with rules/access.py at st[L.RULES:].
+
+
+@compiled(inline=True)
+def distance(st, a, b):
+    return A.distance(st, a, b, L.RULES)
+
+
+@compiled(inline=True)
+def next_step(st, a, b):
+    return A.next_step(st, a, b, L.RULES)
+
+
+@compiled(inline=True)
+def adjacent(st, a, b):
+    return A.adjacent(st, a, b, L.RULES)
+
+
+@compiled(inline=True)
+def pos_bsa(st, p, weapon):
+    return A.pos_bsa(st, p, weapon, L.RULES)
+
+
+@compiled(inline=True)
+def pos_un(st, p, track):
+    return A.pos_un(st, p, track, L.RULES)
+
+
+@compiled(inline=True)
+def marker_bsa(st, m, side, weapon):
+    return A.marker_bsa(st, m, side, weapon, L.RULES)
+
+
+@compiled(inline=True)
+def marker_un(st, m, side, track):
+    return A.marker_un(st, m, side, track, L.RULES)
+
+
+@compiled(inline=True)
+def spread(st, town, k):
+    return A.spread(st, town, k, L.RULES)
+
+
+@compiled(inline=True)
+def matrix_fire(st, a, b):
+    return A.matrix_fire(st, a, b, L.RULES)
+
+
+@compiled(inline=True)
+def matrix_move(st, a, b):
+    return A.matrix_move(st, a, b, L.RULES)
+
+
+@compiled(inline=True)
+def matrix_platoon(st, a, b):
+    return A.matrix_platoon(st, a, b, L.RULES)
+
+
+@compiled(inline=True)
+def hit_table(st, weapon, face):
+    return A.hit_table(st, weapon, face, L.RULES)
+
+
+@compiled(inline=True)
+def ability_sides(st, a, side):
+    return A.ability_sides(st, a, side, L.RULES)
+
+
+# ------------------------------------------------------------------ tracks and pool
+
+
+@compiled(inline=True)
+def track_len(st, t):
+    return st[O.TRACK_LEN + t]
+
+
+@compiled(inline=True)
+def last_chit(st, t):
+    return st[L.TRACKS + L.TRACK_CAP * t + st[O.TRACK_LEN + t] - 1]
+
+
+@compiled(inline=True)
+def count_in_pool(st, chit, delta):
+    """Keep the observation's pool counts live as chit enters (+1) or leaves (-1)."""
+    kind = st[T.CHIT_TYPE + chit]
+    st[O.POOL_WEAPONS] += delta * (kind != C.RU)
+    st[O.POOL_TANKS] += delta * (kind == C.TANK)
+
+
+@compiled(inline=True)
+def pool_append(st, chit):
+    st[L.POOL + st[L.X_N_POOL]] = chit
+    st[L.X_N_POOL] += 1
+    count_in_pool(st, chit, 1)
+
+
+@compiled
+def artillery_silent(st):
+    """§8: the lowest artillery marker is a "No Artillery" one."""
+    last = last_chit(st, C.ART)
+    if last == st[T.S_SETUP_CHIT]:
+        return st[L.X_SETUP_FLIPPED] == 1
+    return st[T.CHIT_ART_TARGET + last] == C.NO_ART
+
+
+@compiled(inline=True)
+def in_town(st, position, town):
+    """At a town's contact point or one of its overwatches (§5.4.1)."""
+    return A.town_of(st, position, L.RULES) == town
+
+
+@compiled(inline=True)
+def in_saraci(st, position):
+    """I-TACV, I-TOW-SARACI."""
+    return A.in_saraci(st, position, L.RULES)
+
+
+# ------------------------------------------------------------------ decisions
+
+
+@compiled
+def track_changed(st, t):
+    """Keep the observation's view of track t live: its last chit's letter, and for the
+    artillery track whether it is silent (§8) and its target (§7.2)."""
+    st[O.TRACK_LETTER + t] = st[T.CHIT_LETTER + last_chit(st, t)] if track_len(st, t) else 0
+    if t == C.ART:
+        silent = artillery_silent(st)
+        st[O.ART_SILENT] = silent
+        st[O.ART_TARGET] = C.NO_ART if silent else st[T.CHIT_ART_TARGET + last_chit(st, C.ART)]
+
+
+# ------------------------------------------------------------------ effects
+
+
+@compiled
+def end_game(st, reason):
+    if st[L.X_OVER] == 0:
+        st[L.X_OVER] = 1
+        st[L.X_END_REASON] = reason
+        log(st, E.GAME_END, reason, 0, 0, 0)
+
+
+@compiled
+def change_roe(st, decide, delta, cause):
+    """Move the RoE marker, clamped to the track (I-ROE0), then check abilities (§5.5)."""
+    new = min(max(st[O.ROE] + delta, st[T.S_ROE_MIN]), st[T.S_ROE_MAX])
+    if new != st[O.ROE]:
+        st[O.ROE] = new
+        log(st, E.ROE, new, delta, cause, 0)
+    update_abilities(st, decide)
+
+
+@compiled
+def update_abilities(st, decide):
+    """§5.5 availability at the ability's RoE level; back to the track below it (I-SPENT)."""
+    for a in range(3):
+        state = O.ABIL + 2 * a
+        level = st[T.ABILITY_LEVEL + a]
+        if st[state] == C.ON_TRACK and st[O.ROE] >= level:
+            st[state + 1] = ask_yes_no(st, decide, D.ABILITY_SIDE, a)
+            st[state] = C.AVAILABLE
+            log(st, E.ABILITY, a, E.ABILITY_AVAILABLE, st[state + 1], 0)
+        elif st[O.ROE] < level and (
+            st[state] == C.AVAILABLE or (st[state] == C.SPENT and st[T.S_SPENT_RETURNS])
+        ):
+            st[state] = C.ON_TRACK
+            log(st, E.ABILITY, a, E.ABILITY_RETURNED, st[state + 1], 0)
+
+
+@compiled
+def ability_ready(st, ability):
+    """The marker showing `ability` in its box with its commander alive, else -1."""
+    for a in range(3):
+        if (
+            st[O.ABIL + 2 * a] == C.AVAILABLE
+            and ability_sides(st, a, st[O.ABIL + 2 * a + 1]) == ability
+            and st[vx(st[T.ABILITY_VEHICLE + a], O.V_KIA)] == 0
+        ):
+            return a
+    return -1
+
+
+@compiled(inline=True)
+def ability_at(st, a, place):
+    """§5.5: marker a's command vehicle stands at st[place] (T.S_EXTRA_ORDER_AT...)."""
+    return pos(st, st[T.ABILITY_VEHICLE + a]) == st[place]
+
+
+@compiled(inline=True)
+def within_reach(st, a, v):
+    """§5.5 Extra move, Extra fire: v is marker a's vehicle or within reach of it."""
+    return distance(st, pos(st, st[T.ABILITY_VEHICLE + a]), pos(st, v)) <= st[T.S_QL1_RANGE]
+
+
+@compiled
+def spend_ability(st, a):
+    st[O.ABIL + 2 * a] = C.SPENT
+    log(st, E.ABILITY, a, E.ABILITY_USED, st[O.ABIL + 2 * a + 1], 0)
+
+
+@compiled
+def release_tow(st, v):
+    """Unhook a tow that v pulls."""
+    towed = st[vx(v, O.V_TOWING)]
+    if towed >= 0:
+        st[vx(towed, O.V_TOWED_BY)] = -1
+        st[vx(v, O.V_TOWING)] = -1
+        st[vx(v, O.V_ORDER)] = C.NO_ORDER
+        st[vx(v, O.V_DEST)] = -1
+
+
+@compiled
+def heavy_damage(st, decide, v, location, die, apc_survives):
+    """§7.1.3: destroyed (APC, or a location hit twice), else marked, stunned on hull or
+    turret, immobilised on tracks; the RoE moves. With apc_survives (artillery under
+    I-ART-APC "location") an APC is marked like a tank."""
+    log(st, E.HEAVY_DAMAGE, v, location, die, 0)
+    st[L.X_HEAVY_HITS] += 1
+    if (not st[T.IS_TANK + v] and not apc_survives) or has(st, v, O.V_HEAVY, location):
+        log(st, E.DESTROYED, v, 0, 0, 0)
+        end_game(st, E.END_DESTROYED)
+        return
+    st[vx(v, O.V_HEAVY)] |= 1 << location
+    if location == C.HULL:
+        st[vx(v, O.V_HULL_GREEN)] = 1
+    if location == C.HULL or location == C.TURRET:
+        st[vx(v, O.V_STUN)] = 1
+    if location == C.TRACKS:
+        release_tow(st, v)
+        st[vx(v, O.V_ORDER)] = C.NO_ORDER
+        st[vx(v, O.V_DEST)] = -1
+        st[vx(v, O.V_TOW_TARGET)] = -1
+    delta = st[T.S_HEAVY_FIRE] if st[O.FIRE_ROE] > 0 else st[T.S_HEAVY_HOLD]
+    change_roe(st, decide, delta, E.ROE_HEAVY)
+
+
+@compiled
+def kill_commander(st, decide, v):
+    """§7.1.2-7.1.3: VL2's commander loses the game; others get one TC KIA marker."""
+    if v == st[T.S_COMMANDER]:
+        end_game(st, E.END_VL2_KILLED)
+        return
+    if st[vx(v, O.V_KIA)]:
+        return
+    st[vx(v, O.V_KIA)] = 1
+    delta = st[T.S_KIA_FIRE] if st[O.FIRE_ROE] > 0 else st[T.S_KIA_HOLD]
+    change_roe(st, decide, delta, E.ROE_KIA)
+
+
+@compiled
+def new_game(st, seed, game):
+    """§3 Prepare for play: reset the state region of st (the rules, parameters and trace
+    regions stay) and seed the game's two streams from (seed, game)."""
+    st[: L.STATE_SIZE] = 0
+    st[L.PLAN_GOALS] = -1
+    rng.init_stream(st[L.RS : L.RS + 2], seed, game, rng.CHANCE)
+    rng.init_stream(st[L.RS + 2 : L.RS + 4], seed, game, rng.POLICY)
+    st[O.MARKER : O.MARKER + C.N_POSITIONS] = -1
+    st[O.TURN] = 1
+    st[O.TURN_LIMIT] = st[T.S_TURN_LIMIT]
+    st[O.DEADLINE] = st[T.S_DEADLINE_START]
+    st[O.ROE] = st[T.S_ROE_START]
+    st[O.PAIR_FIRST] = -1
+    st[O.PAIR_SECOND] = -1
+    for v in range(T.NV):
+        st[vx(v, O.V_POS)] = st[T.S_START]
+        st[vx(v, O.V_DEST)] = -1
+        st[vx(v, O.V_HULL_GREEN)] = 1
+        st[vx(v, O.V_TOWING)] = -1
+        st[vx(v, O.V_TOWED_BY)] = -1
+        st[vx(v, O.V_TOW_TARGET)] = -1
+        st[L.ASIDE + v] = st[T.S_N_POOL_CHITS] + v
+    st[L.X_N_ASIDE] = T.NV
+    for i in range(st[T.S_N_POOL_CHITS]):
+        pool_append(st, i)
+    st[L.TRACKS + L.TRACK_CAP * C.ART] = st[T.S_SETUP_CHIT]
+    st[O.TRACK_LEN + C.ART] = 1
+    track_changed(st, C.ART)
+    st[L.X_RETIRED] = -1
+    for m in range(st[T.S_N_MARKERS]):
+        k = st[T.MARKER_POOL + m] - 1
+        st[L.MPOOLS + L.MPOOL_CAP * k + st[L.X_N_MPOOL + k]] = m
+        st[L.X_N_MPOOL + k] += 1

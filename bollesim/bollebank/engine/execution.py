@@ -1,0 +1,547 @@
+"""§6 Execution phase (reference: reference/execution.py): airstrike, moves, fire."""
+
+from bollesim.bits import lowest
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import events as E
+from bollesim.bollebank import observation as O
+from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine import tables as T
+from bollesim.bollebank.engine.core import (
+    ability_at,
+    ability_ready,
+    adjacent,
+    d6,
+    distance,
+    fill,
+    has,
+    last_chit,
+    log,
+    marker_un,
+    next_step,
+    pick,
+    pool_append,
+    pos,
+    pos_un,
+    release_tow,
+    spend_ability,
+    track_changed,
+    track_len,
+    vx,
+    within_reach,
+)
+from bollesim.bollebank.engine.end import note_tango2
+from bollesim.bollebank.engine.player import ask, ask_yes_no
+from bollesim.jit import compiled
+
+
+@compiled
+def execution_phase(st, decide):
+    """§4 step 2: a. airstrike, b. moves, c. fire, d. remove stun markers."""
+    commander_checks(st)
+    airstrike(st)
+    move_step(st, decide)
+    fire_step(st, decide)
+    for v in range(T.NV):
+        if st[vx(v, O.V_STUN)]:
+            st[vx(v, O.V_STUN)] = 0
+            log(st, E.STUN_CLEARED, v, 0, 0, 0)
+        st[vx(v, O.V_SKIP)] = 0
+
+
+@compiled
+def commander_checks(st):
+    """§7.1.3: commander killed: acts on 1-4, skips the turn on 5-6."""
+    for v in range(T.NV):
+        if st[vx(v, O.V_KIA)]:
+            die = d6(st)
+            skip = die > st[T.S_KIA_ACTS_MAX]
+            st[vx(v, O.V_SKIP)] = skip
+            log(st, E.COMMANDER_CHECK, v, die, not skip, 0)
+
+
+@compiled(inline=True)
+def regular_chits(st, t):
+    return track_len(st, t) - (t == C.ART)
+
+
+@compiled(inline=True)
+def remove_last(st, t):
+    """Return a track's last chit to the pool; the setup marker flips instead (§6.3)."""
+    chit = last_chit(st, t)
+    if chit == st[T.S_SETUP_CHIT]:
+        st[L.X_SETUP_FLIPPED] = 1
+        track_changed(st, t)
+        log(st, E.SETUP_FLIPPED, 0, 0, 0, 0)
+        return
+    st[O.TRACK_LEN + t] -= 1
+    track_changed(st, t)
+    pool_append(st, chit)
+    log(st, E.REMOVED, chit, t, 0, 0)
+
+
+@compiled
+def airstrike(st):
+    """§6.1, I-AIR: every track keeps half its chits, rounded down (or up)."""
+    if not st[O.AIRSTRIKE_PENDING]:
+        return
+    ceil = st[T.S_AIR_LEAVES] == C.AIR_CEIL
+    removed = L.SCRATCH_REMOVED  # chits removed per track
+    for t in range(C.N_TRACKS):
+        n = regular_chits(st, t)
+        keep = (n + 1) // 2 if ceil else n // 2
+        st[removed + t] = n - keep
+        for _ in range(n - keep):
+            remove_last(st, t)
+    st[O.AIRSTRIKE_PENDING] = 0
+    st[L.X_AIRSTRIKE_TURN] = st[O.TURN]
+    log(st, E.AIRSTRIKE, st[removed], st[removed + 1], st[removed + 2], st[removed + 3])
+
+
+# ------------------------------------------------------------------ §6.2 move and tow
+
+
+@compiled(inline=True)
+def heading(st, v):
+    if st[vx(v, O.V_TOWED_BY)] >= 0:
+        return -1
+    if st[vx(v, O.V_ORDER)] == C.TOW and st[vx(v, O.V_TOWING)] < 0:
+        return pos(st, st[vx(v, O.V_TOW_TARGET)])
+    return st[vx(v, O.V_DEST)]
+
+
+@compiled(inline=True)
+def wants_to_move(st, v):
+    h = heading(st, v)
+    return h != -1 and h != pos(st, v)
+
+
+@compiled(inline=True)
+def undamaged(st, v):
+    return st[vx(v, O.V_LIGHT)] == 0 and st[vx(v, O.V_HEAVY)] == 0
+
+
+@compiled
+def may_move(st, v, extra):
+    """§6, §6.2, §7.1.3: stun, skip, tracks, red hull; night vision rolls."""
+    reason = -1
+    if st[vx(v, O.V_STUN)]:
+        reason = E.STUNNED
+    elif st[vx(v, O.V_SKIP)]:
+        reason = E.SKIPPING
+    elif has(st, v, O.V_HEAVY, C.TRACKS):
+        reason = E.IMMOBILE
+    elif has(st, v, O.V_HEAVY, C.HULL) and not st[vx(v, O.V_HULL_GREEN)] and not extra:
+        reason = E.HULL_RED
+    if reason >= 0:
+        log(st, E.NOT_MOVED, v, reason, -1, 0)
+        return False
+    if has(st, v, O.V_LIGHT, C.NIGHT_VISION):
+        die = d6(st)
+        helpers = 0
+        here = pos(st, v)
+        for p in range(T.NP):
+            if adjacent(st, here, p):
+                for o in range(T.NV):
+                    if pos(st, o) == p and undamaged(st, o):
+                        helpers += 1
+                        break
+        if die + helpers * st[T.S_NV_ADJ_DRM] >= st[T.S_NV_FAIL_MIN]:
+            log(st, E.NOT_MOVED, v, E.NIGHT_VISION_FAILED, die, 0)
+            return False
+    return True
+
+
+@compiled(inline=True)
+def step(st, v):
+    return next_step(st, pos(st, v), heading(st, v))
+
+
+@compiled
+def move_step(st, decide):
+    """§6.2, then the optional APC rule and tows hook up; QL1's Extra move before or
+    after, as the player chooses."""
+    nv = T.NV
+    extra_move(st, decide, D.EXTRA_MOVE_BEFORE)
+    fill(st, L.SCRATCH_TARGET, nv, -1)
+    for v in range(nv):
+        if wants_to_move(st, v) and may_move(st, v, False):
+            st[L.SCRATCH_TARGET + v] = step(st, v)
+    perform_moves(st, decide, L.SCRATCH_TARGET)
+    if st[T.S_APC_DOUBLE] and st[L.X_TANK_REACHED_KAL]:  # §6.2 optional rule
+        fill(st, L.SCRATCH_SECOND, T.NV, -1)
+        for v in range(T.NV):
+            if (
+                st[L.SCRATCH_MOVED + v]
+                and not st[T.IS_TANK + v]
+                and st[T.APC_SECOND_FROM + pos(st, v)]
+                and wants_to_move(st, v)
+                and may_move(st, v, False)
+            ):
+                st[L.SCRATCH_SECOND + v] = step(st, v)
+        perform_moves(st, decide, L.SCRATCH_SECOND)
+    hook_tows(st, decide)
+    extra_move(st, decide, D.EXTRA_MOVE)
+
+
+@compiled(inline=True)
+def final(st, moves, v):
+    """Where v stands once the moves are made (moves: the offset in st of nine next
+    positions, -1: stays)."""
+    return pos(st, v) if st[moves + v] < 0 else st[moves + v]
+
+
+@compiled(inline=True)
+def counts_for_stacking(st, moves, v):
+    """§5.4.3: a towed tank, or one its rescuer is reaching, does not count."""
+    if st[vx(v, O.V_TOWED_BY)] >= 0:
+        return False
+    for r in range(T.NV):
+        if (
+            st[vx(r, O.V_ORDER)] == C.TOW
+            and st[vx(r, O.V_TOWING)] < 0
+            and st[vx(r, O.V_TOW_TARGET)] == v
+            and final(st, moves, r) == pos(st, v)
+        ):
+            return False
+    return True
+
+
+@compiled
+def overfull_position(st, moves):
+    """The first position a move fills beyond its stacking limit, or -1."""
+    nv = T.NV
+    arriving = 0  # bit mask of the positions someone moves into
+    towing = False  # a tow order is under way: the §5.4.3 exceptions may apply
+    for v in range(nv):
+        if st[moves + v] >= 0:
+            arriving |= 1 << st[moves + v]
+        towing = towing or st[vx(v, O.V_ORDER)] == C.TOW or st[vx(v, O.V_TOWED_BY)] >= 0
+    while arriving:  # in position order
+        p = lowest(arriving)
+        arriving &= arriving - 1
+        count = 0
+        for v in range(nv):
+            if final(st, moves, v) == p and (not towing or counts_for_stacking(st, moves, v)):
+                count += 1
+        if count > st[T.POS_STACK + p]:
+            return p
+    return -1
+
+
+@compiled
+def perform_moves(st, decide, moves):
+    """Move all at once (st[moves + v]: v's next position, -1: stays); stacking judged
+    after all moves, the player picks who keeps the move into an overfull position
+    (§6.2). Who moved: st[SCRATCH_MOVED + v]."""
+    nv = T.NV
+    keep = L.SCRATCH_KEEP
+    while True:
+        over = overfull_position(st, moves)
+        if over < 0:
+            break
+        stayers = 0
+        for v in range(nv):
+            if (
+                st[moves + v] != over
+                and counts_for_stacking(st, moves, v)
+                and final(st, moves, v) == over
+            ):
+                stayers += 1
+        fill(st, keep, nv, 0)
+        kept = 0
+        while kept < st[T.POS_STACK + over] - stayers:
+            n = 0
+            for v in range(nv):
+                if st[moves + v] == over and not st[keep + v]:
+                    st[L.OPTS + n] = v
+                    n += 1
+            st[keep + ask(st, decide, D.STACK_PRIORITY, n, 0, over)] = 1
+            kept += 1
+        for v in range(nv):
+            if st[moves + v] == over and not st[keep + v]:
+                st[moves + v] = -1
+                log(st, E.NOT_MOVED, v, E.STACKING, -1, 0)
+    moved = L.SCRATCH_MOVED
+    entered = 0  # bit mask of the positions a mover now stands on
+    for v in range(nv):
+        to = st[moves + v]
+        st[moved + v] = to >= 0
+        if to < 0:
+            continue
+        log(st, E.MOVE, v, pos(st, v), to, 0)
+        st[vx(v, O.V_POS)] = to
+        entered |= 1 << to
+        if st[T.IS_TANK + v] and to == st[T.S_KALESIJA]:
+            st[L.X_TANK_REACHED_KAL] = 1
+        towed = st[vx(v, O.V_TOWING)]
+        if towed >= 0:
+            st[vx(towed, O.V_POS)] = to
+    while entered:  # §6.2 first entry: enemy-action marker, in position order
+        p = lowest(entered)
+        entered &= entered - 1
+        if st[T.POS_EAM_POOL + p] and st[O.MARKER + p] < 0:
+            draw_marker(st, p)
+    for v in range(nv):
+        if st[moved + v]:
+            arrive(st, v)
+    if st[T.S_T2_REACHED_AT] == C.T2_AT_ANY_MOMENT:
+        note_tango2(st)
+
+
+
+@compiled
+def draw_marker(st, p):
+    """§6.2: a marker from the position's pool; a 7-8-9 marker lands on a random side."""
+    k = st[T.POS_EAM_POOL + p] - 1
+    n = st[L.X_N_MPOOL + k]
+    i = pick(st, n)
+    marker = st[L.MPOOLS + L.MPOOL_CAP * k + i]
+    st[L.MPOOLS + L.MPOOL_CAP * k + i] = st[L.MPOOLS + L.MPOOL_CAP * k + n - 1]
+    st[L.X_N_MPOOL + k] = n - 1
+    side = pick(st, 2) if st[T.POS_EAM_POOL + p] == C.POOL_789 else 0
+    st[O.MARKER + p] = 2 * marker + side
+    log(st, E.MARKER_DRAWN, p, marker, side, 0)
+
+
+@compiled(inline=True)
+def arrive(st, v):
+    """§6.2: the Move marker comes back at the destination; a tow there ends."""
+    if pos(st, v) != st[vx(v, O.V_DEST)]:
+        return
+    towed = st[vx(v, O.V_TOWING)]
+    if towed >= 0:
+        log(st, E.TOW_DONE, v, towed, pos(st, v), 0)
+        release_tow(st, v)
+        return
+    if st[vx(v, O.V_ORDER)] == C.TOW:
+        return
+    st[vx(v, O.V_ORDER)] = C.NO_ORDER
+    st[vx(v, O.V_DEST)] = -1
+    log(st, E.ARRIVED, v, pos(st, v), 0, 0)
+
+
+@compiled
+def hook_tows(st, decide):
+    """§5.4.3: a rescuer stacked with its tank takes it in tow to a nearest other CP."""
+    for r in range(T.NV):
+        if st[vx(r, O.V_ORDER)] != C.TOW or st[vx(r, O.V_TOWING)] >= 0:
+            continue
+        damaged = st[vx(r, O.V_TOW_TARGET)]
+        if st[vx(damaged, O.V_TOWED_BY)] >= 0:
+            st[vx(r, O.V_ORDER)] = C.NO_ORDER
+            st[vx(r, O.V_DEST)] = -1
+            st[vx(r, O.V_TOW_TARGET)] = -1
+            continue
+        here = pos(st, r)
+        if pos(st, damaged) != here:
+            st[vx(r, O.V_DEST)] = pos(st, damaged)
+            continue
+        nearest = 1 << 30
+        for p in range(T.NP):
+            if st[T.POS_KIND + p] == C.CP and p != here:
+                nearest = min(nearest, distance(st, here, p))
+        # I-TOW-CP: from a contact point, any other one (or, read so, a nearest one)
+        anywhere = st[T.POS_KIND + here] == C.CP and st[T.S_TOW_FROM_CP] == C.TOW_ANY_CP
+        n = 0
+        for p in range(T.NP):
+            if (
+                st[T.POS_KIND + p] == C.CP
+                and p != here
+                and (anywhere or distance(st, here, p) == nearest)
+            ):
+                st[L.OPTS + n] = p
+                n += 1
+        dest = ask(st, decide, D.TOW_DESTINATION, n, 0, 0)
+        st[vx(r, O.V_TOWING)] = damaged
+        st[vx(r, O.V_DEST)] = dest
+        st[vx(r, O.V_TOW_TARGET)] = -1
+        st[vx(damaged, O.V_TOWED_BY)] = r
+        log(st, E.TOW_HOOKED, r, damaged, dest, 0)
+
+
+@compiled
+def extra_move(st, decide, kind):
+    """§5.5 Extra move, before the Move step (kind EXTRA_MOVE_BEFORE) or after it."""
+    a = ability_ready(st, C.EXTRA_MOVE)
+    if a < 0:
+        return
+    st[L.OPTS] = -1
+    n = 1
+    for v in range(T.NV):
+        if (
+            within_reach(st, a, v)
+            and wants_to_move(st, v)
+            and st[vx(v, O.V_TOWING)] < 0
+            and not st[vx(v, O.V_STUN)]
+            and not st[vx(v, O.V_SKIP)]
+            and not has(st, v, O.V_HEAVY, C.TRACKS)
+        ):
+            st[L.OPTS + n] = v
+            n += 1
+    if n == 1:
+        return
+    choice = ask(st, decide, kind, n, a, 0)
+    if choice < 0:
+        return
+    spend_ability(st, a)
+    if may_move(st, choice, True):
+        fill(st, L.SCRATCH_EXTRA, T.NV, -1)
+        st[L.SCRATCH_EXTRA + choice] = step(st, choice)
+        perform_moves(st, decide, L.SCRATCH_EXTRA)
+
+
+# ------------------------------------------------------------------ §6.3 fire
+
+
+@compiled(inline=True)
+def has_icon(st, p, t):
+    marker = st[O.MARKER + p]
+    if marker >= 0:
+        return marker_un(st, marker // 2, marker % 2, t) == 1
+    return pos_un(st, p, t) == 1
+
+
+@compiled
+def able_to_fire(st, v):
+    """A tank on its Fire side, free to act, with icons where it stands (§6.3)."""
+    if (
+        not st[T.IS_TANK + v]
+        or not st[vx(v, O.V_FIRE)]
+        or st[vx(v, O.V_STUN)]
+        or st[vx(v, O.V_SKIP)]
+    ):
+        return False
+    if (
+        has(st, v, O.V_HEAVY, C.TURRET)
+        or st[vx(v, O.V_TOWING)] >= 0
+        or st[vx(v, O.V_TOWED_BY)] >= 0
+    ):
+        return False
+    here = pos(st, v)
+    if st[T.POS_INDIRECT + here] and has(st, v, O.V_LIGHT, C.SIGHTS):
+        return False
+    for t in range(C.N_TRACKS):
+        if has_icon(st, here, t):
+            return True
+    return False
+
+
+@compiled
+def fire_targets(st, v, out):
+    """Tracks whose last chit v may remove (§6.3 letters, flipped setup marker), written
+    to st[out:]; returns how many."""
+    here = pos(st, v)
+    n = 0
+    for t in range(C.N_TRACKS):
+        if not has_icon(st, here, t) or track_len(st, t) == 0:
+            continue
+        last = last_chit(st, t)
+        if last == st[T.S_SETUP_CHIT] and st[L.X_SETUP_FLIPPED]:
+            continue
+        if (
+            t != C.ART
+            and st[T.POS_KIND + here] == C.OW
+            and st[T.CHIT_LETTER + last] != st[T.POS_LETTER + here]
+        ):
+            continue
+        st[out + n] = t
+        n += 1
+    return n
+
+
+@compiled
+def fire_step(st, decide):
+    """§6.3: Direct their fire first, the Fire orders in the player's order, Extra fire
+    last, then the depot."""
+    nv = T.NV
+    tracks = L.SCRATCH_TRACKS
+    direct = False
+    a = ability_ready(st, C.DIRECT_THEIR_FIRE)
+    if a >= 0 and ability_at(st, a, T.S_DIRECT_FIRE_AT):
+        worth = False
+        for v in range(nv):
+            if (
+                able_to_fire(st, v)
+                and st[T.POS_INDIRECT + (pos(st, v))]
+                and fire_targets(st, v, tracks) > 0
+            ):
+                worth = True
+        if worth and ask_yes_no(st, decide, D.USE_ABILITY, a):
+            spend_ability(st, a)
+            direct = True
+    rolls = L.SCRATCH_ROLLS  # st[rolls]: count, then the dice of the indirect shots
+    st[rolls] = 0
+    ready = 0  # the tanks still to carry out their Fire order (firing changes no tank)
+    for v in range(nv):
+        if able_to_fire(st, v):
+            ready |= 1 << v
+    while ready:  # §11: "execute the Fire orders in any order desired"
+        n = 0
+        left = ready
+        while left:
+            st[L.OPTS + n] = lowest(left)
+            n += 1
+            left &= left - 1
+        v = ask(st, decide, D.FIRE_ORDER, n, 0, 0)
+        ready &= ~(1 << v)
+        fire_once(st, decide, v, direct, rolls)
+    a = ability_ready(st, C.EXTRA_FIRE)
+    if a >= 0:
+        st[L.OPTS] = -1
+        n = 1
+        for v in range(nv):
+            if within_reach(st, a, v) and able_to_fire(st, v) and fire_targets(st, v, tracks) > 0:
+                st[L.OPTS + n] = v
+                n += 1
+        if n > 1:
+            choice = ask(st, decide, D.EXTRA_FIRE, n, a, 0)
+            if choice >= 0:
+                spend_ability(st, a)
+                fire_once(st, decide, choice, direct, rolls)
+    if st[rolls] >= st[T.S_DEPOT_ROLLS]:
+        all_ones = True
+        for i in range(st[rolls]):
+            if st[rolls + 1 + i] != 1:
+                all_ones = False
+        if all_ones:
+            ammunition_depot(st, decide)
+
+
+@compiled
+def fire_once(st, decide, v, direct, rolls):
+    """One attack: direct hits, indirect 1-5 (Direct their fire: always), sights 1-2."""
+    n = fire_targets(st, v, L.OPTS)
+    if n == 0:
+        return
+    t = ask(st, decide, D.FIRE_TARGET, n, v, 0)
+    die = 0
+    hit = True
+    here = pos(st, v)
+    if st[T.POS_INDIRECT + here]:
+        die = d6(st)
+        st[rolls + 1 + st[rolls]] = die
+        st[rolls] += 1
+        hit = direct or die <= st[T.S_INDIRECT_MAX]
+    elif has(st, v, O.V_LIGHT, C.SIGHTS):
+        die = d6(st)
+        hit = die <= st[T.S_SIGHTS_MAX]
+    log(st, E.FIRE, v, t, die, hit)
+    if hit:
+        remove_last(st, t)
+
+
+@compiled
+def ammunition_depot(st, decide):
+    """§6.3: one track of the player's choice is emptied."""
+    n = 0
+    for t in range(C.N_TRACKS):
+        if regular_chits(st, t) > 0 or (t == C.ART and not st[L.X_SETUP_FLIPPED]):
+            st[L.OPTS + n] = t
+            n += 1
+    if n == 0:
+        return
+    t = ask(st, decide, D.DEPOT_TRACK, n, 0, 0)
+    log(st, E.DEPOT, t, 0, 0, 0)
+    while regular_chits(st, t) > 0 or (t == C.ART and not st[L.X_SETUP_FLIPPED]):
+        remove_last(st, t)

@@ -1,0 +1,132 @@
+"""The fast engine's game: one int64 vector `st` holds everything a kernel needs, so a
+kernel call passes one array (numba reference-counts every array argument of a call;
+a tuple of forty rule arrays cost ~80 ns a call). Regions, documented here once:
+
+    st[0 : STATE_SIZE]         the game state, reset by new_game (below)
+    st[RS : RS + 4]            random streams (rng.py): CHANCE at RS, POLICY at RS + 2
+    st[PARAMS : + MAX_PARAMS]  the policy's parameters, float64 bits (params() views them)
+    st[SCRIPTED]               who plays: the scripted family (1) or decide (0), player.py
+    st[OPTS : + MAX_OPTIONS]   the options of the decision being asked
+    st[SCRATCH_* ...]          work arrays of the kernels (no allocation per call)
+    st[RULES : + RULES_SIZE]   the packed ruleset (rules/packed.py), as every policy gets it
+    st[SCRIPT_* ...]           decisions replayed for a lookahead player (engine/rollout.py)
+    st[TRACE :]                the event trace, TRACE_WIDTH per event (empty in batches)
+
+The game state:
+
+    st[0 : observation.SIZE]   the policy's observation (observation.py): turn, RoE,
+                               fire status, track lengths, every vehicle's position,
+                               orders and damage, ability markers, enemy-action markers.
+                               The engine keeps these live (derived slots such as the
+                               pool counts and track letters as the state changes), so a
+                               policy is handed a view of them, with no copy.
+    st[X_* ]                   bookkeeping that policies do not need (below).
+    st[POOL : + POOL_CAP]      the enemy weapon pool, chit ids, st[X_N_POOL] of them; a
+                               draw moves the last chit into the hole (as in the
+                               reference engine's list), a returned chit is appended.
+    st[TRACKS + TRACK_CAP*t + i]  track t (codes.TANK, ATGM, HMG, ART), i-th chit from the
+                               first placed; its length is st[observation.TRACK_LEN + t].
+    st[ASIDE : + ASIDE_CAP]    random-unit chits set aside (§7.2), st[X_N_ASIDE] of them.
+    st[MPOOLS + MPOOL_CAP*k + i]  enemy-action marker pool k (0: FP 1-2-3, 1: FP 7-8-9),
+                               st[X_N_MPOOL + k] markers.
+
+Vehicle fields are bit masks where the reference engine has sets: V_LIGHT bit
+codes.RADIO/NIGHT_VISION/SIGHTS, V_HEAVY bit codes.TRACKS/HULL/TURRET.
+
+Chits are numbered as in the ruleset: the pool's weapon chits and the car first, then one
+random-unit chit per vehicle (n_pool_chits + vehicle), then the setup artillery marker.
+"""
+
+from bollesim.bollebank import codes as C
+from bollesim.bollebank.decisions import MAX_OPTIONS
+from bollesim.bollebank.observation import SIZE
+from bollesim.bollebank.rules import packed as P
+from bollesim.bollebank.rules import schema as S
+
+
+class _Region:
+    """Hands out consecutive slots of st: each name below is declared once, with its
+    size, and its offset follows from the ones before it."""
+
+    def __init__(self, start: int):
+        self.end = start
+
+    def take(self, size: int) -> int:
+        at, self.end = self.end, self.end + size
+        return at
+
+
+POOL_CAP = P.MAX_CHITS  # every chit but the setup marker fits in the pool
+TRACK_CAP = S.MAX_TRACK
+ASIDE_CAP = C.N_VEHICLES  # one random-unit chit per vehicle
+MPOOL_CAP = S.MARKERS_PER_POOL
+MAX_PARAMS = 32
+
+_st = _Region(SIZE)
+X_FIRE_TURN = _st.take(1)  # turn of the first Fire order, 0 = none
+X_AIRSTRIKE_TURN = _st.take(1)
+X_SETUP_FLIPPED = _st.take(1)  # 1 when the Saraci setup marker shows "No Artillery"
+X_OVER = _st.take(1)
+X_END_REASON = _st.take(1)  # events.END_*
+X_TANKS_AT_T2 = _st.take(1)  # most tanks seen at T2 at an end phase
+X_CHITS_DRAWN = _st.take(1)
+X_HEAVY_HITS = _st.take(1)
+X_LIGHT_HITS = _st.take(1)
+X_N_POOL = _st.take(1)
+X_N_ASIDE = _st.take(1)
+X_N_MPOOL = _st.take(2)  # + pool k
+X_RETIRED = _st.take(1)  # the civilian car once retired, -1 before
+X_N_EVENTS = _st.take(1)  # events written to the trace buffer
+X_SHARED_DIE = _st.take(1)  # the one die of an order's radio checks when not per vehicle
+X_TANK_REACHED_KAL = _st.take(1)  # a tank has reached Kalesija (§6.2 optional APC rule)
+POOL = _st.take(POOL_CAP)
+TRACKS = _st.take(C.N_TRACKS * TRACK_CAP)
+ASIDE = _st.take(ASIDE_CAP)
+MPOOLS = _st.take(2 * MPOOL_CAP)
+STATE_SIZE = _st.end
+
+_rest = _Region(STATE_SIZE)
+RS = _rest.take(4)  # the CHANCE stream, then the POLICY stream (rng.py)
+PARAMS = _rest.take(MAX_PARAMS)
+SCRIPTED = _rest.take(1)  # 1: the scripted family plays, compiled in; 0: decide (player.py)
+OPTS = _rest.take(MAX_OPTIONS)
+PLAN_GOALS = _rest.take(1)  # the scripted family's goals this game (player.py), -1: not yet
+# Work arrays of the kernels (no allocation per call).
+SCRATCH_TARGET = _rest.take(C.N_VEHICLES)  # next position of each mover (move step)
+SCRATCH_SECOND = _rest.take(C.N_VEHICLES)  # the optional APC second step
+SCRATCH_EXTRA = _rest.take(C.N_VEHICLES)  # QL1's Extra move
+SCRATCH_KEEP = _rest.take(C.N_VEHICLES)  # movers kept into an overfull position
+SCRATCH_MOVED = _rest.take(C.N_VEHICLES)  # who moved
+SCRATCH_TRACKS = _rest.take(C.N_TRACKS)  # tracks a tank may fire at
+ROLLS_CAP = 1 + 2 * C.N_VEHICLES  # a count, then every Saraci overwatch die of a turn
+SCRATCH_ROLLS = _rest.take(ROLLS_CAP)
+SCRATCH_FP = _rest.take(C.N_VEHICLES)  # firing priority of each exposed vehicle
+SCRATCH_CHITS = _rest.take(ASIDE_CAP)  # random-unit chits in the artillery pool
+SCRATCH_CHAIN = _rest.take(3)  # a radio link
+SCRATCH_REMOVED = _rest.take(C.N_TRACKS)  # chits an airstrike removed per track
+RULES = _rest.take(P.SIZE)  # the packed ruleset (rules/packed.py, engine/tables.py)
+RULES_SIZE = P.SIZE
+# Replayed decisions (engine/rollout.py); SCRIPT_ON is 0 in every other game.
+MAX_SCRIPT = 2048  # decisions a game's replay can hold
+SCRIPT_ON = _rest.take(1)  # 1 while the script is replayed or the point after it awaited
+SCRIPT_MODE = _rest.take(1)  # rollout.ROLLOUT or rollout.PAUSE
+SCRIPT_AT = _rest.take(1)  # decisions replayed so far
+SCRIPT_N = _rest.take(1)  # decisions in the script
+SCRIPT_KEYS = _rest.take(2)  # ROLLOUT: the chance and policy stream keys after the script
+POINT_KIND = _rest.take(1)  # PAUSE: the decision after the script, its kind,
+POINT_N = _rest.take(1)  # its number of options,
+POINT_CHOICE = _rest.take(1)  # the index the policy chose (-1: no decision came),
+POINT_OBS = _rest.take(SIZE)  # the observation it was taken on
+POINT_OPTS = _rest.take(MAX_OPTIONS)  # and its options
+SCRIPT = _rest.take(MAX_SCRIPT)  # the option indices to replay, in the order asked
+TRACE = _rest.end
+
+# Trace rows: (turn, kind, a, b, c, d), see events.py.
+TRACE_WIDTH = 6
+
+# Result columns of a game (runner.py names them).
+R_OPERATIONAL, R_TACTICAL, R_STRATEGIC, R_POLITICAL, R_DEFEAT = range(5)
+R_END_TURN, R_END_REASON, R_FIRST_FIRE_TURN, R_FIRST_FIRE_ROE, R_FINAL_ROE = range(5, 10)
+R_DEADLINE, R_TANKS_AT_T2, R_AIRSTRIKE_TURN, R_HEAVY, R_LIGHT = range(10, 15)
+R_CHITS_DRAWN, R_RANDOM_DRAWS = 15, 16
+N_RESULTS = 17

@@ -1,0 +1,148 @@
+"""Replayed games, for a player that looks ahead (bollesim/search/lookahead.py).
+
+The fast engine cannot stop a game in the middle of a phase and copy it, but between two
+phases the whole game is in st. So a job of `play_scripted` starts from a copy of st at
+the start of a phase (a snapshot), replays the choices made since (the script) in the
+order they were asked, on the game's own chance stream, and then either:
+
+- PAUSE: records the next decision (its kind, options and the observation it is taken
+  on), the choice of the policy handed to the kernel, and the snapshot of the phase it
+  is taken in; or
+- ROLLOUT: switches the chance and policy streams to keys of the rollout's own the
+  moment the script runs out, so nothing drawn after the decision (the game's future
+  chits and dice) is the game's, and the policy plays the game out.
+
+The decisions counted are those put to the player: a lone option is taken without
+asking (player.ask), so it is not in the script. The scripted family's kernel finds its
+orders without listing them (orders.scripted_order); while a script is on, it lists them
+and asks, as the general protocol does, so both count the same decisions.
+"""
+
+import numpy as np
+from numba import types
+
+from bollesim import rng
+from bollesim.bollebank import observation as O
+from bollesim.bollebank.decisions import MAX_OPTIONS
+from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine.core import new_game
+from bollesim.bollebank.engine.play import (
+    DECIDE_TYPE,
+    ORDERS,
+    new_vector,
+    play_phase,
+    unmanaged,
+    write_result,
+)
+from bollesim.bollebank.engine.script import PAUSE, ROLLOUT
+from bollesim.jit import compiled
+
+FIRST_ROLLOUT_STREAM = 2  # rng stream ids 0 and 1 are every game's CHANCE and POLICY
+MAX_ROLLOUTS = 1 << 24  # rollouts per decision that get streams of their own
+
+
+@compiled
+def rollout_key(seed, game, decision, rollout, stream):
+    """The key of a rollout's stream (rng.CHANCE or rng.POLICY): rollout r after decision k
+    of a game. Its stream id is never a game's own, and the rollouts of every option of
+    one decision share their keys (common random numbers across the options)."""
+    sid = FIRST_ROLLOUT_STREAM + 2 * (decision * MAX_ROLLOUTS + rollout) + stream
+    return np.int64(rng.stream_key(seed, game, sid))
+
+
+# A snapshot: st[:OPTS] (the state, the streams, the parameters) and the kernels' scratch
+# (a turn's overwatch dice outlive a phase), then the phase and the script's position.
+_SCRATCH = L.OPTS + MAX_OPTIONS
+SNAP_PHASE = L.OPTS + (L.RULES - _SCRATCH)
+SNAP_AT = SNAP_PHASE + 1
+SNAP_SIZE = SNAP_AT + 1
+POINT_WIDTH = 3 + O.SIZE + MAX_OPTIONS
+
+SCRIPTED_ARGS = (
+    types.int64[::1],  # rules: the packed ruleset
+    DECIDE_TYPE,  # the policy that plays what the script does not
+    types.int64,  # scripted: 1 if it is the scripted family (player.py)
+    types.float64[::1],  # its parameters
+    types.int64,  # seed
+    types.int64,  # game
+    types.int64[::1],  # start: the snapshot to start from (SNAP_PHASE -1: from setup)
+    types.int64[::1],  # script: the choices replayed from the start
+    types.int64[::1],  # options: per job, the index chosen after the script (ROLLOUT)
+    types.int64[::1],  # rollouts: per job, its rollout number (ROLLOUT)
+    types.int64,  # mode: ROLLOUT or PAUSE
+    types.int64[:, ::1],  # out: per job, the result row (layout.R_*)
+    types.int64[::1],  # point: (choice, kind, n, obs..., options...) (PAUSE, one job)
+    types.int64[::1],  # snapshot: of the phase the point is in (PAUSE, one job)
+)
+
+
+@compiled(nogil=True)  # the kernel of play.for_policy(.., SCRIPTED_ARGS, policy)
+def play_scripted(
+    rules, decide, scripted, params, seed, game, start, script, options, rollouts, mode, out, point,
+    snapshot,
+):
+    """Jobs one after the other (a lookahead player runs its games in threads: waking a
+    thread pool for every decision would cost more than its rollouts): game `game` of
+    `seed` from `start`, replayed through `script`, then (ROLLOUT) job j's option on its
+    own streams, played out by decide."""
+    k = script.shape[0] + 1 if mode == ROLLOUT else script.shape[0]
+    if k > L.MAX_SCRIPT:
+        raise ValueError("a script longer than layout.MAX_SCRIPT")
+    owner = new_vector(rules, 0, scripted)
+    st = unmanaged(owner)
+    for j in range(out.shape[0]):
+        st[L.PARAMS : L.PARAMS + params.shape[0]] = params.view(np.int64)
+        phase = restore(st, start, seed, game)
+        st[L.SCRIPT : L.SCRIPT + script.shape[0]] = script
+        if mode == ROLLOUT:
+            st[L.SCRIPT + k - 1] = options[j]
+            decision = start[SNAP_AT] + k - 1  # the decisions asked in the game before it
+            st[L.SCRIPT_KEYS] = rollout_key(seed, game, decision, rollouts[j], rng.CHANCE)
+            st[L.SCRIPT_KEYS + 1] = rollout_key(seed, game, decision, rollouts[j], rng.POLICY)
+        st[L.SCRIPT_MODE] = mode
+        st[L.SCRIPT_N] = k
+        st[L.SCRIPT_AT] = 0
+        st[L.POINT_CHOICE] = -1
+        st[L.SCRIPT_ON] = 1
+        while not st[L.X_OVER]:
+            if mode == PAUSE and st[L.SCRIPT_ON]:
+                take_snapshot(st, phase, start[SNAP_AT], snapshot)
+            phase = play_phase(st, decide, phase)
+        st[L.SCRIPT_ON] = 0
+        write_result(st, st[L.RS + 1], out[j])
+        if mode == PAUSE:
+            keep_point(st, point)
+    owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
+
+
+@compiled
+def restore(st, start, seed, game):
+    """Set st to the snapshot `start` (or to setup) and return the phase to play."""
+    if start[SNAP_PHASE] < 0:
+        new_game(st, seed, game)
+        return ORDERS
+    st[: L.OPTS] = start[: L.OPTS]
+    st[_SCRATCH : L.RULES] = start[L.OPTS : SNAP_PHASE]
+    return start[SNAP_PHASE]
+
+
+@compiled
+def take_snapshot(st, phase, asked_before_start, snapshot):
+    """The snapshot of st at the start of `phase`; SNAP_AT: the decisions asked in the
+    game before it."""
+    snapshot[: L.OPTS] = st[: L.OPTS]
+    snapshot[L.OPTS : SNAP_PHASE] = st[_SCRATCH : L.RULES]
+    snapshot[SNAP_PHASE] = phase
+    snapshot[SNAP_AT] = asked_before_start + st[L.SCRIPT_AT]
+
+
+@compiled
+def keep_point(st, row):
+    """PAUSE: (the policy's choice, kind, n, observation..., options...) of the decision
+    after the script; choice -1 when the game ended first."""
+    row[0] = st[L.POINT_CHOICE]
+    row[1] = st[L.POINT_KIND]
+    row[2] = st[L.POINT_N]
+    row[3 : 3 + O.SIZE] = st[L.POINT_OBS : L.POINT_OBS + O.SIZE]
+    n = st[L.POINT_N] if st[L.POINT_CHOICE] >= 0 else 0
+    row[3 + O.SIZE : 3 + O.SIZE + n] = st[L.POINT_OPTS : L.POINT_OPTS + n]

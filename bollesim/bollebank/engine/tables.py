@@ -1,0 +1,16 @@
+"""The packed ruleset (rules/packed.py) as the fast engine reads it, at st[layout.RULES:].
+
+Every slot of rules/packed.py is a name here too, as its absolute index in st: a kernel
+reads `st[T.S_FIRE_ALLOWED]` or `st[T.POS_KIND + p]`; the strides (`T.POS_BSA_S0`) are
+packed.py's. Multi-dimensional tables are read through core.py's accessors.
+"""
+
+from __future__ import annotations
+
+from bollesim.bollebank import codes as C
+from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.rules import packed as P
+
+NP, NV = C.N_POSITIONS, C.N_VEHICLES
+globals().update({name: L.RULES + offset for name, offset in P.SLOTS.items()})
+globals().update(P.STRIDES)

@@ -1,0 +1,127 @@
+"""Rules that several phases share: RoE changes, HQ ability markers, damage, game over."""
+
+from __future__ import annotations
+
+from bollesim.bollebank import codes as C
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import events as E
+from bollesim.bollebank.reference.state import Vehicle
+from bollesim.bollebank.reference.table import Table
+
+
+def end_game(table: Table, reason: int) -> None:
+    game = table.game
+    if not game.over:
+        game.over = True
+        game.end_reason = reason
+        table.log(E.GAME_END, reason)
+
+
+def change_roe(table: Table, delta: int, cause: int) -> None:
+    """Move the RoE marker, clamped to the track (I-ROE0), then check abilities (§5.5)."""
+    game = table.game
+    new = min(max(game.roe + delta, table.rules.p("roe", "min")), table.rules.p("roe", "max"))
+    if new != game.roe:
+        game.roe = new
+        table.log(E.ROE, new, delta, cause)
+    update_abilities(table)
+
+
+def update_abilities(table: Table) -> None:
+    """§5.5: a marker becomes available when the RoE reaches its level (the player picks
+    the side) and goes back to the RoE track when the RoE drops below it (I-SPENT)."""
+    game, rules = table.game, table.rules
+    back_from_spent = rules.p("interpretations", "spent_returns_to_track")
+    for a, marker in enumerate(game.abilities):
+        level = rules.ability_level[a]
+        if marker.state == C.ON_TRACK and game.roe >= level:
+            marker.side = table.ask(D.ABILITY_SIDE, [0, 1], (a, 0))
+            marker.state = C.AVAILABLE
+            table.log(E.ABILITY, a, E.ABILITY_AVAILABLE, marker.side)
+        elif game.roe < level and (
+            marker.state == C.AVAILABLE or (marker.state == C.SPENT and back_from_spent)
+        ):
+            marker.state = C.ON_TRACK
+            table.log(E.ABILITY, a, E.ABILITY_RETURNED, marker.side)
+
+
+def ability_ready(table: Table, ability: int) -> int:
+    """The marker index if `ability` (codes.EXTRA_ORDER...) is face up in its box and its
+    vehicle's commander lives (§5.5), else -1. Location conditions are the caller's."""
+    game, rules = table.game, table.rules
+    for a, marker in enumerate(game.abilities):
+        if (
+            marker.state == C.AVAILABLE
+            and rules.ability_sides[a, marker.side] == ability
+            and not game.vehicles[rules.ability_vehicle[a]].commander_killed
+        ):
+            return a
+    return -1
+
+
+def ability_at(table: Table, a: int, place: int) -> bool:
+    """§5.5: marker a's command vehicle stands where its ability needs it."""
+    return table.game.vehicles[table.rules.ability_vehicle[a]].position == place
+
+
+def within_reach(table: Table, a: int, v: Vehicle) -> bool:
+    """§5.5 Extra move, Extra fire: v is marker a's vehicle (QL1) or within reach of it."""
+    rules = table.rules
+    owner = table.game.vehicles[rules.ability_vehicle[a]]
+    return rules.distance[owner.position, v.position] <= rules.p("ability_rules", "ql1_range")
+
+
+def spend_ability(table: Table, a: int) -> None:
+    marker = table.game.abilities[a]
+    marker.state = C.SPENT
+    table.log(E.ABILITY, a, E.ABILITY_USED, marker.side)
+
+
+def heavy_damage(
+    table: Table, v: Vehicle, location: int, die: int, apc_survives: bool = False
+) -> None:
+    """§7.1.3 (and §7.2 on a 12): a hit on an APC or a second hit on a location destroys
+    the vehicle; otherwise mark it, stun on hull or turret, and move the RoE. With
+    `apc_survives` (artillery under I-ART-APC "location") an APC is marked like a tank."""
+    game, rules = table.game, table.rules
+    table.log(E.HEAVY_DAMAGE, v.index, location, die)
+    game.heavy_hits += 1
+    if (not v.is_tank and not apc_survives) or location in v.heavy:
+        table.log(E.DESTROYED, v.index)
+        end_game(table, E.END_DESTROYED)
+        return
+    v.heavy.add(location)
+    if location == C.HULL:
+        v.hull_green = True
+    if location in (C.HULL, C.TURRET):
+        v.stunned = True
+    if location == C.TRACKS:  # immobilised: its Move or Tow marker comes back (§5.4.1)
+        release_tow(game, v)
+        v.order, v.destination, v.tow_target = C.NO_ORDER, -1, -1
+    change_roe(
+        table,
+        rules.p("roe", "heavy_damage_fire" if game.fired else "heavy_damage_hold"),
+        E.ROE_HEAVY,
+    )
+
+
+def release_tow(game, v: Vehicle) -> None:
+    """Unhook a tow that v takes part in (it ends at arrival or when the rescuer stops)."""
+    if v.towing >= 0:
+        game.vehicles[v.towing].towed_by = -1
+        v.towing = -1
+        v.order, v.destination = C.NO_ORDER, -1
+
+
+def kill_commander(table: Table, v: Vehicle) -> None:
+    """§7.1.2-7.1.3: VL2's commander killed loses the game; any other gets a TC KIA marker
+    (once) and moves the RoE."""
+    game, rules = table.game, table.rules
+    if v.index == rules.commander:
+        end_game(table, E.END_VL2_KILLED)
+        return
+    if v.commander_killed:
+        return
+    v.commander_killed = True
+    key = "commander_killed_fire" if game.fired else "commander_killed_hold"
+    change_roe(table, rules.p("roe", key), E.ROE_KIA)

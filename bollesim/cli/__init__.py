@@ -1,0 +1,1 @@
+"""The command line (`bollesim`, typer): cli/app.py."""

@@ -1,0 +1,45 @@
+"""A tunable parameter of a policy: name, default, range, meaning, and, for a categorical
+parameter, the names of its values (the TAG way: a parameter's default and search range
+are declared together, and the CLI, experiment specs and the search read that one
+declaration)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A tunable policy parameter: its default, its range and one line of meaning.
+
+    label: a short human name for charts and tables ("RoE of the first Fire order");
+    empty means the name. never: the value that means "never" (e.g. a trigger that never
+    fires), shown as "never" in charts and reports; None when no value means that.
+    choices: for a categorical parameter, the name of each value: the value is an index
+    0 .. len(choices) - 1 (low 0, high len(choices) - 1); None for a number.
+    """
+
+    name: str
+    default: float
+    low: float
+    high: float
+    doc: str
+    label: str = ""
+    never: float | None = None
+    choices: tuple[str, ...] | None = None
+
+    def __post_init__(self):
+        if self.choices is not None and (self.low, self.high) != (0, len(self.choices) - 1):
+            raise ValueError(
+                f"parameter {self.name!r}: a choice of {len(self.choices)} takes the values"
+                f" 0..{len(self.choices) - 1}, not {self.low:g}..{self.high:g}"
+            )
+
+    @property
+    def title(self) -> str:
+        """The label, or the name when there is none."""
+        return self.label or self.name
+
+    def choice(self, value: float) -> str:
+        """The name of a categorical parameter's value (its index in choices)."""
+        return self.choices[int(value)]

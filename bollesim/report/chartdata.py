@@ -1,0 +1,348 @@
+"""What a chart shows, apart from how it is drawn: a tidy frame and the words around it.
+
+Each function takes the per-game frame of a run or sweep and returns a `RateChart`: a
+tidy polars frame (one row per panel, x value and outcome) with a title, the x axis's
+human name, one sentence of finding and a note of small print. `bollesim.report.plots` draws it
+with matplotlib (PNG, notebooks); `bollesim.report.charts` turns it into an interactive
+Vega-Lite spec (report.html). Both draw the same numbers.
+
+    from bollesim.report import chartdata
+    c = chartdata.trigger(df, "t", policy="fire_at_turn")   # the controlled chart
+    c.frame          # panel, x, x_label, outcome, label, n, k, rate, low, high
+    c.finding        # "Defeat is least likely at 1 (23.9%) and most likely at 20 (77.5%); ..."
+
+Outcome names, parameter names and "never" values come from analysis.LABELS and the
+policies' declared Parameters (label, never), never from code names.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import polars as pl
+
+from bollesim.stats import analysis as A
+
+DRAWN = (*A.VICTORIES, "defeat")
+"""The outcomes a rate chart draws by default: the four victory types and defeat."""
+
+COLOURS = {  # Okabe-Ito, safe for colour-blind readers; defeat black, apart from them all
+    "operational": "#0072B2",
+    "tactical": "#009E73",
+    "strategic": "#E69F00",
+    "political": "#CC79A7",
+    "perfect": "#56B4E9",
+    "defeat": "#000000",
+    "no_result": "#999999",
+}
+"""One colour per outcome, the same in every chart (static and interactive)."""
+
+SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
+                  "#000000", "#999999", "#882255", "#44AA99", "#117733")
+"""Colours of the bars of a comparison, one per policy or cell, in turn."""
+
+NEVER_LABEL = "never"
+
+INTERVALS = "bars: 95% Wilson interval"
+
+OBSERVATIONAL = ("Observational: games grouped by when the policy actually fired. Late "
+                 "first fires happen only in games that survived that long, so the defeat "
+                 "rate there is low by selection, not because firing late is safe.")
+
+
+@dataclass(frozen=True)
+class RateChart:
+    """A rate chart's data and words.
+
+    frame: one row per (panel, x, outcome): `panel` (str: the policy, or "" for one
+    panel), `x` (Float64; null for the "never" point), `x_label` (str, as ticked),
+    `outcome` (code), `label` (its human name), `n` (games), `k` (games with the
+    outcome), `rate`, `low`, `high` (fractions, 95% Wilson interval). Rows are sorted by
+    panel, x (never last) and outcome in `outcomes` order.
+    kind: "trigger" (controlled: a swept parameter), "observed" (grouped by an outcome
+    column such as first_fire_turn) or "comparison" (x is a policy or cell, categorical).
+    """
+
+    frame: pl.DataFrame
+    title: str
+    x_title: str
+    outcomes: tuple[str, ...]
+    kind: str
+    finding: str = ""
+    note: str = ""
+    dropped: int = 0  # x values left out for having too few games
+
+    @property
+    def panels(self) -> list[str]:
+        return self.frame["panel"].unique(maintain_order=True).to_list()
+
+
+def _games(n: int) -> str:
+    return f"{n:,} game" + ("" if n == 1 else "s")
+
+
+def pct(x: float | None) -> str:
+    """0.4123 -> "41.2%"; below 1%, two decimals; "–" for no value."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    v = 100.0 * x
+    return f"{v:.2f}%" if 0 < abs(v) < 1 else f"{v:.1f}%"
+
+
+def _point_digits(low: float, high: float) -> int:
+    """Two decimals when an interval (and so the difference inside it) is within a
+    point of zero, so a small significant difference does not read "+0.0 (+0.0 to +0.0)"."""
+    return 2 if max(abs(low), abs(high)) < 0.01 else 1
+
+
+def signed_interval(low: float, high: float) -> str:
+    """An interval of a difference of rates in signed percentage points: "+0.4 to +2.0"."""
+    d = _point_digits(low, high)
+    return f"{100 * low:+.{d}f} to {100 * high:+.{d}f}"
+
+
+def signed_ci(diff: float, low: float, high: float) -> str:
+    """A difference of rates with its interval in signed points: "+1.2 (+0.4 to +2.0)"."""
+    return f"{100 * diff:+.{_point_digits(low, high)}f} ({signed_interval(low, high)})"
+
+
+def _tidy(df: pl.DataFrame, x: str, outcomes: Sequence[str], never: float | None,
+          panel: str) -> pl.DataFrame:
+    frame = df.select(A.never_as_null(x, never).cast(pl.Float64).alias("_x"), *A.OUTCOMES[:4],
+                      "defeat")
+    long = A.rates(frame, by="_x", outcomes=outcomes, long=True)
+    order = {o: i for i, o in enumerate(outcomes)}
+    return (long.rename({"_x": "x"})
+            .with_columns(pl.lit(panel).alias("panel"),
+                          pl.col("x").map_elements(A.fmt_value, return_dtype=pl.Utf8,
+                                                   skip_nulls=False).alias("x_label"),
+                          pl.col("outcome").replace_strict(A.LABELS).alias("label"),
+                          pl.col("outcome").replace_strict(order, return_dtype=pl.Int32)
+                          .alias("_order"))
+            .sort("x", "_order", nulls_last=True)
+            .select("panel", "x", "x_label", "outcome", "label", "n", "k", "rate", "low",
+                    "high"))
+
+
+def _owners(df: pl.DataFrame, param: str) -> list[str]:
+    return df.filter(pl.col(param).is_not_null())["policy"].unique().sort().to_list()
+
+
+def trigger(df: pl.DataFrame, param: str, *, policy: str | None = None,
+            outcomes: Sequence[str] = DRAWN) -> RateChart:
+    """Outcome rates against a policy parameter swept over the cells of a sweep.
+
+    Controlled: every setting plays the same seeds, so the rates differ only through the
+    setting. Only the games of `policy` are used (None: the one policy that has `param`;
+    ValueError if several do). The declared `never` value is the "never" point. The
+    finding names where defeat is least and most likely, and the victory type that moves
+    most. If other parameters of the policy vary too, the note says the rates average
+    over them.
+    """
+    if param not in df.columns:
+        raise ValueError(f"no column {param!r} (parameters: {', '.join(A.param_columns(df))})")
+    if policy is None:
+        owners = _owners(df, param)
+        if len(owners) != 1:
+            raise ValueError(f"{len(owners)} policies have {param!r} ({', '.join(owners)}): "
+                             "give policy=")
+        policy = owners[0]
+    games = df.filter(pl.col("policy") == policy)
+    if games.height == 0:
+        raise ValueError(f"no games of policy {policy!r}")
+    never = A.never_value(policy, param)
+    frame = _tidy(games, param, outcomes, never, policy)
+    label = A.parameter_label(policy, param)
+    per_setting = frame.group_by("x_label").agg(pl.col("n").first())["n"]
+    n_text = (f"{_games(int(per_setting[0]))} per setting" if per_setting.n_unique() == 1
+              else f"{_games(int(per_setting.min()))} to {int(per_setting.max()):,} per setting")
+    others = [p for p in A.swept_parameters(games).get(policy, []) if p != param]
+    note = [f"policy {policy}", n_text, "the same seeds at every setting", INTERVALS]
+    if others:
+        note.append("averaged over " + ", ".join(A.parameter_label(policy, p) for p in others))
+    return RateChart(frame, f"Outcomes by the {label}", label, tuple(outcomes), "trigger",
+                     _trigger_finding(frame, outcomes), " · ".join(note))
+
+
+def _trigger_finding(frame: pl.DataFrame, outcomes: Sequence[str]) -> str:
+    """One sentence: where defeat is least and most likely, and the victory type whose
+    rate moves most across the settings, with where it peaks."""
+    parts = []
+    if "defeat" in outcomes:
+        d = frame.filter(pl.col("outcome") == "defeat")
+        lo, hi = d.sort("rate", maintain_order=True).row(0, named=True), \
+            d.sort("rate", descending=True, maintain_order=True).row(0, named=True)
+        parts.append(f"Defeat is least likely at {_at(lo)} ({pct(lo['rate'])}) and most "
+                     f"likely at {_at(hi)} ({pct(hi['rate'])})")
+    wins = [o for o in outcomes if o in A.VICTORIES]
+    if wins:
+        spread = (frame.filter(pl.col("outcome").is_in(wins)).group_by("outcome")
+                  .agg((pl.col("rate").max() - pl.col("rate").min()).alias("spread"))
+                  .sort("spread", "outcome", descending=[True, False]))
+        top = spread["outcome"][0]
+        peak = (frame.filter(pl.col("outcome") == top)
+                .sort("rate", descending=True, maintain_order=True).row(0, named=True))
+        parts.append(f"{A.LABELS[top]} peaks at {_at(peak)} ({pct(peak['rate'])})")
+    if not parts:
+        return ""
+    sentence = "; ".join(parts)
+    return sentence[0].upper() + sentence[1:] + "."
+
+
+@dataclass(frozen=True)
+class XPositions:
+    """Where a line chart puts its x values: the finite ones where they are, "never" one
+    and a half steps to the right of the last (`never_x`, None without a never point)."""
+
+    finite: list[float]
+    never_x: float | None
+    step: float
+
+
+def x_positions(frame: pl.DataFrame, outcomes: Sequence[str]) -> tuple[pl.DataFrame, XPositions]:
+    """frame with `pos` (x; never_x for the never rows) and `dodged` (pos, with the never
+    rows of each outcome side by side, so no outcome's never point hides another's)."""
+    finite = sorted({v for v in frame["x"].to_list() if v is not None})
+    step = min(b - a for a, b in zip(finite, finite[1:], strict=False)) if len(finite) > 1 \
+        else 1.0
+    has_never = frame["x"].null_count() > 0
+    never_x = (finite[-1] + 1.5 * step if finite else 0.0) if has_never else None
+    slot = {o: (i - (len(outcomes) - 1) / 2) * 0.22 * step for i, o in enumerate(outcomes)}
+    pos = pl.col("x").fill_null(never_x if never_x is not None else 0.0)
+    frame = frame.with_columns(pos.alias("pos")).with_columns(
+        pl.when(pl.col("x").is_null())
+        .then(pl.col("pos") + pl.col("outcome").replace_strict(slot, default=0.0,
+                                                               return_dtype=pl.Float64))
+        .otherwise(pl.col("pos")).alias("dodged"))
+    return frame, XPositions(finite, never_x, step)
+
+
+def _at(row: dict) -> str:
+    return f"“{NEVER_LABEL}”" if row["x"] is None else row["x_label"]
+
+
+OBSERVED_NAMES = {
+    "first_fire_turn": "turn of the first Fire order",
+    "first_fire_roe": "RoE at the first Fire order",
+    "end_turn": "turn the game ended",
+}
+
+
+def observed(df: pl.DataFrame, column: str, *, policy: str | None = None,
+             outcomes: Sequence[str] = DRAWN, min_games: int = 20) -> RateChart:
+    """Outcome rates against what happened in a game (e.g. first_fire_turn), one panel
+    per policy: pooling policies would mix their reasons for firing when they did.
+
+    Observational: the note says so on the chart's face, and why the late values hold
+    survivors. Values with fewer than `min_games` games are left out (`dropped` counts
+    them); null (never fired) is the "never" point.
+    """
+    policies = [policy] if policy is not None else \
+        df["policy"].unique(maintain_order=True).to_list()
+    parts, dropped = [], 0
+    for name in policies:
+        frame = _tidy(df.filter(pl.col("policy") == name), column, outcomes, None, name)
+        small = frame.filter(pl.col("n") < min_games)["x_label"].n_unique()
+        dropped += small
+        parts.append(frame.filter(pl.col("n") >= min_games))
+    frame = pl.concat(parts) if parts else _tidy(df.head(0), column, outcomes, None, "")
+    name = OBSERVED_NAMES.get(column, column.replace("_", " "))
+    note = [OBSERVATIONAL, INTERVALS]
+    if dropped:
+        note.append(f"{dropped} values with fewer than {min_games} games not drawn")
+    return RateChart(frame, f"Outcomes by the {name}", name, tuple(outcomes),
+                     "observed", "", " · ".join(note), dropped)
+
+
+def comparison(df: pl.DataFrame, by: str = "policy", *, outcomes: Sequence[str] = DRAWN,
+               labels: dict | None = None) -> RateChart:
+    """Outcome rates of each policy (by="policy") or cell (by="cell", labelled as
+    analysis.cell_labels) side by side; x is categorical, `x_label` the group's name."""
+    table = A.rates(df, by=by, outcomes=outcomes, long=True)
+    if labels is None and by == "cell" and "policy" in df.columns:
+        labels = dict(A.cell_labels(df).select("cell", "label").iter_rows())
+    keys = table[by].unique(maintain_order=True).to_list()
+    names = {k: str((labels or {}).get(k, k)) for k in keys}
+    order = {o: i for i, o in enumerate(outcomes)}
+    frame = (table.with_columns(
+        pl.lit("").alias("panel"),
+        pl.col(by).replace_strict({k: float(i) for i, k in enumerate(keys)},
+                                  return_dtype=pl.Float64).alias("x"),
+        pl.col(by).replace_strict(names, return_dtype=pl.Utf8).alias("x_label"),
+        pl.col("outcome").replace_strict(A.LABELS).alias("label"),
+        pl.col("outcome").replace_strict(order, return_dtype=pl.Int32).alias("_order"))
+        .sort("x", "_order")
+        .select("panel", "x", "x_label", "outcome", "label", "n", "k", "rate", "low", "high"))
+    kind = "cell" if by == "cell" else by
+    plural = {"policy": "policies", "cell": "cells"}.get(kind, kind + "s")
+    note = [f"{len(keys)} {plural if len(keys) != 1 else kind}", INTERVALS]
+    if by == "cell" or ("game" in df.columns and _same_games(df, by)):
+        note.insert(1, "the same seeds in each")
+    return RateChart(frame, f"Outcomes by {kind}", kind, tuple(outcomes), "comparison", "",
+                     " · ".join(note))
+
+
+def _same_games(df: pl.DataFrame, by: str) -> bool:
+    sets = df.group_by(by).agg(pl.col("game").sort())["game"].to_list()
+    return len(sets) > 1 and all(s == sets[0] for s in sets)
+
+
+# -- paired differences ---------------------------------------------------------------------
+
+DIFFERENCE_COLUMNS = ("row", "outcome", "diff", "low", "high", "significant", "rate_a",
+                      "rate_b", "n")
+
+
+@dataclass(frozen=True)
+class DiffChart:
+    """A chart of paired differences: one horizontal bar per row, from 0 to the difference
+    of two rates on the same games, with its 95% interval.
+
+    frame: one row per bar, top to bottom: `row` (the bar's label), `outcome` (code: the
+    bar's colour), `diff` (rate of the second minus rate of the first, a fraction),
+    `low`, `high` (its 95% interval), `significant` (bool), `rate_a`, `rate_b` (the two
+    rates) and `n` (games paired).
+    """
+
+    frame: pl.DataFrame
+    title: str
+    x_title: str
+    finding: str = ""
+    note: str = ""
+    kind: str = "difference"
+
+
+def compared(table: pl.DataFrame, a: str, b: str) -> DiffChart:
+    """The chart of a comparison (bollesim.stats.compare.differences): one bar per outcome, the
+    rate of B minus the rate of A on the same games."""
+    frame = table.select(
+        pl.col("outcome").replace_strict(A.LABELS).alias("row"), "outcome", "diff",
+        pl.col("diff_low").alias("low"), pl.col("diff_high").alias("high"), "significant",
+        "rate_a", "rate_b", "n")
+    n = int(table["n"][0]) if table.height else 0
+    return DiffChart(frame, f"{b} against {a}", f"difference in percentage points ({b} − {a})",
+                     "", f"{_games(n)} paired on the same seeds · bars: 95% interval "
+                     "(Newcombe) · solid: significant (exact McNemar, p < 0.05)")
+
+
+def tornado(effects: pl.DataFrame, outcome: str) -> DiffChart:
+    """One outcome's tornado chart of a sensitivity run (bollesim.stats.sensitivity.effects):
+    one bar per alternative reading, the largest move at the top."""
+    rows = (effects.filter(pl.col("outcome") == outcome)
+            .with_columns(pl.col("diff").abs().alias("_size"))
+            .sort("_size", "alternative", descending=[True, False]))
+    frame = rows.select(pl.col("alternative").alias("row"), "outcome", "diff", "low", "high",
+                        "significant", pl.col("rate_default").alias("rate_a"),
+                        pl.col("rate_alternative").alias("rate_b"), "n")
+    label = A.LABELS[outcome]
+    finding = ""
+    if frame.height:
+        top = frame.row(0, named=True)
+        finding = (f"{top['row']} moves the {label} rate most: {pct(top['rate_a'])} → "
+                   f"{pct(top['rate_b'])} ({100 * top['diff']:+.1f} points).")
+    return DiffChart(frame, f"How far each alternative reading moves the {label} rate",
+                     "change in percentage points (alternative − as specified)", finding,
+                     "every cell of the experiment, the same seeds under every reading · "
+                     "bars: 95% interval · solid: significant (p < 0.05)")

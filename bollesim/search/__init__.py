@@ -1,0 +1,1 @@
+"""Searching for strong play: the policy search (optimise) and the lookahead player."""

@@ -1,0 +1,669 @@
+"""Statistics over a batch's results: rates with 95% intervals, paired comparisons, distributions.
+
+Every function takes the per-game DataFrame of a run or sweep (docs/architecture.md §5, one row per
+game) and returns a polars DataFrame. The columns used are:
+
+    game (int)          game index; the same index in two cells means the same seed (common
+                        random numbers), so two cells can be compared game by game
+    policy (str), cell (int), one Float64 column per policy parameter
+    operational, tactical, strategic, political, defeat (bool)
+    end_turn, end_reason, first_fire_turn, first_fire_roe (null: never fired),
+    heavy_damage, light_damage (int)
+
+Two outcomes are derived (`with_outcomes` adds them): `perfect`, all four victories in the
+same game, and `no_result`, neither a victory nor a defeat. Rates carry 95% Wilson score
+intervals (docs/architecture.md §7).
+
+    from bollesim.stats import analysis as A
+    A.rates(df, by="policy")                          # one row per policy
+    A.paired_comparison(df, "historical", "rush")     # one row per outcome
+    A.paired_comparison(df, {"k": 12}, {"k": 18}, "strategic")   # two cells of a sweep
+    A.best_trigger(df, "k")                           # one row per outcome
+    A.distributions(df, by="cell"), A.summary(df)     # end turn, first fire, damage
+    A.end_reasons(df), A.examples(df)                 # how games end; games to replay
+
+A policy parameter declared with a `never` value (policies/*.py, e.g. fire_at_roe's k = 25)
+has that value shown and grouped as "never" by best_trigger, cell_labels and the charts.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import polars as pl
+
+VICTORIES = ("operational", "tactical", "strategic", "political")
+"""The four victory types of §8, in the rulebook's order."""
+
+OUTCOMES = (*VICTORIES, "perfect", "defeat", "no_result")
+"""Every outcome a rate is reported for: the victories, all four, defeat, no result."""
+
+HEADLINE = (*VICTORIES, "perfect", "defeat")
+"""The outcomes drawn in the charts and ranked by best_trigger."""
+
+LABELS = {
+    "operational": "operational victory",
+    "tactical": "tactical victory",
+    "strategic": "strategic victory",
+    "political": "political victory",
+    "perfect": "all four victories",
+    "defeat": "defeat",
+    "no_result": "no result",
+}
+"""Plain names for the outcomes (charts, tables, findings)."""
+
+MINIMISE = frozenset({"defeat", "no_result"})
+"""Outcomes a player wants less of."""
+
+DEFEAT_REASONS = ("vehicle destroyed", "VL2 commander killed", "turn 40")
+"""The values of end_reason that are defeats (§8)."""
+
+RESULT_COLUMNS = frozenset({
+    "game", "seed", "policy", "cell", "operational", "tactical", "strategic", "political",
+    "defeat", "end_turn", "end_reason", "first_fire_turn", "first_fire_roe", "final_roe",
+    "deadline", "tanks_at_t2", "airstrike_turn", "heavy_damage", "light_damage",
+    "chits_drawn", "random_draws", "perfect", "no_result", "ruleset", "ruleset_hash",
+})
+"""The columns of a result row that are not policy parameters."""
+
+DISTRIBUTION_VARIABLES = ("end_turn", "first_fire_turn", "first_fire_roe", "heavy_damage",
+                          "light_damage", "damage")
+"""What `distributions` counts; `damage` is heavy_damage + light_damage."""
+
+Z95 = 1.96
+"""The normal quantile of a two-sided 95% interval."""
+
+
+# -- Wilson intervals ---------------------------------------------------------------------
+
+
+def wilson(successes, n, z: float = 1.96):
+    """95% (by default) Wilson score interval for a binomial proportion.
+
+    successes, n: ints, or numpy arrays of the same shape (broadcast). Returns (low, high):
+    floats for scalar input, float64 arrays otherwise. n = 0 gives (nan, nan). The bounds
+    are exactly 0 when successes = 0 and exactly 1 when successes = n.
+
+        wilson(5, 10)   # (0.2366, 0.7634)
+    """
+    k = np.asarray(successes, dtype=np.float64)
+    m = np.asarray(n, dtype=np.float64)
+    if np.any(k < 0) or np.any(k > m):
+        raise ValueError("wilson: need 0 <= successes <= n")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = k / m
+        z2 = z * z
+        denom = 1.0 + z2 / m
+        centre = (p + z2 / (2.0 * m)) / denom
+        half = z * np.sqrt(p * (1.0 - p) / m + z2 / (4.0 * m * m)) / denom
+        low = np.where(k == 0, 0.0, np.clip(centre - half, 0.0, 1.0))
+        high = np.where(k == m, 1.0, np.clip(centre + half, 0.0, 1.0))
+    low = np.where(m > 0, low, np.nan)
+    high = np.where(m > 0, high, np.nan)
+    if low.ndim == 0:
+        return float(low), float(high)
+    return low, high
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def with_outcomes(df: pl.DataFrame) -> pl.DataFrame:
+    """df with the derived boolean columns `perfect` and `no_result` (if missing)."""
+    extra = []
+    if "perfect" not in df.columns:
+        extra.append(pl.all_horizontal(*[pl.col(v).fill_null(False) for v in VICTORIES])
+                     .alias("perfect"))
+    if "no_result" not in df.columns:
+        extra.append((~pl.any_horizontal(*[pl.col(v).fill_null(False) for v in VICTORIES])
+                      & ~pl.col("defeat").fill_null(False)).alias("no_result"))
+    return df.with_columns(extra) if extra else df
+
+
+def _by_list(by) -> list[str]:
+    if by is None:
+        return []
+    if isinstance(by, str):
+        return [by]
+    return list(by)
+
+
+def _never_groups(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
+    """Float group columns with NaN and ±inf made null: one "never" group, not three."""
+    floats = [k for k in keys if df.schema[k].is_float()]
+    return df.with_columns([never_as_null(k) for k in floats]) if floats else df
+
+
+def param_columns(df: pl.DataFrame) -> list[str]:
+    """The policy-parameter columns of a result frame (numeric columns that are not results)."""
+    return [c for c, t in df.schema.items() if c not in RESULT_COLUMNS and t.is_numeric()]
+
+
+def never_as_null(column: str, never: float | None = None) -> pl.Expr:
+    """The column with NaN, ±inf (and the value `never`, if given) turned to null, so that
+    "never" is one group."""
+    col = pl.col(column)
+    if column in ("first_fire_turn", "first_fire_roe") and never is None:
+        return col
+    keep = col.cast(pl.Float64).is_finite()
+    if never is not None:
+        keep = keep & (col != never)
+    return pl.when(keep).then(col).otherwise(None).alias(column)
+
+
+def declared_parameter(policy: str | None, param: str):
+    """The declaration (bollesim.game.policy.Parameter: `name`, `default`, `low`, `high`, `doc`,
+    `label`, `never`) of a policy parameter, read from the policy's module in policies/
+    (imported, nothing compiled); None when the policy or the parameter is unknown."""
+    if not policy:
+        return None
+    try:
+        module = importlib.import_module(f"policies.{policy}")
+    except Exception:  # noqa: BLE001 - a missing or broken policy just means "not declared"
+        return None
+    for p in getattr(module, "PARAMETERS", ()):
+        if getattr(p, "name", None) == param:
+            return p
+    return None
+
+
+def never_value(policy: str | None, param: str) -> float | None:
+    """The parameter value that means "never", as its declaration says (Parameter.never,
+    e.g. 25 for fire_at_roe's k); None when no value means that."""
+    p = declared_parameter(policy, param)
+    never = getattr(p, "never", None) if p is not None else None
+    return None if never is None else float(never)
+
+
+def parameter_label(policy: str | None, param: str) -> str:
+    """The human name of a parameter (Parameter.label), or its name when not declared."""
+    p = declared_parameter(policy, param)
+    return (getattr(p, "label", "") or param) if p is not None else param
+
+
+def _resolve_never(never, policy: str | None, param: str) -> float | None:
+    if isinstance(never, str):
+        if never != "auto":
+            raise ValueError(f"never: 'auto', None or a number, not {never!r}")
+        return never_value(policy, param)
+    return None if never is None else float(never)
+
+
+def fmt_value(value) -> str:
+    """A parameter or group value for people: 12.0 -> "12", None/NaN -> "never"."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "never"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def swept_parameters(df: pl.DataFrame) -> dict[str, list[str]]:
+    """{policy: [parameters that take more than one value among that policy's games]}.
+
+    A parameter belongs to a policy if it is not null in all of the policy's rows; NaN,
+    ±inf and null count as one value ("never").
+    """
+    params = param_columns(df)
+    if "policy" not in df.columns:
+        return {}
+    stats = df.group_by("policy", maintain_order=True).agg(
+        pl.len().alias("_n"),
+        *[pl.col(p).null_count().alias(f"{p}__nulls") for p in params],
+        *[never_as_null(p).n_unique().alias(f"{p}__values") for p in params],
+    )
+    out: dict[str, list[str]] = {}
+    for row in stats.iter_rows(named=True):
+        out[str(row["policy"])] = [p for p in params if row[f"{p}__nulls"] < row["_n"]
+                                   and row[f"{p}__values"] > 1]
+    return out
+
+
+def cell_labels(df: pl.DataFrame) -> pl.DataFrame:
+    """One row per cell: `cell`, `policy` and a short `label` ("fire_at_roe k=12").
+
+    The label names the policy and the parameters swept for that policy (those that vary
+    between its cells); a policy with one cell is labelled by its name alone. A value that
+    means "never" (NaN, or declared so, see never_value) reads "k=25 (never)". A cell that
+    changes the ruleset (a `ruleset` column) ends with what it changes:
+    "fire_at_roe k=12 I-AIR=ceil".
+    """
+    params = param_columns(df)
+    rulesets = ["ruleset"] if "ruleset" in df.columns else []
+    cells = (df.group_by("cell").agg(pl.col("policy").first(), *[pl.col(p).first() for p in params],
+                                     *[pl.col(r).first() for r in rulesets])
+             .sort("cell"))
+    swept = swept_parameters(cells)  # parameters that differ between a policy's cells
+    labels = []
+    for row in cells.iter_rows(named=True):
+        parts = [row["policy"]]
+        for p in swept.get(row["policy"], []):
+            value, never = row[p], never_value(row["policy"], p)
+            text = fmt_value(value)
+            if never is not None and value is not None and math.isclose(value, never):
+                text += " (never)"
+            parts.append(f"{p}={text}")
+        if rulesets and row["ruleset"]:
+            parts.append(row["ruleset"])
+        labels.append(" ".join(parts))
+    return cells.select("cell", "policy").with_columns(pl.Series("label", labels, dtype=pl.Utf8))
+
+
+# -- rates --------------------------------------------------------------------------------
+
+
+def rates(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
+          outcomes: Sequence[str] = OUTCOMES, long: bool = False, z: float = Z95) -> pl.DataFrame:
+    """Rate of each outcome with its 95% Wilson interval, per group.
+
+    by: None (the whole frame), a column name or a list of them. Null is a group of its
+    own (e.g. first_fire_turn null: never fired); in float columns NaN and ±inf join the
+    null group (a trigger value meaning "never"). Groups are sorted, nulls last.
+
+    Wide (default): one row per group with the `by` columns, `n` (games), then for each
+    outcome o of `outcomes`: `o_k` (games with it), `o_rate`, `o_low`, `o_high` (fractions
+    in 0..1).
+    long=True: one row per (group, outcome) with the `by` columns, `outcome`, `n`, `k`,
+    `rate`, `low`, `high`; tidy for charts.
+    """
+    keys = _by_list(by)
+    df = _never_groups(with_outcomes(df), keys)
+    aggs = [pl.len().alias("n")] + [pl.col(o).fill_null(False).sum().alias(f"{o}_k")
+                                    for o in outcomes]
+    if keys:
+        counts = df.group_by(keys).agg(aggs).sort(keys, nulls_last=True)
+    else:
+        counts = df.select(aggs)
+    n = counts["n"].to_numpy()
+    columns = []
+    for o in outcomes:
+        k = counts[f"{o}_k"].to_numpy()
+        low, high = wilson(k, n, z)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = np.where(n > 0, k / np.maximum(n, 1), np.nan)
+        columns += [pl.Series(f"{o}_rate", rate), pl.Series(f"{o}_low", low),
+                    pl.Series(f"{o}_high", high)]
+    counts = counts.with_columns(pl.col("n").cast(pl.Int64),
+                                 *[pl.col(f"{o}_k").cast(pl.Int64) for o in outcomes])
+    wide = counts.with_columns(columns).select(
+        *keys, "n", *[c for o in outcomes for c in (f"{o}_k", f"{o}_rate", f"{o}_low", f"{o}_high")]
+    )
+    if not long:
+        return wide
+    parts = [
+        wide.select(*keys, pl.lit(o).alias("outcome"), "n", pl.col(f"{o}_k").alias("k"),
+                    pl.col(f"{o}_rate").alias("rate"), pl.col(f"{o}_low").alias("low"),
+                    pl.col(f"{o}_high").alias("high"))
+        for o in outcomes
+    ]
+    return pl.concat(parts)
+
+
+def end_reasons(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
+                z: float = Z95) -> pl.DataFrame:
+    """How games end: one row per (group, end_reason) with `n` (games in the group), `k`,
+    `rate`, `low`, `high` and `defeat` (whether that reason is a defeat). Sorted by group,
+    then by k descending."""
+    keys = _by_list(by)
+    df = _never_groups(df, keys)
+    totals = df.group_by(keys).agg(pl.len().alias("n")) if keys else df.select(pl.len().alias("n"))
+    counts = df.group_by([*keys, "end_reason"]).agg(pl.len().alias("k"))
+    table = counts.join(totals, on=keys, how="left", nulls_equal=True) if keys else \
+        counts.with_columns(pl.lit(df.height).alias("n"))
+    low, high = wilson(table["k"].to_numpy(), table["n"].to_numpy(), z)
+    return (table.with_columns((pl.col("k") / pl.col("n")).alias("rate"), pl.Series("low", low),
+                               pl.Series("high", high),
+                               pl.col("end_reason").is_in(DEFEAT_REASONS).alias("defeat"))
+            .with_columns(pl.col("n").cast(pl.Int64), pl.col("k").cast(pl.Int64))
+            .sort([*keys, "k"], descending=[False] * len(keys) + [True], nulls_last=True)
+            .select(*keys, "end_reason", "defeat", "n", "k", "rate", "low", "high"))
+
+
+# -- paired comparison --------------------------------------------------------------------
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value from the discordant counts b (A only) and c (B only):
+    a binomial test of min(b, c) out of b + c at one half."""
+    m = int(b) + int(c)
+    if m == 0:
+        return 1.0
+    lo = min(int(b), int(c))
+    i = np.arange(lo, dtype=np.float64)
+    log_terms = np.concatenate([[0.0], np.cumsum(np.log((m - i) / (i + 1.0)))])  # log C(m, j)
+    log_terms -= m * math.log(2.0)
+    top = log_terms.max()
+    tail = math.exp(top) * float(np.exp(log_terms - top).sum())
+    return min(1.0, 2.0 * tail)
+
+
+def _newcombe_paired(n11: int, n10: int, n01: int, n00: int, z: float) -> tuple[float, float]:
+    """Interval for p_a - p_b on paired binary data (Newcombe 1998, method 10: the Wilson
+    intervals of both margins combined with the correlation of the pairs)."""
+    n = n11 + n10 + n01 + n00
+    if n == 0:
+        return math.nan, math.nan
+    pa, pb = (n11 + n10) / n, (n11 + n01) / n
+    la, ua = wilson(n11 + n10, n, z)
+    lb, ub = wilson(n11 + n01, n, z)
+    margins = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
+    excess = n11 * n00 - n10 * n01  # with Newcombe's continuity correction of phi:
+    if excess > n / 2:
+        excess -= n / 2
+    elif excess >= 0:
+        excess = 0
+    phi = excess / math.sqrt(margins) if margins > 0 else 0.0
+    d = pa - pb
+    da, db = pa - la, ub - pb  # distances to the margins' Wilson bounds, lower side
+    low = d - math.sqrt(max(da * da - 2 * phi * da * db + db * db, 0.0))
+    da, db = pb - lb, ua - pa  # upper side
+    high = d + math.sqrt(max(da * da - 2 * phi * da * db + db * db, 0.0))
+    return max(low, -1.0), min(high, 1.0)
+
+
+def _select(df: pl.DataFrame, spec) -> tuple[pl.DataFrame, str]:
+    """Rows picked by a comparison side, and its label. See paired_comparison."""
+    if isinstance(spec, pl.Expr):
+        return df.filter(spec), str(spec)
+    if isinstance(spec, bool):
+        raise TypeError("a comparison side is a policy name, a cell number, a dict "
+                        "or an expression")
+    if isinstance(spec, int | np.integer):
+        rows = df.filter(pl.col("cell") == int(spec))
+        if rows.height and "policy" in df.columns:
+            labels = cell_labels(df).filter(pl.col("cell") == int(spec))
+            return rows, labels["label"][0]
+        return rows, f"cell {int(spec)}"
+    if isinstance(spec, str):
+        return df.filter(pl.col("policy") == spec), spec
+    if isinstance(spec, Mapping):
+        cond = pl.lit(True)
+        for column, value in spec.items():
+            if value is None or (isinstance(value, float) and not math.isfinite(value)):
+                cond = cond & never_as_null(column).is_null()
+            else:
+                cond = cond & (pl.col(column) == value)
+        return df.filter(cond), " ".join(f"{k}={fmt_value(v)}" for k, v in spec.items())
+    raise TypeError(f"cannot select games with {spec!r}: give a policy name, a cell number, "
+                    "a dict {column: value} or a polars expression")
+
+
+def _pair(df: pl.DataFrame, a, b, on: str, outcomes: Sequence[str]):
+    rows_a, label_a = _select(df, a)
+    rows_b, label_b = _select(df, b)
+    for rows, label in ((rows_a, label_a), (rows_b, label_b)):
+        if rows.height == 0:
+            raise ValueError(f"no games match {label!r}")
+        if rows[on].n_unique() != rows.height:
+            raise ValueError(f"{label!r} matches several games with the same {on!r} "
+                             "(several cells?); narrow it down, e.g. with a cell number or a dict "
+                             "of parameters")
+    keep = [on] + (["seed"] if "seed" in df.columns and on != "seed" else []) + list(outcomes)
+    joined = rows_a.select(keep).join(rows_b.select(keep), on=on, how="inner", suffix="_b")
+    if joined.height == 0:
+        raise ValueError(f"{label_a!r} and {label_b!r} share no {on!r} values: nothing to pair")
+    if "seed" in keep and (joined["seed"] != joined["seed_b"]).any():
+        raise ValueError(f"{label_a!r} and {label_b!r} pair games with different seeds: "
+                         "not common random numbers")
+    return joined, label_a, label_b
+
+
+def _compare(x_a: np.ndarray, x_b: np.ndarray, z: float, alpha: float) -> dict:
+    x_a, x_b = x_a.astype(bool), x_b.astype(bool)
+    n = int(x_a.size)
+    n11 = int(np.sum(x_a & x_b))
+    n10 = int(np.sum(x_a & ~x_b))
+    n01 = int(np.sum(~x_a & x_b))
+    n00 = n - n11 - n10 - n01
+    ka, kb = n11 + n10, n11 + n01
+    low, high = _newcombe_paired(n11, n10, n01, n00, z)
+    p = mcnemar_exact(n10, n01)
+    a_low, a_high = wilson(ka, n, z)
+    b_low, b_high = wilson(kb, n, z)
+    return {
+        "n": n, "rate_a": ka / n, "a_low": a_low, "a_high": a_high,
+        "rate_b": kb / n, "b_low": b_low, "b_high": b_high,
+        "diff": (ka - kb) / n, "diff_low": low, "diff_high": high,
+        "only_a": n10, "only_b": n01, "p_value": p, "significant": p < alpha,
+    }
+
+
+def paired_comparison(df: pl.DataFrame, a, b, outcome: str | Sequence[str] | None = None,
+                      on: str = "game", *, z: float = Z95, alpha: float = 0.05) -> pl.DataFrame:
+    """Compare two policies or cells game by game on the same seeds (common random numbers).
+
+    a, b: which games each side is: a policy name (str), a cell number (int), a dict
+    {column: value} (e.g. {"policy": "fire_at_roe", "k": 12.0}; None or NaN match
+    "never") or a polars expression. Each side must hold at most one game per `on` value;
+    games are paired on `on` and only games present on both sides count.
+    outcome: one outcome name, a list, or None for all of OUTCOMES.
+
+    Returns one row per outcome: `outcome`, `a`, `b` (labels), `n` (pairs), `rate_a`,
+    `a_low`, `a_high`, `rate_b`, `b_low`, `b_high`, `diff` (rate_a - rate_b), `diff_low`,
+    `diff_high` (95% interval of the paired difference, Newcombe's method 10: exact
+    marginals plus the correlation of the pairs, sound even when few games differ),
+    `only_a`, `only_b` (games where only one side got the outcome), `p_value` (exact
+    McNemar test on only_a vs only_b), `significant` (p_value < alpha).
+    """
+    outcomes = list(OUTCOMES) if outcome is None else _by_list(outcome)
+    unknown = [o for o in outcomes if o not in OUTCOMES]
+    if unknown:
+        raise ValueError(f"unknown outcome {unknown[0]!r} (known: {', '.join(OUTCOMES)})")
+    joined, label_a, label_b = _pair(with_outcomes(df), a, b, on, outcomes)
+    rows = []
+    for o in outcomes:
+        stats = _compare(joined[o].fill_null(False).to_numpy(),
+                         joined[f"{o}_b"].fill_null(False).to_numpy(), z, alpha)
+        rows.append({"outcome": o, "a": label_a, "b": label_b, **stats})
+    return pl.DataFrame(rows, schema_overrides={"a_low": pl.Float64, "a_high": pl.Float64,
+                                                "b_low": pl.Float64, "b_high": pl.Float64})
+
+
+# -- distributions ------------------------------------------------------------------------
+
+
+def distributions(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
+                  variables: Sequence[str] = DISTRIBUTION_VARIABLES) -> pl.DataFrame:
+    """How often each value of end_turn, first_fire_turn, first_fire_roe and damage occurs.
+
+    Long format, one row per (group, variable, value): the `by` columns, `variable`,
+    `value` (Int64; null for first_fire_* means the game never fired), `n` (games with that
+    value), `share` (n / games in the group) and `cumulative` (running share in value order,
+    never-fired last). `damage` is heavy_damage + light_damage. Use `summary` for means
+    and quantiles.
+    """
+    keys = _by_list(by)
+    frame = df
+    if "damage" in variables and "damage" not in df.columns:
+        frame = df.with_columns((pl.col("heavy_damage") + pl.col("light_damage")).alias("damage"))
+    parts = []
+    for v in variables:
+        counts = (frame.group_by([*keys, v]).agg(pl.len().alias("n"))
+                  .select(*keys, pl.lit(v).alias("variable"),
+                          pl.col(v).cast(pl.Int64).alias("value"), pl.col("n").cast(pl.Int64)))
+        parts.append(counts)
+    table = pl.concat(parts).sort([*keys, "variable", "value"], nulls_last=True)
+    group = [*keys, "variable"]
+    return table.with_columns(
+        (pl.col("n") / pl.col("n").sum().over(group)).alias("share"),
+    ).with_columns(pl.col("share").cum_sum().over(group).alias("cumulative"))
+
+
+def summary(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
+            variables: Sequence[str] = DISTRIBUTION_VARIABLES) -> pl.DataFrame:
+    """Mean, median, 10th and 90th percentile of each distribution variable, per group.
+
+    One row per (group, variable): the `by` columns, `variable`, `n` (games with a value;
+    a never-fired game has no first-fire value), `never` (games without one), `mean`,
+    `p10`, `median`, `p90`.
+    """
+    keys = _by_list(by)
+    frame = df.with_columns((pl.col("heavy_damage") + pl.col("light_damage")).alias("damage")) \
+        if "damage" in variables and "damage" not in df.columns else df
+    parts = []
+    for v in variables:
+        col = pl.col(v).cast(pl.Float64)
+        aggs = [col.count().cast(pl.Int64).alias("n"),
+                col.null_count().cast(pl.Int64).alias("never"),
+                col.mean().alias("mean"), col.quantile(0.1, "nearest").alias("p10"),
+                col.median().alias("median"), col.quantile(0.9, "nearest").alias("p90")]
+        stats = frame.group_by(keys).agg(aggs) if keys else frame.select(aggs)
+        parts.append(stats.select(*keys, pl.lit(v).alias("variable"), "n", "never", "mean",
+                                  "p10", "median", "p90"))
+    return pl.concat(parts).sort([*keys], nulls_last=True) if keys else pl.concat(parts)
+
+
+# -- triggers -----------------------------------------------------------------------------
+
+
+def best_trigger(df: pl.DataFrame, param: str, *, default: float | None = None,
+                 policy: str | None = None, never: float | str | None = "auto",
+                 outcomes: Sequence[str] = HEADLINE, z: float = Z95,
+                 alpha: float = 0.05) -> pl.DataFrame:
+    """Which value of a policy parameter is best for each outcome, and by how much.
+
+    df: the games of a sweep; only the games of `policy` (default: the policies for which
+    `param` is not always null) are used. NaN, ±inf, null and the value `never` are one
+    setting, "never" (never="auto": the value the declaration names, see never_value).
+    Victories are maximised; defeat and no result minimised.
+    default: the parameter's default (None: the policy module's declared default, if any).
+
+    One row per outcome: `outcome`, `goal` ("max"/"min"), `best`, `worst`, `default`
+    (Float64 values, null for never) with `best_label`, `worst_label`, `default_label`
+    (strings), `best_rate`, `best_low`, `best_high`, `worst_rate`, `default_rate`,
+    `gain_vs_worst`, `gain_vs_default` (rate differences, positive = better for the
+    goal), `p_vs_worst`, `p_vs_default` (exact McNemar over the same games; null when the
+    games cannot be paired one to one), `significant_vs_worst`, `significant_vs_default`,
+    `tied` (labels of the other settings not significantly different from the best; null
+    when unpaired), `n_min` (fewest games behind one setting) and `n_settings`.
+    Ties go to the smaller parameter value.
+    """
+    if param not in df.columns:
+        raise ValueError(f"no column {param!r} (parameter columns: {', '.join(param_columns(df))})")
+    if policy is not None:
+        df = df.filter(pl.col("policy") == policy)
+    elif "policy" in df.columns:
+        owners = df.filter(pl.col(param).is_not_null())["policy"].unique().to_list()
+        df = df.filter(pl.col("policy").is_in(owners))
+        if len(owners) == 1:
+            policy = owners[0]
+    if df.height == 0:
+        raise ValueError(f"no games for parameter {param!r}")
+    never = _resolve_never(never, policy, param)
+    if default is None:
+        declared = declared_parameter(policy, param)
+        default = float(declared.default) if declared is not None else None
+    if default is not None and never is not None and math.isclose(default, never):
+        default = math.nan
+    df = with_outcomes(df).with_columns(
+        never_as_null(param, never).cast(pl.Float64).alias("_setting"))
+    table = rates(df, by="_setting", outcomes=outcomes, z=z)
+    values = table["_setting"].to_list()
+    n = table["n"].to_numpy()
+    labels = [fmt_value(v) for v in values]
+    ordered = _paired_matrix(df, "_setting", len(values)) if (n == n[0]).all() else None
+
+    rows = []
+    for o in outcomes:
+        r = table[f"{o}_rate"].to_numpy()
+        score = -r if o in MINIMISE else r
+        score = np.where(np.isnan(score), -np.inf, score)
+        ib = int(np.argmax(score))  # first maximum: the smallest value (never sorts last)
+        iw = int(np.argmin(np.where(np.isneginf(score), np.inf, score)))
+        sign = -1.0 if o in MINIMISE else 1.0
+        idef = None
+        if default is not None:
+            for i, v in enumerate(values):
+                if (v is None and not math.isfinite(default)) or (
+                        v is not None and math.isclose(v, default)):
+                    idef = i
+        if ordered is not None:
+            m = ordered[o].fill_null(False).to_numpy().reshape(len(values), -1)
+            only_best = (m[ib][None, :] & ~m).sum(axis=1)
+            only_other = (~m[ib][None, :] & m).sum(axis=1)
+            p = [mcnemar_exact(int(b), int(c)) for b, c in zip(only_best, only_other, strict=True)]
+            tied = [labels[i] for i in range(len(values)) if i != ib and p[i] >= alpha]
+        else:
+            p, tied = None, None
+        p_w = p[iw] if p is not None else None
+        p_d = p[idef] if p is not None and idef is not None else None
+        rows.append({
+            "outcome": o, "goal": "min" if o in MINIMISE else "max",
+            "best": values[ib], "best_label": labels[ib],
+            "best_rate": float(r[ib]), "best_low": float(table[f"{o}_low"][ib]),
+            "best_high": float(table[f"{o}_high"][ib]),
+            "worst": values[iw], "worst_label": labels[iw], "worst_rate": float(r[iw]),
+            "gain_vs_worst": sign * float(r[ib] - r[iw]),
+            "default": default if default is not None and math.isfinite(default) else None,
+            "default_label": fmt_value(default) if default is not None else None,
+            "default_rate": float(r[idef]) if idef is not None else None,
+            "gain_vs_default": sign * float(r[ib] - r[idef]) if idef is not None else None,
+            "p_vs_worst": p_w, "p_vs_default": p_d,
+            "significant_vs_worst": None if p_w is None else p_w < alpha,
+            "significant_vs_default": None if p_d is None else p_d < alpha,
+            "tied": tied,
+            "n_min": int(n.min()), "n_settings": len(values),
+        })
+    schema = {"best": pl.Float64, "worst": pl.Float64, "default": pl.Float64,
+              "default_label": pl.Utf8, "default_rate": pl.Float64, "gain_vs_default": pl.Float64,
+              "p_vs_worst": pl.Float64, "p_vs_default": pl.Float64,
+              "significant_vs_worst": pl.Boolean, "significant_vs_default": pl.Boolean,
+              "tied": pl.List(pl.Utf8)}
+    return pl.DataFrame(rows, schema_overrides=schema)
+
+
+def _paired_matrix(df: pl.DataFrame, key: str, n_keys: int) -> pl.DataFrame | None:
+    """df sorted by (key, game) if every key value holds the same games once each (so
+    that a column reshapes to a (n_keys, games) matrix, game by game); None otherwise."""
+    ordered = df.sort([key, "game"], nulls_last=True)
+    if n_keys == 0 or ordered.height % n_keys:
+        return None
+    games = ordered["game"].to_numpy().reshape(n_keys, -1)
+    if not (games == games[0]).all() or len(np.unique(games[0])) != games.shape[1]:
+        return None
+    keys = ordered[key].to_list()[:: games.shape[1]]
+    if len(set(keys)) != n_keys:
+        return None
+    return ordered
+
+
+# -- examples -----------------------------------------------------------------------------
+
+
+def outcome_masks(df: pl.DataFrame) -> dict[str, pl.Expr]:
+    """{label: boolean expression} for every outcome a designer may want to replay: each
+    victory type, all four, no result, and each way of losing ("defeat: turn 40")."""
+    masks = {LABELS[o]: pl.col(o).fill_null(False) for o in (*VICTORIES, "perfect", "no_result")}
+    for reason in DEFEAT_REASONS:
+        lost = pl.col("defeat").fill_null(False) & (pl.col("end_reason") == reason)
+        masks[f"defeat: {reason}"] = lost
+    return masks
+
+
+def examples(df: pl.DataFrame, k: int = 5) -> pl.DataFrame:
+    """A few games of each outcome, to replay with `bollesim play --from DIR --game N`.
+
+    One row per outcome label of `outcome_masks`: `outcome`, `count` (games with it),
+    `games` (list of up to k distinct game indices, lowest first) and `cells` (the cell
+    of each, the lowest cell where that game had the outcome; all 0 for a plain run).
+    Outcomes no game reached are left out.
+    """
+    df = with_outcomes(df)
+    has_cell = "cell" in df.columns
+    n_cells = df["cell"].n_unique() if has_cell else 1  # a game is in at most n_cells rows
+    rows = []
+    for label, mask in outcome_masks(df).items():
+        hits = df.filter(mask)
+        if hits.height == 0:
+            continue
+        keys = ["game", "cell"] if has_cell else ["game"]
+        first = (hits.select(keys).bottom_k(k * n_cells, by=keys).sort(keys)
+                 .unique("game", keep="first", maintain_order=True).head(k))
+        cells = first["cell"].cast(pl.Int64).to_list() if has_cell else [0] * first.height
+        rows.append({"outcome": label, "count": hits.height,
+                     "games": first["game"].cast(pl.Int64).to_list(), "cells": cells})
+    return pl.DataFrame(rows, schema={"outcome": pl.Utf8, "count": pl.Int64,
+                                      "games": pl.List(pl.Int64), "cells": pl.List(pl.Int64)})
