@@ -4,12 +4,19 @@ A ruleset, a partial ruleset, an experiment spec or a run's manifest must be a r
 file (not a folder, a device such as /dev/zero, or a pipe that never ends), no larger than
 its limit, and UTF-8 text. Anything else is an InputError: one line naming the file and
 the problem, which the command line prints as `error: ...` with exit code 2.
+
+Their TOML or JSON is read by `loads_toml` and `loads_json`, which also refuse what no
+input of bollesim needs and Python cannot always carry: values nested more than MAX_DEPTH
+levels deep and integers of more than INT_DIGITS digits (a LimitError).
 """
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import stat
+import tomllib
 from pathlib import Path
 
 from bollesim.errors import UsageError
@@ -19,6 +26,11 @@ TOML_LIMIT = 4 * MIB
 """Rulesets, partial rulesets and experiment specs (default.toml is about 16 KB)."""
 MANIFEST_LIMIT = 64 * MIB
 """A run folder's manifest.json (a 10,000-cell sweep's is about 2 MB)."""
+MAX_DEPTH = 32
+"""Levels of nesting of a TOML or JSON input (the ruleset's deepest value has four)."""
+INT_DIGITS = 24
+"""Digits of an integer in a TOML or JSON input (the largest a seed may be, 2**64 - 1,
+has 20)."""
 
 
 class InputError(UsageError):
@@ -58,7 +70,7 @@ def read_text(path: str | Path, limit: int) -> str:
     """The UTF-8 text of a regular file of at most `limit` bytes (InputError otherwise)."""
     data = read_bytes(path, limit)
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # an editor's byte-order mark
     except UnicodeDecodeError as exc:
         raise InputError(
             path, f"is not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start})"
@@ -74,3 +86,74 @@ def size_text(n: float) -> str:
         if n < 1000 or unit == "PB":
             return f"{n:.1f} {unit}"
     raise AssertionError("unreachable")
+
+
+class LimitError(ValueError):
+    """Data nested too deeply or an integer too long; str() is the problem, one line."""
+
+
+_LONG_INT = re.compile(r"[0-9][0-9_]{4300,}")  # more digits than Python converts
+
+
+def loads_toml(text: str) -> dict:
+    """tomllib.loads within the limits: tomllib.TOMLDecodeError for text that is not TOML,
+    LimitError for a value nested more than MAX_DEPTH levels or an integer of more than
+    INT_DIGITS digits."""
+    try:
+        data = tomllib.loads(text)
+    except RecursionError:
+        raise LimitError(f"nested more than {MAX_DEPTH} levels deep") from None
+    except tomllib.TOMLDecodeError:
+        raise
+    except ValueError:  # an integer of more digits than Python converts
+        long = _LONG_INT.search(text)
+        digits = len(long.group().replace("_", "")) if long else 4301
+        line = f"line {text.count(chr(10), 0, long.start()) + 1}: " if long and "\n" in text else ""
+        raise LimitError(f"{line}an integer of {digits:,} digits (at most {INT_DIGITS} are "
+                         "read)") from None
+    check_limits(data)
+    return data
+
+
+def loads_json(text: str | bytes, **kwargs):
+    """json.loads within the limits of loads_toml: json.JSONDecodeError for text that is
+    not JSON, LimitError beyond them."""
+
+    def integer(digits: str) -> int:
+        if len(digits.lstrip("-")) > INT_DIGITS:
+            raise LimitError(f"an integer of {len(digits.lstrip('-')):,} digits (at most "
+                             f"{INT_DIGITS} are read)")
+        return int(digits)
+
+    try:
+        data = json.loads(text, parse_int=integer, **kwargs)
+    except RecursionError:
+        raise LimitError(f"nested more than {MAX_DEPTH} levels deep") from None
+    check_limits(data)
+    return data
+
+
+def check_limits(value) -> None:
+    """LimitError naming where `value` (dicts, lists, scalars) is nested more than
+    MAX_DEPTH levels or holds an integer of more than INT_DIGITS digits; read without
+    recursion, so any depth is refused."""
+    largest = 10**INT_DIGITS
+    todo: list[tuple[object, tuple]] = [(value, ())]
+    while todo:
+        node, path = todo.pop()
+        if isinstance(node, dict | list):
+            if len(path) >= MAX_DEPTH:
+                raise LimitError(f"{_where(path)}: nested more than {MAX_DEPTH} levels deep")
+            items = node.items() if isinstance(node, dict) else enumerate(node)
+            todo.extend((child, (*path, key)) for key, child in items)
+        elif isinstance(node, int) and not isinstance(node, bool) and abs(node) >= largest:
+            raise LimitError(f"{_where(path)}: an integer of {len(str(abs(node))):,} digits "
+                             f"(at most {INT_DIGITS} are read)")
+
+
+def _where(path: tuple) -> str:
+    """A value's place as keys and indexes, the first few: map.roads[0][0]..."""
+    text = ""
+    for key in path[:4]:
+        text += f"[{key}]" if isinstance(key, int) else f".{str(key)[:40]}" if text else str(key)[:40]
+    return (text or "the value") + ("..." if len(path) > 4 else "")

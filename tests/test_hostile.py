@@ -13,6 +13,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hostile_values import toml, toml_values
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_sweep import SMALL, assert_one_line_error, invoke
@@ -388,21 +389,6 @@ def test_fuzz_manifests(good, tmp_path_factory, manifest):
     shutil.copytree(good, run)
     (run / "manifest.json").write_bytes(manifest)
     refused_untouched(["report", run], run.parent)
-
-
-toml_values = st.recursive(
-    st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=3),
-    max_leaves=6,
-)
-
-
-def toml(value) -> str:
-    """A value as TOML (JSON's spelling, which TOML shares for these types)."""
-    if isinstance(value, list):
-        return "[" + ", ".join(toml(v) for v in value) + "]"
-    return json.dumps(value)
 
 
 @FUZZ

@@ -18,6 +18,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -39,9 +40,10 @@ def rss_kib(pid: int) -> int:
 
 
 def start_server(*args: str) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen(
+    proc = subprocess.Popen(  # in a scratch folder: its reports go to results/ there
         [sys.executable, "-m", "bollesim", "serve", "--no-browser", "--port", "0", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=tempfile.mkdtemp(prefix="bollesim-serve-test-"))
     line = proc.stdout.readline()
     match = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
     if not match:

@@ -10,15 +10,18 @@
     GET  /api/events          server-sent events: the latest snapshot of the odds
     POST /api/partial         {edits}: the partial TOML of the edited ruleset
     POST /api/report          {edits, policy, params, family}: write the balance report
-    GET  /report/TOKEN/FILE   the report's files
+                              into a lasting folder, results/whatif-TIME-N
+    GET  /report/TOKEN/FILE   the files of a report written by this server
     POST /api/replay          {edits, policy, params, outcome}: an example game, narrated
 
 Every input is checked: a body is JSON of at most MAX_BODY bytes with only the fields of
 its route, edits name declared keys only (edits.py), a policy is one of policies/ and its
 parameters lie in their declared ranges. A request that fails is answered 400 (or 403,
 404, 413, 415, 429) with {"error": one line}; nothing answers with a traceback or a path.
-A cross-site POST (an Origin other than the page's) is refused, and on loopback only the
-loopback host names are served (no DNS rebinding).
+A request of another site (an Origin other than the page's, or a browser's Sec-Fetch-Site
+other than same-origin, except a link followed to a page) is refused on every route, and
+on loopback only the loopback host names are served (no DNS rebinding). A client that
+goes away before its request is complete is one line on the server's terminal.
 """
 
 from __future__ import annotations
@@ -28,9 +31,7 @@ import importlib
 import json
 import math
 import re
-import shutil
 import sys
-import tempfile
 import threading
 import time
 from contextlib import asynccontextmanager
@@ -43,11 +44,12 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from bollesim.errors import UsageError
+from bollesim.inputs import LimitError, loads_json
 from bollesim.serve import odds
 from bollesim.serve.edits import BadRequest, build_ruleset, check_edits, partial_toml
 from bollesim.serve.form import form_model
@@ -76,6 +78,7 @@ class Settings:
     seed: int = 1
     best: dict | None = None  # {"policy", "params", "folder"} of --from (best.py)
     loopback: bool = True
+    results: Path = Path("results")  # where the reports' run folders are kept
 
 
 @dataclass
@@ -113,17 +116,16 @@ class Latest:
 
 
 class Server:
-    """The state behind the routes: the engine thread, the policies, the report folder."""
+    """The state behind the routes: the engine thread, the policies, the reports."""
 
     def __init__(self, settings: Settings):
         self.settings = settings
-        self.tmp = Path(tempfile.mkdtemp(prefix="bollesim-serve-"))
         self.policies: dict = {}
         self._loading = threading.Lock()
         self.job = 0
         self.changes = 0  # /api/odds requests received: the newest is the one to evaluate
-        self.streams = 0
-        self.report: tuple[str, Path] | None = None
+        self.streams = 0  # event streams admitted and not yet ended
+        self.reports: dict[str, Path] = {}  # the reports written: token (folder name) -> folder
         self.ready = threading.Event()
         self.stopping = False
         self.latest: Latest | None = None
@@ -151,7 +153,6 @@ class Server:
         self.stopping = True
         if self.worker is not None:
             self.worker.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
 
     def _warm_up(self) -> None:
         """Load (or compile) the engine, the first policy and the trigger families'
@@ -244,9 +245,11 @@ async def read_json(request: Request, fields: set[str]) -> dict:
         if len(body) > MAX_BODY:
             raise HTTPException(413, f"the request is larger than {MAX_BODY:,} bytes")
     try:
-        data = json.loads(body.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        data = loads_json(body.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, json.JSONDecodeError):
         raise BadRequest("not JSON") from None
+    except LimitError as exc:
+        raise BadRequest(f"not read: {exc}") from None
     if not isinstance(data, dict):
         raise BadRequest("expected a JSON object")
     unknown = sorted(set(data) - fields)
@@ -324,27 +327,39 @@ async def start_odds(request: Request) -> Response:
                          "readings": rules.readings, "ready": server.ready.is_set()})
 
 
+class EventStream(StreamingResponse):
+    """An event stream that holds one of the server's MAX_STREAMS slots from the moment it
+    is admitted until it ends, however it ends (even before its first byte)."""
+
+    def __init__(self, server: Server, content):
+        super().__init__(content, media_type="text/event-stream",
+                         headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        self.server = server
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.server.streams -= 1
+
+
 async def events(request: Request) -> Response:
     server: Server = request.app.state.server
     if server.streams >= MAX_STREAMS:
         raise HTTPException(429, f"at most {MAX_STREAMS} pages at once")
 
     async def stream():
-        server.streams += 1
         version = 0
-        try:
-            if server.ready.is_set():
-                yield 'data: {"ready":true}\n\n'
-            while True:
-                text, version = await server.latest.after(version, PING_S)
-                yield ": ping\n\n" if text is None else f"data: {text}\n\n"
-                if server.stopping:
-                    break
-        finally:
-            server.streams -= 1
+        if server.ready.is_set():
+            yield 'data: {"ready":true}\n\n'
+        while True:
+            text, version = await server.latest.after(version, PING_S)
+            yield ": ping\n\n" if text is None else f"data: {text}\n\n"
+            if server.stopping:
+                break
 
-    return StreamingResponse(stream(), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+    server.streams += 1  # counted here, in the same step as the check: a burst cannot pass
+    return EventStream(server, stream())
 
 
 async def save_partial(request: Request) -> Response:
@@ -363,21 +378,25 @@ async def make_report(request: Request) -> Response:
     built, policy, params = await asyncio.to_thread(server.setting, body)
     if built.rules is None:
         return JSONResponse({"errors": built.errors}, status_code=422)
-    token = f"r{server.job}-{int(time.time() * 1000) % 10**9}"
+    token = f"whatif-{time.strftime('%Y%m%d-%H%M%S')}-{len(server.reports) + 1}"
     task = server.worker.submit(lambda: write_report(server, token, built.rules, policy, params,
                                                      family))
-    await asyncio.wrap_future(task)
-    return JSONResponse({"url": f"/report/{token}/report.html"})
+    try:
+        await asyncio.wrap_future(task)
+    except UsageError as exc:  # e.g. the results folder cannot be written
+        print(f"bollesim serve: the report was not written: {exc}", file=sys.stderr)
+        return error(500, f"the report was not written: {exc}")
+    return JSONResponse({"url": f"/report/{token}/report.html", "folder": str(server.reports[token])})
 
 
 def write_report(server: Server, token: str, rules, policy, params, family) -> None:
     """A run folder of the current settings (the chosen policy, then the trigger family's
-    settings, on the same seeds) in the server's temporary folder, and its report; the
-    previous report is removed."""
+    settings, on the same seeds) in results/TOKEN, and its report in it: it stays when the
+    server stops, and its replay commands work from the folder the server was started in."""
     from bollesim.batch.experiment import Cell, ruleset_record, run_cells
     from bollesim.report.balance import write_report as report
 
-    folder = server.tmp / token
+    folder = server.settings.results / token
     family_policy = server.policy(family.policy)
     family_params = params if family_policy is policy else family_policy.param_vector()
     which = [p.name for p in family_policy.parameters].index(family.param)
@@ -389,12 +408,10 @@ def write_report(server: Server, token: str, rules, policy, params, family) -> N
     games = min(REPORT_GAMES, server.settings.max_games)
     source = {"file": None, "partial": "whatif.toml (bollesim serve)", "overrides": [],
               "readings": []}
-    run_cells(folder / "run", cells, rules, server.settings.seed, games,
+    run_cells(folder, cells, rules, server.settings.seed, games,
               extra_manifest=ruleset_record(rules, source))
-    report(folder / "run", folder)
-    old, server.report = server.report, (token, folder)
-    if old is not None:
-        shutil.rmtree(old[1], ignore_errors=True)
+    report(folder)
+    server.reports[token] = folder
 
 
 _FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}")
@@ -403,10 +420,11 @@ _FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}")
 async def report_file(request: Request) -> Response:
     server: Server = request.app.state.server
     token, name = request.path_params["token"], request.path_params["name"]
-    if server.report is None or token != server.report[0] or not _FILE.fullmatch(name):
+    folder = server.reports.get(token)
+    if folder is None or not _FILE.fullmatch(name):
         raise HTTPException(404, "no such report (open it again from the page)")
-    path = server.report[1] / name
-    if not path.is_file() or path.parent != server.report[1]:
+    path = folder / name
+    if not path.is_file() or path.parent != folder:
         raise HTTPException(404, "no such report file")
     return FileResponse(path, headers={"Cache-Control": "no-store"})
 
@@ -452,22 +470,43 @@ async def _busy(request: Request, exc: Exception) -> Response:
     return error(429, str(exc))
 
 
+async def _gone(request: Request, exc: ClientDisconnect) -> Response:
+    """The client went away (or was cut off, too slow) before its request was complete:
+    one line; the answer goes nowhere."""
+    print(f"bollesim serve: {request.method} {request.url.path}: the client went away before "
+          "sending its whole request", file=sys.stderr)
+    return Response(status_code=400)
+
+
 async def _internal(request: Request, exc: Exception) -> Response:
     print(f"bollesim serve: {request.url.path}: {exc!r}", file=sys.stderr)
     return error(500, "internal error (see the server's terminal)")
 
 
+def cross_site(scope) -> bool:
+    """Whether a request comes from another site's page: its Origin is not the page's own,
+    or the browser says (Sec-Fetch-Site) it is not same-origin. Following a link to one of
+    the pages (not the API) from elsewhere is allowed, as typing its address is."""
+    headers = dict(scope["headers"])
+    origin = headers.get(b"origin")
+    host = headers.get(b"host", b"")
+    if origin is not None and origin not in (b"http://" + host, b"https://" + host):
+        return True
+    site = headers.get(b"sec-fetch-site", b"none")
+    if site in (b"same-origin", b"none"):
+        return False
+    return not (headers.get(b"sec-fetch-mode") == b"navigate" and scope["method"] == "GET"
+                and not scope["path"].startswith("/api/"))
+
+
 def same_origin(app):
-    """Refuse a POST whose Origin is not the page's own (another site's script)."""
+    """Refuse a request of another site's page on every route: its script could hold the
+    event streams or start the engine."""
 
     async def middleware(scope, receive, send):
-        if scope["type"] == "http" and scope["method"] == "POST":
-            headers = dict(scope["headers"])
-            origin = headers.get(b"origin")
-            host = headers.get(b"host", b"")
-            if origin is not None and origin not in (b"http://" + host, b"https://" + host):
-                await error(403, "cross-site request refused")(scope, receive, send)
-                return
+        if scope["type"] == "http" and cross_site(scope):
+            await error(403, "cross-site request refused")(scope, receive, send)
+            return
         await app(scope, receive, send)
 
     return middleware
@@ -503,7 +542,7 @@ def create_app(settings: Settings) -> Starlette:
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts),
                     Middleware(same_origin)],
         exception_handlers={BadRequest: _bad_request, HTTPException: _http_error,
-                            Busy: _busy, Exception: _internal},
+                            Busy: _busy, ClientDisconnect: _gone, Exception: _internal},
     )
     app.state.server = server
     return app

@@ -20,7 +20,7 @@ import math
 from pathlib import Path
 
 from bollesim.errors import UsageError
-from bollesim.inputs import MIB, read_text
+from bollesim.inputs import MIB, LimitError, loads_json, read_text
 
 BEST_FILE = "best.json"
 
@@ -35,9 +35,11 @@ def read_best(folder: str | Path) -> dict:
     path = Path(folder) / BEST_FILE
     text = read_text(path, MIB)
     try:
-        data = json.loads(text, parse_constant=lambda name: math.nan)
-    except (json.JSONDecodeError, RecursionError) as exc:
+        data = loads_json(text, parse_constant=lambda name: math.nan)
+    except json.JSONDecodeError as exc:
         raise UsageError(f"{path}: not valid JSON ({exc})") from None
+    except LimitError as exc:
+        raise UsageError(f"{path}: {exc}") from None
     if not isinstance(data, dict) or not isinstance(data.get("policy"), str) \
             or not isinstance(data.get("params", {}), dict):
         raise UsageError(f'{path}: expected {{"policy": NAME, "params": {{NAME: VALUE}}}}')

@@ -1,9 +1,11 @@
 """`bollesim serve`: bind the port, say where the page is, open it, serve until Ctrl-C.
 
 The socket is bound here, before the web server starts, so a busy port is one `error:`
-line and exit code 2. The page is served by uvicorn on that socket; Ctrl-C (or SIGTERM)
-stops it cleanly: open pages are closed, the engine thread stops after its piece, the
-server's temporary folder (reports) is removed.
+line and exit code 2. The page is served by uvicorn on that socket; a connection that has
+not sent its whole request REQUEST_S seconds after it opened (or after its last answer) is
+closed, so slow clients cannot hold the server. Ctrl-C (or SIGTERM) stops it cleanly: open
+pages are closed, the engine thread stops after its piece; the reports written stay in
+results/.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ import sys
 import threading
 import webbrowser
 
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
 from bollesim.errors import UsageError
 from bollesim.serve.app import Settings, create_app
 
@@ -24,6 +29,35 @@ PROCESS_BYTES = 700 << 20
 BYTES_PER_GAME = 100
 """Memory per game of --max-games: the comparison's games, up to four default-ruleset
 baselines and the trigger sweep, six rows of 13 bytes in all, with room to spare."""
+REQUEST_S = 10.0
+"""Seconds a connection has to send a whole request, its headers and its body (a page's
+request is sent in milliseconds)."""
+
+
+class TimedProtocol(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol that closes a connection which has not sent a whole
+    request `request_s` seconds after it opened or after its last answer (uvicorn's own
+    keep-alive timer restarts at every byte, so a client sending a byte at a time would
+    hold the connection for ever)."""
+
+    request_s = REQUEST_S
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        self._deadline = self.loop.call_later(self.request_s, self._too_slow)
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._deadline.cancel()
+        self._deadline = self.loop.call_later(self.request_s, self._too_slow)
+
+    def connection_lost(self, exc) -> None:
+        self._deadline.cancel()
+        super().connection_lost(exc)
+
+    def _too_slow(self) -> None:
+        if self.conn.their_state is not h11.DONE and not self.transport.is_closing():
+            self.transport.close()  # an application reading the body sees the client gone
 
 
 def bind(host: str, port: int) -> tuple[socket.socket, bool]:
@@ -72,8 +106,8 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, open_browser: bo
     shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
     url = f"http://{shown}:{bound[1]}/"
     app = create_app(Settings(max_games=max_games, seed=seed, best=best, loopback=loopback))
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=2)
+    config = uvicorn.Config(app, http=TimedProtocol, log_level="warning", access_log=False,
+                            lifespan="on", timeout_graceful_shutdown=2)
     print(f"bollesim serve: the what-if page is at {url} (Ctrl-C to stop)", flush=True)
     if open_browser and has_display():
         threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
