@@ -28,7 +28,7 @@ jit_cache.configure()  # before any kernel is defined: a cache keyed by the sour
 _LAZY = {
     "simulate": ("bollesim.batch.runner", "simulate"),
     "sweep_frame": ("bollesim.batch.sweeps", "sweep_frame"),
-    "load_experiment": ("bollesim.batch.experiment", "load_experiment"),
+    "load_experiment": ("bollesim.batch.spec", "load_experiment"),
     "load_ruleset": ("bollesim.bollebank.rules.loader", "load_ruleset"),
     "load_policy": ("bollesim.game.policy", "load_policy"),
     "write_report": ("bollesim.report.balance", "write_report"),

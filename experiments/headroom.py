@@ -27,10 +27,10 @@ import polars as pl  # noqa: E402
 from bollesim import simulate  # noqa: E402
 from bollesim.game.policy import Policy, load_policy  # noqa: E402
 from bollesim.report import plots  # noqa: E402
-from bollesim.report.balance import pct_ci  # noqa: E402
 from bollesim.report.chartdata import pct, signed_ci  # noqa: E402
+from bollesim.report.document import pct_ci  # noqa: E402
 from bollesim.search.lookahead import BASES, OBJECTIVES, with_base  # noqa: E402
-from bollesim.stats import analysis as A  # noqa: E402
+from bollesim.stats import analysis  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SEARCHES = {  # the objective each search maximised (lookahead.OBJECTIVES) -> its spec
@@ -83,7 +83,7 @@ def play_players(entries, games: int) -> pl.DataFrame:
         t = time.perf_counter()
         df = simulate(policy, games, seed=SEED, params=params or None, progress=True)
         print(f"{label}: {games / (time.perf_counter() - t):,.1f} games/s", file=sys.stderr)
-        frames.append(df.select("game", *A.VICTORIES, "defeat", "end_turn", "first_fire_turn")
+        frames.append(df.select("game", *analysis.VICTORIES, "defeat", "end_turn", "first_fire_turn")
                       .with_columns(pl.lit(label).alias("player")))
     return pl.concat(frames)
 
@@ -97,8 +97,8 @@ def advice(preset: pl.DataFrame, family: pl.DataFrame, k: str, p: str) -> list[d
     """Per outcome: the best setting of the preset's trigger and of the optimised family's,
     and whether the advice holds (the same setting, or the preset's best tied with the
     family's best on the same games)."""
-    before = A.best_trigger(preset, k).iter_rows(named=True)
-    after = A.best_trigger(family, p, policy="plan", default=None).iter_rows(named=True)
+    before = analysis.best_trigger(preset, k).iter_rows(named=True)
+    after = analysis.best_trigger(family, p, policy="plan", default=None).iter_rows(named=True)
     rows = []
     for b, a in zip(before, after, strict=True):
         same = b["best_label"] == a["best_label"] or b["best_label"] in (a["tied"] or [])
@@ -112,7 +112,7 @@ def write(out: Path, games: pl.DataFrame, entries, sweeps, n: int, n_sweep: int,
           best: dict[int, dict]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     order = [label for label, _, _ in entries]
-    rates = A.rates(games, by="player").sort(pl.col("player").replace_strict(
+    rates = analysis.rates(games, by="player").sort(pl.col("player").replace_strict(
         {p: i for i, p in enumerate(order)}, return_dtype=pl.Int32))
     rates.write_csv(out / "headroom.csv")
     fig = plots.policy_comparison(games, by="player")
@@ -121,22 +121,22 @@ def write(out: Path, games: pl.DataFrame, entries, sweeps, n: int, n_sweep: int,
              f"{n:,} games of seed {SEED} for each player, the same games for all (paired); "
              "rates with their 95% Wilson interval.", "",
              "![players](headroom-players.png)", "",
-             "| player | " + " | ".join(A.LABELS[o] for o in A.HEADLINE) + " |",
-             "|---|" + "---:|" * len(A.HEADLINE)]
+             "| player | " + " | ".join(analysis.LABELS[o] for o in analysis.HEADLINE) + " |",
+             "|---|" + "---:|" * len(analysis.HEADLINE)]
     for r in rates.iter_rows(named=True):
         lines.append(f"| {r['player']} | " + " | ".join(
-            pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in A.HEADLINE) + " |")
+            pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in analysis.HEADLINE) + " |")
     lines += ["", "## Paired differences", "",
               "Each row: the first player's rate minus the second's on the same games, in "
               "points, with its 95% interval (Newcombe's paired method); * marks an exact "
               "McNemar p < 0.05.", "",
-              "| players | " + " | ".join(A.LABELS[o] for o in A.HEADLINE) + " |",
-              "|---|" + "---:|" * len(A.HEADLINE)]
+              "| players | " + " | ".join(analysis.LABELS[o] for o in analysis.HEADLINE) + " |",
+              "|---|" + "---:|" * len(analysis.HEADLINE)]
     pairs = [(label, "historical") for label in order if label != "historical"]
     pairs += [(f"lookahead over the best, {OBJECTIVES[i].name}", best_label(i)) for i in best]
     for a, b in pairs:
-        cmp = A.paired_comparison(games, pl.col("player") == a, pl.col("player") == b,
-                                  list(A.HEADLINE))
+        cmp = analysis.paired_comparison(games, pl.col("player") == a, pl.col("player") == b,
+                                  list(analysis.HEADLINE))
         lines.append(f"| {a} − {b} | " + " | ".join(
             signed_ci(r["diff"], r["diff_low"], r["diff_high"]) + (" *" if r["significant"] else "")
             for r in cmp.iter_rows(named=True)) + " |")
@@ -158,15 +158,15 @@ def write(out: Path, games: pl.DataFrame, entries, sweeps, n: int, n_sweep: int,
         name = f"headroom-trigger-{p}-{i}.png"
         plots.rates_by_trigger(after, p, policy="plan").savefig(out / name, dpi=110,
                                                                  facecolor="white")
-        lines += [f"### {A.parameter_label('plan', p)}, {best_label(i)}", "",
+        lines += [f"### {analysis.parameter_label('plan', p)}, {best_label(i)}", "",
                   f"![{p}]({name})", "",
                   f"| outcome | best `{k}` ({preset}) | best `{p}` (optimised plan) | advice |",
                   "|---|---|---|---|"]
         for r in advice(before, after, k, p):
             held += r["holds"]
             if not r["holds"]:
-                changed_for.append(f"{A.LABELS[r['outcome']].lower()} ({p}, {best_label(i)})")
-            lines.append(f"| {A.LABELS[r['outcome']]} | {r['before']} ({pct(r['before_rate'])}) "
+                changed_for.append(f"{analysis.LABELS[r['outcome']].lower()} ({p}, {best_label(i)})")
+            lines.append(f"| {analysis.LABELS[r['outcome']]} | {r['before']} ({pct(r['before_rate'])}) "
                          f"| {r['after']} ({pct(r['after_rate'])}) "
                          f"| {'holds' if r['holds'] else 'changes'} |")
         lines.append("")

@@ -31,8 +31,9 @@ settings.register_profile("bollesim", derandomize=True, database=None, deadline=
 settings.load_profile("bollesim")
 
 # The command line draws its tables as wide as COLUMNS says, 120 columns when captured and
-# it is unset (cli._console). The tests read captured output: their terminal's width, or
-# the 80 columns pytest-xdist's workers are given, must not wrap what they look for.
+# it is unset (cli/output.py: table_console). The tests read captured output: their
+# terminal's width, or the 80 columns pytest-xdist's workers are given, must not wrap what
+# they look for.
 os.environ.pop("COLUMNS", None)
 
 

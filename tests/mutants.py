@@ -342,7 +342,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
 ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/stats/analysis.py)
     Mutant(
         "wilson-wald-width",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/intervals.py",
         "half = z * np.sqrt(p * (1.0 - p) / m + z2 / (4.0 * m * m)) / denom",
         "half = z * np.sqrt(p * (1.0 - p) / m) / denom",
         "Wilson (1927)",
@@ -351,7 +351,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "wilson-centre-at-the-rate",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/intervals.py",
         "centre = (p + z2 / (2.0 * m)) / denom",
         "centre = p",
         "Wilson (1927)",
@@ -360,7 +360,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "wilson-ignores-z",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/intervals.py",
         "        z2 = z * z\n",
         "        z2 = 1.96 * 1.96\n",
         "Wilson (1927)",
@@ -379,8 +379,8 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     Mutant(
         "perfect-is-any-victory",
         "bollesim/stats/analysis.py",
-        "extra.append(pl.all_horizontal(",
-        "extra.append(pl.any_horizontal(",
+        '"perfect": pl.all_horizontal(*victories),',
+        '"perfect": pl.any_horizontal(*victories),',
         "§8",
         "'all four victories' counts games with any victory",
         ("tests/test_analysis.py",),
@@ -388,15 +388,15 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     Mutant(
         "no-result-counts-defeats",
         "bollesim/stats/analysis.py",
-        '\n                      & ~pl.col("defeat").fill_null(False)).alias("no_result"))',
-        ').alias("no_result"))',
+        '"no_result": ~pl.any_horizontal(*victories) & ~pl.col("defeat").fill_null(False)}',
+        '"no_result": ~pl.any_horizontal(*victories)}',
         "§8",
         "'no result' includes the defeats",
         ("tests/test_analysis.py",),
     ),
     Mutant(
         "mcnemar-one-sided",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/intervals.py",
         "return min(1.0, 2.0 * tail)",
         "return min(1.0, tail)",
         "exact McNemar test",
@@ -405,7 +405,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "mcnemar-larger-tail",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/intervals.py",
         "lo = min(int(b), int(c))",
         "lo = max(int(b), int(c))",
         "exact McNemar test",
@@ -414,7 +414,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "newcombe-phi-sign",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/intervals.py",
         "low = d - math.sqrt(max(da * da - 2 * phi * da * db + db * db, 0.0))",
         "low = d - math.sqrt(max(da * da + 2 * phi * da * db + db * db, 0.0))",
         "Newcombe (1998) method 10",
@@ -423,7 +423,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "newcombe-no-continuity",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/intervals.py",
         "    if excess > n / 2:\n        excess -= n / 2\n    elif excess >= 0:\n        excess = 0\n",
         "",
         "Newcombe (1998) method 10",
@@ -432,7 +432,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "paired-difference-sign",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/intervals.py",
         '"diff": (ka - kb) / n,',
         '"diff": (kb - ka) / n,',
         "paired comparison",
@@ -441,7 +441,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "significance-reversed",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/intervals.py",
         '"significant": p < alpha,',
         '"significant": p >= alpha,',
         "paired comparison",
@@ -477,10 +477,10 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
 ]
 
-PRECISION = [  # the --precision stopping rule (bollesim/batch/experiment.py)
+PRECISION = [  # the --precision stopping rule (bollesim/batch/precision.py)
     Mutant(
         "precision-watches-operational-only",
-        "bollesim/batch/experiment.py",
+        "bollesim/batch/precision.py",
         'PRECISION_RATES = ("operational", "tactical", "strategic", "political", "defeat")',
         'PRECISION_RATES = ("operational",)',
         "--precision",
@@ -489,7 +489,7 @@ PRECISION = [  # the --precision stopping rule (bollesim/batch/experiment.py)
     ),
     Mutant(
         "precision-stops-at-half-width",
-        "bollesim/batch/experiment.py",
+        "bollesim/batch/precision.py",
         "bool(worst <= precision),",
         "bool(worst <= precision / 2),",
         "--precision",
@@ -498,7 +498,7 @@ PRECISION = [  # the --precision stopping rule (bollesim/batch/experiment.py)
     ),
     Mutant(
         "precision-full-width",
-        "bollesim/batch/experiment.py",
+        "bollesim/batch/precision.py",
         "return (np.asarray(high) - np.asarray(low)) / 2",
         "return np.asarray(high) - np.asarray(low)",
         "--precision",
@@ -507,7 +507,7 @@ PRECISION = [  # the --precision stopping rule (bollesim/batch/experiment.py)
     ),
     Mutant(
         "precision-judges-cell-0",
-        "bollesim/batch/experiment.py",
+        "bollesim/batch/precision.py",
         "widths = half_widths(counts, n)",
         "widths = half_widths(counts[:1], n)",
         "--precision",
@@ -516,10 +516,10 @@ PRECISION = [  # the --precision stopping rule (bollesim/batch/experiment.py)
     ),
 ]
 
-SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/batch/experiment.py)
+SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/batch/spec.py, session.py)
     Mutant(
         "cells-numbered-per-grid",
-        "bollesim/batch/experiment.py",
+        "bollesim/batch/spec.py",
         "cells.append(Cell(first + len(cells), policy, vector, rules, readings, ruleset))",
         "cells.append(Cell(len(cells), policy, vector, rules, readings, ruleset))",
         "experiment spec",
@@ -528,7 +528,7 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/bat
     ),
     Mutant(
         "cells-seeded-apart",
-        "bollesim/batch/experiment.py",
+        "bollesim/batch/session.py",
         "yield self.cells[i].policy, self.cells[i].chunk_params(a, b), self.seed, a",
         "yield self.cells[i].policy, self.cells[i].chunk_params(a, b), self.seed + i, a",
         "common random numbers",
@@ -537,16 +537,16 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/bat
     ),
     Mutant(
         "rows-of-one-cell",
-        "bollesim/batch/experiment.py",
-        "table = R.to_table(results, cell.policy, params, self.seed, a, cell.cell, self.schema)",
-        "table = R.to_table(results, cell.policy, params, self.seed, a, 0, self.schema)",
+        "bollesim/batch/session.py",
+        "table = runner.to_table(results, cell.policy, params, self.seed, a, cell.cell, self.schema)",
+        "table = runner.to_table(results, cell.policy, params, self.seed, a, 0, self.schema)",
         "sweep rows",
         "every row is labelled with the first cell",
         ("tests/test_sweep.py",),
     ),
     Mutant(
         "precision-counts-in-cell-0",
-        "bollesim/batch/experiment.py",
+        "bollesim/batch/session.py",
         "self.counts[i] += results[:, RATE_COLUMNS].sum(axis=0)",
         "self.counts[0] += results[:, RATE_COLUMNS].sum(axis=0)",
         "--precision",
@@ -555,7 +555,7 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/bat
     ),
     Mutant(
         "parameter-columns-of-one-policy",
-        "bollesim/batch/experiment.py",
+        "bollesim/batch/spec.py",
         "names += [p.name for p in cell.policy.parameters if p.name not in names]",
         "names = [p.name for p in cell.policy.parameters]",
         "sweep columns",
@@ -564,7 +564,7 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/bat
     ),
     Mutant(
         "added-games-replayed",
-        "bollesim/batch/experiment.py",
+        "bollesim/batch/session.py",
         "    for a in range(done, target, chunk):",
         "    for a in range(0, target - done, chunk):",
         "--precision, common random numbers",
@@ -586,8 +586,8 @@ REPORT = [  # what the balance report says (bollesim/report/balance.py, bollesim
     Mutant(
         "paired-table-sign-flipped",
         "bollesim/report/balance.py",
-        "cmp = A.paired_comparison(games, int(c), int(base), list(A.HEADLINE))",
-        "cmp = A.paired_comparison(games, int(base), int(c), list(A.HEADLINE))",
+        "cmp = analysis.paired_comparison(games, int(c), int(base), list(analysis.HEADLINE))",
+        "cmp = analysis.paired_comparison(games, int(base), int(c), list(analysis.HEADLINE))",
         "paired comparison",
         "the paired-differences table shows the base minus each cell, not the reverse",
         ("tests/test_report.py::test_paired_differences_table",),
@@ -663,11 +663,11 @@ SENSITIVITY_EFFECTS = "tests/test_sensitivity.py::test_effects_from_the_rows"
 SENSITIVITY_FINDINGS = "tests/test_sensitivity.py::test_robustness_from_the_rows"
 SENSITIVITY_TABLES = "tests/test_sensitivity.py::test_report_tables_and_charts"
 
-RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compare.py,
+RULESETS = [  # per-cell rulesets, compare and sensitivity (batch/spec.py, session.py, compare.py,
     # sensitivity.py)
     Mutant(
         "cell-plays-the-experiments-ruleset",
-        "bollesim/batch/experiment.py",
+        "bollesim/batch/session.py",
         "return self.cells[i].ruleset or self.rules",
         "return self.rules",
         "rule axes",
@@ -676,7 +676,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "cell-ruleset-without-readings",
-        "bollesim/batch/experiment.py",
+        "bollesim/batch/spec.py",
         '        data = apply_readings(data, readings, "readings")\n',
         "        pass\n",
         "rule axes, readings",
@@ -685,16 +685,16 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     ),
     Mutant(
         "rows-say-the-experiments-ruleset",
-        "bollesim/batch/experiment.py",
-        "table = R.with_ruleset(table, cell.ruleset_text(), self.ruleset(i).digest)",
-        "table = R.with_ruleset(table, cell.ruleset_text(), self.rules.digest)",
+        "bollesim/batch/session.py",
+        "table = runner.with_ruleset(table, cell.ruleset_text(), self.ruleset(i).digest)",
+        "table = runner.with_ruleset(table, cell.ruleset_text(), self.rules.digest)",
         "rule axes",
         "the rows of a cell that changes the ruleset carry the experiment's ruleset hash",
         (AXES_EACH_CELL,),
     ),
     Mutant(
         "cell-record-without-ruleset",
-        "bollesim/batch/experiment.py",
+        "bollesim/batch/spec.py",
         "        if not self.changes_rules:\n            return {}\n",
         "        return {}\n",
         "rule axes, --resume",
@@ -724,15 +724,15 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (experiment.py, compa
     Mutant(
         "compare-a-minus-b",
         "bollesim/stats/compare.py",
-        "cmp = A.paired_comparison(paired, 1, 0)",
-        "cmp = A.paired_comparison(paired, 0, 1)",
+        "cmp = analysis.paired_comparison(paired, 1, 0)",
+        "cmp = analysis.paired_comparison(paired, 0, 1)",
         "paired comparison",
         "compare reports A - B under the heading B - A",
         ("tests/test_compare.py::test_two_runs_b_minus_a", "tests/test_compare.py::test_the_report"),
     ),
     Mutant(
         "sensitivity-alternatives-misnamed",
-        "bollesim/stats/sensitivity.py",
+        "bollesim/batch/sensitivity.py",
         '"alternatives": [f"{r}={v}" for r, v in alts]}',
         '"alternatives": [f"{r}={v}" for r, v in alts[1:] + alts[:1]]}',
         "sensitivity",

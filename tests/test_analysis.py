@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from bollesim.game.params import Parameter
 from bollesim.stats import analysis as A
+from bollesim.stats.intervals import paired_rates
 
 NEVER = 25.0
 TRIGGERS = (8.0, 12.0, 16.0, 20.0, 24.0, NEVER)
@@ -366,7 +367,7 @@ def test_paired_interval_known_value():
     n11, n10, n01, n00 = 59, 6, 16, 80
     a = np.r_[np.ones(n11 + n10), np.zeros(n01 + n00)].astype(bool)
     b = np.r_[np.ones(n11), np.zeros(n10), np.ones(n01), np.zeros(n00)].astype(bool)
-    stats = A._compare(a, b, 1.96, 0.05)
+    stats = paired_rates(a, b, 1.96, 0.05)
     assert stats["diff"] == pytest.approx(-0.0621, abs=5e-5)
     assert (stats["diff_low"], stats["diff_high"]) == pytest.approx((-0.1186, -0.0046), abs=5e-5)
     assert stats["p_value"] == pytest.approx(A.mcnemar_exact(6, 16))

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from bollesim.bollebank.rules.loader import DEFAULT_PATH, load_ruleset
 from bollesim.bollebank.rules.readings import BY_ID
-from bollesim.cli.app import app, command, fail
+from bollesim.cli.app import app
+from bollesim.cli.wiring import command, fail
 from bollesim.errors import UsageError
 
 DEFAULT_TEXT = DEFAULT_PATH.read_text(encoding="utf-8")

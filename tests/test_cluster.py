@@ -14,7 +14,8 @@ from test_sweep import SMALL, assert_one_line_error, invoke, write_spec
 
 import bollesim
 from bollesim.batch.cluster import Cluster
-from bollesim.batch.experiment import load_experiment, sweep
+from bollesim.batch.session import sweep
+from bollesim.batch.spec import load_experiment
 from bollesim.errors import UsageError
 from bollesim.game.policy import load_policy
 

@@ -1,6 +1,7 @@
-"""`bollesim compare A B` (bollesim/stats/compare.py): two runs, or two cells of a sweep, paired
-game by game on the same seeds. Every number is checked against values computed here from
-the two folders' rows with the formulas of tests/oracles.py; the refusals are one line."""
+"""`bollesim compare A B` (bollesim/stats/compare.py, bollesim/report/compare.py): two
+runs, or two cells of a sweep, paired game by game on the same seeds. Every number is
+checked against values computed here from the two folders' rows with the formulas of
+tests/oracles.py; the refusals are one line."""
 
 from __future__ import annotations
 
@@ -167,10 +168,11 @@ def test_difference_chart_draws_each_difference(folders):
     from test_plots import assert_clean
 
     from bollesim.report import chartdata, plots
-    from bollesim.stats import compare as C
+    from bollesim.report.compare import open_side
+    from bollesim.stats.compare import differences
 
-    a, b = C.open_side(str(folders / "base")), C.open_side(str(folders / "tank8"))
-    fig = plots.draw(chartdata.compared(C.differences(a, b), "A", "B"))
+    a, b = open_side(str(folders / "base")), open_side(str(folders / "tank8"))
+    fig = plots.draw(chartdata.compared(differences(a, b), "A", "B"))
     assert_clean(fig)
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == [LABELS[o] for o in OUTCOMES]

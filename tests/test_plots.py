@@ -20,7 +20,7 @@ from matplotlib.text import Text
 from test_analysis import NEVER, SYN_FIRE, make_games, synthetic_policies
 
 from bollesim.report import plots
-from bollesim.report.balance import CHART_DPI
+from bollesim.report.document import CHART_DPI
 
 HUMAN = {"operational": "operational victory", "tactical": "tactical victory",
          "strategic": "strategic victory", "political": "political victory", "defeat": "defeat"}

@@ -24,7 +24,7 @@ from oracles import outcome_hits as _hits
 from test_analysis import NEVER, make_games, synthetic_policies
 
 from bollesim.batch.runfolder import RunFolderError, write_games
-from bollesim.report import balance as R
+from bollesim.report import balance, chartdata, document
 from bollesim.stats import analysis as A
 
 VICTORIES = ("operational", "tactical", "strategic", "political")
@@ -62,7 +62,7 @@ def _declared():
 def sweep(tmp_path_factory) -> tuple[Path, pl.DataFrame, dict]:
     games = make_games(n=800, seed=3)
     run = write_run(tmp_path_factory.mktemp("sweep"), games)
-    return run, games, R.write_report(run)
+    return run, games, balance.write_report(run)
 
 
 def _png_links(markdown: str) -> list[str]:
@@ -313,8 +313,8 @@ def test_paired_differences_table(sweep):
 def test_headline_chart_data(sweep):
     """The headline chart's lines, read back from the figure, are the rates per setting."""
     run, games, _ = sweep
-    loaded, manifest = R.load_run(run)
-    rep = R.build_report(loaded, manifest, run)
+    loaded, manifest = balance.load_run(run)
+    rep = balance.build_report(loaded, manifest, run)
     ax = rep.charts[0].figure.axes[0]
     settings = by_setting(games)
     for outcome in (*VICTORIES, "defeat"):
@@ -344,7 +344,7 @@ def test_out_dir_and_plain_run(tmp_path):
                                     "overrides": ["roe.fire_allowed=10"]},
                     stopped="every rate within 1.0 points after 300 games")
     out = tmp_path / "elsewhere" / "report"
-    paths = R.write_report(run, out)
+    paths = balance.write_report(run, out)
     assert paths["html"] == out / "report.html" and paths["html"].exists()
     assert not (run / "report.html").exists() and not (run / "report.md").exists()
     text = paths["markdown"].read_text(encoding="utf-8")
@@ -362,7 +362,7 @@ def test_out_dir_and_plain_run(tmp_path):
 def test_run_that_never_fires(tmp_path):
     games = make_games(n=200, seed=4, triggers=(), hold_fire=True)
     assert games["first_fire_turn"].null_count() == games.height
-    paths = R.write_report(write_run(tmp_path, games))
+    paths = balance.write_report(write_run(tmp_path, games))
     text = paths["markdown"].read_text(encoding="utf-8")
     assert paths["charts"] == [] and "0.0% of games gave a Fire order" in text
     assert "(observational)" not in text
@@ -372,7 +372,7 @@ def test_run_that_never_fires(tmp_path):
 def test_load_run_reads_a_verified_folder(tmp_path):
     games = make_games(n=200, seed=5, triggers=(8.0, 16.0), hold_fire=False)
     run = write_run(tmp_path / "run", games)
-    loaded, manifest = R.load_run(run)
+    loaded, manifest = balance.load_run(run)
     assert loaded.height == games.height and manifest["ruleset_hash"] == HASH
     with open(run / "games.parquet", "r+b") as f:  # one byte changed: refused
         f.seek(100)
@@ -380,41 +380,41 @@ def test_load_run_reads_a_verified_folder(tmp_path):
         f.seek(100)
         f.write(bytes([byte[0] ^ 1]))
     with pytest.raises(RunFolderError, match="SHA-256"):
-        R.write_report(run)
+        balance.write_report(run)
 
 
 def test_missing_games_is_a_clear_error(tmp_path):
     with pytest.raises(RunFolderError, match="not a run or sweep folder"):
-        R.write_report(tmp_path)
+        balance.write_report(tmp_path)
 
 
 def test_writes_are_atomic(tmp_path, monkeypatch):
     games = make_games(n=200, seed=6, triggers=(8.0, 16.0), hold_fire=False)
     run = write_run(tmp_path, games)
     (run / "report.html").write_text("the previous report", encoding="utf-8")
-    real_replace = R.os.replace
+    real_replace = document.os.replace
 
     def failing_replace(src, dst):
         if Path(dst).name == "report.html":
             raise OSError("disk full")
         return real_replace(src, dst)
 
-    monkeypatch.setattr(R.os, "replace", failing_replace)
+    monkeypatch.setattr(document.os, "replace", failing_replace)
     with pytest.raises(OSError, match="disk full"):
-        R.write_report(run)
+        balance.write_report(run)
     assert (run / "report.html").read_text(encoding="utf-8") == "the previous report"
     assert not [p for p in run.iterdir() if p.name.endswith(".tmp")]
 
 
 def test_formatting():
-    assert R.pct(0.4123) == "41.2%" and R.pct(0.0038) == "0.38%" and R.pct(0.0) == "0.0%"
-    assert R.pct_ci(0.5, 0.2366, 0.7634) == "50.0% (23.7–76.3)"
-    assert R.points(0.077) == "7.7 points" and R.points(-0.01) == "1.0 point"
-    assert R.p_text(1e-9) == "p < 0.0001" and R.p_text(0.25) == "p = 0.25"
+    assert chartdata.pct(0.4123) == "41.2%" and chartdata.pct(0.0038) == "0.38%" and chartdata.pct(0.0) == "0.0%"
+    assert document.pct_ci(0.5, 0.2366, 0.7634) == "50.0% (23.7–76.3)"
+    assert document.points(0.077) == "7.7 points" and document.points(-0.01) == "1.0 point"
+    assert document.p_text(1e-9) == "p < 0.0001" and document.p_text(0.25) == "p = 0.25"
     # a difference within a point of zero keeps two decimals, so it never reads +0.0
-    assert R.signed_ci(0.012, 0.004, 0.02) == "+1.2 (+0.4 to +2.0)"
-    assert R.signed_ci(0.0004, 0.0001, 0.0007) == "+0.04 (+0.01 to +0.07)"
-    assert R.signed_ci(-0.003, -0.012, 0.006) == "-0.3 (-1.2 to +0.6)"
+    assert chartdata.signed_ci(0.012, 0.004, 0.02) == "+1.2 (+0.4 to +2.0)"
+    assert chartdata.signed_ci(0.0004, 0.0001, 0.0007) == "+0.04 (+0.01 to +0.07)"
+    assert chartdata.signed_ci(-0.003, -0.012, 0.006) == "-0.3 (-1.2 to +0.6)"
 
 
 HARNESS = """
@@ -525,7 +525,7 @@ def test_untrusted_text_is_escaped_and_commands_quoted(tmp_path):
     run = write_run(tmp_path / "my run's <b>", games, experiment="<img src=x onerror=alert(1)>",
                     description="## <script>alert('spec')</script>\n<iframe>",
                     spec_file="<b>manifest</b>")
-    paths = R.write_report(run)
+    paths = balance.write_report(run)
     text = paths["markdown"].read_text(encoding="utf-8")
     page = paths["html"].read_text(encoding="utf-8")
     for raw in ("<img src=x", "<script>alert", "<iframe", "<b>"):

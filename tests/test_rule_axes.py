@@ -1,4 +1,4 @@
-"""Rules as sweep axes (bollesim/batch/experiment.py): a grid's `rules` and `readings` make cells
+"""Rules as sweep axes (bollesim/batch/spec.py): a grid's `rules` and `readings` make cells
 that play their own ruleset on the same seeds as every other cell; the rows and the
 manifest say which; the rows do not depend on chunks or threads; --resume is exact;
 `play --from` replays a cell under its ruleset; a mistake is one line naming the key.
@@ -17,8 +17,8 @@ from test_sweep import assert_one_line_error, invoke, write_spec
 
 import bollesim
 from bollesim.batch import runner as R
-from bollesim.batch.experiment import load_experiment
 from bollesim.batch.runfolder import interrupted_run, open_run
+from bollesim.batch.spec import load_experiment
 from bollesim.batch.sweeps import sweep_frame
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.stats import analysis as A

@@ -1,4 +1,4 @@
-"""`bollesim sensitivity SPEC` (bollesim/stats/sensitivity.py): an experiment under each
+"""`bollesim sensitivity SPEC` (bollesim/batch/, stats/ and report/sensitivity.py): an experiment under each
 alternative reading on the same seeds, as one sweep, and its report.
 
 Every number of the report is recomputed here from the rows: the alternative of a row is

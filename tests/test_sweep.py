@@ -13,7 +13,9 @@ import pytest
 from typer.testing import CliRunner
 
 from bollesim.batch import runner as R
-from bollesim.batch.experiment import load_experiment, replay_from_run, run_to_dir
+from bollesim.batch.replay import replay_from_run
+from bollesim.batch.session import run_to_dir
+from bollesim.batch.spec import load_experiment
 from bollesim.cli.app import app
 from bollesim.errors import UsageError
 from bollesim.game.policy import available_policies, load_policy

@@ -1,13 +1,21 @@
-"""Play one game with its event trace kept, and narrate it (docs/architecture.md §6)."""
+"""Replaying games: one game played with its event trace kept and narrated
+(docs/architecture.md §6), and a stored game of a run folder replayed from its row and
+checked against it."""
 
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import dataclass
+from pathlib import Path
 
+import numpy as np
+import polars as pl
+
+from bollesim.batch.spec import changed_ruleset
 from bollesim.bollebank.narrate import Narrator, outcome_line
 from bollesim.bollebank.reference.play import play_game
-from bollesim.bollebank.rules.loader import Ruleset
-from bollesim.game.policy import Policy
+from bollesim.bollebank.rules.loader import Ruleset, RulesetError, build, load_ruleset
+from bollesim.errors import UsageError
+from bollesim.game.policy import Policy, load_policy
 
 
 def narrated_game(
@@ -35,3 +43,127 @@ def narrated_game(
         row = play_game(rules, policy, params, seed, game_index, trace)
     lines = Narrator(rules).narrate(trace)
     return lines + ["", outcome_line(row)], row
+
+
+@dataclass
+class Replay:
+    """One game of a run replayed by the reference engine, with its stored row."""
+
+    lines: list[str]  # the narration, ending with the outcome line
+    stored: dict  # the row of games.parquet
+    replayed: dict  # the reference engine's result row
+    differences: list[str]  # "column (stored x, replayed y)" for every result that differs
+
+
+def find_row(run_dir: str | Path, game: int, cell: int | None = None) -> tuple[dict, dict]:
+    """(row, manifest) of game `game` (in cell `cell`) of a run or sweep folder."""
+    from bollesim.batch.runfolder import open_run
+
+    run = open_run(run_dir)
+    manifest = run.manifest
+    scan = run.scan()
+    rows = run.collect(scan.filter(pl.col("game") == game))
+    if rows.height == 0:
+        span = run.collect(scan.select(pl.col("game").min().alias("a"), pl.col("game").max().alias("b")))
+        a, b = span.row(0)
+        held = "it holds no games" if a is None else f"its games are {a}..{b}"
+        raise UsageError(f"game {game} is not in {run_dir} ({held})")
+    if cell is not None:
+        if "cell" not in rows.columns:
+            if cell != 0:
+                raise UsageError(f"{run_dir} is a plain run with no cell {cell}")
+        else:
+            picked = rows.filter(pl.col("cell") == cell)
+            if picked.height == 0:
+                cells = sorted(rows["cell"].unique().to_list())
+                raise UsageError(f"cell {cell} is not in {run_dir} (cells {cells[0]}..{cells[-1]})")
+            rows = picked
+    if rows.height > 1:
+        cells = sorted(rows["cell"].unique().to_list())
+        raise UsageError(
+            f"game {game} is in {len(cells)} cells of {run_dir}: choose one with "
+            f"--cell ({cells[0]}..{cells[-1]})"
+        )
+    return rows.row(0, named=True), manifest
+
+
+def run_ruleset(manifest: dict, run_dir: str | Path) -> Ruleset:
+    """The ruleset a run was played with, rebuilt from its manifest and checked by its hash."""
+    where = f"{run_dir}/manifest.json"
+    digest = manifest.get("ruleset_hash")
+    data = manifest.get("ruleset_data")
+    if data is not None:
+        try:
+            rules = build(data, where)
+        except RulesetError as exc:
+            raise UsageError(f"{where}: the recorded ruleset no longer loads: {exc}") from None
+    else:
+        rules = load_ruleset()
+        if digest and rules.digest != digest:
+            raise UsageError(
+                f"{where} records no ruleset data and its ruleset (sha256 "
+                f"{digest[:12]}…) is not the default one: cannot replay exactly"
+            )
+    if digest and rules.digest != digest:
+        raise UsageError(f"{where}: the recorded ruleset data does not match its hash")
+    return rules
+
+
+def cell_ruleset(manifest: dict, run_dir: str | Path, cell: int) -> Ruleset:
+    """The ruleset a cell of a run was played with: the run's, with the rules and readings
+    its manifest record names applied, checked by the cell's ruleset hash."""
+    rules = run_ruleset(manifest, run_dir)
+    record = next((c for c in manifest.get("cells") or [] if c.get("cell") == cell), {})
+    if not record.get("rules") and not record.get("readings"):
+        return rules
+    where = f"{run_dir}/manifest.json: cell {cell}"
+    try:
+        rules = changed_ruleset(rules, record.get("rules") or {}, record.get("readings") or {})
+    except RulesetError as exc:
+        raise UsageError(f"{where}: its ruleset no longer loads: {exc}") from None
+    if rules.digest != record.get("ruleset_hash"):
+        raise UsageError(f"{where}: its rules and readings do not make the ruleset of its hash")
+    return rules
+
+
+def row_params(policy: Policy, row: dict) -> np.ndarray:
+    missing = [p.name for p in policy.parameters if row.get(p.name) is None]
+    if missing:
+        raise UsageError(
+            f"the row has no value for {policy.name}'s parameter {missing[0]!r} "
+            "(was the policy changed after the run?)"
+        )
+    return policy.param_vector({p.name: row[p.name] for p in policy.parameters})
+
+
+def replay_from_run(run_dir: str | Path, game: int, cell: int | None = None) -> Replay:
+    """Replay game `game` of a run or sweep folder from its row alone (seed, policy and
+    parameters from the row, ruleset from the manifest), narrated by the reference engine,
+    and compare the result with the stored row."""
+    row, manifest = find_row(run_dir, game, cell)
+    rules = cell_ruleset(manifest, run_dir, row.get("cell") or 0)
+    policy = load_policy(str(row.get("policy") or manifest.get("policy")))
+    lines, replayed = narrated_game(
+        rules, policy, row_params(policy, row), int(row["seed"]), int(row["game"])
+    )
+    return Replay(lines, row, replayed, result_differences(row, replayed))
+
+
+def result_differences(stored: dict, replayed: dict) -> list[str]:
+    """The result columns in which two rows of the same game differ."""
+    from bollesim.batch.runner import NULL_WHEN_ZERO, RESULT_COLUMNS
+
+    def norm(name, value):
+        if name in NULL_WHEN_ZERO and not value:
+            return None
+        return value if value is None or isinstance(value, str) else int(value)
+
+    out = []
+    for name, _ in RESULT_COLUMNS:
+        if name not in stored:
+            continue
+        a, b = norm(name, stored[name]), norm(name, replayed.get(name))
+        if a != b:
+            out.append(f"{name} (stored {a}, replayed {b})")
+    return out
+

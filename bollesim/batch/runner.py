@@ -1,6 +1,6 @@
 """Batches of games: `simulate` returns one row per game (docs/architecture.md §5);
 `play_chunk` plays a range of games with either engine, and `to_table` makes their rows.
-(`experiment.run_to_dir` plays a large batch into a run folder chunk by chunk.)
+(`session.run_to_dir` plays a large batch into a run folder chunk by chunk.)
 
 Game g of a run is seeded from (seed, g) alone, so rows do not depend on the engine, the
 number of threads or the chunk size.
@@ -19,6 +19,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from bollesim.batch.limits import DEFAULT_SEED, check_count
 from bollesim.bollebank import events as E
 from bollesim.bollebank.rules.loader import Ruleset, load_ruleset
 from bollesim.errors import UsageError
@@ -48,7 +49,7 @@ RESULT_COLUMNS = (
 )
 NULL_WHEN_ZERO = ("first_fire_turn", "first_fire_roe", "airstrike_turn")
 RULESET_COLUMNS = (("ruleset", pl.Utf8), ("ruleset_hash", pl.Utf8))
-"""The columns of a sweep whose cells change the ruleset (experiment.py, a grid's `rules`
+"""The columns of a sweep whose cells change the ruleset (spec.py, a grid's `rules`
 and `readings`): what the row's cell changes in the experiment's ruleset, one line ("" for
 nothing), and the SHA-256 of the ruleset it played."""
 ARROW_TYPES = {
@@ -108,10 +109,9 @@ def param_matrix(policy: Policy, n_games: int, params=None) -> np.ndarray:
 
 
 def check_counts(n_games: int, seed: int) -> None:
-    if n_games < 0:
-        raise UsageError(f"the number of games must be 0 or more, got {n_games}")
-    if not 0 <= seed < 2**63:
-        raise UsageError(f"the seed must be a whole number from 0 to 2**63 - 1, got {seed}")
+    """A number of games and a run seed within limits.LIMITS."""
+    check_count("the number of games", n_games, "games")
+    check_count("the seed", seed, "seed")
 
 
 def play_chunk(
@@ -291,7 +291,7 @@ def set_threads(threads: int | None) -> None:
 def simulate(
     policy: str | Policy,
     n_games: int,
-    seed: int = 1,
+    seed: int = DEFAULT_SEED,
     params=None,
     rules: Ruleset | None = None,
     engine: str = "fast",

@@ -5,7 +5,7 @@
     df = bollesim.sweep_frame("experiments/first_fire.toml", games=2_000, progress=True)
     plots.rates_by_trigger(df, "t")
 
-The cells come from bollesim.batch.experiment (a spec file or an Experiment), every cell plays
+The cells come from bollesim.batch.spec (a spec file or an Experiment), every cell plays
 games 0..N-1 on the same seeds, and the frame has the rows and columns `bollesim sweep`
 writes to games.parquet.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from bollesim.batch.experiment import Experiment, load_experiment, param_names
+from bollesim.batch.spec import Experiment, load_experiment, param_names
 
 
 def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None,
@@ -26,8 +26,8 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
 
     Parameters
     ----------
-    experiment : a spec file (experiments/*.toml, see bollesim.batch.experiment) or an
-        Experiment from bollesim.batch.experiment.load_experiment
+    experiment : a spec file (experiments/*.toml, see bollesim.batch.spec) or an
+        Experiment from bollesim.batch.spec.load_experiment
     games : games per cell (None: the spec's)
     seed : the run seed (None: the spec's)
     engine, threads : as for bollesim.simulate
@@ -38,14 +38,14 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
     polars.DataFrame: one row per game of every cell, as `bollesim sweep` writes to
     games.parquet: `game`, `seed`, `policy`, `cell`, the union of the cells' parameter
     columns (null where a policy has no such parameter), `ruleset` and `ruleset_hash` if
-    a grid varies the rules (see bollesim.batch.experiment), then the result columns of
+    a grid varies the rules (see bollesim.batch.spec), then the result columns of
     bollesim.simulate.
 
     Examples
     --------
     >>> df = sweep_frame("experiments/first_fire.toml", games=1_000)
-    >>> from bollesim import analysis as A
-    >>> A.best_trigger(df, "t", policy="fire_at_turn")
+    >>> from bollesim.stats import analysis
+    >>> analysis.best_trigger(df, "t", policy="fire_at_turn")
     """
     from bollesim.batch.runner import check_counts, dataset_schema, simulate
 

@@ -1,1 +1,2 @@
-"""The command line (`bollesim`, typer): cli/app.py."""
+"""The command line (`bollesim`, typer): one module per command group, the options they
+share, what they print; cli/app.py registers them all (cli/wiring.py says how)."""

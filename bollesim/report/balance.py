@@ -19,104 +19,30 @@ written atomically (a temporary name in the same folder, then os.replace).
 
 from __future__ import annotations
 
-import html
-import io
 import json
-import math
-import os
-import re
-import secrets
 import shlex
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
 from bollesim.report import chartdata, plots
-from bollesim.report.chartdata import DiffChart, RateChart, pct, signed_ci
-from bollesim.stats import analysis as A
+from bollesim.report.chartdata import RateChart, pct, signed_ci
+from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
+from bollesim.stats import analysis
 
 EXAMPLES_PER_OUTCOME = 5
+
+
 MAX_COMPARED_CELLS = 12  # above this, cells are compared through the trigger charts only
-CHART_DPI = 110
+
+
 RATES_CSV = "rates.csv"
-
-
-# -- content model --------------------------------------------------------------------------
-# Text may use **bold** and `code`; both renderers understand these two marks.
-
-
-@dataclass
-class Chart:
-    name: str        # file stem: report-<name>.png
-    figure: object   # matplotlib Figure
-    alt: str         # what the chart shows, one sentence
-    data: RateChart | DiffChart  # the numbers and words drawn
-    png: bytes = b""
-
-
-@dataclass
-class Report:
-    title: str
-    blocks: list[tuple] = field(default_factory=list)
-    charts: list[Chart] = field(default_factory=list)
-
-    def h(self, level: int, text: str) -> None:
-        self.blocks.append(("h", level, text))
-
-    def p(self, text: str) -> None:
-        self.blocks.append(("p", text))
-
-    def ul(self, items: list[str]) -> None:
-        if items:
-            self.blocks.append(("ul", items))
-
-    def table(self, header: list[str], rows: list[list[str]],
-              right: set[int] | None = None, total: bool = False) -> None:
-        """A table; `right`: the columns aligned right (numbers); `total`: the last row
-        sums up the others (it stays last when the reader sorts the table)."""
-        self.blocks.append(("table", header, rows, right or set(), total))
-
-    def chart(self, name: str, figure, alt: str, data: RateChart | DiffChart) -> None:
-        chart = Chart(_slug(name), figure, alt, data)
-        self.charts.append(chart)
-        self.blocks.append(("chart", chart))
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower() or "chart"
-
-
-# -- number formatting ----------------------------------------------------------------------
-
-
-def pct_ci(rate: float, low: float, high: float) -> str:
-    """"41.2% (40.3–42.1)": a rate and its 95% interval (two decimals below 1%)."""
-    if rate is None or math.isnan(rate):
-        return "–"
-    digits = 2 if 0 < 100 * rate < 1 or 100 * high < 1 else 1
-    return f"{pct(rate)} ({100 * low:.{digits}f}–{100 * high:.{digits}f})"
-
-
-def points(diff: float) -> str:
-    """A difference of two rates in percentage points: 0.077 -> "7.7 points"."""
-    v = 100.0 * abs(diff)
-    text = f"{v:.2f}" if 0 < v < 1 else f"{v:.1f}"
-    return f"{text} point" + ("" if text == "1.0" else "s")
-
-
-def p_text(p: float | None) -> str:
-    if p is None:
-        return "not paired"
-    return "p < 0.0001" if p < 1e-4 else f"p = {p:.2g}" if p < 0.01 else f"p = {p:.2f}"
 
 
 def _games(n: int) -> str:
     return f"{n:,} game" + ("" if n == 1 else "s")
-
-
-# -- loading --------------------------------------------------------------------------------
 
 
 def load_run(run_dir: str | Path) -> tuple[pl.DataFrame, dict]:
@@ -134,11 +60,8 @@ def load_run(run_dir: str | Path) -> tuple[pl.DataFrame, dict]:
     return games, manifest
 
 
-# -- the report's sections ------------------------------------------------------------------
-
-
 def _label_map(games: pl.DataFrame) -> dict[int, str]:
-    return dict(A.cell_labels(games).select("cell", "label").iter_rows())
+    return dict(analysis.cell_labels(games).select("cell", "label").iter_rows())
 
 
 @dataclass(frozen=True)
@@ -154,7 +77,7 @@ class Trigger:
 
     @property
     def label(self) -> str:
-        return A.parameter_label(self.policy, self.param)
+        return analysis.parameter_label(self.policy, self.param)
 
     @property
     def name(self) -> str:
@@ -175,9 +98,9 @@ def _triggers(games: pl.DataFrame) -> list[Trigger]:
     out = []
     for ruleset in rulesets:
         rows = games.filter(pl.col("ruleset") == ruleset) if len(rulesets) > 1 else games
-        out += [Trigger(policy, param, A.best_trigger(rows, param, policy=policy),
+        out += [Trigger(policy, param, analysis.best_trigger(rows, param, policy=policy),
                         chartdata.trigger(rows, param, policy=policy), ruleset)
-                for policy, params in A.swept_parameters(rows).items() for param in params]
+                for policy, params in analysis.swept_parameters(rows).items() for param in params]
     return out
 
 
@@ -188,7 +111,7 @@ def _chart(rep: Report, name: str, data: RateChart, alt: str) -> None:
 def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
             labels: dict[int, str]) -> None:
     """The first screen: a few short sentences, then the headline chart."""
-    overall = A.rates(games).row(0, named=True)
+    overall = analysis.rates(games).row(0, named=True)
     n_cells = games["cell"].n_unique()
     items = []
     for t in triggers:
@@ -196,7 +119,7 @@ def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
         items.append(f"**{t.label[:1].upper() + t.label[1:]}** (`{t.policy}`{t.under}, {n_settings} "
                      f"settings on the same seeds): {t.chart.finding}")
     if n_cells == 1:
-        wins = ", ".join(f"{A.LABELS[v]} {pct(overall[f'{v}_rate'])}" for v in A.VICTORIES)
+        wins = ", ".join(f"{analysis.LABELS[v]} {pct(overall[f'{v}_rate'])}" for v in analysis.VICTORIES)
         items.append(f"**Victories**: {wins}.")
     items.append(f"**Lost** {pct(overall['defeat_rate'])} of all {_games(overall['n'])}, "
                  f"**no result** {pct(overall['no_result_rate'])}, **all four victories** "
@@ -244,7 +167,7 @@ def _trigger_tables(rep: Report, triggers: list[Trigger]) -> None:
                    if paired else ""))
             tied = [x for x in (r["tied"] or []) if x != r["best_label"]]
             rows.append([
-                A.LABELS[r["outcome"]],
+                analysis.LABELS[r["outcome"]],
                 r["best_label"], pct_ci(r["best_rate"], r["best_low"], r["best_high"]),
                 f"{r['worst_label']}: {pct(r['worst_rate'])}",
                 _gap(r["gain_vs_worst"], r["goal"]),
@@ -268,20 +191,20 @@ def _verdict(significant: bool | None, p: float | None) -> str:
 
 def _best_cells(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
     """Best and worst cell for each outcome, paired comparison between them."""
-    by_cell = A.rates(games, by="cell")
+    by_cell = analysis.rates(games, by="cell")
     if by_cell.height < 2:
         return
     rows = []
-    for o in A.HEADLINE:
-        ordered = by_cell.sort(f"{o}_rate", descending=o not in A.MINIMISE, maintain_order=True)
+    for o in analysis.HEADLINE:
+        ordered = by_cell.sort(f"{o}_rate", descending=o not in analysis.MINIMISE, maintain_order=True)
         best, worst = ordered.row(0, named=True), ordered.row(-1, named=True)
         try:
-            cmp = A.paired_comparison(games, int(best["cell"]), int(worst["cell"]), o).row(
+            cmp = analysis.paired_comparison(games, int(best["cell"]), int(worst["cell"]), o).row(
                 0, named=True)
             sig = _verdict(cmp["significant"], cmp["p_value"])
         except ValueError:
             sig = "not paired"
-        rows.append([A.LABELS[o], labels[best["cell"]],
+        rows.append([analysis.LABELS[o], labels[best["cell"]],
                      pct_ci(best[f"{o}_rate"], best[f"{o}_low"], best[f"{o}_high"]),
                      labels[worst["cell"]], pct(worst[f"{o}_rate"]),
                      points(best[f"{o}_rate"] - worst[f"{o}_rate"]), sig])
@@ -292,16 +215,16 @@ def _best_cells(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> Non
 
 def _rates_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
     rep.h(3, "Rates with 95% intervals")
-    table = A.rates(games, by="cell")
-    header = ["cell", "games"] + [A.LABELS[o] for o in A.OUTCOMES]
+    table = analysis.rates(games, by="cell")
+    header = ["cell", "games"] + [analysis.LABELS[o] for o in analysis.OUTCOMES]
     rows = []
     for r in table.iter_rows(named=True):
         rows.append([labels[r["cell"]], f"{r['n']:,}"]
-                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in A.OUTCOMES])
+                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in analysis.OUTCOMES])
     if table.height > 1:
-        r = A.rates(games).row(0, named=True)
+        r = analysis.rates(games).row(0, named=True)
         rows.append(["**all cells**", f"{r['n']:,}"]
-                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in A.OUTCOMES])
+                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in analysis.OUTCOMES])
     rep.p("Share of games with each outcome, 95% Wilson interval in brackets. A game can win "
           "several victory types, so a row's victories and defeat can add up to more than "
           "100%; \"all four victories\" counts games that won every one, \"no result\" games "
@@ -314,14 +237,14 @@ def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> N
     cells = sorted(games["cell"].unique().to_list())
     if not 2 <= len(cells) <= MAX_COMPARED_CELLS:
         return
-    policies = dict(A.cell_labels(games).select("cell", "policy").iter_rows())
+    policies = dict(analysis.cell_labels(games).select("cell", "policy").iter_rows())
     base = next((c for c in cells if policies[c] == "historical"), cells[0])
     rows = []
     for c in cells:
         if c == base:
             continue
         try:
-            cmp = A.paired_comparison(games, int(c), int(base), list(A.HEADLINE))
+            cmp = analysis.paired_comparison(games, int(c), int(base), list(analysis.HEADLINE))
         except ValueError:
             continue
         cells_text = []
@@ -335,17 +258,17 @@ def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> N
     rep.p(f"Rate of each cell minus the rate of {labels[base]} on the same games, in "
           "percentage points, with its 95% interval (Newcombe's paired method); * marks a "
           "significant difference (exact McNemar test, p < 0.05).")
-    rep.table(["cell"] + [A.LABELS[o] for o in A.HEADLINE], rows,
-              right=set(range(1, len(A.HEADLINE) + 1)))
+    rep.table(["cell"] + [analysis.LABELS[o] for o in analysis.HEADLINE], rows,
+              right=set(range(1, len(analysis.HEADLINE) + 1)))
 
 
 def _endings(rep: Report, games: pl.DataFrame) -> None:
     rep.h(3, "How games end")
-    table = A.end_reasons(games)
+    table = analysis.end_reasons(games)
     rows = [[r["end_reason"], "defeat" if r["defeat"] else "", f"{r['k']:,}",
              pct_ci(r["rate"], r["low"], r["high"])] for r in table.iter_rows(named=True)]
     rep.table(["end reason", "", "games", "share (95% CI)"], rows, right={2, 3})
-    summary = A.summary(games)
+    summary = analysis.summary(games)
     names = {"end_turn": "end turn", "first_fire_turn": "turn of the first Fire order",
              "first_fire_roe": "RoE at the first Fire order", "heavy_damage": "heavy damage",
              "light_damage": "light damage", "damage": "damage, heavy + light"}
@@ -385,7 +308,7 @@ def _observational(rep: Report, games: pl.DataFrame) -> None:
 def _examples(rep: Report, games: pl.DataFrame, run_dir: Path, labels: dict[int, str]) -> None:
     rep.h(2, "Example games to replay")
     multi = games["cell"].n_unique() > 1
-    ex = A.examples(games, k=EXAMPLES_PER_OUTCOME)
+    ex = analysis.examples(games, k=EXAMPLES_PER_OUTCOME)
 
     def command(game: int, cell: int) -> str:
         return replay_command(run_dir, game, cell if multi else None)
@@ -457,16 +380,16 @@ def _what_was_run(rep: Report, games: pl.DataFrame, manifest: dict, run_dir: Pat
         if key not in known and isinstance(value, str | int | float | bool):
             rows.append([key.replace("_", " "), f"{value}"])
     rep.table(["", ""], rows)
-    swept = A.swept_parameters(games)
-    params = A.param_columns(games)
+    swept = analysis.swept_parameters(games)
+    params = analysis.param_columns(games)
     lines = []
     for policy in policies:
         mine = games.filter(pl.col("policy") == policy)
         own = [p for p in params if mine[p].null_count() < mine.height]
-        fixed = [f"{p}={A.fmt_value(mine[p].drop_nulls()[0])}" for p in own
+        fixed = [f"{p}={analysis.fmt_value(mine[p].drop_nulls()[0])}" for p in own
                  if p not in swept.get(policy, [])]
         varied = [f"**{p}** over " + ", ".join(
-            A.fmt_value(v) for v in mine[p].unique().sort(nulls_last=True).to_list())
+            analysis.fmt_value(v) for v in mine[p].unique().sort(nulls_last=True).to_list())
             for p in swept.get(policy, [])]
         text = f"`{policy}`: " + "; ".join(varied + ([", ".join(fixed)] if fixed else []))
         lines.append(text if own else f"`{policy}`: no parameters")
@@ -504,7 +427,7 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path) -> Re
     """The report's content (blocks and charts) for a run's games and manifest: the
     findings and the headline chart first, then tables, then what was run."""
     run_dir = Path(run_dir)
-    games = A.with_outcomes(games)
+    games = analysis.with_outcomes(games)
     labels = _label_map(games)
     title = report_title(manifest, run_dir)
     rep = Report(title)
@@ -534,178 +457,15 @@ def rates_frame(games: pl.DataFrame) -> pl.DataFrame:
     """Every cell and outcome, tidy: `cell`, `label`, `policy`, the parameter columns,
     `outcome`, `games`, `games_with` (games with the outcome), `rate`, `low`, `high` (95%
     Wilson interval). What rates.csv holds."""
-    games = A.with_outcomes(games)
-    cells = A.cell_labels(games)
-    params = A.param_columns(games)
+    games = analysis.with_outcomes(games)
+    cells = analysis.cell_labels(games)
+    params = analysis.param_columns(games)
     values = games.group_by("cell").agg(*[pl.col(p).first() for p in params])
-    long = A.rates(games, by="cell", long=True).rename({"n": "games", "k": "games_with"})
+    long = analysis.rates(games, by="cell", long=True).rename({"n": "games", "k": "games_with"})
     return (long.join(cells, on="cell").join(values, on="cell")
             .select("cell", "label", "policy", *params, "outcome", "games", "games_with", "rate",
                     "low", "high")
             .sort("cell", maintain_order=True))
-
-
-# -- rendering ------------------------------------------------------------------------------
-
-
-def _inline_html(text: str) -> str:
-    out = html.escape(text, quote=False)
-    out = re.sub(r"`([^`]+)`", r"<code>\1</code>", out)
-    return re.sub(r"\*\*([^*]+)\*\*", r"<strong>\1</strong>", out)
-
-
-CSS = """
-body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #222;
-       max-width: 1150px; margin: 2em auto; padding: 0 1em; line-height: 1.45; }
-h1 { border-bottom: 2px solid #0072B2; padding-bottom: .2em; }
-h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
-.scroll { overflow-x: auto; }
-table { border-collapse: collapse; margin: .8em 0; font-size: .88em; }
-th, td { border: 1px solid #ddd; padding: .3em .6em; vertical-align: top; }
-th { background: #f3f6f9; text-align: left; }
-td.num { text-align: right; white-space: nowrap; }
-tr:nth-child(even) td { background: #fafafa; }
-code { background: #f3f3f3; padding: 0 .25em; border-radius: 3px; font-size: .92em; }
-figure { margin: 1.2em 0; }
-.chart { min-height: 420px; overflow-x: auto; }
-figcaption { color: #555; font-size: .9em; }
-table.sortable th { cursor: pointer; user-select: none; }
-table.sortable th::after { content: " ↕"; color: #aaa; font-size: .85em; }
-table.sortable th[aria-sort=ascending]::after { content: " ▲"; color: #0072B2; }
-table.sortable th[aria-sort=descending]::after { content: " ▼"; color: #0072B2; }
-#vg-tooltip-element { font-size: 13px; }
-"""
-
-
-SORT_SCRIPT = """
-document.querySelectorAll("table.sortable th").forEach(th => {
-  th.tabIndex = 0;
-  const sort = () => {
-    const table = th.closest("table"), body = table.tBodies[0], column = th.cellIndex;
-    const down = th.getAttribute("aria-sort") === "ascending";
-    table.querySelectorAll("th").forEach(h => h.removeAttribute("aria-sort"));
-    th.setAttribute("aria-sort", down ? "descending" : "ascending");
-    const key = row => {
-      const text = row.cells[column].textContent.trim();
-      const number = text.replace(/,/g, "").match(/^[+-]?\\d+(\\.\\d+)?/);
-      return number ? parseFloat(number[0]) : text;
-    };
-    const compare = (a, b) => {
-      const x = key(a), y = key(b);
-      if (typeof x === "number" && typeof y === "number") return x - y;
-      if (typeof x !== typeof y) return typeof x === "number" ? -1 : 1;
-      return x.localeCompare(y, undefined, {numeric: true});
-    };
-    const rows = Array.from(body.rows), total = rows.filter(r => r.classList.contains("total"));
-    rows.filter(r => !total.includes(r)).sort((a, b) => (down ? -1 : 1) * compare(a, b))
-      .concat(total).forEach(r => body.appendChild(r));
-  };
-  th.addEventListener("click", sort);
-  th.addEventListener("keydown", e => { if (e.key === "Enter") sort(); });
-});
-"""
-
-
-def render_html(rep: Report) -> str:
-    """One self-contained HTML page that works offline: inline CSS, interactive charts
-    (Vega-Lite, its JavaScript inlined; hover a point for its rate, interval and games,
-    click the legend to show one outcome), tables sorted by a click on their header."""
-    from bollesim.report import charts
-
-    parts = ["<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
-             '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             f"<title>{html.escape(rep.title)}</title>", f"<style>{CSS}</style>", "</head>",
-             "<body>"]
-    specs = {}
-    for block in rep.blocks:
-        kind = block[0]
-        if kind == "h":
-            parts.append(f"<h{block[1]}>{_inline_html(block[2])}</h{block[1]}>")
-        elif kind == "p":
-            parts.append(f"<p>{_inline_html(block[1])}</p>")
-        elif kind == "ul":
-            items = "".join(f"<li>{_inline_html(i)}</li>" for i in block[1])
-            parts.append(f"<ul>{items}</ul>")
-        elif kind == "table":
-            _, header, rows, right, total = block
-            head = "".join(f"<th>{_inline_html(h)}</th>" for h in header) if any(header) else ""
-            body = "".join(
-                ('<tr class="total">' if total and r == len(rows) - 1 else "<tr>")
-                + "".join(f'<td{" class=num" if i in right else ""}>{_inline_html(c)}</td>'
-                          for i, c in enumerate(row)) + "</tr>"
-                for r, row in enumerate(rows))
-            parts.append(f'<div class="scroll"><table{" class=sortable" if head else ""}>'
-                         + (f"<thead><tr>{head}</tr></thead>" if head else "")
-                         + f"<tbody>{body}</tbody></table></div>")
-        elif kind == "chart":
-            chart = block[1]
-            specs[f"vis-{chart.name}"] = charts.spec(chart.data)
-            alt = html.escape(chart.alt)
-            parts.append(f'<figure id="{chart.name}"><div class="chart" id="vis-{chart.name}" '
-                         f'role="img" aria-label="{alt}"></div><figcaption>{alt}</figcaption>'
-                         "</figure>")
-    if specs:
-        parts.append(charts.page_script(specs))
-    parts += [f"<script>{SORT_SCRIPT}</script>", "</body>", "</html>", ""]
-    return "\n".join(parts)
-
-
-def _md(text: str) -> str:
-    """Text for Markdown: HTML special characters as entities (no raw HTML from a spec or
-    manifest reaches report.md), newlines as spaces (no stray block), `|` escaped."""
-    return html.escape(str(text), quote=False).replace("\n", " ").replace("|", "\\|")
-
-
-def _md_paragraph(text: str) -> str:
-    """_md, with a leading block marker (#, >, -, +, =, "1.") escaped: a paragraph stays
-    a paragraph whatever a spec's description starts with."""
-    out = _md(text).lstrip()
-    return "\\" + out if re.match(r"([#>+=-]|\d+[.)])", out) else out
-
-
-def render_markdown(rep: Report, chart_files: dict[str, str]) -> str:
-    """Markdown with the charts as image links to the PNG files (names in chart_files)."""
-    out: list[str] = []
-    for block in rep.blocks:
-        kind = block[0]
-        if kind == "h":
-            out += ["#" * block[1] + " " + _md(block[2]), ""]
-        elif kind == "p":
-            out += [_md_paragraph(block[1]), ""]
-        elif kind == "ul":
-            out += [f"- {_md_paragraph(i)}" for i in block[1]] + [""]
-        elif kind == "table":
-            _, header, rows, right, _ = block
-            out.append("| " + " | ".join(_md(h) for h in header) + " |")
-            out.append("|" + "|".join(" ---: " if i in right else " --- "
-                                      for i in range(len(header))) + "|")
-            out += ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
-            out.append("")
-        elif kind == "chart":
-            chart = block[1]
-            alt = _md(chart.alt).replace("[", "(").replace("]", ")")
-            out += [f"![{alt}]({chart_files[chart.name]})", "", f"*{alt}*", ""]
-    return "\n".join(out)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    """Write data to path atomically: a temporary file in the same folder, then rename.
-    The file gets the usual permissions (0666 less the umask)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _png(figure) -> bytes:
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=CHART_DPI, facecolor="white")
-    return buffer.getvalue()
 
 
 def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> dict:
@@ -724,29 +484,3 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> dict
     rep = build_report(games, manifest, run_dir)
     paths = write_pages(rep, out, "report", {RATES_CSV: rates_frame(games)})
     return {**paths, "rates": out / RATES_CSV}
-
-
-def write_pages(rep: Report, out: str | Path, stem: str,
-                tables: dict[str, pl.DataFrame] | None = None) -> dict:
-    """Write a Report into the folder `out` (created if missing), each file atomically:
-    STEM-<chart>.png for every chart, the CSV files of `tables` ({file name: frame}),
-    STEM.md (linking the PNGs) and STEM.html (self-contained). Returns {"html": Path,
-    "markdown": Path, "charts": [Path, ...], "tables": [Path, ...]}."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    files: dict[str, str] = {}
-    paths = []
-    for chart in rep.charts:
-        chart.png = _png(chart.figure)
-        name = f"{stem}-{chart.name}.png"
-        _atomic_write(out / name, chart.png)
-        files[chart.name] = name
-        paths.append(out / name)
-    for name, frame in (tables or {}).items():
-        buffer = io.BytesIO()
-        frame.write_csv(buffer, float_precision=6)
-        _atomic_write(out / name, buffer.getvalue())
-    _atomic_write(out / f"{stem}.md", render_markdown(rep, files).encode("utf-8"))
-    _atomic_write(out / f"{stem}.html", render_html(rep).encode("utf-8"))
-    return {"html": out / f"{stem}.html", "markdown": out / f"{stem}.md", "charts": paths,
-            "tables": [out / name for name in tables or {}]}

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from bollesim.stats import analysis as A
+from bollesim.stats import analysis
 
-DRAWN = (*A.VICTORIES, "defeat")
+DRAWN = (*analysis.VICTORIES, "defeat")
 """The outcomes a rate chart draws by default: the four victory types and defeat."""
 
 COLOURS = {  # Okabe-Ito, safe for colour-blind readers; defeat black, apart from them all
@@ -110,15 +110,15 @@ def signed_ci(diff: float, low: float, high: float) -> str:
 
 def _tidy(df: pl.DataFrame, x: str, outcomes: Sequence[str], never: float | None,
           panel: str) -> pl.DataFrame:
-    frame = df.select(A.never_as_null(x, never).cast(pl.Float64).alias("_x"), *A.OUTCOMES[:4],
+    frame = df.select(analysis.never_as_null(x, never).cast(pl.Float64).alias("_x"), *analysis.OUTCOMES[:4],
                       "defeat")
-    long = A.rates(frame, by="_x", outcomes=outcomes, long=True)
+    long = analysis.rates(frame, by="_x", outcomes=outcomes, long=True)
     order = {o: i for i, o in enumerate(outcomes)}
     return (long.rename({"_x": "x"})
             .with_columns(pl.lit(panel).alias("panel"),
-                          pl.col("x").map_elements(A.fmt_value, return_dtype=pl.Utf8,
+                          pl.col("x").map_elements(analysis.fmt_value, return_dtype=pl.Utf8,
                                                    skip_nulls=False).alias("x_label"),
-                          pl.col("outcome").replace_strict(A.LABELS).alias("label"),
+                          pl.col("outcome").replace_strict(analysis.LABELS).alias("label"),
                           pl.col("outcome").replace_strict(order, return_dtype=pl.Int32)
                           .alias("_order"))
             .sort("x", "_order", nulls_last=True)
@@ -142,7 +142,7 @@ def trigger(df: pl.DataFrame, param: str, *, policy: str | None = None,
     over them.
     """
     if param not in df.columns:
-        raise ValueError(f"no column {param!r} (parameters: {', '.join(A.param_columns(df))})")
+        raise ValueError(f"no column {param!r} (parameters: {', '.join(analysis.param_columns(df))})")
     if policy is None:
         owners = _owners(df, param)
         if len(owners) != 1:
@@ -152,16 +152,16 @@ def trigger(df: pl.DataFrame, param: str, *, policy: str | None = None,
     games = df.filter(pl.col("policy") == policy)
     if games.height == 0:
         raise ValueError(f"no games of policy {policy!r}")
-    never = A.never_value(policy, param)
+    never = analysis.never_value(policy, param)
     frame = _tidy(games, param, outcomes, never, policy)
-    label = A.parameter_label(policy, param)
+    label = analysis.parameter_label(policy, param)
     per_setting = frame.group_by("x_label").agg(pl.col("n").first())["n"]
     n_text = (f"{_games(int(per_setting[0]))} per setting" if per_setting.n_unique() == 1
               else f"{_games(int(per_setting.min()))} to {int(per_setting.max()):,} per setting")
-    others = [p for p in A.swept_parameters(games).get(policy, []) if p != param]
+    others = [p for p in analysis.swept_parameters(games).get(policy, []) if p != param]
     note = [f"policy {policy}", n_text, "the same seeds at every setting", INTERVALS]
     if others:
-        note.append("averaged over " + ", ".join(A.parameter_label(policy, p) for p in others))
+        note.append("averaged over " + ", ".join(analysis.parameter_label(policy, p) for p in others))
     return RateChart(frame, f"Outcomes by the {label}", label, tuple(outcomes), "trigger",
                      _trigger_finding(frame, outcomes), " · ".join(note))
 
@@ -176,7 +176,7 @@ def _trigger_finding(frame: pl.DataFrame, outcomes: Sequence[str]) -> str:
             d.sort("rate", descending=True, maintain_order=True).row(0, named=True)
         parts.append(f"Defeat is least likely at {_at(lo)} ({pct(lo['rate'])}) and most "
                      f"likely at {_at(hi)} ({pct(hi['rate'])})")
-    wins = [o for o in outcomes if o in A.VICTORIES]
+    wins = [o for o in outcomes if o in analysis.VICTORIES]
     if wins:
         spread = (frame.filter(pl.col("outcome").is_in(wins)).group_by("outcome")
                   .agg((pl.col("rate").max() - pl.col("rate").min()).alias("spread"))
@@ -184,7 +184,7 @@ def _trigger_finding(frame: pl.DataFrame, outcomes: Sequence[str]) -> str:
         top = spread["outcome"][0]
         peak = (frame.filter(pl.col("outcome") == top)
                 .sort("rate", descending=True, maintain_order=True).row(0, named=True))
-        parts.append(f"{A.LABELS[top]} peaks at {_at(peak)} ({pct(peak['rate'])})")
+        parts.append(f"{analysis.LABELS[top]} peaks at {_at(peak)} ({pct(peak['rate'])})")
     if not parts:
         return ""
     sentence = "; ".join(parts)
@@ -260,9 +260,9 @@ def comparison(df: pl.DataFrame, by: str = "policy", *, outcomes: Sequence[str] 
                labels: dict | None = None) -> RateChart:
     """Outcome rates of each policy (by="policy") or cell (by="cell", labelled as
     analysis.cell_labels) side by side; x is categorical, `x_label` the group's name."""
-    table = A.rates(df, by=by, outcomes=outcomes, long=True)
+    table = analysis.rates(df, by=by, outcomes=outcomes, long=True)
     if labels is None and by == "cell" and "policy" in df.columns:
-        labels = dict(A.cell_labels(df).select("cell", "label").iter_rows())
+        labels = dict(analysis.cell_labels(df).select("cell", "label").iter_rows())
     keys = table[by].unique(maintain_order=True).to_list()
     names = {k: str((labels or {}).get(k, k)) for k in keys}
     order = {o: i for i, o in enumerate(outcomes)}
@@ -271,7 +271,7 @@ def comparison(df: pl.DataFrame, by: str = "policy", *, outcomes: Sequence[str] 
         pl.col(by).replace_strict({k: float(i) for i, k in enumerate(keys)},
                                   return_dtype=pl.Float64).alias("x"),
         pl.col(by).replace_strict(names, return_dtype=pl.Utf8).alias("x_label"),
-        pl.col("outcome").replace_strict(A.LABELS).alias("label"),
+        pl.col("outcome").replace_strict(analysis.LABELS).alias("label"),
         pl.col("outcome").replace_strict(order, return_dtype=pl.Int32).alias("_order"))
         .sort("x", "_order")
         .select("panel", "x", "x_label", "outcome", "label", "n", "k", "rate", "low", "high"))
@@ -318,7 +318,7 @@ def compared(table: pl.DataFrame, a: str, b: str) -> DiffChart:
     """The chart of a comparison (bollesim.stats.compare.differences): one bar per outcome, the
     rate of B minus the rate of A on the same games."""
     frame = table.select(
-        pl.col("outcome").replace_strict(A.LABELS).alias("row"), "outcome", "diff",
+        pl.col("outcome").replace_strict(analysis.LABELS).alias("row"), "outcome", "diff",
         pl.col("diff_low").alias("low"), pl.col("diff_high").alias("high"), "significant",
         "rate_a", "rate_b", "n")
     n = int(table["n"][0]) if table.height else 0
@@ -336,7 +336,7 @@ def tornado(effects: pl.DataFrame, outcome: str) -> DiffChart:
     frame = rows.select(pl.col("alternative").alias("row"), "outcome", "diff", "low", "high",
                         "significant", pl.col("rate_default").alias("rate_a"),
                         pl.col("rate_alternative").alias("rate_b"), "n")
-    label = A.LABELS[outcome]
+    label = analysis.LABELS[outcome]
     finding = ""
     if frame.height:
         top = frame.row(0, named=True)

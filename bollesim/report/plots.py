@@ -44,7 +44,7 @@ from matplotlib.ticker import PercentFormatter  # noqa: E402
 
 from bollesim.report import chartdata  # noqa: E402
 from bollesim.report.chartdata import COLOURS, DRAWN, SERIES_COLOURS, DiffChart, RateChart  # noqa: E402
-from bollesim.stats import analysis as A  # noqa: E402
+from bollesim.stats import analysis  # noqa: E402
 
 MARKERS = {"operational": "o", "tactical": "^", "strategic": "s", "political": "D",
            "perfect": "*", "defeat": "X", "no_result": "v"}
@@ -117,7 +117,7 @@ def _ticks(ax, finite: list[float], never_x: float | None) -> None:
     ticks = list(finite)
     if len(ticks) > 25:
         ticks = ticks[::math.ceil(len(ticks) / 20)]
-    labels = [A.fmt_value(float(t)) for t in ticks]
+    labels = [analysis.fmt_value(float(t)) for t in ticks]
     if never_x is not None:
         ticks.append(never_x)
         labels.append(chartdata.NEVER_LABEL)
@@ -134,7 +134,7 @@ def _draw_lines(chart: RateChart, panel: str, ax, ax_n=None) -> None:
         fin = rows.filter(pl.col("x").is_not_null())
         ys, lo, hi = (fin[c].to_numpy() * 100 for c in ("rate", "low", "high"))
         ax.plot(fin["pos"].to_numpy(), ys, color=colour, marker=marker, markersize=5,
-                linewidth=1.8, linestyle=DASHES.get(o, "-"), label=A.LABELS.get(o, o), zorder=3)
+                linewidth=1.8, linestyle=DASHES.get(o, "-"), label=analysis.LABELS.get(o, o), zorder=3)
         ax.vlines(fin["pos"].to_numpy(), lo, hi, color=colour, linewidth=1.2, zorder=2)
         never = rows.filter(pl.col("x").is_null())
         if never.height:
@@ -262,7 +262,7 @@ def _draw_bars(chart: RateChart, ax, values: bool | None = None) -> Figure:
             for x, r, h in zip(xs, rate, high, strict=True):
                 ax.text(x, h + 0.8, f"{r:.1f}", ha="center", va="bottom", fontsize=7)
     _percent_axis(ax, top * 1.08)
-    ax.set_xticks(centres, [A.LABELS.get(o, o).replace(" ", "\n", 1) for o in chart.outcomes])
+    ax.set_xticks(centres, [analysis.LABELS.get(o, o).replace(" ", "\n", 1) for o in chart.outcomes])
     ax.set_xlabel("outcome")
     _header(ax, chart.title, chart.finding, chart.note)
     _legend(ax, chart.x_title)

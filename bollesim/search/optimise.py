@@ -17,7 +17,7 @@ A spec (experiments/optimise_*.toml):
     objective = "operational"           # an outcome rate, or a weighted score:
     # objective = { weights = { operational = 1, defeat = -1 }, label = "..." }
     # pareto = ["operational", "strategic"]   # instead of objective: trace the front
-    ruleset / partial / overrides / readings   # as in a sweep spec (experiment.py)
+    ruleset / partial / overrides / readings   # as in a sweep spec (batch/spec.py: ruleset_of)
 
     [search]                            # optional; without it every parameter is searched
     k = [8, 20]                         # over its declared range. With it: a sub-range,
@@ -71,8 +71,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from bollesim.batch.experiment import _NAME, LIMITS, _Spec, read_spec, ruleset_record
-from bollesim.bollebank.rules.loader import Ruleset, RulesetError, load_ruleset
+from bollesim.batch.limits import DEFAULT_SEED, LIMITS, NAME
+from bollesim.batch.manifest import play_record, ruleset_record
+from bollesim.batch.source import RulesetSource
+from bollesim.batch.spec import Spec, read_spec, ruleset_of
+from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.errors import UsageError
 from bollesim.game.policy import Policy, load_policy
 from bollesim.stats import analysis as A
@@ -88,8 +91,6 @@ SPEC_KEYS = (
 OBJECTIVE_KEYS = ("weights", "label")
 DEFAULTS = {"budget": 4_000_000, "candidates": 120, "eta": 3, "finalists": 3,
             "holdout_games": 400_000, "refine": 0}
-RANGES = {"budget": (1, 10**13), "candidates": (1, 100_000), "eta": (2, 100),
-          "finalists": (1, 1_000), "holdout_games": (1, 10**12), "refine": (0, 100)}
 UNIT = 100
 """Games per candidate are whole multiples of UNIT."""
 BEST = "best.json"
@@ -125,7 +126,7 @@ class Objective:
         return {"label": self.label, "weights": dict(self.weights)}
 
 
-def _objective(s: _Spec, raw, key: str) -> Objective:
+def _objective(s: Spec, raw, key: str) -> Objective:
     if isinstance(raw, str):
         _outcome(s, raw, key)
         return Objective({raw: 1.0}, A.LABELS.get(raw, raw) + " rate")
@@ -146,7 +147,7 @@ def _objective(s: _Spec, raw, key: str) -> Objective:
     return Objective(checked, label)
 
 
-def _outcome(s: _Spec, name: str, key: str) -> None:
+def _outcome(s: Spec, name: str, key: str) -> None:
     if name not in A.OUTCOMES:
         s.fail(key, f"unknown outcome {name!r}{_nearest(name, A.OUTCOMES)} "
                     f"(outcomes: {', '.join(A.OUTCOMES)})")
@@ -157,7 +158,7 @@ def _nearest(word: str, known) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def _known(s: _Spec, table: dict, allowed, prefix: str = "") -> None:
+def _known(s: Spec, table: dict, allowed, prefix: str = "") -> None:
     for key in table:
         if key not in allowed:
             s.fail(prefix + key, f"unknown key{_nearest(key, allowed)} (known: {', '.join(allowed)})")
@@ -199,7 +200,7 @@ class Search:
     axes: tuple[Axis, ...]
     base: np.ndarray  # the parameter vector: defaults, with the spec's fixed values
     rules: Ruleset = field(repr=False)
-    ruleset_source: dict = field(default_factory=dict)
+    ruleset_source: RulesetSource = field(default_factory=RulesetSource)
     path: Path | None = None
     spec: dict = field(default_factory=dict, repr=False)
 
@@ -217,10 +218,10 @@ def load_search(path: str | Path) -> Search:
     """Read and check an optimise spec; errors are one line, `FILE: KEY: problem`."""
     path = Path(path)
     data = read_spec(path)
-    s = _Spec(path)
+    s = Spec(path)
     _known(s, data, SPEC_KEYS)
     name = s.text(data, "name", path.stem, limit="name")
-    if not _NAME.fullmatch(name):
+    if not NAME.fullmatch(name):
         s.fail("name", f"use letters, digits, '_', '-' or '.' (it names the out folder), got {name!r}")
     description = s.text(data, "description", "", limit="description") or ""
     policy_name = data.get("policy")
@@ -232,12 +233,13 @@ def load_search(path: str | Path) -> Search:
         s.fail("policy", str(exc))
     if not policy.parameters:
         s.fail("policy", f"{policy_name!r} has no parameters to search")
-    seed = s.whole(data, "seed", "seed", default=1)
+    seed = s.whole(data, "seed", "seed", default=DEFAULT_SEED)
     holdout_seed = s.whole(data, "holdout_seed", "seed", default=(seed + 1) % 2**63)
     if holdout_seed == seed:
         s.fail("holdout_seed", "must differ from seed: the held-out games are never searched")
     counts = {}
-    for key, (low, high) in RANGES.items():
+    for key in DEFAULTS:  # their ranges: limits.LIMITS
+        low, high = LIMITS[key]
         value = data.get(key, DEFAULTS[key])
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             s.fail(key, f"expected a whole number from {low:,} to {high:,}, got {value!r}")
@@ -252,39 +254,14 @@ def load_search(path: str | Path) -> Search:
         if not isinstance(pair, list) or len(pair) != 2:
             s.fail("pareto", 'expected two objectives, e.g. ["operational", "strategic"]')
         objectives = tuple(_objective(s, raw, f"pareto[{i}]") for i, raw in enumerate(pair))
-    rules, source = _ruleset(s, data)
+    rules, source = ruleset_of(s, data)
     axes, base = _axes(s, data.get("search"), policy)
     return Search(name, description, policy, seed, holdout_seed, objectives=objectives,
                   axes=axes, base=base, rules=rules, ruleset_source=source, path=path,
                   spec=data, **counts)
 
 
-def _ruleset(s: _Spec, data: dict) -> tuple[Ruleset, dict]:
-    from bollesim.bollebank.rules.readings import parse_choices
-
-    lists = {}
-    for key in ("overrides", "readings"):
-        value = data.get(key, [])
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            example = '["roe.fire_allowed=10"]' if key == "overrides" else '["I-AIR=ceil"]'
-            s.fail(key, f"expected a list of strings, e.g. {example}")
-        if len(value) > LIMITS["overrides"][1]:
-            s.fail(key, f"more than {LIMITS['overrides'][1]:,} entries")
-        lists[key] = value
-    ruleset_file, partial = s.file(data, "ruleset"), s.file(data, "partial")
-    try:
-        choices = parse_choices(lists["readings"], "readings")
-        rules = load_ruleset(ruleset_file, lists["overrides"], partial, choices)
-    except RulesetError as exc:
-        key = {"--set": "overrides", "readings": "readings"}.get(exc.source, "ruleset")
-        s.fail(key, str(exc))
-    source = {"file": str(ruleset_file) if ruleset_file else None,
-              "partial": str(partial) if partial else None,
-              "overrides": list(lists["overrides"]), "readings": list(lists["readings"])}
-    return rules, source
-
-
-def _axes(s: _Spec, table, policy: Policy) -> tuple[tuple[Axis, ...], np.ndarray]:
+def _axes(s: Spec, table, policy: Policy) -> tuple[tuple[Axis, ...], np.ndarray]:
     if table is None:  # no [search] table: every parameter over its declared range
         table = {p.name: True for p in policy.parameters}
     if not isinstance(table, dict):
@@ -624,9 +601,7 @@ def write_result(search: Search, result: Result, out: str | Path) -> dict:
     trajectory, best.json, optimise.md and its charts): all of it or nothing."""
     import io
 
-    from bollesim import __version__
     from bollesim.batch.runfolder import write_games
-    from bollesim.batch.runner import machine
     from bollesim.report import charts
 
     table = holdout_table(search, result.holdout)
@@ -651,12 +626,9 @@ def write_result(search: Search, result: Result, out: str | Path) -> dict:
     files[REPORT_HTML] = report_html(rep, specs).encode("utf-8")
     return write_games(
         out, result.holdout, files,
-        version=__version__, created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        seed=search.holdout_seed, games_per_cell=search.holdout_games, n_cells=len(cells),
-        cells=cells, policy=search.policy.name, params="per cell (see cells)",
-        ruleset=search.rules.name, ruleset_hash=search.rules.digest, engine="fast",
-        machine=machine(), timings=result.timings, experiment=search.name,
-        description=search.description,
+        **play_record(search.rules, cells, search.holdout_seed, "fast", result.timings,
+                      games_per_cell=search.holdout_games),
+        experiment=search.name, description=search.description,
         spec_file=str(search.path) if search.path else None, spec=search.spec,
         **ruleset_record(search.rules, search.ruleset_source))
 
@@ -733,7 +705,7 @@ CHART_ALT = {"pareto": "the Pareto front", "trajectory": "the race"}
 
 def report_markdown(rep, specs: dict[str, dict]) -> str:
     """optimise.md: the report's blocks, then its charts as PNG links."""
-    from bollesim.report.balance import render_markdown
+    from bollesim.report.document import render_markdown
 
     images = [f"![{CHART_ALT[name]}](optimise-{name}.png)" for name in sorted(specs)]
     return render_markdown(rep, {}) + "\n" + "\n\n".join(images) + "\n"
@@ -745,7 +717,7 @@ def report_html(rep, specs: dict[str, dict]) -> str:
     import html
 
     from bollesim.report import charts
-    from bollesim.report.balance import render_html
+    from bollesim.report.document import render_html
 
     figures = "".join(
         f'<figure><div class="chart" id="vis-{name}" role="img" '
@@ -757,8 +729,8 @@ def report_html(rep, specs: dict[str, dict]) -> str:
 def report_blocks(search: Search, result: Result, table: pl.DataFrame):
     """The report's content (report.Report): the winner, the held-out estimates and
     differences, the race."""
-    from bollesim.report.balance import Report, pct_ci
     from bollesim.report.chartdata import pct
+    from bollesim.report.document import Report, pct_ci
 
     rep = Report(f"Policy search: {search.name}")
     rep.h(1, rep.title)

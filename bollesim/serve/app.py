@@ -54,7 +54,7 @@ from bollesim.serve import odds
 from bollesim.serve.edits import BadRequest, build_ruleset, check_edits, partial_toml
 from bollesim.serve.form import form_model
 from bollesim.serve.worker import Busy, EngineWorker
-from bollesim.stats import analysis as A
+from bollesim.stats import analysis
 
 MAX_BODY = 512 * 1024
 """Bytes of one request body (an edit of every key of the ruleset is about 40 KB)."""
@@ -300,8 +300,8 @@ async def form(request: Request) -> Response:
     return JSONResponse({
         **form_model(), "policies": policies,
         "families": [{"id": f"{f.policy}.{f.param}", "policy": f.policy, "param": f.param,
-                      "label": A.parameter_label(f.policy, f.param)} for f in odds.FAMILIES],
-        "outcomes": [{"outcome": o, "label": A.LABELS[o]} for o in A.OUTCOMES],
+                      "label": analysis.parameter_label(f.policy, f.param)} for f in odds.FAMILIES],
+        "outcomes": [{"outcome": o, "label": analysis.LABELS[o]} for o in analysis.OUTCOMES],
         "best": s.best, "max_games": s.max_games, "seed": s.seed,
         "ready": server.ready.is_set()})
 
@@ -379,7 +379,7 @@ async def make_report(request: Request) -> Response:
     if built.rules is None:
         return JSONResponse({"errors": built.errors}, status_code=422)
     token = f"whatif-{time.strftime('%Y%m%d-%H%M%S')}-{len(server.reports) + 1}"
-    task = server.worker.submit(lambda: write_report(server, token, built.rules, policy, params,
+    task = server.worker.submit(lambda: page_report(server, token, built.rules, policy, params,
                                                      family))
     try:
         await asyncio.wrap_future(task)
@@ -389,12 +389,15 @@ async def make_report(request: Request) -> Response:
     return JSONResponse({"url": f"/report/{token}/report.html", "folder": str(server.reports[token])})
 
 
-def write_report(server: Server, token: str, rules, policy, params, family) -> None:
+def page_report(server: Server, token: str, rules, policy, params, family) -> None:
     """A run folder of the current settings (the chosen policy, then the trigger family's
     settings, on the same seeds) in results/TOKEN, and its report in it: it stays when the
     server stops, and its replay commands work from the folder the server was started in."""
-    from bollesim.batch.experiment import Cell, ruleset_record, run_cells
-    from bollesim.report.balance import write_report as report
+    from bollesim.batch.manifest import ruleset_record
+    from bollesim.batch.session import run_cells
+    from bollesim.batch.source import RulesetSource
+    from bollesim.batch.spec import Cell
+    from bollesim.report.balance import write_report
 
     folder = server.settings.results / token
     family_policy = server.policy(family.policy)
@@ -406,11 +409,10 @@ def write_report(server: Server, token: str, rules, policy, params, family) -> N
         vector[which] = value
         cells.append(Cell(len(cells), family_policy, vector))
     games = min(REPORT_GAMES, server.settings.max_games)
-    source = {"file": None, "partial": "whatif.toml (bollesim serve)", "overrides": [],
-              "readings": []}
+    source = RulesetSource(partial=Path("whatif.toml (bollesim serve)"))
     run_cells(folder, cells, rules, server.settings.seed, games,
               extra_manifest=ruleset_record(rules, source))
-    report(folder)
+    write_report(folder)
     server.reports[token] = folder
 
 
@@ -433,8 +435,8 @@ async def replay(request: Request) -> Response:
     server: Server = request.app.state.server
     body = await read_json(request, {"edits", "policy", "params", "outcome"})
     outcome = body.get("outcome")
-    if outcome not in A.OUTCOMES:
-        raise BadRequest(f"outcome: expected one of {', '.join(A.OUTCOMES)}")
+    if outcome not in analysis.OUTCOMES:
+        raise BadRequest(f"outcome: expected one of {', '.join(analysis.OUTCOMES)}")
     built, policy, params = await asyncio.to_thread(server.setting, body)
     if built.rules is None:
         return JSONResponse({"errors": built.errors}, status_code=422)
@@ -444,7 +446,7 @@ async def replay(request: Request) -> Response:
         lambda: odds.example_game(built.rules, policy, params, seed, outcome, search)))
     if game is None:
         return JSONResponse({"game": None, "message": f"none of the first {search:,} games "
-                             f"ends with a {A.LABELS[outcome]}"})
+                             f"ends with a {analysis.LABELS[outcome]}"})
     from bollesim.batch.replay import narrated_game
 
     lines, _ = await asyncio.to_thread(narrated_game, built.rules, policy, params, seed, game)

@@ -27,7 +27,7 @@ import polars as pl
 
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.game.policy import Policy
-from bollesim.stats import analysis as A
+from bollesim.stats import analysis
 
 OUTCOME_COLUMNS = ("operational", "tactical", "strategic", "political", "defeat")
 """The result columns kept per game (perfect and no_result derive from them)."""
@@ -181,11 +181,11 @@ class Evaluation:
         base = self.baselines.games(self.policy, self.params, self.seed, n)
         both = pl.concat([self.main.with_columns(pl.lit(1).alias("cell")),
                           base.with_columns(pl.lit(0).alias("cell"))])
-        table = A.paired_comparison(both, {"cell": 1}, {"cell": 0})
+        table = analysis.paired_comparison(both, {"cell": 1}, {"cell": 0})
         rows = []
         for r in table.iter_rows(named=True):
             rows.append({
-                "outcome": r["outcome"], "label": A.LABELS[r["outcome"]], "n": r["n"],
+                "outcome": r["outcome"], "label": analysis.LABELS[r["outcome"]], "n": r["n"],
                 "k": round(r["rate_a"] * r["n"]), "rate": r["rate_a"], "low": r["a_low"],
                 "high": r["a_high"], "base_k": round(r["rate_b"] * r["n"]),
                 "base_rate": r["rate_b"], "base_low": r["b_low"], "base_high": r["b_high"],
@@ -219,7 +219,7 @@ def example_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, 
     """The first game of the page's seeds whose result is `outcome`, among `search` games."""
     done = 0
     while done < search:
-        games = A.with_outcomes(play(policy, params, rules, seed, done, min(PIECE, search - done)))
+        games = analysis.with_outcomes(play(policy, params, rules, seed, done, min(PIECE, search - done)))
         hits = games.filter(pl.col(outcome))["game"]
         if hits.len():
             return int(hits[0])

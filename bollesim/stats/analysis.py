@@ -14,13 +14,13 @@ Two outcomes are derived (`with_outcomes` adds them): `perfect`, all four victor
 same game, and `no_result`, neither a victory nor a defeat. Rates carry 95% Wilson score
 intervals (docs/architecture.md §7).
 
-    from bollesim.stats import analysis as A
-    A.rates(df, by="policy")                          # one row per policy
-    A.paired_comparison(df, "historical", "rush")     # one row per outcome
-    A.paired_comparison(df, {"k": 12}, {"k": 18}, "strategic")   # two cells of a sweep
-    A.best_trigger(df, "k")                           # one row per outcome
-    A.distributions(df, by="cell"), A.summary(df)     # end turn, first fire, damage
-    A.end_reasons(df), A.examples(df)                 # how games end; games to replay
+    from bollesim.stats import analysis
+    analysis.rates(df, by="policy")                          # one row per policy
+    analysis.paired_comparison(df, "historical", "rush")     # one row per outcome
+    analysis.paired_comparison(df, {"k": 12}, {"k": 18}, "strategic")   # two cells of a sweep
+    analysis.best_trigger(df, "k")                           # one row per outcome
+    analysis.distributions(df, by="cell"), analysis.summary(df)   # end turn, first fire, damage
+    analysis.end_reasons(df), analysis.examples(df)          # how games end; games to replay
 
 A policy parameter declared with a `never` value (policies/*.py, e.g. fire_at_roe's k = 25)
 has that value shown and grouped as "never" by best_trigger, cell_labels and the charts.
@@ -35,14 +35,23 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from bollesim.stats.intervals import Z95, mcnemar_exact, paired_rates, wilson
+
 VICTORIES = ("operational", "tactical", "strategic", "political")
 """The four victory types of §8, in the rulebook's order."""
+
 
 OUTCOMES = (*VICTORIES, "perfect", "defeat", "no_result")
 """Every outcome a rate is reported for: the victories, all four, defeat, no result."""
 
+
 HEADLINE = (*VICTORIES, "perfect", "defeat")
 """The outcomes drawn in the charts and ranked by best_trigger."""
+
+
+SUMMARY = (*VICTORIES, "defeat", "no_result")
+"""The outcomes of a run's or a cell's one-line summary (the command line's)."""
+
 
 LABELS = {
     "operational": "operational victory",
@@ -55,11 +64,14 @@ LABELS = {
 }
 """Plain names for the outcomes (charts, tables, findings)."""
 
+
 MINIMISE = frozenset({"defeat", "no_result"})
 """Outcomes a player wants less of."""
 
+
 DEFEAT_REASONS = ("vehicle destroyed", "VL2 commander killed", "turn 40")
 """The values of end_reason that are defeats (§8)."""
+
 
 RESULT_COLUMNS = frozenset({
     "game", "seed", "policy", "cell", "operational", "tactical", "strategic", "political",
@@ -69,58 +81,51 @@ RESULT_COLUMNS = frozenset({
 })
 """The columns of a result row that are not policy parameters."""
 
+
 DISTRIBUTION_VARIABLES = ("end_turn", "first_fire_turn", "first_fire_roe", "heavy_damage",
                           "light_damage", "damage")
 """What `distributions` counts; `damage` is heavy_damage + light_damage."""
 
-Z95 = 1.96
-"""The normal quantile of a two-sided 95% interval."""
 
-
-# -- Wilson intervals ---------------------------------------------------------------------
-
-
-def wilson(successes, n, z: float = 1.96):
-    """95% (by default) Wilson score interval for a binomial proportion.
-
-    successes, n: ints, or numpy arrays of the same shape (broadcast). Returns (low, high):
-    floats for scalar input, float64 arrays otherwise. n = 0 gives (nan, nan). The bounds
-    are exactly 0 when successes = 0 and exactly 1 when successes = n.
-
-        wilson(5, 10)   # (0.2366, 0.7634)
-    """
-    k = np.asarray(successes, dtype=np.float64)
-    m = np.asarray(n, dtype=np.float64)
-    if np.any(k < 0) or np.any(k > m):
-        raise ValueError("wilson: need 0 <= successes <= n")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = k / m
-        z2 = z * z
-        denom = 1.0 + z2 / m
-        centre = (p + z2 / (2.0 * m)) / denom
-        half = z * np.sqrt(p * (1.0 - p) / m + z2 / (4.0 * m * m)) / denom
-        low = np.where(k == 0, 0.0, np.clip(centre - half, 0.0, 1.0))
-        high = np.where(k == m, 1.0, np.clip(centre + half, 0.0, 1.0))
-    low = np.where(m > 0, low, np.nan)
-    high = np.where(m > 0, high, np.nan)
-    if low.ndim == 0:
-        return float(low), float(high)
-    return low, high
-
-
-# -- helpers ------------------------------------------------------------------------------
+def derived_outcomes() -> dict[str, pl.Expr]:
+    """The outcomes derived from a row's columns: `perfect` (all four victories) and
+    `no_result` (neither a victory nor a defeat)."""
+    victories = [pl.col(v).fill_null(False) for v in VICTORIES]
+    return {"perfect": pl.all_horizontal(*victories),
+            "no_result": ~pl.any_horizontal(*victories) & ~pl.col("defeat").fill_null(False)}
 
 
 def with_outcomes(df: pl.DataFrame) -> pl.DataFrame:
     """df with the derived boolean columns `perfect` and `no_result` (if missing)."""
-    extra = []
-    if "perfect" not in df.columns:
-        extra.append(pl.all_horizontal(*[pl.col(v).fill_null(False) for v in VICTORIES])
-                     .alias("perfect"))
-    if "no_result" not in df.columns:
-        extra.append((~pl.any_horizontal(*[pl.col(v).fill_null(False) for v in VICTORIES])
-                      & ~pl.col("defeat").fill_null(False)).alias("no_result"))
+    extra = [e.alias(name) for name, e in derived_outcomes().items() if name not in df.columns]
     return df.with_columns(extra) if extra else df
+
+
+def outcome_means(outcomes: Sequence[str] = SUMMARY) -> list[pl.Expr]:
+    """Each outcome's rate as a polars expression over result rows."""
+    derived = derived_outcomes()
+    return [(derived[o] if o in derived else pl.col(o)).mean().alias(o) for o in outcomes]
+
+
+def run_rates(run) -> tuple[int, dict[str, float]]:
+    """Games and the SUMMARY rates of a verified run (runfolder.Run), read column by column
+    (a 10-million-game file would take a gigabyte in memory whole)."""
+    row = run.collect(run.scan().select([pl.len().alias("n"), *outcome_means()]))
+    return int(row["n"][0]), {c: float(row[c][0] or 0.0) for c in SUMMARY}
+
+
+def cell_rates(run) -> pl.DataFrame:
+    """One row per cell of a verified run (runfolder.Run): cell, label, policy, games and
+    each SUMMARY rate, aggregated from a lazy scan (memory stays flat)."""
+    scan = run.scan()
+    first_rows = run.collect(scan.group_by("cell").agg(pl.all().first()))  # one row per cell
+    labels = cell_labels(first_rows) if first_rows.height else None
+    table = run.collect(
+        scan.group_by("cell").agg(pl.len().alias("games"), *outcome_means()).sort("cell")
+    )
+    if labels is None:
+        return table.with_columns(pl.lit("").alias("label"), pl.lit("").alias("policy"))
+    return labels.join(table, on="cell").sort("cell")
 
 
 def _by_list(by) -> list[str]:
@@ -252,9 +257,6 @@ def cell_labels(df: pl.DataFrame) -> pl.DataFrame:
     return cells.select("cell", "policy").with_columns(pl.Series("label", labels, dtype=pl.Utf8))
 
 
-# -- rates --------------------------------------------------------------------------------
-
-
 def rates(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
           outcomes: Sequence[str] = OUTCOMES, long: bool = False, z: float = Z95) -> pl.DataFrame:
     """Rate of each outcome with its 95% Wilson interval, per group.
@@ -322,48 +324,6 @@ def end_reasons(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
             .select(*keys, "end_reason", "defeat", "n", "k", "rate", "low", "high"))
 
 
-# -- paired comparison --------------------------------------------------------------------
-
-
-def mcnemar_exact(b: int, c: int) -> float:
-    """Two-sided exact McNemar p-value from the discordant counts b (A only) and c (B only):
-    a binomial test of min(b, c) out of b + c at one half."""
-    m = int(b) + int(c)
-    if m == 0:
-        return 1.0
-    lo = min(int(b), int(c))
-    i = np.arange(lo, dtype=np.float64)
-    log_terms = np.concatenate([[0.0], np.cumsum(np.log((m - i) / (i + 1.0)))])  # log C(m, j)
-    log_terms -= m * math.log(2.0)
-    top = log_terms.max()
-    tail = math.exp(top) * float(np.exp(log_terms - top).sum())
-    return min(1.0, 2.0 * tail)
-
-
-def _newcombe_paired(n11: int, n10: int, n01: int, n00: int, z: float) -> tuple[float, float]:
-    """Interval for p_a - p_b on paired binary data (Newcombe 1998, method 10: the Wilson
-    intervals of both margins combined with the correlation of the pairs)."""
-    n = n11 + n10 + n01 + n00
-    if n == 0:
-        return math.nan, math.nan
-    pa, pb = (n11 + n10) / n, (n11 + n01) / n
-    la, ua = wilson(n11 + n10, n, z)
-    lb, ub = wilson(n11 + n01, n, z)
-    margins = (n11 + n10) * (n01 + n00) * (n11 + n01) * (n10 + n00)
-    excess = n11 * n00 - n10 * n01  # with Newcombe's continuity correction of phi:
-    if excess > n / 2:
-        excess -= n / 2
-    elif excess >= 0:
-        excess = 0
-    phi = excess / math.sqrt(margins) if margins > 0 else 0.0
-    d = pa - pb
-    da, db = pa - la, ub - pb  # distances to the margins' Wilson bounds, lower side
-    low = d - math.sqrt(max(da * da - 2 * phi * da * db + db * db, 0.0))
-    da, db = pb - lb, ua - pa  # upper side
-    high = d + math.sqrt(max(da * da - 2 * phi * da * db + db * db, 0.0))
-    return max(low, -1.0), min(high, 1.0)
-
-
 def _select(df: pl.DataFrame, spec) -> tuple[pl.DataFrame, str]:
     """Rows picked by a comparison side, and its label. See paired_comparison."""
     if isinstance(spec, pl.Expr):
@@ -411,26 +371,6 @@ def _pair(df: pl.DataFrame, a, b, on: str, outcomes: Sequence[str]):
     return joined, label_a, label_b
 
 
-def _compare(x_a: np.ndarray, x_b: np.ndarray, z: float, alpha: float) -> dict:
-    x_a, x_b = x_a.astype(bool), x_b.astype(bool)
-    n = int(x_a.size)
-    n11 = int(np.sum(x_a & x_b))
-    n10 = int(np.sum(x_a & ~x_b))
-    n01 = int(np.sum(~x_a & x_b))
-    n00 = n - n11 - n10 - n01
-    ka, kb = n11 + n10, n11 + n01
-    low, high = _newcombe_paired(n11, n10, n01, n00, z)
-    p = mcnemar_exact(n10, n01)
-    a_low, a_high = wilson(ka, n, z)
-    b_low, b_high = wilson(kb, n, z)
-    return {
-        "n": n, "rate_a": ka / n, "a_low": a_low, "a_high": a_high,
-        "rate_b": kb / n, "b_low": b_low, "b_high": b_high,
-        "diff": (ka - kb) / n, "diff_low": low, "diff_high": high,
-        "only_a": n10, "only_b": n01, "p_value": p, "significant": p < alpha,
-    }
-
-
 def paired_comparison(df: pl.DataFrame, a, b, outcome: str | Sequence[str] | None = None,
                       on: str = "game", *, z: float = Z95, alpha: float = 0.05) -> pl.DataFrame:
     """Compare two policies or cells game by game on the same seeds (common random numbers).
@@ -455,14 +395,11 @@ def paired_comparison(df: pl.DataFrame, a, b, outcome: str | Sequence[str] | Non
     joined, label_a, label_b = _pair(with_outcomes(df), a, b, on, outcomes)
     rows = []
     for o in outcomes:
-        stats = _compare(joined[o].fill_null(False).to_numpy(),
+        stats = paired_rates(joined[o].fill_null(False).to_numpy(),
                          joined[f"{o}_b"].fill_null(False).to_numpy(), z, alpha)
         rows.append({"outcome": o, "a": label_a, "b": label_b, **stats})
     return pl.DataFrame(rows, schema_overrides={"a_low": pl.Float64, "a_high": pl.Float64,
                                                 "b_low": pl.Float64, "b_high": pl.Float64})
-
-
-# -- distributions ------------------------------------------------------------------------
 
 
 def distributions(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
@@ -514,9 +451,6 @@ def summary(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
         parts.append(stats.select(*keys, pl.lit(v).alias("variable"), "n", "never", "mean",
                                   "p10", "median", "p90"))
     return pl.concat(parts).sort([*keys], nulls_last=True) if keys else pl.concat(parts)
-
-
-# -- triggers -----------------------------------------------------------------------------
 
 
 def best_trigger(df: pl.DataFrame, param: str, *, default: float | None = None,
@@ -628,9 +562,6 @@ def _paired_matrix(df: pl.DataFrame, key: str, n_keys: int) -> pl.DataFrame | No
     if len(set(keys)) != n_keys:
         return None
     return ordered
-
-
-# -- examples -----------------------------------------------------------------------------
 
 
 def outcome_masks(df: pl.DataFrame) -> dict[str, pl.Expr]:

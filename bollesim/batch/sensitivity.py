@@ -1,0 +1,55 @@
+"""A sensitivity run (`bollesim sensitivity SPEC`): the experiment's cells as specified, then
+the same cells under each alternative reading in turn, as one sweep on the same seeds
+(stats/sensitivity.py says how its cells are laid out and measured)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bollesim.batch.spec import Cell, Experiment, changed_ruleset
+from bollesim.bollebank.rules.loader import Ruleset
+from bollesim.errors import UsageError
+
+
+def alternatives(rules: Ruleset, only: Sequence[str] | None = None) -> list[tuple[str, str]]:
+    """(reading id, variant) of every variant other than the one `rules` plays, readings
+    in declaration order (only the ids in `only`, if given; UsageError for an unknown id
+    or one without alternatives)."""
+    from bollesim.bollebank.rules.readings import BY_ID, READINGS, _ids_hint
+
+    for rid in only or ():
+        if rid not in BY_ID:
+            raise UsageError(f"--only {rid}: unknown reading; {_ids_hint(rid)}")
+        if not BY_ID[rid].alternatives:
+            raise UsageError(f"--only {rid}: {rid} has no alternative ({BY_ID[rid].fixed})")
+    chosen = [r for r in READINGS if only is None or r.id in only]
+    return [(r.id, v.name) for r in chosen if r.alternatives
+            for v in r.variants() if v.name != rules.readings[r.id]]
+
+
+def sensitivity_experiment(experiment: Experiment, only: Sequence[str] | None = None
+                           ) -> Experiment:
+    """The experiment's cells as specified, then under each alternative (module docstring),
+    as one experiment named NAME-sensitivity."""
+    if any(c.changes_rules for c in experiment.cells):
+        raise UsageError(
+            f"{experiment.path}: sensitivity plays every cell under each reading: give a spec "
+            "whose grids have no rules or readings (fix them at its top: overrides, readings)")
+    alts = alternatives(experiment.rules, only)
+    if not alts:
+        raise UsageError("no alternative reading to play (every reading asked is the one "
+                         "the experiment plays)")
+    n = len(experiment.cells)
+    cells = list(experiment.cells)
+    for v, (rid, variant) in enumerate(alts, 1):
+        ruleset = changed_ruleset(experiment.rules, {}, {rid: variant})
+        cells += [Cell(v * n + c.cell, c.policy, c.params, {}, {rid: variant}, ruleset)
+                  for c in experiment.cells]
+    layout = {"cells_per_ruleset": n, "alternatives": [f"{r}={v}" for r, v in alts]}
+    return Experiment(
+        name=f"{experiment.name}-sensitivity",
+        description=f"{experiment.name} under each alternative reading of the rules"
+        + (f": {experiment.description}" if experiment.description else ""),
+        seed=experiment.seed, games=experiment.games, cells=tuple(cells),
+        rules=experiment.rules, ruleset_source=experiment.ruleset_source,
+        path=experiment.path, spec=experiment.spec, sensitivity=layout)

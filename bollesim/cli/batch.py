@@ -1,0 +1,351 @@
+"""`bollesim run`, `bollesim sweep` and `bollesim sensitivity`: batches of games into a
+run folder."""
+
+from __future__ import annotations
+
+import functools
+import shlex
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bollesim.batch.limits import DEFAULT_SEED
+from bollesim.cli.options import (
+    ChunkOption,
+    ClusterOption,
+    ExperimentArgument,
+    GamesOption,
+    JsonOption,
+    MaxGamesOption,
+    ParamOption,
+    PartialOption,
+    PolicyOption,
+    PrecisionOption,
+    ReadingOption,
+    RestartOption,
+    ResumeOption,
+    RulesOption,
+    SetOption,
+    SpecSeedOption,
+    ThreadsOption,
+    WorkersOption,
+    policy_params,
+)
+from bollesim.cli.output import emit, print_cells, rates_line
+from bollesim.cli.running import (
+    dask_cluster,
+    progress_bar,
+    run_mode,
+    say_interrupted,
+    say_resumed,
+    stop_on_signals,
+)
+from bollesim.cli.wiring import app, command, examples
+from bollesim.terminal import printable
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim run -P historical -n 1000000 --seed 1 --out results/historical",
+        "bollesim run -P historical -p stop_at_tanks=2 -n 100000 --threads 1",
+        "bollesim run -P fire_at_roe -p k=18 -n 10000 --precision 0.005 --max-games 500000",
+        "bollesim run -P random -n 2000 --engine reference --out results/random-ref",
+        "bollesim run -P historical -n 10000000 --cluster tcp://10.0.0.5:8786",
+        "bollesim run -P historical -n 10000000 --out results/big --resume",
+        "bollesim run -P historical -n 10000 --json   # one JSON object on stdout",
+    ),
+)
+def run(
+    policy: PolicyOption,
+    games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play.")] = 100_000,
+    seed: Annotated[
+        int, typer.Option(help="Run seed: game g is seeded from (seed, g).")
+    ] = DEFAULT_SEED,
+    param: ParamOption = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Output folder (default: results/POLICY-seedS).", show_default=False),
+    ] = None,
+    engine: Annotated[
+        str, typer.Option(help="fast (numba) or reference (readable Python).")
+    ] = "fast",
+    threads: ThreadsOption = None,
+    chunk: ChunkOption = None,
+    precision: PrecisionOption = None,
+    max_games: MaxGamesOption = None,
+    rules: RulesOption = None,
+    set_: SetOption = None,
+    partial: PartialOption = None,
+    readings: ReadingOption = None,
+    cluster: ClusterOption = None,
+    workers: WorkersOption = None,
+    resume: ResumeOption = False,
+    restart: RestartOption = False,
+    json_: JsonOption = False,
+) -> None:
+    """Play a batch of games into OUT/games.parquet and OUT/manifest.json.
+
+    Read the results with polars: pl.read_parquet("OUT/games.parquet"), or with pandas:
+    pd.read_parquet("OUT/games.parquet"). Replay any game with
+    `bollesim play --from OUT --game N`. An interrupted run (Ctrl-C, a signal, a crash)
+    keeps its finished chunks: the same command with --resume continues it.
+    """
+    from bollesim.batch.limits import check_count
+    from bollesim.batch.manifest import ruleset_record
+    from bollesim.batch.runfolder import open_run
+    from bollesim.batch.runner import default_chunk, progress_chunk
+    from bollesim.batch.session import run_cells
+    from bollesim.batch.source import RulesetSource
+    from bollesim.batch.spec import Cell
+    from bollesim.game.policy import load_policy
+    from bollesim.stats import analysis
+
+    check_count("--games", games, "games")  # named by the flag, before a ruleset is loaded
+    check_count("--seed", seed, "seed")
+    mode = run_mode(resume, restart)
+    source = RulesetSource.from_options(rules, set_, partial, readings)
+    ruleset = source.load()
+    chosen = load_policy(policy)
+    params = policy_params(chosen, param)
+    folder = out or Path("results") / f"{policy}-seed{seed}"
+    if chunk is None and engine == "fast" and mode != "resume":
+        # about 1% of the games, so the progress bar moves
+        chunk = min(progress_chunk(games), default_chunk(chosen, engine))
+    try:
+        with (
+            stop_on_signals(),
+            dask_cluster(cluster, workers, threads) as dask,
+            progress_bar(f"{policy} ({engine})") as bar,
+        ):
+            task = bar.add_task("games", total=games)
+            manifest, outcome = run_cells(
+                folder,
+                [Cell(0, chosen, params)],
+                ruleset,
+                seed,
+                games,
+                precision=precision,
+                max_games=max_games,
+                threads=threads,
+                chunk_size=chunk,
+                engine=engine,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                extra_manifest=ruleset_record(ruleset, source),
+                cluster=dask,
+                mode=mode,
+            )
+    except KeyboardInterrupt as exc:
+        say_interrupted(folder, exc)
+    n, rates = analysis.run_rates(open_run(folder))
+    say_resumed(folder, outcome)
+    t = manifest["timings"]
+    typer.echo(
+        printable(
+            f"{n:,} games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, "
+            f"engine ready in {t['warm_up_s']:.1f} s) -> {folder}"
+        ),
+        err=json_,
+    )
+    if precision is not None:
+        typer.echo(outcome.sentence(), err=json_)
+    typer.echo(rates_line(rates), err=json_)
+    if json_:
+        emit({"command": "run", "out": str(folder), "policy": policy, "games": n,
+               "seed": seed, "rates": rates, "timings": t,
+               "stopped": outcome.sentence() if precision is not None else None})
+
+
+def _play_experiment(experiment, folder: Path, *, mode: str, cluster: str | None,
+                     workers: int | None, threads: int | None, **options):
+    """Play an experiment's cells into folder (session.sweep) behind the progress bar,
+    on the cluster if one is asked for, stopping cleanly on a signal: (manifest, outcome)
+    as session.sweep gives them."""
+    from bollesim.batch.session import sweep as run_sweep
+
+    n_cells = len(experiment.cells)
+    try:
+        with (
+            stop_on_signals(),
+            dask_cluster(cluster, workers, threads) as dask,
+            progress_bar(printable(f"{experiment.name} ({n_cells} cells)")) as bar,
+        ):
+            task = bar.add_task("games", total=None)
+            manifest, outcome = run_sweep(
+                experiment, folder, threads=threads, cluster=dask, mode=mode,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                **options)
+    except KeyboardInterrupt as exc:
+        say_interrupted(folder, exc)
+    say_resumed(folder, outcome)
+    return manifest, outcome
+
+
+def _check_overrides(games: int | None, seed: int | None) -> None:
+    """-n and --seed given over a spec's, named by their flags before the spec is read."""
+    from bollesim.batch.limits import check_count
+
+    if games is not None:
+        check_count("--games", games, "games")
+    if seed is not None:
+        check_count("--seed", seed, "seed")
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim sweep experiments/first_fire.toml",
+        "bollesim sweep experiments/first_fire.toml -n 2000 --out results/quick",
+        "bollesim sweep experiments/policies.toml --precision 0.005 --max-games 400000",
+        "bollesim sweep experiments/first_fire.toml -n 100000 --cluster local --workers 2",
+        "bollesim sweep experiments/first_fire.toml --resume",
+        "bollesim sweep experiments/first_fire.toml -n 2000 --json | jq '.cells[0]'",
+    ),
+)
+def sweep(
+    spec: ExperimentArgument,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Output folder (default: results/NAME, NAME from the spec).", show_default=False
+        ),
+    ] = None,
+    games: GamesOption = None,
+    seed: SpecSeedOption = None,
+    precision: PrecisionOption = None,
+    max_games: MaxGamesOption = None,
+    threads: ThreadsOption = None,
+    chunk: ChunkOption = None,
+    cluster: ClusterOption = None,
+    workers: WorkersOption = None,
+    resume: ResumeOption = False,
+    restart: RestartOption = False,
+    json_: JsonOption = False,
+) -> None:
+    """Play every cell of an experiment on common random numbers.
+
+    Game g of every cell has the same seed. Writes OUT/games.parquet (one row per game,
+    with `cell` and the parameter columns) and OUT/manifest.json (the cells and the spec).
+
+    -n and --seed override the spec's games per cell and seed. Then:
+    `bollesim report OUT`, and `bollesim play --from OUT --game N --cell C`. An interrupted
+    sweep keeps its finished chunks: the same command with --resume continues it.
+    """
+    from bollesim.batch.runfolder import open_run
+    from bollesim.batch.spec import load_experiment
+    from bollesim.stats import analysis
+
+    _check_overrides(games, seed)
+    experiment = load_experiment(spec)
+    folder = out or Path("results") / experiment.name
+    n_cells = len(experiment.cells)
+    manifest, outcome = _play_experiment(
+        experiment, folder, mode=run_mode(resume, restart), cluster=cluster, workers=workers,
+        threads=threads, games=games, seed=seed, precision=precision, max_games=max_games,
+        chunk_size=chunk)
+    t = manifest["timings"]
+    typer.echo(
+        printable(
+            f"{n_cells} cells x {outcome.games_per_cell:,} games = {manifest['n_games']:,} "
+            f"games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, engine "
+            f"ready in {t['warm_up_s']:.1f} s) -> {folder}"
+        ),
+        err=json_,
+    )
+    if outcome.precision is not None:
+        typer.echo(outcome.sentence(), err=json_)
+    cells = analysis.cell_rates(open_run(folder))
+    print_cells(cells, err=json_)
+    typer.echo(printable(f"Next: bollesim report {shlex.quote(str(folder))}"), err=json_)
+    if json_:
+        emit({"command": "sweep", "out": str(folder), "experiment": experiment.name,
+               "games_per_cell": outcome.games_per_cell, "games": manifest["n_games"],
+               "seed": manifest["seed"], "timings": t,
+               "stopped": outcome.sentence() if outcome.precision is not None else None,
+               "cells": cells.to_dicts()})
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim sensitivity experiments/first_fire.toml -n 2000",
+        "bollesim sensitivity experiments/first_fire.toml -n 500 --only I-AIR --only R-TRACK",
+        "bollesim sensitivity experiments/first_fire.toml -n 2000 --resume",
+        "bollesim sensitivity experiments/policies.toml -n 1000 --json",
+    ),
+)
+def sensitivity(
+    spec: ExperimentArgument,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Output folder (default: results/NAME-sensitivity).", show_default=False
+        ),
+    ] = None,
+    games: GamesOption = None,
+    seed: SpecSeedOption = None,
+    only: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--only",
+            metavar="ID",
+            help="Vary only this reading (repeatable; default: every reading with "
+            "alternatives, see `bollesim rules show --reconstructed`).",
+            show_default=False,
+        ),
+    ] = None,
+    threads: ThreadsOption = None,
+    chunk: ChunkOption = None,
+    cluster: ClusterOption = None,
+    workers: WorkersOption = None,
+    resume: ResumeOption = False,
+    restart: RestartOption = False,
+    json_: JsonOption = False,
+) -> None:
+    """Play an experiment under each alternative reading of the rules, on the same seeds,
+    and report what each one changes.
+
+    One sweep: every cell of the experiment as specified and under each alternative
+    (a variant of a reading, docs/readings.md) in turn. Writes the sweep to OUT
+    (games.parquet, manifest.json) and the sensitivity report next to it:
+    sensitivity.html, sensitivity.md (a tornado chart per outcome: how far each
+    alternative moves its rate; a table saying whether each finding, the best trigger
+    for each victory type and the ranking of the policies, still holds), and the CSV
+    files. An interrupted run continues with --resume."""
+    from bollesim.batch.runfolder import Workspace
+    from bollesim.batch.sensitivity import sensitivity_experiment
+    from bollesim.batch.spec import load_experiment
+    from bollesim.report.sensitivity import write_sensitivity
+
+    _check_overrides(games, seed)
+    experiment = sensitivity_experiment(load_experiment(spec), only)
+    folder = out or Path("results") / experiment.name
+    n_cells, n_alternatives = len(experiment.cells), len(experiment.sensitivity["alternatives"])
+    manifest, outcome = _play_experiment(
+        experiment, folder, mode=run_mode(resume, restart), cluster=cluster, workers=workers,
+        threads=threads, games=games, seed=seed, chunk_size=chunk)
+    with Workspace(folder):
+        written = write_sensitivity(folder)
+    t = manifest["timings"]
+    say = functools.partial(typer.echo, err=json_)
+    say(printable(
+        f"{n_cells} cells ({n_cells // (n_alternatives + 1)} x {n_alternatives + 1} readings) x "
+        f"{outcome.games_per_cell:,} games = {manifest['n_games']:,} games in "
+        f"{t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s) -> {folder}"))
+    robust = written["robustness"]
+    if robust.height:
+        counts = {v: int((robust["verdict"] == v).sum()) for v in ("holds", "holds within noise",
+                                                                  "changes")}
+        say(f"findings under each alternative: {counts['holds']} hold, "
+            f"{counts['holds within noise']} hold within noise, {counts['changes']} change")
+    say(printable(f"wrote {written['html']} and {written['markdown']} "
+                  f"({len(written['charts'])} charts next to it)"))
+    if json_:
+        emit({"command": "sensitivity", "out": str(folder), "experiment": experiment.name,
+               "alternatives": experiment.sensitivity["alternatives"],
+               "games_per_cell": outcome.games_per_cell, "games": manifest["n_games"],
+               "seed": manifest["seed"], "timings": t,
+               "effects": written["effects"].to_dicts(),
+               "robustness": written["robustness"].to_dicts(),
+               "html": str(written["html"]), "markdown": str(written["markdown"])})

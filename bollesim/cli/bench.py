@@ -1,0 +1,50 @@
+"""`bollesim bench`: games per second of both engines."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.cli.wiring import app, command, examples
+
+
+@command(app, epilog=examples("bollesim bench", "bollesim bench --json --games 200000 --no-cold"))
+def bench(
+    json_: Annotated[
+        bool, typer.Option("--json", help="End with one JSON line of all figures.")
+    ] = False,
+    policy: Annotated[str, typer.Option("--policy", "-P", help="Policy to time.")] = "historical",
+    games: Annotated[
+        int, typer.Option(help="Fast-engine games per measurement.", min=1000)
+    ] = 500_000,
+    reference_games: Annotated[int, typer.Option(help="Reference-engine games.", min=10)] = 300,
+    cold: Annotated[
+        bool, typer.Option(help="Also time a cold compile (a fresh process, empty cache).")
+    ] = True,
+) -> None:
+    """Measure games per second: fast engine, reference engine, RNG floor.
+
+    The fast engine on all cores and on one thread (for the chosen policy, then for every
+    shipped policy), the reference engine, their ratio per
+    core, an RNG floor and the engine's ratio to it, random draws per game, and the
+    compile time cold and cached."""
+    import json
+
+    from bollesim.batch.bench import measure
+    from bollesim.game.policy import load_policy
+
+    figures = measure(
+        load_ruleset(),
+        load_policy(policy),
+        games,
+        reference_games,
+        cold=cold,
+        progress=lambda line: typer.echo(line, err=json_),
+    )
+    for key, value in figures.items():
+        if not isinstance(value, dict):  # per-policy figures: shown as they came
+            typer.echo(f"{key:>28}: {value}", err=json_)
+    if json_:
+        typer.echo(json.dumps(figures))

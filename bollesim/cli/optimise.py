@@ -1,0 +1,97 @@
+"""`bollesim optimise`: search a policy family's parameters for an objective."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bollesim.cli.options import ClusterOption, JsonOption, ThreadsOption, WorkersOption
+from bollesim.cli.output import emit
+from bollesim.cli.running import dask_cluster, progress_bar, stop_on_signals
+from bollesim.cli.wiring import app, command, examples
+from bollesim.terminal import printable
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim optimise experiments/optimise_operational.toml",
+        "bollesim optimise experiments/optimise_pareto.toml --out results/front",
+        "bollesim optimise experiments/optimise_operational.toml --budget 400000 --json",
+        "bollesim optimise experiments/optimise_operational.toml --cluster local --workers 2",
+        "bollesim serve --from results/optimise_operational   # plays best.json",
+    ),
+)
+def optimise(
+    spec: Annotated[
+        Path,
+        typer.Argument(
+            metavar="SPEC",
+            help="Search file (TOML), e.g. experiments/optimise_operational.toml.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Result folder (default: results/NAME, NAME from the spec).", show_default=False
+        ),
+    ] = None,
+    budget: Annotated[
+        int | None,
+        typer.Option(help="Games the search may play (default: the spec's).", show_default=False),
+    ] = None,
+    threads: ThreadsOption = None,
+    cluster: ClusterOption = None,
+    workers: WorkersOption = None,
+    json_: JsonOption = False,
+) -> None:
+    """Search a policy family's parameters for the best objective.
+
+    The candidates race by successive halving on common random numbers (the same games for
+    every candidate); the finalists and the defaults are then replayed on held-out games.
+    OUT holds games.parquet and manifest.json (the held-out games: `bollesim report OUT`),
+    trajectory.parquet (the race), best.json ({"policy": ..., "params": {...}}) and
+    optimise.md (held-out estimates with intervals, paired differences, charts).
+    """
+    import dataclasses
+
+    from bollesim.batch.limits import check_count
+    from bollesim.batch.runfolder import Workspace
+    from bollesim.search.optimise import load_search, write_result
+    from bollesim.search.optimise import optimise as run_search
+
+    search = load_search(spec)
+    if budget is not None:
+        search = dataclasses.replace(search, budget=check_count("--budget", budget, "budget"))
+    folder = out or Path("results") / search.name
+    with Workspace(folder) as workspace:  # refuse a folder that cannot take the result now,
+        workspace.check_replaceable()     # not after the search
+    with (
+        stop_on_signals(),
+        dask_cluster(cluster, workers, threads) as dask,
+        progress_bar(printable(f"optimise {search.name}")) as bar,
+    ):
+        task = bar.add_task("games", total=None)
+        result = run_search(search, threads=threads, cluster=dask,
+                            progress=lambda done, total: bar.update(task, completed=done, total=total))
+        write_result(search, result, folder)
+    best = result.best
+    params = " ".join(f"{k}={v}" for k, v in best["params"].items())
+    t = result.timings
+    typer.echo(printable(f"{len(result.pool)} candidates, {result.games_searched:,} search games "
+                         f"and {result.holdout.height:,} held-out games in {t['total_s']:.0f} s "
+                         f"-> {folder}"), err=json_)
+    typer.echo(printable(f"best: {best['policy']} {params}"), err=json_)
+    typer.echo(printable(f"Next: cat {shlex.quote(str(folder / 'optimise.md'))}"), err=json_)
+    if json_:
+        import json
+
+        record = json.loads((folder / "best.json").read_text(encoding="utf-8"))
+        emit({"command": "optimise", "out": str(folder), "best": best,
+               "held_out": record["held_out"], "candidates": len(result.pool),
+               "search_games": result.games_searched, "holdout_games": result.holdout.height,
+               "timings": t})

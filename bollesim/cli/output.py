@@ -1,0 +1,58 @@
+"""What the commands print: the console for tables, one JSON object for --json, a run's
+rates in one line, a sweep's table of cells."""
+
+from __future__ import annotations
+
+import os
+
+import typer
+
+from bollesim.terminal import printable
+
+
+def table_console():
+    from rich.console import Console
+
+    options = {"markup": False, "highlight": False, "emoji": False}
+    console = Console(**options)
+    if not console.is_terminal and "COLUMNS" not in os.environ:
+        console = Console(width=120, **options)  # piped or captured: do not squeeze to 80
+    return console
+
+
+OVERLAP_NOTE = (
+    "A game can win several victory types, so a row's victories and defeat can add up to "
+    "more than 100%; no result: neither a victory nor a defeat."
+)
+
+
+def emit(data: dict) -> None:
+    """The --json answer: one JSON object, one line, on stdout."""
+    import json
+
+    typer.echo(json.dumps(data, default=str))
+
+
+def rates_line(rates: dict[str, float]) -> str:
+    """A run's rates (analysis.run_rates) in one line."""
+    from bollesim.stats.analysis import SUMMARY
+
+    return "  ".join(f"{c.replace('_', ' ')} {rates[c]:.1%}" for c in SUMMARY)
+
+
+def print_cells(cells, err: bool = False) -> None:
+    """The sweep's table: one line of rates per cell, and why a row can pass 100%."""
+    from bollesim.stats.analysis import SUMMARY
+
+    if cells.height == 0:
+        return
+    width = max(len(v) for v in cells["label"].to_list())
+    names = [c.replace("_", " ")[:11] for c in SUMMARY]
+    typer.echo(f"{'cell':>4}  {'':<{width}}  " + "  ".join(f"{c:>11}" for c in names), err=err)
+    for row in cells.iter_rows(named=True):
+        typer.echo(
+            f"{row['cell']:>4}  {printable(row['label']):<{width}}  "
+            + "  ".join(f"{row[c]:>11.1%}" for c in SUMMARY),
+            err=err,
+        )
+    typer.echo(OVERLAP_NOTE, err=err)

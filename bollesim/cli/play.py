@@ -1,0 +1,164 @@
+"""`bollesim policies` and `bollesim play`: the policies, and one game narrated (or
+replayed from a run folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bollesim.batch.limits import DEFAULT_SEED
+from bollesim.batch.source import RulesetSource
+from bollesim.cli.options import (
+    ParamOption,
+    PartialOption,
+    ReadingOption,
+    RulesOption,
+    SetOption,
+    policy_params,
+)
+from bollesim.cli.wiring import app, command, examples
+from bollesim.errors import UsageError
+from bollesim.terminal import printable
+
+
+@command(app, epilog=examples("bollesim policies"))
+def policies() -> None:
+    """List the policies and their parameters (default, range, meaning)."""
+    from bollesim.game.policy import available_policies, load_policy
+
+    for name in available_policies():
+        policy = load_policy(name)
+        typer.echo(f"{name}: {policy.doc}")
+        for p in policy.parameters:
+            never = f" ({p.never:g}: never)" if p.never is not None else ""
+            typer.echo(f"    {p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}{never}")
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim play -P historical --seed 7",
+        "bollesim play -P random --seed 3 --game 12",
+        "bollesim play -P historical -p stop_at_tanks=2 --set roe.fire_allowed=10",
+        "bollesim play --from results/historical-seed1 --game 41",
+        "bollesim play --from results/first_fire --game 41 --cell 4",
+    ),
+)
+def play(
+    policy: Annotated[
+        str | None,
+        typer.Option(
+            "--policy",
+            "-P",
+            metavar="POLICY",
+            help="Policy name (see `bollesim policies`).",
+            show_default=False,
+        ),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Run seed (with --game, fixes the game exactly) (default: 1, as for run).",
+            show_default=False,
+        ),
+    ] = None,
+    game: Annotated[int, typer.Option(help="Game index within the run (>= 0).", min=0)] = 0,
+    from_: Annotated[
+        Path | None,
+        typer.Option(
+            "--from",
+            metavar="DIR",
+            help="Replay game --game of this run or sweep folder exactly "
+            "(its policy, parameters, seed and ruleset come from the folder).",
+            show_default=False,
+        ),
+    ] = None,
+    cell: Annotated[
+        int | None,
+        typer.Option(
+            help="With --from on a sweep: the cell whose game to replay.", min=0, show_default=False
+        ),
+    ] = None,
+    param: ParamOption = None,
+    rules: RulesOption = None,
+    set_: SetOption = None,
+    partial: PartialOption = None,
+    readings: ReadingOption = None,
+    engine: Annotated[
+        str, typer.Option(help="reference (readable Python) or fast (numba): the same game.")
+    ] = "reference",
+) -> None:
+    """Play one game and narrate it turn by turn, the way §11 of the rulebook reads.
+
+    With --from DIR --game N, replay game N of a run or sweep from its stored row and
+    check that the replay ends as the row says.
+    """
+    if from_ is not None:
+        _replay_from(
+            from_,
+            game,
+            cell,
+            policy=policy,
+            seed=seed,
+            param=param,
+            rules=rules,
+            set_=set_,
+            partial=partial,
+            readings=readings,
+        )
+        return
+    if cell is not None:
+        raise UsageError("--cell picks a cell of a sweep: use it with --from DIR")
+    if policy is None:
+        raise UsageError(
+            "name a policy with -P POLICY, or replay a stored game with --from DIR --game N"
+        )
+    from bollesim.batch.limits import check_count
+    from bollesim.batch.replay import narrated_game
+    from bollesim.batch.runner import ENGINES
+    from bollesim.game.policy import load_policy
+
+    if engine not in ENGINES:
+        raise UsageError(f"--engine must be fast or reference, got {engine!r}")
+    seed = check_count("--seed", DEFAULT_SEED if seed is None else seed, "seed")
+    check_count("--game", game, "games")
+    ruleset = RulesetSource.from_options(rules, set_, partial, readings).load()
+    chosen = load_policy(policy)
+    params = policy_params(chosen, param)
+    lines, _ = narrated_game(ruleset, chosen, params, seed, game, engine)
+    typer.echo(printable("\n".join(lines)))
+
+
+def _replay_from(run_dir: Path, game: int, cell: int | None, **others) -> None:
+    from bollesim.batch.replay import replay_from_run
+
+    flags = {
+        "policy": "-P",
+        "seed": "--seed",
+        "param": "-p",
+        "rules": "--rules",
+        "set_": "--set",
+        "partial": "--partial",
+        "readings": "--reading",
+    }
+    given = [flag for name, flag in flags.items() if others.get(name) not in (None, [])]
+    if given:
+        raise UsageError(
+            f"--from replays a stored game with its own policy, parameters, seed "
+            f"and ruleset: drop {', '.join(given)}"
+        )
+    replay = replay_from_run(run_dir, game, cell)
+    row = replay.stored
+    where = f"game {game}" + (f", cell {row['cell']}" if "cell" in row else "")
+    typer.echo(
+        printable(f"Replaying {where} of {run_dir}: policy {row['policy']}, seed {row['seed']}")
+    )
+    typer.echo(printable("\n".join(replay.lines)))
+    if replay.differences:
+        raise UsageError(
+            f"the replay of game {game} differs from its stored row in "
+            + "; ".join(replay.differences)
+        )
+    typer.echo(f"(The replay matches the stored row of game {game}.)")

@@ -1,0 +1,152 @@
+"""`bollesim report` and `bollesim compare`: the balance report of a run or sweep, and
+two runs or cells compared game by game."""
+
+from __future__ import annotations
+
+import functools
+import os
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bollesim.cli.options import JsonOption
+from bollesim.cli.output import emit
+from bollesim.cli.wiring import app, command, examples
+from bollesim.errors import UsageError
+from bollesim.terminal import printable
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim report results/first_fire",
+        "bollesim report results/historical-seed1 --out /tmp/historical-report",
+        "bollesim report results/first_fire --json",
+    ),
+)
+def report(
+    run_dir: Annotated[
+        Path,
+        typer.Argument(
+            metavar="DIR",
+            help="A run or sweep folder (with games.parquet and manifest.json).",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None, typer.Option(help="Where to write (default: DIR).", show_default=False)
+    ] = None,
+    json_: JsonOption = False,
+) -> None:
+    """Write the balance report of a run or sweep.
+
+    report.html (one file that works offline: interactive charts, sortable tables),
+    report.md with its charts as PNG files, and rates.csv (every rate, its interval and
+    counts). The folder of a `bollesim sensitivity` run gets its sensitivity report
+    (sensitivity.html, sensitivity.md, sensitivity-*.csv)."""
+    from bollesim.batch.runfolder import Workspace, open_run
+    from bollesim.report.balance import write_report
+    from bollesim.report.sensitivity import write_sensitivity
+
+    run = open_run(run_dir)  # refuses a folder it cannot trust, before taking any lock
+    into_run = out is None or os.path.abspath(out) == os.path.abspath(run_dir)
+    with Workspace(run_dir) if into_run else nullcontext():  # no run replaces it meanwhile
+        run = open_run(run_dir)
+        if run.n_games == 0:
+            raise UsageError(f"{run_dir} holds no games (a run of -n 0): there is nothing to report")
+        write = write_sensitivity if run.manifest.get("sensitivity") else write_report
+        try:
+            paths = write(run_dir, out)
+        except OSError as exc:
+            raise UsageError(
+                f"cannot write the report to {out or run_dir}: {exc.strerror or exc}"
+            ) from None
+    tables = [str(p) for p in paths["tables"]]
+    typer.echo(
+        printable(
+            f"wrote {paths['html']}, {paths['markdown']} ({len(paths['charts'])} charts next "
+            f"to it) and {', '.join(tables)}"
+        ),
+        err=json_,
+    )
+    if json_:
+        emit({"command": "report", "html": str(paths["html"]),
+               "markdown": str(paths["markdown"]), "rates": paths.get("rates") and
+               str(paths["rates"]), "tables": tables,
+               "charts": [str(p) for p in paths["charts"]]})
+
+
+SideArgument = Annotated[
+    str,
+    typer.Argument(
+        metavar="A",
+        help="A run folder, or DIR:CELL for one cell of a sweep.",
+        show_default=False,
+    ),
+]
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim compare results/default results/tweak",
+        "bollesim compare results/first_fire:0 results/first_fire:17",
+        "bollesim compare results/default results/tweak --out /tmp/cmp --json",
+    ),
+)
+def compare(
+    a: SideArgument,
+    b: Annotated[
+        str,
+        typer.Argument(
+            metavar="B",
+            help="The other run folder or DIR:CELL; differences are B minus A.",
+            show_default=False,
+        ),
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            help="Where to write compare.html, compare.md and compare.csv "
+            "(default: results/compare-A-vs-B).",
+            show_default=False,
+        ),
+    ] = None,
+    json_: JsonOption = False,
+) -> None:
+    """Compare two runs, or two cells of sweeps, game by game on the same seeds.
+
+    Game g of A is paired with game g of B (both must be played from the same seed).
+    Prints B - A for every outcome with its 95% interval (Newcombe's paired method) and
+    the exact McNemar test, what B changes (policy, parameters, readings, ruleset
+    values), and writes the comparison's report: compare.html (interactive), compare.md
+    with its chart, compare.csv."""
+    from bollesim.report.chartdata import signed_ci
+    from bollesim.report.compare import default_out, open_side, write_compare
+    from bollesim.stats.compare import what_differs
+
+    side_a, side_b = open_side(a), open_side(b)
+    folder = out or default_out(side_a, side_b)
+    try:
+        written = write_compare(side_a, side_b, folder)
+    except OSError as exc:
+        raise UsageError(f"cannot write the comparison to {folder}: {exc.strerror or exc}") from None
+    table = written["differences"]
+    changes = what_differs(side_a, side_b)
+    say = functools.partial(typer.echo, err=json_)
+    say(printable(f"A: {a} ({side_a.label}); B: {b} ({side_b.label})"))
+    say(printable("B changes: " + ("; ".join(changes) if changes else "nothing recorded")))
+    say(f"paired on {int(table['n'][0]):,} games (the same seeds); B - A in points:")
+    for r in table.iter_rows(named=True):
+        mark = " *" if r["significant"] else "  "
+        say(f"  {r['outcome'].replace('_', ' '):<12} {r['rate_a']:>7.1%} {r['rate_b']:>7.1%}"
+            f"  {signed_ci(r['diff'], r['diff_low'], r['diff_high'])}{mark} p={r['p_value']:.2g}")
+    say("* significant (exact McNemar, p < 0.05)")
+    say(printable(f"wrote {written['html']}, {written['markdown']} and {written['tables'][0]}"))
+    if json_:
+        emit({"command": "compare", "a": a, "b": b, "what_differs": changes,
+               "paired_games": int(table["n"][0]), "differences": table.to_dicts(),
+               "html": str(written["html"]), "markdown": str(written["markdown"]),
+               "csv": str(written["tables"][0])})

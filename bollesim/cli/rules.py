@@ -1,0 +1,81 @@
+"""`bollesim rules check` and `bollesim rules show`: validate and inspect a ruleset."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from bollesim.batch.source import RulesetSource
+from bollesim.cli.options import PartialOption, ReadingOption, RulesFile, SetOption
+from bollesim.cli.output import table_console
+from bollesim.cli.wiring import command, examples, rules_app
+from bollesim.terminal import printable
+
+
+@command(
+    rules_app,
+    "check",
+    epilog=examples(
+        "bollesim rules check",
+        "bollesim rules check my_rules.toml --set roe.fire_allowed=10",
+        "bollesim rules check --partial tweak.toml --reading I-AIR=ceil",
+    ),
+)
+def rules_check(
+    file: RulesFile = None,
+    overrides: SetOption = None,
+    partial: PartialOption = None,
+    readings: ReadingOption = None,
+) -> None:
+    """Validate a ruleset: print `ok: ...` and exit 0, or one `error: ...` line and exit 2.
+
+    The error names the file, the key and what is wrong with it (an unknown key, with
+    the nearest known one; a value outside what is allowed).
+    """
+    source = RulesetSource.from_options(file, overrides, partial, readings)
+    rules = source.load()
+    typer.echo(
+        printable(
+            f"ok: {source.label()} "
+            f"(ruleset {rules.name}, sha256 {rules.digest[:12]}…)"
+        )
+    )
+
+
+@command(
+    rules_app,
+    "show",
+    epilog=examples(
+        "bollesim rules show",
+        "bollesim rules show my_rules.toml",
+        "bollesim rules show --reconstructed --reading I-TARGET=literal",
+    ),
+)
+def rules_show(
+    file: RulesFile = None,
+    reconstructed: Annotated[
+        bool,
+        typer.Option(
+            "--reconstructed",
+            help="List the readings: every R-.. (reconstructed value) and I-.. "
+            "(interpretation) id, its default, its alternatives and the values this ruleset "
+            "plays.",
+        ),
+    ] = False,
+    overrides: SetOption = None,
+    partial: PartialOption = None,
+    readings: ReadingOption = None,
+) -> None:
+    """Print the tables of a ruleset, each with its provenance (rulebook § or R-/I- id)."""
+    from bollesim.bollebank.rules.show import show_readings, show_tables
+
+    source = RulesetSource.from_options(file, overrides, partial, readings)
+    rules = source.load()
+    console = table_console()
+    label = source.label()
+    console.print(printable(f"Ruleset {rules.name} ({label}), sha256 {rules.digest}"), style="bold")
+    if reconstructed:
+        show_readings(console, rules)
+    else:
+        show_tables(console, rules)

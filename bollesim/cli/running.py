@@ -1,0 +1,113 @@
+"""A batch command while it plays: its progress bar, the signals that stop it as Ctrl-C
+does (its finished chunks are saved), what it says when interrupted or resumed, and the
+Dask cluster of --cluster."""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import NoReturn
+
+import typer
+
+from bollesim.errors import UsageError
+from bollesim.terminal import printable
+
+
+def progress_bar(label: str):
+    """A rich progress bar over games (quiet when stderr is not a terminal)."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(stderr=True)
+    return Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not console.is_terminal,
+        transient=False,
+    )
+
+
+class Signalled(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, stopping a run the way Ctrl-C does."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """While a batch plays, SIGTERM and SIGHUP stop it as Ctrl-C does: its finished chunks
+    are saved and the command says how to resume."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Signalled(signum)
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def run_mode(resume: bool, restart: bool) -> str:
+    if resume and restart:
+        raise UsageError("--resume continues an interrupted run, --restart discards it: give one")
+    return "resume" if resume else "restart" if restart else "new"
+
+
+def say_interrupted(folder: Path, exc: KeyboardInterrupt) -> NoReturn:
+    """Say what an interrupted run saved and how to continue it; exit 128 + the signal."""
+    from bollesim.batch.runfolder import interrupted_run
+
+    waiting = interrupted_run(folder)
+    saved = f"{waiting.saved:,} of {waiting.planned:,} games are saved" if waiting else "no game was saved"
+    args = [a for a in sys.argv[1:] if a not in ("--resume", "--restart")]
+    if Path(sys.argv[0]).name in ("bollesim", "__main__.py"):
+        how = "continue with: " + shlex.join(["bollesim", *args, "--resume"])
+    else:
+        how = "continue with the same command and --resume"
+    typer.echo(printable(f"interrupted: {saved} ({folder}); {how}"), err=True)
+    signum = getattr(exc, "signum", signal.SIGINT)
+    raise typer.Exit(128 + signum)
+
+
+@contextmanager
+def dask_cluster(address: str | None, workers: int | None, threads: int | None):
+    """The Dask cluster of --cluster, or None (play on this machine)."""
+    if address is None:
+        if workers is not None:
+            raise UsageError("--workers sizes a Dask cluster: give --cluster local too")
+        yield None
+        return
+    from bollesim.batch.cluster import Cluster
+
+    with Cluster(address, workers, threads) as cluster:
+        yield cluster
+
+
+def say_resumed(folder: Path, outcome) -> None:
+    """A line on stderr when --resume found the run complete, or continued one."""
+    if outcome.already_complete:
+        typer.echo(printable(f"nothing to resume: {folder} holds this run, complete"), err=True)
+    elif outcome.saved_before:
+        typer.echo(f"resumed: {outcome.saved_before:,} games were saved already", err=True)

@@ -1,0 +1,121 @@
+"""The `bollesim` command line's wiring: the typer app and its `rules` group, `--version`,
+and the registration of a command with the shared error handling, which turns a
+`RulesetError` or a `bollesim.errors.UsageError` into one line `error: ...` on stderr
+and exit code 2 (no traceback). A command is a function in a module of cli/ (one per
+command group), registered with `@command(group)`; it gets `--help` from its docstring
+and `epilog`:
+
+    @command(app, epilog=examples("bollesim policies"))
+    def policies() -> None:
+        \"\"\"List the policies and their parameters.\"\"\"
+        from bollesim import policies_registry  # heavy imports inside the command
+        ...
+        raise UsageError("unknown policy 'x' (known: historical, ...)")  # -> exit 2
+
+`fail(message)` reports directly; `with user_errors(): ...` gives the same handling to
+code outside a command. cli/app.py imports every command module, so `app` has them all.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Annotated, NoReturn
+
+import typer
+
+from bollesim.bollebank.rules.loader import RulesetError
+from bollesim.errors import UsageError
+from bollesim.terminal import printable
+
+EXIT_USAGE = 2  # exit code of every reported error (same as typer's own usage errors)
+ORDER = ("rules", "policies", "play", "run", "sweep", "optimise", "report", "sensitivity",
+         "compare", "bench", "serve")
+"""The commands in the order `bollesim --help` lists them (any other after them)."""
+
+
+class _InOrder(typer.core.TyperGroup):
+    """A group listing its commands in ORDER, whichever module registered them first."""
+
+    def list_commands(self, ctx) -> list[str]:
+        rank = {name: i for i, name in enumerate(ORDER)}
+        return sorted(self.commands, key=lambda name: rank.get(name, len(ORDER)))
+
+
+app = typer.Typer(
+    cls=_InOrder,
+    name="bollesim",
+    help="Monte Carlo strategy analysis for the solitaire wargame Operation Bøllebank.",
+    epilog="Examples: bollesim play -P historical --seed 7 · bollesim run -P historical -n 1000000 · "
+    "bollesim sweep experiments/first_fire.toml · bollesim report results/first_fire",
+    no_args_is_help=True,
+)
+
+
+rules_app = typer.Typer(
+    help="Validate and inspect rulesets (default.toml or a designer's copy).",
+    epilog="Example: bollesim rules show --reconstructed",
+    no_args_is_help=True,
+)
+app.add_typer(rules_app, name="rules")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        from bollesim import __version__
+
+        typer.echo(f"bollesim {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Monte Carlo strategy analysis for the solitaire wargame Operation Bøllebank.
+
+    Shell completion: bollesim --install-completion (bash, zsh, fish, PowerShell)."""
+
+
+def fail(message: str) -> NoReturn:
+    """Print `error: <message>` as one line on stderr and exit with code 2."""
+    line = " ".join(printable(message).splitlines()).strip() or "unknown error"
+    typer.echo(f"error: {line}", err=True)
+    raise typer.Exit(EXIT_USAGE)
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Report a RulesetError or UsageError raised inside the block with `fail`."""
+    try:
+        yield
+    except (RulesetError, UsageError) as exc:
+        fail(str(exc))
+
+
+def command(group: typer.Typer, name: str | None = None, **kwargs) -> Callable:
+    """Register a function as a command of `group`, with the shared error handling.
+
+    `kwargs` go to `typer.Typer.command` (e.g. `epilog="Example: ..."`)."""
+
+    def register(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*args, **kw):
+            with user_errors():
+                return fn(*args, **kw)
+
+        group.command(name, **kwargs)(wrapper)
+        return fn
+
+    return register
+
+
+def examples(*lines: str) -> str:
+    """An epilog listing example command lines, one per line in `--help`."""
+    return "Examples:\n\n" + "\n\n".join(f"  {line}" for line in lines)

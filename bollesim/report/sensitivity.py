@@ -1,0 +1,197 @@
+"""The sensitivity report: sensitivity.html, sensitivity.md with a tornado chart per outcome,
+sensitivity-effects.csv and sensitivity-robustness.csv (stats/sensitivity.py measures
+what they show)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from bollesim.batch.precision import half_widths
+from bollesim.report import chartdata, plots
+from bollesim.report.chartdata import pct, signed_ci
+from bollesim.report.document import Report, write_pages
+from bollesim.stats import analysis
+from bollesim.stats.sensitivity import AS_SPECIFIED, FINDING_OUTCOMES, effects, layout, robustness
+
+
+def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
+                 effect: pl.DataFrame, robust: pl.DataFrame) -> Report:
+    """The sensitivity report: findings, a tornado chart per outcome, the robustness
+    table, the rates under each alternative, the alternatives, what was run."""
+    n_cells, names = layout(manifest)
+    name = manifest.get("experiment") or Path(run_dir).name
+    title = f"Sensitivity: {name.removesuffix('-sensitivity')} under every alternative reading"
+    rep = Report(title)
+    rep.h(1, title)
+    g = int(effect["n"][0]) if effect.height else 0
+    rep.p(f"The experiment's {n_cells} cells played as specified and under each of "
+          f"{len(names) - 1} alternative readings of the rules (docs/readings.md), "
+          f"{g:,} games per cell on the same seeds: {games.height:,} games. "
+          + _precision(games, effect, g))
+    rep.h(2, "Findings")
+    items = []
+    for o in FINDING_OUTCOMES:
+        mine = effect.filter(pl.col("outcome") == o)
+        top = mine.sort(pl.col("diff").abs(), descending=True).row(0, named=True)
+        moved = int(mine["significant"].sum())
+        items.append(f"**{analysis.LABELS[o][:1].upper() + analysis.LABELS[o][1:]}** "
+                     f"({pct(top['rate_default'])} as specified): `{top['alternative']}` moves "
+                     f"it most, to {pct(top['rate_alternative'])} ({100 * top['diff']:+.1f} "
+                     f"points); {moved} of {mine.height} alternatives move it significantly.")
+    items += _robustness_summary(robust)
+    rep.ul(items)
+    rep.h(2, "How far each alternative moves each rate")
+    for o in FINDING_OUTCOMES:
+        chart = chartdata.tornado(effect, o)
+        rep.chart(f"tornado-{o}", plots.draw(chart),
+                  f"Change in the {analysis.LABELS[o]} rate under each alternative reading, over "
+                  "all cells on the same seeds, in percentage points with 95% intervals.",
+                  chart)
+    rep.h(2, "Do the findings hold?")
+    _robustness_table(rep, robust, len(names) - 1)
+    rep.h(2, "Rates under each alternative")
+    _rates_table(rep, effect)
+    rep.h(2, "The alternatives")
+    rep.ul(_alternatives_text(names[1:]))
+    rep.h(2, "What was run")
+    _what_was_run(rep, games, manifest, run_dir, n_cells, len(names))
+    rep.h(2, "How to read this report")
+    rep.ul([
+        "An outcome's rate here is its share over every game of every cell of the "
+        "experiment; a change is the rate under the alternative minus the rate as "
+        "specified, on the same games.",
+        "Game g has the same seed in every cell and under every reading, so its cells move "
+        "together: the interval of a change takes each game number as one unit (the mean "
+        "over games of each game's change across the cells, ± 1.96 standard errors), and a "
+        "change is significant when its interval leaves out 0 (p < 0.05).",
+        "A finding *holds* under an alternative when it gives the same answer, *holds within "
+        "noise* when another answer comes first but the exact McNemar test over the same "
+        "games cannot tell it from the experiment's answer (p ≥ 0.05), and *changes* "
+        "otherwise.",
+        "\"Points\" are percentage points: 45% against 40% is 5 points.",
+    ])
+    return rep
+
+
+def _precision(games: pl.DataFrame, effect: pl.DataFrame, g: int) -> str:
+    if not g or not effect.height:
+        return ""
+    rates = games.group_by("cell").agg(pl.col(o).mean() for o in FINDING_OUTCOMES)
+    widest = float(half_widths(np.asarray(rates.select(FINDING_OUTCOMES).to_numpy() * g), g)
+                   .max())
+    change = float(((effect["high"] - effect["low"]) / 2).max())
+    return (f"Precision: a cell's rate is known to ±{100 * widest:.1f} points at most (95% "
+            f"Wilson interval), a change over all cells to ±{100 * change:.1f} points at most.")
+
+
+def _robustness_summary(robust: pl.DataFrame) -> list[str]:
+    if robust.height == 0:
+        return ["No finding to check: the experiment sweeps no trigger and plays one policy."]
+    per = robust.group_by("finding", maintain_order=True).agg(
+        (pl.col("verdict") == "changes").sum().alias("changes"),
+        pl.col("alternative").filter(pl.col("verdict") == "changes").alias("under"))
+    steady = per.filter(pl.col("changes") == 0).height
+    items = [f"**{steady} of {per.height} findings** hold under every alternative (within "
+             "noise at worst)."]
+    for r in per.filter(pl.col("changes") > 0).iter_rows(named=True):
+        items.append(f"The {r['finding']} changes under "
+                     + ", ".join(f"`{a}`" for a in r["under"]) + ".")
+    return items
+
+
+def _robustness_table(rep: Report, robust: pl.DataFrame, n_alternatives: int) -> None:
+    if robust.height == 0:
+        rep.p("The experiment sweeps no trigger and plays one policy: no finding to check.")
+        return
+    rep.p("For each finding of the experiment, under how many alternatives it holds, and "
+          "where it does not, what comes first instead (with its rate).")
+    rows = []
+    for finding, part in robust.group_by("finding", maintain_order=True):
+        holds = int((part["verdict"] == "holds").sum())
+        noise = part.filter(pl.col("verdict") == "holds within noise")
+        change = part.filter(pl.col("verdict") == "changes")
+        rows.append([
+            finding[0], part["as_specified"][0], f"{holds} of {n_alternatives}",
+            "; ".join(f"`{r['alternative']}`: {r['answer']}" for r in noise.iter_rows(named=True)),
+            "; ".join(f"`{r['alternative']}`: {r['answer']}" for r in change.iter_rows(named=True)),
+        ])
+    rep.table(["finding", "as specified", "holds under", "holds within noise under (first "
+               "instead)", "changes under (to)"], rows, right={2})
+
+
+def _rates_table(rep: Report, effect: pl.DataFrame) -> None:
+    rep.p("Each outcome's rate over all cells, and its change from the rate as specified in "
+          "points with its 95% interval; * marks a significant change.")
+    first = effect.filter(pl.col("alternative") == effect["alternative"][0])
+    base = {r["outcome"]: r["rate_default"] for r in first.iter_rows(named=True)}
+    rows = [[AS_SPECIFIED] + [pct(base[o]) for o in analysis.OUTCOMES]]
+    for name, part in effect.group_by("alternative", maintain_order=True):
+        by = {r["outcome"]: r for r in part.iter_rows(named=True)}
+        rows.append([f"`{name[0]}`"] + [
+            f"{pct(by[o]['rate_alternative'])} "
+            f"{signed_ci(by[o]['diff'], by[o]['low'], by[o]['high'])}"
+            + (" *" if by[o]["significant"] else "") for o in analysis.OUTCOMES])
+    rep.table(["reading"] + [analysis.LABELS[o] for o in analysis.OUTCOMES], rows,
+              right=set(range(1, len(analysis.OUTCOMES) + 1)))
+
+
+def _alternatives_text(alts: list[str]) -> list[str]:
+    from bollesim.bollebank.rules.readings import BY_ID
+
+    out = []
+    for alt in alts:
+        rid, name = alt.split("=", 1)
+        reading, variant = BY_ID[rid], BY_ID[rid].variant(name)
+        text = f"`{alt}` ({reading.meaning}; as specified: {reading.default}): {variant.description}"
+        if variant.gives_up:
+            text += f". Gives up {variant.gives_up}"
+        out.append(text + ".")
+    return out
+
+
+def _what_was_run(rep: Report, games: pl.DataFrame, manifest: dict, run_dir, n_cells: int,
+                  n_rulesets: int) -> None:
+    t = manifest.get("timings") or {}
+    rows = [["run folder", f"`{run_dir}`"],
+            ["spec", f"`{manifest.get('spec_file')}`"],
+            ["cells", f"{n_cells} × {n_rulesets} rulesets (as specified and each alternative)"
+                      f" = {n_cells * n_rulesets:,}"],
+            ["games", f"{manifest.get('games_per_cell', 0):,} per cell, {games.height:,} in all"],
+            ["seed", f"`{manifest.get('seed')}`"],
+            ["ruleset as specified", f"{manifest.get('ruleset')}, sha256 "
+                                     f"`{manifest.get('ruleset_hash')}`"],
+            ["bollesim version", str(manifest.get("version"))],
+            ["engine", str(manifest.get("engine"))],
+            ["machine", str(manifest.get("machine"))],
+            ["timings", f"{t.get('run_s', 0):,} s of play, {t.get('games_per_s') or 0:,.0f} "
+                        f"games/s, {t.get('total_s', 0):,} s in all"]]
+    rep.table(["", ""], rows)
+
+
+def load_games(run_dir: str | Path) -> tuple[pl.DataFrame, dict]:
+    """(games, manifest) of a verified sensitivity run: the columns the report reads."""
+    from bollesim.batch.runfolder import open_run
+
+    run = open_run(run_dir)
+    layout(run.manifest)
+    keep = ["ruleset", "ruleset_hash", "end_turn", "end_reason", "first_fire_turn",
+            "first_fire_roe", "final_roe", "deadline", "tanks_at_t2", "airstrike_turn",
+            "heavy_damage", "light_damage", "chits_drawn", "random_draws", "seed"]
+    return run.collect(run.scan().drop(keep, strict=False)), run.manifest
+
+
+def write_sensitivity(run_dir: str | Path, out_dir: str | Path | None = None) -> dict:
+    """Write sensitivity.html, sensitivity.md (with its tornado charts),
+    sensitivity-effects.csv and sensitivity-robustness.csv of a sensitivity run into
+    out_dir (default: the run folder). Returns {"html", "markdown", "charts", "tables",
+    "effects", "robustness"}."""
+    games, manifest = load_games(run_dir)
+    effect, robust = effects(games, manifest), robustness(games, manifest)
+    rep = build_report(games, manifest, run_dir, effect, robust)
+    paths = write_pages(rep, out_dir if out_dir is not None else run_dir, "sensitivity",
+                        {"sensitivity-effects.csv": effect,
+                         "sensitivity-robustness.csv": robust})
+    return {**paths, "effects": effect, "robustness": robust}
