@@ -5,7 +5,7 @@ Chromium (Playwright, pointed at /usr/bin/chromium; it never downloads a browser
 The rates the page shows after a change are checked against `bollesim.simulate` of the
 same games under the same change, the partial TOML it saves against `rules check
 --partial` and against the numbers, and a hostile request against the one-line 4xx the
-server owes it. The page's screenshot for the README: BOLLESIM_SCREENSHOT=docs/serve.png
+server owes it. The page's screenshot in docs/serve.md: BOLLESIM_SCREENSHOT=docs/serve.png
 .venv/bin/python -m pytest tests/test_serve.py -k screenshot
 """
 
@@ -263,7 +263,7 @@ def test_fifty_rapid_changes_leave_the_server_responsive_with_flat_memory(server
 
 @pytest.mark.skipif(not os.environ.get("BOLLESIM_SCREENSHOT"), reason="set BOLLESIM_SCREENSHOT")
 def test_screenshot(browser):
-    """The README's picture: one change to a track, refined to 20,000 games."""
+    """docs/serve.md's picture: one change to a track, refined to 20,000 games."""
     from PIL import Image
 
     proc, url = start_server("--max-games", "20000")

@@ -24,7 +24,7 @@ from bollesim.stats import analysis as A
 ROOT = Path(__file__).resolve().parents[1]
 OUTCOME_COLUMNS = [name for name, _ in R.RESULT_COLUMNS]
 WATCHED = ("operational", "tactical", "strategic", "political", "defeat")
-"""The rates --precision watches (README: "Experiments")."""
+"""The rates --precision watches (docs/usage.md: "Experiments")."""
 cli = CliRunner()
 
 SMALL = """

@@ -12,7 +12,7 @@ first use (numba caches it per machine), so every worker needs this package inst
 A local cluster listens on the loopback interface only. Dask sends pickled data, so
 whoever can reach a scheduler or worker can run code on it: reach a remote cluster over
 TLS (a `tls://` address, with certificates in Dask's configuration) or on a network
-that only trusted machines share (README, "On a Dask cluster").
+that only trusted machines share (docs/usage.md, "On a Dask cluster").
 """
 
 from __future__ import annotations
