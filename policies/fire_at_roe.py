@@ -6,6 +6,7 @@ from policies._space import knobs, preset
 
 PARAMETERS = (
     Parameter("k", 12, 8, 25, "the RoE from which the first Fire order is given",
-              label="RoE from which the first Fire order is given", never=25),
+              label="RoE from which the first Fire order is given", never=25,
+              setting="give the first Fire order once the RoE is {} or more"),
 ) + knobs()
 PRESET = preset(PARAMETERS, fire_roe="k")

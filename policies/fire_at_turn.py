@@ -6,6 +6,7 @@ from policies._space import knobs, preset
 
 PARAMETERS = (
     Parameter("t", 1, 1, 40, "the turn from which the first Fire order is given",
-              label="turn from which the first Fire order is given"),
+              label="turn from which the first Fire order is given",
+              setting="give the first Fire order from turn {} on"),
 ) + knobs()
 PRESET = preset(PARAMETERS, fire_turn="t")

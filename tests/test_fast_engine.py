@@ -49,14 +49,21 @@ def compare_engines(policy, games: int, rules=RULES, seed: int = SEED) -> None:
         assert list(fast_row) == expected, f"{policy.name} game {g}: rows differ"
 
 
+GAMES = [300, pytest.param(2000, marks=pytest.mark.slow)]
+"""Games per policy of the event-for-event comparison: a few hundred in the default suite,
+2,000 in the slow set."""
+
+
+@pytest.mark.parametrize("games", GAMES)
 @pytest.mark.parametrize("name", available_policies(deciding=True))
-def test_engines_agree_event_for_event(name):
-    """Same seeds, same rows and identical event traces, 2,000 games per policy."""
-    compare_engines(load_policy(name), 2000)
+def test_engines_agree_event_for_event(name, games):
+    """Same seeds, same rows and identical event traces."""
+    compare_engines(load_policy(name), games)
 
 
-def test_engines_show_policies_the_same_observation():
-    compare_engines(obs_hash_policy(), 2000)
+@pytest.mark.parametrize("games", GAMES)
+def test_engines_show_policies_the_same_observation(games):
+    compare_engines(obs_hash_policy(), games)
 
 
 @pytest.mark.parametrize(

@@ -191,7 +191,7 @@ def by_setting(games: pl.DataFrame) -> dict[str, pl.DataFrame]:
             for k in sorted(fire["k"].unique().to_list())}
 
 
-def test_findings_on_the_first_screen(sweep):
+def test_findings_follow_the_answer_and_the_headline_chart(sweep):
     _, games, paths = sweep
     text = paths["markdown"].read_text(encoding="utf-8")
     findings = text.split("## Findings")[1].split("## ")[0]
@@ -211,10 +211,22 @@ def test_findings_on_the_first_screen(sweep):
     assert f"**Lost** {100 * share(everything, 'defeat'):.1f}% of all 5,600 games" in findings
     assert f"**no result** {pct_text(share(everything, 'no_result'))}, **all four victories** " \
         f"{pct_text(share(everything, 'perfect'))}." in findings
-    # the headline chart comes right after the findings, before every table
-    assert text.index("## Findings") < text.index("![") < text.index("## Tables") \
-        < text.index("## What was run")
-    assert "(report-trigger-syn-fire-k.png)" in findings
+    # the answer in words, then the headline chart, then the findings, before every table
+    assert text.index("## The answer") < text.index("![") < text.index("## Findings") \
+        < text.index("## Tables") < text.index("## What was run")
+
+
+def test_the_answer_opens_the_report(sweep):
+    """The report opens with the answer of report.answer (its sentences are checked
+    against counted rates in tests/test_answer.py)."""
+    from bollesim.report import answer
+
+    _, games, paths = sweep
+    opening = paths["markdown"].read_text(encoding="utf-8").split("## The answer")[1].split("![")[0]
+    said = answer.sentences(games, "k", policy="syn_fire")
+    assert said and all(f"- {s}" in opening for s in said), (said, opening)
+    headline = paths["markdown"].read_text(encoding="utf-8").split("## Findings")[0]
+    assert "(report-trigger-syn-fire-k.png)" in headline  # the chart before the findings
 
 
 def test_best_setting_table(sweep):

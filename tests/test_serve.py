@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.xdist_group("serve-page")  # one worker, in order: one session on one page
+
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -227,10 +229,12 @@ def test_the_balance_report_opens_for_the_current_settings(page):
     report.close()
 
 
-def test_the_trigger_chart_is_drawn(page):
+def test_the_trigger_chart_is_drawn_and_answered_in_words(page):
     assert page.query_selector("#trigger svg") is not None
     games = int(page.get_attribute("#trigger", "data-games"))
     assert games == 500
+    said = [li.inner_text() for li in page.query_selector_all("#answer li")]
+    assert said and said[0].startswith("Give the first Fire order"), said
 
 
 def test_fifty_rapid_changes_leave_the_server_responsive_with_flat_memory(server, page):

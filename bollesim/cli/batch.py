@@ -32,7 +32,7 @@ from bollesim.cli.options import (
     WorkersOption,
     policy_params,
 )
-from bollesim.cli.output import emit, print_cells, rates_line
+from bollesim.cli.output import emit, print_answers, print_cells, rates_line
 from bollesim.cli.running import (
     dask_cluster,
     progress_bar,
@@ -234,6 +234,7 @@ def sweep(
     """
     from bollesim.batch.runfolder import open_run
     from bollesim.batch.spec import load_experiment
+    from bollesim.report import answer
     from bollesim.stats import analysis
 
     _check_overrides(games, seed)
@@ -255,15 +256,19 @@ def sweep(
     )
     if outcome.precision is not None:
         typer.echo(outcome.sentence(), err=json_)
-    cells = analysis.cell_rates(open_run(folder))
+    run = open_run(folder)
+    cells = analysis.cell_rates(run)
     print_cells(cells, err=json_)
+    said = answer.answers(run.read())
+    print_answers(said, err=json_)
     typer.echo(printable(f"Next: bollesim report {shlex.quote(str(folder))}"), err=json_)
     if json_:
         emit({"command": "sweep", "out": str(folder), "experiment": experiment.name,
                "games_per_cell": outcome.games_per_cell, "games": manifest["n_games"],
                "seed": manifest["seed"], "timings": t,
                "stopped": outcome.sentence() if outcome.precision is not None else None,
-               "cells": cells.to_dicts()})
+               "cells": cells.to_dicts(),
+               "answer": [{"swept": heading, "sentences": lines} for heading, lines in said]})
 
 
 @command(

@@ -56,3 +56,15 @@ def print_cells(cells, err: bool = False) -> None:
             err=err,
         )
     typer.echo(OVERLAP_NOTE, err=err)
+
+
+def print_answers(said: list[tuple[str, list[str]]], err: bool = False) -> None:
+    """A sweep's answer in words (report.answer.answers): per swept parameter, its
+    sentences, wrapped."""
+    import textwrap
+
+    for heading, lines in said:
+        typer.echo(printable(f"The answer, {heading}:"), err=err)
+        for line in lines:
+            typer.echo(textwrap.fill(printable(line), width=100, initial_indent="  - ",
+                                     subsequent_indent="    "), err=err)

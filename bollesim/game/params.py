@@ -15,6 +15,8 @@ class Parameter:
     label: a short human name for charts and tables ("RoE of the first Fire order");
     empty means the name. never: the value that means "never" (e.g. a trigger that never
     fires), shown as "never" in charts and reports; None when no value means that.
+    setting: what a value means in the game, "{}" standing for the value ("give the first
+    Fire order from turn {} on"): the words of the answer of a sweep over it.
     choices: for a categorical parameter, the name of each value: the value is an index
     0 .. len(choices) - 1 (low 0, high len(choices) - 1); None for a number.
     """
@@ -26,6 +28,7 @@ class Parameter:
     doc: str
     label: str = ""
     never: float | None = None
+    setting: str = ""
     choices: tuple[str, ...] | None = None
 
     def __post_init__(self):

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import polars as pl
 
-from bollesim.report import chartdata, plots
+from bollesim.report import answer, chartdata, plots
 from bollesim.report.chartdata import RateChart, pct, signed_ci
 from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
 from bollesim.stats import analysis
@@ -74,6 +74,7 @@ class Trigger:
     best: pl.DataFrame  # analysis.best_trigger
     chart: RateChart    # chartdata.trigger
     ruleset: str = ""   # what the cells change in the ruleset (the rows' `ruleset`)
+    answer: tuple[str, ...] = ()  # answer.sentences
 
     @property
     def label(self) -> str:
@@ -91,17 +92,12 @@ class Trigger:
 
 
 def _triggers(games: pl.DataFrame) -> list[Trigger]:
-    """The swept parameters of each policy; in a sweep that varies the ruleset, of each
-    ruleset apart (the settings of one ruleset are compared on the same seeds)."""
-    rulesets = (games["ruleset"].unique(maintain_order=True).to_list()
-                if "ruleset" in games.columns else [""])
-    out = []
-    for ruleset in rulesets:
-        rows = games.filter(pl.col("ruleset") == ruleset) if len(rulesets) > 1 else games
-        out += [Trigger(policy, param, analysis.best_trigger(rows, param, policy=policy),
-                        chartdata.trigger(rows, param, policy=policy), ruleset)
-                for policy, params in analysis.swept_parameters(rows).items() for param in params]
-    return out
+    """The swept parameters of each policy (answer.swept), with their tables, charts and
+    the answer in words."""
+    return [Trigger(policy, param, analysis.best_trigger(rows, param, policy=policy),
+                    chartdata.trigger(rows, param, policy=policy), ruleset,
+                    tuple(answer.sentences(rows, param, policy=policy)))
+            for ruleset, rows, policy, param in answer.swept(games)]
 
 
 def _chart(rep: Report, name: str, data: RateChart, alt: str) -> None:
@@ -110,7 +106,7 @@ def _chart(rep: Report, name: str, data: RateChart, alt: str) -> None:
 
 def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
             labels: dict[int, str]) -> None:
-    """The first screen: a few short sentences, then the headline chart."""
+    """The first screen: the answer in words, the headline chart; then the findings."""
     overall = analysis.rates(games).row(0, named=True)
     n_cells = games["cell"].n_unique()
     items = []
@@ -124,14 +120,20 @@ def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
     items.append(f"**Lost** {pct(overall['defeat_rate'])} of all {_games(overall['n'])}, "
                  f"**no result** {pct(overall['no_result_rate'])}, **all four victories** "
                  f"{pct(overall['perfect_rate'])}.")
+    for i, t in enumerate(triggers):
+        if i == 0:
+            rep.h(2, "The answer")
+        rep.p(f"**{t.label[:1].upper() + t.label[1:]}** (`{t.policy}` `{t.param}`{t.under}):")
+        rep.ul(list(t.answer))
+        if i == 0:  # the headline chart, within the first screen
+            _chart(rep, t.name, t.chart,
+                   f"Outcome rates against the {t.label} ({t.policy}{t.under}), with 95% "
+                   "intervals; every setting plays the same seeds.")
     rep.h(2, "Findings")
     rep.ul(items)
     if triggers:
-        t = triggers[0]
-        _chart(rep, t.name, t.chart,
-               f"Outcome rates against the {t.label} ({t.policy}{t.under}), with 95% "
-               "intervals; every setting plays the same seeds.")
-    elif 2 <= n_cells <= MAX_COMPARED_CELLS:
+        return
+    if 2 <= n_cells <= MAX_COMPARED_CELLS:
         data = chartdata.comparison(games, by="cell")
         _chart(rep, "comparison", data, "Outcome rates of each cell side by side, with 95% "
                "intervals.")
@@ -161,10 +163,10 @@ def _trigger_tables(rep: Report, triggers: list[Trigger]) -> None:
             paired = r["p_vs_worst"] is not None
             default = "–" if r["default_rate"] is None else (
                 "is the best" if r["best_label"] == r["default_label"] else
-                f"{r['default_label']}: {pct(r['default_rate'])}, "
+                f"{r['default_label']}: {pct(r['default_rate'])} (the best: "
                 f"{_gap(r['gain_vs_default'], r['goal'])}"
                 + (f", {_verdict(r['significant_vs_default'], r['p_vs_default'])}"
-                   if paired else ""))
+                   if paired else "") + ")")
             tied = [x for x in (r["tied"] or []) if x != r["best_label"]]
             rows.append([
                 analysis.LABELS[r["outcome"]],

@@ -98,7 +98,7 @@ h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; margin: .8em 0; font-size: .88em; }
 th, td { border: 1px solid #ddd; padding: .3em .6em; vertical-align: top; }
 th { background: #f3f6f9; text-align: left; }
-td.num { text-align: right; white-space: nowrap; }
+td.num { text-align: right; }  /* a rate and its interval may wrap apart: no table is clipped */
 tr:nth-child(even) td { background: #fafafa; }
 code { background: #f3f3f3; padding: 0 .25em; border-radius: 3px; font-size: .92em; }
 figure { margin: 1.2em 0; }

@@ -197,7 +197,7 @@ class Evaluation:
         """The trigger chart's Vega-Lite spec (chartdata.trigger, as for a sweep)."""
         if not self.cells:
             return None
-        from bollesim.report import chartdata, charts
+        from bollesim.report import answer, chartdata, charts
 
         frame = pl.concat([
             games.with_columns(pl.lit(self.family.policy).alias("policy"),
@@ -211,7 +211,8 @@ class Evaluation:
                                                          SUBTITLE_WRAP))
         return {"policy": self.family.policy, "param": self.family.param,
                 "games_per_setting": min(g.height for g in self.cells.values()),
-                "settings": len(self.cells), "finding": chart.finding, "spec": spec}
+                "settings": len(self.cells), "finding": chart.finding, "spec": spec,
+                "answer": answer.sentences(frame, self.family.param, policy=self.family.policy)}
 
 
 def example_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, outcome: str,

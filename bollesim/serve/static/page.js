@@ -515,6 +515,7 @@ function render(s) {
     page.triggerKey = key;
     $("trigger").dataset.games = t.games_per_setting;
     vegaEmbed("#trigger", t.spec, {actions: false, renderer: "svg"}).catch((e) => console.error(e));
+    $("answer").replaceChildren(...t.answer.map((sentence) => el("li", {text: sentence})));
   }
 }
 

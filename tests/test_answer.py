@@ -1,0 +1,70 @@
+"""The answer of a sweep in words (bollesim/report/answer.py): every sentence checked
+against rates counted in the test from games built with known outcomes."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from bollesim.report import answer
+
+N = 400  # games per setting, the same game indices under every setting
+
+
+def settings(outcomes_by_k: dict[int, dict[str, range]]) -> pl.DataFrame:
+    """fire_at_roe games: under each k, the games of each outcome's range have it."""
+    rows = []
+    for k, outcomes in outcomes_by_k.items():
+        for g in range(N):
+            row = {"game": g, "seed": 1, "policy": "fire_at_roe", "cell": k, "k": float(k),
+                   "end_turn": 10, "end_reason": "", "first_fire_turn": 3}
+            for o in ("operational", "tactical", "strategic", "political", "defeat"):
+                row[o] = g in outcomes.get(o, range(0))
+            rows.append(row)
+    return pl.DataFrame(rows)
+
+
+GAMES = settings({
+    8: {"defeat": range(0, 100), "operational": range(100, 220)},
+    9: {"defeat": range(0, 100), "operational": range(100, 220)},  # the same games as 8
+    12: {"defeat": range(0, 200), "operational": range(200, 260), "strategic": range(260, 360)},
+    25: {"defeat": range(0, 300)},  # 25: never
+})
+OUTCOMES = ("operational", "strategic", "defeat")
+
+
+def rate(games: range) -> str:
+    return f"{100 * len(games) / N:.1f}%"
+
+
+def test_the_answer_names_the_best_setting_its_trade_off_and_the_same_games():
+    said = answer.sentences(GAMES, "k", policy="fire_at_roe", outcomes=OUTCOMES)
+    assert said == [
+        "Give the first Fire order once the RoE is 8 or more (k = 8 and 9: the same games): "
+        f"the best for avoiding defeat (defeat in {rate(range(0, 100))}) and operational "
+        f"victory ({rate(range(100, 220))}).",
+        "Unless you play for strategic victory: then give the first Fire order once the RoE "
+        f"is 12 or more ({rate(range(260, 360))} against {rate(range(0))} at 8).",
+        "k = 8 and 9 play the same games: no game ends otherwise under any of them.",
+    ]
+
+
+def test_a_setting_no_better_on_the_same_games_is_named_a_tie():
+    """k=10 differs from 8 in two games only (exact McNemar p = 0.5) and loses the same games:
+    a tie for both outcomes, said once."""
+    games = settings({
+        8: {"defeat": range(0, 100), "operational": range(100, 220)},
+        10: {"defeat": range(0, 100), "operational": range(102, 220)},
+        12: {"defeat": range(0, 200), "operational": range(200, 260)},
+    })
+    said = answer.sentences(games, "k", policy="fire_at_roe", outcomes=("operational", "defeat"))
+    assert ("For operational victory and avoiding defeat, k = 10 ties with the best, 8 (no "
+            "significant difference on the same games).") in said
+    assert not any("play the same games" in s for s in said)
+
+
+def test_runs_of_settings_are_given_by_their_ends():
+    order = ["1", "2", "3", "4", "6", "7", "8", "never"]
+    assert answer._span(["1", "2", "3", "6", "7"], "t", order) == "t = 1 to 3, 6 and 7"
+    assert answer._span(["4", "7", "8", "never"], "t", order) == "t = 4, 7, 8 and never"
+    assert answer._span(["6", "7", "8", "never"], "t", order) == "t = 6 to 8 and never"
+    assert answer._span(["2"], "t", order) == "t = 2"
