@@ -165,6 +165,7 @@ def test_refusals_are_one_line(folders, tmp_path):
 
 
 def test_difference_chart_draws_each_difference(folders):
+    from matplotlib.colors import to_rgba
     from test_plots import assert_clean
 
     from bollesim.report import chartdata, plots
@@ -180,4 +181,7 @@ def test_difference_chart_draws_each_difference(folders):
     for bar, outcome in zip(ax.patches, OUTCOMES, strict=True):
         want = expected(base, tank8, outcome)
         assert bar.get_width() == pytest.approx(100 * want["diff"], abs=1e-9), outcome
-        assert bar.get_alpha() == (1.0 if want["p_value"] < 0.05 else 0.35), outcome
+        gains = (want["diff"] > 0) != (outcome in ("defeat", "no_result"))
+        effect = ("no clear change" if want["p_value"] >= 0.05 else
+                  "better" if gains else "worse")
+        assert bar.get_facecolor() == to_rgba(chartdata.PLAYER_COLOURS[effect]), outcome

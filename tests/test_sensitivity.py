@@ -26,6 +26,7 @@ import bollesim
 from bollesim.batch import runner as R
 from bollesim.batch.runfolder import interrupted_run, open_run
 from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.bollebank.rules.readings import BY_ID
 
 SPEC = """
 name = "sens"
@@ -236,6 +237,13 @@ def test_report_tables_and_charts(sens):
         bars = next(iter(specs[f"vis-tornado-{outcome}"]["datasets"].values()))
         want = {a: 100 * expected_effect(games, a, outcome)["diff"] for a in ALTERNATIVES}
         assert {b["row"]: b["diff_pts"] for b in bars} == pytest.approx(want, abs=0.0051)
+        for b in bars:  # labelled with the reading's meaning, coloured for the player
+            rid, name = b["row"].split("=", 1)
+            assert b["meaning"] == BY_ID[rid].variant(name).description
+            assert b["shown"].startswith(f"{b['row']}: ")
+            gains = (b["diff_pts"] > 0) != (outcome == "defeat")
+            assert b["for_player"] == ("no clear change" if not b["significant"] else
+                                       "better" if gains else "worse"), b
         sizes = [abs(b["diff_pts"]) for b in bars]
         assert sizes == sorted(sizes, reverse=True)  # the largest move on top
     links = re.findall(r"\]\((sensitivity-tornado-\w+\.png)\)", text)

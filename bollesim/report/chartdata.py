@@ -18,6 +18,7 @@ policies' declared Parameters (label, never), never from code names.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -42,6 +43,13 @@ COLOURS = {  # Okabe-Ito, safe for colour-blind readers; defeat black, apart fro
 SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
                   "#000000", "#999999", "#882255", "#44AA99", "#117733")
 """Colours of the bars of a comparison, one per policy or cell, in turn."""
+
+PLAYER_COLOURS = {"better": "#0072B2", "worse": "#D55E00", "no clear change": "#999999"}
+"""A paired difference's colour by what it does for the player (Okabe-Ito): more of a
+victory or less of a defeat is better; a difference that is not significant, no clear
+change."""
+
+PLAYER_NOTE = "blue: better for the player · orange: worse · grey: no clear change"
 
 NEVER_LABEL = "never"
 
@@ -300,10 +308,11 @@ class DiffChart:
     """A chart of paired differences: one horizontal bar per row, from 0 to the difference
     of two rates on the same games, with its 95% interval.
 
-    frame: one row per bar, top to bottom: `row` (the bar's label), `outcome` (code: the
-    bar's colour), `diff` (rate of the second minus rate of the first, a fraction),
-    `low`, `high` (its 95% interval), `significant` (bool), `rate_a`, `rate_b` (the two
-    rates) and `n` (games paired).
+    frame: one row per bar, top to bottom: `row` (what the bar stands for), `shown` (its
+    label on the axis), `meaning` (its words, on hover), `outcome` (code), `diff` (rate of
+    the second minus rate of the first, a fraction), `low`, `high` (its 95% interval),
+    `significant` (bool), `for_player` (a key of PLAYER_COLOURS: the bar's colour),
+    `rate_a`, `rate_b` (the two rates) and `n` (games paired).
     """
 
     frame: pl.DataFrame
@@ -314,28 +323,49 @@ class DiffChart:
     kind: str = "difference"
 
 
+def for_player() -> pl.Expr:
+    """Whether a significant difference (`diff` of `outcome`) is better or worse for the
+    player: PLAYER_COLOURS' keys."""
+    gains = (pl.col("diff") > 0) != pl.col("outcome").is_in(list(analysis.MINIMISE))
+    return (pl.when(~pl.col("significant")).then(pl.lit("no clear change"))
+            .when(gains).then(pl.lit("better")).otherwise(pl.lit("worse")).alias("for_player"))
+
+
+SHOWN_MEANING = 48
+"""Characters of a tornado row's meaning shown on its axis label (all of it on hover)."""
+
+
 def compared(table: pl.DataFrame, a: str, b: str) -> DiffChart:
     """The chart of a comparison (bollesim.stats.compare.differences): one bar per outcome, the
     rate of B minus the rate of A on the same games."""
     frame = table.select(
         pl.col("outcome").replace_strict(analysis.LABELS).alias("row"), "outcome", "diff",
         pl.col("diff_low").alias("low"), pl.col("diff_high").alias("high"), "significant",
-        "rate_a", "rate_b", "n")
+        "rate_a", "rate_b", "n").with_columns(
+        pl.col("row").alias("shown"), pl.col("row").alias("meaning"), for_player())
     n = int(table["n"][0]) if table.height else 0
     return DiffChart(frame, f"{b} against {a}", f"difference in percentage points ({b} − {a})",
                      "", f"{_games(n)} paired on the same seeds · bars: 95% interval "
-                     "(Newcombe) · solid: significant (exact McNemar, p < 0.05)")
+                     f"(Newcombe) · {PLAYER_NOTE} (exact McNemar, p < 0.05)")
 
 
-def tornado(effects: pl.DataFrame, outcome: str) -> DiffChart:
+def tornado(effects: pl.DataFrame, outcome: str,
+            meanings: dict[str, str] | None = None) -> DiffChart:
     """One outcome's tornado chart of a sensitivity run (bollesim.stats.sensitivity.effects):
-    one bar per alternative reading, the largest move at the top."""
+    one bar per alternative reading, the largest move at the top, labelled with its
+    meaning (`meanings`: alternative -> words), coloured by what it does for the player."""
+    meanings = meanings or {}
     rows = (effects.filter(pl.col("outcome") == outcome)
             .with_columns(pl.col("diff").abs().alias("_size"))
             .sort("_size", "alternative", descending=[True, False]))
+    meaning = [meanings.get(a, a) for a in rows["alternative"].to_list()]
+    shown = [f"{a}: {textwrap.shorten(m, SHOWN_MEANING, placeholder='…')}" if a in meanings else a
+             for a, m in zip(rows["alternative"].to_list(), meaning, strict=True)]
     frame = rows.select(pl.col("alternative").alias("row"), "outcome", "diff", "low", "high",
                         "significant", pl.col("rate_default").alias("rate_a"),
-                        pl.col("rate_alternative").alias("rate_b"), "n")
+                        pl.col("rate_alternative").alias("rate_b"), "n").with_columns(
+        pl.Series("shown", shown, dtype=pl.Utf8), pl.Series("meaning", meaning, dtype=pl.Utf8),
+        for_player())
     label = analysis.LABELS[outcome]
     finding = ""
     if frame.height:
@@ -345,4 +375,4 @@ def tornado(effects: pl.DataFrame, outcome: str) -> DiffChart:
     return DiffChart(frame, f"How far each alternative reading moves the {label} rate",
                      "change in percentage points (alternative − as specified)", finding,
                      "every cell of the experiment, the same seeds under every reading · "
-                     "bars: 95% interval · solid: significant (p < 0.05)")
+                     f"bars: 95% interval · {PLAYER_NOTE}")

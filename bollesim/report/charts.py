@@ -25,6 +25,7 @@ import polars as pl
 from bollesim.report.chartdata import (
     COLOURS,
     NEVER_LABEL,
+    PLAYER_COLOURS,
     SERIES_COLOURS,
     DiffChart,
     RateChart,
@@ -140,7 +141,7 @@ def spec(chart: RateChart | DiffChart) -> dict:
 def difference_spec(chart: DiffChart) -> dict:
     """Horizontal bars of paired differences (points), the frame's first row at the top,
     with 95% interval whiskers and a zero rule; hovering a bar shows both rates, the
-    difference, its interval and the games; faint bars are not significant."""
+    difference, its interval and the games; colour: better or worse for the player."""
     import altair as alt
 
     data = chart.frame.with_columns(
@@ -153,12 +154,12 @@ def difference_spec(chart: DiffChart) -> dict:
                   (pl.col("high") * 100).round(1)).alias("interval"),
         pl.when(pl.col("significant")).then(pl.lit("yes")).otherwise(pl.lit("no"))
         .alias("sig"))
-    rows = data["row"].to_list()
-    outcomes = data["outcome"].unique(maintain_order=True).to_list()
-    y = alt.Y("row:N", sort=rows, title=None)
-    colour = alt.Color("outcome:N", legend=None, scale=alt.Scale(
-        domain=outcomes, range=[COLOURS.get(o, "#444444") for o in outcomes]))
-    tooltip = [alt.Tooltip("row:N", title="row"), alt.Tooltip("a_pct:Q", title="from (%)"),
+    rows = data["shown"].to_list()
+    y = alt.Y("shown:N", sort=rows, title=None)
+    colour = alt.Color("for_player:N", title="for the player", scale=alt.Scale(
+        domain=list(PLAYER_COLOURS), range=list(PLAYER_COLOURS.values())))
+    tooltip = [alt.Tooltip("row:N", title="row"), alt.Tooltip("meaning:N", title="meaning"),
+               alt.Tooltip("a_pct:Q", title="from (%)"),
                alt.Tooltip("b_pct:Q", title="to (%)"),
                alt.Tooltip("diff_pts:Q", title="difference (points)"),
                alt.Tooltip("interval:N", title="95% interval (points)"),
@@ -166,8 +167,7 @@ def difference_spec(chart: DiffChart) -> dict:
                alt.Tooltip("n:Q", title="games", format=",")]
     base = alt.Chart(data)
     bars = base.mark_bar().encode(
-        x=alt.X("diff_pts:Q", title=chart.x_title), y=y, color=colour, tooltip=tooltip,
-        opacity=alt.condition("datum.significant", alt.value(1.0), alt.value(0.35)))
+        x=alt.X("diff_pts:Q", title=chart.x_title), y=y, color=colour, tooltip=tooltip)
     whiskers = base.mark_rule(color="#333333").encode(x="low_pts:Q", x2="high_pts:Q", y=y)
     zero = alt.Chart(pl.DataFrame({"zero": [0.0]})).mark_rule(color="#555555").encode(
         x="zero:Q")

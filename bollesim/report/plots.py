@@ -43,7 +43,14 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
 
 from bollesim.report import chartdata  # noqa: E402
-from bollesim.report.chartdata import COLOURS, DRAWN, SERIES_COLOURS, DiffChart, RateChart  # noqa: E402
+from bollesim.report.chartdata import (  # noqa: E402
+    COLOURS,
+    DRAWN,
+    PLAYER_COLOURS,
+    SERIES_COLOURS,
+    DiffChart,
+    RateChart,
+)
 from bollesim.stats import analysis  # noqa: E402
 
 MARKERS = {"operational": "o", "tactical": "^", "strategic": "s", "political": "D",
@@ -286,17 +293,14 @@ def policy_comparison(df: pl.DataFrame, by: str = "policy", *,
 
 def _draw_differences(chart: DiffChart, ax) -> Figure:
     """Horizontal bars from 0 to each row's difference (in points), the first row at the
-    top, each with its 95% interval; a bar is solid when significant, faint when not."""
+    top, each with its 95% interval, coloured by what it does for the player."""
     frame = chart.frame
     height = max(3.5, 0.34 * frame.height + 2.2)
     fig, ax, _ = _new_axes(ax, size=(SIZE[0], height))
     ys = np.arange(frame.height, dtype=np.float64)
     diff, low, high = (frame[c].to_numpy() * 100 for c in ("diff", "low", "high"))
-    colours = [COLOURS.get(o, "#444444") for o in frame["outcome"].to_list()]
-    strong = [bool(x) for x in frame["significant"].to_list()]
-    ax.barh(ys, diff, height=0.62, color=colours, alpha=None, zorder=2)
-    for bar, solid in zip(ax.patches, strong, strict=True):
-        bar.set_alpha(1.0 if solid else 0.35)
+    colours = [PLAYER_COLOURS[e] for e in frame["for_player"].to_list()]
+    ax.barh(ys, diff, height=0.62, color=colours, zorder=2)
     ax.hlines(ys, low, high, color="#333333", linewidth=1.2, zorder=3,
               path_effects=[patheffects.withStroke(linewidth=3, foreground="white")])
     ax.axvline(0, color="#555555", linewidth=1)
@@ -306,7 +310,7 @@ def _draw_differences(chart: DiffChart, ax) -> Figure:
         x, align = (h, "left") if d >= 0 else (lo, "right")
         ax.text(x + (0.01 if d >= 0 else -0.01) * span, y, f" {d:+.1f} ", va="center",
                 ha=align, fontsize=8)
-    ax.set_yticks(ys, frame["row"].to_list())
+    ax.set_yticks(ys, frame["shown"].to_list())
     ax.invert_yaxis()
     ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:+g}" if v else "0"))
     ax.grid(axis="x", alpha=0.3)

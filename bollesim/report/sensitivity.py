@@ -44,8 +44,9 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
     items += _robustness_summary(robust)
     rep.ul(items)
     rep.h(2, "How far each alternative moves each rate")
+    meanings = {alt: _variant(alt)[1].description for alt in names[1:]}
     for o in FINDING_OUTCOMES:
-        chart = chartdata.tornado(effect, o)
+        chart = chartdata.tornado(effect, o, meanings)
         rep.chart(f"tornado-{o}", plots.draw(chart),
                   f"Change in the {analysis.LABELS[o]} rate under each alternative reading, over "
                   "all cells on the same seeds, in percentage points with 95% intervals.",
@@ -138,13 +139,18 @@ def _rates_table(rep: Report, effect: pl.DataFrame) -> None:
               right=set(range(1, len(analysis.OUTCOMES) + 1)))
 
 
-def _alternatives_text(alts: list[str]) -> list[str]:
+def _variant(alt: str):
+    """(the reading, its variant) of an alternative "ID=VARIANT"."""
     from bollesim.bollebank.rules.readings import BY_ID
 
+    rid, name = alt.split("=", 1)
+    return BY_ID[rid], BY_ID[rid].variant(name)
+
+
+def _alternatives_text(alts: list[str]) -> list[str]:
     out = []
     for alt in alts:
-        rid, name = alt.split("=", 1)
-        reading, variant = BY_ID[rid], BY_ID[rid].variant(name)
+        reading, variant = _variant(alt)
         text = f"`{alt}` ({reading.meaning}; as specified: {reading.default}): {variant.description}"
         if variant.gives_up:
             text += f". Gives up {variant.gives_up}"
