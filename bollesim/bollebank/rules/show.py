@@ -109,6 +109,7 @@ def _table(title: str, source, *columns: str, **kwargs):
         title_style="bold",
         caption=f"source: {_p(source)}" if source else None,
         caption_justify="left",
+        min_width=len(title),  # the title on one line when the terminal is wide enough
         **kwargs,
     )
     for col in columns:
