@@ -45,6 +45,7 @@ PURE_PYTHON = frozenset({
     "bollesim/bollebank/engine/trace.py",
     "bollesim/bollebank/narrate.py",
     "bollesim/bollebank/rules/docs.py",
+    "bollesim/bollebank/rules/odds.py",
     "bollesim/bollebank/rules/show.py",
     "bollesim/cli/__init__.py",
     "bollesim/cli/app.py",

@@ -282,6 +282,15 @@ def test_rates_nan_and_null_are_one_group(games):
     assert table["n"][-1] == 2 * 2000  # syn_fire k=NaN and syn_hold (k null)
 
 
+def test_rates_show_whole_parameters_as_integers(games):
+    """A parameter column of whole numbers groups as integers (k = 8, not 8.0); one with
+    a fraction stays as it is."""
+    table = A.rates(games, by="k")
+    assert table.schema["k"] == pl.Int64 and table["k"].drop_nulls().to_list() == list(TRIGGERS)
+    halves = A.rates(games.with_columns(pl.col("k") + 0.5), by="k")
+    assert halves.schema["k"].is_float()
+
+
 def test_rates_whole_frame_long_and_empty(games):
     one = A.rates(games)
     assert one.height == 1 and one["n"][0] == games.height

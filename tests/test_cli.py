@@ -54,6 +54,27 @@ def test_every_command_has_help_with_an_example(words):
     assert f"bollesim {' '.join(words)}" in result.output.split("Examples", 1)[1]
 
 
+@pytest.mark.parametrize("words", commands(), ids=" ".join)
+def test_help_breaks_lines_where_the_terminal_ends(words):
+    """A wide terminal shows each paragraph of a command's help on one line: no line
+    ends where the docstring's source line did."""
+    import inspect
+
+    from bollesim.cli.wiring import reflowed
+
+    result = CliRunner(env={"COLUMNS": "2000"}).invoke(app, [*words, "--help"])
+    assert result.exit_code == 0, result.output
+    group = app if len(words) == 1 else next(
+        g.typer_instance for g in app.registered_groups if g.name == words[0])
+    name = words[-1]
+    doc = next(inspect.getdoc(c.callback) for c in group.registered_commands
+               if (c.name or c.callback.__name__.replace("_", "-")) in (name, f"rules-{name}")
+               or c.callback.__name__ in (name, f"rules_{name}"))
+    shown = [" ".join(line.split()) for line in result.output.splitlines()]
+    for paragraph in reflowed(doc).split("\n\n"):
+        assert paragraph in shown, paragraph
+
+
 def test_policies_lists_every_policy_and_its_parameters():
     result = cli.invoke(app, ["policies"])
     assert result.exit_code == 0, result.output
@@ -70,10 +91,17 @@ def test_policies_lists_every_policy_and_its_parameters():
         policy = load_policy(name)
         want[f"{name}: {policy.doc}"] = [
             f"{p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}"
-            + (f" ({p.never:g}: never)" if p.never is not None else "")
+            + (f" ({p.never:g}: never)" if p.never is not None and ": never)" not in p.doc
+               else "")
             for p in policy.parameters
         ]
     assert listed == want
+    # the value meaning "never" is said once, whether the meaning already says it or not
+    nevers = [(p, line) for name in available_policies()
+              for p, line in zip(load_policy(name).parameters,
+                                 listed[f"{name}: {load_policy(name).doc}"], strict=True)
+              if p.never is not None]
+    assert nevers and all(line.count(f"({p.never:g}: never)") == 1 for p, line in nevers)
 
 
 def test_bench_measures_with_small_counts():

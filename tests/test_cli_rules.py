@@ -217,6 +217,27 @@ def test_show_tables():
     assert "damaged_first" in out and "I-TARGET" in out
 
 
+def test_show_prints_the_exact_odds_beside_their_tables():
+    """Each exact-odds table follows the table it comes from, and follows an edit."""
+    from bollesim.bollebank.rules.odds import odds_tables, on_2d6, percent
+
+    wide = CliRunner(env={"COLUMNS": "200"})
+    out = wide.invoke(app, ["rules", "show"]).stdout
+    beside = {"tracks": "Enemy weapon tracks", "damage": "Damage tables",
+              "order_matrix": "Order Matrix (PAS1)"}
+    after = {"tracks": "Damage tables", "damage": "Order Matrix (PAS1)",
+             "order_matrix": "Battalion HQ special abilities"}
+    for table in odds_tables(load_ruleset()):
+        at = out.index(table.title)
+        assert out.index(beside[table.key]) < at < out.index(after[table.key]), table.title
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in out.splitlines()
+            if line.startswith("│ ATGM ")]
+    assert ["ATGM", "4-7", "10 or more", percent(on_2d6(10)), percent(on_2d6(10, -1)),
+            percent(on_2d6(10, -1)), percent(on_2d6(10, -2))] in rows, rows
+    edited = wide.invoke(app, ["rules", "show", "--set", "tracks.tank_to_hit=9"]).stdout
+    assert "hit (9 or more on 2d6)" in edited and percent(on_2d6(9)) in edited
+
+
 def test_show_reflects_overrides():
     result = runner.invoke(
         app, ["rules", "show", "--set", "interpretations.target_priority=literal"]

@@ -260,7 +260,7 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
     pool0 = list(game.pool)
 
     # ---------------------------------------------------------------- turn 4, orders
-    table.log(E.TURN_START, game.turn, game.deadline, game.roe)  # as play_turns does
+    table.log(E.TURN_START, game.turn, game.deadline, game.roe, game.fire_roe)  # as play_turns does
     ev = run(orders_phase)
     drawn4 = [x.atgm_r, x.tank_r, x.hmg_c, x.ru_vl2, x.hmg_l]
     assert of(ev, E.DRAW) == [(c, 0, 0, 0) for c in drawn4]
@@ -327,7 +327,7 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
     assert game.turn == 5
 
     # ---------------------------------------------------------------- turn 5, orders
-    table.log(E.TURN_START, game.turn, game.deadline, game.roe)
+    table.log(E.TURN_START, game.turn, game.deadline, game.roe, game.fire_roe)
     ev = run(orders_phase)
     # The civilian car is retired and the ATGM (C) goes on its track, no order (§5.3).
     assert of(ev, E.CIVILIAN_CAR) == [(x.car, x.atgm_c, 0, 0)]
@@ -423,4 +423,14 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
     lines = Narrator(rules).narrate(trace)
     assert not any(line.startswith("event ") for line in lines)
     assert "=== Turn 5 (T2 deadline 16, RoE 8) ===" in lines
-    assert "HMG fires at AQ: 12 against 12: HIT." in lines
+    # §11 in its own words: places by name, the refusal and its reason, the ATGM roll
+    # with its modifier and target number, why the draw ends, the HMG hit on a 12.
+    assert ("Pair ATGM (R) + Tank (R): the Order Matrix gives Fire or Move for one vehicle; "
+            "cannot fire: RoE 6 < 8.") in lines
+    assert "Issues Move to OP N CP for QL3." in lines
+    assert "Two HMG chits: the Orders phase ends (§5.3)." in lines
+    assert "FA moves from SK-3 CKP to SK-4 CKP." in lines
+    assert ("ATGM fires at FA: to hit 10 on 2d6, -1 for a UN vehicle in an R overwatch (8.3%); "
+            "the die roll is 10, modified by -1 = 9: miss.") in lines
+    assert "The player stops drawing, with 3 tank chits on the track." in lines
+    assert "HMG fires at AQ: to hit 12 on 2d6 (2.8%); the die roll is 12: HIT." in lines

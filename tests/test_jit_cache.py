@@ -309,3 +309,25 @@ def test_the_second_compiling_process_goes_when_this_one_is_interrupted(monkeypa
     with pytest.raises(KeyboardInterrupt):
         play.compile_phases_on_two_cores()
     assert len(helpers) == 1 and helpers[0].returncode is not None
+
+
+def test_the_first_play_of_a_policy_is_announced_once(tmp_path, monkeypatch):
+    """`bollesim play` on the reference engine compiles the policy's decide on its first
+    game on this machine: that game is announced, the next is not."""
+    import sys
+
+    from bollesim.batch import replay
+    from bollesim.game.policy import load_policy
+
+    terminal = _Stream(True)
+    monkeypatch.setattr(replay.numba.config, "CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(sys, "stderr", terminal)
+    policy = load_policy("historical")
+    with replay.policy_compile_notice(policy):
+        pass
+    assert terminal.text.count("\n") == 1 and "compiling the policy historical" in terminal.text
+    with replay.policy_compile_notice(policy):
+        pass
+    with replay.policy_compile_notice(load_policy("fire_at_roe")):  # the same family's decide
+        pass
+    assert terminal.text.count("\n") == 1

@@ -4,9 +4,12 @@ checked against it."""
 
 from __future__ import annotations
 
+import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import numba
 import numpy as np
 import polars as pl
 
@@ -40,9 +43,46 @@ def narrated_game(
         row = to_frame(results[None, :], policy, params[None, :], seed, game_index).row(0, named=True)
     else:
         trace = []
-        row = play_game(rules, policy, params, seed, game_index, trace)
+        with policy_compile_notice(policy):
+            row = play_game(rules, policy, params, seed, game_index, trace)
     lines = Narrator(rules).narrate(trace)
-    return lines + ["", outcome_line(row)], row
+    return [*header(rules, policy, params, seed, game_index), *lines, "", outcome_line(row)], row
+
+
+POLICY_COMPILING = (
+    "bollesim: compiling the policy {} once for this machine (about 20 s; later starts "
+    "take under a second)..."
+)
+
+
+@contextmanager
+def policy_compile_notice(policy: Policy):
+    """Say so, on a terminal, when the reference engine is about to compile a policy's
+    decide for the first time on this machine (a marker in numba's cache folder, as
+    engine/play.compiled_for keeps for the kernels)."""
+    from bollesim.bollebank.engine.play import compile_notice
+
+    folder = numba.config.CACHE_DIR
+    source = getattr(policy.decide, "py_func", None)  # presets share their family's decide
+    name = source.__module__ if source is not None else policy.name
+    marker = Path(folder) / f"compiled-decide-{name}" if folder else None
+    if marker is not None and not marker.exists():
+        compile_notice(sys.stderr, POLICY_COMPILING.format(policy.name))
+    yield
+    if marker is not None:
+        try:
+            marker.touch()
+        except OSError:
+            pass
+
+
+def header(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, game_index: int) -> list[str]:
+    """The first lines of a narrated game: what was played (either engine plays it alike)."""
+    values = ", ".join(f"{p.name}={p.text(v)}" for p, v in zip(policy.parameters, params, strict=True))
+    return [
+        f"Policy {policy.name}" + (f" ({values})" if values else "") + f"; seed {seed}, game {game_index}",
+        f"Ruleset {rules.name} (sha256 {rules.digest[:12]}…)",
+    ]
 
 
 @dataclass

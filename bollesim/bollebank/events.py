@@ -4,7 +4,7 @@ Both engines record the same events in the same order, so traces can be compared
 element by element; narrate.py turns them into text. The comment gives the arguments.
 """
 
-TURN_START = 0  # turn, deadline, roe
+TURN_START = 0  # turn, deadline, roe, fire status (the RoE of the first Fire order, 0: Hold Fire)
 VL2_DESTINATION = 1  # position
 DRAW = 2  # chit
 LIGHT_DAMAGE = 3  # vehicle, light kind (-1: nothing left to damage), die
@@ -43,6 +43,7 @@ GAME_END = 35  # end reason (see END_REASONS)
 STUN_CLEARED = 36  # vehicle
 ATTACK_SKIPPED = 37  # weapon (no target in its fields of fire)
 TOW_DROPPED = 38  # rescuer, towed tank: a new order superseded the tow (§5.4)
+MODIFIER = 39  # cause (see MODIFIER_CAUSES), modifier, detail: added to the next ATTACK's roll
 
 ROE_CAUSES = (
     "hold-fire attack",
@@ -52,6 +53,10 @@ ROE_CAUSES = (
     "artillery silent",
 )
 ROE_HOLD_ATTACK, ROE_HEAVY, ROE_KIA, ROE_ART, ROE_NO_ART = range(5)
+
+# Modifiers to an attack roll. Detail: the overwatch's letter (codes.LETTER_*), else 0.
+MODIFIER_CAUSES = ("ATGM overwatch", "Draw their fire")
+MOD_OVERWATCH, MOD_DRAW_THEIR_FIRE = range(2)
 
 ABILITY_AVAILABLE, ABILITY_RETURNED, ABILITY_USED, ABILITY_REFRESHED = range(4)
 

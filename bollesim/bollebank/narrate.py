@@ -1,4 +1,12 @@
-"""Turn a game trace (events.py) into a turn-by-turn account, in the manner of §11."""
+"""Turn a game trace (events.py) into a turn-by-turn account, in the manner of §11: the
+rulebook's place names, each die roll with its target number and modifiers ("10,
+modified by -1 = 9"), and a reason for every refusal and for the end of the chit draw.
+
+The narrator follows the few facts its reasons need (RoE, fire status, light damage,
+tank chits on their track) from the events themselves: each turn's first event gives the
+RoE and the fire status; a trace that starts mid-game (the §11 example) leaves the earlier
+light damage and tank chits untold.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +14,7 @@ from bollesim.bollebank import codes as C
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import events as E
 from bollesim.bollebank.rules.loader import Ruleset
+from bollesim.bollebank.rules.odds import d6_at_least, d6_up_to, on_2d6, percent
 
 PHASE_OF = {  # the phase heading an event opens, when it is the first of its phase
     E.VL2_DESTINATION: "Orders phase",
@@ -17,16 +26,53 @@ PHASE_OF = {  # the phase heading an event opens, when it is the first of its ph
     E.FIRE: "Execution phase",
     E.TANK_STATUS: "Enemy reaction phase",
     E.ATTACK: "Enemy reaction phase",
+    E.MODIFIER: "Enemy reaction phase",
     E.ARTILLERY: "Enemy reaction phase",
     E.ATTACK_SKIPPED: "Enemy reaction phase",
     E.VICTORY: "End phase",
     E.HULL_FLIP: "End phase",
 }
+WEAPON_WORDS = ("Tank", "ATGM", "HMG", "Artillery")  # by codes.TANK..ART, as §11 names chits
+TYPE_WORDS = ("tank", "ATGM", "HMG", "artillery")  # the same within a sentence
+
+
+def plural(n: int, noun: str, nouns: str | None = None) -> str:
+    """ "1 tank chit", "3 tank chits"."""
+    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
+
+
+def _words(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def _modifier_words(cause: int, drm: int, detail: int) -> str:
+    """ "-1 for a UN vehicle in an R overwatch" (§7.1.1), "-1 for Draw their fire" (§5.5)."""
+    if cause == E.MOD_OVERWATCH:
+        letter = C.LETTER_NAMES[detail]
+        article = "an" if letter in ("L", "R") else "a"
+        return f"{drm:+d} for a UN vehicle in {article} {letter} overwatch"
+    return f"{drm:+d} for {E.MODIFIER_CAUSES[cause]}"
 
 
 class Narrator:
     def __init__(self, rules: Ruleset):
         self.rules = rules
+        self.reset(turn=0)
+
+    def reset(self, turn: int) -> None:
+        """What the narrator knows before a trace that starts on `turn`."""
+        start = turn == 1
+        self.roe: int | None = None
+        self.fired = False
+        self.light: list[set[int]] = [set() for _ in self.rules.vehicle_ids]
+        self.tank_chits = 0 if start else None
+        self.modifiers: list[tuple[int, int, int]] = []  # of the next attack
+        self.pair: tuple[int, int] | None = None  # chit types of the pair being played
+        self.placed = 0  # chits of that pair placed on their tracks
+        self.ordered = False  # an order was issued for that pair
+        self.only_refused = False  # its only order, Fire, was refused
+
+    # -------------------------------------------------------------- names
 
     def chit(self, c: int) -> str:
         r = self.rules
@@ -38,27 +84,33 @@ class Narrator:
         if c == r.setup_chit:
             return "Saraci setup artillery"
         if t == C.ART:
-            return (
-                f"Artillery ({C.ART_TARGET_NAMES[r.chit_art_target[c]].replace('none', 'No art.')})"
-            )
+            return f"Artillery ({C.ART_TARGET_NAMES[r.chit_art_target[c]].replace('none', 'No art.')})"
         double = ", 2 targets" if r.chit_double[c] else ""
-        return f"{C.WEAPON_NAMES[t].upper() if t != C.TANK else 'Tank'} ({C.LETTER_NAMES[r.chit_letter[c]]}{double})"
+        return f"{WEAPON_WORDS[t]} ({C.LETTER_NAMES[r.chit_letter[c]]}{double})"
 
     def pos(self, p: int) -> str:
-        return self.rules.position_ids[p] if p >= 0 else "-"
+        return self.rules.position_names[p] if p >= 0 else "-"
 
     def veh(self, v: int) -> str:
         return self.rules.vehicle_ids[v]
+
+    def art_target(self, target: int) -> str:
+        """An artillery target as the rulebook names it: its contact point (§7.2)."""
+        r = self.rules
+        if target == C.NO_ART:
+            return "nothing (Vis is silent)"
+        cps = [p for p in range(len(r.position_ids)) if r.pos_art[p] == target and r.pos_kind[p] == C.CP]
+        return self.pos(cps[0]) if cps else C.ART_TARGET_NAMES[target]
 
     def order(self, code: int) -> str:
         kind, mask, dest = D.order_kind(code), D.order_mask(code), D.order_dest(code)
         names = ", ".join(self.veh(v) for v in range(len(self.rules.vehicle_ids)) if mask >> v & 1)
         if kind == C.MOVE:
-            where = (
-                f"the {C.TOWN_NAMES[dest - D.SPREAD]} overwatches"
-                if dest >= D.SPREAD
-                else self.pos(dest)
-            )
+            if dest >= D.SPREAD:
+                town = self.rules.saraci if dest - D.SPREAD == C.TOWN_S else self.rules.kalesija
+                where = f"the overwatches of {self.pos(town)}"
+            else:
+                where = self.pos(dest)
             return f"Move to {where} for {names}"
         if kind == C.FIRE:
             return f"Fire for {names}"
@@ -81,7 +133,7 @@ class Narrator:
             if option == 0:
                 return "none"
             a, side = divmod(option - 1, 2)
-            return C.ABILITY_NAMES[self.rules.ability_sides[a, side]].replace("_", " ")
+            return _words(C.ABILITY_NAMES[self.rules.ability_sides[a, side]])
         if kind == D.ABILITY_SIDE:
             return f"side {option + 1}"
         if kind == D.TOW_DESTINATION:
@@ -90,9 +142,62 @@ class Narrator:
             return f"the {C.WEAPON_NAMES[option]} track"
         return "none" if option < 0 else self.veh(option)  # the decisions naming a vehicle
 
+    # -------------------------------------------------------------- reasons
+
+    def fire_refused(self) -> str | None:
+        """Why a Fire order cannot be given now (§5.4.2, I-FIRST-FIRE), or None."""
+        r = self.rules
+        needed = r.p("roe", "fire_allowed")
+        every = r.p("interpretations", "fire_order_roe") == C.FIRE_ROE_EVERY
+        if self.roe is None or (self.fired and not every) or self.roe >= needed:
+            return None
+        return f"cannot fire: RoE {self.roe} < {needed}"
+
+    def pair_closed(self, next_kind: int | None) -> list[str]:
+        """The lines after a pair's chits went on their tracks: no order, and why the
+        draw goes on or stops (§5.3)."""
+        first, second = self.pair
+        out = []
+        if not self.ordered:
+            out.append("No order can be issued." if self.only_refused else "The player issues no order.")
+        if first == second:
+            out.append(f"Two {TYPE_WORDS[first]} chits: the Orders phase ends (§5.3).")
+        elif next_kind not in (E.DRAW, E.POOL_EXHAUSTED):
+            tanks = "" if self.tank_chits is None else (
+                f", with {plural(self.tank_chits, 'tank chit')} on the track"
+            )
+            out.append(f"The player stops drawing{tanks}.")
+        self.pair = None
+        return out
+
+    def attack(self, weapon: int, target: int, roll: int, to_hit: int) -> str:
+        """§7.1.1-7.1.2: "needs 10 on 2d6, -1 (...) (8.3%); rolls 10, modified by -1 = 9"."""
+        drm = sum(m for _, m, _ in self.modifiers)
+        why = " and ".join(_modifier_words(cause, m, detail) for cause, m, detail in self.modifiers)
+        self.modifiers = []
+        need = f"to hit {to_hit} on 2d6" + (f", {why}" if drm else "")
+        rolled = f"the die roll is {roll - drm}" + (f", modified by {drm:+d} = {roll}" if drm else "")
+        hit = "HIT" if roll >= to_hit else "miss"
+        return (f"{WEAPON_WORDS[weapon]} fires at {self.veh(target)}: {need} "
+                f"({percent(on_2d6(to_hit, drm))}); {rolled}: {hit}.")
+
+    def un_fire(self, vehicle: int, track: int, die: int, hit: int) -> str:
+        """§6.3: direct fire hits; indirect fire or misaligned sights need a d6."""
+        p = self.rules.p
+        target = f"{self.veh(vehicle)} fires at the {TYPE_WORDS[track]} track"
+        if not die:
+            return f"{target}: {'hit' if hit else 'miss'}."
+        sights = C.SIGHTS in self.light[vehicle]
+        best = p("fire", "sights_hit_max") if sights else p("fire", "indirect_hit_max")
+        why = "misaligned sights" if sights else "indirect fire"
+        return (f"{target}, {why}: needs 1-{best} on a d6 ({percent(d6_up_to(best))}); "
+                f"rolls {die}: {'hit' if hit else 'miss'}.")
+
+    # -------------------------------------------------------------- one event
+
     def line(self, kind: int, a: int, b: int, c: int, d: int) -> str:
-        r, veh, pos, W = self.rules, self.veh, self.pos, C.WEAPON_NAMES
-        ability = lambda a, side: C.ABILITY_NAMES[r.ability_sides[a, side]].replace("_", " ")  # noqa: E731
+        r, veh, pos, W = self.rules, self.veh, self.pos, WEAPON_WORDS
+        ability = lambda a, side: _words(C.ABILITY_NAMES[r.ability_sides[a, side]])  # noqa: E731
         match kind:
             case E.VL2_DESTINATION:
                 return f"VL2 (the player) heads for {pos(a)}."
@@ -101,17 +206,18 @@ class Narrator:
             case E.LIGHT_DAMAGE:
                 if b < 0:
                     return f"{veh(a)} already has every light damage: no effect."
-                return (
-                    f"{veh(a)} takes light damage: {C.LIGHT_NAMES[b].replace('_', ' ')} (die {c})."
-                )
+                return f"{veh(a)} takes light damage: {_words(C.LIGHT_NAMES[b])} (d6 {c})."
             case E.CIVILIAN_CAR:
                 return f"The civilian car is retired; {self.chit(b)} goes to its track, no order."
             case E.PAIR:
                 orders = [o for o, ok in (("Fire", c), ("Move", d & 1)) if ok]
                 scope = "a platoon or one vehicle" if d & 2 else "one vehicle"
+                refused = self.fire_refused() if c else None
+                self.only_refused = bool(refused) and not d & 1
+                tail = f"; {refused}" if refused else ""
                 return (
                     f"Pair {self.chit(a)} + {self.chit(b)}: the Order Matrix gives "
-                    f"{' or '.join(orders)} for {scope}."
+                    f"{' or '.join(orders)} for {scope}{tail}."
                 )
             case E.ORDER:
                 extra = " (Extra order)" if b == D.EXTRA_ORDER else ""
@@ -119,29 +225,36 @@ class Narrator:
             case E.RADIO:
                 if b == 0:
                     return f"  {veh(a)} receives the order."
-                return f"  Radio check for {veh(a)}: die {b}, needs {c} or less: {'received' if d else 'lost'}."
+                if c <= 0:
+                    return f"  Radio check for {veh(a)}: no roll can succeed: lost."
+                return (f"  Radio check for {veh(a)}: needs {c} or less on a d6 "
+                        f"({percent(d6_up_to(c))}); rolls {b}: {'received' if d else 'lost'}.")
             case E.FIRE_STATUS:
                 return f"First Fire order: the fire status marker goes to RoE {a} (Fire at Will)."
             case E.PLACE:
-                return f"  {self.chit(a)} goes on the {W[b]} track ({c} there)."
+                return f"  {self.chit(a)} goes on the {TYPE_WORDS[b]} track ({c} there)."
             case E.ROE:
-                return f"RoE {'+' if b > 0 else ''}{b} ({E.ROE_CAUSES[c]}): now {a}."
+                return f"RoE {b:+d} ({E.ROE_CAUSES[c]}): now {a}."
             case E.ABILITY:
-                what = ("becomes available", "returns to the RoE track", "is used", "is refreshed")[
-                    b
-                ]
+                what = ("becomes available", "returns to the RoE track", "is used", "is refreshed")[b]
                 return f"{veh(r.ability_vehicle[a])} ability '{ability(a, c)}' {what}."
             case E.POOL_EXHAUSTED:
-                return f"Only {a} weapon chits left in the pool: no more pairs (I-POOL)."
+                return (f"Only {plural(a, 'weapon chit')} left in the pool: the Orders phase "
+                        "ends (I-POOL).")
             case E.COMMANDER_CHECK:
-                return f"{veh(a)} (commander killed) rolls {b}: {'acts' if c else 'does nothing this turn'}."
+                acts = r.p("damage", "commander_killed_acts_max")
+                return (f"{veh(a)} (commander killed) acts on 1-{acts} on a d6; rolls {b}: "
+                        f"{'acts' if c else 'does nothing this turn'}.")
             case E.AIRSTRIKE:
                 return f"Airstrike on Vis! Removed tank {a}, ATGM {b}, HMG {c}, artillery {d}."
             case E.MOVE:
-                return f"{veh(a)} moves {pos(b)} -> {pos(c)}."
+                return f"{veh(a)} moves from {pos(b)} to {pos(c)}."
             case E.NOT_MOVED:
-                die = f" (die {c})" if c >= 0 else ""
-                return f"{veh(a)} does not move: {E.NOT_MOVED_REASONS[b]}{die}."
+                reason = E.NOT_MOVED_REASONS[b]
+                if b == E.NIGHT_VISION_FAILED:
+                    fail = r.p("movement", "night_vision_fail_min")
+                    reason += f" (rolls {c}, modified; stays on {fail} or more)"
+                return f"{veh(a)} does not move: {reason}."
             case E.MARKER_DRAWN:
                 return f"First entry into {pos(a)}: enemy action marker {r.marker_ids[b]} side {'ab'[c]}."
             case E.ARRIVED:
@@ -153,36 +266,37 @@ class Narrator:
             case E.TOW_DROPPED:
                 return f"  {veh(a)} leaves {veh(b)} where it stands for its new order."
             case E.FIRE:
-                roll = f", die {c}" if c else ""
-                return f"{veh(a)} fires at the {W[b]} track{roll}: {'hit' if d else 'miss'}."
+                return self.un_fire(a, b, c, d)
             case E.REMOVED:
                 return f"  {self.chit(a)} returns to the pool."
             case E.SETUP_FLIPPED:
                 return "  The Saraci setup artillery marker flips to No Artillery."
             case E.DEPOT:
-                return f"Three 1s from Saraci: the ammunition depot on Vis explodes! The {W[a]} track is emptied."
+                return (f"Three 1s from Saraci: the ammunition depot on Vis explodes! The "
+                        f"{TYPE_WORDS[a]} track is emptied.")
             case E.TANK_STATUS:
-                return f"Tank status with {c} tank chits: die {a}, {'HOT' if b else 'cold'}."
+                low = int(r.tank_hot_min[c - 1])
+                return (f"Tank status with {plural(c, 'tank chit')}: hot on {low} or more on a "
+                        f"d6 ({percent(d6_at_least(low))}); rolls {a}: "
+                        f"{'HOT, they fire' if b else 'cold, no tank fire'}.")
             case E.ATTACK:
-                return f"{W[a].upper()} fires at {veh(b)}: {c} against {d}: {'HIT' if c >= d else 'miss'}."
+                return self.attack(a, b, c, d)
             case E.ATTACK_SKIPPED:
-                return f"{W[a].upper()}: no UN vehicle in its fields of fire."
+                return f"{W[a]}: no UN vehicle in its fields of fire."
             case E.HEAVY_DAMAGE:
-                return f"  {veh(a)} hit in the {C.HEAVY_NAMES[b]} (die {c})."
+                return f"  {veh(a)} hit in the {C.HEAVY_NAMES[b]} (d6 {c})."
             case E.DESTROYED:
                 return f"  {veh(a)} is DESTROYED."
             case E.COMMANDER_ROLL:
-                return (
-                    f"  {veh(a)}'s commander is unbuttoned: die {b}{': KILLED' if c else ', safe'}."
-                )
+                kill = r.p("damage", "hmg_kills_commander_on")
+                return (f"  {veh(a)}'s commander is unbuttoned: killed on {kill} or more on a "
+                        f"d6; rolls {b}{': KILLED' if c else ', safe'}.")
             case E.ARTILLERY:
-                target = C.ART_TARGET_NAMES[a].replace("none", "nothing (silent)")
-                roll = f", 2d6 {b}" if b else ""
-                return f"Artillery fires at {target}: {c} vehicles there{roll}."
+                return self.artillery(a, b, c)
             case E.ARTILLERY_DRAW:
                 return f"  Artillery pool: {veh(a)}'s chit {'joins the weapon pool' if b else 'takes heavy damage'}."
             case E.DEADLINE:
-                return f"T2 deadline {'+' if b > 0 else ''}{b}: now turn {a}."
+                return f"T2 deadline {b:+d}: now turn {a}."
             case E.VICTORY:
                 kinds = [k for k, ok in (("operational", a), ("tactical", b)) if ok]
                 return f"Victory conditions met: {' and '.join(kinds)}. {'The player stops.' if c else 'Play goes on.'}"
@@ -194,6 +308,51 @@ class Narrator:
                 return f"Game over: {E.END_REASONS[a]}."
         return f"event {kind}: {a} {b} {c} {d}"
 
+    def artillery(self, target: int, roll: int, present: int) -> str:
+        """§7.2: the target, the vehicles there, and the 2d6 with what it means."""
+        p = self.rules.p
+        there = "no vehicle there" if present == 0 else f"{plural(present, 'vehicle')} there"
+        line = f"Artillery fires at {self.art_target(target)}: {there}"
+        if roll:
+            if roll <= p("artillery", "only_effects_roll"):
+                means = "only the further effects"
+            elif roll >= p("artillery", "heavy_damage_roll"):
+                means = "heavy damage to one of them"
+            else:
+                means = "a random-unit chit of one of them"
+            line += f"; 2d6 {roll}: {means}"
+        return line + "."
+
+    def follow(self, kind: int, a: int, b: int, c: int, d: int) -> None:
+        """Keep the facts the reasons need, after an event's line."""
+        match kind:
+            case E.ROE:
+                self.roe = a
+            case E.FIRE_STATUS:
+                self.fired = True
+            case E.LIGHT_DAMAGE if b >= 0:
+                self.light[a].add(b)
+            case E.MODIFIER:
+                self.modifiers.append((a, b, c))
+            case E.PAIR:
+                types = self.rules.chit_type
+                self.pair, self.placed, self.ordered = (int(types[a]), int(types[b])), 0, False
+            case E.ORDER:
+                self.ordered = True
+            case E.PLACE:
+                if b == C.TANK:
+                    self.tank_chits = c
+                if self.pair is not None:
+                    self.placed += 1
+            case E.TANK_STATUS:
+                self.tank_chits = c
+            case E.REMOVED if b == C.TANK and self.tank_chits is not None:
+                self.tank_chits -= 1
+            case E.AIRSTRIKE if self.tank_chits is not None:
+                self.tank_chits -= a
+            case E.DEPOT if a == C.TANK:
+                self.tank_chits = 0
+
     def narrate(self, trace: list[tuple], notes: dict[int, list[str]] | None = None) -> list[str]:
         """The account of a trace; notes[i]: lines to put before event i."""
         lines: list[str] = []
@@ -202,6 +361,9 @@ class Narrator:
         for i, (_turn, kind, a, b, c, d) in enumerate(trace):
             lines += notes.get(i, [])
             if kind == E.TURN_START:
+                if i == 0:
+                    self.reset(turn=a)
+                self.roe, self.fired = c, d > 0
                 lines += ["", f"=== Turn {a} (T2 deadline {b}, RoE {c}) ==="]
                 phase = None
                 continue
@@ -209,7 +371,12 @@ class Narrator:
             if heading and heading != phase and _later(heading, phase):
                 lines.append(f"-- {heading}")
                 phase = heading
-            lines.append(self.line(kind, a, b, c, d))
+            if kind != E.MODIFIER:  # a modifier is told with its attack
+                lines.append(self.line(kind, a, b, c, d))
+            self.follow(kind, a, b, c, d)
+            if kind == E.PLACE and self.pair is not None and self.placed == 2:
+                following = trace[i + 1][1] if i + 1 < len(trace) else None
+                lines += self.pair_closed(following)
         return lines
 
 

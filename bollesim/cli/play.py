@@ -32,8 +32,9 @@ def policies() -> None:
         policy = load_policy(name)
         typer.echo(f"{name}: {policy.doc}")
         for p in policy.parameters:
-            never = f" ({p.never:g}: never)" if p.never is not None else ""
-            typer.echo(f"    {p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}{never}")
+            never = "" if p.never is None else f"({p.never:g}: never)"
+            note = f" {never}" if never and never not in p.doc else ""
+            typer.echo(f"    {p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}{note}")
 
 
 @command(

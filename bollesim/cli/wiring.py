@@ -19,6 +19,7 @@ code outside a command. cli/app.py imports every command module, so `app` has th
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, NoReturn
@@ -102,7 +103,8 @@ def user_errors() -> Iterator[None]:
 def command(group: typer.Typer, name: str | None = None, **kwargs) -> Callable:
     """Register a function as a command of `group`, with the shared error handling.
 
-    `kwargs` go to `typer.Typer.command` (e.g. `epilog="Example: ..."`)."""
+    `kwargs` go to `typer.Typer.command` (e.g. `epilog="Example: ..."`). The help is the
+    docstring with each paragraph on one line, for the terminal to wrap at its width."""
 
     def register(fn: Callable) -> Callable:
         @functools.wraps(fn)
@@ -110,10 +112,17 @@ def command(group: typer.Typer, name: str | None = None, **kwargs) -> Callable:
             with user_errors():
                 return fn(*args, **kw)
 
-        group.command(name, **kwargs)(wrapper)
+        group.command(name, **{"help": reflowed(fn.__doc__ or ""), **kwargs})(wrapper)
         return fn
 
     return register
+
+
+def reflowed(text: str) -> str:
+    """Paragraphs (split at blank lines) each joined into one line: `--help` then breaks
+    lines where the terminal ends, not where the source's lines did."""
+    paragraphs = re.split(r"\n\s*\n", text.strip())
+    return "\n\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
 
 
 def examples(*lines: str) -> str:

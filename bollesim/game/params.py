@@ -46,3 +46,9 @@ class Parameter:
     def choice(self, value: float) -> str:
         """The name of a categorical parameter's value (its index in choices)."""
         return self.choices[int(value)]
+
+    def text(self, value: float) -> str:
+        """A value for people: a choice by its name, a whole number without ".0"."""
+        if self.choices is not None:
+            return self.choice(value)
+        return f"{value:g}"

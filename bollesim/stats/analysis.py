@@ -137,9 +137,14 @@ def _by_list(by) -> list[str]:
 
 
 def _never_groups(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
-    """Float group columns with NaN and ±inf made null: one "never" group, not three."""
+    """Float group columns with NaN and ±inf made null: one "never" group, not three; a
+    column of whole numbers then as integers (a parameter t = 1, not 1.0)."""
     floats = [k for k in keys if df.schema[k].is_float()]
-    return df.with_columns([never_as_null(k) for k in floats]) if floats else df
+    if not floats:
+        return df
+    df = df.with_columns([never_as_null(k) for k in floats])
+    whole = [k for k in floats if (df[k].drop_nulls() % 1 == 0).all()]
+    return df.with_columns([pl.col(k).cast(pl.Int64) for k in whole])
 
 
 def param_columns(df: pl.DataFrame) -> list[str]:

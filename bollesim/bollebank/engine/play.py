@@ -43,7 +43,7 @@ ORDERS, EXECUTION, REACTION, END = range(4)  # §4: the phases of a turn, in ord
 def play_phase(st, decide, phase):
     """§4: one phase of the turn; returns the phase that comes next."""
     if phase == ORDERS:
-        log(st, E.TURN_START, st[O.TURN], st[O.DEADLINE], st[O.ROE], 0)
+        log(st, E.TURN_START, st[O.TURN], st[O.DEADLINE], st[O.ROE], st[O.FIRE_ROE])
         orders_phase(st, decide)
     elif phase == EXECUTION:
         execution_phase(st, decide)

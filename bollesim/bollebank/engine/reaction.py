@@ -150,8 +150,11 @@ def attack(st, decide, weapon, target, to_hit, drawing_fire):
     roll = two_d6(st)
     if weapon == C.ATGM and atgm_overwatch(st):
         roll += st[T.S_ATGM_OW_DRM]
+        letter = st[T.CHIT_LETTER + (last_chit(st, C.ATGM))]
+        log(st, E.MODIFIER, E.MOD_OVERWATCH, st[T.S_ATGM_OW_DRM], letter, 0)
     if drawing_fire and st[T.DTF_POSITIONS + (pos(st, target))]:
         roll += st[T.S_DTF_DRM]
+        log(st, E.MODIFIER, E.MOD_DRAW_THEIR_FIRE, st[T.S_DTF_DRM], 0, 0)
     hit = roll >= to_hit
     log(st, E.ATTACK, weapon, target, roll, to_hit)
     if st[O.FIRE_ROE] == 0:

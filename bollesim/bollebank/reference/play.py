@@ -28,7 +28,7 @@ def play_turns(table: Table, after_phase: AfterPhase | None = None) -> None:
     called after every phase played, also the one that ended the game (for tests)."""
     game = table.game
     while not game.over:
-        table.log(E.TURN_START, game.turn, game.deadline, game.roe)
+        table.log(E.TURN_START, game.turn, game.deadline, game.roe, game.fire_roe)
         for phase in PHASES:
             phase(table)
             if after_phase is not None:

@@ -124,8 +124,12 @@ def attack(
     roll = table.chance.two_d6()
     if weapon == C.ATGM and atgm_overwatch(game):
         roll += rules.atgm_overwatch_drm
+        letter = int(rules.chit_letter[game.tracks[C.ATGM][-1]])
+        table.log(E.MODIFIER, E.MOD_OVERWATCH, rules.atgm_overwatch_drm, letter)
     if target.position in drm_positions:
-        roll += rules.p("ability_rules", "draw_their_fire_drm")
+        drm = rules.p("ability_rules", "draw_their_fire_drm")
+        roll += drm
+        table.log(E.MODIFIER, E.MOD_DRAW_THEIR_FIRE, drm)
     hit = roll >= to_hit
     table.log(E.ATTACK, weapon, target.index, roll, to_hit)
     if not game.fired:

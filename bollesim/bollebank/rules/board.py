@@ -51,6 +51,7 @@ def positions(r: Reader) -> dict:
         r.fail("map.positions", f"must be the rulebook's positions in this order: {list(C.POSITIONS)}")
     out = {
         "position_ids": ids,
+        "position_names": tuple(row["name"] or row["id"] for row in rows),
         "pos_kind": np.array([row["kind"] for row in rows], dtype=np.int64),
         "pos_stack": np.array([row["stack"] or UNLIMITED for row in rows], dtype=np.int64),
         "pos_town": np.array([row["town"] for row in rows], dtype=np.int64),

@@ -7,12 +7,13 @@ readings (readings.py); tests/test_rules_docs.py keeps the files current.
 from __future__ import annotations
 
 import sys
+from fractions import Fraction
 from pathlib import Path
 
 from bollesim.bollebank.rules import schema as S
 from bollesim.bollebank.rules.readings import READINGS, reading_keys, variant_values
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+DOCS = Path(__file__).resolve().parents[3] / "docs"
 GENERATED = "<!-- Written by `python -m bollesim.bollebank.rules.docs` from {}: edit that, not this. -->"
 
 
@@ -45,7 +46,37 @@ def ruleset_md() -> str:
                 lines += _rows_table(f"{entry.name}.{rows.name}", rows)
         else:
             lines += _rows_table(entry.name, entry)
+    lines += _odds_section()
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _odds_section() -> list[str]:
+    """The exact odds of the default ruleset (odds.py), as `bollesim rules show` prints
+    them beside its tables, with each chance also as a fraction."""
+    from bollesim.bollebank.rules.loader import load_ruleset
+    from bollesim.bollebank.rules.odds import cell_text, odds_tables
+
+    out = [
+        "## Exact odds of the default ruleset",
+        "",
+        "Where an answer needs no simulation it is computed exactly, by enumerating the "
+        "dice and the chits (`bollesim/bollebank/rules/odds.py`; `bollesim rules show` "
+        "prints the same tables for any ruleset beside the tables they come from). A "
+        "modifier is added to the roll, so a -1 asks the dice for one more; `-` marks a "
+        "modifier that does not apply to that weapon.",
+        "",
+    ]
+    for table in odds_tables(load_ruleset()):
+        title = table.title.removeprefix("Exact odds: ")
+        out += [f"### {title[0].upper()}{title[1:]}", "", f"Source: {table.source}.",
+                "", "| " + " | ".join(_cell(c) for c in table.columns) + " |",
+                "|" + " --- |" * len(table.columns)]
+        for row in table.rows:
+            cells = [cell_text(c) + (f" ({c})" if isinstance(c, Fraction) and c not in (0, 1)
+                                     else "") for c in row]
+            out.append("| " + " | ".join(_cell(c.strip()) for c in cells) + " |")
+        out.append("")
+    return out
 
 
 def _key_table(title: str, source: str, keys: list, prefix: str = "") -> list[str]:

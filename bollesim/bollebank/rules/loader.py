@@ -57,6 +57,7 @@ class Ruleset:
     # map (board.py)
     start_position: int
     position_ids: tuple[str, ...]
+    position_names: tuple[str, ...]  # the rulebook's names ("SK-1 CKP"), for narration
     pos_kind: np.ndarray  # int64[P], codes.CP/CKP/OW
     pos_stack: np.ndarray  # int64[P], UNLIMITED for contact points
     pos_town: np.ndarray  # int64[P], codes.TOWN_* of an overwatch

@@ -291,6 +291,8 @@ DECLARATION: tuple[Key | Table | Rows, ...] = (
         Rows("positions", "the map's positions, in the order of codes.POSITIONS", (
             Key("id", Text(), "the position's id; the rulebook's positions in this order: "
                 + ", ".join(C.POSITIONS)),
+            Key("name", Text(), "the rulebook's name for it, used in narration (\"SK-1 CKP\", "
+                "§2.1.1, §11); empty: the id", ""),
             Key("kind", Choice(C.KIND_NAMES),
                 "cp (contact point), ckp (checkpoint) or ow (overwatch) (§2.1.1)"),
             Key("stack", Int(0, C.N_VEHICLES), "stacking limit, 0 = unlimited (§2.1.1)", 0),

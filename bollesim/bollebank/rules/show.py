@@ -9,9 +9,11 @@ file must not drive the terminal.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 from bollesim.bollebank.rules import schema as S
 from bollesim.bollebank.rules.loader import Ruleset
+from bollesim.bollebank.rules.odds import OddsTable, cell_text, odds_tables
 from bollesim.bollebank.rules.readings import READINGS, reading_keys
 from bollesim.terminal import printable
 
@@ -46,10 +48,17 @@ DRAWN = {
 def show_tables(console, rules: Ruleset) -> None:
     """Every table of the ruleset, then every other key with its meaning."""
     data = rules.data
-    for draw in (vehicles, positions, roads, markers, chits, die_rows, order_matrix, abilities):
+    odds = odds_tables(rules)
+    for key, draw in (
+        ("vehicles", vehicles), ("map", positions), ("roads", roads), ("markers", markers),
+        ("chits", chits), ("tracks", track_rows), ("damage", damage_rows),
+        ("order_matrix", order_matrix), ("abilities", abilities),
+    ):
         table = draw(data)
         if table is not None:
             console.print(table, end="\n\n")
+        for exact in (t for t in odds if t.key == key):  # the exact odds beside their table
+            console.print(odds_table(exact), end="\n\n")
     for table in other_keys(data, rules.readings):
         console.print(table, end="\n\n")
 
@@ -100,6 +109,7 @@ def _table(title: str, source, *columns: str, **kwargs):
         title_style="bold",
         caption=f"source: {_p(source)}" if source else None,
         caption_justify="left",
+        min_width=len(title),  # the title on one line when the terminal is wide enough
         **kwargs,
     )
     for col in columns:
@@ -198,25 +208,38 @@ def chits(data: dict):
     return t
 
 
-def die_rows(data: dict):
-    """The tracks (by chits on the track) and the damage tables (by d6 face)."""
-    from rich.console import Group
+def track_rows(data: dict):
+    """The tracks, by the number of chits on the track."""
+    return _die_rows(data, "tracks", "Enemy weapon tracks (by number of chits on the track)",
+                     "chits")
 
-    out = []
-    for name, title, label in (
-        ("tracks", "Enemy weapon tracks (by number of chits on the track)", "chits"),
-        ("damage", "Damage tables (by d6 roll)", "d6"),
-    ):
-        section = _section(data, name)
-        rows = {k: v for k, v in section.items() if f"{name}.{k}" in DRAWN and isinstance(v, list)}
-        if not rows:
-            continue
-        width = max(len(v) for v in rows.values())
-        t = _table(title, section.get("source"), label, *(str(i + 1) for i in range(width)))
-        for key, values in rows.items():
-            t.add_row(key, *(_fmt(v) for v in values), *([""] * (width - len(values))))
-        out.append(t)
-    return Group(*(item for t in out for item in (t, ""))) if out else None
+
+def damage_rows(data: dict):
+    """The damage tables, by d6 face."""
+    return _die_rows(data, "damage", "Damage tables (by d6 roll)", "d6")
+
+
+def _die_rows(data: dict, name: str, title: str, label: str):
+    section = _section(data, name)
+    rows = {k: v for k, v in section.items() if f"{name}.{k}" in DRAWN and isinstance(v, list)}
+    if not rows:
+        return None
+    width = max(len(v) for v in rows.values())
+    t = _table(title, section.get("source"), label, *(str(i + 1) for i in range(width)))
+    for key, values in rows.items():
+        t.add_row(key, *(_fmt(v) for v in values), *([""] * (width - len(values))))
+    return t
+
+
+def odds_table(odds: OddsTable):
+    """An exact-odds table (odds.py): chances as percentages."""
+    t = _table(odds.title, odds.source, *odds.columns)
+    for i, column in enumerate(t.columns):
+        if any(isinstance(row[i], Fraction) for row in odds.rows):
+            column.justify = "right"
+    for row in odds.rows:
+        t.add_row(*(_p(cell_text(c)) for c in row))
+    return t
 
 
 def order_matrix(data: dict):
