@@ -13,6 +13,7 @@ levels deep and integers of more than INT_DIGITS digits (a LimitError).
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -89,7 +90,12 @@ def size_text(n: float) -> str:
 
 
 class LimitError(ValueError):
-    """Data nested too deeply or an integer too long; str() is the problem, one line."""
+    """Data nested too deeply or an integer too long; str() is one line, `where` (the
+    value's place, when known): `problem`."""
+
+    def __init__(self, problem: str, where: str = ""):
+        self.problem, self.where = problem, where
+        super().__init__(f"{where}: {problem}" if where else problem)
 
 
 _LONG_INT = re.compile(r"[0-9][0-9_]{4300,}")  # more digits than Python converts
@@ -108,9 +114,9 @@ def loads_toml(text: str) -> dict:
     except ValueError:  # an integer of more digits than Python converts
         long = _LONG_INT.search(text)
         digits = len(long.group().replace("_", "")) if long else 4301
-        line = f"line {text.count(chr(10), 0, long.start()) + 1}: " if long and "\n" in text else ""
-        raise LimitError(f"{line}an integer of {digits:,} digits (at most {INT_DIGITS} are "
-                         "read)") from None
+        line = f"line {text.count(chr(10), 0, long.start()) + 1}" if long and "\n" in text else ""
+        raise LimitError(f"an integer of {digits:,} digits (at most {INT_DIGITS} are read)",
+                         line) from None
     check_limits(data)
     return data
 
@@ -143,12 +149,13 @@ def check_limits(value) -> None:
         node, path = todo.pop()
         if isinstance(node, dict | list):
             if len(path) >= MAX_DEPTH:
-                raise LimitError(f"{_where(path)}: nested more than {MAX_DEPTH} levels deep")
+                raise LimitError(f"nested more than {MAX_DEPTH} levels deep", _where(path))
             items = node.items() if isinstance(node, dict) else enumerate(node)
             todo.extend((child, (*path, key)) for key, child in items)
         elif isinstance(node, int) and not isinstance(node, bool) and abs(node) >= largest:
-            raise LimitError(f"{_where(path)}: an integer of {len(str(abs(node))):,} digits "
-                             f"(at most {INT_DIGITS} are read)")
+            digits = int(node.bit_length() * math.log10(2)) + 1  # str() fails past 4,300
+            raise LimitError(f"an integer of about {digits:,} digits (at most {INT_DIGITS} are "
+                             "read)", _where(path))
 
 
 def _where(path: tuple) -> str:

@@ -7,6 +7,7 @@ import numbers
 import re
 
 from bollesim.errors import UsageError
+from bollesim.terminal import shown
 
 DEFAULT_SEED = 1
 """The run seed when none is given: simulate, run_to_dir, a spec, the command line."""
@@ -40,7 +41,7 @@ def check_count(what: str, value: int, limit: str, low: int | None = None) -> in
     lowest = lowest if low is None else low
     whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if not whole or not lowest <= value <= highest:
-        raise UsageError(f"{what} must be a whole number from {lowest:,} to {highest:,}, got {value!r}")
+        raise UsageError(f"{what} must be a whole number from {lowest:,} to {highest:,}, got {shown(value)}")
     return value
 
 

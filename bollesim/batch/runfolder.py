@@ -105,7 +105,7 @@ from typing import NamedTuple
 import polars as pl
 
 from bollesim.errors import UsageError
-from bollesim.inputs import MANIFEST_LIMIT, InputError, read_text
+from bollesim.inputs import MANIFEST_LIMIT, InputError, LimitError, loads_json, read_text
 
 FORMAT = 1
 GAMES = "games.parquet"
@@ -336,14 +336,14 @@ def read_manifest(folder: Path) -> Manifest:
     path = folder / MANIFEST
     try:
         text = read_text(path, MANIFEST_LIMIT)
-        data = json.loads(text)
+        data = loads_json(text)
         return Manifest.from_json(data)
     except InputError as exc:
         raise RunFolderError(f"{path}: {exc.problem}") from None
     except json.JSONDecodeError as exc:
         raise RunFolderError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    except RecursionError:
-        raise RunFolderError(f"{path}: not valid JSON (nested too deeply)") from None
+    except LimitError as exc:
+        raise RunFolderError(f"{path}: not read: {exc}") from None
     except ValueError as exc:
         raise RunFolderError(f"{path}: {exc}") from None
 
@@ -448,7 +448,7 @@ def interrupted_run(out: str | Path) -> Interrupted | None:
     out = Path(os.path.abspath(out))
     partial = out.parent / f".{out.name}.partial"
     try:
-        plan = json.loads((partial / "plan.json").read_text(encoding="utf-8"))
+        plan = loads_json((partial / "plan.json").read_text(encoding="utf-8"))
         saved = sum(c.rows for c in _listing(partial / "chunks"))
     except (OSError, ValueError):
         return None
@@ -747,7 +747,7 @@ class Workspace:
             sha = None
             if marker.exists():
                 try:
-                    sha = json.loads(marker.read_text(encoding="utf-8"))["sha256"]
+                    sha = loads_json(marker.read_text(encoding="utf-8"))["sha256"]
                 except (OSError, ValueError, KeyError, TypeError):
                     sha = None
             if sha is not None and _committed_sha(self.out) == sha:

@@ -15,6 +15,7 @@ from bollesim.report.chartdata import pct, signed_ci, signed_interval
 from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
 from bollesim.stats import analysis
 from bollesim.stats.compare import OUTCOME_COLUMNS, Side, differences, what_differs
+from bollesim.terminal import one_line
 
 _CELL = re.compile(r"(.+):(\d+)")
 
@@ -133,7 +134,7 @@ def _facts(a: Side, b: Side) -> list[tuple[str, list[str]]]:
         ("cell", each(lambda s: "a plain run" if s.cell is None else f"{s.cell}: {s.label}")),
         ("policy", each(lambda s: f"`{s.record.get('policy', s.manifest.get('policy'))}`")),
         ("parameters", each(params)),
-        ("ruleset", each(lambda s: f"{s.rules.name}, sha256 `{s.rules.digest[:12]}…`")),
+        ("ruleset", each(lambda s: f"{one_line(s.rules.name)}, sha256 `{s.rules.digest[:12]}…`")),
         ("seed", each(lambda s: f"`{s.manifest.get('seed', 'not recorded')}`")),
         ("games", each(lambda s: f"{s.games.height:,}")),
         ("engine", each(lambda s: str(s.manifest.get("engine", "not recorded")))),

@@ -154,11 +154,15 @@ def apply_setting(data: dict, assignment: str, source: str = "--set") -> dict:
     """
     if "=" not in assignment:
         raise RulesetError(source, assignment, "expected KEY=VALUE, e.g. roe.fire_allowed=10")
+    from bollesim.inputs import LimitError, loads_toml
+
     key, raw = (part.strip() for part in assignment.split("=", 1))
     try:
-        value = tomllib.loads(f"v = {raw}")["v"]
+        value = loads_toml(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw
+    except LimitError as exc:
+        raise RulesetError(source, key, exc.problem) from None
     return set_value(data, key, value, source)
 
 
