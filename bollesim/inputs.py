@@ -34,6 +34,44 @@ INT_DIGITS = 24
 has 20)."""
 
 
+NAME_MAX = 255
+"""Bytes of one file or folder name (Linux, macOS and Windows file systems alike)."""
+PATH_MAX = 4096
+"""Bytes of a whole path (Linux)."""
+
+
+def check_path(path: str | Path, longest_suffix: int = 0) -> Path:
+    """`path` if the system can open it: no name in it longer than NAME_MAX bytes (the
+    last one NAME_MAX - `longest_suffix`, for the files named after it), PATH_MAX in
+    all; InputError naming the name otherwise."""
+    raw = os.fsencode(path)
+    if len(raw) + longest_suffix > PATH_MAX:
+        raise InputError(_short(path), f"a path of {len(raw):,} bytes (at most "
+                         f"{PATH_MAX - longest_suffix:,} are allowed)")
+    names = raw.rstrip(b"/").split(b"/")
+    for i, name in enumerate(names):
+        most = NAME_MAX - (longest_suffix if i == len(names) - 1 else 0)
+        if len(name) > most:
+            raise InputError(_short(path), f"a name of {len(name):,} bytes in it (at most "
+                             f"{most} are allowed)")
+    return Path(path)
+
+
+def check_out_folder(out: str | Path, what: str, longest_suffix: int = 0) -> Path:
+    """`out` as a folder to write `what` into ("a run", "a report"): check_path's checks,
+    and not a filesystem's root (UsageError)."""
+    check_path(out, longest_suffix)
+    if Path(os.path.abspath(out)).parent == Path(os.path.abspath(out)):
+        raise UsageError(f"{out}: cannot write {what} over a filesystem's root")
+    return Path(out)
+
+
+def _short(path: str | Path) -> str:
+    """A path for an error line: a long one as its first and last 40 characters."""
+    text = str(path)
+    return text if len(text) <= 100 else f"{text[:40]}...{text[-40:]}"
+
+
 class InputError(UsageError):
     """A file that cannot be read as asked; `problem` is the message without the path."""
 
@@ -44,6 +82,7 @@ class InputError(UsageError):
 
 def read_bytes(path: str | Path, limit: int) -> bytes:
     """The bytes of a regular file of at most `limit` bytes (InputError otherwise)."""
+    check_path(path)
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)

@@ -21,6 +21,9 @@ LIMITS = {
     "overrides": (0, 1_000),
     "name": (1, 100),  # characters: the name is the default out folder's
     "description": (0, 10_000),  # characters
+    # bench: games per measurement, played as one chunk
+    "bench_games": (1_000, 10**9),
+    "bench_reference_games": (10, 10**7),
     # a policy search (search/optimise.py)
     "budget": (1, 10**13),
     "candidates": (1, 100_000),

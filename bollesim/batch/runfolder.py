@@ -105,7 +105,15 @@ from typing import NamedTuple
 import polars as pl
 
 from bollesim.errors import UsageError
-from bollesim.inputs import MANIFEST_LIMIT, InputError, LimitError, loads_json, read_text
+from bollesim.inputs import (
+    MANIFEST_LIMIT,
+    InputError,
+    LimitError,
+    check_out_folder,
+    check_path,
+    loads_json,
+    read_text,
+)
 
 FORMAT = 1
 GAMES = "games.parquet"
@@ -297,7 +305,7 @@ def open_run(path: str | Path) -> Run:
     """Open a run or sweep folder and check that its games are the ones its manifest
     describes: manifest fields, games.parquet's size, SHA-256, row count and columns.
     Anything else raises RunFolderError, one line naming the folder and the problem."""
-    folder = Path(path)
+    folder = check_path(path)
 
     def refuse(problem: str):
         raise RunFolderError(f"{folder}: {problem}")
@@ -503,9 +511,7 @@ class Workspace:
     """
 
     def __init__(self, out: str | Path):
-        self.out = Path(os.path.abspath(out))
-        if self.out.parent == self.out:
-            raise RunFolderError(f"{out}: cannot write a run over a filesystem's root")
+        self.out = Path(os.path.abspath(check_out_folder(out, "a run", len(".partial") + 1)))
         parent, name = self.out.parent, self.out.name
         self.lock_path = parent / f".{name}.lock"
         self.partial = parent / f".{name}.partial"

@@ -82,7 +82,7 @@ def run_cells(
             raise UsageError("--precision adds games: give one parameter set, not one per game")
     elif max_games is not None:
         raise UsageError("--max-games caps the games added for --precision: give --precision too")
-    cap = check_count("--max-games", max_games, "max_games") if max_games else DEFAULT_MAX_GAMES
+    cap = DEFAULT_MAX_GAMES if max_games is None else check_count("--max-games", max_games, "max_games")
     if chunk_size is not None:
         check_count("--chunk", chunk_size, "chunk")
     if engine not in runner.ENGINES:

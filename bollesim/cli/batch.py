@@ -42,6 +42,7 @@ from bollesim.cli.running import (
     stop_on_signals,
 )
 from bollesim.cli.wiring import app, command, examples
+from bollesim.errors import UsageError
 from bollesim.terminal import printable
 
 
@@ -182,12 +183,13 @@ def _play_experiment(experiment, folder: Path, *, mode: str, cluster: str | None
     return manifest, outcome
 
 
-def _check_overrides(games: int | None, seed: int | None) -> None:
-    """-n and --seed given over a spec's, named by their flags before the spec is read."""
+def _check_overrides(games: int | None, seed: int | None, fewest_games: int | None = None) -> None:
+    """-n and --seed given over a spec's, named by their flags before the spec is read
+    (-n from `fewest_games` if given, else from LIMITS' lowest)."""
     from bollesim.batch.limits import check_count
 
     if games is not None:
-        check_count("--games", games, "games")
+        check_count("--games", games, "games", fewest_games)
     if seed is not None:
         check_count("--seed", seed, "seed")
 
@@ -318,8 +320,10 @@ def sensitivity(
     from bollesim.batch.spec import load_experiment
     from bollesim.report.sensitivity import write_sensitivity
 
-    _check_overrides(games, seed)
+    _check_overrides(games, seed, fewest_games=1)  # a rate of no games is no finding
     experiment = sensitivity_experiment(load_experiment(spec), only)
+    if games is None and experiment.games == 0:
+        raise UsageError(f"{spec}: games = 0: a sensitivity run needs games to compare (give -n)")
     folder = out or Path("results") / experiment.name
     n_cells, n_alternatives = len(experiment.cells), len(experiment.sensitivity["alternatives"])
     manifest, outcome = _play_experiment(

@@ -10,6 +10,7 @@ from pathlib import Path
 import polars as pl
 
 from bollesim.errors import UsageError
+from bollesim.inputs import INT_DIGITS, check_path
 from bollesim.report import chartdata, plots
 from bollesim.report.chartdata import pct, signed_ci, signed_interval
 from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
@@ -23,7 +24,10 @@ _CELL = re.compile(r"(.+):(\d+)")
 def parse_side(text: str) -> tuple[Path, int | None]:
     """(folder, cell) of `DIR` or `DIR:CELL` (a folder whose name ends in `:N` wins)."""
     found = _CELL.fullmatch(text)
-    if found and not Path(text).exists():
+    if found and len(found.group(2)) > INT_DIGITS:
+        raise UsageError(f"{check_path(found.group(1))}: no cell {found.group(2)[:INT_DIGITS]}... "
+                         f"(a number of {len(found.group(2)):,} digits)")
+    if found and not check_path(text).exists():
         return Path(found.group(1)), int(found.group(2))
     return Path(text), None
 
