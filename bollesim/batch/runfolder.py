@@ -314,6 +314,10 @@ def open_run(path: str | Path) -> Run:
         if folder.exists():
             refuse("is a file, not a run folder")
         waiting = interrupted_run(folder)
+        if waiting is not None and lock_held(folder):
+            refuse(f"no such folder yet: a run is writing it now"
+                   f"{_read_owner(Workspace(folder).partial)} ({waiting.saved:,} of "
+                   f"{waiting.planned:,} games saved so far): wait for it to finish")
         if waiting is not None:
             refuse(f"no such folder yet: {waiting.sentence()}")
         refuse("no such folder (give a run or sweep folder)")
@@ -463,6 +467,27 @@ def interrupted_run(out: str | Path) -> Interrupted | None:
     if not isinstance(plan, dict) or not isinstance(plan.get("planned"), int):
         return None
     return Interrupted(out, plan, saved, plan["planned"])
+
+
+def lock_held(out: str | Path) -> bool:
+    """Whether a live process holds the lock of the run folder `out` (a writer at work);
+    probed with a shared lock taken and dropped at once, never waiting."""
+    import fcntl
+
+    lock_path = Workspace(out).lock_path
+    try:
+        fd = os.open(lock_path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing drops the probe's lock
+    return False
 
 
 class Chunk(NamedTuple):

@@ -32,7 +32,7 @@ from bollesim.cli.options import (
     WorkersOption,
     policy_params,
 )
-from bollesim.cli.output import emit, print_cells, rates_line
+from bollesim.cli.output import emit, print_cells, rates_line, timing_text
 from bollesim.cli.running import (
     dask_cluster,
     progress_bar,
@@ -144,8 +144,8 @@ def run(
     t = manifest["timings"]
     typer.echo(
         printable(
-            f"{n:,} games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, "
-            f"engine ready in {t['warm_up_s']:.1f} s) -> {folder}"
+            f"{timing_text(n, outcome.saved_before, t)}, engine ready in {t['warm_up_s']:.1f} s)"
+            f" -> {folder}"
         ),
         err=json_,
     )
@@ -249,9 +249,9 @@ def sweep(
     t = manifest["timings"]
     typer.echo(
         printable(
-            f"{n_cells} cells x {outcome.games_per_cell:,} games = {manifest['n_games']:,} "
-            f"games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, engine "
-            f"ready in {t['warm_up_s']:.1f} s) -> {folder}"
+            f"{n_cells} cells x {outcome.games_per_cell:,} games = "
+            f"{timing_text(manifest['n_games'], outcome.saved_before, t)}, engine ready in "
+            f"{t['warm_up_s']:.1f} s) -> {folder}"
         ),
         err=json_,
     )
@@ -335,8 +335,8 @@ def sensitivity(
     say = functools.partial(typer.echo, err=json_)
     say(printable(
         f"{n_cells} cells ({n_cells // (n_alternatives + 1)} x {n_alternatives + 1} readings) x "
-        f"{outcome.games_per_cell:,} games = {manifest['n_games']:,} games in "
-        f"{t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s) -> {folder}"))
+        f"{outcome.games_per_cell:,} games = "
+        f"{timing_text(manifest['n_games'], outcome.saved_before, t)}) -> {folder}"))
     robust = written["robustness"]
     if robust.height:
         counts = {v: int((robust["verdict"] == v).sum()) for v in ("holds", "holds within noise",

@@ -46,6 +46,7 @@ def report(
     report.md with its charts as PNG files, and rates.csv (every rate, its interval and
     counts). The folder of a `bollesim sensitivity` run gets its sensitivity report
     (sensitivity.html, sensitivity.md, sensitivity-*.csv)."""
+    from bollesim.batch.replay import check_ruleset_record
     from bollesim.batch.runfolder import Workspace, open_run
     from bollesim.inputs import check_out_folder
     from bollesim.report.balance import write_report
@@ -54,6 +55,7 @@ def report(
     if out is not None:
         check_out_folder(out, "a report")
     run = open_run(run_dir)  # refuses a folder it cannot trust, before taking any lock
+    check_ruleset_record(run.manifest, run_dir)
     into_run = out is None or os.path.abspath(out) == os.path.abspath(run_dir)
     with Workspace(run_dir) if into_run else nullcontext():  # no run replaces it meanwhile
         run = open_run(run_dir)

@@ -237,8 +237,13 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     game = params["game"]
     fields["turn_limit"] = game["extended_turn_limit"] if game["extend_to_40"] else game["turn_limit"]
     fields["packed"] = pack(fields)
+    return Ruleset(digest=ruleset_digest(data), data=data, **fields)
+
+
+def ruleset_digest(data: dict) -> str:
+    """A ruleset's hash: the SHA-256 of its data as canonical JSON (sorted keys)."""
     canonical = json.dumps(data, sort_keys=True, ensure_ascii=False).encode()
-    return Ruleset(digest=hashlib.sha256(canonical).hexdigest(), data=data, **fields)
+    return hashlib.sha256(canonical).hexdigest()
 
 
 def scalar_rules(r: Reader) -> dict:
