@@ -48,6 +48,22 @@ def check_count(what: str, value: int, limit: str, low: int | None = None) -> in
     return value
 
 
+def search_stage_budget(budget: int, finalists: int, holdout_games: int, refine: int,
+                        what: str = "budget") -> int:
+    """The games each race of a policy search (its first stage and each of `refine`
+    refining stages) may play, so that every game the search plays, the held-out replay
+    of the finalists and the defaults included, stays within `budget`; UsageError, with
+    the count, when the held-out games alone leave nothing to race."""
+    held_out = (finalists + 1) * holdout_games
+    stage = (budget - held_out) // (refine + 1)
+    if stage <= 0:
+        raise UsageError(
+            f"{what} {budget:,} cannot hold the held-out games: (finalists {finalists:,} + "
+            f"the defaults) x holdout_games {holdout_games:,} = {held_out:,} games, all counted "
+            "in the budget; raise budget or lower holdout_games or finalists")
+    return stage
+
+
 def check_precision(precision: float, what: str = "--precision") -> float:
     """`precision` if it is a half-width the precision rule can aim at."""
     if not 0 < precision < 0.5:
