@@ -69,13 +69,13 @@ def optimise(
         check_count("--budget", budget, "budget")
     search = load_search(spec, budget)
     folder = out or Path("results") / search.name
-    with Workspace(folder) as workspace:  # refuse a folder that cannot take the result now,
-        workspace.check_replaceable()     # not after the search
     held_out = (search.finalists + 1) * search.holdout_games
     resources.check_memory(2 * held_out * FRAME_BYTES_PER_GAME,
                            f"{held_out:,} held-out games ((finalists + the defaults) x holdout_games)",
                            "lower holdout_games or finalists")
     resources.check_disk(folder, held_out, held_out)
+    with Workspace(folder) as workspace:  # refuse a folder that cannot take the result now,
+        workspace.check_replaceable()     # not after the search
     try:
         with (
             stop_on_signals(),
