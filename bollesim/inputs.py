@@ -13,6 +13,7 @@ levels deep and integers of more than INT_DIGITS digits (a LimitError).
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import stat
@@ -33,6 +34,44 @@ INT_DIGITS = 24
 has 20)."""
 
 
+NAME_MAX = 255
+"""Bytes of one file or folder name (Linux, macOS and Windows file systems alike)."""
+PATH_MAX = 4096
+"""Bytes of a whole path (Linux)."""
+
+
+def check_path(path: str | Path, longest_suffix: int = 0) -> Path:
+    """`path` if the system can open it: no name in it longer than NAME_MAX bytes (the
+    last one NAME_MAX - `longest_suffix`, for the files named after it), PATH_MAX in
+    all; InputError naming the name otherwise."""
+    raw = os.fsencode(path)
+    if len(raw) + longest_suffix > PATH_MAX:
+        raise InputError(_short(path), f"a path of {len(raw):,} bytes (at most "
+                         f"{PATH_MAX - longest_suffix:,} are allowed)")
+    names = raw.rstrip(b"/").split(b"/")
+    for i, name in enumerate(names):
+        most = NAME_MAX - (longest_suffix if i == len(names) - 1 else 0)
+        if len(name) > most:
+            raise InputError(_short(path), f"a name of {len(name):,} bytes in it (at most "
+                             f"{most} are allowed)")
+    return Path(path)
+
+
+def check_out_folder(out: str | Path, what: str, longest_suffix: int = 0) -> Path:
+    """`out` as a folder to write `what` into ("a run", "a report"): check_path's checks,
+    and not a filesystem's root (UsageError)."""
+    check_path(out, longest_suffix)
+    if Path(os.path.abspath(out)).parent == Path(os.path.abspath(out)):
+        raise UsageError(f"{out}: cannot write {what} over a filesystem's root")
+    return Path(out)
+
+
+def _short(path: str | Path) -> str:
+    """A path for an error line: a long one as its first and last 40 characters."""
+    text = str(path)
+    return text if len(text) <= 100 else f"{text[:40]}...{text[-40:]}"
+
+
 class InputError(UsageError):
     """A file that cannot be read as asked; `problem` is the message without the path."""
 
@@ -43,6 +82,7 @@ class InputError(UsageError):
 
 def read_bytes(path: str | Path, limit: int) -> bytes:
     """The bytes of a regular file of at most `limit` bytes (InputError otherwise)."""
+    check_path(path)
     try:
         # O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then refuses it.
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -89,7 +129,12 @@ def size_text(n: float) -> str:
 
 
 class LimitError(ValueError):
-    """Data nested too deeply or an integer too long; str() is the problem, one line."""
+    """Data nested too deeply or an integer too long; str() is one line, `where` (the
+    value's place, when known): `problem`."""
+
+    def __init__(self, problem: str, where: str = ""):
+        self.problem, self.where = problem, where
+        super().__init__(f"{where}: {problem}" if where else problem)
 
 
 _LONG_INT = re.compile(r"[0-9][0-9_]{4300,}")  # more digits than Python converts
@@ -108,9 +153,9 @@ def loads_toml(text: str) -> dict:
     except ValueError:  # an integer of more digits than Python converts
         long = _LONG_INT.search(text)
         digits = len(long.group().replace("_", "")) if long else 4301
-        line = f"line {text.count(chr(10), 0, long.start()) + 1}: " if long and "\n" in text else ""
-        raise LimitError(f"{line}an integer of {digits:,} digits (at most {INT_DIGITS} are "
-                         "read)") from None
+        line = f"line {text.count(chr(10), 0, long.start()) + 1}" if long and "\n" in text else ""
+        raise LimitError(f"an integer of {digits:,} digits (at most {INT_DIGITS} are read)",
+                         line) from None
     check_limits(data)
     return data
 
@@ -143,12 +188,13 @@ def check_limits(value) -> None:
         node, path = todo.pop()
         if isinstance(node, dict | list):
             if len(path) >= MAX_DEPTH:
-                raise LimitError(f"{_where(path)}: nested more than {MAX_DEPTH} levels deep")
+                raise LimitError(f"nested more than {MAX_DEPTH} levels deep", _where(path))
             items = node.items() if isinstance(node, dict) else enumerate(node)
             todo.extend((child, (*path, key)) for key, child in items)
         elif isinstance(node, int) and not isinstance(node, bool) and abs(node) >= largest:
-            raise LimitError(f"{_where(path)}: an integer of {len(str(abs(node))):,} digits "
-                             f"(at most {INT_DIGITS} are read)")
+            digits = int(node.bit_length() * math.log10(2)) + 1  # str() fails past 4,300
+            raise LimitError(f"an integer of about {digits:,} digits (at most {INT_DIGITS} are "
+                             "read)", _where(path))
 
 
 def _where(path: tuple) -> str:

@@ -128,7 +128,7 @@ def test_the_report(folders, tmp_path):
         assert row[4:6] == [f"{want['only_a']:,}", f"{want['only_b']:,}"], (outcome, row)
         assert row[6].startswith("significant (" if want["p_value"] < 0.05 else
                                  "not significant ("), (outcome, row)
-    assert "`R-TRACK: reconstructed -&gt; tank-8`" in text
+    assert "`R-TRACK: reconstructed -> tank-8`" in text  # a code span shows its text as written
     csv = pl.read_csv(out / "compare.csv")
     assert csv["diff"].to_list() == pytest.approx(
         [expected(base, tank8, o)["diff"] for o in OUTCOMES], abs=1e-6)

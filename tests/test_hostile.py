@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hostile_values import toml, toml_values
+from hostile_values import toml, toml_values, value_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_sweep import SMALL, assert_one_line_error, invoke
@@ -286,6 +287,235 @@ def _(run, tmp):
     return ["report", tmp / "\x1b[2Jgone"]
 
 
+# ------------------------------------------------ issue 26: crash paths, misreadings, sizes
+
+DEEP = "[" * 900 + "1" + "]" * 900  # past Python's recursion in a copy, within the parser's
+HUGE = "9" * 5000  # past Python's 4,300-digit conversion
+LONG = "a" * 300  # a file name past the 255 bytes of every file system
+OPTIMISE = """
+policy = "fire_at_roe"
+objective = "operational"
+budget = 40000
+finalists = 1
+holdout_games = 1000
+[search]
+k = [10, 12]
+"""
+
+
+def sweep_spec(tmp: Path, **top: str) -> Path:
+    """SMALL with top-level keys replaced or added (TOML values as text)."""
+    lines = [line for line in SMALL.splitlines() if line.split(" = ")[0] not in top]
+    (tmp / "s.toml").write_text("\n".join(f"{k} = {v}" for k, v in top.items()) + "\n"
+                                + "\n".join(lines) + "\n")
+    return tmp / "s.toml"
+
+
+def optimise_spec(tmp: Path, text: str = OPTIMISE, **top: str) -> Path:
+    lines = [line for line in text.splitlines() if line.split(" = ")[0] not in top]
+    (tmp / "o.toml").write_text("\n".join(f"{k} = {v}" for k, v in top.items()) + "\n"
+                                + "\n".join(lines) + "\n")
+    return tmp / "o.toml"
+
+
+def ruleset_with(tmp: Path, key: str, value: str) -> Path:
+    """The shipped ruleset with one top-level `key = ...` line of a table replaced."""
+    from bollesim.bollebank.rules.loader import DEFAULT_PATH
+
+    text = DEFAULT_PATH.read_text(encoding="utf-8")
+    table, name = key.split(".")
+    head = text.index(f"[{table}]")
+    at = text.index(f"\n{name} = ", head) + 1
+    end = text.index("\n", at)
+    (tmp / "r.toml").write_text(text[:at] + f"{name} = {value}" + text[end:], encoding="utf-8")
+    return tmp / "r.toml"
+
+
+@case("--set nested 900 deep", "--set", "map.roads", "nested more than 32 levels")
+def _(run, tmp):
+    return [*RUN, "-n", "5", "--set", f"map.roads={DEEP}", "--out", tmp / "o"]
+
+
+@case("--set of a 5,000-digit integer", "--set", "5,000 digits")
+def _(run, tmp):
+    return [*RUN, "-n", "5", "--set", f"roe.start={HUGE}", "--out", tmp / "o"]
+
+
+@case("sweep overrides nested 900 deep", "s.toml", "overrides", "nested more than 32")
+def _(run, tmp):
+    return ["sweep", sweep_spec(tmp, overrides=f'["map.roads={DEEP}"]'), "--out", tmp / "o"]
+
+
+@case("optimise overrides nested 900 deep", "o.toml", "overrides", "nested more than 32")
+def _(run, tmp):
+    return ["optimise", optimise_spec(tmp, overrides=f'["map.roads={DEEP}"]'), "--out", tmp / "o"]
+
+
+@case("ruleset with a 5,000-digit integer", "r.toml", "5,000 digits")
+def _(run, tmp):
+    return [*RUN, "-n", "5", "--rules", ruleset_with(tmp, "roe.start", HUGE), "--out", tmp / "o"]
+
+
+@case("partial with a 5,000-digit integer", "p.toml", "5,000 digits")
+def _(run, tmp):
+    (tmp / "p.toml").write_text(f"[roe]\nstart = {HUGE}\n")
+    return [*RUN, "-n", "5", "--partial", tmp / "p.toml", "--out", tmp / "o"]
+
+
+@case("spec games of 5,000 digits", "s.toml", "5,000 digits")
+def _(run, tmp):
+    return ["sweep", sweep_spec(tmp, games=HUGE), "--out", tmp / "o"]
+
+
+@case("optimise budget of 5,000 digits", "o.toml", "5,000 digits")
+def _(run, tmp):
+    return ["optimise", optimise_spec(tmp, budget=HUGE), "--out", tmp / "o"]
+
+
+@case("best.json with a 5,000-digit integer (serve --from)", "best.json", "5,000 digits")
+def _(run, tmp):
+    (tmp / "best.json").write_text('{"policy": "fire_at_roe", "params": {"k": ' + HUGE + "}}")
+    return ["serve", "--from", tmp, "--no-browser", "--port", "0"]
+
+
+@case("manifest with a 5,000-digit integer", "manifest.json", "5,000 digits")
+def _(run, tmp):
+    (run / "manifest.json").write_text('{"format": 1, "n_games": ' + HUGE + "}")
+    return ["report", run]
+
+
+@case("--out with a 300-byte name", "a name of 300 bytes")
+def _(run, tmp):
+    return [*RUN, "-n", "5", "--out", tmp / LONG]
+
+
+@case("report DIR with a 300-byte name", "a name of 300 bytes")
+def _(run, tmp):
+    return ["report", tmp / LONG]
+
+
+@case("report --out with a 300-byte name", "a name of 300 bytes")
+def _(run, tmp):
+    return ["report", run, "--out", tmp / LONG]
+
+
+@case("play --from a 300-byte name", "a name of 300 bytes")
+def _(run, tmp):
+    return ["play", "--from", tmp / LONG]
+
+
+@case("compare DIR with a 300-byte name", "a name of 300 bytes")
+def _(run, tmp):
+    return ["compare", run, tmp / LONG]
+
+
+@case("compare DIR:<5,000 digits>", "no cell", "5,000 digits")
+def _(run, tmp):
+    return ["compare", f"{run}:{HUGE}", run]
+
+
+@case("sensitivity -n 0", "--games", "from 1")
+def _(run, tmp):
+    return ["sensitivity", sweep_spec(tmp), "-n", "0", "--out", tmp / "o"]
+
+
+@case("bench --games 10^17", "--games", "1,000,000,000")
+def _(run, tmp):
+    return ["bench", "--games", str(10**17), "--no-cold"]
+
+
+@case("report --out /", "filesystem's root")
+def _(run, tmp):
+    return ["report", run, "--out", "/"]
+
+
+@case("compare --out /", "filesystem's root")
+def _(run, tmp):
+    return ["compare", run, run, "--out", "/"]
+
+
+@case("--max-games 0", "--max-games", "from 1")
+def _(run, tmp):
+    return [*RUN, "-n", "5", "--precision", "0.1", "--max-games", "0", "--out", tmp / "o"]
+
+
+@case("-p NAME twice", "--param", "stop_at_tanks is given twice")
+def _(run, tmp):
+    return [*RUN, "-n", "5", "-p", "stop_at_tanks=1", "-p", "stop_at_tanks=3", "--out", tmp / "o"]
+
+
+@case("--reading ID twice", "--reading", "I-AIR is given twice")
+def _(run, tmp):
+    return [*RUN, "-n", "5", "--reading", "I-AIR=ceil", "--reading", "I-AIR=floor",
+            "--out", tmp / "o"]
+
+
+@case("a misspelt option", "No such option: --gmaes")
+def _(run, tmp):
+    return [*RUN, "--gmaes", "5"]
+
+
+@case("-n 1e30", "--games", "integer")
+def _(run, tmp):
+    return [*RUN, "-n", "1e30"]
+
+
+@case("-n NaN", "--games", "integer")
+def _(run, tmp):
+    return [*RUN, "-n", "NaN"]
+
+
+@case("a missing argument", "Missing argument 'DIR'")
+def _(run, tmp):
+    return ["report"]
+
+
+@case("an unknown command", "No such command 'nope'")
+def _(run, tmp):
+    return ["nope"]
+
+
+@case("an unreadable ruleset (no stray ': -:')", "r.toml: cannot read it")
+def _(run, tmp):
+    return ["rules", "check", tmp / "r.toml"]
+
+
+@case("a TOML date in an error (no Python repr)", "games", "got 1979-05-27")
+def _(run, tmp):
+    return ["sweep", sweep_spec(tmp, games="1979-05-27"), "--out", tmp / "o"]
+
+
+@case("recorded ruleset edited, manifest re-sealed", "ruleset data does not match its hash")
+def _(run, tmp):
+    fields = json.loads((run / "manifest.json").read_text())
+    fields["ruleset_data"]["roe"]["start"] += 1
+    reseal(run, fields)
+    return ["report", run]
+
+
+@case("rows of another seed, manifest re-sealed", "rows of seed 6", "another run")
+def _(run, tmp):
+    table = pq.read_table(run / "games.parquet")
+    forge(run, table.set_column(table.schema.get_field_index("seed"), "seed",
+                                pa.array([6] * table.num_rows, pa.int64())))
+    return ["play", "--from", run, "--game", "1"]
+
+
+@case("rows of another game range, manifest re-sealed", "another run")
+def _(run, tmp):
+    table = pq.read_table(run / "games.parquet")
+    games = pa.array(range(1000, 1000 + table.num_rows), pa.int64())
+    forge(run, table.set_column(table.schema.get_field_index("game"), "game", games))
+    return ["report", run]
+
+
+def reseal(folder: Path, fields: dict) -> None:
+    """Write manifest fields back with a matching manifest_sha256 (a forger's edit)."""
+    for key in ("format", "manifest_sha256"):
+        fields.pop(key)
+    (folder / "manifest.json").write_text(json.dumps(F.Manifest.sealed(**fields).to_json()))
+
+
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
 def test_hostile_input_is_one_line(good, tmp_path, case):
     prepare, words = CASES[case]
@@ -427,3 +657,240 @@ def test_terminal_output_is_printable(tmp_path):
         assert "\\x1b]0;title\\x07\\x1b[2J" in result.stdout
     result = invoke("play", "--from", out, "--game", "2", "--cell", "1")
     assert result.exit_code == 0 and "\x1b" not in result.output
+
+
+# ------------------------------------------- issue 26: what is printed, resumed and sized
+
+
+@pytest.mark.parametrize("name", ["evil\nok: a faked line", "x" * 200_000])
+def test_a_ruleset_name_is_printed_on_one_short_line(tmp_path, name):
+    from bollesim.bollebank.rules.loader import DEFAULT_PATH
+
+    text = DEFAULT_PATH.read_text(encoding="utf-8")
+    (tmp_path / "r.toml").write_text(text.replace('name = "', f"name = {json.dumps(name)}\n#", 1))
+    result = invoke("rules", "check", tmp_path / "r.toml")
+    assert result.exit_code == 0, result.output
+    assert len(result.stdout.splitlines()) == 1 and len(result.stdout) < 300, result.stdout[:300]
+
+
+def test_a_byte_order_mark_is_read(tmp_path):
+    from bollesim.bollebank.rules.loader import DEFAULT_PATH
+
+    (tmp_path / "r.toml").write_bytes(b"\xef\xbb\xbf" + DEFAULT_PATH.read_bytes())
+    result = invoke("rules", "check", tmp_path / "r.toml")
+    assert result.exit_code == 0 and result.stdout.startswith("ok: "), result.output
+
+
+def test_a_code_span_in_report_md_shows_the_name_as_written(good, tmp_path):
+    run = tmp_path / "R&D"
+    shutil.copytree(good, run)
+    assert invoke("report", run).exit_code == 0
+    spans = re.findall(r"`[^`]*`", (run / "report.md").read_text(encoding="utf-8"))
+    assert any("R&D" in span for span in spans)
+    assert not any("&amp;" in span for span in spans)
+
+
+def test_report_of_a_folder_a_live_run_is_writing(tmp_path):
+    from filelock import FileLock
+
+    out = tmp_path / "out"
+    ws = F.Workspace(out)
+    with FileLock(str(ws.lock_path), timeout=0):
+        ws.chunks.mkdir(parents=True)
+        (ws.partial / "plan.json").write_text('{"planned": 1000}')
+        line = assert_one_line_error(invoke("report", out), "a run is writing it now",
+                                     "wait for it to finish")
+    assert "--resume" not in line and "interrupted" not in line
+    assert_one_line_error(invoke("report", out), "interrupted", "--resume")  # the writer died
+
+
+def stop_after(monkeypatch, chunks: int, exc=KeyboardInterrupt):
+    """Make the engine stop (Ctrl-C) as chunk number `chunks` + 1 starts (after the warm-up)."""
+    from bollesim.batch import runner as R
+
+    real, calls = R.play_chunk, []
+
+    def stopping(*args, **kwargs):
+        calls.append(1)
+        if len(calls) > chunks + 1:
+            raise exc
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(R, "play_chunk", stopping)
+    return lambda: monkeypatch.setattr(R, "play_chunk", real)
+
+
+def test_after_a_resume_the_timing_line_counts_this_sessions_games(tmp_path, monkeypatch):
+    args = [*RUN, "-n", "3000", "--chunk", "1000", "--out", tmp_path / "o"]
+    restore = stop_after(monkeypatch, 2)
+    assert invoke(*args).exit_code == 130
+    restore()
+    result = invoke(*args, "--resume")
+    assert result.exit_code == 0, result.output
+    assert "1,000 of the 3,000 games" in result.stdout, result.stdout
+
+
+def test_a_resume_refuses_a_chunk_of_another_run(tmp_path, monkeypatch):
+    """A chunk file of a seed-6 run copied into a seed-5 run's chunks/ is named and refused;
+    nothing changes; without it the run resumes."""
+    five = [*RUN[:3], "-n", "3000", "--chunk", "1000", "--seed", "5", "--out", tmp_path / "five"]
+    six = [*five[:-2], "--out", tmp_path / "six"]
+    six[six.index("--seed") + 1] = "6"
+    for args in (five, six):
+        restore = stop_after(monkeypatch, 1)
+        assert invoke(*args).exit_code == 130
+        restore()
+    ours = sorted((tmp_path / ".five.partial" / "chunks").iterdir())
+    foreign = next((tmp_path / ".six.partial" / "chunks").iterdir())
+    ours[0].unlink()  # the place the foreign chunk fills
+    shutil.copy(foreign, tmp_path / ".five.partial" / "chunks" / foreign.name)
+    before = tree(tmp_path)
+    line = assert_one_line_error(invoke(*five, "--resume"), foreign.name, "seed 6", "5")
+    assert "does not belong" in line
+    assert tree(tmp_path) == before
+    (tmp_path / ".five.partial" / "chunks" / foreign.name).unlink()
+    assert invoke(*five, "--resume").exit_code == 0
+    assert F.open_run(tmp_path / "five").read()["seed"].unique().to_list() == [5]
+
+
+def test_a_manifest_too_large_to_read_is_refused_before_playing(tmp_path, monkeypatch):
+    """Writer and reader agree on the manifest's limit: a sweep whose manifest would pass
+    it is refused up front with the estimate, and none is committed that `report` refuses."""
+    from bollesim.batch import runner as R
+
+    monkeypatch.setattr(F, "MANIFEST_LIMIT", 20_000)
+    monkeypatch.setattr(R, "play_chunk", lambda *a, **k: pytest.fail("a game was played"))
+    ks = ", ".join(f"{8 + i / 100:.2f}" for i in range(200))
+    spec = sweep_spec(tmp_path, name='"wide"')
+    spec.write_text(spec.read_text().replace("k = [12, 12, 25]", f"k = [{ks}]"))
+    before = tree(tmp_path)
+    assert_one_line_error(invoke("sweep", spec, "-n", "5", "--out", tmp_path / "o"),
+                          "manifest of these", "would be about", "20.0 KB")
+    assert tree(tmp_path) == before
+
+
+@pytest.mark.parametrize(("top", "words"), [
+    ({"holdout_games": str(10**12), "budget": str(10**13)}, ("held-out games", "of memory")),
+    ({"finalists": "300", "holdout_games": "50000000", "budget": str(10**13)},
+     ("15,050,000,000 held-out games", "of memory")),
+    ({"budget": "2000"}, ("budget 2,000 cannot hold", "2,000 games")),
+])
+def test_optimise_is_sized_before_it_plays(tmp_path, monkeypatch, top, words):
+    from bollesim.batch import runner as R
+
+    monkeypatch.setattr(R, "play_chunk", lambda *a, **k: pytest.fail("a game was played"))
+    spec = optimise_spec(tmp_path, **top)
+    before = tree(tmp_path)
+    assert_one_line_error(invoke("optimise", spec, "--out", tmp_path / "o"), *words)
+    assert tree(tmp_path) == before
+
+
+def test_optimise_budget_counts_every_game(tmp_path):
+    """--budget is a limit of all the games played, the held-out ones included."""
+    spec = optimise_spec(tmp_path, candidates="3", refine="1")
+    result = invoke("optimise", spec, "--budget", "9000", "--out", tmp_path / "o", "--json")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout.strip().splitlines()[-1])
+    assert answer["holdout_games"] == 2 * 1000
+    assert answer["search_games"] + answer["holdout_games"] <= 9000
+
+
+def test_a_stopped_search_says_so_in_one_line(tmp_path, monkeypatch):
+    import signal
+
+    from bollesim.cli import running
+
+    stop_after(monkeypatch, 0, running.Signalled(signal.SIGTERM))
+    result = invoke("optimise", optimise_spec(tmp_path), "--out", tmp_path / "o")
+    assert result.exit_code == 128 + signal.SIGTERM, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("interrupted: the search stopped"), lines
+    assert "run the same command again" in lines[0]
+    assert not (tmp_path / "o").exists()
+
+
+# ------------------------- issue 26: deep nesting and huge integers in every TOML or JSON input
+
+
+def _through_cli(*args) -> None:
+    """The command refuses in one line or succeeds; never a traceback."""
+    result = invoke(*args)
+    if result.exit_code != 0:
+        assert_one_line_error(result)
+
+
+def _through_reader(read, path: Path) -> None:
+    """The reader of the input refuses with one line (UsageError or RulesetError) or reads it."""
+    from bollesim.bollebank.rules.loader import RulesetError
+    from bollesim.errors import UsageError
+
+    try:
+        read(path)
+    except (UsageError, RulesetError) as exc:
+        assert "\n" not in str(exc) and str(exc).strip()
+
+
+def _ruleset_input(tmp: Path, value: str) -> None:
+    _through_cli("rules", "check", ruleset_with(tmp, "roe.start", value))
+
+
+def _partial_input(tmp: Path, value: str) -> None:
+    (tmp / "p.toml").write_text(f"[roe]\nstart = {value}\n")
+    _through_cli("rules", "check", "--partial", tmp / "p.toml")
+
+
+def _set_input(tmp: Path, value: str) -> None:
+    _through_cli("rules", "check", "--set", f"map.roads={value}")
+
+
+def _sweep_spec_input(tmp: Path, value: str) -> None:
+    from bollesim.batch.spec import load_experiment
+
+    _through_reader(load_experiment, sweep_spec(tmp, games=value))
+    _through_reader(load_experiment, sweep_spec(tmp, overrides=f"[{json.dumps('map.roads=' + value)}]"))
+
+
+def _optimise_spec_input(tmp: Path, value: str) -> None:
+    from bollesim.search.optimise import load_search
+
+    _through_reader(load_search, optimise_spec(tmp, budget=value))
+    _through_reader(load_search, optimise_spec(tmp, overrides=f"[{json.dumps('map.roads=' + value)}]"))
+
+
+def _manifest_input(tmp: Path, value: str) -> None:
+    (tmp / "run").mkdir(exist_ok=True)
+    (tmp / "run" / "manifest.json").write_text(f'{{"format": 1, "n_games": {value}}}')
+    (tmp / "run" / "games.parquet").write_bytes(b"")
+    _through_cli("report", tmp / "run")
+
+
+def _plan_input(tmp: Path, value: str) -> None:
+    partial = tmp / ".run.partial"
+    (partial / "chunks").mkdir(parents=True, exist_ok=True)
+    (partial / "plan.json").write_text(f'{{"planned": {value}}}')
+    _through_cli("report", tmp / "run")
+
+
+def _best_input(tmp: Path, value: str) -> None:
+    from bollesim.serve.best import read_best
+
+    (tmp / "best.json").write_text(f'{{"policy": "fire_at_roe", "params": {{"k": {value}}}}}')
+    _through_reader(read_best, tmp)
+    (tmp / "best.json").write_text(f'{{"policy": "fire_at_roe", "params": {value}}}')
+    _through_reader(read_best, tmp)
+
+
+TOML_OR_JSON_INPUTS = {
+    "ruleset": _ruleset_input, "partial": _partial_input, "--set": _set_input,
+    "sweep spec": _sweep_spec_input, "optimise spec": _optimise_spec_input,
+    "manifest.json": _manifest_input, "plan.json": _plan_input, "best.json": _best_input,
+}
+
+
+@pytest.mark.parametrize("where", TOML_OR_JSON_INPUTS)
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(value=value_text)
+def test_fuzz_deep_nesting_and_huge_integers(tmp_path_factory, where, value):
+    """Values nested up to 3,000 levels and integers of up to 6,000 digits, alone or inside
+    lists, in every input that takes TOML or JSON: one error line or a normal reading."""
+    TOML_OR_JSON_INPUTS[where](tmp_path_factory.mktemp("value"), value)

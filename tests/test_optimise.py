@@ -27,7 +27,7 @@ policy = "fire_at_roe"
 objective = "operational"
 seed = 5
 holdout_seed = 6
-budget = 30000            # 18 candidates, eta 3, one finalist: rounds of 500, 1,500, 4,500, 13,500 games
+budget = 34000            # 18 candidates, eta 3, one finalist: rounds of 500 to 13,500 games, then 4,000 held out
 candidates = 100
 eta = 3
 finalists = 1
@@ -156,7 +156,7 @@ def test_pareto_mode_draws_the_front(tmp_path):
     spec = write(tmp_path, """
 policy = "fire_at_roe"
 pareto = ["operational", "strategic"]
-budget = 6000
+budget = 14000
 candidates = 6
 finalists = 3
 holdout_games = 500
@@ -245,7 +245,7 @@ def test_on_a_local_cluster_the_search_is_the_same(tmp_path):
     processes give the same trajectory, finalists and held-out rows as played here."""
     from bollesim.batch.cluster import Cluster
 
-    small = K_SEARCH.replace("budget = 30000", "budget = 6000").replace(
+    small = K_SEARCH.replace("budget = 34000", "budget = 6600").replace(
         "holdout_games = 2000", "holdout_games = 300")
     search = O.load_search(write(tmp_path, small))
     here = O.optimise(search)

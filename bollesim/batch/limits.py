@@ -7,6 +7,7 @@ import numbers
 import re
 
 from bollesim.errors import UsageError
+from bollesim.terminal import shown
 
 DEFAULT_SEED = 1
 """The run seed when none is given: simulate, run_to_dir, a spec, the command line."""
@@ -20,6 +21,9 @@ LIMITS = {
     "overrides": (0, 1_000),
     "name": (1, 100),  # characters: the name is the default out folder's
     "description": (0, 10_000),  # characters
+    # bench: games per measurement, played as one chunk
+    "bench_games": (1_000, 10**9),
+    "bench_reference_games": (10, 10**7),
     # a policy search (search/optimise.py)
     "budget": (1, 10**13),
     "candidates": (1, 100_000),
@@ -40,8 +44,24 @@ def check_count(what: str, value: int, limit: str, low: int | None = None) -> in
     lowest = lowest if low is None else low
     whole = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if not whole or not lowest <= value <= highest:
-        raise UsageError(f"{what} must be a whole number from {lowest:,} to {highest:,}, got {value!r}")
+        raise UsageError(f"{what} must be a whole number from {lowest:,} to {highest:,}, got {shown(value)}")
     return value
+
+
+def search_stage_budget(budget: int, finalists: int, holdout_games: int, refine: int,
+                        what: str = "budget") -> int:
+    """The games each race of a policy search (its first stage and each of `refine`
+    refining stages) may play, so that every game the search plays, the held-out replay
+    of the finalists and the defaults included, stays within `budget`; UsageError, with
+    the count, when the held-out games alone leave nothing to race."""
+    held_out = (finalists + 1) * holdout_games
+    stage = (budget - held_out) // (refine + 1)
+    if stage <= 0:
+        raise UsageError(
+            f"{what} {budget:,} cannot hold the held-out games: (finalists {finalists:,} + "
+            f"the defaults) x holdout_games {holdout_games:,} = {held_out:,} games, all counted "
+            "in the budget; raise budget or lower holdout_games or finalists")
+    return stage
 
 
 def check_precision(precision: float, what: str = "--precision") -> float:

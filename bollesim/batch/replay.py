@@ -16,7 +16,13 @@ import polars as pl
 from bollesim.batch.spec import changed_ruleset
 from bollesim.bollebank.narrate import Narrator, outcome_line
 from bollesim.bollebank.reference.play import play_game
-from bollesim.bollebank.rules.loader import Ruleset, RulesetError, build, load_ruleset
+from bollesim.bollebank.rules.loader import (
+    Ruleset,
+    RulesetError,
+    build,
+    load_ruleset,
+    ruleset_digest,
+)
 from bollesim.errors import UsageError
 from bollesim.game.policy import Policy, load_policy
 
@@ -127,9 +133,18 @@ def find_row(run_dir: str | Path, game: int, cell: int | None = None) -> tuple[d
     return rows.row(0, named=True), manifest
 
 
+def check_ruleset_record(manifest: dict, run_dir: str | Path) -> None:
+    """UsageError if a manifest's ruleset data does not hash to its recorded ruleset_hash."""
+    digest, data = manifest.get("ruleset_hash"), manifest.get("ruleset_data")
+    if digest and isinstance(data, dict) and ruleset_digest(data) != digest:
+        raise UsageError(f"{run_dir}/manifest.json: the recorded ruleset data does not match "
+                         "its hash")
+
+
 def run_ruleset(manifest: dict, run_dir: str | Path) -> Ruleset:
     """The ruleset a run was played with, rebuilt from its manifest and checked by its hash."""
     where = f"{run_dir}/manifest.json"
+    check_ruleset_record(manifest, run_dir)
     digest = manifest.get("ruleset_hash")
     data = manifest.get("ruleset_data")
     if data is not None:
@@ -144,8 +159,6 @@ def run_ruleset(manifest: dict, run_dir: str | Path) -> Ruleset:
                 f"{where} records no ruleset data and its ruleset (sha256 "
                 f"{digest[:12]}…) is not the default one: cannot replay exactly"
             )
-    if digest and rules.digest != digest:
-        raise UsageError(f"{where}: the recorded ruleset data does not match its hash")
     return rules
 
 

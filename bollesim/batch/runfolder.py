@@ -105,7 +105,17 @@ from typing import NamedTuple
 import polars as pl
 
 from bollesim.errors import UsageError
-from bollesim.inputs import MANIFEST_LIMIT, InputError, read_text
+from bollesim.inputs import (
+    MANIFEST_LIMIT,
+    InputError,
+    LimitError,
+    check_out_folder,
+    check_path,
+    loads_json,
+    read_text,
+    size_text,
+)
+from bollesim.terminal import shown
 
 FORMAT = 1
 GAMES = "games.parquet"
@@ -297,7 +307,7 @@ def open_run(path: str | Path) -> Run:
     """Open a run or sweep folder and check that its games are the ones its manifest
     describes: manifest fields, games.parquet's size, SHA-256, row count and columns.
     Anything else raises RunFolderError, one line naming the folder and the problem."""
-    folder = Path(path)
+    folder = check_path(path)
 
     def refuse(problem: str):
         raise RunFolderError(f"{folder}: {problem}")
@@ -306,6 +316,10 @@ def open_run(path: str | Path) -> Run:
         if folder.exists():
             refuse("is a file, not a run folder")
         waiting = interrupted_run(folder)
+        if waiting is not None and lock_held(folder):
+            refuse(f"no such folder yet: a run is writing it now"
+                   f"{_read_owner(Workspace(folder).partial)} ({waiting.saved:,} of "
+                   f"{waiting.planned:,} games saved so far): wait for it to finish")
         if waiting is not None:
             refuse(f"no such folder yet: {waiting.sentence()}")
         refuse("no such folder (give a run or sweep folder)")
@@ -325,7 +339,7 @@ def open_run(path: str | Path) -> Run:
         )
     if file_sha256(games) != manifest.data_sha256:
         refuse(f"{GAMES} does not match the SHA-256 in its manifest: corrupt or edited; run it again")
-    problem = schema_problem(games, manifest.n_games)
+    problem = schema_problem(games, manifest.n_games) or rows_problem(games, manifest)
     if problem:
         refuse(f"{GAMES}: {problem}")
     return Run(folder, manifest.to_json())
@@ -336,16 +350,33 @@ def read_manifest(folder: Path) -> Manifest:
     path = folder / MANIFEST
     try:
         text = read_text(path, MANIFEST_LIMIT)
-        data = json.loads(text)
+        data = loads_json(text)
         return Manifest.from_json(data)
     except InputError as exc:
         raise RunFolderError(f"{path}: {exc.problem}") from None
     except json.JSONDecodeError as exc:
         raise RunFolderError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from None
-    except RecursionError:
-        raise RunFolderError(f"{path}: not valid JSON (nested too deeply)") from None
+    except LimitError as exc:
+        raise RunFolderError(f"{path}: not read: {exc}") from None
     except ValueError as exc:
         raise RunFolderError(f"{path}: {exc}") from None
+
+
+MANIFEST_SLACK = 4096
+"""Bytes a manifest gains after check_manifest_size: timings, outcome, hashes, sessions."""
+
+
+def check_manifest_size(draft: dict) -> None:
+    """UsageError, with the estimate, if the manifest of `draft` (its fields but for those
+    MANIFEST_SLACK covers) would pass MANIFEST_LIMIT, the most read_manifest reads: a run
+    is refused before it plays rather than committed into a folder no command can read."""
+    size = len(_json_bytes(draft)) + MANIFEST_SLACK
+    if size > MANIFEST_LIMIT:
+        cells = len(draft.get("cells") or [])
+        raise UsageError(
+            f"the manifest of these {cells:,} cells would be about {size_text(size)}, more "
+            f"than the {size_text(MANIFEST_LIMIT)} a run folder's manifest may have: play "
+            "fewer cells (fewer values per axis) or split the experiment")
 
 
 def schema_problem(path: Path, rows: int) -> str | None:
@@ -372,6 +403,38 @@ def schema_problem(path: Path, rows: int) -> str | None:
             return f"column {f.name!r} is {f.type}, expected {optional[f.name]}"
         if f.name not in expected and f.name not in optional and f.type != pa.float64():
             return f"column {f.name!r} is {f.type}: a parameter column must be double"
+    return None
+
+
+def rows_problem(path: Path, manifest: Manifest) -> str | None:
+    """Rows that another run played, by the footer's statistics (or the columns where
+    they are missing): a seed other than the manifest's, a cell it does not list, a game
+    number past its games per cell."""
+    import pyarrow.parquet as pq
+
+    if manifest.n_games == 0:
+        return None
+    meta = pq.read_metadata(path)
+    ranges = {}
+    for name in ("seed", "cell", "game"):
+        column = meta.schema.to_arrow_schema().get_field_index(name)
+        stats = [meta.row_group(g).column(column).statistics for g in range(meta.num_row_groups)]
+        if all(st is not None and st.has_min_max for st in stats):
+            ranges[name] = (min(st.min for st in stats), max(st.max for st in stats))
+        else:
+            found = pl.scan_parquet(path).select(pl.col(name).min().alias("a"),
+                                                 pl.col(name).max().alias("b")).collect()
+            ranges[name] = (found["a"][0], found["b"][0])
+    if manifest.seed is not None and ranges["seed"] != (manifest.seed, manifest.seed):
+        other = ranges["seed"][1] if ranges["seed"][0] == manifest.seed else ranges["seed"][0]
+        return f"holds rows of seed {other}, its manifest says seed {manifest.seed}: rows of another run"
+    cells = [c.get("cell") for c in manifest.cells or [] if isinstance(c, dict)]
+    if cells and not (min(cells) <= ranges["cell"][0] and ranges["cell"][1] <= max(cells)):
+        return f"holds rows of cells {ranges['cell'][0]}..{ranges['cell'][1]}, its manifest " \
+               f"lists cells {min(cells)}..{max(cells)}: rows of another run"
+    if manifest.games_per_cell is not None and ranges["game"][1] >= manifest.games_per_cell:
+        return f"holds game {ranges['game'][1]:,}, its manifest says {manifest.games_per_cell:,} " \
+               "games per cell: rows of another run"
     return None
 
 
@@ -448,13 +511,34 @@ def interrupted_run(out: str | Path) -> Interrupted | None:
     out = Path(os.path.abspath(out))
     partial = out.parent / f".{out.name}.partial"
     try:
-        plan = json.loads((partial / "plan.json").read_text(encoding="utf-8"))
+        plan = loads_json((partial / "plan.json").read_text(encoding="utf-8"))
         saved = sum(c.rows for c in _listing(partial / "chunks"))
     except (OSError, ValueError):
         return None
     if not isinstance(plan, dict) or not isinstance(plan.get("planned"), int):
         return None
     return Interrupted(out, plan, saved, plan["planned"])
+
+
+def lock_held(out: str | Path) -> bool:
+    """Whether a live process holds the lock of the run folder `out` (a writer at work);
+    probed with a shared lock taken and dropped at once, never waiting."""
+    import fcntl
+
+    lock_path = Workspace(out).lock_path
+    try:
+        fd = os.open(lock_path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing drops the probe's lock
+    return False
 
 
 class Chunk(NamedTuple):
@@ -484,6 +568,45 @@ def _listing(folder: Path) -> list[Chunk]:
     return chunks
 
 
+CHUNK_RUN_KEY = b"bollesim.run"
+"""The key of a chunk file's Parquet metadata that names the run it belongs to."""
+
+
+def run_identity(plan: dict) -> dict:
+    """What makes a run's rows, as its chunks record it: seed, engine, ruleset hash and a
+    hash of the cells (policy, parameters, rules of each)."""
+    cells = json.dumps(plan.get("cells"), sort_keys=True, separators=(",", ":"))
+    return {"seed": plan.get("seed"), "engine": plan.get("engine"),
+            "ruleset_hash": plan.get("ruleset_hash"),
+            "cells": hashlib.sha256(cells.encode()).hexdigest()[:16]}
+
+
+def _chunk_identity(path: Path) -> dict | None:
+    """The run identity a chunk file records, None if it records none or cannot be read."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        raw = (pq.read_metadata(path).metadata or {}).get(CHUNK_RUN_KEY)
+        found = loads_json(raw) if raw is not None else None
+    except (pa.ArrowException, OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def _foreign(identity: dict, found: dict | None) -> str | None:
+    """How a chunk's recorded identity differs from this run's, None if it is this run's."""
+    if found is None:
+        return "it records no run (not saved by this run)"
+    names = {"seed": "seed", "engine": "engine", "ruleset_hash": "ruleset", "cells": "cells"}
+    for key, name in names.items():
+        if found.get(key) != identity[key]:
+            if key in ("seed", "engine"):
+                return f"it is of {name} {shown(found.get(key))}, this run's is {shown(identity[key])}"
+            return f"it plays other {name}" if key == "cells" else f"it plays another {name}"
+    return None
+
+
 def _chunk_name(rnd: int, first: int, end: int, rows: int, prefix: str) -> str:
     return f"{rnd}-{first}-{end}-{rows}-{prefix}.parquet"
 
@@ -503,9 +626,7 @@ class Workspace:
     """
 
     def __init__(self, out: str | Path):
-        self.out = Path(os.path.abspath(out))
-        if self.out.parent == self.out:
-            raise RunFolderError(f"{out}: cannot write a run over a filesystem's root")
+        self.out = Path(os.path.abspath(check_out_folder(out, "a run", len(".partial") + 1)))
         parent, name = self.out.parent, self.out.name
         self.lock_path = parent / f".{name}.lock"
         self.partial = parent / f".{name}.partial"
@@ -518,6 +639,7 @@ class Workspace:
         self._buffer_rows = 0
         self._saved_at = time.monotonic()
         self.flush_rows = CHECKPOINT_ROWS
+        self.identity: dict = {}  # run_identity of the plan being played (start)
 
     # ------------------------------------------------------------------ the lock
 
@@ -550,16 +672,19 @@ class Workspace:
         """Prepare to play `plan` (a JSON dict, with `planned`, the games it will play).
 
         mode "new" refuses a folder with an interrupted run, "restart" discards it,
-        "resume" keeps its saved chunks if its plan is the same. Returns the saved chunks,
-        in play order, each checked against its hash."""
+        "resume" keeps its saved chunks if its plan is the same and each is this run's
+        (RunFolderError naming one another run played). Returns the saved chunks, in play
+        order, each checked against its hash."""
         with _writing(self.out):
             self.check_replaceable()
             self.recover()
             waiting = interrupted_run(self.out)
             if waiting is not None and mode == "new":
                 raise RunFolderError(f"{self.out}: {waiting.sentence()}")
+            self.identity = run_identity(plan)
             if waiting is not None and mode == "resume":
                 _same_plan(self.out, waiting.plan, plan)
+                self._refuse_foreign(self._saved_chunks())
             else:
                 _remove(self.partial)
             fresh = not self.partial.exists()
@@ -590,6 +715,15 @@ class Workspace:
                     f"{out} holds files that are not a bollesim run ({shown}): a run replaces "
                     "its folder whole, so choose an empty or new folder"
                 )
+
+    def _refuse_foreign(self, chunks: list[Chunk]) -> None:
+        """RunFolderError naming a saved chunk that another run played (a file copied in)."""
+        for chunk in chunks:
+            why = _foreign(self.identity, _chunk_identity(chunk.path))
+            if why is not None:
+                raise RunFolderError(
+                    f"--resume: {chunk.path} does not belong to the interrupted run in "
+                    f"{self.out}: {why}; remove it (or --restart to play the run again)")
 
     def _saved_chunks(self) -> list[Chunk]:
         """The saved chunks whose content matches their name; anything else in chunks/ goes."""
@@ -625,6 +759,8 @@ class Workspace:
         rnd, first = self._buffer[0][0], self._buffer[0][1]
         end = self._buffer[-1][1] + 1
         table = pa.concat_tables([t for _, _, t in self._buffer]).combine_chunks()
+        table = table.replace_schema_metadata(
+            {**(table.schema.metadata or {}), CHUNK_RUN_KEY: json.dumps(self.identity)})
         sink = io.BytesIO()
         pq.write_table(table, sink, compression="zstd")
         data = sink.getvalue()
@@ -747,7 +883,7 @@ class Workspace:
             sha = None
             if marker.exists():
                 try:
-                    sha = json.loads(marker.read_text(encoding="utf-8"))["sha256"]
+                    sha = loads_json(marker.read_text(encoding="utf-8"))["sha256"]
                 except (OSError, ValueError, KeyError, TypeError):
                     sha = None
             if sha is not None and _committed_sha(self.out) == sha:

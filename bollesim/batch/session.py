@@ -69,7 +69,12 @@ def run_cells(
     `chunk_size` defaults to the interrupted run's when resuming, else runner.default_chunk.
     """
     from bollesim.batch import runner
-    from bollesim.batch.runfolder import Workspace, interrupted_run, manifest_fields
+    from bollesim.batch.runfolder import (
+        Workspace,
+        check_manifest_size,
+        interrupted_run,
+        manifest_fields,
+    )
 
     check_count("the number of games", games, "games")
     check_count("the seed", seed, "seed")
@@ -82,7 +87,7 @@ def run_cells(
             raise UsageError("--precision adds games: give one parameter set, not one per game")
     elif max_games is not None:
         raise UsageError("--max-games caps the games added for --precision: give --precision too")
-    cap = check_count("--max-games", max_games, "max_games") if max_games else DEFAULT_MAX_GAMES
+    cap = DEFAULT_MAX_GAMES if max_games is None else check_count("--max-games", max_games, "max_games")
     if chunk_size is not None:
         check_count("--chunk", chunk_size, "chunk")
     if engine not in runner.ENGINES:
@@ -112,6 +117,11 @@ def run_cells(
         "cells": [c.key() for c in cells],
         "planned": (min(games, cap) if precision is not None else games) * len(cells),
     }
+    records = [c.describe() for c in cells]
+    check_manifest_size({  # the manifest as it will be, but for its timings and outcome
+        **play_record(rules, records, seed, engine, {}, threads=runner.threads_used(threads),
+                      chunk_size=plan["chunk_size"]),
+        "plan": plan, **extra})
     play = _Session(ws, cells, rules, seed, plan, engine, cluster, progress)
     play.check_resources(games, cap, waiting.saved if waiting is not None else 0)
     with ws:
@@ -123,7 +133,7 @@ def run_cells(
         saved = ws.start(plan, mode)
         outcome = play.rounds(saved, games, cap)
         fields = {
-            **play_record(rules, [c.describe() for c in cells], seed, engine, play.timings(),
+            **play_record(rules, records, seed, engine, play.timings(),
                           threads=runner.threads_used(threads), chunk_size=play.chunk),
             "plan": {k: v for k, v in plan.items() if k != "planned"},
             "n_games": outcome.games_per_cell * len(cells),

@@ -65,6 +65,7 @@ from bollesim.batch.source import RulesetSource
 from bollesim.bollebank.rules.loader import Ruleset, RulesetError, build, locate, set_value
 from bollesim.errors import UsageError
 from bollesim.game.policy import Policy, load_policy
+from bollesim.terminal import shown
 
 SPEC_KEYS = (
     "name",
@@ -195,13 +196,13 @@ class Spec:
         if value is None:
             self.fail(key, f"missing: give a whole number from {lowest:,} to {highest:,}")
         if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= highest:
-            self.fail(key, f"expected a whole number from {lowest:,} to {highest:,}, got {value!r}")
+            self.fail(key, f"expected a whole number from {lowest:,} to {highest:,}, got {shown(value)}")
         return value
 
     def text(self, table: dict, key: str, default=None, limit: str | None = None) -> str | None:
         value = table.get(key, default)
         if value is not None and not isinstance(value, str):
-            self.fail(key, f"expected a string, got {value!r}")
+            self.fail(key, f"expected a string, got {shown(value)}")
         if value is not None and limit is not None and len(value) > LIMITS[limit][1]:
             self.fail(key, f"longer than {LIMITS[limit][1]:,} characters")
         return value
@@ -212,7 +213,7 @@ class Spec:
             or not isinstance(value, int | float)
             or not math.isfinite(value)
         ):
-            self.fail(key, f"expected a number, got {value!r}")
+            self.fail(key, f"expected a number, got {shown(value)}")
         return float(value)
 
     def file(self, table: dict, key: str) -> Path | None:
@@ -228,16 +229,16 @@ class Spec:
 
 def read_spec(path: str | Path) -> dict:
     """The TOML of a spec file (UsageError naming the file if unreadable or not TOML)."""
-    from bollesim.inputs import TOML_LIMIT, read_text
+    from bollesim.inputs import TOML_LIMIT, LimitError, loads_toml, read_text
 
     path = Path(path)
     text = read_text(path, TOML_LIMIT)
     try:
-        return tomllib.loads(text)
+        return loads_toml(text)
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"{path}: not valid TOML: {exc}") from None
-    except RecursionError:
-        raise UsageError(f"{path}: not valid TOML: nested too deeply") from None
+    except LimitError as exc:
+        raise UsageError(f"{path}: {exc}") from None
 
 
 def load_experiment(path: str | Path) -> Experiment:
@@ -250,7 +251,7 @@ def load_experiment(path: str | Path) -> Experiment:
     name = s.text(data, "name", path.stem, limit="name")
     if not NAME.fullmatch(name):
         s.fail(
-            "name", f"use letters, digits, '_', '-' or '.' (it names the out folder), got {name!r}"
+            "name", f"use letters, digits, '_', '-' or '.' (it names the out folder), got {shown(name)}"
         )
     description = s.text(data, "description", "", limit="description") or ""
     seed = s.whole(data, "seed", "seed", default=DEFAULT_SEED)
@@ -422,7 +423,7 @@ def _reading_axes(s: Spec, grid: dict, prefix: str) -> list[tuple[str, list[str]
         for j, name in enumerate(names):
             item = f"{where}[{j}]" if isinstance(raw, list) else where
             if not isinstance(name, str):
-                s.fail(item, f"expected a variant name, got {name!r}")
+                s.fail(item, f"expected a variant name, got {shown(name)}")
             try:
                 BY_ID[rid].variant(name)
             except KeyError as exc:

@@ -32,7 +32,7 @@ from bollesim.cli.options import (
     WorkersOption,
     policy_params,
 )
-from bollesim.cli.output import emit, print_answers, print_cells, rates_line
+from bollesim.cli.output import emit, print_answers, print_cells, rates_line, timing_text
 from bollesim.cli.running import (
     dask_cluster,
     progress_bar,
@@ -42,6 +42,7 @@ from bollesim.cli.running import (
     stop_on_signals,
 )
 from bollesim.cli.wiring import app, command, examples
+from bollesim.errors import UsageError
 from bollesim.terminal import printable
 
 
@@ -143,8 +144,8 @@ def run(
     t = manifest["timings"]
     typer.echo(
         printable(
-            f"{n:,} games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, "
-            f"engine ready in {t['warm_up_s']:.1f} s) -> {folder}"
+            f"{timing_text(n, outcome.saved_before, t)}, engine ready in {t['warm_up_s']:.1f} s)"
+            f" -> {folder}"
         ),
         err=json_,
     )
@@ -182,12 +183,13 @@ def _play_experiment(experiment, folder: Path, *, mode: str, cluster: str | None
     return manifest, outcome
 
 
-def _check_overrides(games: int | None, seed: int | None) -> None:
-    """-n and --seed given over a spec's, named by their flags before the spec is read."""
+def _check_overrides(games: int | None, seed: int | None, fewest_games: int | None = None) -> None:
+    """-n and --seed given over a spec's, named by their flags before the spec is read
+    (-n from `fewest_games` if given, else from LIMITS' lowest)."""
     from bollesim.batch.limits import check_count
 
     if games is not None:
-        check_count("--games", games, "games")
+        check_count("--games", games, "games", fewest_games)
     if seed is not None:
         check_count("--seed", seed, "seed")
 
@@ -248,9 +250,9 @@ def sweep(
     t = manifest["timings"]
     typer.echo(
         printable(
-            f"{n_cells} cells x {outcome.games_per_cell:,} games = {manifest['n_games']:,} "
-            f"games in {t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s, engine "
-            f"ready in {t['warm_up_s']:.1f} s) -> {folder}"
+            f"{n_cells} cells x {outcome.games_per_cell:,} games = "
+            f"{timing_text(manifest['n_games'], outcome.saved_before, t)}, engine ready in "
+            f"{t['warm_up_s']:.1f} s) -> {folder}"
         ),
         err=json_,
     )
@@ -323,8 +325,10 @@ def sensitivity(
     from bollesim.batch.spec import load_experiment
     from bollesim.report.sensitivity import write_sensitivity
 
-    _check_overrides(games, seed)
+    _check_overrides(games, seed, fewest_games=1)  # a rate of no games is no finding
     experiment = sensitivity_experiment(load_experiment(spec), only)
+    if games is None and experiment.games == 0:
+        raise UsageError(f"{spec}: games = 0: a sensitivity run needs games to compare (give -n)")
     folder = out or Path("results") / experiment.name
     n_cells, n_alternatives = len(experiment.cells), len(experiment.sensitivity["alternatives"])
     manifest, outcome = _play_experiment(
@@ -336,8 +340,8 @@ def sensitivity(
     say = functools.partial(typer.echo, err=json_)
     say(printable(
         f"{n_cells} cells ({n_cells // (n_alternatives + 1)} x {n_alternatives + 1} readings) x "
-        f"{outcome.games_per_cell:,} games = {manifest['n_games']:,} games in "
-        f"{t['run_s']:.2f} s ({t['games_per_s'] or 0:,.0f} games/s) -> {folder}"))
+        f"{outcome.games_per_cell:,} games = "
+        f"{timing_text(manifest['n_games'], outcome.saved_before, t)}) -> {folder}"))
     robust = written["robustness"]
     if robust.height:
         counts = {v: int((robust["verdict"] == v).sum()) for v in ("holds", "holds within noise",

@@ -10,7 +10,7 @@ import typer
 
 from bollesim.cli.options import ClusterOption, JsonOption, ThreadsOption, WorkersOption
 from bollesim.cli.output import emit
-from bollesim.cli.running import dask_cluster, progress_bar, stop_on_signals
+from bollesim.cli.running import dask_cluster, progress_bar, say_search_stopped, stop_on_signals
 from bollesim.cli.wiring import app, command, examples
 from bollesim.terminal import printable
 
@@ -42,7 +42,8 @@ def optimise(
     ] = None,
     budget: Annotated[
         int | None,
-        typer.Option(help="Games the search may play (default: the spec's).", show_default=False),
+        typer.Option(help="Games the search may play in all, the held-out games included "
+                     "(default: the spec's).", show_default=False),
     ] = None,
     threads: ThreadsOption = None,
     cluster: ClusterOption = None,
@@ -57,28 +58,37 @@ def optimise(
     trajectory.parquet (the race), best.json ({"policy": ..., "params": {...}}) and
     optimise.md (held-out estimates with intervals, paired differences, charts).
     """
-    import dataclasses
-
+    from bollesim import resources
     from bollesim.batch.limits import check_count
     from bollesim.batch.runfolder import Workspace
+    from bollesim.batch.runner import FRAME_BYTES_PER_GAME
     from bollesim.search.optimise import load_search, write_result
     from bollesim.search.optimise import optimise as run_search
 
-    search = load_search(spec)
     if budget is not None:
-        search = dataclasses.replace(search, budget=check_count("--budget", budget, "budget"))
+        check_count("--budget", budget, "budget")
+    search = load_search(spec, budget)
     folder = out or Path("results") / search.name
+    held_out = (search.finalists + 1) * search.holdout_games
+    resources.check_memory(2 * held_out * FRAME_BYTES_PER_GAME,
+                           f"{held_out:,} held-out games ((finalists + the defaults) x holdout_games)",
+                           "lower holdout_games or finalists")
+    resources.check_disk(folder, held_out, held_out)
     with Workspace(folder) as workspace:  # refuse a folder that cannot take the result now,
         workspace.check_replaceable()     # not after the search
-    with (
-        stop_on_signals(),
-        dask_cluster(cluster, workers, threads) as dask,
-        progress_bar(printable(f"optimise {search.name}")) as bar,
-    ):
-        task = bar.add_task("games", total=None)
-        result = run_search(search, threads=threads, cluster=dask,
-                            progress=lambda done, total: bar.update(task, completed=done, total=total))
-        write_result(search, result, folder)
+    try:
+        with (
+            stop_on_signals(),
+            dask_cluster(cluster, workers, threads) as dask,
+            progress_bar(printable(f"optimise {search.name}")) as bar,
+        ):
+            task = bar.add_task("games", total=None)
+            result = run_search(search, threads=threads, cluster=dask,
+                                progress=lambda done, total: bar.update(task, completed=done,
+                                                                        total=total))
+            write_result(search, result, folder)
+    except KeyboardInterrupt as exc:
+        say_search_stopped(folder, exc)
     best = result.best
     params = " ".join(f"{k}={v}" for k, v in best["params"].items())
     t = result.timings

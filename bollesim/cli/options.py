@@ -92,6 +92,9 @@ def policy_params(policy, assignments: list[str] | None):
         name, sep, raw = assignment.partition("=")
         if not sep:
             raise UsageError(f"--param {assignment!r}: expected NAME=VALUE, e.g. stop_at_tanks=2")
+        if name.strip() in values:
+            raise UsageError(f"--param {name.strip()} is given twice ({name.strip()}="
+                             f"{values[name.strip()]:g} and {assignment}): give it once")
         try:
             values[name.strip()] = float(raw)
         except ValueError:

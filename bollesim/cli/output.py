@@ -33,6 +33,15 @@ def emit(data: dict) -> None:
     typer.echo(json.dumps(data, default=str))
 
 
+def timing_text(total: int, saved_before: int, timings: dict) -> str:
+    """`N games in S s (R games/s` of this session's games: after a resume, the games it
+    played, not those saved before it (the timings are this session's)."""
+    played = total - saved_before
+    count = (f"{played:,} games" if not saved_before
+             else f"{played:,} of the {total:,} games (the others were saved before)")
+    return f"{count} in {timings['run_s']:.2f} s ({timings['games_per_s'] or 0:,.0f} games/s"
+
+
 def rates_line(rates: dict[str, float]) -> str:
     """A run's rates (analysis.run_rates) in one line."""
     from bollesim.stats.analysis import SUMMARY

@@ -46,11 +46,16 @@ def report(
     report.md with its charts as PNG files, and rates.csv (every rate, its interval and
     counts). The folder of a `bollesim sensitivity` run gets its sensitivity report
     (sensitivity.html, sensitivity.md, sensitivity-*.csv)."""
+    from bollesim.batch.replay import check_ruleset_record
     from bollesim.batch.runfolder import Workspace, open_run
+    from bollesim.inputs import check_out_folder
     from bollesim.report.balance import write_report
     from bollesim.report.sensitivity import write_sensitivity
 
+    if out is not None:
+        check_out_folder(out, "a report")
     run = open_run(run_dir)  # refuses a folder it cannot trust, before taking any lock
+    check_ruleset_record(run.manifest, run_dir)
     into_run = out is None or os.path.abspath(out) == os.path.abspath(run_dir)
     with Workspace(run_dir) if into_run else nullcontext():  # no run replaces it meanwhile
         run = open_run(run_dir)
@@ -123,10 +128,13 @@ def compare(
     the exact McNemar test, what B changes (policy, parameters, readings, ruleset
     values), and writes the comparison's report: compare.html (interactive), compare.md
     with its chart, compare.csv."""
+    from bollesim.inputs import check_out_folder
     from bollesim.report.chartdata import signed_ci
     from bollesim.report.compare import default_out, open_side, write_compare
     from bollesim.stats.compare import what_differs
 
+    if out is not None:
+        check_out_folder(out, "a comparison")
     side_a, side_b = open_side(a), open_side(b)
     folder = out or default_out(side_a, side_b)
     try:

@@ -10,7 +10,7 @@ from bollesim.batch.source import RulesetSource
 from bollesim.cli.options import PartialOption, ReadingOption, RulesFile, SetOption
 from bollesim.cli.output import table_console
 from bollesim.cli.wiring import command, examples, rules_app
-from bollesim.terminal import printable
+from bollesim.terminal import one_line, printable
 
 
 @command(
@@ -38,7 +38,7 @@ def rules_check(
     typer.echo(
         printable(
             f"ok: {source.label()} "
-            f"(ruleset {rules.name}, sha256 {rules.digest[:12]}…)"
+            f"(ruleset {one_line(rules.name)}, sha256 {rules.digest[:12]}…)"
         )
     )
 
@@ -74,7 +74,7 @@ def rules_show(
     rules = source.load()
     console = table_console()
     label = source.label()
-    console.print(printable(f"Ruleset {rules.name} ({label}), sha256 {rules.digest}"), style="bold")
+    console.print(printable(f"Ruleset {one_line(rules.name)} ({label}), sha256 {rules.digest}"), style="bold")
     if reconstructed:
         show_readings(console, rules)
     else:

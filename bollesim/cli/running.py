@@ -91,6 +91,15 @@ def say_interrupted(folder: Path, exc: KeyboardInterrupt) -> NoReturn:
     raise typer.Exit(128 + signum)
 
 
+def say_search_stopped(folder: Path, exc: KeyboardInterrupt) -> NoReturn:
+    """Say, in one line, that a stopped policy search wrote nothing and is run again whole
+    (it keeps no chunks to resume); exit 128 + the signal."""
+    typer.echo(printable(f"interrupted: the search stopped before its end; {folder} is as it was "
+                         "(a search keeps no partial result): run the same command again"),
+               err=True)
+    raise typer.Exit(128 + getattr(exc, "signum", signal.SIGINT))
+
+
 @contextmanager
 def dask_cluster(address: str | None, workers: int | None, threads: int | None):
     """The Dask cluster of --cluster, or None (play on this machine)."""

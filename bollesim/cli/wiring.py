@@ -18,13 +18,16 @@ code outside a command. cli/app.py imports every command module, so `app` has th
 
 from __future__ import annotations
 
+import errno
 import functools
 import re
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, NoReturn
 
 import typer
+from typer.core import _click as click  # typer's own click (pyproject.toml)
 
 from bollesim.bollebank.rules.loader import RulesetError
 from bollesim.errors import UsageError
@@ -37,11 +40,30 @@ ORDER = ("rules", "policies", "play", "run", "sweep", "optimise", "report", "sen
 
 
 class _InOrder(typer.core.TyperGroup):
-    """A group listing its commands in ORDER, whichever module registered them first."""
+    """The command line's group: lists its commands in ORDER, whichever module registered
+    them first, and reports click's usage errors (an unknown option or command, a value
+    that is not a number, a missing argument) as every other error, one `error:` line."""
 
     def list_commands(self, ctx) -> list[str]:
         rank = {name: i for i, name in enumerate(ORDER)}
         return sorted(self.commands, key=lambda name: rank.get(name, len(ORDER)))
+
+    def main(self, *args, standalone_mode: bool = True, **kwargs):
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as exc:  # `bollesim rules`: its help
+            exc.show()
+            sys.exit(EXIT_USAGE)
+        except click.ClickException as exc:
+            line = " ".join(printable(exc.format_message()).split()) or "unknown error"
+            typer.echo(f"error: {line}", err=True)
+            sys.exit(EXIT_USAGE)
+        except typer.Abort:
+            typer.echo("Aborted!", err=True)
+            sys.exit(1)
+        sys.exit(code if isinstance(code, int) else 0)
 
 
 app = typer.Typer(
@@ -93,11 +115,18 @@ def fail(message: str) -> NoReturn:
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Report a RulesetError or UsageError raised inside the block with `fail`."""
+    """Report a RulesetError or UsageError raised inside the block with `fail`, and a path
+    the system refuses as too long wherever it is met (inputs.check_path checks them
+    before any work where it can)."""
     try:
         yield
     except (RulesetError, UsageError) as exc:
         fail(str(exc))
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+        fail(f"{exc.filename}: a path too long for the system (a name of at most 255 bytes, "
+             "4,096 in all)")
 
 
 def command(group: typer.Typer, name: str | None = None, **kwargs) -> Callable:

@@ -10,11 +10,13 @@ from pathlib import Path
 import polars as pl
 
 from bollesim.errors import UsageError
+from bollesim.inputs import INT_DIGITS, check_path
 from bollesim.report import chartdata, plots
 from bollesim.report.chartdata import pct, signed_ci, signed_interval
 from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
 from bollesim.stats import analysis
 from bollesim.stats.compare import OUTCOME_COLUMNS, Side, differences, what_differs
+from bollesim.terminal import one_line
 
 _CELL = re.compile(r"(.+):(\d+)")
 
@@ -22,7 +24,10 @@ _CELL = re.compile(r"(.+):(\d+)")
 def parse_side(text: str) -> tuple[Path, int | None]:
     """(folder, cell) of `DIR` or `DIR:CELL` (a folder whose name ends in `:N` wins)."""
     found = _CELL.fullmatch(text)
-    if found and not Path(text).exists():
+    if found and len(found.group(2)) > INT_DIGITS:
+        raise UsageError(f"{check_path(found.group(1))}: no cell {found.group(2)[:INT_DIGITS]}... "
+                         f"(a number of {len(found.group(2)):,} digits)")
+    if found and not check_path(text).exists():
         return Path(found.group(1)), int(found.group(2))
     return Path(text), None
 
@@ -133,7 +138,7 @@ def _facts(a: Side, b: Side) -> list[tuple[str, list[str]]]:
         ("cell", each(lambda s: "a plain run" if s.cell is None else f"{s.cell}: {s.label}")),
         ("policy", each(lambda s: f"`{s.record.get('policy', s.manifest.get('policy'))}`")),
         ("parameters", each(params)),
-        ("ruleset", each(lambda s: f"{s.rules.name}, sha256 `{s.rules.digest[:12]}…`")),
+        ("ruleset", each(lambda s: f"{one_line(s.rules.name)}, sha256 `{s.rules.digest[:12]}…`")),
         ("seed", each(lambda s: f"`{s.manifest.get('seed', 'not recorded')}`")),
         ("games", each(lambda s: f"{s.games.height:,}")),
         ("engine", each(lambda s: str(s.manifest.get("engine", "not recorded")))),

@@ -185,10 +185,17 @@ def render_html(rep: Report) -> str:
     return "\n".join(parts)
 
 
+_CODE_SPAN = re.compile(r"(`[^`]*`)")
+
+
 def md_text(text: str) -> str:
-    """Text for Markdown: HTML special characters as entities (no raw HTML from a spec or
-    manifest reaches report.md), newlines as spaces (no stray block), `|` escaped."""
-    return html.escape(str(text), quote=False).replace("\n", " ").replace("|", "\\|")
+    """Text for Markdown: HTML special characters as entities outside code spans (no raw
+    HTML from a spec or manifest reaches report.md; inside a code span Markdown shows
+    them as they are, so `R&D` stays R&D), newlines as spaces (no stray block), `|`
+    escaped."""
+    parts = _CODE_SPAN.split(str(text))
+    out = "".join(part if i % 2 else html.escape(part, quote=False) for i, part in enumerate(parts))
+    return out.replace("\n", " ").replace("|", "\\|")
 
 
 def md_paragraph(text: str) -> str:

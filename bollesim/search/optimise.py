@@ -8,7 +8,7 @@ A spec (experiments/optimise_*.toml):
     policy = "fire_at_roe"              # any module of policies/ with PARAMETERS
     seed = 1                            # the search plays games (seed, 0..)
     holdout_seed = 2                    # the held-out estimate plays (holdout_seed, 0..)
-    budget = 4000000                    # games the search may play, all candidates together
+    budget = 9600000                    # every game it plays: the races and the held-out games
     candidates = 120                    # candidates drawn (the whole grid when it is smaller)
     eta = 3                             # each round keeps 1 / eta of the candidates
     finalists = 3                       # candidates the last round keeps
@@ -40,7 +40,8 @@ fronts of non-dominated candidates (then the best by the sum of both objectives)
 
 Refining: each of `refine` further stages races the finalists and the best one's
 neighbours (one step along one searched parameter: +-1, or a tenth of the range) on the
-same search games, with the same budget, and stops early when no neighbour is new.
+same search games, with the same share of the budget, and stops early when no neighbour is
+new. Every stage gets (budget - the held-out games) / (refine + 1).
 
 Held-out estimate: the finalists and the defaults replay on `holdout_games` games of
 `holdout_seed`, a run seed the search never uses, so the estimate of the winner is not
@@ -71,7 +72,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from bollesim.batch.limits import DEFAULT_SEED, LIMITS, NAME
+from bollesim.batch.limits import DEFAULT_SEED, LIMITS, NAME, search_stage_budget
 from bollesim.batch.manifest import play_record, ruleset_record
 from bollesim.batch.source import RulesetSource
 from bollesim.batch.spec import Spec, read_spec, ruleset_of
@@ -208,14 +209,21 @@ class Search:
     def pareto(self) -> bool:
         return len(self.objectives) == 2
 
+    @property
+    def stage_budget(self) -> int:
+        """Games each stage's race may play: `budget` less the held-out games, shared by
+        the stages (limits.search_stage_budget; UsageError when nothing is left)."""
+        return search_stage_budget(self.budget, self.finalists, self.holdout_games, self.refine)
+
 
 def is_whole(p) -> bool:
     """A parameter searched in whole numbers: its default and range are whole."""
     return all(float(v).is_integer() for v in (p.default, p.low, p.high))
 
 
-def load_search(path: str | Path) -> Search:
-    """Read and check an optimise spec; errors are one line, `FILE: KEY: problem`."""
+def load_search(path: str | Path, budget: int | None = None) -> Search:
+    """Read and check an optimise spec (`budget` given over the spec's); errors are one
+    line, `FILE: KEY: problem`."""
     path = Path(path)
     data = read_spec(path)
     s = Spec(path)
@@ -240,10 +248,15 @@ def load_search(path: str | Path) -> Search:
     counts = {}
     for key in DEFAULTS:  # their ranges: limits.LIMITS
         low, high = LIMITS[key]
-        value = data.get(key, DEFAULTS[key])
+        value = budget if key == "budget" and budget is not None else data.get(key, DEFAULTS[key])
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             s.fail(key, f"expected a whole number from {low:,} to {high:,}, got {value!r}")
         counts[key] = value
+    try:  # sized before anything is played
+        search_stage_budget(counts["budget"], counts["finalists"], counts["holdout_games"],
+                            counts["refine"])
+    except UsageError as exc:
+        s.fail("budget", str(exc))
     if ("objective" in data) == ("pareto" in data):
         s.fail("objective", "give either objective = ... (one objective) or "
                             "pareto = [first, second] (trace the front between two)")
@@ -415,7 +428,7 @@ def race(search: Search, pool: np.ndarray, entrants: list[int], stage: int = 0, 
     best first, games played)."""
     from bollesim.batch.runner import simulate
 
-    plan = schedule(len(entrants), search.eta, search.finalists, search.budget)
+    plan = schedule(len(entrants), search.eta, search.finalists, search.stage_budget)
     k = len(search.objectives)
     sums = np.zeros((len(pool), k))
     alive = np.array(entrants)
@@ -501,7 +514,7 @@ def optimise(search: Search, *, threads: int | None = None, cluster: Cluster | N
 
 def budget_used(n_candidates: int, search: Search) -> int:
     """Games a race of n candidates plays (schedule's plan)."""
-    plan = schedule(n_candidates, search.eta, search.finalists, search.budget)
+    plan = schedule(n_candidates, search.eta, search.finalists, search.stage_budget)
     return sum(n * (t - (plan[r - 1][1] if r else 0)) for r, (n, t) in enumerate(plan))
 
 

@@ -155,11 +155,15 @@ def apply_setting(data: dict, assignment: str, source: str = "--set") -> dict:
     """
     if "=" not in assignment:
         raise RulesetError(source, assignment, "expected KEY=VALUE, e.g. roe.fire_allowed=10")
+    from bollesim.inputs import LimitError, loads_toml
+
     key, raw = (part.strip() for part in assignment.split("=", 1))
     try:
-        value = tomllib.loads(f"v = {raw}")["v"]
+        value = loads_toml(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw
+    except LimitError as exc:
+        raise RulesetError(source, key, exc.problem) from None
     return set_value(data, key, value, source)
 
 
@@ -234,8 +238,13 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     game = params["game"]
     fields["turn_limit"] = game["extended_turn_limit"] if game["extend_to_40"] else game["turn_limit"]
     fields["packed"] = pack(fields)
+    return Ruleset(digest=ruleset_digest(data), data=data, **fields)
+
+
+def ruleset_digest(data: dict) -> str:
+    """A ruleset's hash: the SHA-256 of its data as canonical JSON (sorted keys)."""
     canonical = json.dumps(data, sort_keys=True, ensure_ascii=False).encode()
-    return Ruleset(digest=hashlib.sha256(canonical).hexdigest(), data=data, **fields)
+    return hashlib.sha256(canonical).hexdigest()
 
 
 def scalar_rules(r: Reader) -> dict:

@@ -13,16 +13,18 @@ import tomllib
 from pathlib import Path
 
 from bollesim.bollebank.rules import schema as S
+from bollesim.terminal import shown
 
 DEFAULT_PATH = Path(__file__).with_name("default.toml")
 
 
 class RulesetError(ValueError):
-    """A ruleset that cannot be used; str() is one line: file: key: problem."""
+    """A ruleset that cannot be used; str() is one line: file: key: problem (file: problem
+    when the problem is the whole file's, key None)."""
 
-    def __init__(self, source: str, key: str, problem: str):
+    def __init__(self, source: str, key: str | None, problem: str):
         self.source, self.key, self.problem = source, key, problem
-        super().__init__(f"{source}: {key}: {problem}")
+        super().__init__(f"{source}: {key}: {problem}" if key else f"{source}: {problem}")
 
 
 class Reader:
@@ -66,12 +68,12 @@ class Reader:
         if value is S.REQUIRED:
             self.fail(path, "missing: expected one or more tables")
         if not isinstance(value, list):
-            self.fail(path, f"must be a list of tables, got {value!r}")
+            self.fail(path, f"must be a list of tables, got {shown(value)}")
         out = []
         for i, row in enumerate(value):
             where = f"{path}[{S.row_label(rows_decl, row, i)}]"
             if not isinstance(row, dict):
-                self.fail(where, f"must be a table {{ ... }}, got {row!r}")
+                self.fail(where, f"must be a table {{ ... }}, got {shown(row)}")
             parsed = {}
             for col in rows_decl.columns:
                 given = row.get(col.name, col.default)
@@ -90,18 +92,18 @@ class Reader:
 
 def read_toml(path: Path) -> dict:
     """The TOML of a ruleset or partial: a regular UTF-8 file of at most inputs.TOML_LIMIT."""
-    from bollesim.inputs import TOML_LIMIT, InputError, read_text
+    from bollesim.inputs import TOML_LIMIT, InputError, LimitError, loads_toml, read_text
 
     try:
         text = read_text(path, TOML_LIMIT)
     except InputError as exc:
-        raise RulesetError(str(path), "-", exc.problem) from None
+        raise RulesetError(str(path), None, exc.problem) from None
     try:
-        return tomllib.loads(text)
+        return loads_toml(text)
     except tomllib.TOMLDecodeError as exc:
-        raise RulesetError(str(path), "-", f"not valid TOML: {exc}") from None
-    except RecursionError:
-        raise RulesetError(str(path), "-", "not valid TOML: nested too deeply") from None
+        raise RulesetError(str(path), None, f"not valid TOML: {exc}") from None
+    except LimitError as exc:
+        raise RulesetError(str(path), None, str(exc)) from None
 
 
 _PART = re.compile(r"([A-Za-z0-9_]+)(?:\[([^\]]+)\])?")

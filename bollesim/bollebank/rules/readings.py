@@ -531,6 +531,9 @@ def parse_choices(items: list[str], source: str = "--reading") -> dict[str, str]
         rid, sep, name = (part.strip() for part in item.partition("="))
         if not sep or not rid or not name:
             raise RulesetError(source, item, "expected ID=VARIANT, e.g. I-AIR=ceil")
+        if rid in out:
+            raise RulesetError(source, item, f"{rid} is given twice ({rid}={out[rid]} and "
+                               f"{rid}={name}): give it once")
         out[rid] = name
     return out
 

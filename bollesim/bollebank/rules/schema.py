@@ -22,6 +22,7 @@ import difflib
 from dataclasses import dataclass
 
 from bollesim.bollebank import codes as C
+from bollesim.terminal import shown
 
 # ------------------------------------------------------------------ capacities
 # The fast engine's fixed buffers; a ruleset that would overflow one is refused at load.
@@ -64,7 +65,7 @@ class Int:
 
     def read(self, value):
         if not is_whole(value) or not self.lo <= value <= self.hi:
-            raise Fail(f"must be {self.describe()}, got {value!r}")
+            raise Fail(f"must be {self.describe()}, got {shown(value)}")
         return value
 
 
@@ -75,7 +76,7 @@ class Flag:
 
     def read(self, value):
         if not isinstance(value, bool):
-            raise Fail(f"must be true or false, got {value!r}")
+            raise Fail(f"must be true or false, got {shown(value)}")
         return value
 
 
@@ -86,7 +87,7 @@ class Text:
 
     def read(self, value):
         if not isinstance(value, str):
-            raise Fail(f"must be text in quotes, got {value!r}")
+            raise Fail(f"must be text in quotes, got {shown(value)}")
         return value
 
 
@@ -104,7 +105,7 @@ class Choice:
 
     def read(self, value):
         if value not in self.names:
-            raise Fail(f"unknown {self.what} {value!r} (known: {', '.join(map(str, self.names))})")
+            raise Fail(f"unknown {self.what} {shown(value)} (known: {', '.join(map(str, self.names))})")
         return self.names.index(value)
 
 
@@ -120,11 +121,11 @@ class Mask:
 
     def read(self, value):
         if not isinstance(value, list):
-            raise Fail(f"must be a list of {self.what}s ({', '.join(self.names)}), got {value!r}")
+            raise Fail(f"must be a list of {self.what}s ({', '.join(self.names)}), got {shown(value)}")
         mask = [False] * len(self.names)
         for i, item in enumerate(value):
             if item not in self.names:
-                raise Fail(f"unknown {self.what} {item!r} (known: {', '.join(self.names)})", f"[{i}]")
+                raise Fail(f"unknown {self.what} {shown(item)} (known: {', '.join(self.names)})", f"[{i}]")
             mask[self.names.index(item)] = True
         return tuple(mask)
 
@@ -144,7 +145,7 @@ class ListOf:
 
     def read(self, value):
         if not isinstance(value, list):
-            raise Fail(f"must be {self.describe()}, got {value!r}")
+            raise Fail(f"must be {self.describe()}, got {shown(value)}")
         if self.length is not None and len(value) != self.length:
             words = f" ({self.shape})" if self.shape else ""
             raise Fail(f"must have {self.length} entries{words}, got {len(value)}")
@@ -168,7 +169,7 @@ class Record:
 
     def read(self, value):
         if not isinstance(value, dict):
-            raise Fail(f"must be {self.describe()}, got {value!r}")
+            raise Fail(f"must be {self.describe()}, got {shown(value)}")
         for name in value:
             if name not in {k.name for k in self.keys}:
                 raise Fail(unknown_message(name, [k.name for k in self.keys]), f".{name}")
