@@ -1,0 +1,108 @@
+"""The headroom report's sentences (bollesim/report/headroom.py) and the relative skill
+(bollesim/stats/skill.py): each checked against numbers computed here from counts."""
+
+import math
+
+import pytest
+
+from bollesim.report import headroom as H
+from bollesim.stats import skill
+from bollesim.stats.intervals import wilson
+
+N = 2000
+
+
+def rung(label, operational, defeat, bound=False, n=N):
+    counts = {o: (0, n) for o in H.OUTCOMES}
+    counts["operational"] = (operational, n)
+    counts["defeat"] = (defeat, n)
+    return H.Rung(label, counts, bound)
+
+
+def test_relative_skill_is_the_share_of_the_distance_to_the_clairvoyant():
+    assert skill.relative_skill(0.1, 0.4, 0.9) == pytest.approx(0.3 / 0.8)
+    assert skill.relative_skill(0.1, 0.05, 0.9) == 0.0  # below the beginner: no skill shown
+    assert skill.relative_skill(0.1, 0.95, 0.9) == 1.0
+    assert math.isnan(skill.relative_skill(0.5, 0.5, 0.5))
+    low, high = skill.relative_skill_interval(skill.Rate(0.1, 0.08, 0.12),
+                                              skill.Rate(0.4, 0.38, 0.42),
+                                              skill.Rate(0.9, 0.88, 0.92))
+    assert low == pytest.approx((0.38 - 0.12) / (0.92 - 0.12))
+    assert high == pytest.approx((0.42 - 0.08) / (0.88 - 0.08))
+    assert low < skill.relative_skill(0.1, 0.4, 0.9) < high
+
+
+def test_defeat_is_turned_into_a_rate_to_reach():
+    r = skill.as_good("defeat", skill.Rate(0.3, 0.25, 0.35))
+    assert (r.rate, r.low, r.high) == pytest.approx((0.7, 0.65, 0.75))
+    assert skill.as_good("operational", skill.Rate(0.3, 0.25, 0.35)).rate == 0.3
+
+
+def test_the_ladder_table_marks_the_bound_and_shows_wilson_intervals():
+    lines = H.ladder_table([rung("a", 600, 400), rung("clairvoyant", 1900, 20, bound=True)])
+    low, high = wilson(600, N)
+    assert f"30.0% ({100 * low:.1f}–{100 * high:.1f})" in lines[2]
+    assert "≤ 95.0%" in lines[3] and "≥ 1.0%" in lines[3]
+    assert H.half_width([rung("a", 600, 400)], "operational") == pytest.approx((high - low) / 2)
+
+
+def test_the_bracket_states_both_ends_and_the_proven_losses():
+    best, clair = rung("expert", 900, 300), rung("clairvoyant", 1940, 0, bound=True)
+    text = H.bracket_sentence(best, clair, undecided=40, lost=60)
+    assert "45.0%" in text and "97.0%" in text
+    assert "1,900 games won by a line found, 40 undecided" in text
+    assert "60 proven lost" in text and "(3.0%)" in text
+    assert f"{100 * (0.97 - 0.45):.1f} points" in text
+
+
+def test_the_best_honest_player_is_never_the_bound():
+    rungs = [rung("a", 600, 400), rung("b", 700, 900), rung("c", 1900, 0, bound=True)]
+    assert H.best_honest(rungs, "operational").label == "b"
+    assert H.best_honest(rungs, "defeat").label == "a"
+
+
+def test_skill_rows_and_sentence_from_the_rates():
+    rungs = [rung("random", 100, 1800), rung("expert", 900, 300)]
+    clair = rung("clairvoyant", 1900, 40, bound=True)
+    rows = H.skill_rows(rungs, "random", clair)
+    op = next(r for r in rows if r["outcome"] == "operational")
+    assert op["skill"] == pytest.approx((0.45 - 0.05) / (0.95 - 0.05))
+    defeat = next(r for r in rows if r["outcome"] == "defeat")
+    assert defeat["skill"] == pytest.approx((0.85 - 0.10) / (0.98 - 0.10))
+    assert f"{(0.45 - 0.05) / 0.9:.2f}" in H.skill_sentence(rows)
+
+
+def trigger_row(best, significant, tied=()):
+    return {"best_label": best, "significant_vs_worst": significant, "tied": list(tied)}
+
+
+def test_a_flat_line_is_no_effect_not_advice_that_holds():
+    assert H.advice_word(trigger_row("8", False), trigger_row("8", False)) == "no effect"
+    assert H.advice_word(trigger_row("8", False), trigger_row("9", True)) == "no effect for the preset"
+    assert H.advice_word(trigger_row("8", True), trigger_row("8", False)) == "no effect for the other player"
+    assert H.advice_word(trigger_row("8", True), trigger_row("8", True)) == "holds"
+    assert H.advice_word(trigger_row("8", True), trigger_row("9", True, ["8"])) == "holds"
+    assert H.advice_word(trigger_row("8", True), trigger_row("9", True, ["10"])) == "changes"
+
+
+def test_the_verdict_counts_only_lines_with_an_effect():
+    text = H.advice_verdict(["holds", "no effect", "changes", "holds"], "X")
+    assert "of the 3 outcome lines" in text and "holds for 2 and changes for 1" in text
+    assert "no advice to compare" in H.advice_verdict(["no effect", "no effect"], "X")
+
+
+def test_no_headline_for_a_player_that_wins_nothing():
+    """The fewest defeats go to a player that wins as many operational victories as the
+    best simple preset, not to one that wins none."""
+    rungs = [rung("preset", 560, 460), rung("timid", 0, 40), rung("expert", 950, 300)]
+
+    def compare(a, b, outcome):
+        x = next(r for r in rungs if r.label == a).rate(outcome).rate
+        y = next(r for r in rungs if r.label == b).rate(outcome).rate
+        return x - y, x - y - 0.02, x - y + 0.02, abs(x - y) > 0.02
+
+    text = H.headline(rungs, "preset", compare)
+    assert "timid" not in text
+    assert "The most operational victories: expert, 47.5%" in text
+    assert "fewest defeats: expert, 15.0%" in text
+    assert "+19.5 (+17.5 to +21.5) points on the same games, separated" in text
