@@ -99,10 +99,48 @@ def test_no_headline_for_a_player_that_wins_nothing():
     def compare(a, b, outcome):
         x = next(r for r in rungs if r.label == a).rate(outcome).rate
         y = next(r for r in rungs if r.label == b).rate(outcome).rate
-        return x - y, x - y - 0.02, x - y + 0.02, abs(x - y) > 0.02
+        return x - y, x - y - 0.02, x - y + 0.02, abs(x - y) > 0.02, N
 
     text = H.headline(rungs, "preset", compare)
     assert "timid" not in text
     assert "The most operational victories: expert, 47.5%" in text
     assert "fewest defeats: expert, 15.0%" in text
-    assert "+19.5 (+17.5 to +21.5) points on the same games, separated" in text
+    assert f"+19.5 (+17.5 to +21.5) points on the same {N:,} games, separated" in text
+
+
+def test_the_report_script_runs_on_small_counts(tmp_path, monkeypatch):
+    """experiments/headroom.py at tiny counts writes every section, its chart, its own
+    command, and says when the restricted player's sweep is missing; bad counts are one
+    error line."""
+    import runpy
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "experiments" / "headroom.py"
+    command = ["headroom.py", "--games", "40", "--expert-games", "1", "--clairvoyant-games",
+               "3", "--budget", "5", "--sweep-games", "20", "--threads", "1", "--out",
+               str(tmp_path), "--restricted", str(tmp_path / "absent")]
+    monkeypatch.setattr(sys, "argv", command)
+    runpy.run_path(str(script), run_name="__main__")
+    text = (tmp_path / "headroom.md").read_text()
+    for section in ("## The skill ladder", "## The bracket", "## Skill and luck",
+                    "## When to give the first Fire order", "under strong play",
+                    "## How this was made"):
+        assert section in text
+    assert "does not exist" in text
+    assert "--games 40 --expert-games 1 --clairvoyant-games 3 --budget 5" in text
+    assert (tmp_path / "headroom-ladder.png").stat().st_size > 0
+    monkeypatch.setattr(sys, "argv", ["headroom.py", "--games", "0"])
+    with pytest.raises(SystemExit, match="error: every count"):
+        runpy.run_path(str(script), run_name="__main__")
+
+
+def test_the_widest_interval_of_a_sweep():
+    import polars as pl
+
+    games = pl.DataFrame({
+        "k": [8] * 10 + [9] * 30,
+        **{o: [False] * 40 for o in H.OUTCOMES},
+    }).with_columns(pl.Series("operational", [True] * 5 + [False] * 35))
+    low, high = wilson(5, 10)
+    assert H.widest_interval(games, "k") == pytest.approx((high - low) / 2)

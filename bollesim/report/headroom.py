@@ -47,6 +47,15 @@ def half_width(rungs: list[Rung], outcome: str) -> float:
                if outcome in r.counts)
 
 
+def widest_interval(games, by: str) -> float:
+    """The widest half-width of the 95% Wilson intervals of the outcomes' rates over the
+    settings of `by` in a sweep's games."""
+    from bollesim.stats.analysis import rates
+
+    table = rates(games.filter(games[by].is_not_null()), by=by, outcomes=OUTCOMES)
+    return max(float(((table[f"{o}_high"] - table[f"{o}_low"]) / 2).max()) for o in OUTCOMES)
+
+
 def ladder_table(rungs: list[Rung]) -> list[str]:
     """The ladder as a markdown table: a row per player, a column per outcome."""
     head = "| player | " + " | ".join(LABELS[o] for o in OUTCOMES) + " |"
@@ -174,20 +183,20 @@ def headline(rungs: list[Rung], baseline: str, compare) -> str:
     """The headline: the most operational victories against the best simple preset, and
     the fewest defeats among the players that win at least as many operational
     victories as that preset (no headline for a player that wins nothing).
-    compare(a, b, outcome) -> (diff, low, high, significant) on the same games."""
+    compare(a, b, outcome) -> (a's rate - b's, its 95% interval, significant, games) on
+    the games both played."""
     base = next(r for r in rungs if r.label == baseline)
     most = best_honest(rungs, "operational")
-    d = compare(most.label, baseline, "operational")
     b, m = base.rate("operational"), most.rate("operational")
     if most.label == baseline:
         first = (f"The most operational victories: {baseline}, "
                  f"{pct_ci(b.rate, b.low, b.high)}, the best simple preset.")
     else:
-        sep = "separated" if d[3] else "not separated at these counts"
+        d = compare(most.label, baseline, "operational")
         first = (f"The most operational victories: {most.label}, "
                  f"{pct_ci(m.rate, m.low, m.high)}, against the best simple preset "
-                 f"{baseline}, {pct(b.rate)}: {signed_ci(*d[:3])} points on the same games, "
-                 f"{sep}.")
+                 f"{baseline}: {signed_ci(*d[:3])} points on the same {d[4]:,} games, "
+                 f"{_separated(d)}.")
     eligible = [r for r in rungs if not r.bound and "defeat" in r.counts
                 and (r.label == baseline or not _worse(compare(r.label, baseline, "operational")))]
     safest = min(eligible, key=lambda r: r.rate("defeat").rate)
@@ -197,11 +206,15 @@ def headline(rungs: list[Rung], baseline: str, compare) -> str:
                   f"the preset ({pct_ci(bd.rate, bd.low, bd.high)}).")
     else:
         d = compare(safest.label, baseline, "defeat")
-        sep = "separated" if d[3] else "not separated at these counts"
         second = (f"Of the players that win at least as many operational victories, the "
-                  f"fewest defeats: {safest.label}, {pct_ci(s.rate, s.low, s.high)} "
-                  f"against {pct(bd.rate)}: {signed_ci(*d[:3])} points, {sep}.")
+                  f"fewest defeats: {safest.label}, {pct_ci(s.rate, s.low, s.high)}: "
+                  f"{signed_ci(*d[:3])} points against the preset on the same {d[4]:,} "
+                  f"games, {_separated(d)}.")
     return f"{first} {second}"
+
+
+def _separated(diff) -> str:
+    return "separated" if diff[3] else "not separated at these counts"
 
 
 def _worse(diff) -> bool:
