@@ -129,9 +129,11 @@ def paired(games: pl.DataFrame):
     return compare
 
 
-def sweeps(best_op: dict, games: int) -> list[tuple[str, str, str, pl.DataFrame, pl.DataFrame]]:
+def sweeps(best_op: dict, games: int,
+           family: bool = True) -> list[tuple[str, str, str, pl.DataFrame, pl.DataFrame | None]]:
     """Per grid of the spec: (preset, its trigger, the family's, the preset's sweep on the
-    spec's own parameters, the best operational point's sweep of the same trigger)."""
+    spec's own parameters, the best operational point's sweep of the same trigger, or
+    None without `family`)."""
     experiment = load_experiment(ROOT / SPEC)
     by_policy: dict[str, list] = {}
     for cell in experiment.cells:
@@ -144,7 +146,7 @@ def sweeps(best_op: dict, games: int) -> list[tuple[str, str, str, pl.DataFrame,
         values = [c[k] for c in cells]
         after = pl.concat([simulate("plan", games, seed=experiment.seed,
                                     params={**best_op["params"], p: v}) for v in values],
-                          how="diagonal")
+                          how="diagonal") if family else None
         out.append((preset, k, p, before, after))
     return out
 

@@ -144,3 +144,32 @@ def test_the_widest_interval_of_a_sweep():
     }).with_columns(pl.Series("operational", [True] * 5 + [False] * 35))
     low, high = wilson(5, 10)
     assert H.widest_interval(games, "k") == pytest.approx((high - low) / 2)
+
+
+def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
+    """The hook for the restricted player's trigger sweep: given a sweep folder (here a
+    stand-in: fire_at_roe over k), the section compares its best k per outcome with the
+    presets' and ends with one verdict made from those words."""
+    import runpy
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from bollesim.cli.app import app
+
+    spec = tmp_path / "restricted.toml"
+    spec.write_text('name = "restricted"\ndescription = "a stand-in"\nseed = 1\ngames = 40\n'
+                    '[[grid]]\npolicy = "fire_at_roe"\n'
+                    'params = { k = [8, 18, 25], stop_at_tanks = 0 }\n')
+    folder = tmp_path / "sweep"
+    result = CliRunner().invoke(app, ["sweep", str(spec), "--out", str(folder)])
+    assert result.exit_code == 0, result.output
+    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "experiments" / "headroom.py"))
+    found = [(preset, k, p, before, None) for preset, k, p, before, _ in
+             script["sweeps"]({"params": {}}, 40, family=False)]
+    lines = script["restricted_section"](folder, found)
+    text = "\n".join(lines)
+    assert "| outcome | best `k` (fire_at_roe) | best `k` (restricted expert) | advice |" in text
+    assert "best `t`" not in text  # the stand-in sweeps k only
+    assert lines[-2].startswith("Under the expert with its first Fire order imposed")
+    assert "no folder" in script["restricted_section"](None, found)[2]
