@@ -48,8 +48,11 @@ EXPERT_FACTORS = (1, 2, 4, 8)  # the expert's rollouts, times its default
 BOUNDS = {  # ladder outcome -> the clairvoyant's win objective (defeat: 1 - no defeat)
     "operational": "operational victory", "tactical": "tactical victory",
     "strategic": "strategic victory", "political": "political victory",
-    "perfect": "all four victories", "defeat": "no defeat",
+    "defeat": "no defeat",
 }
+INHERITED = {"perfect": "tactical"}
+"""Outcomes bounded by another's bound, not searched: all four victories are a tactical
+victory, whose search already leaves most games undecided."""
 TRIGGERS = {"fire_at_roe": ("k", "fire_roe"), "fire_at_turn": ("t", "fire_turn")}
 """A preset's trigger parameter and the family's parameter it sets (policies/_space.py)."""
 
@@ -108,6 +111,7 @@ def clairvoyant(baseline: dict, best: list[dict], games: int, budget: int,
         verdicts[outcome] = found
         k = found["counted"] if outcome != "defeat" else found[CV.LOST]
         counts[outcome] = (k, games)
+    counts.update({o: counts[source] for o, source in INHERITED.items()})
     return H.Rung("clairvoyant (sees the game's future)", counts, bound=True), verdicts, \
         time.perf_counter() - t
 
@@ -318,6 +322,8 @@ def write(args, games, rungs, bound, verdicts, cv_seconds, found, baseline, best
         f"lost when every line was searched, undecided otherwise and then counted as won. "
         f"Its {len(BOUNDS)} searches on {m:,} games took {cv_seconds:.0f} s "
         f"({args.threads} threads).", "",
+        "The bound of all four victories is the tactical victory's: every game with all "
+        "four is a tactical victory.", "",
         "| objective | won (line found) | proven lost | undecided (counted as won) |",
         "|---|---:|---:|---:|",
         *(f"| {CV.WIN_BY_NAME[name].name} | {verdicts[o][CV.WON]:,} | {verdicts[o][CV.LOST]:,} "

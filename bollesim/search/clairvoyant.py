@@ -147,6 +147,8 @@ class Clairvoyant:
                 return Verdict(WON, 0, (), row, b)
         main = self.players[0]
         _, point = main.next_decision(seed, game, root)
+        if point is None:  # a game with no choice to make: its one line is lost
+            return Verdict(LOST, 0, (), first_row)
         lost: set[bytes] = set()
         nodes = [0]
         line: list[int] = []
