@@ -1,0 +1,123 @@
+"""The clairvoyant player (bollesim/search/clairvoyant.py): it sees each game's own future,
+so on the same games it wins every game an honest player wins (an upper bound), wins
+games the presets lose with lines the reference engine confirms, counts what it cannot
+decide as won, and gives the same verdicts whatever the threads."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from bollesim.batch.runner import result_ints, simulate
+from bollesim.bollebank import observation as O
+from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.reference.play import play_game
+from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.game.policy import load_policy
+from bollesim.search import clairvoyant as CV
+from bollesim.search.lookahead import SETUP, Position, replaying
+
+RULES = load_ruleset()
+SEED = 11
+GAMES = 24
+OPERATIONAL = CV.WIN_BY_NAME["operational victory"]
+HONEST = (  # none of them is the clairvoyant's base: what they win, its search must find
+    ("fire_at_roe", {"k": 8, "stop_at_tanks": 0}),
+    ("cautious", None),
+    ("random", None),
+    ("fire_at_turn", {"t": 6, "stop_at_tanks": 0}),
+)
+
+
+def clairvoyant(objective=OPERATIONAL, budget=60):
+    return CV.Clairvoyant(RULES, objective, [(load_policy("historical"), None)], budget)
+
+
+@pytest.fixture(scope="module")
+def verdicts():
+    return clairvoyant().solve_games(SEED, 0, GAMES)
+
+
+@pytest.fixture(scope="module")
+def honest_wins():
+    """Per honest player, the games it wins (operational victory) of the same seed."""
+    return {name: simulate(name, GAMES, seed=SEED, params=params)["operational"].to_numpy()
+            for name, params in HONEST}
+
+
+def test_wins_every_game_an_honest_player_wins(verdicts, honest_wins):
+    """An upper bound on the same games: a game some honest player wins is never proven
+    lost (won by a line found, or undecided and counted as won), and the search itself
+    finds most of them."""
+    won_by_some = np.any(np.stack(list(honest_wins.values())), axis=0)
+    assert won_by_some.sum() >= 5  # the check checks something
+    for name, won in honest_wins.items():
+        for g in np.flatnonzero(won):
+            assert verdicts[g].counted_won, (name, g, verdicts[g])
+    found = sum(verdicts[g].status == CV.WON for g in np.flatnonzero(won_by_some))
+    assert found > won_by_some.sum() / 2
+
+
+def test_wins_games_the_presets_lose_with_lines_the_reference_engine_confirms(verdicts, honest_wins):
+    """It sees the future: it wins games every honest player here loses, and each winning
+    line, played by the reference engine (the choices, then the base), wins."""
+    base_wins = simulate("historical", GAMES, seed=SEED)["operational"].to_numpy()
+    lost_by_all = ~np.any(np.stack([*honest_wins.values(), base_wins]), axis=0)
+    seen = [g for g in np.flatnonzero(lost_by_all) if verdicts[g].status == CV.WON]
+    assert len(seen) >= 3
+    base = load_policy("historical")
+    for g in seen[:3]:
+        v = verdicts[g]
+        assert v.line  # found by the search: historical alone loses it
+        policy = replaying(base, [SimpleNamespace(choice=c) for c in v.line])
+        row = result_ints(play_game(RULES, policy, base.param_vector(), SEED, int(g)))
+        assert row[L.R_OPERATIONAL] == 1
+        assert row == list(v.row)
+
+
+def test_verdicts_are_reproducible_whatever_the_threads(verdicts):
+    again = clairvoyant().solve_games(SEED, 0, 8, threads=2)
+    for a, b in zip(verdicts[:8], again, strict=True):
+        assert (a.status, a.nodes, a.line) == (b.status, b.nodes, b.line)
+        assert np.array_equal(a.row, b.row)
+
+
+def test_an_undecided_game_counts_as_won():
+    """With one decision of budget, a game its base loses and one step of search does not
+    win is undecided, and the bound counts it among the successes."""
+    player = clairvoyant(budget=1)
+    verdicts = player.solve_games(SEED, 0, GAMES)
+    undecided = [v for v in verdicts if v.status == CV.UNDECIDED]
+    assert undecided and all(v.counted_won and v.nodes == 1 for v in undecided)
+    counts = CV.bound(verdicts)
+    assert counts["counted"] == counts[CV.WON] + len(undecided)
+    assert counts["games"] == GAMES
+    assert CV.bound(verdicts)[CV.LOST] == sum(not v.counted_won for v in verdicts)
+
+
+def test_a_line_is_cut_only_past_the_latest_deadline():
+    """I-OPV: with the deadline at most deadline_max (§5.5), a decision after that turn
+    without the tanks in Tango 2 cannot lead to an operational victory; before it, or
+    with them there, or for another objective, it can."""
+    player = clairvoyant()
+    _, point = player.players[0].next_decision(SEED, 0, Position(SETUP, []))
+    last = int(RULES.packed[CV.SLOTS["S_DEADLINE_MAX"]])
+
+    def at(turn, reached, objective=OPERATIONAL):
+        obs = point.obs.copy()
+        obs[O.TURN], obs[O.T2_REACHED] = turn, reached
+        p = CV.Clairvoyant(RULES, objective, [(load_policy("historical"), None)], 1)
+        return p.hopeless(SimpleNamespace(obs=obs))
+
+    assert at(last + 1, 0)
+    assert not at(last, 0)
+    assert not at(last + 1, 1)
+    assert not at(last + 1, 0, CV.WIN_BY_NAME["no defeat"])
+    assert at(last + 1, 0, CV.WIN_BY_NAME["operational victory and no defeat"])
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="base"):
+        CV.Clairvoyant(RULES, OPERATIONAL, [], 10)
+    with pytest.raises(ValueError, match="budget"):
+        CV.Clairvoyant(RULES, OPERATIONAL, [(load_policy("historical"), None)], 0)

@@ -1,0 +1,175 @@
+"""The headroom report's sentences (bollesim/report/headroom.py) and the relative skill
+(bollesim/stats/skill.py): each checked against numbers computed here from counts."""
+
+import math
+
+import pytest
+
+from bollesim.report import headroom as H
+from bollesim.stats import skill
+from bollesim.stats.intervals import wilson
+
+N = 2000
+
+
+def rung(label, operational, defeat, bound=False, n=N):
+    counts = {o: (0, n) for o in H.OUTCOMES}
+    counts["operational"] = (operational, n)
+    counts["defeat"] = (defeat, n)
+    return H.Rung(label, counts, bound)
+
+
+def test_relative_skill_is_the_share_of_the_distance_to_the_clairvoyant():
+    assert skill.relative_skill(0.1, 0.4, 0.9) == pytest.approx(0.3 / 0.8)
+    assert skill.relative_skill(0.1, 0.05, 0.9) == 0.0  # below the beginner: no skill shown
+    assert skill.relative_skill(0.1, 0.95, 0.9) == 1.0
+    assert math.isnan(skill.relative_skill(0.5, 0.5, 0.5))
+    low, high = skill.relative_skill_interval(skill.Rate(0.1, 0.08, 0.12),
+                                              skill.Rate(0.4, 0.38, 0.42),
+                                              skill.Rate(0.9, 0.88, 0.92))
+    assert low == pytest.approx((0.38 - 0.12) / (0.92 - 0.12))
+    assert high == pytest.approx((0.42 - 0.08) / (0.88 - 0.08))
+    assert low < skill.relative_skill(0.1, 0.4, 0.9) < high
+
+
+def test_defeat_is_turned_into_a_rate_to_reach():
+    r = skill.as_good("defeat", skill.Rate(0.3, 0.25, 0.35))
+    assert (r.rate, r.low, r.high) == pytest.approx((0.7, 0.65, 0.75))
+    assert skill.as_good("operational", skill.Rate(0.3, 0.25, 0.35)).rate == 0.3
+
+
+def test_the_ladder_table_marks_the_bound_and_shows_wilson_intervals():
+    lines = H.ladder_table([rung("a", 600, 400), rung("clairvoyant", 1900, 20, bound=True)])
+    low, high = wilson(600, N)
+    assert f"30.0% ({100 * low:.1f}–{100 * high:.1f})" in lines[2]
+    assert "≤ 95.0%" in lines[3] and "≥ 1.0%" in lines[3]
+    assert H.half_width([rung("a", 600, 400)], "operational") == pytest.approx((high - low) / 2)
+
+
+def test_the_bracket_states_both_ends_and_the_proven_losses():
+    best, clair = rung("expert", 900, 300), rung("clairvoyant", 1940, 0, bound=True)
+    text = H.bracket_sentence(best, clair, undecided=40, lost=60)
+    assert "45.0%" in text and "97.0%" in text
+    assert "1,900 games won by a line found, 40 undecided" in text
+    assert "60 proven lost" in text and "(3.0%)" in text
+    assert f"{100 * (0.97 - 0.45):.1f} points" in text
+
+
+def test_the_best_honest_player_is_never_the_bound():
+    rungs = [rung("a", 600, 400), rung("b", 700, 900), rung("c", 1900, 0, bound=True)]
+    assert H.best_honest(rungs, "operational").label == "b"
+    assert H.best_honest(rungs, "defeat").label == "a"
+
+
+def test_skill_rows_and_sentence_from_the_rates():
+    rungs = [rung("random", 100, 1800), rung("expert", 900, 300)]
+    clair = rung("clairvoyant", 1900, 40, bound=True)
+    rows = H.skill_rows(rungs, "random", clair)
+    op = next(r for r in rows if r["outcome"] == "operational")
+    assert op["skill"] == pytest.approx((0.45 - 0.05) / (0.95 - 0.05))
+    defeat = next(r for r in rows if r["outcome"] == "defeat")
+    assert defeat["skill"] == pytest.approx((0.85 - 0.10) / (0.98 - 0.10))
+    assert f"{(0.45 - 0.05) / 0.9:.2f}" in H.skill_sentence(rows)
+
+
+def trigger_row(best, significant, tied=()):
+    return {"best_label": best, "significant_vs_worst": significant, "tied": list(tied)}
+
+
+def test_a_flat_line_is_no_effect_not_advice_that_holds():
+    assert H.advice_word(trigger_row("8", False), trigger_row("8", False)) == "no effect"
+    assert H.advice_word(trigger_row("8", False), trigger_row("9", True)) == "no effect for the preset"
+    assert H.advice_word(trigger_row("8", True), trigger_row("8", False)) == "no effect for the other player"
+    assert H.advice_word(trigger_row("8", True), trigger_row("8", True)) == "holds"
+    assert H.advice_word(trigger_row("8", True), trigger_row("9", True, ["8"])) == "holds"
+    assert H.advice_word(trigger_row("8", True), trigger_row("9", True, ["10"])) == "changes"
+
+
+def test_the_verdict_counts_only_lines_with_an_effect():
+    text = H.advice_verdict(["holds", "no effect", "changes", "holds"], "X")
+    assert "of the 3 outcome lines" in text and "holds for 2 and changes for 1" in text
+    assert "no advice to compare" in H.advice_verdict(["no effect", "no effect"], "X")
+
+
+def test_no_headline_for_a_player_that_wins_nothing():
+    """The fewest defeats go to a player that wins as many operational victories as the
+    best simple preset, not to one that wins none."""
+    rungs = [rung("preset", 560, 460), rung("timid", 0, 40), rung("expert", 950, 300)]
+
+    def compare(a, b, outcome):
+        x = next(r for r in rungs if r.label == a).rate(outcome).rate
+        y = next(r for r in rungs if r.label == b).rate(outcome).rate
+        return x - y, x - y - 0.02, x - y + 0.02, abs(x - y) > 0.02, N
+
+    text = H.headline(rungs, "preset", compare)
+    assert "timid" not in text
+    assert "The most operational victories: expert, 47.5%" in text
+    assert "fewest defeats: expert, 15.0%" in text
+    assert f"+19.5 (+17.5 to +21.5) points on the same {N:,} games, separated" in text
+
+
+def test_the_report_script_runs_on_small_counts(tmp_path, monkeypatch):
+    """experiments/headroom.py at tiny counts writes every section, its chart, its own
+    command, and says when the restricted player's sweep is missing; bad counts are one
+    error line."""
+    import runpy
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "experiments" / "headroom.py"
+    command = ["headroom.py", "--games", "40", "--expert-games", "1", "--clairvoyant-games",
+               "3", "--budget", "5", "--sweep-games", "20", "--threads", "1", "--out",
+               str(tmp_path), "--restricted", str(tmp_path / "absent")]
+    monkeypatch.setattr(sys, "argv", command)
+    runpy.run_path(str(script), run_name="__main__")
+    text = (tmp_path / "headroom.md").read_text()
+    for section in ("## The skill ladder", "## The bracket", "## Skill and luck",
+                    "## When to give the first Fire order", "under strong play",
+                    "## How this was made"):
+        assert section in text
+    assert "does not exist" in text
+    assert "--games 40 --expert-games 1 --clairvoyant-games 3 --budget 5" in text
+    assert (tmp_path / "headroom-ladder.png").stat().st_size > 0
+    monkeypatch.setattr(sys, "argv", ["headroom.py", "--games", "0"])
+    with pytest.raises(SystemExit, match="error: every count"):
+        runpy.run_path(str(script), run_name="__main__")
+
+
+def test_the_widest_interval_of_a_sweep():
+    import polars as pl
+
+    games = pl.DataFrame({
+        "k": [8] * 10 + [9] * 30,
+        **{o: [False] * 40 for o in H.OUTCOMES},
+    }).with_columns(pl.Series("operational", [True] * 5 + [False] * 35))
+    low, high = wilson(5, 10)
+    assert H.widest_interval(games, "k") == pytest.approx((high - low) / 2)
+
+
+def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
+    """The hook for the restricted player's trigger sweep: given a sweep folder (here a
+    stand-in: fire_at_roe over k), the section compares its best k per outcome with the
+    presets' and ends with one verdict made from those words."""
+    import runpy
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from bollesim.cli.app import app
+
+    spec = tmp_path / "restricted.toml"
+    spec.write_text('name = "restricted"\ndescription = "a stand-in"\nseed = 1\ngames = 40\n'
+                    '[[grid]]\npolicy = "fire_at_roe"\n'
+                    'params = { k = [8, 18, 25], stop_at_tanks = 0 }\n')
+    folder = tmp_path / "sweep"
+    result = CliRunner().invoke(app, ["sweep", str(spec), "--out", str(folder)])
+    assert result.exit_code == 0, result.output
+    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "experiments" / "headroom.py"))
+    found = [(preset, k, p, before, None) for preset, k, p, before, _ in
+             script["sweeps"]({"params": {}}, 40, family=False)]
+    lines = script["restricted_section"](folder, found)
+    text = "\n".join(lines)
+    assert "| outcome | best `k` (fire_at_roe) | best `k` (restricted expert) | advice |" in text
+    assert "best `t`" not in text  # the stand-in sweeps k only
+    assert lines[-2].startswith("Under the expert with its first Fire order imposed")
+    assert "no folder" in script["restricted_section"](None, found)[2]
