@@ -259,8 +259,8 @@ class Lookahead:
                           game, at.snapshot, np.asarray(at.script, dtype=np.int64), self.config,
                           out, tally, log, options, scores)
         asked = int(tally[EL.TALLY_DECISIONS])
-        if record and asked > rows:
-            raise ValueError(f"game {game}: more decisions than the log holds ({rows})")
+        if record and (asked > rows or (log[:asked, EL.LOG_N] == 0).any()):
+            raise ValueError(f"game {game}: more decisions than the log holds")
         decisions = []
         for k in range(asked if record else 0):
             kind, n, base, choice, turn, spent, at = (int(x) for x in log[k])
