@@ -1,6 +1,7 @@
-"""Looks ahead: at every decision, scores each legal option by Monte Carlo rollouts from the
-state it is in (played out by a base policy) and takes the best when it clearly beats the
-base policy's own choice."""
+"""Looks ahead: at the decisions that matter, scores the legal options by Monte Carlo
+rollouts from the state it is in (played out by a base policy, successive halving over the
+options) and takes the best when it clearly beats the base policy's own choice; a first
+Fire order may be imposed (from an RoE, from a turn) while every other choice is its own."""
 
 from bollesim.game.params import Parameter
 from bollesim.search.lookahead import BASES, OBJECTIVES, play_games
@@ -9,20 +10,33 @@ _objectives = ", ".join(f"{i} {o.name}" for i, o in enumerate(OBJECTIVES))
 _bases = ", ".join(f"{i} {name}" for i, name in enumerate(BASES))
 
 PARAMETERS = (
-    Parameter("rollouts", 8, 1, 4096, "rollouts per option of every decision",
-              label="rollouts per option"),
+    Parameter("rollouts", 8, 1, 4096,
+              "the most rollouts an option of a decision gets: every option gets 1, the"
+              " better half twice as many, and so on; the best then gets as many fresh"
+              " ones against the base's choice",
+              label="most rollouts per option"),
     Parameter("objective", 0, 0, len(OBJECTIVES) - 1,
               f"what a rollout is worth: {_objectives}", label="objective",
               choices=tuple(o.name for o in OBJECTIVES)),
     Parameter("base", 0, 0, len(BASES) - 1,
-              f"the policy that plays the rollouts out, at its defaults: {_bases}",
+              f"the policy that plays the rollouts out: {_bases} (expert: the plan family"
+              " at bollesim/search/expert_base.toml; the others at their defaults)",
               label="base policy", choices=BASES),
-    Parameter("confidence", 2, 0, 5,
+    Parameter("confidence", 1.5, 0, 5,
               "the best option is taken over the base policy's choice only when it beats it"
-              " on the same rollouts by this many standard errors (0: when it scores higher)",
+              " on fresh rollouts by this many standard errors of their paired difference"
+              " (0: when it scores higher)",
               label="confidence to leave the base's choice"),
+    Parameter("imposed_roe", 0, 0, 25,
+              "an imposed first Fire order: none before the RoE is at least this, and at the"
+              " first chance once it is (0: not imposed; 25: never)",
+              label="imposed RoE of the first Fire order", never=25),
+    Parameter("imposed_turn", 0, 0, 41,
+              "an imposed first Fire order: none before this turn, and at the first chance"
+              " from it (0: not imposed; 41: never)",
+              label="imposed turn of the first Fire order", never=41),
 )
 
-CHUNK = 10  # games per piece of work (runner.default_chunk): a progress bar moves
+CHUNK = 50  # games per piece of work (runner.default_chunk): a progress bar moves
 
 __all__ = ["CHUNK", "PARAMETERS", "play_games"]

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from bollesim import rng
 from bollesim.batch.runner import result_ints, simulate
+from bollesim.bollebank import decisions as D
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.engine import rollout as R
 from bollesim.bollebank.reference.chance import Chance
@@ -27,7 +28,9 @@ NOTHING = LA.Objective("nothing", (0, 0, 0, 0, 0))  # every option ties
 
 @pytest.fixture(scope="module")
 def player():
-    return LA.Lookahead(RULES, 3, BASE, LA.OBJECTIVES[0])
+    """Looking at every decision of three kinds, unscreened: it leaves its base often."""
+    return LA.Lookahead(RULES, 3, BASE, LA.OBJECTIVES[0],
+                        kinds=(D.VL2_DESTINATION, D.DRAW_AGAIN, D.ISSUE_ORDER), screen=0)
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +128,7 @@ def test_with_every_option_tied_it_plays_as_its_base():
     """No evidence, no change: the choices are the base policy's, and so are the games,
     with the base at parameters of its own."""
     params = {"t2_tanks": 2, "fire_roe": 12, "tow_immobile": 1}
-    tied = LA.Lookahead(RULES, 1, load_policy("plan"), NOTHING, params)
+    tied = LA.Lookahead(RULES, 1, load_policy("plan"), NOTHING, params, screen=0)
     base = simulate("plan", 3, seed=SEED, params=params)
     for g in range(3):
         row, decisions = tied.play(SEED, g)
@@ -148,17 +151,20 @@ def test_same_rows_whatever_the_engine_or_threads():
     assert two.equals(simulate("lookahead", 4, seed=SEED, params=params, engine="reference"))
 
 
-def test_play_narrates_the_scores(game):
+def test_play_narrates_the_scores():
+    params = {"rollouts": 3, "confidence": 0}
     result = CliRunner().invoke(app, ["play", "-P", "lookahead", "--seed", str(SEED), "--game",
                                       "2", "-p", "rollouts=3", "-p", "confidence=0"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    _, decisions = game
+    expert = LA.player(RULES, load_policy("lookahead").param_vector(params))
+    _, decisions = expert.play(SEED, 2)
     shown = [line for line in lines if line.startswith("  > lookahead")]
     assert len(shown) == len(decisions)
-    first = decisions[0]
-    assert f"({len(first.options)} options)" in shown[0]
-    assert f"{first.scores[first.choice]:+.2f}" in shown[0]
+    k, first = next((k, d) for k, d in enumerate(decisions) if d.rollouts)
+    assert f"({len(first.options)} options, {first.rollouts} rollouts)" in shown[k]
+    assert f"{first.scores[first.choice]:+.2f}" in shown[k]
+    assert any(line.endswith("(not looked at)") for line in shown)
     assert lines[-1].startswith("Outcome:")
 
 
@@ -182,3 +188,81 @@ def test_a_base_through_the_general_protocol_plays_the_same_games():
     params = {"rollouts": 2, "base": LA.BASES.index("random")}
     fast = simulate("lookahead", 3, seed=SEED, params=params)
     assert fast.equals(simulate("lookahead", 3, seed=SEED, params=params, engine="reference"))
+
+
+def phase_openers(player, game_index, count, kinds):
+    """The first `count` decisions of a base-played game that open their phase (nothing
+    of the phase replayed before them) and are of `kinds`."""
+    at = LA.Position(LA.SETUP, [])
+    found = []
+    while len(found) < count:
+        _, point = player.next_decision(SEED, game_index, at)
+        assert point is not None
+        if not point.at.script and point.kind in kinds:
+            found.append(point)
+        at = LA.Position(point.at.snapshot, [*point.at.script, point.base_choice])
+    return found
+
+
+def test_the_players_choices_never_see_the_games_future():
+    """The expert plays on from a decision that opens its phase twice: once on the game's
+    own future, once on another (the snapshot's chance and policy keys replaced: other
+    chits and dice after the decision). Its scores and choice at that decision are the
+    same; the games after it are not. Rollouts that drew from the game's own stream
+    would score the options on the game's real future and differ here."""
+    opening = (D.VL2_DESTINATION, D.DRAW_AGAIN)  # the Orders phase opens with one of these
+    expert = LA.Lookahead(RULES, 4, load_policy("plan"), LA.OBJECTIVES[0], LA.expert_base(),
+                          confidence=0, kinds=(*opening, D.ISSUE_ORDER), screen=0)
+    changed = 0
+    for point in phase_openers(expert, 0, 3, opening):
+        row, decisions = expert.play(SEED, 0, at=LA.Position(point.at.snapshot, []))
+        other = point.at.snapshot.copy()
+        other[L.RS] ^= 0x5DEECE66D  # another future for the game
+        other[L.RS + 2] ^= 0x5DEECE66D
+        again, redrawn = expert.play(SEED, 0, at=LA.Position(other, []))
+        assert decisions[0].rollouts > 0
+        np.testing.assert_array_equal(decisions[0].scores, redrawn[0].scores)
+        assert decisions[0].choice == redrawn[0].choice
+        changed += list(row) != list(again) or len(decisions) != len(redrawn)
+    assert changed  # the future did change
+
+
+def first_fire_checked(rules, decisions, roe: int, turn: int):
+    """A policy for the reference engine that replays `decisions` and checks each order
+    decision before the first Fire order against the imposed trigger: no Fire order before
+    it is met, a Fire order at the first decision offering one once it is."""
+    from bollesim.bollebank import codes as C
+    from bollesim.bollebank import observation as O
+
+    taken = [0]
+
+    def decide(kind, obs, rules, options, n_options, params, prng):
+        d = decisions[taken[0]]
+        taken[0] += 1
+        fire = [o != D.PASS and D.order_kind(o) == C.FIRE for o in options[:n_options]]
+        if kind in (D.ISSUE_ORDER, D.EXTRA_ORDER) and not obs[O.FIRED] and any(fire):
+            met = obs[O.ROE] >= roe and obs[O.TURN] >= turn
+            assert fire[d.choice] == met, (int(obs[O.TURN]), int(obs[O.ROE]), met)
+        return d.choice
+
+    return replace(load_policy("plan"), decide=decide)
+
+
+@pytest.mark.parametrize("roe, turn", [(12, 0), (0, 6)])
+def test_restricted_play_obeys_its_imposed_first_fire_order(roe, turn):
+    """The first Fire order imposed (imposed_roe, imposed_turn): in every game the
+    rows' first Fire order is at or after the trigger, the player gives none before it
+    and gives it at the first chance once the trigger is met (the reference engine
+    replays each game's choices and checks every order decision)."""
+    params = {"rollouts": 2, "imposed_roe": roe, "imposed_turn": turn}
+    expert = LA.player(RULES, load_policy("lookahead").param_vector(params))
+    fired = 0
+    for g in range(24):
+        row, decisions = expert.play(SEED, g)
+        if row[L.R_FIRST_FIRE_TURN]:
+            fired += 1
+            assert row[L.R_FIRST_FIRE_ROE] >= roe and row[L.R_FIRST_FIRE_TURN] >= turn
+        policy = first_fire_checked(RULES, decisions, roe, turn)
+        again = play_game(RULES, policy, expert.base_vector, SEED, g)
+        assert result_ints(again) == list(row)
+    assert fired > 12  # the trigger was reached in most games: the check had work to do

@@ -1,33 +1,42 @@
-"""The lookahead player (policies/lookahead.py): at every decision put to it, each legal
-option is scored by Monte Carlo rollouts and the best is taken.
+"""The lookahead player (policies/lookahead.py): at the decisions that matter, the legal
+options are scored by Monte Carlo rollouts and the best is taken.
 
-A rollout rebuilds the state of the decision by replaying the game from setup with the
-choices made so far (engine/rollout.py), takes the option, and plays the game out under
-a base policy on a chance stream of its own: it draws nothing the game itself would draw
-after the decision, and its base policy sees only the observation. All options of a
-decision are scored on the same rollout streams (common random numbers), so their
-differences are not luck. A decision's score is the objective's mean over its rollouts;
-the best option is taken when it beats the base policy's own choice on the same rollouts
-by `confidence` standard errors of the paired difference (choose), so with no evidence the
-player plays as its base.
+A rollout rebuilds the state of the decision by replaying the game's phase from its
+snapshot with the choices made since (engine/rollout.py), takes the option, and plays the
+game out under a base policy on a chance stream of its own: it draws nothing the game
+itself would draw after the decision, and its base policy sees only the observation. All
+options of a decision are scored on the same rollout streams (common random numbers), so
+their differences are not luck. Rollouts go where they decide: successive halving over
+the options (engine/lookahead.py), and only at the kinds of decision LOOKED_AT; the
+others, and the lone options, are the base's. The best option is taken when it beats the
+base policy's own choice on the same rollouts by `confidence` standard errors of the
+paired difference (engine/lookahead.py: choose), so with no evidence the player plays as
+its base. The default base is the plan family at EXPERT_BASE (expert_base.toml).
 
-The game is found by the fast engine; with engine="reference" the reference engine then
-plays the same choices, and both give the same result row.
+A whole game is one kernel call (engine/lookahead.py: play_lookahead). With
+engine="reference" the reference engine then plays the same choices, and both give the
+same result row.
 """
 
 from __future__ import annotations
 
+import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 
 from bollesim.batch.runner import RESULT_COLUMNS
+from bollesim.bollebank import decisions as D
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine import lookahead as EL
 from bollesim.bollebank.engine import rollout as R
 from bollesim.bollebank.engine.script import PAUSE, ROLLOUT
 from bollesim.bollebank.rules.loader import Ruleset
+from bollesim.errors import UsageError
 from bollesim.game.policy import Policy, load_policy
 
 OUTCOME_COLUMNS = tuple(name for name, _ in RESULT_COLUMNS[: L.R_DEFEAT + 1])  # the flags
@@ -56,10 +65,37 @@ OBJECTIVES = (  # the values of the lookahead policy's `objective` parameter
     Objective("operational victory", (1, 0, 0, 0, 0)),
     Objective("victories, the four types added", (1, 1, 1, 1, 0)),
 )
-BASES = ("historical", "cautious", "fire_at_roe", "hold_fire", "rush", "random", "plan")
-"""The values of the `base` parameter: the policy that plays the rollouts out, at its
-defaults (`plan` at other parameters: play_games' base_params, with_base)."""
+BASES = ("expert", "historical", "cautious", "fire_at_roe", "hold_fire", "rush", "random",
+         "plan")
+"""The values of the `base` parameter: the policy that plays the rollouts out. "expert":
+the plan family at EXPERT_BASE; the others at their defaults (`plan` at other parameters:
+play_games' base_params, with_base)."""
 
+EXPERT_BASE_FILE = Path(__file__).with_name("expert_base.toml")
+
+
+def expert_base() -> dict[str, float]:
+    """The plan family's point the base "expert" plays (expert_base.toml)."""
+    with EXPERT_BASE_FILE.open("rb") as f:
+        return {name: float(value) for name, value in tomllib.load(f)["plan"].items()}
+
+
+def base_of(name: str, base_params: dict[str, float] | None) -> tuple[Policy, dict | None]:
+    """(the policy, its parameters) of a value of BASES."""
+    if name == "expert":
+        return load_policy("plan"), {**expert_base(), **(base_params or {})}
+    return load_policy(name), base_params
+
+
+LOOKED_AT = (D.ISSUE_ORDER,)
+"""The kinds of decision the player looks ahead at: the order to give. It leaves the others
+to its base: looking at drawing, VL2's destination, Extra orders and stopping on a victory
+too cost 40% more rollouts for no measured gain (docs/lookahead.md)."""
+FIRST_ROUND = 1
+"""Rollouts of every option in the first round of successive halving."""
+SCREEN = 4
+"""Rollouts of the base's choice first: a decision whose outcome is the same in all of
+them looks settled and is left to the base (engine/lookahead.py)."""
 
 
 @dataclass(frozen=True)
@@ -94,28 +130,74 @@ class Decision:
     turn: int
     kind: int
     options: np.ndarray  # the options (packed orders, tracks, vehicles, 0/1...)
-    scores: np.ndarray  # the objective's mean over each option's rollouts
+    scores: np.ndarray  # the objective's mean over each option's rollouts (nan: none)
     base_choice: int  # the index the base policy would have chosen
     choice: int  # the index taken
+    rollouts: int  # rollouts spent on it (0: left to the base)
+
+
+@dataclass(frozen=True)
+class FirstFire:
+    """An imposed first Fire order (engine/lookahead.py): from RoE `roe` and turn `turn`
+    (0: that part not imposed)."""
+
+    roe: int = 0
+    turn: int = 0
+
+    @property
+    def imposed(self) -> bool:
+        return self.roe > 0 or self.turn > 0
+
+
+LOG_ROWS = L.MAX_SCRIPT  # decisions of a game kept for the reference engine and `play`
+LOG_OPTIONS = 1 << 16  # their options, flat
 
 
 class Lookahead:
-    """A lookahead player for one ruleset: rollouts per option, base policy (at its
-    parameters base_params, default its defaults), objective, and the confidence its best
-    option needs to be taken over the base's choice (choose)."""
+    """A lookahead player for one ruleset: the most rollouts an option gets, base policy
+    (at its parameters base_params, default its defaults), objective, the confidence its
+    best option needs to be taken over the base's choice (choose), the first round of
+    successive halving, the kinds of decision looked at, an imposed first Fire order (the
+    base's own trigger is then set to it, so that its rollouts obey it too), and the
+    rollouts that screen a decision (SCREEN)."""
 
     def __init__(self, rules: Ruleset, rollouts: int, base: Policy, objective: Objective,
-                 base_params: dict[str, float] | None = None, confidence: float = 0.0):
+                 base_params: dict[str, float] | None = None, confidence: float = 0.0,
+                 first: int = FIRST_ROUND, kinds: tuple[int, ...] = LOOKED_AT,
+                 first_fire: FirstFire = FirstFire(), screen: int = SCREEN):
         if base.decide is None or base.plays_games is not None:
             raise ValueError(f"{base.name} cannot be the base of a lookahead player")
+        if first_fire.imposed and not base.scripted:
+            raise UsageError(f"an imposed first Fire order needs a base of the plan family, "
+                             f"not {base.name}")
         self.rules = rules
         self.rollouts = rollouts
         self.confidence = confidence
-        self.base = base
         self.objective = objective
+        self.first_fire = first_fire
+        self.base = base
         self.base_vector = base.param_vector(base_params)
-        self._params = np.require(base.kernel_params(self.base_vector), np.float64, ["C", "W"])
-        self._kernel, self._decide, self._scripted = _kernel(base)
+        if first_fire.imposed:  # the family itself, at the point with the trigger imposed
+            self.base = load_policy("plan")
+            self.base_vector = with_trigger(base.kernel_params(self.base_vector), first_fire)
+        self._params = np.require(self.base.kernel_params(self.base_vector), np.float64,
+                                  ["C", "W"])
+        self._game_kernel, self._decide, self._scripted = _kernel(self.base, game=True)
+        config = np.zeros(EL.CFG_SIZE)
+        config[EL.CFG_WEIGHTS : EL.CFG_WEIGHTS + EL.N_OUTCOMES] = objective.weights
+        config[EL.CFG_ROLLOUTS] = rollouts
+        config[EL.CFG_FIRST] = first
+        config[EL.CFG_CONFIDENCE] = confidence
+        config[EL.CFG_KINDS] = sum(1 << k for k in set(kinds))
+        config[EL.CFG_FIRE_ROE] = first_fire.roe
+        config[EL.CFG_FIRE_TURN] = first_fire.turn
+        config[EL.CFG_SCREEN] = screen
+        self.config = config
+
+    @cached_property
+    def _kernel(self):
+        """rollout.play_scripted for the base (loaded on first use)."""
+        return _kernel(self.base)[0]
 
     def _play(self, start, script, options, rollouts, mode, seed, game):
         out = np.zeros((len(options), L.N_RESULTS), dtype=np.int64)
@@ -141,8 +223,8 @@ class Lookahead:
         return out[0], Point(where, kind, point[3 + O.SIZE : 3 + O.SIZE + n].copy(), obs, choice)
 
     def values(self, seed: int, game: int, point: Point) -> np.ndarray:
-        """(options, rollouts): the objective's value of each rollout of each option of the
-        decision; column r holds the rollouts on the same streams."""
+        """(options, rollouts): the objective's value of each of `rollouts` rollouts of
+        each option of the decision; column r holds the rollouts on the same streams."""
         n, r = len(point.options), self.rollouts
         options = np.repeat(np.arange(n, dtype=np.int64), r)
         rollouts = np.tile(np.arange(r, dtype=np.int64), n)
@@ -155,36 +237,36 @@ class Lookahead:
         return self.values(seed, game, point).mean(axis=1)
 
     def choose(self, values: np.ndarray, base_choice: int) -> int:
-        """The best-scored option, if it beats the base policy's choice on the same
-        rollouts by `confidence` standard errors of their paired difference; else the
-        base's choice. The best of many noisy scores is flattered by its luck (the
-        winner's curse): without the margin, the player leaves good play for options
-        that only drew well."""
-        means = values.mean(axis=1)
-        best = int(np.argmax(means))
-        d = values[best] - values[base_choice]
-        margin = self.confidence * np.sqrt((d * d).sum())
-        return best if d.sum() > margin else base_choice
+        """The best-scored option of values (options, rollouts), if it beats the base
+        policy's choice on the same rollouts by `confidence` standard errors of their
+        paired difference; else the base's choice (engine/lookahead.py: choose)."""
+        best = int(np.argmax(values.mean(axis=1)))
+        d = np.ascontiguousarray(values[best] - values[base_choice], dtype=np.float64)
+        return int(EL.choose(d, best, base_choice, float(self.confidence)))
 
-    def play(self, seed: int, game: int) -> tuple[np.ndarray, list[Decision]]:
-        """One game: its result row (layout.R_*) and its decisions."""
-        at = Position(SETUP, [])
-        decisions: list[Decision] = []
-        while True:
-            row, point = self.next_decision(seed, game, at)
-            if point is None:
-                return row, decisions
-            if len(point.at.script) + 1 >= L.MAX_SCRIPT:  # no room to replay more: base plays
-                return row, decisions
-            values = self.values(seed, game, point)
-            scores = values.mean(axis=1)
-            choice = self.choose(values, point.base_choice)
-            turn = int(point.obs[O.TURN])
-            decisions.append(
-                Decision(turn, point.kind, point.options, scores, point.base_choice, choice)
-            )
-            at = Position(point.at.snapshot, [*point.at.script, choice])
-
+    def play(self, seed: int, game: int, record: bool = True,
+             at: Position | None = None) -> tuple[np.ndarray, list[Decision]]:
+        """One game, from setup or from `at`: its result row (layout.R_*) and, if record,
+        the decisions it took (from `at`)."""
+        at = at or Position(SETUP, [])
+        out = np.zeros(L.N_RESULTS, dtype=np.int64)
+        tally = np.zeros(3, dtype=np.int64)
+        rows, flat = (LOG_ROWS, LOG_OPTIONS) if record else (0, 0)
+        log = np.zeros((rows, EL.LOG_WIDTH), dtype=np.int64)
+        options = np.zeros(flat, dtype=np.int64)
+        scores = np.zeros(flat, dtype=np.float64)
+        self._game_kernel(self.rules.packed, self._decide, self._scripted, self._params, seed,
+                          game, at.snapshot, np.asarray(at.script, dtype=np.int64), self.config,
+                          out, tally, log, options, scores)
+        asked = int(tally[EL.TALLY_DECISIONS])
+        if record and (asked > rows or (log[:asked, EL.LOG_N] == 0).any()):
+            raise ValueError(f"game {game}: more decisions than the log holds")
+        decisions = []
+        for k in range(asked if record else 0):
+            kind, n, base, choice, turn, spent, at = (int(x) for x in log[k])
+            decisions.append(Decision(turn, kind, options[at : at + n].copy(),
+                                      scores[at : at + n].copy(), base, choice, spent))
+        return out, decisions
 
     def reference_row(self, seed: int, game: int, decisions: list[Decision]) -> np.ndarray:
         """The reference engine's result row of the game `decisions` were taken in."""
@@ -196,19 +278,36 @@ class Lookahead:
         return np.array(result_ints(row), dtype=np.int64)
 
 
-def _kernel(base: Policy):
-    """(rollout.play_scripted for the base policy, its decide and scripted arguments)."""
-    from bollesim.bollebank.engine.play import for_policy
-    from bollesim.bollebank.engine.rollout import SCRIPTED_ARGS, play_scripted
+def with_trigger(family: np.ndarray, first_fire: FirstFire) -> np.ndarray:
+    """The plan family's vector with its first Fire order at the imposed trigger, given at
+    the first chance (policies/_plan.py fire_now, fire_score)."""
+    from policies import _space as S
 
-    return for_policy(play_scripted, SCRIPTED_ARGS, base)
+    out = family.copy()
+    out[S.FIRE_ROE] = max(first_fire.roe, 1)
+    out[S.FIRE_TURN] = max(first_fire.turn, 1)
+    out[S.FIRE_UNRESTRICTED] = 0
+    out[S.FIRE_WHEN_HOT] = 0
+    out[S.FIRE_FIRST] = 1
+    return out
+
+
+def _kernel(base: Policy, game: bool = False):
+    """(the kernel for the base policy: rollout.play_scripted, or with game
+    lookahead.play_lookahead; its decide and scripted arguments)."""
+    from bollesim.bollebank.engine.play import for_policy
+
+    if game:
+        return for_policy(EL.play_lookahead, EL.LOOKAHEAD_ARGS, base)
+    return for_policy(R.play_scripted, R.SCRIPTED_ARGS, base)
 
 
 def player(rules: Ruleset, params: np.ndarray, base_params: dict | None = None) -> Lookahead:
     """The lookahead player of one parameter row of policies/lookahead.py."""
-    rollouts, objective, base = (int(x) for x in params[:3])
-    return Lookahead(rules, rollouts, load_policy(BASES[base]), OBJECTIVES[objective],
-                     base_params, float(params[3]))
+    rollouts, objective, base, _, roe, turn = (int(x) for x in params[:6])
+    policy, base_params = base_of(BASES[base], base_params)
+    return Lookahead(rules, rollouts, policy, OBJECTIVES[objective], base_params,
+                     float(params[3]), first_fire=FirstFire(roe, turn))
 
 
 def with_base(base_params: dict[str, float]) -> Policy:
@@ -231,11 +330,12 @@ def play_games(
     players = {tuple(row): None for row in params}
     for key in players:
         players[key] = player(rules, np.asarray(key), base_params)
+    reference = engine == "reference"
 
     def one(g: int) -> np.ndarray:
         chosen = players[tuple(params[g])]
-        row, decisions = chosen.play(seed, first_game + g)
-        if engine == "reference":
+        row, decisions = chosen.play(seed, first_game + g, record=reference)
+        if reference:
             return chosen.reference_row(seed, first_game + g, decisions)
         return row
 
@@ -282,9 +382,9 @@ def narrated_game(rules: Ruleset, params: np.ndarray, seed: int, game: int) -> t
     policy = replaying(chosen.base, decisions, note)
     row = play_game(rules, policy, chosen.base_vector, seed, game, trace)
     head = (
-        f"Lookahead: {chosen.rollouts} rollouts per option, played out by "
-        f"{chosen.base.name}; an option's score is the mean over its rollouts of "
-        f"'{chosen.objective.name}' ({chosen.objective.weights_text}); the best is taken "
+        f"Lookahead: at most {chosen.rollouts} rollouts per option (successive halving), "
+        f"played out by {chosen.base.name}; an option's score is the mean over its rollouts "
+        f"of '{chosen.objective.name}' ({chosen.objective.weights_text}); the best is taken "
         f"when it beats the base policy's choice by {chosen.confidence:g} standard errors."
     )
     return [head, *narrator.narrate(trace, notes), "", outcome_line(row)], row
@@ -295,18 +395,23 @@ SHOWN = 3  # the other options a narrated decision shows, best first
 
 def decision_line(narrator, d: Decision) -> str:
     """One decision of a narrated lookahead game: the choice, its score, the best others."""
-    from bollesim.bollebank import decisions as D
 
     def scored(i: int) -> str:
         return f"{narrator.option(d.kind, int(d.options[i]))} {d.scores[i]:+.2f}"
 
-    others = [int(i) for i in np.argsort(-d.scores, kind="stable") if i != d.choice][:SHOWN]
+    name = D.KIND_NAMES[d.kind].replace("_", " ")
+    if d.rollouts == 0:
+        return (f"  > lookahead, {name} ({len(d.options)} options): "
+                f"{narrator.option(d.kind, int(d.options[d.choice]))} (not looked at)")
+    ranked = [int(i) for i in np.argsort(-np.nan_to_num(d.scores, nan=-np.inf), kind="stable")
+               if not np.isnan(d.scores[i])]
+    others = [i for i in ranked if i != d.choice][:SHOWN]
     if d.choice != d.base_choice:
         base = f"the base policy: {narrator.option(d.kind, int(d.options[d.base_choice]))}"
-    elif d.scores.max() > d.scores[d.choice]:
+    elif np.nanmax(d.scores) > d.scores[d.choice]:
         base = "the base policy's, kept: no option beats it clearly"
     else:
         base = "as the base policy"
     more = f"; others: {', '.join(scored(i) for i in others)}" if others else ""
-    return (f"  > lookahead, {D.KIND_NAMES[d.kind].replace('_', ' ')} ({len(d.options)} options): "
+    return (f"  > lookahead, {name} ({len(d.options)} options, {d.rollouts} rollouts): "
             f"{scored(d.choice)} ({base}){more}")

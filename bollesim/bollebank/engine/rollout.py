@@ -85,34 +85,68 @@ def play_scripted(
     thread pool for every decision would cost more than its rollouts): game `game` of
     `seed` from `start`, replayed through `script`, then (ROLLOUT) job j's option on its
     own streams, played out by decide."""
-    k = script.shape[0] + 1 if mode == ROLLOUT else script.shape[0]
-    if k > L.MAX_SCRIPT:
+    n = script.shape[0]
+    if (n + 1 if mode == ROLLOUT else n) > L.MAX_SCRIPT:
         raise ValueError("a script longer than layout.MAX_SCRIPT")
     owner = new_vector(rules, 0, scripted)
     st = unmanaged(owner)
     for j in range(out.shape[0]):
-        st[L.PARAMS : L.PARAMS + params.shape[0]] = params.view(np.int64)
-        phase = restore(st, start, seed, game)
-        st[L.SCRIPT : L.SCRIPT + script.shape[0]] = script
         if mode == ROLLOUT:
-            st[L.SCRIPT + k - 1] = options[j]
-            decision = start[SNAP_AT] + k - 1  # the decisions asked in the game before it
-            st[L.SCRIPT_KEYS] = rollout_key(seed, game, decision, rollouts[j], rng.CHANCE)
-            st[L.SCRIPT_KEYS + 1] = rollout_key(seed, game, decision, rollouts[j], rng.POLICY)
-        st[L.SCRIPT_MODE] = mode
-        st[L.SCRIPT_N] = k
-        st[L.SCRIPT_AT] = 0
-        st[L.POINT_CHOICE] = -1
-        st[L.SCRIPT_ON] = 1
-        while not st[L.X_OVER]:
-            if mode == PAUSE and st[L.SCRIPT_ON]:
-                take_snapshot(st, phase, start[SNAP_AT], snapshot)
-            phase = play_phase(st, decide, phase)
-        st[L.SCRIPT_ON] = 0
-        write_result(st, st[L.RS + 1], out[j])
-        if mode == PAUSE:
+            rollout(st, decide, params, seed, game, start, script, n, options[j], rollouts[j],
+                    out[j])
+        else:
+            pause(st, decide, params, seed, game, start, script, n, snapshot, True)
+            write_result(st, st[L.RS + 1], out[j])
             keep_point(st, point)
     owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
+
+
+@compiled
+def replay(st, params, seed, game, start, script, n, mode):
+    """Set st to the snapshot `start` with the player's parameters, ready to replay
+    script[:n] in `mode`; returns the phase to play."""
+    st[L.PARAMS : L.PARAMS + params.shape[0]] = params.view(np.int64)
+    phase = restore(st, start, seed, game)
+    st[L.SCRIPT : L.SCRIPT + n] = script[:n]
+    st[L.SCRIPT_MODE] = mode
+    st[L.SCRIPT_N] = n
+    st[L.SCRIPT_AT] = 0
+    st[L.POINT_CHOICE] = -1
+    st[L.SCRIPT_ON] = 1
+    return phase
+
+
+@compiled
+def pause(st, decide, params, seed, game, start, script, n, snapshot, to_end):
+    """PAUSE: replay script[:n] from `start` and record the decision after it (keep_point
+    reads it) and the snapshot of the phase it is in. to_end: then play the game out
+    under decide, on the game's own streams; else stop at the end of that phase (the
+    state is then of no use but for the point)."""
+    phase = replay(st, params, seed, game, start, script, n, PAUSE)
+    while not st[L.X_OVER]:
+        if st[L.SCRIPT_ON]:
+            take_snapshot(st, phase, start[SNAP_AT], snapshot)
+        elif not to_end:
+            break
+        phase = play_phase(st, decide, phase)
+    st[L.SCRIPT_ON] = 0
+
+
+@compiled
+def rollout(st, decide, params, seed, game, start, script, n, option, r, row):
+    """ROLLOUT: replay script[:n] from `start`, take `option` (an index) at the decision
+    after it, and from that moment play rollout r's own streams (rollout_key) out under
+    decide; the result row goes to row (layout.R_*)."""
+    phase = replay(st, params, seed, game, start, script, n, ROLLOUT)
+    st[L.SCRIPT + n] = option
+    st[L.SCRIPT_N] = n + 1
+    decision = start[SNAP_AT] + n  # the decisions asked in the game before it
+    st[L.SCRIPT_KEYS] = rollout_key(seed, game, decision, r, rng.CHANCE)
+    st[L.SCRIPT_KEYS + 1] = rollout_key(seed, game, decision, r, rng.POLICY)
+    while not st[L.X_OVER]:
+        phase = play_phase(st, decide, phase)
+    st[L.SCRIPT_ON] = 0
+    write_result(st, st[L.RS + 1], row)
 
 
 @compiled
