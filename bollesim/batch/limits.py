@@ -23,10 +23,10 @@ LIMITS = {
     # a policy search (search/optimise.py)
     "budget": (1, 10**13),
     "candidates": (1, 100_000),
+    "trial_games": (1, 10**12),
     "eta": (2, 100),
     "finalists": (1, 1_000),
     "holdout_games": (1, 10**12),
-    "refine": (0, 100),
 }
 """The range of every count a spec, a search or the command line sets: (lowest, highest)."""
 
