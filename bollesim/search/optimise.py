@@ -944,9 +944,8 @@ def report_blocks(search: Search, result: Result, table: pl.DataFrame):
           f"sampler, each played on the same games of seed {search.seed} in growing blocks "
           f"(up to {search.trial_games:,}) and dropped once clearly worse than the best so "
           f"far on the same games: {result.games_searched:,} games in all. The "
-          f"{len(result.finalists)} best, the best seed and the defaults then replayed on "
-          f"{search.holdout_games:,} held-out games of seed {search.holdout_seed}, never "
-          "used in the search.")
+          f"{len(result.held)} cells below then replayed on {search.holdout_games:,} "
+          f"held-out games of seed {search.holdout_seed}, never used in the search.")
     winner = result.pool[result.finalists[0]]
     rep.p(f"Best (the search's first finalist, chosen on the search games): "
           f"`{candidate_label(search, winner)}` (best.json, from "
