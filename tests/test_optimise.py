@@ -153,7 +153,7 @@ def test_the_rungs_grow_by_eta_to_the_trial_games(k_search):
         assert all(b // a in (eta, eta + 1) for a, b in zip(plan, plan[1:], strict=False))
     assert O.rungs(dataclasses.replace(search, trial_games=20000)) == [700, 2200, 6600, 20000]
     with pytest.raises(UsageError, match="budget"):
-        O.search_games(dataclasses.replace(search, budget=10000), 18)
+        O.check_budget(dataclasses.replace(search, budget=10000), 18)
 
 
 def test_pareto_mode_draws_the_front(tmp_path):

@@ -368,6 +368,13 @@ def in_space(search: Search, vector: np.ndarray) -> bool:
     return bool(np.array_equal(vector[~searched], search.base[~searched]))
 
 
+def grid_size(search: Search) -> float:
+    """The number of points of the searched space (inf when a parameter is a float)."""
+    if not all(a.whole for a in search.axes):
+        return math.inf
+    return math.prod(len(a.values()) for a in search.axes)
+
+
 # --------------------------------------------------------------------------- the seeds
 
 
@@ -387,9 +394,7 @@ def seed_points(search: Search) -> list[tuple[np.ndarray, str]]:
     for axis in search.axes:
         first[axis.index] = min(max(first[axis.index], axis.low), axis.high)
     points = [(first, "defaults")]
-    grid_size = (math.prod(len(a.values()) for a in search.axes)
-                 if all(a.whole for a in search.axes) else None)
-    if grid_size is not None and grid_size <= search.candidates:
+    if grid_size(search) <= search.candidates:
         for combo in itertools.product(*(a.values() for a in search.axes)):
             row = search.base.copy()
             row[[a.index for a in search.axes]] = combo
@@ -418,16 +423,12 @@ def preset_points() -> list[tuple[np.ndarray, str]]:
         if not preset.scripted or preset.to_kernel is None:
             continue
         varied = [p for p in preset.parameters if p.name not in fixed_knobs and is_whole(p)]
-        for combo in itertools.product(*(a_range(p) for p in varied)):
+        for combo in itertools.product(*(range(int(p.low), int(p.high) + 1) for p in varied)):
             values = dict(zip((p.name for p in varied), combo, strict=True))
             vector = preset.kernel_params(preset.param_vector(values))
             label = " ".join([name] + [f"{k}={v}" for k, v in values.items()])
             out.append((vector, label))
     return out
-
-
-def a_range(p) -> range:
-    return range(int(p.low), int(p.high) + 1)
 
 
 # --------------------------------------------------------------------------- the race
@@ -619,9 +620,9 @@ class Result:
     games_searched: int
 
 
-def search_games(search: Search, n_seeds: int) -> int:
-    """The fewest games the seeds' race can take: every seed's first rung. UsageError when
-    the budget cannot pay for it and one more trial to the end."""
+def check_budget(search: Search, n_seeds: int) -> None:
+    """UsageError when the budget cannot pay for every seed's first rung and one trial to
+    the end."""
     first = rungs(search)[0] * n_seeds
     if first + search.trial_games > search.budget:
         raise UsageError(
@@ -629,7 +630,6 @@ def search_games(search: Search, n_seeds: int) -> int:
             f" it needs at least {first + search.trial_games:,} (each seed's first "
             f"{rungs(search)[0]:,} games, then {search.trial_games:,}); raise budget or lower "
             "trial_games")
-    return first
 
 
 def holdout(search: Search, held: list[tuple[str, np.ndarray]], *, threads=None,
@@ -657,7 +657,7 @@ def optimise(search: Search, *, threads: int | None = None, cluster: Cluster | N
 
     set_threads(threads)
     seeds = seed_points(search)
-    search_games(search, len(seeds))
+    check_budget(search, len(seeds))
     held_games = (search.finalists + 2) * search.holdout_games
     seen = [0]
 
@@ -678,7 +678,7 @@ def optimise(search: Search, *, threads: int | None = None, cluster: Cluster | N
             params=params_of(search, race.pool[c]), distributions=space,
             values=race.estimates[c].tolist()))
     best_seed = race.ranking()[0]
-    if len(seeds) < _grid_size(search):
+    if len(seeds) < grid_size(search):
         for number in range(1, search.candidates + 1):
             if search.budget - race.played < search.trial_games:
                 break
@@ -702,13 +702,6 @@ def optimise(search: Search, *, threads: int | None = None, cluster: Cluster | N
                "games_per_s": round((race.played + games.height) / max(t2 - t0, 1e-9))}
     return Result(np.array(race.pool), race.labels, pl.DataFrame(race.rows), finalists,
                   best_seed, held, games, best, timings, race.played)
-
-
-def _grid_size(search: Search) -> float:
-    """The number of points of the searched space (inf when a parameter is a float)."""
-    if not all(a.whole for a in search.axes):
-        return math.inf
-    return math.prod(len(a.values()) for a in search.axes)
 
 
 def best_record(search: Search, vector: np.ndarray) -> dict:
