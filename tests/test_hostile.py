@@ -787,11 +787,11 @@ def test_optimise_is_sized_before_it_plays(tmp_path, monkeypatch, top, words):
 
 def test_optimise_budget_counts_every_game(tmp_path):
     """--budget is a limit of all the games played, the held-out ones included."""
-    spec = optimise_spec(tmp_path, candidates="3", refine="1")
+    spec = optimise_spec(tmp_path, candidates="3", trial_games="1500")
     result = invoke("optimise", spec, "--budget", "9000", "--out", tmp_path / "o", "--json")
     assert result.exit_code == 0, result.output
     answer = json.loads(result.stdout.strip().splitlines()[-1])
-    assert answer["holdout_games"] == 2 * 1000
+    assert 2 * 1000 <= answer["holdout_games"] <= 3 * 1000  # finalist, best seed?, defaults
     assert answer["search_games"] + answer["holdout_games"] <= 9000
 
 

@@ -1,10 +1,12 @@
 """`bollesim optimise`: the race finds the optimum a brute force finds on the same seeds,
 plays every candidate on the same games, keeps the held-out seed apart, writes best.json
-in its contract, scores weighted objectives as the rows say, and refuses bad specs in one
-line."""
+in its contract, scores weighted objectives as the rows say, offers categorical
+parameters to the sampler as choices, never ends below the presets it was seeded with,
+gives the same result for the same spec, and refuses bad specs in one line."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -27,8 +29,9 @@ policy = "fire_at_roe"
 objective = "operational"
 seed = 5
 holdout_seed = 6
-budget = 34000            # 18 candidates, eta 3, one finalist: rounds of 500 to 13,500 games, then 4,000 held out
+budget = 36000  # 30,000 to race (the 18 grid points are the seeds: rungs of 500, 1,500, 4,500), 6,000 held out
 candidates = 100
+trial_games = 4500
 eta = 3
 finalists = 1
 holdout_games = 2000
@@ -65,8 +68,7 @@ def brute_force(search, games: int) -> dict[float, float]:
 
 def test_the_race_finds_the_brute_force_optimum_on_the_same_seeds(k_search):
     search, result, _ = k_search
-    last = int(result.trajectory["games"].max())
-    rates = brute_force(search, last)
+    rates = brute_force(search, search.trial_games)
     best_k = max(rates, key=rates.get)
     assert result.best["params"]["k"] == best_k
     assert result.best["params"]["stop_at_tanks"] == 0
@@ -142,25 +144,27 @@ def test_pareto_ranks_match_a_pairwise_oracle():
                    if np.all(q >= p) and np.any(q > p))
 
 
-def test_the_schedule_keeps_to_the_budget():
-    for n, eta, finalists, budget in [(18, 3, 1, 30000), (120, 3, 3, 4_000_000), (7, 2, 7, 5000)]:
-        plan = O.schedule(n, eta, finalists, budget)
-        cost = sum(size * (t - (plan[r - 1][1] if r else 0)) for r, (size, t) in enumerate(plan))
-        assert cost <= budget
-        assert plan[0][0] == n and plan[-1][0] == finalists
+def test_the_rungs_grow_by_eta_to_the_trial_games(k_search):
+    search, _, _ = k_search
+    for trial_games, eta in [(4500, 3), (20000, 3), (27000, 3), (1000, 2), (300, 3)]:
+        plan = O.rungs(dataclasses.replace(search, trial_games=trial_games, eta=eta))
+        assert plan[-1] == trial_games and plan == sorted(set(plan))
+        assert all(t % O.UNIT == 0 and t >= O.FIRST_GAMES for t in plan[:-1])
+        assert all(b // a in (eta, eta + 1) for a, b in zip(plan, plan[1:], strict=False))
+    assert O.rungs(dataclasses.replace(search, trial_games=20000)) == [700, 2200, 6600, 20000]
     with pytest.raises(UsageError, match="budget"):
-        O.schedule(100, 3, 1, 1000)
+        O.check_budget(dataclasses.replace(search, budget=10000), 18)
 
 
 def test_pareto_mode_draws_the_front(tmp_path):
     spec = write(tmp_path, """
 policy = "fire_at_roe"
 pareto = ["operational", "strategic"]
-budget = 14000
+budget = 8500
 candidates = 6
+trial_games = 1000
 finalists = 3
 holdout_games = 500
-refine = 1
 [search]
 k = [10, 25]
 """)
@@ -177,16 +181,68 @@ k = [10, 25]
     assert stages.to_list() == [0, 1]
 
 
-def test_a_refining_stage_races_the_finalists_and_the_best_ones_neighbours(k_search):
-    search, result, _ = k_search
-    pool = np.array([search.base.copy() for _ in range(3)])
-    pool[:, 0] = [8.0, 13.0, 25.0]  # k; stop_at_tanks is fixed, so k is the only axis
-    grown, entrants = O.with_neighbours(search, pool, [1, 2])
-    assert entrants[:2] == [1, 2]
-    ks = sorted(grown[i, 0] for i in entrants[2:])
-    assert ks == [12.0, 14.0]  # one step either way from the best, k = 13
-    again, _ = O.with_neighbours(search, grown, [2])  # k = 25: only 24 is in range
-    assert sorted(again[len(grown):, 0]) == [24.0]
+TINY_PLAN = """
+policy = "plan"
+objective = "operational"
+seed = 5
+holdout_seed = 6
+budget = 42000
+candidates = 12
+trial_games = 1500
+finalists = 2
+holdout_games = 500
+
+[search]
+fire_roe = [8, 12]
+stop_at_tanks = [0, 1]
+vl2_post = true
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny_plan(tmp_path_factory):
+    search = O.load_search(write(tmp_path_factory.mktemp("tiny_plan"), TINY_PLAN))
+    return search, O.optimise(search)
+
+
+def test_categorical_parameters_are_offered_as_choices(tiny_plan):
+    from optuna.distributions import CategoricalDistribution, IntDistribution
+
+    from policies._space import POSTS, TANGO2, VL2_POST
+
+    search, result = tiny_plan
+    space = O.distributions(search)
+    assert space["vl2_post"] == CategoricalDistribution(POSTS)
+    assert space["fire_roe"] == IntDistribution(8, 12)
+    vector = O.vector_of(search, {"vl2_post": "Tango 2", "fire_roe": 9, "stop_at_tanks": 1})
+    assert vector[VL2_POST] == TANGO2
+    assert O.params_of(search, vector)["vl2_post"] == "Tango 2"
+    tried = set(result.trajectory["vl2_post"].to_list())
+    assert len(tried) > 1 and tried <= set(range(len(POSTS)))  # the sampler moved the post
+
+
+def test_the_presets_in_the_space_are_seeds_and_the_winner_is_no_worse(tiny_plan):
+    """The search starts from fire_at_roe k=8..12 at stop_at_tanks 0 and 1 (points of the
+    family in this space) and ends with a winner whose mean on the search games is at
+    least each of theirs, as simulate plays them."""
+    search, result = tiny_plan
+    labels = set(result.labels)
+    assert {f"fire_at_roe k={k} stop_at_tanks={t}" for k in range(9, 13) for t in (0, 1)} <= labels
+    winner = result.best["params"]
+    rows = simulate("plan", search.trial_games, search.seed, params=winner)
+    best = rows["operational"].mean()
+    for k in range(8, 13):
+        for t in (0, 1):
+            preset = simulate("fire_at_roe", search.trial_games, search.seed,
+                              params={"k": k, "stop_at_tanks": t})
+            assert best >= preset["operational"].mean(), (k, t)
+
+
+def test_the_same_spec_gives_the_same_search(tiny_plan):
+    search, result = tiny_plan
+    again = O.optimise(search)
+    assert again.trajectory.equals(result.trajectory)
+    assert again.best == result.best and again.holdout.equals(result.holdout)
 
 
 BAD = [
@@ -245,7 +301,7 @@ def test_on_a_local_cluster_the_search_is_the_same(tmp_path):
     processes give the same trajectory, finalists and held-out rows as played here."""
     from bollesim.batch.cluster import Cluster
 
-    small = K_SEARCH.replace("budget = 34000", "budget = 6600").replace(
+    small = K_SEARCH.replace("trial_games = 4500", "trial_games = 1500").replace(
         "holdout_games = 2000", "holdout_games = 300")
     search = O.load_search(write(tmp_path, small))
     here = O.optimise(search)

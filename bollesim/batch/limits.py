@@ -27,10 +27,10 @@ LIMITS = {
     # a policy search (search/optimise.py)
     "budget": (1, 10**13),
     "candidates": (1, 100_000),
+    "trial_games": (1, 10**12),
     "eta": (2, 100),
     "finalists": (1, 1_000),
     "holdout_games": (1, 10**12),
-    "refine": (0, 100),
 }
 """The range of every count a spec, a search or the command line sets: (lowest, highest)."""
 
@@ -48,20 +48,25 @@ def check_count(what: str, value: int, limit: str, low: int | None = None) -> in
     return value
 
 
-def search_stage_budget(budget: int, finalists: int, holdout_games: int, refine: int,
-                        what: str = "budget") -> int:
-    """The games each race of a policy search (its first stage and each of `refine`
-    refining stages) may play, so that every game the search plays, the held-out replay
-    of the finalists and the defaults included, stays within `budget`; UsageError, with
-    the count, when the held-out games alone leave nothing to race."""
-    held_out = (finalists + 1) * holdout_games
-    stage = (budget - held_out) // (refine + 1)
-    if stage <= 0:
+def held_out_games(finalists: int, holdout_games: int) -> int:
+    """The most games a policy search's held-out replay plays: the finalists, the best
+    seed and the defaults, `holdout_games` each."""
+    return (finalists + 2) * holdout_games
+
+
+def search_budget(budget: int, finalists: int, holdout_games: int,
+                  what: str = "budget") -> int:
+    """The games a policy search's races may play, so that every game it plays, the
+    held-out replay included, stays within `budget`; UsageError, with the count, when the
+    held-out games alone leave nothing to race."""
+    held_out = held_out_games(finalists, holdout_games)
+    if budget <= held_out:
         raise UsageError(
             f"{what} {budget:,} cannot hold the held-out games: (finalists {finalists:,} + "
-            f"the defaults) x holdout_games {holdout_games:,} = {held_out:,} games, all counted "
-            "in the budget; raise budget or lower holdout_games or finalists")
-    return stage
+            f"the best seed and the defaults) x holdout_games {holdout_games:,} = "
+            f"{held_out:,} games, all counted in the budget; raise budget or lower "
+            "holdout_games or finalists")
+    return budget - held_out
 
 
 def check_precision(precision: float, what: str = "--precision") -> float:

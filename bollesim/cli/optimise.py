@@ -52,8 +52,10 @@ def optimise(
 ) -> None:
     """Search a policy family's parameters for the best objective.
 
-    The candidates race by successive halving on common random numbers (the same games for
-    every candidate); the finalists and the defaults are then replayed on held-out games.
+    The defaults and the presets in the space, then optuna's TPE sampler's trials, play the
+    same games (common random numbers) in growing blocks, each dropped once clearly worse
+    than the best so far; the finalists, the best preset and the defaults are then
+    replayed on held-out games.
     OUT holds games.parquet and manifest.json (the held-out games: `bollesim report OUT`),
     trajectory.parquet (the race), best.json ({"policy": ..., "params": {...}}) and
     optimise.md (held-out estimates with intervals, paired differences, charts).
@@ -69,9 +71,10 @@ def optimise(
         check_count("--budget", budget, "budget")
     search = load_search(spec, budget)
     folder = out or Path("results") / search.name
-    held_out = (search.finalists + 1) * search.holdout_games
+    held_out = search.held_out_games
     resources.check_memory(2 * held_out * FRAME_BYTES_PER_GAME,
-                           f"{held_out:,} held-out games ((finalists + the defaults) x holdout_games)",
+                           f"{held_out:,} held-out games ((finalists + the best seed and the "
+                           "defaults) x holdout_games)",
                            "lower holdout_games or finalists")
     resources.check_disk(folder, held_out, held_out)
     with Workspace(folder) as workspace:  # refuse a folder that cannot take the result now,
@@ -92,7 +95,7 @@ def optimise(
     best = result.best
     params = " ".join(f"{k}={v}" for k, v in best["params"].items())
     t = result.timings
-    typer.echo(printable(f"{len(result.pool)} candidates, {result.games_searched:,} search games "
+    typer.echo(printable(f"{len(result.pool)} trials, {result.games_searched:,} search games "
                          f"and {result.holdout.height:,} held-out games in {t['total_s']:.0f} s "
                          f"-> {folder}"), err=json_)
     typer.echo(printable(f"best: {best['policy']} {params}"), err=json_)

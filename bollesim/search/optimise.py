@@ -8,12 +8,12 @@ A spec (experiments/optimise_*.toml):
     policy = "fire_at_roe"              # any module of policies/ with PARAMETERS
     seed = 1                            # the search plays games (seed, 0..)
     holdout_seed = 2                    # the held-out estimate plays (holdout_seed, 0..)
-    budget = 9600000                    # every game it plays: the races and the held-out games
-    candidates = 120                    # candidates drawn (the whole grid when it is smaller)
-    eta = 3                             # each round keeps 1 / eta of the candidates
-    finalists = 3                       # candidates the last round keeps
+    budget = 6000000                    # every game it plays, the held-out ones included
+    candidates = 400                    # trials the sampler may suggest after the seeds
+    trial_games = 20000                 # games of a trial never dropped
+    eta = 3                             # each rung plays eta times the games of the one before
+    finalists = 3                       # trials played to the end that go to the held-out games
     holdout_games = 400000              # held-out games per finalist (and for the defaults)
-    refine = 1                          # stages searching around the best (default 0)
     objective = "operational"           # an outcome rate, or a weighted score:
     # objective = { weights = { operational = 1, defeat = -1 }, label = "..." }
     # pareto = ["operational", "strategic"]   # instead of objective: trace the front
@@ -24,37 +24,42 @@ A spec (experiments/optimise_*.toml):
     stop_at_tanks = true                # the declared range,
     tow = 1                             # a fixed value; unlisted parameters keep their default
 
-Candidates: the policy's defaults, then the whole grid of the searched parameters when
-they are all whole-numbered (default, low and high whole) and the grid has at most
-`candidates` points, else `candidates` points drawn at random (a generator seeded by
-`seed`; whole-numbered parameters drawn as integers).
+Seeds: the defaults; the whole grid of the searched parameters when they are all
+whole-numbered and it has at most `candidates` points; for the scripted family, every
+preset (fire_at_roe at every k, fire_at_turn at every t, ..., each at every
+stop_at_tanks: PRESET mappings of policies/) that lies in the searched space. They race
+first, together, and the sampler learns from them: the search cannot end below the best
+of them on the search games.
 
-Search: successive halving on common random numbers. Round r plays every surviving
-candidate on games t(r-1)..t(r)-1 of the search seed, the same games for every candidate
-(runner.simulate, so --cluster plays them on Dask), with t(r) = t(0) * eta**r, and keeps
-the best max(finalists, ceil(n / eta)) by the objective's mean over games 0..t(r)-1. All
-survivors are judged on the same games, so their differences are paired and the noise
-that is common to them cancels; games go to the candidates still in the race. t(0) is the
-largest that keeps the whole search within `budget`. In Pareto mode a round keeps whole
-fronts of non-dominated candidates (then the best by the sum of both objectives).
+Sampler: optuna's multivariate TPE (seeded by `seed`, so the same spec gives the same
+trials), which proposes each next trial from the estimates of all before it: a parameter
+declared with `choices` (posts, targets) as a categorical choice, a whole-numbered one as
+an integer, others as floats. A point already tried is not played again.
 
-Refining: each of `refine` further stages races the finalists and the best one's
-neighbours (one step along one searched parameter: +-1, or a tenth of the range) on the
-same search games, with the same share of the budget, and stops early when no neighbour is
-new. Every stage gets (budget - the held-out games) / (refine + 1).
+Racing on common random numbers: every trial plays games 0.. of the search seed, the
+same games for every trial, in rungs of trial_games / eta**i games (runner.simulate, so
+--cluster plays them on Dask). After each rung it is dropped when its paired difference
+from a reference (the best trial played to the end so far, or in a race of several the
+best of them so far; in Pareto mode any point of the front) is DROP_Z standard errors
+below zero on the same games: games go to the trials that could still win. A dropped
+trial's estimate, told to the sampler, is its reference's whole mean plus their paired
+difference. The search stops when the budget cannot pay for one more trial to the end
+or after `candidates` trials; the finalists are the best trials played to the end, by
+their mean on the search games (in Pareto mode by front, then the sum of both).
 
-Held-out estimate: the finalists and the defaults replay on `holdout_games` games of
-`holdout_seed`, a run seed the search never uses, so the estimate of the winner is not
-biased upward by the selection. The winner is the search's best finalist (chosen before
-the held-out games are seen).
+Held-out estimate: the finalists, the best seed (when it is not a finalist) and the
+policy's defaults replay on `holdout_games` games of `holdout_seed`, a run seed the search
+never uses, so the estimate of the winner is not biased upward by the selection. The
+winner is the search's best finalist, chosen before the held-out games are seen; the
+report says how it fares against the best seed on them.
 
 The result folder is a run folder (runfolder.py): games.parquet holds the held-out games,
-one cell per finalist and one for the defaults, so `bollesim report OUT` and `bollesim
-play --from OUT` work on it. Beside them, in the same atomic commit:
-trajectory.parquet (every candidate's estimate at every round), best.json
+one cell per held-out candidate, the defaults last, so `bollesim report OUT` and
+`bollesim play --from OUT` work on it. Beside them, in the same atomic commit:
+trajectory.parquet (every trial's estimate at every rung), best.json
 ({"policy": ..., "params": {...}}, read by `bollesim serve --from OUT`), optimise.md (the
-held-out estimates with Wilson intervals, the paired differences against the defaults,
-the trajectory) and its charts.
+held-out estimates with Wilson intervals, the paired differences against the defaults
+and the best seed, the search) and its charts.
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ import itertools
 import json
 import math
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,28 +78,35 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from bollesim.batch.limits import DEFAULT_SEED, LIMITS, NAME, search_stage_budget
+from bollesim.batch.limits import DEFAULT_SEED, LIMITS, NAME, held_out_games, search_budget
 from bollesim.batch.manifest import play_record, ruleset_record
 from bollesim.batch.source import RulesetSource
 from bollesim.batch.spec import Spec, read_spec, ruleset_of
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.errors import UsageError
-from bollesim.game.policy import Policy, load_policy
+from bollesim.game.policy import SCRIPTED_FAMILY, Policy, load_policy
 from bollesim.stats import analysis as A
 
 if TYPE_CHECKING:
     from bollesim.batch.cluster import Cluster
 
 SPEC_KEYS = (
-    "name", "description", "policy", "seed", "holdout_seed", "budget", "candidates", "eta",
-    "finalists", "holdout_games", "objective", "pareto", "ruleset", "partial", "overrides",
-    "readings", "search", "refine",
+    "name", "description", "policy", "seed", "holdout_seed", "budget", "candidates",
+    "trial_games", "eta", "finalists", "holdout_games", "objective", "pareto", "ruleset",
+    "partial", "overrides", "readings", "search",
 )
 OBJECTIVE_KEYS = ("weights", "label")
-DEFAULTS = {"budget": 4_000_000, "candidates": 120, "eta": 3, "finalists": 3,
-            "holdout_games": 400_000, "refine": 0}
+DEFAULTS = {"budget": 4_000_000, "candidates": 400, "trial_games": 20_000, "eta": 3,
+            "finalists": 3, "holdout_games": 400_000}
 UNIT = 100
-"""Games per candidate are whole multiples of UNIT."""
+"""A trial's blocks of games are whole multiples of UNIT."""
+FIRST_GAMES = 500
+"""The fewest games a trial plays before it can be dropped."""
+DROP_Z = 2.0
+"""A trial is dropped when its paired difference from a reference is this many standard
+errors below zero (one-sided, about 2.3% for a trial exactly as good)."""
+STARTUP_SHARE = 0.1
+"""The share of the sampler's trials drawn at random before its model takes over."""
 BEST = "best.json"
 TRAJECTORY = "trajectory.parquet"
 REPORT = "optimise.md"
@@ -177,6 +190,7 @@ class Axis:
     low: float
     high: float
     whole: bool
+    choices: tuple[str, ...] | None = None  # a categorical parameter's value names
 
     def values(self) -> list[float]:
         return [float(v) for v in range(int(self.low), int(self.high) + 1)]
@@ -193,10 +207,10 @@ class Search:
     holdout_seed: int
     budget: int
     candidates: int
+    trial_games: int
     eta: int
     finalists: int
     holdout_games: int
-    refine: int
     objectives: tuple[Objective, ...]  # one, or two in Pareto mode
     axes: tuple[Axis, ...]
     base: np.ndarray  # the parameter vector: defaults, with the spec's fixed values
@@ -206,14 +220,18 @@ class Search:
     spec: dict = field(default_factory=dict, repr=False)
 
     @property
-    def pareto(self) -> bool:
-        return len(self.objectives) == 2
+    def held_out_games(self) -> int:
+        """Games of the held-out replay (limits.held_out_games)."""
+        return held_out_games(self.finalists, self.holdout_games)
 
     @property
-    def stage_budget(self) -> int:
-        """Games each stage's race may play: `budget` less the held-out games, shared by
-        the stages (limits.search_stage_budget; UsageError when nothing is left)."""
-        return search_stage_budget(self.budget, self.finalists, self.holdout_games, self.refine)
+    def search_games(self) -> int:
+        """Games the races may play: `budget` less the held-out games."""
+        return search_budget(self.budget, self.finalists, self.holdout_games)
+
+    @property
+    def pareto(self) -> bool:
+        return len(self.objectives) == 2
 
 
 def is_whole(p) -> bool:
@@ -253,8 +271,7 @@ def load_search(path: str | Path, budget: int | None = None) -> Search:
             s.fail(key, f"expected a whole number from {low:,} to {high:,}, got {value!r}")
         counts[key] = value
     try:  # sized before anything is played
-        search_stage_budget(counts["budget"], counts["finalists"], counts["holdout_games"],
-                            counts["refine"])
+        search_budget(counts["budget"], counts["finalists"], counts["holdout_games"])
     except UsageError as exc:
         s.fail("budget", str(exc))
     if ("objective" in data) == ("pareto" in data):
@@ -303,7 +320,7 @@ def _axes(s: Spec, table, policy: Policy) -> tuple[tuple[Axis, ...], np.ndarray]
             if low == high:
                 base[i] = low
             else:
-                axes.append(Axis(p.name, i, low, high, whole))
+                axes.append(Axis(p.name, i, low, high, whole, p.choices))
         else:
             value = s.number(raw, key)
             try:
@@ -316,66 +333,130 @@ def _axes(s: Spec, table, policy: Policy) -> tuple[tuple[Axis, ...], np.ndarray]
     return tuple(axes), base
 
 
-# --------------------------------------------------------------------------- candidates
+# --------------------------------------------------------------------------- the space
 
 
-def candidate_pool(search: Search) -> np.ndarray:
-    """(n, n_params) parameter vectors: the defaults (with the fixed values) first, then the
-    whole grid if it is small enough, else random draws; no duplicates."""
-    axes = search.axes
-    first = search.base.copy()
-    for axis in axes:  # a default outside a sub-range moves to its nearest bound
-        first[axis.index] = min(max(first[axis.index], axis.low), axis.high)
-    rows = [first]
-    grid_size = math.prod(len(a.values()) for a in axes) if all(a.whole for a in axes) else None
-    if grid_size is not None and grid_size <= search.candidates:
-        for combo in itertools.product(*(a.values() for a in axes)):
-            row = search.base.copy()
-            row[[a.index for a in axes]] = combo
-            rows.append(row)
-    else:
-        rng = np.random.default_rng(search.seed)
-        tries = 0
-        while len(rows) < search.candidates + 1 and tries < 50 * search.candidates:
-            row = search.base.copy()
-            for a in axes:
-                row[a.index] = rng.integers(a.low, a.high + 1) if a.whole else rng.uniform(a.low, a.high)
-            rows.append(row)
-            tries += 1
-            if tries % 64 == 0:
-                rows = _unique(rows)
-    return np.array(_unique(rows)[: max(search.candidates, 1) + 1])
+def distributions(search: Search) -> dict:
+    """The sampler's view of the searched parameters (optuna distributions): a parameter
+    declared with `choices` is a categorical choice among the names of its values, a
+    whole-numbered one an integer, any other a float."""
+    from optuna.distributions import CategoricalDistribution, FloatDistribution, IntDistribution
 
-
-def _unique(rows: list[np.ndarray]) -> list[np.ndarray]:
-    seen, out = set(), []
-    for row in rows:
-        key = row.tobytes()
-        if key not in seen:
-            seen.add(key)
-            out.append(row)
+    out = {}
+    for axis in search.axes:
+        if axis.choices is not None:
+            out[axis.name] = CategoricalDistribution(axis.choices[int(axis.low):int(axis.high) + 1])
+        elif axis.whole:
+            out[axis.name] = IntDistribution(int(axis.low), int(axis.high))
+        else:
+            out[axis.name] = FloatDistribution(axis.low, axis.high)
     return out
 
 
-def schedule(n_candidates: int, eta: int, finalists: int, budget: int) -> list[tuple[int, int]]:
-    """[(candidates in the round, cumulative games per candidate)] of successive halving:
-    round r plays its candidates up to t(0) * eta**r games, t(0) the largest multiple of
-    UNIT that keeps the total within budget. UsageError when budget is too small."""
-    sizes = [n_candidates]
-    while sizes[-1] > finalists:
-        sizes.append(max(finalists, math.ceil(sizes[-1] / eta)))
-    steps = [eta**r - (eta ** (r - 1) if r else 0) for r in range(len(sizes))]
-    per_unit = sum(n * step for n, step in zip(sizes, steps, strict=True))
-    t0 = budget // (per_unit * UNIT) * UNIT
-    if t0 < UNIT:
-        raise UsageError(
-            f"a budget of {budget:,} games cannot race {n_candidates} candidates: it needs at "
-            f"least {per_unit * UNIT:,} ({UNIT} games each in the first round); raise budget "
-            "or lower candidates")
-    return [(n, t0 * eta**r) for r, n in enumerate(sizes)]
+def vector_of(search: Search, params: dict) -> np.ndarray:
+    """The parameter vector of a sampler's point (choice names back to their indices)."""
+    vector = search.base.copy()
+    for axis in search.axes:
+        value = params[axis.name]
+        vector[axis.index] = axis.choices.index(value) if axis.choices is not None else value
+    return vector
+
+
+def params_of(search: Search, vector: np.ndarray) -> dict:
+    """The sampler's point of a parameter vector (the inverse of vector_of)."""
+    out = {}
+    for axis in search.axes:
+        value = vector[axis.index]
+        out[axis.name] = (axis.choices[int(value)] if axis.choices is not None
+                          else int(value) if axis.whole else float(value))
+    return out
+
+
+def in_space(search: Search, vector: np.ndarray) -> bool:
+    """Whether a parameter vector lies in the searched space: its fixed parameters at the
+    spec's values, its searched ones within their ranges."""
+    searched = np.zeros(len(vector), dtype=bool)
+    for axis in search.axes:
+        searched[axis.index] = True
+        if not axis.low <= vector[axis.index] <= axis.high:
+            return False
+    return bool(np.array_equal(vector[~searched], search.base[~searched]))
+
+
+def grid_size(search: Search) -> float:
+    """The number of points of the searched space (inf when a parameter is a float)."""
+    if not all(a.whole for a in search.axes):
+        return math.inf
+    return math.prod(len(a.values()) for a in search.axes)
+
+
+# --------------------------------------------------------------------------- the seeds
+
+
+SEED_KNOBS = ("stop_at_tanks",)
+"""The shared knobs whose every value a preset is seeded with; the other knobs keep the
+preset's defaults."""
+
+
+def seed_points(search: Search) -> list[tuple[np.ndarray, str]]:
+    """The points the search starts from, each with its name: the defaults (a default
+    outside a sub-range moved to its nearest bound); the whole grid of the searched
+    parameters when they are all whole-numbered and it has at most `candidates` points;
+    and, for the scripted family, every preset (policies/ modules with PRESET) at every
+    value of its own parameters and of SEED_KNOBS that lies in the searched space. No
+    duplicates: the first name of a point is kept."""
+    first = search.base.copy()
+    for axis in search.axes:
+        first[axis.index] = min(max(first[axis.index], axis.low), axis.high)
+    points = [(first, "defaults")]
+    if grid_size(search) <= search.candidates:
+        for combo in itertools.product(*(a.values() for a in search.axes)):
+            row = search.base.copy()
+            row[[a.index for a in search.axes]] = combo
+            points.append((row, "grid"))
+    if search.policy.name == SCRIPTED_FAMILY:
+        points += [(v, label) for v, label in preset_points() if in_space(search, v)]
+    seen, out = set(), []
+    for vector, label in points:
+        if vector.tobytes() not in seen:
+            seen.add(vector.tobytes())
+            out.append((vector, label))
+    return out
+
+
+def preset_points() -> list[tuple[np.ndarray, str]]:
+    """Every preset of the scripted family as points of it (its PRESET mapping), over the
+    grid of its own whole-numbered parameters that are not shared knobs and of
+    SEED_KNOBS, e.g. ("fire_at_roe k=8 stop_at_tanks=0", its family vector)."""
+    from bollesim.game.policy import available_policies
+    from policies._space import knobs
+
+    fixed_knobs = {p.name for p in knobs()} - set(SEED_KNOBS)
+    out = []
+    for name in available_policies():
+        preset = load_policy(name)
+        if not preset.scripted or preset.to_kernel is None:
+            continue
+        varied = [p for p in preset.parameters if p.name not in fixed_knobs and is_whole(p)]
+        for combo in itertools.product(*(range(int(p.low), int(p.high) + 1) for p in varied)):
+            values = dict(zip((p.name for p in varied), combo, strict=True))
+            vector = preset.kernel_params(preset.param_vector(values))
+            label = " ".join([name] + [f"{k}={v}" for k, v in values.items()])
+            out.append((vector, label))
+    return out
 
 
 # --------------------------------------------------------------------------- the race
+
+
+def rungs(search: Search) -> list[int]:
+    """The games a trial has played at each of its checks, smallest first: trial_games,
+    and before it trial_games / eta, / eta**2, ... (whole multiples of UNIT, at least
+    FIRST_GAMES)."""
+    out = [search.trial_games]
+    while (before := out[-1] // search.eta // UNIT * UNIT) >= FIRST_GAMES:
+        out.append(before)
+    return out[::-1]
 
 
 def pareto_ranks(points: np.ndarray) -> np.ndarray:
@@ -404,69 +485,178 @@ def order(means: np.ndarray) -> np.ndarray:
     return np.lexsort((-means.sum(axis=1), ranks))
 
 
+def leaders(means: np.ndarray) -> np.ndarray:
+    """The rows no other beats: the best (one objective) or the Pareto front (two)."""
+    if means.shape[1] == 1:
+        return np.array([int(np.argmax(means[:, 0]))])
+    return np.flatnonzero(pareto_ranks(means) == 0)
+
+
+def clearly_worse(scores: np.ndarray, reference: np.ndarray) -> bool:
+    """Whether a trial's per-game scores (games, objectives) are worse than the
+    reference's on the same games for every objective: the paired difference's upper
+    bound at DROP_Z standard errors below zero."""
+    d = scores - reference
+    n = len(d)
+    if n < 2:
+        return False
+    upper = d.mean(axis=0) + DROP_Z * d.std(axis=0, ddof=1) / math.sqrt(n)
+    return bool(np.all(upper < 0))
+
+
 def as_params(policy: Policy, vector: np.ndarray) -> dict[str, float]:
     return {p.name: float(v) for p, v in zip(policy.parameters, vector, strict=True)}
+
+
+@dataclass
+class Race:
+    """The search's state: every point tried (pool, labels), the per-game scores on the
+    search seed of those played to the end, every trial's estimate, and the trajectory."""
+
+    search: Search
+    threads: int | None = None
+    cluster: Cluster | None = None
+    progress: Callable[[int], None] | None = None
+    pool: list[np.ndarray] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    index: dict[bytes, int] = field(default_factory=dict)
+    finished: dict[int, np.ndarray] = field(default_factory=dict)  # (trial_games, objectives)
+    estimates: dict[int, np.ndarray] = field(default_factory=dict)
+    rows: list[dict] = field(default_factory=list)
+    played: int = 0
+    trials: int = 0
+
+    def add(self, vector: np.ndarray, label: str) -> tuple[int, bool]:
+        """(pool index of the vector, whether it is new)."""
+        key = vector.tobytes()
+        if key in self.index:
+            return self.index[key], False
+        self.index[key] = len(self.pool)
+        self.pool.append(vector)
+        self.labels.append(label)
+        return self.index[key], True
+
+    def play(self, c: int, first: int, stop: int) -> np.ndarray:
+        """Candidate c's scores (games, objectives) on games first..stop-1 of the search seed."""
+        from bollesim.batch.runner import simulate
+
+        search = self.search
+        games = simulate(search.policy, stop - first, search.seed,
+                         params=as_params(search.policy, self.pool[c]), rules=search.rules,
+                         threads=self.threads, first_game=first, cluster=self.cluster,
+                         progress=self.progress or False)
+        self.played += games.height
+        return np.column_stack([o.score(games) for o in search.objectives])
+
+    def references(self) -> list[int]:
+        """The candidates played to the end that no other of them beats."""
+        done = list(self.finished)
+        if not done:
+            return []
+        means = np.array([self.estimates[c] for c in done])
+        return [done[i] for i in leaders(means)]
+
+    def run(self, entrants: list[int], stage: int) -> None:
+        """Race pool[entrants] on the same games of the search seed, rung by rung: each
+        rung plays every entrant still in on the next block of games, then drops those
+        clearly worse (paired, on all games so far) than a reference: the best (or the
+        front) of the candidates already played to the end and of the entrants still in.
+        An entrant that survives the last rung is played to the end; a dropped one is
+        estimated by its reference's whole mean plus their paired difference."""
+        scores = {c: np.empty((0, len(self.search.objectives))) for c in entrants}
+        alive, done = list(entrants), 0
+        base = self.references()
+        for r, target in enumerate(rungs(self.search)):
+            if not alive:
+                break
+            for c in alive:
+                scores[c] = np.vstack([scores[c], self.play(c, done, target)])
+            means = np.array([scores[c].mean(axis=0) for c in alive])
+            refs = [(c, scores[c]) for c in (alive[i] for i in leaders(means))]
+            refs += [(c, self.finished[c][:target]) for c in base]
+            survivors = []
+            for c in alive:
+                beaten_by = next((ref for ref, x in refs if ref != c and clearly_worse(scores[c], x)), None)
+                if beaten_by is None:
+                    survivors.append(c)
+                else:
+                    whole = (self.estimates[beaten_by] - self.finished[beaten_by][:target].mean(axis=0)
+                             if beaten_by in self.finished else 0.0)
+                    self.estimates[c] = scores[c].mean(axis=0) + whole
+                self._row(stage, r, c, target, scores[c], beaten_by is None)
+            alive, done = survivors, target
+        for c in alive:
+            self.finished[c] = scores[c]
+            self.estimates[c] = scores[c].mean(axis=0)
+
+    def _row(self, stage: int, r: int, c: int, games: int, scores: np.ndarray, kept: bool) -> None:
+        k = len(self.search.objectives)
+        self.rows.append({
+            "stage": stage, "trial": self.trials, "round": r, "candidate": c, "games": games,
+            **{f"objective_{j}": float(scores[:, j].mean()) for j in range(k)},
+            "kept": kept, "spent": self.played,
+            **{p.name: float(self.pool[c][i]) for i, p in enumerate(self.search.policy.parameters)},
+        })
+
+    def ranking(self) -> list[int]:
+        """The candidates played to the end, best first by their search estimate."""
+        done = list(self.finished)
+        means = np.array([self.estimates[c] for c in done])
+        return [done[i] for i in order(means)]
+
+
+def sampler(search: Search, n_seeds: int):
+    """optuna's multivariate TPE sampler, seeded by the search seed (the same spec gives
+    the same trials): random points for the first STARTUP_SHARE of `candidates` after
+    the seeds, then the model's."""
+    import optuna
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        return optuna.samplers.TPESampler(
+            seed=search.seed % 2**32, multivariate=True,
+            n_startup_trials=n_seeds + max(10, int(STARTUP_SHARE * search.candidates)))
 
 
 @dataclass
 class Result:
     """What a search found."""
 
-    pool: np.ndarray
-    trajectory: pl.DataFrame  # one row per candidate and round
+    pool: np.ndarray  # every point tried
+    labels: list[str]  # its origin: "defaults", "grid", a preset, "sampler"
+    trajectory: pl.DataFrame  # one row per trial and rung
     finalists: list[int]  # pool indices, best first by the search
-    holdout: pl.DataFrame  # the held-out games: one cell per finalist, then the defaults
+    best_seed: int  # pool index of the best seed by the search
+    held: list[tuple[str, np.ndarray]]  # the held-out cells: (who, parameter vector)
+    holdout: pl.DataFrame  # the held-out games, one cell per entry of held
     best: dict  # best.json
     timings: dict
     games_searched: int
 
 
-def race(search: Search, pool: np.ndarray, entrants: list[int], stage: int = 0, *,
-         threads: int | None = None, cluster: Cluster | None = None,
-         progress: Callable[[int], None] | None = None) -> tuple[pl.DataFrame, list[int], int]:
-    """Successive halving of pool[entrants] on the search seed: (trajectory, finalists
-    best first, games played)."""
-    from bollesim.batch.runner import simulate
-
-    plan = schedule(len(entrants), search.eta, search.finalists, search.stage_budget)
-    k = len(search.objectives)
-    sums = np.zeros((len(pool), k))
-    alive = np.array(entrants)
-    done, played, rows = 0, 0, []
-    for r, (_, target) in enumerate(plan):
-        for c in alive:
-            games = simulate(search.policy, target - done, search.seed,
-                             params=as_params(search.policy, pool[c]), rules=search.rules,
-                             threads=threads, first_game=done, cluster=cluster,
-                             progress=progress or False)
-            for j, objective in enumerate(search.objectives):
-                sums[c, j] += objective.score(games).sum()
-            played += games.height
-        means = sums[alive] / target
-        ranked = alive[order(means)]
-        keep = plan[r + 1][0] if r + 1 < len(plan) else search.finalists
-        kept = set(ranked[:keep].tolist())
-        for place, c in enumerate(ranked):
-            rows.append({"stage": stage, "round": r, "candidate": int(c), "games": target, "place": place,
-                         **{f"objective_{j}": float(sums[c, j] / target) for j in range(k)},
-                         "kept": int(c) in kept,
-                         **{p.name: float(pool[c, i]) for i, p in enumerate(search.policy.parameters)}})
-        alive = np.array(sorted(kept, key=ranked.tolist().index))
-        done = target
-    return pl.DataFrame(rows), alive.tolist(), played
+def check_budget(search: Search, n_seeds: int) -> None:
+    """UsageError when the budget cannot pay for every seed's first rung and one trial to
+    the end."""
+    first = rungs(search)[0] * n_seeds
+    if first + search.trial_games > search.search_games:
+        raise UsageError(
+            f"a budget of {search.budget:,} games ({search.search_games:,} after the held-out "
+            f"games) cannot race the {n_seeds} seeds and one trial:"
+            f" it needs at least {first + search.trial_games:,} (each seed's first "
+            f"{rungs(search)[0]:,} games, then {search.trial_games:,}); raise budget or lower "
+            "trial_games")
 
 
-def holdout(search: Search, pool: np.ndarray, finalists: list[int], *, threads=None,
+def holdout(search: Search, held: list[tuple[str, np.ndarray]], *, threads=None,
             cluster=None, progress=None) -> pl.DataFrame:
-    """The finalists (cells 0..) and then the policy's declared defaults (last cell) on the
+    """The held-out cells (the finalists, the best seed, the defaults last) on the
     held-out seed."""
     from bollesim.batch.runner import simulate
 
     frames = []
-    vectors = [pool[c] for c in finalists] + [search.policy.param_vector()]
-    for cell, vector in enumerate(vectors):
-        n = search.holdout_games
-        games = simulate(search.policy, n, search.holdout_seed,
+    for cell, (_, vector) in enumerate(held):
+        games = simulate(search.policy, search.holdout_games, search.holdout_seed,
                          params=as_params(search.policy, vector), rules=search.rules,
                          threads=threads, cluster=cluster, progress=progress or False)
         frames.append(games.with_columns(pl.lit(cell, pl.Int32).alias("cell")))
@@ -475,77 +665,58 @@ def holdout(search: Search, pool: np.ndarray, finalists: list[int], *, threads=N
 
 def optimise(search: Search, *, threads: int | None = None, cluster: Cluster | None = None,
              progress: Callable[[int, int], None] | None = None) -> Result:
-    """Race the candidates, then replay the finalists and the defaults on held-out games."""
+    """Race the seeds, then the sampler's trials until the budget or `candidates` runs
+    out; then replay the finalists, the best seed and the defaults on held-out games."""
+    import optuna
+
     from bollesim.batch.runner import set_threads
 
     set_threads(threads)
-    pool = candidate_pool(search)
-    holdout_games = (search.finalists + 1) * search.holdout_games
-    total, seen = [holdout_games], [0]
+    seeds = seed_points(search)
+    check_budget(search, len(seeds))
+    seen = [0]
 
     def advance(k: int) -> None:
         seen[0] += k
         if progress:
-            progress(seen[0], total[0])
+            progress(seen[0], search.budget)
 
     t0 = time.perf_counter()
-    entrants, finalists, played, trajectories = list(range(len(pool))), [], 0, []
-    for stage in range(search.refine + 1):
-        if stage:
-            pool, entrants = with_neighbours(search, pool, finalists)
-            if len(entrants) <= len(finalists):
-                break  # no neighbour left to try
-        total[0] += budget_used(len(entrants), search)
-        trajectory, finalists, games_played = race(search, pool, entrants, stage,
-                                                   threads=threads, cluster=cluster,
-                                                   progress=advance)
-        trajectories.append(trajectory)
-        played += games_played
-    trajectory = pl.concat(trajectories)
+    race = Race(search, threads, cluster, advance)
+    space = distributions(search)
+    study = optuna.create_study(directions=["maximize"] * len(search.objectives),
+                                sampler=sampler(search, len(seeds)))
+    entrants = [race.add(vector, label)[0] for vector, label in seeds]
+    race.run(entrants, stage=0)
+    for c in entrants:
+        study.add_trial(optuna.trial.create_trial(
+            params=params_of(search, race.pool[c]), distributions=space,
+            values=race.estimates[c].tolist()))
+    best_seed = race.ranking()[0]
+    if len(seeds) < grid_size(search):
+        for number in range(1, search.candidates + 1):
+            if search.search_games - race.played < search.trial_games:
+                break
+            race.trials = number
+            trial = study.ask(space)
+            c, new = race.add(vector_of(search, trial.params), "sampler")
+            if new:
+                race.run([c], stage=1)
+            study.tell(trial, race.estimates[c].tolist())
+    finalists = race.ranking()[: search.finalists]
+    held = [(f"finalist {i + 1}", race.pool[c]) for i, c in enumerate(finalists)]
+    if best_seed not in finalists:
+        held.append((f"best seed ({race.labels[best_seed]})", race.pool[best_seed]))
+    held.append(("defaults", search.policy.param_vector()))
     t1 = time.perf_counter()
-    games = holdout(search, pool, finalists, threads=threads, cluster=cluster, progress=advance)
+    games = holdout(search, held, threads=threads, cluster=cluster, progress=advance)
     t2 = time.perf_counter()
-    best = best_record(search, pool[finalists[0]])
+    best = best_record(search, race.pool[finalists[0]])
     timings = {"search_s": round(t1 - t0, 3), "holdout_s": round(t2 - t1, 3),
                "total_s": round(t2 - t0, 3),
-               "games_per_s": round((played + games.height) / max(t2 - t0, 1e-9))}
-    return Result(pool, trajectory, finalists, games, best, timings, played)
-
-
-def budget_used(n_candidates: int, search: Search) -> int:
-    """Games a race of n candidates plays (schedule's plan)."""
-    plan = schedule(n_candidates, search.eta, search.finalists, search.stage_budget)
-    return sum(n * (t - (plan[r - 1][1] if r else 0)) for r, (n, t) in enumerate(plan))
-
-
-def neighbours(search: Search, vector: np.ndarray) -> list[np.ndarray]:
-    """The vectors one step from `vector` along one searched parameter: +-1 for a
-    whole-numbered one, +-a tenth of its range else, within its range."""
-    out = []
-    for axis in search.axes:
-        step = 1.0 if axis.whole else (axis.high - axis.low) / 10
-        for value in (vector[axis.index] - step, vector[axis.index] + step):
-            if axis.low <= value <= axis.high:
-                row = vector.copy()
-                row[axis.index] = value
-                out.append(row)
-    return out
-
-
-def with_neighbours(search: Search, pool: np.ndarray, finalists: list[int]
-                    ) -> tuple[np.ndarray, list[int]]:
-    """(pool, entrants) of a refining stage: the finalists and the neighbours of the best
-    one, new vectors added to the pool."""
-    index = {row.tobytes(): i for i, row in enumerate(pool)}
-    rows = list(pool)
-    entrants = list(finalists)
-    for row in neighbours(search, pool[finalists[0]]):
-        if row.tobytes() not in index:
-            index[row.tobytes()] = len(rows)
-            rows.append(row)
-        if index[row.tobytes()] not in entrants:
-            entrants.append(index[row.tobytes()])
-    return np.array(rows), entrants
+               "games_per_s": round((race.played + games.height) / max(t2 - t0, 1e-9))}
+    return Result(np.array(race.pool), race.labels, pl.DataFrame(race.rows), finalists,
+                  best_seed, held, games, best, timings, race.played)
 
 
 def best_record(search: Search, vector: np.ndarray) -> dict:
@@ -600,8 +771,9 @@ def paired(objective: Objective, games: pl.DataFrame, a: int, b: int) -> dict:
 
 
 def held_out_vectors(search: Search, result: Result) -> list[np.ndarray]:
-    """The parameter vectors of the held-out cells: the finalists, then the defaults."""
-    return [result.pool[c] for c in result.finalists] + [search.policy.param_vector()]
+    """The parameter vectors of the held-out cells: the finalists, the best seed when it
+    is not one of them, then the defaults."""
+    return [vector for _, vector in result.held]
 
 
 def candidate_label(search: Search, vector: np.ndarray) -> str:
@@ -651,26 +823,48 @@ def _held_out_record(table: pl.DataFrame, cell: int) -> list[dict]:
     return table.filter(pl.col("cell") == cell).select(keep).to_dicts()
 
 
+def trials_table(search: Search, result: Result) -> pl.DataFrame:
+    """One row per trial at its last rung, in the order played: the search games spent
+    when it ended, its estimate of the first objective on the games it played (in
+    points for a rate), how it ended, and the best estimate of a trial played to the end
+    so far."""
+    scale = 100 if search.objectives[0].is_rate else 1
+    ends = (result.trajectory.with_row_index("row").sort("row").group_by("stage", "trial", "candidate")
+            .last().sort("row"))
+    finished = ends["kept"].to_numpy() & (ends["games"] == search.trial_games).to_numpy()
+    estimate = ends["objective_0"].to_numpy() * scale
+    best = np.maximum.accumulate(np.where(finished, estimate, -np.inf))
+    return ends.select("stage", "trial", "candidate", "games", "spent").with_columns(
+        pl.Series("estimate", estimate),
+        pl.Series("ended", np.where(finished, "played to the end", "dropped")),
+        pl.Series("best", np.where(np.isfinite(best), best, np.nan)).fill_nan(None),
+        pl.Series("origin", [result.labels[c] for c in ends["candidate"]]),
+        pl.Series("label", [candidate_label(search, result.pool[c]) for c in ends["candidate"]]),
+    )
+
+
 def trajectory_spec(search: Search, result: Result) -> dict:
-    """Every candidate's estimate of the first objective against the games it had played
-    (log scale): the race, round by round."""
+    """The search's trajectory: every trial's estimate of the first objective (on the
+    games it played) against the search games spent when it ended, and the best trial
+    played to the end so far."""
     import altair as alt
 
-    finalists = set(result.finalists)
-    data = result.trajectory.with_columns(
-        (pl.col("objective_0") * 100).alias("estimate"),
-        pl.col("candidate").is_in(list(finalists)).alias("finalist"),
-        pl.Series("label", [candidate_label(search, result.pool[c])
-                            for c in result.trajectory["candidate"]]),
-    ).to_dicts()
-    chart = alt.Chart(alt.Data(values=data)).mark_line(point=True, opacity=0.6).encode(
-        x=alt.X("games:Q", scale=alt.Scale(type="log"), title="games played (search seed)"),
-        y=alt.Y("estimate:Q", title=f"{search.objectives[0].label} (%)",
-                scale=alt.Scale(zero=False)),
-        detail=["stage:N", "candidate:N"],
-        color=alt.Color("finalist:N", title="finalist"),
-        tooltip=["label:N", "games:Q", alt.Tooltip("estimate:Q", format=".2f")],
-    ).properties(width=640, height=320, title=f"The race: {search.name}")
+    data = trials_table(search, result).to_dicts()
+    unit = " (%)" if search.objectives[0].is_rate else ""
+    base = alt.Chart(alt.Data(values=data))
+    points = base.mark_point(opacity=0.5, size=18).encode(
+        x=alt.X("spent:Q", title="search games spent"),
+        y=alt.Y("estimate:Q", title=search.objectives[0].label + unit, scale=alt.Scale(zero=False)),
+        color=alt.Color("ended:N", title="trial"),
+        shape=alt.Shape("stage:N", title="stage (0 seeds, 1 sampler)"),
+        tooltip=["origin:N", "label:N", "games:Q", alt.Tooltip("estimate:Q", format=".2f")],
+    )
+    line = base.mark_line(color="#d62728", interpolate="step-after").encode(x="spent:Q", y="best:Q")
+    chart = (points + line).properties(
+        width=640, height=320,
+        title={"text": f"The search: {search.name}",
+               "subtitle": ["dots: each trial's estimate on the games it played; "
+                            "red: the best trial played to the end so far"]})
     return chart.to_dict()
 
 
@@ -713,7 +907,7 @@ def pareto_spec(search: Search, result: Result, table: pl.DataFrame) -> dict:
     return chart.to_dict()
 
 
-CHART_ALT = {"pareto": "the Pareto front", "trajectory": "the race"}
+CHART_ALT = {"pareto": "the Pareto front", "trajectory": "the search's trajectory"}
 
 
 def report_markdown(rep, specs: dict[str, dict]) -> str:
@@ -741,9 +935,9 @@ def report_html(rep, specs: dict[str, dict]) -> str:
 
 def report_blocks(search: Search, result: Result, table: pl.DataFrame):
     """The report's content (report.Report): the winner, the held-out estimates and
-    differences, the race."""
+    differences, the winner against the best seed, the search."""
     from bollesim.report.chartdata import pct
-    from bollesim.report.document import Report, pct_ci
+    from bollesim.report.document import Report
 
     rep = Report(f"Policy search: {search.name}")
     rep.h(1, rep.title)
@@ -751,52 +945,76 @@ def report_blocks(search: Search, result: Result, table: pl.DataFrame):
         rep.p(search.description)
     goal = " and ".join(o.label for o in search.objectives)
     mode = "Pareto front of" if search.pareto else "maximising"
-    rep.p(f"Family `{search.policy.name}`, {mode} {goal}; {len(result.pool)} candidates raced "
-          f"by successive halving (eta {search.eta}) on {result.games_searched:,} games of "
-          f"seed {search.seed}, the same games for every candidate; the {search.finalists} "
-          f"finalists and the defaults then replayed on {search.holdout_games:,} held-out "
-          f"games of seed {search.holdout_seed}, never used in the search.")
-    rep.p(f"Best (the search's first finalist): `{candidate_label(search, result.pool[result.finalists[0]])}`"
-          " (best.json).")
+    trials = result.trajectory.select("stage", "trial", "candidate").unique()
+    n_seeds = trials.filter(pl.col("stage") == 0).height
+    rep.p(f"Family `{search.policy.name}`, {mode} {goal}. {n_seeds} seeds (the defaults and "
+          f"the presets in the space), then {trials.height - n_seeds} trials of optuna's TPE "
+          f"sampler, each played on the same games of seed {search.seed} in growing blocks "
+          f"(up to {search.trial_games:,}) and dropped once clearly worse than the best so "
+          f"far on the same games: {result.games_searched:,} games in all. The "
+          f"{len(result.held)} cells below then replayed on {search.holdout_games:,} "
+          f"held-out games of seed {search.holdout_seed}, never used in the search.")
+    winner = result.pool[result.finalists[0]]
+    rep.p(f"Best (the search's first finalist, chosen on the search games): "
+          f"`{candidate_label(search, winner)}` (best.json, from "
+          f"{result.labels[result.finalists[0]]}).")
     rep.h(2, "Held-out estimates")
-    vectors = held_out_vectors(search, result)
     header = ["cell", "candidate", "objective", "estimate (95% interval)",
               "difference from the defaults (95% interval)", "p"]
     rows = []
     for row in table.iter_rows(named=True):
-        who = "defaults" if row["defaults"] else f"finalist {row['cell'] + 1}"
-        label = candidate_label(search, vectors[row["cell"]])
-        if search.objectives[row["objective"]].is_rate:
-            estimate = pct_ci(row["mean"], row["low"], row["high"])
-            diff = (f"{100 * row['diff']:+.2f} points ({100 * row['diff_low']:+.2f} to "
-                    f"{100 * row['diff_high']:+.2f})")
-        else:
-            estimate = f"{row['mean']:.4f} ({row['low']:.4f} to {row['high']:.4f})"
-            diff = f"{row['diff']:+.4f} ({row['diff_low']:+.4f} to {row['diff_high']:+.4f})"
+        who, vector = result.held[row["cell"]]
+        estimate, diff = _estimate_and_difference(search.objectives[row["objective"]], row)
         p = "–" if row["p_value"] is None or row["defaults"] else f"{row['p_value']:.2g}"
-        rows.append([who, label, row["label"], estimate, "–" if row["defaults"] else diff, p])
+        rows.append([who, candidate_label(search, vector), row["label"], estimate,
+                     "–" if row["defaults"] else diff, p])
     rep.table(header, rows, right={3, 4, 5})
+    objective = search.objectives[0]
+    scale, unit = (100, " points") if objective.is_rate else (1, "")
+    seed_cell = (result.finalists.index(result.best_seed) if result.best_seed in result.finalists
+                 else len(result.finalists))
+    if result.finalists[0] == result.best_seed:
+        rep.p(f"The winner is the best seed ({result.labels[result.best_seed]}): no trial of "
+              "the sampler beat it on the search games.")
+    else:
+        d = paired(objective, result.holdout, 0, seed_cell)
+        verdict = ("The best seed beats the winner on the held-out games: the search's "
+                   "choice did not carry over." if d["diff_high"] < 0 else "")
+        rep.p(f"The winner against the best seed ({result.labels[result.best_seed]}), game by "
+              f"game on the held-out seeds: {scale * d['diff']:+.2f}{unit} of {objective.label} "
+              f"(95% interval {scale * d['diff_low']:+.2f} to {scale * d['diff_high']:+.2f}). "
+              + verdict)
     if len(result.finalists) > 1:
-        objective = search.objectives[0]
         d = paired(objective, result.holdout, 0, 1)
-        scale, unit = (100, " points") if objective.is_rate else (1, "")
         rep.p(f"Finalist 1 against finalist 2, game by game on the held-out seeds: "
               f"{scale * d['diff']:+.2f}{unit} of {objective.label} (95% interval "
               f"{scale * d['diff_low']:+.2f} to {scale * d['diff_high']:+.2f}).")
     rep.p("Rates have Wilson intervals and paired differences Newcombe's interval with an "
           "exact McNemar p; a weighted score has a normal interval of its mean and of the "
           "paired per-game difference. Every rate of every cell: `bollesim report OUT`.")
-    rep.h(2, "The race")
-    header = ["stage", "round", "candidates", "games each", "leader", "leader's estimate"]
+    rep.h(2, "The search")
+    header = ["stage", "rung", "trials", "games each", "dropped there", "leader",
+              "leader's estimate"]
     rows = []
     for (stage, r), g in sorted(result.trajectory.group_by("stage", "round"), key=lambda kv: kv[0]):
-        top = g.sort("place").row(0, named=True)
-        rows.append([str(stage), str(r), str(g.height), f"{top['games']:,}",
+        top = g.sort("objective_0", descending=True).row(0, named=True)
+        rows.append([("seeds", "sampler")[stage], str(r), str(g.height), f"{top['games']:,}",
+                     str(g.filter(~pl.col("kept")).height),
                      candidate_label(search, result.pool[top["candidate"]]),
-                     pct(top["objective_0"]) if search.objectives[0].is_rate
-                     else f"{top['objective_0']:.4f}"])
-    rep.table(header, rows, right={0, 1, 2, 3, 5})
+                     pct(top["objective_0"]) if objective.is_rate else f"{top['objective_0']:.4f}"])
+    rep.table(header, rows, right={1, 2, 3, 4, 6})
     t = result.timings
     rep.p(f"Search {t['search_s']:.0f} s, held-out {t['holdout_s']:.0f} s "
-          f"({t['games_per_s']:,} games/s). Every round of every candidate: {TRAJECTORY}.")
+          f"({t['games_per_s']:,} games/s). Every rung of every trial: {TRAJECTORY}.")
     return rep
+
+
+def _estimate_and_difference(objective: Objective, row: dict) -> tuple[str, str]:
+    from bollesim.report.document import pct_ci
+
+    if objective.is_rate:
+        return (pct_ci(row["mean"], row["low"], row["high"]),
+                f"{100 * row['diff']:+.2f} points ({100 * row['diff_low']:+.2f} to "
+                f"{100 * row['diff_high']:+.2f})")
+    return (f"{row['mean']:.4f} ({row['low']:.4f} to {row['high']:.4f})",
+            f"{row['diff']:+.4f} ({row['diff_low']:+.4f} to {row['diff_high']:+.4f})")
