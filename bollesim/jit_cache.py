@@ -84,7 +84,6 @@ PURE_PYTHON = frozenset({
     "bollesim/stats/compare.py",
     "bollesim/stats/intervals.py",
     "bollesim/stats/sensitivity.py",
-    "bollesim/terminal.py",
     "policies/lookahead.py",
 })
 """Modules that no compiled function is built from or reads (tests/test_jit_cache.py
