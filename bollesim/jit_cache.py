@@ -88,7 +88,6 @@ PURE_PYTHON = frozenset({
     "bollesim/stats/intervals.py",
     "bollesim/stats/sensitivity.py",
     "bollesim/stats/skill.py",
-    "bollesim/terminal.py",
     "policies/lookahead.py",
 })
 """Modules that no compiled function is built from or reads (tests/test_jit_cache.py
