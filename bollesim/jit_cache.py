@@ -66,6 +66,7 @@ PURE_PYTHON = frozenset({
     "bollesim/report/charts.py",
     "bollesim/report/compare.py",
     "bollesim/report/document.py",
+    "bollesim/report/answer.py",
     "bollesim/report/headroom.py",
     "bollesim/report/plots.py",
     "bollesim/report/sensitivity.py",
