@@ -29,11 +29,11 @@ PARAMETERS = (
               label="confidence to leave the base's choice"),
     Parameter("imposed_roe", 0, 0, 25,
               "an imposed first Fire order: none before the RoE is at least this, and at the"
-              " first chance once it is (0: not imposed; 25: never)",
+              " first chance once it is (0: not imposed)",
               label="imposed RoE of the first Fire order", never=25),
     Parameter("imposed_turn", 0, 0, 41,
               "an imposed first Fire order: none before this turn, and at the first chance"
-              " from it (0: not imposed; 41: never)",
+              " from it (0: not imposed)",
               label="imposed turn of the first Fire order", never=41),
 )
 

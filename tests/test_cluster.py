@@ -19,8 +19,6 @@ from bollesim.batch.spec import load_experiment
 from bollesim.errors import UsageError
 from bollesim.game.policy import load_policy
 
-pytestmark = pytest.mark.xdist_group("cluster")  # one worker: the tests share a module fixture
-
 POLICIES = ("random", "historical", "fire_at_roe")
 
 

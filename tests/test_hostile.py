@@ -772,8 +772,8 @@ def test_a_manifest_too_large_to_read_is_refused_before_playing(tmp_path, monkey
 @pytest.mark.parametrize(("top", "words"), [
     ({"holdout_games": str(10**12), "budget": str(10**13)}, ("held-out games", "of memory")),
     ({"finalists": "300", "holdout_games": "50000000", "budget": str(10**13)},
-     ("15,050,000,000 held-out games", "of memory")),
-    ({"budget": "2000"}, ("budget 2,000 cannot hold", "2,000 games")),
+     ("15,100,000,000 held-out games", "of memory")),
+    ({"budget": "2000"}, ("budget 2,000 cannot hold", "= 3,000 games")),
 ])
 def test_optimise_is_sized_before_it_plays(tmp_path, monkeypatch, top, words):
     from bollesim.batch import runner as R

@@ -24,8 +24,6 @@ from hypothesis import strategies as st
 from bollesim.serve.app import MAX_STREAMS
 from bollesim.serve.server import REQUEST_S
 
-pytestmark = pytest.mark.xdist_group("serve-hostile")  # one worker: the tests share a module fixture
-
 
 class Served:
     """`bollesim serve` on a free port, run in `folder`; its stderr goes to a file."""
