@@ -296,7 +296,9 @@ def _draw_differences(chart: DiffChart, ax) -> Figure:
     top, each with its 95% interval, coloured by what it does for the player."""
     frame = chart.frame
     height = max(3.5, 0.34 * frame.height + 2.2)
-    fig, ax, _ = _new_axes(ax, size=(SIZE[0], height))
+    longest = max((len(s) for s in frame["shown"].to_list()), default=0)
+    width = SIZE[0] + 0.07 * max(0, longest - 24)  # long row labels widen the figure, not squeeze the bars
+    fig, ax, _ = _new_axes(ax, size=(width, height))
     ys = np.arange(frame.height, dtype=np.float64)
     diff, low, high = (frame[c].to_numpy() * 100 for c in ("diff", "low", "high"))
     colours = [PLAYER_COLOURS[e] for e in frame["for_player"].to_list()]
