@@ -55,6 +55,9 @@ INHERITED = {"perfect": "tactical"}
 victory, whose search already leaves most games undecided."""
 TRIGGERS = {"fire_at_roe": ("k", "fire_roe"), "fire_at_turn": ("t", "fire_turn")}
 """A preset's trigger parameter and the family's parameter it sets (policies/_space.py)."""
+IMPOSED = {"k": "imposed_roe", "t": "imposed_turn"}
+"""The restricted expert's parameter that imposes each preset trigger (policies/lookahead.py;
+0: not imposed)."""
 
 
 def read_points() -> tuple[dict, list[dict]]:
@@ -202,14 +205,19 @@ def restricted_section(folder: Path | None, found) -> list[str]:
     games = pl.read_parquet(open_run(folder).games_path)
     words = []
     for preset, k, _, before, _ in found:
-        if k not in games.columns or games[k].is_null().all():
+        imposed = IMPOSED[k]
+        if imposed not in games.columns or not (games[imposed] > 0).any():
             continue
+        own = games.filter(pl.col(imposed) > 0)
+        n = own.group_by(imposed).len()["len"].min()
         lines += [f"### {analysis.parameter_label(preset, k)}", "",
-                  f"| outcome | best `{k}` ({preset}) | best `{k}` (restricted expert) | advice |",
+                  f"{n:,} games per setting of the restricted expert (95% intervals up to "
+                  f"±{100 * 1.96 * (0.25 / n) ** 0.5:.1f} points).", "",
+                  f"| outcome | best `{k}` ({preset}) | best `{imposed}` (restricted expert) | advice |",
                   "|---|---|---|---|"]
-        own = games.filter(pl.col(k).is_not_null())
         for b, a in zip(analysis.best_trigger(before, k).iter_rows(named=True),
-                        analysis.best_trigger(own, k, default=None).iter_rows(named=True),
+                        analysis.best_trigger(own, imposed, policy="lookahead",
+                                              default=None).iter_rows(named=True),
                         strict=True):
             word = H.advice_word(b, a)
             words.append(word)
@@ -218,7 +226,7 @@ def restricted_section(folder: Path | None, found) -> list[str]:
                          f"| {word} |")
         lines.append("")
     if not words:
-        return [*lines, f"`{folder}` sweeps none of the triggers {', '.join(t for t, _ in TRIGGERS.values())}.", ""]
+        return [*lines, f"`{folder}` sweeps none of the imposed triggers {', '.join(IMPOSED.values())}.", ""]
     return [*lines, H.advice_verdict(words, "the expert with its first Fire order imposed"), ""]
 
 

@@ -148,8 +148,9 @@ def test_the_widest_interval_of_a_sweep():
 
 def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
     """The hook for the restricted player's trigger sweep: given a sweep folder (here a
-    stand-in: fire_at_roe over k), the section compares its best k per outcome with the
-    presets' and ends with one verdict made from those words."""
+    small one: the expert with imposed_roe 8 and 25, a few games each), the section
+    compares its best setting per outcome with the presets' best k and ends with one
+    verdict made from those words."""
     import runpy
     from pathlib import Path
 
@@ -158,9 +159,9 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
     from bollesim.cli.app import app
 
     spec = tmp_path / "restricted.toml"
-    spec.write_text('name = "restricted"\ndescription = "a stand-in"\nseed = 1\ngames = 40\n'
-                    '[[grid]]\npolicy = "fire_at_roe"\n'
-                    'params = { k = [8, 18, 25], stop_at_tanks = 0 }\n')
+    spec.write_text('name = "restricted"\ndescription = "a small one"\nseed = 1\ngames = 6\n'
+                    '[[grid]]\npolicy = "lookahead"\n'
+                    'params = { imposed_roe = [8, 25] }\n')
     folder = tmp_path / "sweep"
     result = CliRunner().invoke(app, ["sweep", str(spec), "--out", str(folder)])
     assert result.exit_code == 0, result.output
@@ -169,7 +170,9 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
              script["sweeps"]({"params": {}}, 40, family=False)]
     lines = script["restricted_section"](folder, found)
     text = "\n".join(lines)
-    assert "| outcome | best `k` (fire_at_roe) | best `k` (restricted expert) | advice |" in text
+    assert ("| outcome | best `k` (fire_at_roe) | best `imposed_roe` (restricted expert) "
+            "| advice |") in text
+    assert "6 games per setting of the restricted expert" in text
     assert "best `t`" not in text  # the stand-in sweeps k only
     assert lines[-2].startswith("Under the expert with its first Fire order imposed")
     assert "no folder" in script["restricted_section"](None, found)[2]
