@@ -179,19 +179,27 @@ def sweep_section(out: Path, found, best_op: dict, games: int) -> tuple[list[str
         name = f"headroom-trigger-{preset}.png"
         plots.rates_by_trigger(after, p, policy="plan").savefig(out / name, dpi=110,
                                                                  facecolor="white")
-        lines += [f"### {analysis.parameter_label(preset, k)}", "", f"![{p}]({name})", "",
-                  f"| outcome | best `{k}` ({preset}) | best `{p}` ({best_op['label']}) | advice |",
-                  "|---|---|---|---|"]
-        b_rows = analysis.best_trigger(before, k).iter_rows(named=True)
-        a_rows = analysis.best_trigger(after, p, policy="plan", default=None).iter_rows(named=True)
-        for b, a in zip(b_rows, a_rows, strict=True):
-            word = H.advice_word(b, a)
-            words.append(word)
-            lines.append(f"| {analysis.LABELS[b['outcome']]} | {b['best_label']} "
-                         f"({pct(b['best_rate'])}) | {a['best_label']} ({pct(a['best_rate'])}) "
-                         f"| {word} |")
-        lines.append("")
+        lines += [f"### {analysis.parameter_label(preset, k)}", "", f"![{p}]({name})", ""]
+        lines += advice_table(words, preset, k, before, "plan", p, after, best_op["label"])
     return lines, words
+
+
+def advice_table(words: list[str], preset: str, k: str, before: pl.DataFrame, policy: str,
+                 param: str, after: pl.DataFrame, who: str) -> list[str]:
+    """The table of the preset's best `k` per outcome beside `policy`'s best `param`, with
+    the advice word of each line (appended to `words`)."""
+    lines = [f"| outcome | best `{k}` ({preset}) | best `{param}` ({who}) | advice |",
+             "|---|---|---|---|"]
+    for b, a in zip(analysis.best_trigger(before, k).iter_rows(named=True),
+                    analysis.best_trigger(after, param, policy=policy,
+                                          default=None).iter_rows(named=True),
+                    strict=True):
+        word = H.advice_word(b, a)
+        words.append(word)
+        lines.append(f"| {analysis.LABELS[b['outcome']]} | {b['best_label']} "
+                     f"({pct(b['best_rate'])}) | {a['best_label']} ({pct(a['best_rate'])}) "
+                     f"| {word} |")
+    return [*lines, ""]
 
 
 def restricted_section(folder: Path | None, found) -> list[str]:
@@ -212,19 +220,9 @@ def restricted_section(folder: Path | None, found) -> list[str]:
         n = own.group_by(imposed).len()["len"].min()
         lines += [f"### {analysis.parameter_label(preset, k)}", "",
                   f"{n:,} games per setting of the restricted expert (95% intervals up to "
-                  f"±{100 * 1.96 * (0.25 / n) ** 0.5:.1f} points).", "",
-                  f"| outcome | best `{k}` ({preset}) | best `{imposed}` (restricted expert) | advice |",
-                  "|---|---|---|---|"]
-        for b, a in zip(analysis.best_trigger(before, k).iter_rows(named=True),
-                        analysis.best_trigger(own, imposed, policy="lookahead",
-                                              default=None).iter_rows(named=True),
-                        strict=True):
-            word = H.advice_word(b, a)
-            words.append(word)
-            lines.append(f"| {analysis.LABELS[b['outcome']]} | {b['best_label']} "
-                         f"({pct(b['best_rate'])}) | {a['best_label']} ({pct(a['best_rate'])}) "
-                         f"| {word} |")
-        lines.append("")
+                  f"±{100 * 1.96 * (0.25 / n) ** 0.5:.1f} points).", ""]
+        lines += advice_table(words, preset, k, before, "lookahead", imposed, own,
+                              "restricted expert")
     if not words:
         return [*lines, f"`{folder}` sweeps none of the imposed triggers {', '.join(IMPOSED.values())}.", ""]
     return [*lines, H.advice_verdict(words, "the expert with its first Fire order imposed"), ""]
