@@ -114,13 +114,16 @@ def _span(labels: list[str], param: str, order: Sequence[str] | None = None) -> 
 
 
 def sentences(df: pl.DataFrame, param: str, *, policy: str,
-              outcomes: Sequence[str] = (*analysis.VICTORIES, "defeat")) -> list[str]:
+              outcomes: Sequence[str] = (*analysis.VICTORIES, "defeat"),
+              best: pl.DataFrame | None = None) -> list[str]:
     """The answer of one swept parameter of one policy, in a few sentences (see the module
     docstring). The main setting is the best for defeat when defeat is an outcome, else
     for the first outcome; each other outcome whose best is elsewhere, and not tied with
-    the main setting, is a trade-off."""
-    best = {r["outcome"]: r for r in
-            analysis.best_trigger(df, param, policy=policy, outcomes=outcomes).iter_rows(named=True)}
+    the main setting, is a trade-off. `best`: analysis.best_trigger of the same games when
+    the caller has it (its rows of `outcomes` are used)."""
+    if best is None:
+        best = analysis.best_trigger(df, param, policy=policy, outcomes=outcomes)
+    best = {r["outcome"]: r for r in best.iter_rows(named=True) if r["outcome"] in outcomes}
     never = analysis.never_value(policy, param)
     games = df.filter(pl.col("policy") == policy).with_columns(
         analysis.never_as_null(param, never).cast(pl.Float64).alias("_setting"))

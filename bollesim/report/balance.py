@@ -94,10 +94,12 @@ class Trigger:
 def _triggers(games: pl.DataFrame) -> list[Trigger]:
     """The swept parameters of each policy (answer.swept), with their tables, charts and
     the answer in words."""
-    return [Trigger(policy, param, analysis.best_trigger(rows, param, policy=policy),
-                    chartdata.trigger(rows, param, policy=policy), ruleset,
-                    tuple(answer.sentences(rows, param, policy=policy)))
-            for ruleset, rows, policy, param in answer.swept(games)]
+    out = []
+    for ruleset, rows, policy, param in answer.swept(games):
+        best = analysis.best_trigger(rows, param, policy=policy)
+        out.append(Trigger(policy, param, best, chartdata.trigger(rows, param, policy=policy),
+                           ruleset, tuple(answer.sentences(rows, param, policy=policy, best=best))))
+    return out
 
 
 def _chart(rep: Report, name: str, data: RateChart, alt: str) -> None:
