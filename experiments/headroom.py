@@ -30,13 +30,13 @@ import polars as pl  # noqa: E402
 from bollesim import simulate  # noqa: E402
 from bollesim.batch.runfolder import open_run  # noqa: E402
 from bollesim.batch.spec import load_experiment  # noqa: E402
+from bollesim.bollebank import clairvoyant as CV  # noqa: E402
 from bollesim.bollebank.rules.loader import load_ruleset  # noqa: E402
 from bollesim.game.policy import load_policy  # noqa: E402
 from bollesim.report import headroom as H  # noqa: E402
 from bollesim.report import plots  # noqa: E402
-from bollesim.report.chartdata import pct  # noqa: E402
-from bollesim.search import clairvoyant as CV  # noqa: E402
 from bollesim.stats import analysis  # noqa: E402
+from bollesim.stats.analysis import pct  # noqa: E402
 from bollesim.stats.intervals import mcnemar_exact, newcombe_paired  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +54,7 @@ INHERITED = {"perfect": "tactical"}
 """Outcomes bounded by another's bound, not searched: all four victories are a tactical
 victory, whose search already leaves most games undecided."""
 TRIGGERS = {"fire_at_roe": ("k", "fire_roe"), "fire_at_turn": ("t", "fire_turn")}
-"""A preset's trigger parameter and the family's parameter it sets (policies/_space.py)."""
+"""A preset's trigger parameter and the family's parameter it sets (bollesim/bollebank/scripted/space.py)."""
 IMPOSED = {"k": "imposed_roe", "t": "imposed_turn"}
 """The restricted expert's parameter that imposes each preset trigger (policies/lookahead.py;
 0: not imposed)."""
@@ -321,7 +321,7 @@ def write(args, games, rungs, bound, verdicts, cv_seconds, found, baseline, best
         "", "![ladder](headroom-ladder.png)", "",
         *H.ladder_table([*rungs, bound]), "",
         "## The bracket", "",
-        f"The clairvoyant (`bollesim/search/clairvoyant.py`) replays each game from setup "
+        f"The clairvoyant (`bollesim/bollebank/clairvoyant.py`) replays each game from setup "
         f"on the game's own chance stream and searches its choices (iterative deepening, "
         f"every node's playouts by the best known points, cautious and historical; at most "
         f"{args.budget:,} decisions per game): a game is won when a line of choices wins it, "

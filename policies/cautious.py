@@ -3,7 +3,7 @@ first Fire order only once the RoE is Unrestricted (roe.unrestricted, 18 by defa
 keeps the strategic victory), the airstrike called as soon as it is offered, damaged
 tanks towed out of fire and sent back to Saraci."""
 
-from policies._space import AIRSTRIKE_FIRST, knobs, preset
+from bollesim.bollebank.scripted.space import AIRSTRIKE_FIRST, knobs, preset
 
 PARAMETERS = knobs(stop_at_tanks=0, tow=1)
 PRESET = preset(PARAMETERS, fire_unrestricted=1, airstrike=AIRSTRIKE_FIRST)

@@ -1,8 +1,8 @@
 """The first Fire order at the first chance once the RoE is at k or more, never before;
 otherwise the historical plan."""
 
+from bollesim.bollebank.scripted.space import knobs, preset
 from bollesim.game.params import Parameter
-from policies._space import knobs, preset
 
 PARAMETERS = (
     Parameter("k", 12, 8, 25, "the RoE from which the first Fire order is given",

@@ -3,10 +3,10 @@ rollouts from the state it is in (played out by a base policy, successive halvin
 options) and takes the best when it clearly beats the base policy's own choice; a first
 Fire order may be imposed (from an RoE, from a turn) while every other choice is its own."""
 
+from bollesim.bollebank.lookahead import BASES, OBJECTIVES, play_games
 from bollesim.game.params import Parameter
-from bollesim.search.lookahead import BASES, OBJECTIVES, play_games
 
-_objectives = ", ".join(f"{i} {o.name}" for i, o in enumerate(OBJECTIVES))
+_objectives = ", ".join(f"{i} {o.label}" for i, o in enumerate(OBJECTIVES))
 _bases = ", ".join(f"{i} {name}" for i, name in enumerate(BASES))
 
 PARAMETERS = (
@@ -17,10 +17,10 @@ PARAMETERS = (
               label="most rollouts per option"),
     Parameter("objective", 0, 0, len(OBJECTIVES) - 1,
               f"what a rollout is worth: {_objectives}", label="objective",
-              choices=tuple(o.name for o in OBJECTIVES)),
+              choices=tuple(o.label for o in OBJECTIVES)),
     Parameter("base", 0, 0, len(BASES) - 1,
               f"the policy that plays the rollouts out: {_bases} (expert: the plan family"
-              " at bollesim/search/expert_base.toml; the others at their defaults)",
+              " at bollesim/bollebank/expert_base.toml; the others at their defaults)",
               label="base policy", choices=BASES),
     Parameter("confidence", 1.5, 0, 5,
               "the best option is taken over the base policy's choice only when it beats it"

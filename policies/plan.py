@@ -2,11 +2,12 @@
 tanks and APCs go and when they push on to Tango 2, through the handling of damaged
 tanks, drawing, the first Fire order and its targets, to the airstrike and playing on
 after a victory. Its defaults are the historical plan; the other scripted policies are
-points of it (policies/_space.py declares each parameter).
+points of it (bollesim/bollebank/scripted/space.py declares each parameter).
 
 The fast engine compiles this family into its kernel (docs/architecture.md §4)."""
 
-from policies import _plan, _space
+from bollesim.bollebank.scripted import plan as _plan
+from bollesim.bollebank.scripted import space as _space
 
 PARAMETERS = _space.PARAMETERS
 

@@ -3,8 +3,8 @@ Tango 2. A Move always beats a Fire order; Fire orders are given as soon as the 
 allows when no useful Move is on offer. The two APCs cannot fight: by default they go to
 OP N, out of every field of fire (VL2's Extra order works there)."""
 
+from bollesim.bollebank.scripted.space import KALESIJA, OP_N, Link, knobs, preset
 from bollesim.game.params import Parameter
-from policies._space import KALESIJA, OP_N, Link, knobs, preset
 
 PARAMETERS = (
     Parameter("apcs", 0, 0, 1,

@@ -378,18 +378,18 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "perfect-is-any-victory",
-        "bollesim/stats/analysis.py",
-        '"perfect": pl.all_horizontal(*victories),',
-        '"perfect": pl.any_horizontal(*victories),',
+        "bollesim/game/result.py",
+        "return {self.all_wins: pl.all_horizontal(*wins),",
+        "return {self.all_wins: pl.any_horizontal(*wins),",
         "§8",
         "'all four victories' counts games with any victory",
         ("tests/test_analysis.py",),
     ),
     Mutant(
         "no-result-counts-defeats",
-        "bollesim/stats/analysis.py",
-        '"no_result": ~pl.any_horizontal(*victories) & ~pl.col("defeat").fill_null(False)}',
-        '"no_result": ~pl.any_horizontal(*victories)}',
+        "bollesim/game/result.py",
+        "self.no_result: ~pl.any_horizontal(*wins) & ~pl.col(self.loss).fill_null(False)}",
+        "self.no_result: ~pl.any_horizontal(*wins)}",
         "§8",
         "'no result' includes the defeats",
         ("tests/test_analysis.py",),
@@ -481,8 +481,8 @@ PRECISION = [  # the --precision stopping rule (bollesim/batch/precision.py)
     Mutant(
         "precision-watches-operational-only",
         "bollesim/batch/precision.py",
-        'PRECISION_RATES = ("operational", "tactical", "strategic", "political", "defeat")',
-        'PRECISION_RATES = ("operational",)',
+        "PRECISION_RATES = RESULT.flags",
+        "PRECISION_RATES = RESULT.flags[:1]",
         "--precision",
         "the stopping rule watches the operational rate only",
         ("tests/test_sweep.py -k precision",),
@@ -631,8 +631,8 @@ REPORT = [  # what the balance report says (bollesim/report/balance.py, bollesim
     Mutant(
         "endings-defeat-inverted",
         "bollesim/report/balance.py",
-        '"defeat" if r["defeat"] else ""',
-        '"" if r["defeat"] else "defeat"',
+        "analysis.LABELS[RESULT.loss] if r[RESULT.loss] else \"\"",
+        "\"\" if r[RESULT.loss] else analysis.LABELS[RESULT.loss]",
         "§8",
         "the endings table marks the ends that are not defeats as defeats",
         ("tests/test_report.py::test_endings_table",),
@@ -861,7 +861,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
     Mutant(
         "score-ignores-weights",
-        "bollesim/search/optimise.py",
+        "bollesim/game/result.py",
         "out += weight * games",
         "out += games",
         "weighted objective",
@@ -880,8 +880,8 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     Mutant(
         "seeds-without-presets",
         "bollesim/search/optimise.py",
-        "if search.policy.name == SCRIPTED_FAMILY:",
-        "if search.policy.name != SCRIPTED_FAMILY:",
+        "if search.policy.name == declared().scripted:",
+        "if search.policy.name != declared().scripted:",
         "the presets in the space are seeds",
         "the search starts without the presets and can end below them",
         ("tests/test_optimise.py -k presets",),
@@ -906,7 +906,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
 ]
 
-LOOKAHEAD = [  # the lookahead player (bollesim/search/lookahead.py, engine/rollout.py, script.py)
+LOOKAHEAD = [  # the lookahead player (bollesim/bollebank/lookahead.py, engine/rollout.py, script.py)
     Mutant(
         "rollout-on-the-games-stream",
         "bollesim/bollebank/engine/script.py",
@@ -936,9 +936,9 @@ LOOKAHEAD = [  # the lookahead player (bollesim/search/lookahead.py, engine/roll
     ),
     Mutant(
         "objective-rewards-defeat",
-        "bollesim/search/lookahead.py",
-        'Objective("operational victory and no defeat", (1, 0, 0, 0, -1))',
-        'Objective("operational victory and no defeat", (1, 0, 0, 0, 1))',
+        "bollesim/bollebank/lookahead.py",
+        'Objective("operational victory and no defeat", {"operational": 1, "defeat": -1})',
+        'Objective("operational victory and no defeat", {"operational": 1, "defeat": 1})',
         "lookahead: an option's score is the objective's mean over its rollouts",
         "the default objective counts a defeat for the player",
         ("tests/test_lookahead.py -k objectives_mean",),

@@ -1,4 +1,4 @@
-"""The clairvoyant player (bollesim/search/clairvoyant.py): it sees each game's own future,
+"""The clairvoyant player (bollesim/bollebank/clairvoyant.py): it sees each game's own future,
 so on the same games it wins every game an honest player wins (an upper bound), wins
 games the presets lose with lines the reference engine confirms, counts what it cannot
 decide as won, and gives the same verdicts whatever the threads."""
@@ -8,14 +8,14 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from bollesim.batch.runner import result_ints, simulate
+from bollesim.batch.runner import RESULT, simulate
+from bollesim.bollebank import clairvoyant as CV
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.lookahead import SETUP, Position, replaying
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.game.policy import load_policy
-from bollesim.search import clairvoyant as CV
-from bollesim.search.lookahead import SETUP, Position, replaying
 
 RULES = load_ruleset()
 SEED = 11
@@ -70,7 +70,7 @@ def test_wins_games_the_presets_lose_with_lines_the_reference_engine_confirms(ve
         v = verdicts[g]
         assert v.line  # found by the search: historical alone loses it
         policy = replaying(base, [SimpleNamespace(choice=c) for c in v.line])
-        row = result_ints(play_game(RULES, policy, base.param_vector(), SEED, int(g)))
+        row = RESULT.ints(play_game(RULES, policy, base.param_vector(), SEED, int(g)))
         assert row[L.R_OPERATIONAL] == 1
         assert row == list(v.row)
 

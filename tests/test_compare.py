@@ -24,7 +24,7 @@ VICTORIES = ("operational", "tactical", "strategic", "political")
 OUTCOMES = (*VICTORIES, "perfect", "defeat", "no_result")
 LABELS = {"operational": "operational victory", "tactical": "tactical victory",
           "strategic": "strategic victory", "political": "political victory",
-          "perfect": "all four victories", "defeat": "defeat", "no_result": "no result"}
+          "perfect": "perfect (all four victories)", "defeat": "defeat", "no_result": "no result"}
 TWO_CELLS = """
 name = "two"
 seed = 3

@@ -11,7 +11,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from bollesim.batch.runner import result_ints, simulate
+from bollesim.batch.runner import RESULT, simulate
 from bollesim.bollebank import codes as C
 from bollesim.bollebank import events as E
 from bollesim.bollebank import observation as O
@@ -45,7 +45,7 @@ def compare_engines(policy, games: int, rules=RULES, seed: int = SEED) -> None:
         ref_row = play_game(rules, policy, params, seed, g, ref_trace)
         fast_trace, fast_row, _ = play_traced_game(rules, policy, params, seed, g)
         assert fast_trace == ref_trace, f"{policy.name} game {g}: traces differ"
-        expected = result_ints(ref_row)
+        expected = RESULT.ints(ref_row)
         assert list(fast_row) == expected, f"{policy.name} game {g}: rows differ"
 
 

@@ -103,8 +103,8 @@ def test_no_headline_for_a_player_that_wins_nothing():
 
     text = H.headline(rungs, "preset", compare)
     assert "timid" not in text
-    assert "The most operational victories: expert, 47.5%" in text
-    assert "fewest defeats: expert, 15.0%" in text
+    assert "The highest operational victory rate: expert, 47.5%" in text
+    assert "lowest defeat rate: expert, 15.0%" in text
     assert f"+19.5 (+17.5 to +21.5) points on the same {N:,} games, separated" in text
 
 

@@ -1,4 +1,4 @@
-"""The lookahead player (bollesim/search/lookahead.py, engine/rollout.py): its rollouts replay the
+"""The lookahead player (bollesim/bollebank/lookahead.py, engine/rollout.py): its rollouts replay the
 game it is in exactly, draw nothing of the game's future, score what they claim, and the
 player plays the same games whatever the engine or threads."""
 
@@ -9,8 +9,9 @@ import pytest
 from typer.testing import CliRunner
 
 from bollesim import rng
-from bollesim.batch.runner import result_ints, simulate
+from bollesim.batch.runner import RESULT, simulate
 from bollesim.bollebank import decisions as D
+from bollesim.bollebank import lookahead as LA
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.engine import rollout as R
 from bollesim.bollebank.reference.chance import Chance
@@ -18,12 +19,12 @@ from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.cli.app import app
 from bollesim.game.policy import load_policy
-from bollesim.search import lookahead as LA
+from bollesim.game.result import Objective
 
 RULES = load_ruleset()
 BASE = load_policy("historical")
 SEED = 5
-NOTHING = LA.Objective("nothing", (0, 0, 0, 0, 0))  # every option ties
+NOTHING = Objective("nothing", {})  # every option ties
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +69,7 @@ def reference_rollout(decisions, k: int, option: int, rollout: int, game_index: 
 
     row = play_game(RULES, replace(BASE, decide=decide), BASE.param_vector(), SEED, game_index,
                     chance=chance)
-    return result_ints(row)
+    return RESULT.ints(row)
 
 
 def test_rollouts_are_the_games_the_oracle_plays(player, game):
@@ -264,5 +265,5 @@ def test_restricted_play_obeys_its_imposed_first_fire_order(roe, turn):
             assert row[L.R_FIRST_FIRE_ROE] >= roe and row[L.R_FIRST_FIRE_TURN] >= turn
         policy = first_fire_checked(RULES, decisions, roe, turn)
         again = play_game(RULES, policy, expert.base_vector, SEED, g)
-        assert result_ints(again) == list(row)
+        assert RESULT.ints(again) == list(row)
     assert fired > 12  # the trigger was reached in most games: the check had work to do

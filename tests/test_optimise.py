@@ -19,7 +19,9 @@ from bollesim import simulate
 from bollesim.cli.app import app
 from bollesim.errors import UsageError
 from bollesim.game.policy import load_policy
+from bollesim.game.result import Objective
 from bollesim.search import optimise as O
+from bollesim.stats.analysis import RESULT
 
 cli = CliRunner()
 
@@ -126,12 +128,12 @@ def test_the_held_out_report_pairs_the_winner_with_the_defaults(k_search):
 
 def test_weighted_scores_follow_the_rows():
     rows = simulate("historical", 3000, 2, params={"stop_at_tanks": 0})
-    objective = O.Objective({"operational": 2.0, "perfect": 1.0, "defeat": -1.0}, "score")
+    objective = Objective("score", {"operational": 2.0, "perfect": 1.0, "defeat": -1.0})
     expected = []
     for r in rows.iter_rows(named=True):
         perfect = all(r[c] for c in ("operational", "tactical", "strategic", "political"))
         expected.append(2.0 * bool(r["operational"]) + perfect - bool(r["defeat"]))
-    np.testing.assert_array_equal(objective.score(rows), np.array(expected))
+    np.testing.assert_array_equal(objective.score(rows, RESULT), np.array(expected))
 
 
 def test_pareto_ranks_match_a_pairwise_oracle():
@@ -208,7 +210,7 @@ def tiny_plan(tmp_path_factory):
 def test_categorical_parameters_are_offered_as_choices(tiny_plan):
     from optuna.distributions import CategoricalDistribution, IntDistribution
 
-    from policies._space import POSTS, TANGO2, VL2_POST
+    from bollesim.bollebank.scripted.space import POSTS, TANGO2, VL2_POST
 
     search, result = tiny_plan
     space = O.distributions(search)
@@ -286,7 +288,7 @@ def test_a_folder_that_cannot_take_the_result_is_refused_before_the_search(tmp_p
 def test_a_weighted_difference_is_paired_game_by_game(k_search):
     _, _, out = k_search
     held = pl.read_parquet(out / "games.parquet")
-    objective = O.Objective({"operational": 1.0, "defeat": -1.0}, "operational less defeat")
+    objective = Objective("operational less defeat", {"operational": 1.0, "defeat": -1.0})
     a, b = (held.filter(pl.col("cell") == c).sort("game").iter_rows(named=True) for c in (0, 1))
     diffs = [(ra["operational"] - ra["defeat"]) - (rb["operational"] - rb["defeat"])
              for ra, rb in zip(a, b, strict=True)]

@@ -144,7 +144,7 @@ def test_trigger_chart(games):
 
 
 def test_observed_chart_is_per_policy_and_says_so(games):
-    fig = plots.rates_by_first_fire_turn(games, policy="syn_fire")
+    fig = plots.rates_by(games, "first_fire_turn", policy="syn_fire", min_games=20)
     assert_clean(fig)
     ax, ax_n = fig.axes
     assert_series_visible(ax)
@@ -161,11 +161,11 @@ def test_observed_chart_is_per_policy_and_says_so(games):
     np.testing.assert_allclose(ys, [expected[x] for x in xs])
     bars = {round(p.get_x() + p.get_width() / 2, 6): p.get_height() for p in ax_n.patches}
     assert all(bars[float(x)] == counts[x] for x in xs)
-    both = plots.rates_by_first_fire_turn(games)  # two policies: two panels, never pooled
+    both = plots.rates_by(games, "first_fire_turn", min_games=20)  # two policies: two panels, never pooled
     assert len(both.subfigs) == 2
     assert_clean(both)
     with pytest.raises(ValueError, match="policy="):
-        plots.rates_by_first_fire_turn(games, ax=Figure().subplots())
+        plots.rates_by(games, "first_fire_turn", min_games=20, ax=Figure().subplots())
 
 
 @pytest.mark.parametrize("by", ["cell", "policy"])

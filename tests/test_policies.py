@@ -20,8 +20,9 @@ from bollesim.bollebank import events as E
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.bollebank.scripted import plan as _plan
+from bollesim.bollebank.scripted import space as _space
 from bollesim.game.policy import available_policies, load_policy
-from policies import _plan, _space
 
 SEED = 1
 N_GAMES = 200

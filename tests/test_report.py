@@ -32,7 +32,7 @@ HEADLINE = (*VICTORIES, "perfect", "defeat")
 OUTCOMES = (*VICTORIES, "perfect", "defeat", "no_result")
 LABELS = {"operational": "operational victory", "tactical": "tactical victory",
           "strategic": "strategic victory", "political": "political victory",
-          "perfect": "all four victories", "defeat": "defeat", "no_result": "no result"}
+          "perfect": "perfect (all four victories)", "defeat": "defeat", "no_result": "no result"}
 
 CHROMIUM = Path("/usr/bin/chromium")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -209,7 +209,7 @@ def test_findings_follow_the_answer_and_the_headline_chart(sweep):
             f"({100 * share(settings[peak], top):.1f}%)") in findings
     everything = A.with_outcomes(games)
     assert f"**Lost** {100 * share(everything, 'defeat'):.1f}% of all 5,600 games" in findings
-    assert f"**no result** {pct_text(share(everything, 'no_result'))}, **all four victories** " \
+    assert f"**no result** {pct_text(share(everything, 'no_result'))}, **perfect (all four victories)** " \
         f"{pct_text(share(everything, 'perfect'))}." in findings
     # the answer in words, then the headline chart, then the findings, before every table
     assert text.index("## The answer") < text.index("![") < text.index("## Findings") \

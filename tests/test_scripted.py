@@ -19,8 +19,8 @@ import pytest
 from bollesim.batch.runner import play_chunk
 from bollesim.bollebank import codes as C
 from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.bollebank.scripted import space as S
 from bollesim.game.policy import load_policy
-from policies import _space as S
 
 N = 400
 SEED = 13
@@ -100,8 +100,8 @@ def wishes_at(positions: dict[int, int], point: dict, towed: tuple[int, ...] = (
     """The family's wish (_plan.routes) for each vehicle, turn 1, with the given vehicles
     at the given positions (the others in Saraci), `towed` in tow."""
     from bollesim.bollebank import observation as O
-    from policies import _plan
-    from policies._tactics import place_of
+    from bollesim.bollebank.scripted import plan as _plan
+    from bollesim.bollebank.scripted.tactics import place_of
 
     packed = rules().packed
     params = load_policy("plan").param_vector(point)

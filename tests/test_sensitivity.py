@@ -52,7 +52,7 @@ FINDINGS = ("operational", "tactical", "strategic", "political", "defeat")
 OUTCOMES = (*FINDINGS[:4], "perfect", "defeat", "no_result")
 NAMES = {"operational": "operational victory", "tactical": "tactical victory",
          "strategic": "strategic victory", "political": "political victory",
-         "perfect": "all four victories", "defeat": "defeat", "no_result": "no result"}
+         "perfect": "perfect (all four victories)", "defeat": "defeat", "no_result": "no result"}
 
 
 @pytest.fixture(scope="module")

@@ -8,14 +8,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bollesim.batch.runner import RESULT_COLUMNS
+from bollesim.batch.runner import RESULT
 from bollesim.stats.intervals import Z95
 
-PRECISION_RATES = ("operational", "tactical", "strategic", "political", "defeat")
-"""The rates `--precision` watches, in every cell."""
+PRECISION_RATES = RESULT.flags
+"""The rates `--precision` watches, in every cell: the outcome flags."""
 
 
-RATE_COLUMNS = [[name for name, _ in RESULT_COLUMNS].index(rate) for rate in PRECISION_RATES]
+RATE_COLUMNS = [RESULT.slot(rate) for rate in PRECISION_RATES]
 """Where they are in the engine's result array."""
 
 

@@ -38,7 +38,7 @@ def narrated_game(
     """The turn-by-turn account of one game and its result row; either engine records
     the same events (docs/architecture.md §2)."""
     if policy.plays_games is not None:  # the lookahead player
-        from bollesim.search.lookahead import narrated_game as lookahead_game
+        from bollesim.bollebank.lookahead import narrated_game as lookahead_game
 
         return lookahead_game(rules, params, seed, game_index)
     if engine == "fast":
@@ -204,15 +204,15 @@ def replay_from_run(run_dir: str | Path, game: int, cell: int | None = None) -> 
 
 def result_differences(stored: dict, replayed: dict) -> list[str]:
     """The result columns in which two rows of the same game differ."""
-    from bollesim.batch.runner import NULL_WHEN_ZERO, RESULT_COLUMNS
+    from bollesim.batch.runner import RESULT
 
     def norm(name, value):
-        if name in NULL_WHEN_ZERO and not value:
+        if name in RESULT.nullable and not value:
             return None
         return value if value is None or isinstance(value, str) else int(value)
 
     out = []
-    for name, _ in RESULT_COLUMNS:
+    for name in RESULT.names:
         if name not in stored:
             continue
         a, b = norm(name, stored[name]), norm(name, replayed.get(name))

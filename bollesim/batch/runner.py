@@ -12,7 +12,6 @@ import os
 import platform
 import time
 from collections.abc import Callable, Iterable, Iterator
-from functools import partial
 from typing import Protocol
 
 import numpy as np
@@ -20,34 +19,16 @@ import polars as pl
 import pyarrow as pa
 
 from bollesim.batch.limits import DEFAULT_SEED, check_count
-from bollesim.bollebank import events as E
-from bollesim.bollebank.rules.loader import Ruleset, load_ruleset
 from bollesim.errors import UsageError
+from bollesim.game.declaration import Ruleset, declared
 from bollesim.game.policy import Policy, load_policy
 
-# The columns before the parameters, and the result columns in the fast engine's order
-# (engine/layout.py R_*), with their dtypes.
+GAME = declared()
+RESULT = GAME.result
 HEAD_COLUMNS = (("game", pl.Int64), ("seed", pl.Int64), ("policy", pl.Utf8), ("cell", pl.Int32))
-RESULT_COLUMNS = (
-    ("operational", pl.Boolean),
-    ("tactical", pl.Boolean),
-    ("strategic", pl.Boolean),
-    ("political", pl.Boolean),
-    ("defeat", pl.Boolean),
-    ("end_turn", pl.Int16),
-    ("end_reason", pl.Utf8),
-    ("first_fire_turn", pl.Int16),
-    ("first_fire_roe", pl.Int16),
-    ("final_roe", pl.Int16),
-    ("deadline", pl.Int16),
-    ("tanks_at_t2", pl.Int16),
-    ("airstrike_turn", pl.Int16),
-    ("heavy_damage", pl.Int16),
-    ("light_damage", pl.Int16),
-    ("chits_drawn", pl.Int16),
-    ("random_draws", pl.Int32),
-)
-NULL_WHEN_ZERO = ("first_fire_turn", "first_fire_roe", "airstrike_turn")
+"""The columns before the parameters."""
+RESULT_COLUMNS = tuple((c.name, c.dtype) for c in RESULT.columns)
+"""The result columns in the engine's order, with their dtypes (the game's declaration)."""
 RULESET_COLUMNS = (("ruleset", pl.Utf8), ("ruleset_hash", pl.Utf8))
 """The columns of a sweep whose cells change the ruleset (spec.py, a grid's `rules`
 and `readings`): what the row's cell changes in the experiment's ruleset, one line ("" for
@@ -63,8 +44,6 @@ ARROW_TYPES = {
 ENGINES = ("fast", "reference")
 DEFAULT_CHUNK = {"fast": 250_000, "reference": 1_000}
 """Games per chunk: a few seconds of play on two cores for either engine."""
-SMALL_CHUNK = 256
-"""Below this many games a chunk plays on one thread: waking the thread pool costs more."""
 FRAME_BYTES_PER_GAME = 200
 """Memory of one row of simulate()'s DataFrame, with room for the chunk being built."""
 
@@ -122,32 +101,14 @@ def play_chunk(
     first_game: int,
     engine: str = "fast",
 ) -> np.ndarray:
-    """Results (n, N_RESULTS) int64 of games first_game .. first_game + n - 1."""
-    from bollesim.bollebank.engine import layout as L
-
-    n = params.shape[0]
-    out = np.zeros((n, L.N_RESULTS), dtype=np.int64)
+    """Results (n, len(RESULT_COLUMNS)) int64 of games first_game .. first_game + n - 1:
+    played by a policy that plays whole games, else by the game's engine."""
     # Both engines hand rows of params to the compiled decide(), which takes writable
     # contiguous float64 vectors: a read-only broadcast view is copied here.
     params = np.require(params, np.float64, ["C", "W"])
     if policy.plays_games is not None:
         return policy.plays_games(rules, params, seed, first_game, engine)
-    if engine == "fast":
-        params = np.require(policy.kernel_params(params), np.float64, ["C", "W"])
-        import numba
-
-        from bollesim.bollebank.engine.blocks import in_blocks
-        from bollesim.bollebank.engine.play import BATCH_ARGS, for_policy, play_games
-
-        kernel, decide, scripted = for_policy(play_games, BATCH_ARGS, policy)
-        play = partial(kernel, rules.packed, decide, scripted, params, seed, first_game, out)
-        in_blocks(play, n, 1 if n < SMALL_CHUNK else numba.get_num_threads())
-        return out
-    from bollesim.bollebank.reference.play import play_game
-
-    for g in range(n):
-        out[g] = result_ints(play_game(rules, policy, params[g], seed, first_game + g))
-    return out
+    return GAME.play_chunk(rules, policy, params, seed, first_game, engine)
 
 
 def play_chunks(
@@ -160,19 +121,6 @@ def play_chunks(
         return
     for policy, params, seed, first_game, rules in jobs:
         yield play_chunk(rules, policy, params, seed, first_game, engine)
-
-
-def result_ints(row: dict) -> list[int]:
-    """A reference engine's result row as the fast engine writes it (RESULT_COLUMNS order)."""
-    return [_as_int(row[name]) for name, _ in RESULT_COLUMNS]
-
-
-def _as_int(value) -> int:
-    if value is None:
-        return 0
-    if isinstance(value, str):
-        return E.END_REASONS.index(value)
-    return int(value)
 
 
 def to_frame(
@@ -208,13 +156,13 @@ def to_table(
     }
     for i, p in enumerate(policy.parameters):
         columns[p.name] = _arrow(params[:, i], pa.float64())
-    for i, (name, dtype) in enumerate(RESULT_COLUMNS):
+    for i, c in enumerate(RESULT.columns):
         values = results[:, i]
-        if name == "end_reason":
-            columns[name] = _arrow_texts(E.END_REASONS, values)
+        mask = values <= 0 if c.null_when_zero else None
+        if c.texts:
+            columns[c.name] = _arrow_texts(c.texts, values - c.null_when_zero, mask)
             continue
-        mask = values <= 0 if name in NULL_WHEN_ZERO else None
-        columns[name] = _arrow(values, ARROW_TYPES[dtype], mask)
+        columns[c.name] = _arrow(values, ARROW_TYPES[c.dtype], mask)
     arrays = [columns[f.name] if f.name in columns else pa.nulls(n, f.type) for f in schema]
     return pa.Table.from_arrays(arrays, schema=schema)
 
@@ -233,14 +181,14 @@ def _arrow(values: np.ndarray, kind: pa.DataType, mask: np.ndarray | None = None
     return pa.Array.from_buffers(kind, len(values), [validity, pa.py_buffer(data)])
 
 
-def _arrow_texts(texts, codes: np.ndarray) -> pa.Array:
-    """texts[codes] as an Arrow string array."""
+def _arrow_texts(texts, codes: np.ndarray, mask: np.ndarray | None = None) -> pa.Array:
+    """texts[codes] as an Arrow string array, null where mask."""
     encoded = [t.encode("utf-8") for t in texts]
     offsets = np.concatenate([[0], np.cumsum([len(e) for e in encoded])]).astype(np.int32)
     dictionary = pa.Array.from_buffers(
         pa.string(), len(texts), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
     )
-    indices = _arrow(codes, pa.int64())
+    indices = _arrow(np.maximum(codes, 0), pa.int64(), mask)
     return pa.DictionaryArray.from_arrays(indices, dictionary).cast(pa.string())
 
 
@@ -314,7 +262,7 @@ def simulate(
     params : None (the policy's defaults), a dict {name: value} with one value for every
         game or one value per game (e.g. {"t": np.arange(n) % 20 + 1}), or an
         (n_games, n_parameters) array
-    rules : a Ruleset (bollesim.bollebank.rules.loader.load_ruleset(overrides=["roe.fire_allowed=10"]));
+    rules : a Ruleset of the game (bollesim.load_ruleset(overrides=["roe.fire_allowed=10"]));
         None: the shipped default
     engine : "fast" (numba, compiled on first use, then cached) or "reference" (plain
         Python: the same games, slowly)
@@ -353,7 +301,7 @@ def simulate(
         raise UsageError(f"unknown engine {engine!r} (choose fast or reference)")
     check_memory(n_games * FRAME_BYTES_PER_GAME, f"simulate() of {n_games:,} games")
     policy = resolve_policy(policy)
-    rules = rules or load_ruleset()
+    rules = rules or GAME.load_ruleset()
     matrix = param_matrix(policy, n_games, params)
     set_threads(threads)
     size = max(1, chunk_size or default_chunk(policy, engine))

@@ -43,19 +43,23 @@ from bollesim.cli.running import (
 )
 from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
+from bollesim.game.declaration import declared
 from bollesim.terminal import printable
+
+BASELINE = declared().baseline
+TRIGGER = declared().triggers[-1]
 
 
 @command(
     app,
     epilog=examples(
-        "bollesim run -P historical -n 1000000 --seed 1 --out results/historical",
-        "bollesim run -P historical -p stop_at_tanks=2 -n 100000 --threads 1",
-        "bollesim run -P fire_at_roe -p k=18 -n 10000 --precision 0.005 --max-games 500000",
-        "bollesim run -P random -n 2000 --engine reference --out results/random-ref",
-        "bollesim run -P historical -n 10000000 --cluster tcp://10.0.0.5:8786",
-        "bollesim run -P historical -n 10000000 --out results/big --resume",
-        "bollesim run -P historical -n 10000 --json   # one JSON object on stdout",
+        f"bollesim run -P {BASELINE} -n 1000000 --seed 1 --out results/{BASELINE}",
+        f"bollesim run -P {BASELINE} -p stop_at_tanks=2 -n 100000 --threads 1",
+        f"bollesim run -P {TRIGGER.policy} -p {TRIGGER.param}=18 -n 10000 --precision 0.005 --max-games 500000",
+        f"bollesim run -P {BASELINE} -n 2000 --engine reference --out results/{BASELINE}-ref",
+        f"bollesim run -P {BASELINE} -n 10000000 --cluster tcp://10.0.0.5:8786",
+        f"bollesim run -P {BASELINE} -n 10000000 --out results/big --resume",
+        f"bollesim run -P {BASELINE} -n 10000 --json   # one JSON object on stdout",
     ),
 )
 def run(

@@ -8,6 +8,7 @@ import typer
 
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.cli.wiring import app, command, examples
+from bollesim.game.declaration import declared
 
 
 @command(app, epilog=examples("bollesim bench", "bollesim bench --json --games 200000 --no-cold"))
@@ -15,7 +16,7 @@ def bench(
     json_: Annotated[
         bool, typer.Option("--json", help="End with one JSON line of all figures.")
     ] = False,
-    policy: Annotated[str, typer.Option("--policy", "-P", help="Policy to time.")] = "historical",
+    policy: Annotated[str, typer.Option("--policy", "-P", help="Policy to time.")] = declared().baseline,
     games: Annotated[int, typer.Option(help="Fast-engine games per measurement.")] = 500_000,
     reference_games: Annotated[int, typer.Option(help="Reference-engine games.")] = 300,
     cold: Annotated[

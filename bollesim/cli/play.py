@@ -20,7 +20,10 @@ from bollesim.cli.options import (
 )
 from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
+from bollesim.game.declaration import declared
 from bollesim.terminal import printable
+
+BASELINE = declared().baseline
 
 
 @command(app, epilog=examples("bollesim policies"))
@@ -40,10 +43,10 @@ def policies() -> None:
 @command(
     app,
     epilog=examples(
-        "bollesim play -P historical --seed 7",
-        "bollesim play -P random --seed 3 --game 12",
-        "bollesim play -P historical -p stop_at_tanks=2 --set roe.fire_allowed=10",
-        "bollesim play --from results/historical-seed1 --game 41",
+        f"bollesim play -P {BASELINE} --seed 7",
+        f"bollesim play -P {BASELINE} --seed 3 --game 12 --engine reference",
+        f"bollesim play -P {BASELINE} -p stop_at_tanks=2 --set roe.fire_allowed=10",
+        f"bollesim play --from results/{BASELINE}-seed1 --game 41",
         "bollesim play --from results/first_fire --game 41 --cell 4",
     ),
 )

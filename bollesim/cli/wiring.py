@@ -31,7 +31,10 @@ from typer.core import _click as click  # typer's own click (pyproject.toml)
 
 from bollesim.bollebank.rules.loader import RulesetError
 from bollesim.errors import UsageError
+from bollesim.game.declaration import declared
 from bollesim.terminal import printable
+
+GAME = declared()
 
 EXIT_USAGE = 2  # exit code of every reported error (same as typer's own usage errors)
 ORDER = ("rules", "policies", "play", "run", "sweep", "optimise", "report", "sensitivity",
@@ -69,8 +72,8 @@ class _InOrder(typer.core.TyperGroup):
 app = typer.Typer(
     cls=_InOrder,
     name="bollesim",
-    help="Monte Carlo strategy analysis for the solitaire wargame Operation Bøllebank.",
-    epilog="Examples: bollesim play -P historical --seed 7 · bollesim run -P historical -n 1000000 · "
+    help=f"Monte Carlo strategy analysis for the solitaire wargame {GAME.title}.",
+    epilog=f"Examples: bollesim play -P {GAME.baseline} --seed 7 · bollesim run -P {GAME.baseline} -n 1000000 · "
     "bollesim sweep experiments/first_fire.toml · bollesim report results/first_fire",
     no_args_is_help=True,
 )
@@ -101,7 +104,7 @@ def _options(
         ),
     ] = False,
 ) -> None:
-    """Monte Carlo strategy analysis for the solitaire wargame Operation Bøllebank.
+    """Monte Carlo strategy analysis for a solitaire wargame (`bollesim --help` names it).
 
     Shell completion: bollesim --install-completion (bash, zsh, fish, PowerShell)."""
 

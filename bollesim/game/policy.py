@@ -15,7 +15,7 @@ so a policy is written once and plays whatever ruleset it is given
 
 The scripted family `plan` (policies/plan.py) is compiled into the fast engine's kernel,
 which asks it for its orders without listing them (engine/orders.py). A module with
-PRESET instead of decide is a point of that family (policies/_space.py): its own
+PRESET instead of decide is a point of that family (bollesim/bollebank/scripted/space.py): its own
 PARAMETERS name the rows' columns, and PRESET maps them to the family's parameters.
 """
 
@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit, types
 
 from bollesim.errors import UsageError
+from bollesim.game.declaration import declared
 from bollesim.game.params import Parameter
 
 # decide(kind, obs, rules, options, n_options, params, prng) -> index. One signature for
@@ -103,16 +104,11 @@ class Policy:
 def available_policies(deciding: bool = False) -> list[str]:
     """Names of the modules in the policies package; deciding: only those with a decide
     function (not those that play whole games)."""
-    import policies
-
+    package = importlib.import_module(declared().policies)
     names = sorted(
-        m.name for m in pkgutil.iter_modules(policies.__path__) if not m.name.startswith("_")
+        m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")
     )
     return [n for n in names if load_policy(n).decide is not None] if deciding else names
-
-
-SCRIPTED_FAMILY = "plan"
-"""The policy compiled into the fast engine's kernel (engine/player.py)."""
 
 
 def from_module(module: ModuleType, name: str | None = None) -> Policy:
@@ -126,12 +122,12 @@ def from_module(module: ModuleType, name: str | None = None) -> Policy:
         return Policy(name, doc, parameters, None, plays_games=module.play_games,
                       chunk=module.CHUNK)
     if hasattr(module, "PRESET"):
-        family = load_policy(SCRIPTED_FAMILY)
+        family = load_policy(declared().scripted)
         return Policy(name, doc, parameters, family.decide, True, module.PRESET)
     # Compiled on first use: for the signature from Python (the reference engine), or for
     # DECIDE_SIGNATURE when the fast engine takes it as a function pointer.
     decide = njit(cache=hasattr(module, "__file__"))(module.decide)
-    scripted = module.__name__ == f"policies.{SCRIPTED_FAMILY}"
+    scripted = module.__name__ == f"{declared().policies}.{declared().scripted}"
     return Policy(name, doc, parameters, decide, scripted)
 
 
@@ -140,4 +136,4 @@ def load_policy(name: str) -> Policy:
     """The policy named `name` from policies/; an unknown name raises UsageError."""
     if name not in available_policies():
         raise UsageError(f"unknown policy {name!r} (known: {', '.join(available_policies())})")
-    return from_module(importlib.import_module(f"policies.{name}"), name)
+    return from_module(declared().policy_module(name), name)

@@ -21,13 +21,13 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from bollesim.report.chartdata import pct
 from bollesim.stats import analysis
+from bollesim.stats.analysis import pct
 
-GAME_COLUMNS = ("operational", "tactical", "strategic", "political", "defeat", "end_turn",
-                "end_reason", "first_fire_turn")
+RESULT = analysis.RESULT
+GAME_COLUMNS = tuple(c for c in (*RESULT.flags, RESULT.end_turn, RESULT.end_reason, RESULT.trigger) if c)
 """The columns that make two games the same game: outcomes, how and when it ended, and
-when the first Fire order was given."""
+when the player first acted (the trigger column)."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def _span(labels: list[str], param: str, order: Sequence[str] | None = None) -> 
 
 
 def sentences(df: pl.DataFrame, param: str, *, policy: str,
-              outcomes: Sequence[str] = (*analysis.VICTORIES, "defeat"),
+              outcomes: Sequence[str] = RESULT.flags,
               best: pl.DataFrame | None = None) -> list[str]:
     """The answer of one swept parameter of one policy, in a few sentences (see the module
     docstring). The main setting is the best for defeat when defeat is an outcome, else
@@ -133,7 +133,7 @@ def sentences(df: pl.DataFrame, param: str, *, policy: str,
     same = same_game_groups(df, param, policy)
     merged = {label for g in same for label in g[1:]}
 
-    main_outcome = "defeat" if "defeat" in best else outcomes[0]
+    main_outcome = RESULT.loss if RESULT.loss in best else outcomes[0]
     main = best[main_outcome]["best_label"]
 
     def tied_with_main(o: str) -> bool:

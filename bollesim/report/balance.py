@@ -28,9 +28,13 @@ from pathlib import Path
 import polars as pl
 
 from bollesim.report import answer, chartdata, plots
-from bollesim.report.chartdata import RateChart, pct, signed_ci
+from bollesim.report.chartdata import RateChart, signed_ci
 from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
 from bollesim.stats import analysis
+from bollesim.stats.analysis import pct
+
+GAME = analysis.GAME
+RESULT = GAME.result
 
 EXAMPLES_PER_OUTCOME = 5
 
@@ -117,11 +121,11 @@ def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
         items.append(f"**{t.label[:1].upper() + t.label[1:]}** (`{t.policy}`{t.under}, {n_settings} "
                      f"settings on the same seeds): {t.chart.finding}")
     if n_cells == 1:
-        wins = ", ".join(f"{analysis.LABELS[v]} {pct(overall[f'{v}_rate'])}" for v in analysis.VICTORIES)
+        wins = ", ".join(f"{analysis.LABELS[v]} {pct(overall[f'{v}_rate'])}" for v in RESULT.wins)
         items.append(f"**Victories**: {wins}.")
-    items.append(f"**Lost** {pct(overall['defeat_rate'])} of all {_games(overall['n'])}, "
-                 f"**no result** {pct(overall['no_result_rate'])}, **all four victories** "
-                 f"{pct(overall['perfect_rate'])}.")
+    items.append(f"**Lost** {pct(overall[f'{RESULT.loss}_rate'])} of all {_games(overall['n'])}, "
+                 f"**{analysis.LABELS[RESULT.no_result]}** {pct(overall[f'{RESULT.no_result}_rate'])}, "
+                 f"**{analysis.LABELS[RESULT.all_wins]}** {pct(overall[f'{RESULT.all_wins}_rate'])}.")
     for i, t in enumerate(triggers):
         if i == 0:
             rep.h(2, "The answer")
@@ -230,10 +234,10 @@ def _rates_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> No
         rows.append(["**all cells**", f"{r['n']:,}"]
                     + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in analysis.OUTCOMES])
     rep.p("Share of games with each outcome, 95% Wilson interval in brackets. A game can win "
-          "several victory types, so a row's victories and defeat can add up to more than "
-          "100%; \"all four victories\" counts games that won every one, \"no result\" games "
-          "with neither a victory nor a defeat. The same numbers, with counts, are in "
-          f"`{RATES_CSV}`.")
+          "in several ways, so a row's wins and losses can add up to more than 100%; "
+          f"\"{analysis.LABELS[RESULT.all_wins]}\" counts games that won every one, "
+          f"\"{analysis.LABELS[RESULT.no_result]}\" games with neither a win nor a loss. The "
+          f"same numbers, with counts, are in `{RATES_CSV}`.")
     rep.table(header, rows, right=set(range(1, len(header))), total=table.height > 1)
 
 
@@ -242,7 +246,7 @@ def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> N
     if not 2 <= len(cells) <= MAX_COMPARED_CELLS:
         return
     policies = dict(analysis.cell_labels(games).select("cell", "policy").iter_rows())
-    base = next((c for c in cells if policies[c] == "historical"), cells[0])
+    base = next((c for c in cells if policies[c] == GAME.baseline), cells[0])
     rows = []
     for c in cells:
         if c == base:
@@ -269,43 +273,47 @@ def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> N
 def _endings(rep: Report, games: pl.DataFrame) -> None:
     rep.h(3, "How games end")
     table = analysis.end_reasons(games)
-    rows = [[r["end_reason"], "defeat" if r["defeat"] else "", f"{r['k']:,}",
+    rows = [[r[RESULT.end_reason], analysis.LABELS[RESULT.loss] if r[RESULT.loss] else "", f"{r['k']:,}",
              pct_ci(r["rate"], r["low"], r["high"])] for r in table.iter_rows(named=True)]
     rep.table(["end reason", "", "games", "share (95% CI)"], rows, right={2, 3})
     summary = analysis.summary(games)
-    names = {"end_turn": "end turn", "first_fire_turn": "turn of the first Fire order",
-             "first_fire_roe": "RoE at the first Fire order", "heavy_damage": "heavy damage",
-             "light_damage": "light damage", "damage": "damage, heavy + light"}
     rows = []
     for r in summary.iter_rows(named=True):
         if r["n"] == 0:
-            rows.append([names[r["variable"]], "0", "–", "–", "–", "–"])
+            rows.append([RESULT.title(r["variable"]), "0", "–", "–", "–", "–"])
             continue
-        rows.append([names[r["variable"]], f"{r['n']:,}", f"{r['mean']:.2f}", f"{r['p10']:g}",
+        rows.append([RESULT.title(r["variable"]), f"{r['n']:,}", f"{r['mean']:.2f}", f"{r['p10']:g}",
                      f"{r['median']:g}", f"{r['p90']:g}"])
-    fired = games["first_fire_turn"].drop_nulls().len()
-    rep.p(f"Distributions over all games; {pct(fired / games.height)} of games gave a Fire "
-          "order (a game that never fired has no first-fire values):")
+    never = ", ".join(RESULT.title(c) for c in RESULT.nullable if c in RESULT.distributions)
+    if RESULT.trigger:
+        acted = games[RESULT.trigger].drop_nulls().len()
+        rep.p(f"Distributions over all games; {pct(acted / games.height)} of games "
+              f"{RESULT.acted} (a game that did not has no {never}):")
+    else:
+        rep.p("Distributions over all games:")
     rep.table(["", "games", "mean", "10th pct", "median", "90th pct"], rows,
               right={1, 2, 3, 4, 5})
 
 
 def _observational(rep: Report, games: pl.DataFrame) -> None:
+    if not RESULT.trigger:
+        return
     drawn = []
     for policy in games["policy"].unique(maintain_order=True).to_list():
-        data = chartdata.observed(games.filter(pl.col("policy") == policy), "first_fire_turn")
+        data = chartdata.observed(games.filter(pl.col("policy") == policy), RESULT.trigger)
         if data.frame.filter(pl.col("x").is_not_null()).height:
             drawn.append((policy, data))
     if not drawn:
         return
-    rep.h(2, "When the first Fire order was actually given (observational)")
-    rep.p("These charts group each policy's games by when its first Fire order came, not by "
-          "a setting chosen in advance: games that last long enough to fire late are the "
-          "survivors, so the late end of each chart shows survivors' rates. For the effect "
-          "of firing later, read the trigger charts above.")
+    when = RESULT.title(RESULT.trigger)
+    rep.h(2, f"Outcomes by the {when} each game actually had (observational)")
+    rep.p(f"These charts group each policy's games by the {when} that came, not by a setting "
+          "chosen in advance: games that last long enough for a late one are the survivors, "
+          "so the late end of each chart shows survivors' rates. For the effect of a later "
+          "setting, read the trigger charts above.")
     for policy, data in drawn:
-        _chart(rep, f"first-fire-turn-{policy}", data,
-               f"Outcome rates of {policy} against the turn its first Fire order was given "
+        _chart(rep, f"{RESULT.trigger.replace('_', '-')}-{policy}", data,
+               f"Outcome rates of {policy} against the {when} of each game "
                "(observational), with 95% intervals.")
 
 
@@ -439,7 +447,7 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path) -> Re
     description = str(manifest.get("description") or "").strip()
     if description:
         rep.p(description)
-    rep.p(f"Operation Bøllebank, {_games(games.height)}, "
+    rep.p(f"{GAME.title}, {_games(games.height)}, "
           f"written {time.strftime('%Y-%m-%d %H:%M')} by bollesim.")
     triggers = _triggers(games)
     _answer(rep, games, triggers, labels)

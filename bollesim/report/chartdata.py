@@ -17,7 +17,6 @@ policies' declared Parameters (label, never), never from code names.
 
 from __future__ import annotations
 
-import math
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -25,19 +24,14 @@ from dataclasses import dataclass
 import polars as pl
 
 from bollesim.stats import analysis
+from bollesim.stats.analysis import pct
 
-DRAWN = (*analysis.VICTORIES, "defeat")
-"""The outcomes a rate chart draws by default: the four victory types and defeat."""
+RESULT = analysis.RESULT
 
-COLOURS = {  # Okabe-Ito, safe for colour-blind readers; defeat black, apart from them all
-    "operational": "#0072B2",
-    "tactical": "#009E73",
-    "strategic": "#E69F00",
-    "political": "#CC79A7",
-    "perfect": "#56B4E9",
-    "defeat": "#000000",
-    "no_result": "#999999",
-}
+DRAWN = RESULT.flags
+"""The outcomes a rate chart draws by default: the wins and the loss."""
+
+COLOURS = {o.name: o.colour for o in RESULT.outcomes}
 """One colour per outcome, the same in every chart (static and interactive)."""
 
 SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
@@ -91,14 +85,6 @@ def _games(n: int) -> str:
     return f"{n:,} game" + ("" if n == 1 else "s")
 
 
-def pct(x: float | None) -> str:
-    """0.4123 -> "41.2%"; below 1%, two decimals; "–" for no value."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
-    v = 100.0 * x
-    return f"{v:.2f}%" if 0 < abs(v) < 1 else f"{v:.1f}%"
-
-
 def _point_digits(low: float, high: float) -> int:
     """Two decimals when an interval (and so the difference inside it) is within a
     point of zero, so a small significant difference does not read "+0.0 (+0.0 to +0.0)"."""
@@ -118,8 +104,7 @@ def signed_ci(diff: float, low: float, high: float) -> str:
 
 def _tidy(df: pl.DataFrame, x: str, outcomes: Sequence[str], never: float | None,
           panel: str) -> pl.DataFrame:
-    frame = df.select(analysis.never_as_null(x, never).cast(pl.Float64).alias("_x"), *analysis.OUTCOMES[:4],
-                      "defeat")
+    frame = df.select(analysis.never_as_null(x, never).cast(pl.Float64).alias("_x"), *RESULT.flags)
     long = analysis.rates(frame, by="_x", outcomes=outcomes, long=True)
     order = {o: i for i, o in enumerate(outcomes)}
     return (long.rename({"_x": "x"})
@@ -178,13 +163,14 @@ def _trigger_finding(frame: pl.DataFrame, outcomes: Sequence[str]) -> str:
     """One sentence: where defeat is least and most likely, and the victory type whose
     rate moves most across the settings, with where it peaks."""
     parts = []
-    if "defeat" in outcomes:
-        d = frame.filter(pl.col("outcome") == "defeat")
+    if RESULT.loss in outcomes:
+        d = frame.filter(pl.col("outcome") == RESULT.loss)
         lo, hi = d.sort("rate", maintain_order=True).row(0, named=True), \
             d.sort("rate", descending=True, maintain_order=True).row(0, named=True)
-        parts.append(f"Defeat is least likely at {_at(lo)} ({pct(lo['rate'])}) and most "
+        loss = analysis.LABELS[RESULT.loss].capitalize()
+        parts.append(f"{loss} is least likely at {_at(lo)} ({pct(lo['rate'])}) and most "
                      f"likely at {_at(hi)} ({pct(hi['rate'])})")
-    wins = [o for o in outcomes if o in analysis.VICTORIES]
+    wins = [o for o in outcomes if o in RESULT.wins]
     if wins:
         spread = (frame.filter(pl.col("outcome").is_in(wins)).group_by("outcome")
                   .agg((pl.col("rate").max() - pl.col("rate").min()).alias("spread"))
@@ -231,11 +217,6 @@ def _at(row: dict) -> str:
     return f"“{NEVER_LABEL}”" if row["x"] is None else row["x_label"]
 
 
-OBSERVED_NAMES = {
-    "first_fire_turn": "turn of the first Fire order",
-    "first_fire_roe": "RoE at the first Fire order",
-    "end_turn": "turn the game ended",
-}
 
 
 def observed(df: pl.DataFrame, column: str, *, policy: str | None = None,
@@ -256,7 +237,7 @@ def observed(df: pl.DataFrame, column: str, *, policy: str | None = None,
         dropped += small
         parts.append(frame.filter(pl.col("n") >= min_games))
     frame = pl.concat(parts) if parts else _tidy(df.head(0), column, outcomes, None, "")
-    name = OBSERVED_NAMES.get(column, column.replace("_", " "))
+    name = RESULT.title(column)
     note = [OBSERVATIONAL, INTERVALS]
     if dropped:
         note.append(f"{dropped} values with fewer than {min_games} games not drawn")

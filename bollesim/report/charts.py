@@ -22,6 +22,7 @@ from functools import cache
 
 import polars as pl
 
+from bollesim.game.declaration import declared
 from bollesim.report.chartdata import (
     COLOURS,
     NEVER_LABEL,
@@ -32,9 +33,9 @@ from bollesim.report.chartdata import (
     x_positions,
 )
 
-SHAPES = {"operational": "circle", "tactical": "triangle-up", "strategic": "square",
-          "political": "diamond", "perfect": "cross", "defeat": "cross",
-          "no_result": "triangle-down"}
+RESULT = declared().result
+SHAPES = {o.name: o.shape for o in RESULT.outcomes}
+DASHES = {o.name: list(o.dash[1]) for o in RESULT.outcomes if o.dash}
 WIDTH, HEIGHT = 760, 380
 WRAP = 110  # characters per subtitle line
 
@@ -110,7 +111,7 @@ def rates_spec(frame: pl.DataFrame, *, title: str = "", x_title: str = "", findi
         shape = alt.Shape("label:N", sort=labels, scale=alt.Scale(
             domain=labels, range=[SHAPES.get(o, "circle") for o in outcomes]))
         dash = alt.StrokeDash("label:N", sort=labels, scale=alt.Scale(
-            domain=labels, range=[[6, 3] if o == "defeat" else [1, 0] for o in outcomes]))
+            domain=labels, range=[DASHES.get(o, [1, 0]) for o in outcomes]))
         lines = base.transform_filter("!datum.never").mark_line(strokeWidth=2).encode(
             x=alt.X("pos:Q", title=x_title, scale=scale, axis=axis), y=y, color=colour,
             strokeDash=dash, opacity=opacity)

@@ -12,9 +12,10 @@ import polars as pl
 from bollesim.errors import UsageError
 from bollesim.inputs import INT_DIGITS, check_path
 from bollesim.report import chartdata, plots
-from bollesim.report.chartdata import pct, signed_ci, signed_interval
+from bollesim.report.chartdata import signed_ci, signed_interval
 from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
 from bollesim.stats import analysis
+from bollesim.stats.analysis import pct
 from bollesim.stats.compare import OUTCOME_COLUMNS, Side, differences, what_differs
 from bollesim.terminal import one_line
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import polars as pl
 
-from bollesim.report.chartdata import DiffChart, RateChart, pct
+from bollesim.report.chartdata import DiffChart, RateChart
+from bollesim.stats.analysis import pct
 
 CHART_DPI = 110
 

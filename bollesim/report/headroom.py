@@ -3,7 +3,7 @@
 against numbers computed in the test).
 
 - The ladder: every player's rate of every outcome on the same games, with its 95% Wilson
-  interval, and the clairvoyant bound beside them (search/clairvoyant.py).
+  interval, and the clairvoyant bound beside them (bollebank/clairvoyant.py).
 - The bracket: the best achievable operational-victory rate lies between the best honest
   player's and the clairvoyant's, on the same games.
 - The skill measure: the relative skill of each outcome (stats/skill.py, docs/skill.md).
@@ -16,14 +16,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bollesim.report.chartdata import pct, signed_ci
+from bollesim.report.chartdata import signed_ci
 from bollesim.report.document import pct_ci
 from bollesim.stats import skill
-from bollesim.stats.analysis import LABELS
+from bollesim.stats.analysis import LABELS, RESULT, pct
 from bollesim.stats.intervals import wilson
 
-OUTCOMES = ("operational", "tactical", "strategic", "political", "perfect", "defeat")
-"""The outcomes of the ladder (analysis.HEADLINE): the four victories, all four, defeat."""
+OUTCOMES = RESULT.headline
+"""The outcomes of the ladder: the wins, all of them, the loss."""
+MAIN, LOSS = RESULT.main, RESULT.loss
+"""The main mission's win (the bracket's outcome) and the loss."""
 
 
 @dataclass(frozen=True)
@@ -67,27 +69,27 @@ def ladder_table(rungs: list[Rung]) -> list[str]:
                 cells.append("–")
                 continue
             rate = r.rate(o)
-            mark = ("≥ " if o == "defeat" else "≤ ") if r.bound else ""
+            mark = ("≥ " if o in RESULT.minimise else "≤ ") if r.bound else ""
             cells.append(mark + pct_ci(rate.rate, rate.low, rate.high))
         lines.append(f"| {r.label} | " + " | ".join(cells) + " |")
     return lines
 
 
 def best_honest(rungs: list[Rung], outcome: str) -> Rung:
-    """The honest player with the best rate of an outcome (the fewest, for defeat)."""
+    """The honest player with the best rate of an outcome (the lowest, for one to avoid)."""
     honest = [r for r in rungs if not r.bound and outcome in r.counts]
-    sign = -1 if outcome == "defeat" else 1
+    sign = -1 if outcome in RESULT.minimise else 1
     return max(honest, key=lambda r: sign * r.rate(outcome).rate)
 
 
 def bracket_sentence(best: Rung, clairvoyant: Rung, undecided: int, lost: int) -> str:
-    """The bracket of the best achievable operational-victory rate, on the same games, and
+    """The bracket of the best achievable rate of the main win, on the same games, and
     what its ends mean."""
-    b, c = best.rate("operational"), clairvoyant.rate("operational")
-    k, n = clairvoyant.counts["operational"]
+    b, c = best.rate(MAIN), clairvoyant.rate(MAIN)
+    k, n = clairvoyant.counts[MAIN]
     gap = skill.luck_share(b.rate, c.rate)
     return (
-        f"On these {n:,} games the best achievable operational-victory rate lies between "
+        f"On these {n:,} games the best achievable {LABELS[MAIN]} rate lies between "
         f"{pct_ci(b.rate, b.low, b.high)} ({best.label}, the best honest player) and "
         f"{pct_ci(c.rate, c.low, c.high)} (the clairvoyant: {k - undecided:,} games won by a "
         f"line found, {undecided:,} undecided within its budget and counted as won, "
@@ -122,7 +124,7 @@ def skill_table(rows: list[dict], beginner: str) -> list[str]:
     lines = [f"| outcome (as a rate to reach) | {beginner} | best honest player | clairvoyant "
              "| relative skill (interval) |", "|---|---:|---|---:|---:|"]
     for r in rows:
-        name = LABELS[r["outcome"]] if r["outcome"] != "defeat" else "no defeat"
+        name = LABELS[r["outcome"]] if r["outcome"] not in RESULT.minimise else f"no {LABELS[r['outcome']]}"
         lines.append(f"| {name} | {pct(r['beginner'])} | {r['best']}, {pct(r['best_rate'])} "
                      f"| {pct(r['clairvoyant'])} | {_share(r['skill'])} "
                      f"({_share(r['low'])} to {_share(r['high'])}) |")
@@ -134,10 +136,10 @@ def _share(x: float) -> str:
 
 
 def skill_sentence(rows: list[dict]) -> str:
-    """The operational victory's relative skill in words."""
-    r = next(r for r in rows if r["outcome"] == "operational")
+    """The main win's relative skill in words."""
+    r = next(r for r in rows if r["outcome"] == MAIN)
     return (
-        f"For the operational victory the best honest player closes "
+        f"For the {LABELS[MAIN]} the best honest player closes "
         f"{_share(r['skill'])} of the distance from the random player "
         f"({pct(r['beginner'])}) to the clairvoyant ({pct(r['clairvoyant'])}): a relative "
         f"skill of at least {_share(r['skill'])} (interval {_share(r['low'])} to "
@@ -172,7 +174,7 @@ def advice_verdict(words: list[str], player: str) -> str:
     parts = ", ".join(f"{w} for {k}" for w, k in counted.items())
     compared = counted.get("holds", 0) + counted.get("changes", 0)
     if not compared:
-        return (f"Under {player}, the first Fire order's trigger has no effect that both "
+        return (f"Under {player}, the trigger has no effect that both "
                 f"players show for any outcome ({parts}): no advice to compare.")
     return (f"Under {player}, of the {compared} outcome lines where the trigger has an "
             f"effect for both players, the advice holds for {counted.get('holds', 0)} and "
@@ -180,34 +182,34 @@ def advice_verdict(words: list[str], player: str) -> str:
 
 
 def headline(rungs: list[Rung], baseline: str, compare) -> str:
-    """The headline: the most operational victories against the best simple preset, and
-    the fewest defeats among the players that win at least as many operational
-    victories as that preset (no headline for a player that wins nothing).
+    """The headline: the highest rate of the main win against the best simple preset, and
+    the lowest loss rate among the players whose main-win rate is not below that preset's
+    (no headline for a player that wins nothing).
     compare(a, b, outcome) -> (a's rate - b's, its 95% interval, significant, games) on
     the games both played."""
     base = next(r for r in rungs if r.label == baseline)
-    most = best_honest(rungs, "operational")
-    b, m = base.rate("operational"), most.rate("operational")
+    most = best_honest(rungs, MAIN)
+    b, m = base.rate(MAIN), most.rate(MAIN)
     if most.label == baseline:
-        first = (f"The most operational victories: {baseline}, "
+        first = (f"The highest {LABELS[MAIN]} rate: {baseline}, "
                  f"{pct_ci(b.rate, b.low, b.high)}, the best simple preset.")
     else:
-        d = compare(most.label, baseline, "operational")
-        first = (f"The most operational victories: {most.label}, "
+        d = compare(most.label, baseline, MAIN)
+        first = (f"The highest {LABELS[MAIN]} rate: {most.label}, "
                  f"{pct_ci(m.rate, m.low, m.high)}, against the best simple preset "
                  f"{baseline}: {signed_ci(*d[:3])} points on the same {d[4]:,} games, "
                  f"{_separated(d)}.")
-    eligible = [r for r in rungs if not r.bound and "defeat" in r.counts
-                and (r.label == baseline or not _worse(compare(r.label, baseline, "operational")))]
-    safest = min(eligible, key=lambda r: r.rate("defeat").rate)
-    s, bd = safest.rate("defeat"), base.rate("defeat")
+    eligible = [r for r in rungs if not r.bound and LOSS in r.counts
+                and (r.label == baseline or not _worse(compare(r.label, baseline, MAIN)))]
+    safest = min(eligible, key=lambda r: r.rate(LOSS).rate)
+    s, bd = safest.rate(LOSS), base.rate(LOSS)
     if safest.label == baseline:
-        second = (f"No player that wins as many operational victories has fewer defeats than "
-                  f"the preset ({pct_ci(bd.rate, bd.low, bd.high)}).")
+        second = (f"No player with at least its {LABELS[MAIN]} rate has a lower {LABELS[LOSS]} "
+                  f"rate than the preset ({pct_ci(bd.rate, bd.low, bd.high)}).")
     else:
-        d = compare(safest.label, baseline, "defeat")
-        second = (f"Of the players that win at least as many operational victories, the "
-                  f"fewest defeats: {safest.label}, {pct_ci(s.rate, s.low, s.high)}: "
+        d = compare(safest.label, baseline, LOSS)
+        second = (f"Of the players with at least the preset's {LABELS[MAIN]} rate, the "
+                  f"lowest {LABELS[LOSS]} rate: {safest.label}, {pct_ci(s.rate, s.low, s.high)}: "
                   f"{signed_ci(*d[:3])} points against the preset on the same {d[4]:,} "
                   f"games, {_separated(d)}.")
     return f"{first} {second}"

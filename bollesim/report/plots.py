@@ -10,8 +10,7 @@ scripts, tests and notebooks alike; `fig.savefig(path)` writes them.
 
     from bollesim.report import plots
     plots.rates_by_trigger(df, "t")                  # controlled: a swept trigger (a sweep)
-    plots.rates_by_first_fire_turn(df, policy="fire_at_turn")   # observational, one policy
-    plots.rates_by_first_fire_roe(df, policy="fire_at_roe")
+    plots.rates_by(df, "first_fire_turn", policy="fire_at_turn")   # observational, one policy
     plots.policy_comparison(df, by="cell")           # grouped bars, one colour per cell
 
     fig, (a, b) = matplotlib.pyplot.subplots(1, 2, figsize=(14, 5), layout="constrained")
@@ -53,11 +52,10 @@ from bollesim.report.chartdata import (  # noqa: E402
 )
 from bollesim.stats import analysis  # noqa: E402
 
-MARKERS = {"operational": "o", "tactical": "^", "strategic": "s", "political": "D",
-           "perfect": "*", "defeat": "X", "no_result": "v"}
+MARKERS = {o.name: o.marker for o in analysis.RESULT.outcomes}
 """One marker shape per outcome, so outcomes differ by shape as well as colour."""
 
-DASHES = {"defeat": (0, (5, 2)), "no_result": (0, (1, 2)), "perfect": (0, (1, 2))}
+DASHES = {o.name: o.dash for o in analysis.RESULT.outcomes if o.dash}
 SIZE = (10.0, 6.0)
 """Figure size (inches) of a chart drawn into a new figure; with a count panel, 7 high."""
 TITLE_PT, FINDING_PT, NOTE_PT = 13.0, 10.0, 8.5
@@ -224,25 +222,6 @@ def rates_by_trigger(df: pl.DataFrame, param: str, *, policy: str | None = None,
     parameter's declared label; its declared `never` value is the "never" point.
     """
     return draw(chartdata.trigger(df, param, policy=policy, outcomes=outcomes), ax)
-
-
-def rates_by_first_fire_turn(df: pl.DataFrame, *, policy: str | None = None,
-                             outcomes: Sequence[str] = DRAWN, min_games: int = 20,
-                             ax=None) -> Figure:
-    """Outcome rates against the turn of the first Fire order, per policy (observational,
-    as its face says: late turns hold only the games that survived that long). Games that
-    never fired are the "never" point; a lower panel counts the games at each turn."""
-    return rates_by(df, "first_fire_turn", outcomes=outcomes, min_games=min_games,
-                    policy=policy, ax=ax)
-
-
-def rates_by_first_fire_roe(df: pl.DataFrame, *, policy: str | None = None,
-                            outcomes: Sequence[str] = DRAWN, min_games: int = 20,
-                            ax=None) -> Figure:
-    """Outcome rates against the RoE when the first Fire order was given, per policy
-    (observational). Games that never fired are the "never" point."""
-    return rates_by(df, "first_fire_roe", outcomes=outcomes, min_games=min_games,
-                    policy=policy, ax=ax)
 
 
 # -- grouped bars ---------------------------------------------------------------------------

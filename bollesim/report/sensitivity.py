@@ -11,9 +11,10 @@ import polars as pl
 
 from bollesim.batch.precision import half_widths
 from bollesim.report import chartdata, plots
-from bollesim.report.chartdata import pct, signed_ci
+from bollesim.report.chartdata import signed_ci
 from bollesim.report.document import Report, write_pages
 from bollesim.stats import analysis
+from bollesim.stats.analysis import pct
 from bollesim.stats.sensitivity import AS_SPECIFIED, FINDING_OUTCOMES, effects, layout, robustness
 
 
@@ -183,10 +184,9 @@ def load_games(run_dir: str | Path) -> tuple[pl.DataFrame, dict]:
 
     run = open_run(run_dir)
     layout(run.manifest)
-    keep = ["ruleset", "ruleset_hash", "end_turn", "end_reason", "first_fire_turn",
-            "first_fire_roe", "final_roe", "deadline", "tanks_at_t2", "airstrike_turn",
-            "heavy_damage", "light_damage", "chits_drawn", "random_draws", "seed"]
-    return run.collect(run.scan().drop(keep, strict=False)), run.manifest
+    dropped = ["ruleset", "ruleset_hash", "seed",
+               *(c for c in analysis.RESULT.names if c not in analysis.RESULT.flags)]
+    return run.collect(run.scan().drop(dropped, strict=False)), run.manifest
 
 
 def write_sensitivity(run_dir: str | Path, out_dir: str | Path | None = None) -> dict:

@@ -84,7 +84,9 @@ from bollesim.batch.source import RulesetSource
 from bollesim.batch.spec import Spec, read_spec, ruleset_of
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.errors import UsageError
-from bollesim.game.policy import SCRIPTED_FAMILY, Policy, load_policy
+from bollesim.game.declaration import declared
+from bollesim.game.policy import Policy, load_policy
+from bollesim.game.result import Objective
 from bollesim.stats import analysis as A
 
 if TYPE_CHECKING:
@@ -116,34 +118,10 @@ REPORT_HTML = "optimise.html"
 # --------------------------------------------------------------------------- objectives
 
 
-@dataclass(frozen=True)
-class Objective:
-    """A per-game score: the weighted sum of outcome columns (analysis.OUTCOMES); its mean
-    over games is what the search maximises. A rate is the score of one column, weight 1."""
-
-    weights: dict[str, float]
-    label: str
-
-    @property
-    def is_rate(self) -> bool:
-        return len(self.weights) == 1 and next(iter(self.weights.values())) == 1.0
-
-    def score(self, games: pl.DataFrame) -> np.ndarray:
-        """Each game's score (float64), from its outcome columns."""
-        games = A.with_outcomes(games)
-        out = np.zeros(games.height)
-        for column, weight in self.weights.items():
-            out += weight * games[column].fill_null(False).cast(pl.Float64).to_numpy()
-        return out
-
-    def describe(self) -> dict:
-        return {"label": self.label, "weights": dict(self.weights)}
-
-
 def _objective(s: Spec, raw, key: str) -> Objective:
     if isinstance(raw, str):
         _outcome(s, raw, key)
-        return Objective({raw: 1.0}, A.LABELS.get(raw, raw) + " rate")
+        return Objective(A.LABELS.get(raw, raw) + " rate", {raw: 1.0})
     if not isinstance(raw, dict):
         s.fail(key, 'expected an outcome name ("operational") or a table '
                     "{ weights = { operational = 1, defeat = -1 } }")
@@ -158,7 +136,7 @@ def _objective(s: Spec, raw, key: str) -> Objective:
         checked[column] = s.number(weight, f"{key}.weights.{column}")
     default = " + ".join(f"{w:g} × {column}" for column, w in checked.items())
     label = s.text(raw, "label", default) or default
-    return Objective(checked, label)
+    return Objective(label, checked)
 
 
 def _outcome(s: Spec, name: str, key: str) -> None:
@@ -414,7 +392,7 @@ def seed_points(search: Search) -> list[tuple[np.ndarray, str]]:
             row = search.base.copy()
             row[[a.index for a in search.axes]] = combo
             points.append((row, "grid"))
-    if search.policy.name == SCRIPTED_FAMILY:
+    if search.policy.name == declared().scripted:
         points += [(v, label) for v, label in preset_points() if in_space(search, v)]
     seen, out = set(), []
     for vector, label in points:
@@ -428,8 +406,8 @@ def preset_points() -> list[tuple[np.ndarray, str]]:
     """Every preset of the scripted family as points of it (its PRESET mapping), over the
     grid of its own whole-numbered parameters that are not shared knobs and of
     SEED_KNOBS, e.g. ("fire_at_roe k=8 stop_at_tanks=0", its family vector)."""
+    from bollesim.bollebank.scripted.space import knobs
     from bollesim.game.policy import available_policies
-    from policies._space import knobs
 
     fixed_knobs = {p.name for p in knobs()} - set(SEED_KNOBS)
     out = []
@@ -546,7 +524,7 @@ class Race:
                          threads=self.threads, first_game=first, cluster=self.cluster,
                          progress=self.progress or False)
         self.played += games.height
-        return np.column_stack([o.score(games) for o in search.objectives])
+        return np.column_stack([o.score(games, A.RESULT) for o in search.objectives])
 
     def references(self) -> list[int]:
         """The candidates played to the end that no other of them beats."""
@@ -738,7 +716,7 @@ def holdout_table(search: Search, games: pl.DataFrame) -> pl.DataFrame:
     rows = []
     for cell in range(default_cell + 1):
         for j, objective in enumerate(search.objectives):
-            x = objective.score(games.filter(pl.col("cell") == cell))
+            x = objective.score(games.filter(pl.col("cell") == cell), A.RESULT)
             n = len(x)
             if objective.is_rate:
                 low, high = A.wilson(int(x.sum()), n)
@@ -760,7 +738,7 @@ def paired(objective: Objective, games: pl.DataFrame, a: int, b: int) -> dict:
         column = next(iter(objective.weights))
         cmp = A.paired_comparison(A.with_outcomes(games), a, b, column).row(0, named=True)
         return {k: cmp[k] for k in ("diff", "diff_low", "diff_high", "p_value")}
-    x, y = (objective.score(games.filter(pl.col("cell") == c).sort("game")) for c in (a, b))
+    x, y = (objective.score(games.filter(pl.col("cell") == c).sort("game"), A.RESULT) for c in (a, b))
     d = x - y
     half = A.Z95 * d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else math.nan
     return {"diff": float(d.mean()), "diff_low": float(d.mean() - half),
@@ -936,8 +914,8 @@ def report_html(rep, specs: dict[str, dict]) -> str:
 def report_blocks(search: Search, result: Result, table: pl.DataFrame):
     """The report's content (report.Report): the winner, the held-out estimates and
     differences, the winner against the best seed, the search."""
-    from bollesim.report.chartdata import pct
     from bollesim.report.document import Report
+    from bollesim.stats.analysis import pct
 
     rep = Report(f"Policy search: {search.name}")
     rep.h(1, rep.title)

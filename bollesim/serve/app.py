@@ -49,6 +49,7 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from bollesim.errors import UsageError
+from bollesim.game.declaration import Trigger
 from bollesim.inputs import LimitError, loads_json
 from bollesim.serve import odds
 from bollesim.serve.edits import BadRequest, build_ruleset, check_edits, partial_toml
@@ -157,7 +158,7 @@ class Server:
     def _warm_up(self) -> None:
         """Load (or compile) the engine, the first policy and the trigger families'
         before the first change; other policies load when first chosen."""
-        first = self.settings.best["policy"] if self.settings.best else "historical"
+        first = self.settings.best["policy"] if self.settings.best else odds.GAME.baseline
         for name in dict.fromkeys([first, *(f.policy for f in odds.FAMILIES)]):
             self.policy(name)
         policy = self.policies[first]
@@ -190,7 +191,7 @@ class Server:
         except UsageError as exc:
             raise BadRequest(f"params: {exc}") from None
 
-    def family(self, raw) -> odds.Family:
+    def family(self, raw) -> Trigger:
         for f in odds.FAMILIES:
             if raw == f"{f.policy}.{f.param}":
                 return f
@@ -206,7 +207,7 @@ class Server:
         built = build_ruleset(edits)
         return built, policy, params
 
-    def evaluation(self, rules, policy, params, family: odds.Family) -> odds.Evaluation:
+    def evaluation(self, rules, policy, params, family: Trigger) -> odds.Evaluation:
         self.job += 1
         family_policy = self.policy(family.policy)
         family_params = params if family_policy is policy else family_policy.param_vector()

@@ -26,6 +26,7 @@ from bollesim.bollebank.rules.loader import (
     load_ruleset,
     read_toml,
 )
+from bollesim.game.declaration import declared
 from bollesim.serve.form import edit_units
 
 MAX_DEPTH = 6  # the deepest value of the declaration: map.roads, marker sides (4 levels)
@@ -176,7 +177,7 @@ def partial_toml(rules: Ruleset) -> str:
         "# A partial ruleset written by the bollesim what-if page (bollesim serve).",
         f"# It plays ruleset sha256 {rules.digest}.",
         "# Check it:  bollesim rules check --partial THIS_FILE",
-        "# Play it:   bollesim run -P historical -n 100000 --partial THIS_FILE",
+        f"# Play it:   bollesim run -P {declared().baseline} -n 100000 --partial THIS_FILE",
     ]
     changed = changed_units(rules)
     if not changed:

@@ -19,18 +19,20 @@ from __future__ import annotations
 import textwrap
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
 from bollesim.bollebank.rules.loader import Ruleset
+from bollesim.game.declaration import Trigger, declared
 from bollesim.game.policy import Policy
 from bollesim.stats import analysis
 
-OUTCOME_COLUMNS = ("operational", "tactical", "strategic", "political", "defeat")
-"""The result columns kept per game (perfect and no_result derive from them)."""
+GAME = declared()
+OUTCOME_COLUMNS = GAME.result.flags
+"""The result columns kept per game (the derived outcomes come from them)."""
 PIECE = 10_000
 """Games played between two chances to cancel (about 0.3 s on two cores)."""
 FIRST_GAMES = 2_000
@@ -44,28 +46,8 @@ SUBTITLE_WRAP = 80
 """Characters per line of the trigger chart's finding and note (the page's panel is narrow)."""
 
 
-@dataclass(frozen=True)
-class Family:
-    """A first-Fire trigger: a policy whose parameter says when the first Fire order is
-    given (experiments/first_fire.toml sweeps the same two). `values` are the settings
-    swept for a ruleset: the declared range of the parameter, or a function of the rules
-    (the turns of the game)."""
-
-    policy: str
-    param: str
-    values: Callable[[Ruleset], range] | None = None
-
-    def settings(self, policy: Policy, rules: Ruleset) -> list[float]:
-        if self.values is not None:
-            return [float(v) for v in self.values(rules)]
-        p = next(p for p in policy.parameters if p.name == self.param)
-        return [float(v) for v in range(int(p.low), int(p.high) + 1)]
-
-
-FAMILIES = (
-    Family("fire_at_turn", "t", lambda rules: range(1, rules.turn_limit + 1)),  # §4 turns
-    Family("fire_at_roe", "k"),  # 8..25, 25 = never (the parameter's declaration)
-)
+FAMILIES = GAME.triggers
+"""The headline question's trigger families (the game's declaration)."""
 
 
 def steps_to(cap: int, steps: tuple[int, ...]) -> list[int]:
@@ -118,7 +100,7 @@ class Evaluation:
     policy: Policy
     params: np.ndarray
     seed: int
-    family: Family
+    family: Trigger
     family_policy: Policy
     family_params: np.ndarray
     max_games: int

@@ -28,77 +28,59 @@ has that value shown and grouped as "never" by best_trigger, cell_labels and the
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import polars as pl
 
+from bollesim.game.declaration import declared
 from bollesim.stats.intervals import Z95, mcnemar_exact, paired_rates, wilson
 
-VICTORIES = ("operational", "tactical", "strategic", "political")
-"""The four victory types of §8, in the rulebook's order."""
+GAME = declared()
+RESULT = GAME.result
+
+VICTORIES = RESULT.wins
+"""The outcome flags a player wins by (Bøllebank: the four victory types of §8)."""
 
 
-OUTCOMES = (*VICTORIES, "perfect", "defeat", "no_result")
-"""Every outcome a rate is reported for: the victories, all four, defeat, no result."""
+OUTCOMES = RESULT.outcome_names
+"""Every outcome a rate is reported for: the wins, all of them, the loss, no result."""
 
 
-HEADLINE = (*VICTORIES, "perfect", "defeat")
+HEADLINE = RESULT.headline
 """The outcomes drawn in the charts and ranked by best_trigger."""
 
 
-SUMMARY = (*VICTORIES, "defeat", "no_result")
+SUMMARY = RESULT.summary
 """The outcomes of a run's or a cell's one-line summary (the command line's)."""
 
 
-LABELS = {
-    "operational": "operational victory",
-    "tactical": "tactical victory",
-    "strategic": "strategic victory",
-    "political": "political victory",
-    "perfect": "all four victories",
-    "defeat": "defeat",
-    "no_result": "no result",
-}
+LABELS = RESULT.labels
 """Plain names for the outcomes (charts, tables, findings)."""
 
 
-MINIMISE = frozenset({"defeat", "no_result"})
+MINIMISE = RESULT.minimise
 """Outcomes a player wants less of."""
 
 
-DEFEAT_REASONS = ("vehicle destroyed", "VL2 commander killed", "turn 40")
-"""The values of end_reason that are defeats (§8)."""
-
-
-RESULT_COLUMNS = frozenset({
-    "game", "seed", "policy", "cell", "operational", "tactical", "strategic", "political",
-    "defeat", "end_turn", "end_reason", "first_fire_turn", "first_fire_roe", "final_roe",
-    "deadline", "tanks_at_t2", "airstrike_turn", "heavy_damage", "light_damage",
-    "chits_drawn", "random_draws", "perfect", "no_result", "ruleset", "ruleset_hash",
-})
+RESULT_COLUMNS = frozenset({"game", "seed", "policy", "cell", *RESULT.names, *OUTCOMES,
+                            "ruleset", "ruleset_hash"})
 """The columns of a result row that are not policy parameters."""
 
 
-DISTRIBUTION_VARIABLES = ("end_turn", "first_fire_turn", "first_fire_roe", "heavy_damage",
-                          "light_damage", "damage")
-"""What `distributions` counts; `damage` is heavy_damage + light_damage."""
+DISTRIBUTION_VARIABLES = RESULT.distributions
+"""What `distributions` counts: measures of a game (result columns or their totals)."""
 
 
 def derived_outcomes() -> dict[str, pl.Expr]:
-    """The outcomes derived from a row's columns: `perfect` (all four victories) and
-    `no_result` (neither a victory nor a defeat)."""
-    victories = [pl.col(v).fill_null(False) for v in VICTORIES]
-    return {"perfect": pl.all_horizontal(*victories),
-            "no_result": ~pl.any_horizontal(*victories) & ~pl.col("defeat").fill_null(False)}
+    """The derived outcomes (every win in one game; neither a win nor a loss)."""
+    return RESULT.derived()
 
 
 def with_outcomes(df: pl.DataFrame) -> pl.DataFrame:
-    """df with the derived boolean columns `perfect` and `no_result` (if missing)."""
-    extra = [e.alias(name) for name, e in derived_outcomes().items() if name not in df.columns]
-    return df.with_columns(extra) if extra else df
+    """df with the derived outcome columns (if missing)."""
+    return RESULT.with_outcomes(df)
 
 
 def outcome_means(outcomes: Sequence[str] = SUMMARY) -> list[pl.Expr]:
@@ -156,7 +138,7 @@ def never_as_null(column: str, never: float | None = None) -> pl.Expr:
     """The column with NaN, ±inf (and the value `never`, if given) turned to null, so that
     "never" is one group."""
     col = pl.col(column)
-    if column in ("first_fire_turn", "first_fire_roe") and never is None:
+    if column in RESULT.nullable and never is None:
         return col
     keep = col.cast(pl.Float64).is_finite()
     if never is not None:
@@ -166,12 +148,12 @@ def never_as_null(column: str, never: float | None = None) -> pl.Expr:
 
 def declared_parameter(policy: str | None, param: str):
     """The declaration (bollesim.game.policy.Parameter: `name`, `default`, `low`, `high`, `doc`,
-    `label`, `never`) of a policy parameter, read from the policy's module in policies/
+    `label`, `never`) of a policy parameter, read from the policy's module
     (imported, nothing compiled); None when the policy or the parameter is unknown."""
     if not policy:
         return None
     try:
-        module = importlib.import_module(f"policies.{policy}")
+        module = GAME.policy_module(policy)
     except Exception:  # noqa: BLE001 - a missing or broken policy just means "not declared"
         return None
     for p in getattr(module, "PARAMETERS", ()):
@@ -200,6 +182,14 @@ def _resolve_never(never, policy: str | None, param: str) -> float | None:
             raise ValueError(f"never: 'auto', None or a number, not {never!r}")
         return never_value(policy, param)
     return None if never is None else float(never)
+
+
+def pct(x: float | None) -> str:
+    """0.4123 -> "41.2%"; below 1%, two decimals; "–" for no value."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    v = 100.0 * x
+    return f"{v:.2f}%" if 0 < abs(v) < 1 else f"{v:.1f}%"
 
 
 def fmt_value(value) -> str:
@@ -317,16 +307,16 @@ def end_reasons(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
     keys = _by_list(by)
     df = _never_groups(df, keys)
     totals = df.group_by(keys).agg(pl.len().alias("n")) if keys else df.select(pl.len().alias("n"))
-    counts = df.group_by([*keys, "end_reason"]).agg(pl.len().alias("k"))
+    counts = df.group_by([*keys, RESULT.end_reason]).agg(pl.len().alias("k"))
     table = counts.join(totals, on=keys, how="left", nulls_equal=True) if keys else \
         counts.with_columns(pl.lit(df.height).alias("n"))
     low, high = wilson(table["k"].to_numpy(), table["n"].to_numpy(), z)
     return (table.with_columns((pl.col("k") / pl.col("n")).alias("rate"), pl.Series("low", low),
                                pl.Series("high", high),
-                               pl.col("end_reason").is_in(DEFEAT_REASONS).alias("defeat"))
+                               pl.col(RESULT.end_reason).is_in(RESULT.loss_reasons).alias(RESULT.loss))
             .with_columns(pl.col("n").cast(pl.Int64), pl.col("k").cast(pl.Int64))
             .sort([*keys, "k"], descending=[False] * len(keys) + [True], nulls_last=True)
-            .select(*keys, "end_reason", "defeat", "n", "k", "rate", "low", "high"))
+            .select(*keys, RESULT.end_reason, RESULT.loss, "n", "k", "rate", "low", "high"))
 
 
 def _select(df: pl.DataFrame, spec) -> tuple[pl.DataFrame, str]:
@@ -418,9 +408,7 @@ def distributions(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
     and quantiles.
     """
     keys = _by_list(by)
-    frame = df
-    if "damage" in variables and "damage" not in df.columns:
-        frame = df.with_columns((pl.col("heavy_damage") + pl.col("light_damage")).alias("damage"))
+    frame = RESULT.with_totals(df, variables)
     parts = []
     for v in variables:
         counts = (frame.group_by([*keys, v]).agg(pl.len().alias("n"))
@@ -443,8 +431,7 @@ def summary(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
     `p10`, `median`, `p90`.
     """
     keys = _by_list(by)
-    frame = df.with_columns((pl.col("heavy_damage") + pl.col("light_damage")).alias("damage")) \
-        if "damage" in variables and "damage" not in df.columns else df
+    frame = RESULT.with_totals(df, variables)
     parts = []
     for v in variables:
         col = pl.col(v).cast(pl.Float64)
@@ -572,10 +559,10 @@ def _paired_matrix(df: pl.DataFrame, key: str, n_keys: int) -> pl.DataFrame | No
 def outcome_masks(df: pl.DataFrame) -> dict[str, pl.Expr]:
     """{label: boolean expression} for every outcome a designer may want to replay: each
     victory type, all four, no result, and each way of losing ("defeat: turn 40")."""
-    masks = {LABELS[o]: pl.col(o).fill_null(False) for o in (*VICTORIES, "perfect", "no_result")}
-    for reason in DEFEAT_REASONS:
-        lost = pl.col("defeat").fill_null(False) & (pl.col("end_reason") == reason)
-        masks[f"defeat: {reason}"] = lost
+    masks = {LABELS[o]: pl.col(o).fill_null(False) for o in OUTCOMES if o != RESULT.loss}
+    for reason in RESULT.loss_reasons:
+        lost = pl.col(RESULT.loss).fill_null(False) & (pl.col(RESULT.end_reason) == reason)
+        masks[f"{LABELS[RESULT.loss]}: {reason}"] = lost
     return masks
 
 

@@ -32,7 +32,7 @@ from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.errors import UsageError
 from bollesim.stats import analysis
 
-OUTCOME_COLUMNS = ("operational", "tactical", "strategic", "political", "defeat")
+OUTCOME_COLUMNS = analysis.RESULT.flags
 """The outcome columns a side reads (the derived outcomes come from them)."""
 
 

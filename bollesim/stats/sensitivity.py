@@ -37,11 +37,11 @@ from collections.abc import Sequence
 import polars as pl
 
 from bollesim.errors import UsageError
-from bollesim.report.chartdata import pct
 from bollesim.stats import analysis
+from bollesim.stats.analysis import pct
 from bollesim.stats.intervals import Z95
 
-FINDING_OUTCOMES = (*analysis.VICTORIES, "defeat")
+FINDING_OUTCOMES = analysis.RESULT.flags
 """The outcomes whose findings are checked and whose tornado charts are drawn."""
 
 

@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from bollesim.game.declaration import declared
+
 
 @dataclass(frozen=True)
 class Rate:
@@ -55,7 +57,7 @@ def luck_share(best: float, clairvoyant: float) -> float:
 
 
 def as_good(outcome: str, rate: Rate) -> Rate:
-    """The rate of an outcome as a rate to maximise: defeat becomes 1 - defeat."""
-    if outcome == "defeat":
+    """The rate of an outcome as a rate to maximise: one to avoid (defeat) becomes 1 - it."""
+    if outcome in declared().result.minimise:
         return Rate(1.0 - rate.rate, 1.0 - rate.high, 1.0 - rate.low)
     return rate

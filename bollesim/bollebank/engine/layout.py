@@ -40,6 +40,7 @@ random-unit chit per vehicle (n_pool_chits + vehicle), then the setup artillery 
 from bollesim.bollebank import codes as C
 from bollesim.bollebank.decisions import MAX_OPTIONS
 from bollesim.bollebank.observation import SIZE
+from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules import packed as P
 from bollesim.bollebank.rules import schema as S
 
@@ -124,9 +125,18 @@ TRACE = _rest.end
 # Trace rows: (turn, kind, a, b, c, d), see events.py.
 TRACE_WIDTH = 6
 
-# Result columns of a game (runner.py names them).
-R_OPERATIONAL, R_TACTICAL, R_STRATEGIC, R_POLITICAL, R_DEFEAT = range(5)
-R_END_TURN, R_END_REASON, R_FIRST_FIRE_TURN, R_FIRST_FIRE_ROE, R_FINAL_ROE = range(5, 10)
-R_DEADLINE, R_TANKS_AT_T2, R_AIRSTRIKE_TURN, R_HEAVY, R_LIGHT = range(10, 15)
-R_CHITS_DRAWN, R_RANDOM_DRAWS = 15, 16
-N_RESULTS = 17
+# Result slots of a game, as bollebank/result.py declares them.
+R_OPERATIONAL, R_TACTICAL, R_STRATEGIC, R_POLITICAL, R_DEFEAT = (RESULT.slot(n) for n in RESULT.flags)
+R_END_TURN = RESULT.slot("end_turn")
+R_END_REASON = RESULT.slot("end_reason")
+R_FIRST_FIRE_TURN = RESULT.slot("first_fire_turn")
+R_FIRST_FIRE_ROE = RESULT.slot("first_fire_roe")
+R_FINAL_ROE = RESULT.slot("final_roe")
+R_DEADLINE = RESULT.slot("deadline")
+R_TANKS_AT_T2 = RESULT.slot("tanks_at_t2")
+R_AIRSTRIKE_TURN = RESULT.slot("airstrike_turn")
+R_HEAVY = RESULT.slot("heavy_damage")
+R_LIGHT = RESULT.slot("light_damage")
+R_CHITS_DRAWN = RESULT.slot("chits_drawn")
+R_RANDOM_DRAWS = RESULT.slot("random_draws")
+N_RESULTS = len(RESULT.columns)

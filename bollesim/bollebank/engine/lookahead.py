@@ -1,4 +1,4 @@
-"""A lookahead game in one kernel call (bollesim/search/lookahead.py plays it).
+"""A lookahead game in one kernel call (bollesim/bollebank/lookahead.py plays it).
 
 At each decision put to the player the kernel finds the point by replaying the game's
 phase from its snapshot (rollout.pause), and, for the kinds of decision it looks at,
@@ -13,7 +13,7 @@ when it beats it there by `confidence` standard errors of their paired differenc
 (choose). A decision whose base choice gives the same outcome in all of its first
 `screen` rollouts looks settled, and is left to the base, as are the other kinds.
 
-An imposed first Fire order (CFG_FIRE_ROE, CFG_FIRE_TURN; the trigger of policies/_plan.py
+An imposed first Fire order (CFG_FIRE_ROE, CFG_FIRE_TURN; the trigger of bollesim/bollebank/scripted/plan.py
 fire_now): until the first Fire order, an order decision's Fire orders are removed
 before the trigger is met, and once it is met, a decision offering Fire orders offers
 only those (the first Fire order is given at the first chance, as fire_at_roe and

@@ -40,8 +40,8 @@ from bollesim.bollebank.engine.player import (
     wishes,
 )
 from bollesim.bollebank.engine.radio import received
+from bollesim.bollebank.scripted.tactics import place_of
 from bollesim.jit import compiled
-from policies._tactics import place_of
 
 KIND_BITS_ALL = (1 << C.MOVE) | (1 << C.FIRE) | (1 << C.TOW) | (1 << C.AIRSTRIKE)
 

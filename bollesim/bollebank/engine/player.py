@@ -20,8 +20,8 @@ from bollesim.bollebank import observation as O
 from bollesim.bollebank.decisions import MAX_OPTIONS
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.engine.script import record_point, replayed
+from bollesim.bollebank.scripted import plan as F
 from bollesim.jit import compiled
-from policies import _plan as F
 
 
 @compiled(inline=True)

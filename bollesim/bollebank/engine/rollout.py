@@ -1,4 +1,4 @@
-"""Replayed games, for a player that looks ahead (bollesim/search/lookahead.py).
+"""Replayed games, for a player that looks ahead (bollesim/bollebank/lookahead.py).
 
 The fast engine cannot stop a game in the middle of a phase and copy it, but between two
 phases the whole game is in st. So a job of `play_scripted` starts from a copy of st at

@@ -29,10 +29,10 @@ import numpy as np
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.engine import rollout as R
+from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, Lookahead, Point, Position
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.bollebank.rules.packed import SLOTS
 from bollesim.game.policy import Policy
-from bollesim.search.lookahead import OBJECTIVES, SETUP, Lookahead, Point, Position
 
 
 @dataclass(frozen=True)

@@ -28,42 +28,26 @@ from pathlib import Path
 
 import numpy as np
 
-from bollesim.batch.runner import RESULT_COLUMNS
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.engine import lookahead as EL
 from bollesim.bollebank.engine import rollout as R
 from bollesim.bollebank.engine.script import PAUSE, ROLLOUT
+from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.errors import UsageError
 from bollesim.game.policy import Policy, load_policy
+from bollesim.game.result import Objective
 
-OUTCOME_COLUMNS = tuple(name for name, _ in RESULT_COLUMNS[: L.R_DEFEAT + 1])  # the flags
-
-
-@dataclass(frozen=True)
-class Objective:
-    """What a rollout is worth: the weighted sum of its outcome flags."""
-
-    name: str
-    weights: tuple[float, float, float, float, float]  # over OUTCOME_COLUMNS
-
-    @property
-    def weights_text(self) -> str:
-        """The weights in words: "operational +1, defeat -1"."""
-        return ", ".join(f"{name} {w:+g}" for name, w in zip(OUTCOME_COLUMNS, self.weights,
-                                                             strict=True) if w)
-
-    def score(self, rows: np.ndarray) -> np.ndarray:
-        return rows[:, : len(OUTCOME_COLUMNS)] @ np.asarray(self.weights, dtype=np.float64)
+OUTCOME_COLUMNS = RESULT.flags  # the first slots of a result row (engine/layout.py)
 
 
 OBJECTIVES = (  # the values of the lookahead policy's `objective` parameter
-    Objective("operational victory and no defeat", (1, 0, 0, 0, -1)),
-    Objective("no defeat", (0, 0, 0, 0, -1)),
-    Objective("operational victory", (1, 0, 0, 0, 0)),
-    Objective("victories, the four types added", (1, 1, 1, 1, 0)),
+    Objective("operational victory and no defeat", {"operational": 1, "defeat": -1}),
+    Objective("no defeat", {"defeat": -1}),
+    Objective("operational victory", {"operational": 1}),
+    Objective("victories, the four types added", {v: 1 for v in RESULT.wins}),
 )
 BASES = ("expert", "historical", "cautious", "fire_at_roe", "hold_fire", "rush", "random",
          "plan")
@@ -184,7 +168,7 @@ class Lookahead:
                                   ["C", "W"])
         self._game_kernel, self._decide, self._scripted = _kernel(self.base, game=True)
         config = np.zeros(EL.CFG_SIZE)
-        config[EL.CFG_WEIGHTS : EL.CFG_WEIGHTS + EL.N_OUTCOMES] = objective.weights
+        config[EL.CFG_WEIGHTS : EL.CFG_WEIGHTS + EL.N_OUTCOMES] = objective.over(OUTCOME_COLUMNS)
         config[EL.CFG_ROLLOUTS] = rollouts
         config[EL.CFG_FIRST] = first
         config[EL.CFG_CONFIDENCE] = confidence
@@ -230,7 +214,7 @@ class Lookahead:
         rollouts = np.tile(np.arange(r, dtype=np.int64), n)
         at = point.at
         out, _, _ = self._play(at.snapshot, at.script, options, rollouts, ROLLOUT, seed, game)
-        return self.objective.score(out).reshape(n, r)
+        return (out[:, : len(OUTCOME_COLUMNS)] @ self.objective.over(OUTCOME_COLUMNS)).reshape(n, r)
 
     def scores(self, seed: int, game: int, point: Point) -> np.ndarray:
         """The objective's mean over `rollouts` rollouts of each option of the decision."""
@@ -270,18 +254,17 @@ class Lookahead:
 
     def reference_row(self, seed: int, game: int, decisions: list[Decision]) -> np.ndarray:
         """The reference engine's result row of the game `decisions` were taken in."""
-        from bollesim.batch.runner import result_ints
         from bollesim.bollebank.reference.play import play_game
 
         policy = replaying(self.base, decisions)
         row = play_game(self.rules, policy, self.base_vector, seed, game)
-        return np.array(result_ints(row), dtype=np.int64)
+        return np.array(RESULT.ints(row), dtype=np.int64)
 
 
 def with_trigger(family: np.ndarray, first_fire: FirstFire) -> np.ndarray:
     """The plan family's vector with its first Fire order at the imposed trigger, given at
-    the first chance (policies/_plan.py fire_now, fire_score)."""
-    from policies import _space as S
+    the first chance (bollesim/bollebank/scripted/plan.py fire_now, fire_score)."""
+    from bollesim.bollebank.scripted import space as S
 
     out = family.copy()
     out[S.FIRE_ROE] = max(first_fire.roe, 1)
@@ -384,7 +367,7 @@ def narrated_game(rules: Ruleset, params: np.ndarray, seed: int, game: int) -> t
     head = (
         f"Lookahead: at most {chosen.rollouts} rollouts per option (successive halving), "
         f"played out by {chosen.base.name}; an option's score is the mean over its rollouts "
-        f"of '{chosen.objective.name}' ({chosen.objective.weights_text}); the best is taken "
+        f"of '{chosen.objective.label}' ({chosen.objective.weights_text}); the best is taken "
         f"when it beats the base policy's choice by {chosen.confidence:g} standard errors."
     )
     return [head, *narrator.narrate(trace, notes), "", outcome_line(row)], row

@@ -1,5 +1,5 @@
 """The scripted player of the family `plan` (policies/plan.py): every decision is taken
-from the family's parameters (policies/_space.py; `params[S.NAME]`) and from the ruleset
+from the family's parameters (bollesim/bollebank/scripted/space.py; `params[S.NAME]`) and from the ruleset
 it is handed (the map, the places of the abilities), so it plays whatever ruleset the
 engines play.
 
@@ -17,9 +17,8 @@ from bollesim.bollebank import decisions as D
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.rules import access as A
 from bollesim.bollebank.rules import packed as P
-from bollesim.jit import compiled
-from policies import _space as S
-from policies._tactics import (
+from bollesim.bollebank.scripted import space as S
+from bollesim.bollebank.scripted.tactics import (
     exposed_road,
     find,
     in_saraci,
@@ -28,6 +27,7 @@ from policies._tactics import (
     place_of,
     prefer,
 )
+from bollesim.jit import compiled
 
 # Fire target preferences, one row per value of the `target` parameter (codes.TANK...).
 TARGET_ORDERS = np.array([
