@@ -1,4 +1,5 @@
-"""`bollesim serve --from DIR`: start the page at the best parameters an optimisation found.
+"""Where the page opens: `bollesim serve --from DIR` starts it at the best parameters an
+optimisation found; without it, at the showcase's best setting (SHOWCASE).
 
 The contract with `bollesim optimise` (which writes it): DIR/best.json is one UTF-8 JSON
 object
@@ -59,3 +60,15 @@ def read_best(folder: str | Path) -> dict:
         raise UsageError(f"{path}: {exc}") from None
     return {"policy": policy,
             "params": {p.name: v for p, v in zip(declared, vector.tolist(), strict=True)}}
+
+
+SHOWCASE = {
+    "policy": "fire_at_roe", "params": {"k": 8, "stop_at_tanks": 0},
+    "note": "the showcase's best setting against defeat (results/showcase/report.md, "
+            "experiments/first_fire.toml): the first Fire order as soon as the RoE allows "
+            "it (k = 8), drawing only the one pair a turn that §5.3 requires "
+            "(stop_at_tanks = 0)",
+}
+"""Where the page opens without --from: the policy and parameters whose games the showcase
+report finds least often lost, rather than the policies' defaults (drawing on to three
+tank chits loses 84% of games under any trigger, experiments/first_fire.toml)."""
