@@ -385,13 +385,13 @@ def test_a_pinned_setting_is_compared_with_later_changes(page):
 
 
 def test_the_trigger_chart_marks_the_shipped_rules_and_the_current_setting(page):
-    from bollesim import load_ruleset
-
-    settle(page, load_ruleset(overrides=["tracks.tank_to_hit=8"], readings={"I-AIR": "ceil"}).digest)
+    page.fill(TANK, "8")  # edited rules: the shipped rules' lines are drawn as well
     page.wait_for_function("document.getElementById('trigger').dataset.shipped === 'true'",
                            timeout=30_000)
     assert float(page.get_attribute("#trigger", "data-current")) == SHOWCASE["params"]["k"]
     assert "your setting" in page.text_content("#trigger svg")
+    dotted = page.eval_on_selector_all('#trigger svg path[stroke-dasharray="1,3"]', "p => p.length")
+    assert dotted >= 1  # the shipped rules' lines
 
 
 def test_categorical_parameters_are_labelled_choices_and_the_odds_stay_in_view(page):
