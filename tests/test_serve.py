@@ -331,15 +331,16 @@ def test_the_page_fits_a_narrow_and_a_wide_screen(page, width):
             beside: odds.left >= form.right - 1,
             cut: [...document.querySelectorAll('.keys .name, .readings .id')]
                    .filter(clipped).map(n => n.textContent),
-            clippedTables: [...document.querySelectorAll(
-                '#tables details[open] > .body, .rates-box, #play, #trigger')]
-                   .filter(clipped).map(n => n.closest('details')?.dataset.name || n.id
-                                            || n.className),
+            clippedOdds: [...document.querySelectorAll('.rates-box, #play, #trigger')]
+                   .filter(clipped).map(n => n.id || n.className),
+            clippedTables: [...document.querySelectorAll('#tables details[open] > .body')]
+                   .filter(clipped).map(n => n.closest('details').dataset.name),
           }; }""")
     finally:
         page.set_viewport_size({"width": 1500, "height": 1000})
     assert fit["overflow"] <= 0, fit  # nothing wider than the screen
     assert fit["cut"] == []  # no key name cut short ("st" for start)
+    assert fit["clippedOdds"] == [], fit
     if width < 900:
         assert fit["stacked"], fit  # the odds under the form, not over it
     else:
@@ -462,12 +463,13 @@ def test_the_exact_odds_follow_an_edited_table(page):
 
 @pytest.mark.skipif(not os.environ.get("BOLLESIM_SCREENSHOT"), reason="set BOLLESIM_SCREENSHOT")
 def test_screenshot(browser):
-    """docs/serve.md's picture: one change to a track, refined to 20,000 games."""
+    """docs/serve.md's picture, 1280 px wide: one change to a track, refined to 20,000
+    games."""
     from PIL import Image
 
     proc, url = start_server("--max-games", "20000")
     try:
-        tab = browser.new_page(viewport={"width": 1500, "height": 1250})
+        tab = browser.new_page(viewport={"width": 1280, "height": 1200})
         tab.goto(url)
         tab.wait_for_function("document.getElementById('count').dataset.done === 'true'",
                               timeout=600_000)

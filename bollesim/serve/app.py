@@ -2,8 +2,10 @@
 
     GET  /                    the page (static/index.html, page.js, page.css)
     GET  /assets/vega.js      Vega, Vega-Lite and vega-embed from vl-convert (no CDN)
-    GET  /api/form            the form (form.py), the policies, the trigger families, the
-                              optimised parameters of --from, the limits
+    GET  /api/form            the form (form.py), the policies (their parameters, with the
+                              names of a categorical one's choices), the trigger families,
+                              the outcomes, the optimised parameters of --from, the
+                              showcase's setting the page opens at (best.py), the limits
     POST /api/odds            {edits, policy, params, family, pinned}: start refining the
                               odds (pinned: the setting A {edits, policy, params} the
                               change is compared with as well as with the shipped rules);

@@ -18,7 +18,6 @@ says how many games it holds.
 
 from __future__ import annotations
 
-import textwrap
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
@@ -42,8 +41,6 @@ MAIN_STEPS = (FIRST_GAMES, 10_000, 40_000, 100_000, 250_000, 500_000, 1_000_000)
 CELL_STEPS = (500, 2_000, 5_000, 20_000, 50_000)
 """Games per trigger setting after each refinement, up to the cap's CELL_SHARE."""
 CELL_SHARE = 20
-SUBTITLE_WRAP = 80
-"""Characters per line of the trigger chart's finding and note (the page's panel is narrow)."""
 
 
 @dataclass(frozen=True)
@@ -240,10 +237,8 @@ class Evaluation:
         spec = charts.spec(chart)
         spec.update(width="container", height=250, autosize={"type": "fit", "contains": "padding"})
         spec.setdefault("config", {}).setdefault("legend", {}).update(orient="bottom",
-                                                                       columns=3)
-        title = spec.get("title", {})
-        title.update(fontSize=13, subtitle=textwrap.wrap(" ".join(title.get("subtitle", [])),
-                                                         SUBTITLE_WRAP))
+                                                                       columns=2)
+        title = spec.pop("title", {})  # the page sets it as text, which wraps on any screen
         n = min(g.height for g in self.cells.values())
         shipped = self._shipped_cells(n)
         if shipped is not None:
@@ -270,6 +265,7 @@ class Evaluation:
                            "encoding": {"x": {"field": "pos", "type": "quantitative"},
                                         "y": {"value": 0}, "text": {"field": "text"}}}]})
         return {"policy": self.family.policy, "param": self.family.param,
+                "title": title.get("text", ""), "subtitle": " ".join(title.get("subtitle", [])),
                 "games_per_setting": n, "settings": len(self.cells), "finding": chart.finding,
                 "spec": spec, "shipped_line": shipped is not None, "current": at,
                 "answer": answer.sentences(frame, self.family.param, policy=self.family.policy)}

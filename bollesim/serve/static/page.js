@@ -663,6 +663,7 @@ function render(s) {
     page.triggerKey = key;
     Object.assign($("trigger").dataset, {games: t.games_per_setting, shipped: t.shipped_line,
                                           current: t.current ?? ""});
+    $("trigger-title").replaceChildren(el("b", {text: t.title}), el("br"), t.subtitle);
     vegaEmbed("#trigger", t.spec, {actions: false, renderer: "svg"}).catch((e) => console.error(e));
     $("answer").replaceChildren(...t.answer.map((sentence) => el("li", {text: sentence})));
   }
