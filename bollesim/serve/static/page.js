@@ -711,6 +711,7 @@ async function replay(outcome, label) {
 }
 
 function pin() {
+  if (page.errors.length) { setStatus("fix the marked value first: A must be a valid setting"); return; }
   page.pinned = {edits: edits(), policy: page.policy, params: {...page.params}};
   drawPinned();
   schedule();
