@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from bollesim.serve.best import SHOWCASE
+
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -107,12 +109,14 @@ def settle(page, digest: str, timeout: float = 30_000) -> dict:
     return {o: {"k": k, "n": n, "base_k": b} for o, k, n, b in rows}
 
 
-def predicted(rules) -> dict[str, int]:
-    """Games with each outcome among the page's games, played by bollesim.simulate."""
+def predicted(rules, policy: str = SHOWCASE["policy"],
+              params: dict = SHOWCASE["params"]) -> dict[str, int]:
+    """Games with each outcome among the page's games, played by bollesim.simulate (at the
+    setting the page opens with, the showcase's)."""
     from bollesim import simulate
     from bollesim.stats import analysis as A
 
-    df = A.with_outcomes(simulate("historical", MAX_GAMES, seed=SEED, rules=rules))
+    df = A.with_outcomes(simulate(policy, MAX_GAMES, seed=SEED, rules=rules, params=params))
     return {o: int(df[o].sum()) for o in A.OUTCOMES}
 
 
@@ -122,6 +126,13 @@ def rules_check(*args: str) -> subprocess.CompletedProcess:
 
 
 # ------------------------------------------------------------------ the page
+
+
+def test_the_page_opens_at_the_showcase_setting_and_says_so(page):
+    assert page.input_value("#policy") == SHOWCASE["policy"]
+    for name, value in SHOWCASE["params"].items():
+        assert float(page.input_value(f'[data-param="{name}"]')) == value
+    assert "showcase" in page.inner_text("#opened")
 
 
 def test_a_track_change_moves_the_rates_as_simulate_predicts(page, tmp_path):
@@ -156,10 +167,23 @@ def test_every_key_and_reading_of_the_ruleset_is_on_the_page(page):
     assert switches == [r.id for r in READINGS]
     hover = page.get_attribute('[data-path="roe.fire_allowed"]', "title")
     assert "source: §2.1.4" in hover and "allowed: a whole number from 1 to 24" in hover
+    example = page.get_attribute('tr[data-outcome="operational"] button.example', "title")
+    assert example.endswith("a game that ends with an operational victory"), example
+
+
+def widths(page) -> dict:
+    """The widths of the tracks card's key grid and its columns (the meanings')."""
+    return page.evaluate("""() => {
+      const grid = document.querySelector('[data-path="tracks.tank_to_hit"]').closest('.keys');
+      const meaning = grid.querySelector('.meaning');
+      return {grid: grid.getBoundingClientRect().width,
+              meaning: meaning.getBoundingClientRect().width,
+              columns: getComputedStyle(grid).gridTemplateColumns}; }""")
 
 
 def test_an_invalid_edit_shows_the_rules_check_message_next_to_it(page):
     before = page.get_attribute("#count", "data-job")
+    unbroken = widths(page)
     page.fill('[data-path="tracks.tank_to_hit"]', "14")
     note = page.wait_for_selector("td .field-error, span .field-error, .keys .field-error")
     expected = rules_check("--set", "tracks.tank_to_hit=14")
@@ -167,7 +191,15 @@ def test_an_invalid_edit_shows_the_rules_check_message_next_to_it(page):
     assert note.inner_text() == expected.stderr.strip()
     field = page.query_selector('[data-path="tracks.tank_to_hit"]')
     assert "invalid" in field.get_attribute("class")
-    assert note.evaluate("(n, f) => n.parentElement.contains(f)", field)  # beside its field
+    # beside its field: the row after the field's own, across the whole grid
+    assert note.evaluate("(n, f) => n.previousElementSibling.previousElementSibling.contains(f)",
+                         field)
+    # the message wraps in place: no column of the grid grows, the meanings keep their width
+    assert widths(page) == unbroken
+    box = note.bounding_box()
+    grid = page.query_selector('[data-path="tracks.tank_to_hit"]').evaluate(
+        "f => f.closest('.keys').getBoundingClientRect().width")
+    assert box["width"] <= grid
     page.wait_for_timeout(500)
     assert page.get_attribute("#count", "data-job") == before  # it never reached the engine
     page.fill('[data-path="tracks.tank_to_hit"]', "9")
@@ -205,8 +237,9 @@ def test_an_example_game_is_replayed_narrated(page):
     title = page.inner_text("#replay-title")
     game = int(re.match(r"Game (\d+) \(seed 3\)", title).group(1))
     rules = load_ruleset(overrides=["tracks.tank_to_hit=9"], readings={"I-AIR": "ceil"})
-    policy = load_policy("historical")
-    lines, row = narrated_game(rules, policy, np.asarray(policy.param_vector()), SEED, game)
+    policy = load_policy(SHOWCASE["policy"])
+    lines, row = narrated_game(rules, policy, np.asarray(policy.param_vector(SHOWCASE["params"])),
+                               SEED, game)
     assert row["defeat"]
     assert page.eval_on_selector("#replay-text", "n => n.textContent") == "\n".join(lines)
     assert f"--seed {SEED} --game {game} --partial whatif.toml" in page.inner_text("#replay-command")
@@ -223,7 +256,10 @@ def test_the_balance_report_opens_for_the_current_settings(page):
     text = report.inner_text("body")
     digest = load_ruleset(overrides=["tracks.tank_to_hit=9"], readings={"I-AIR": "ceil"}).digest
     assert digest in text
-    assert "Outcomes by the turn from which the first Fire order is given" in text
+    assert "Outcomes by the RoE from which the first Fire order is given" in text
+    # the report names what differs from the shipped rules, as the --set that makes it
+    assert "--set tracks.tank_to_hit=9" in text
+    assert '--set interpretations.airstrike_leaves="ceil"' in text
     report.close()
 
 
@@ -263,14 +299,177 @@ def test_fifty_rapid_changes_leave_the_server_responsive_with_flat_memory(server
     assert after - before < 20 * 1024
 
 
+TANK = '[data-path="tracks.tank_to_hit"]'
+
+
+def rates_of(page, field: str) -> dict[str, int]:
+    """A data field of every outcome's row of the odds table ("k", "aK", ...)."""
+    return page.eval_on_selector_all(
+        "#rates tr[data-outcome]",
+        f"rows => Object.fromEntries(rows.map(r => [r.dataset.outcome, +r.dataset.{field}]))")
+
+
+def test_the_tables_come_before_the_reading_switches(page):
+    assert page.evaluate("""() => {
+      const key = document.querySelector('[data-path="tracks.tank_to_hit"]');
+      const reading = document.querySelector('select[data-reading]');
+      return Boolean(key.compareDocumentPosition(reading) & Node.DOCUMENT_POSITION_FOLLOWING); }""")
+
+
+@pytest.mark.parametrize("width", [400, 1280, 1400])
+def test_the_page_fits_a_narrow_and_a_wide_screen(page, width):
+    page.set_viewport_size({"width": width, "height": 1000})
+    try:
+        page.wait_for_timeout(300)  # the chart follows its container's width
+        fit = page.evaluate("""() => {
+          const form = document.querySelector('section.game').getBoundingClientRect();
+          const odds = document.getElementById('odds').getBoundingClientRect();
+          const clipped = (n) => n.scrollWidth > n.clientWidth + 1;
+          return {
+            overflow: document.documentElement.scrollWidth - innerWidth,
+            stacked: odds.top >= form.bottom - 1,
+            beside: odds.left >= form.right - 1,
+            cut: [...document.querySelectorAll('.keys .name, .readings .id')]
+                   .filter(clipped).map(n => n.textContent),
+            clippedOdds: [...document.querySelectorAll('.rates-box, #play, #trigger')]
+                   .filter(clipped).map(n => n.id || n.className),
+            clippedTables: [...document.querySelectorAll('#tables details[open] > .body')]
+                   .filter(clipped).map(n => n.closest('details').dataset.name),
+          }; }""")
+    finally:
+        page.set_viewport_size({"width": 1500, "height": 1000})
+    assert fit["overflow"] <= 0, fit  # nothing wider than the screen
+    assert fit["cut"] == []  # no key name cut short ("st" for start)
+    assert fit["clippedOdds"] == [], fit
+    if width < 900:
+        assert fit["stacked"], fit  # the odds under the form, not over it
+    else:
+        assert fit["beside"], fit
+        assert fit["clippedTables"] == [], fit
+
+
+def test_a_reading_switch_says_what_it_overwrites(page):
+    assert page.input_value(TANK) == "10"  # the user's value (the fifty changes' last)
+    page.select_option('select[data-reading="R-TRACK"]', "harder")
+    notice = page.wait_for_selector("#notice:not([hidden])")
+    text = notice.inner_text()
+    assert "R-TRACK = harder" in text and "tracks.tank_to_hit 10 → 7" in text, text
+    assert page.input_value(TANK) == "7"
+    page.click("#undo-reading")
+    assert page.input_value(TANK) == "10"
+    assert page.is_hidden("#notice")
+    assert page.input_value('select[data-reading="I-AIR"]') == "ceil"
+    # a switch over values that are its own or the shipped ones has nothing to say
+    page.select_option('select[data-reading="I-AIR"]', "floor")
+    page.wait_for_timeout(100)
+    assert page.is_hidden("#notice")
+    page.select_option('select[data-reading="I-AIR"]', "ceil")
+    assert page.is_hidden("#notice")
+
+
+def test_a_pinned_setting_is_compared_with_later_changes(page):
+    from bollesim import load_ruleset
+
+    pinned = load_ruleset(overrides=["tracks.tank_to_hit=10"], readings={"I-AIR": "ceil"})
+    settle(page, pinned.digest)
+    page.click("#pin")
+    assert "tracks.tank_to_hit" in page.inner_text("#pinned")
+    page.fill(TANK, "8")
+    edited = load_ruleset(overrides=["tracks.tank_to_hit=8"], readings={"I-AIR": "ceil"})
+    shown = settle(page, edited.digest)
+    assert {o: r["k"] for o, r in shown.items()} == predicted(edited)
+    assert {o: r["base_k"] for o, r in shown.items()} == predicted(load_ruleset())
+    assert rates_of(page, "aK") == predicted(pinned)  # A's games, paired with these
+    assert "vs A (points)" in page.inner_text("#rates")
+    page.click("#unpin")
+    page.wait_for_function("!document.querySelector('#rates td.a')", timeout=30_000)
+
+
+def test_the_trigger_chart_marks_the_shipped_rules_and_the_current_setting(page):
+    page.fill(TANK, "8")  # edited rules: the shipped rules' lines are drawn as well
+    page.wait_for_function("document.getElementById('trigger').dataset.shipped === 'true'",
+                           timeout=30_000)
+    assert float(page.get_attribute("#trigger", "data-current")) == SHOWCASE["params"]["k"]
+    assert "your setting" in page.text_content("#trigger svg")
+    dotted = page.eval_on_selector_all('#trigger svg path[stroke-dasharray="1,3"]', "p => p.length")
+    assert dotted >= 1  # the shipped rules' lines
+
+
+def test_categorical_parameters_are_labelled_choices_and_the_odds_stay_in_view(page):
+    from bollesim.bollebank.scripted.space import PARAMETERS
+
+    page.select_option("#policy", "plan")
+    for p in PARAMETERS:
+        if p.choices is None:
+            continue
+        names = page.eval_on_selector_all(f'select[data-param="{p.name}"] option',
+                                          "o => o.map(x => x.textContent)")
+        assert names == list(p.choices)
+        assert page.eval_on_selector(f'select[data-param="{p.name}"]',
+                                     "s => s.selectedOptions[0].textContent") == p.choice(p.default)
+    assert page.evaluate("document.getElementById('more-params').open") is False
+    assert page.evaluate("document.getElementById('rates').getBoundingClientRect().top") < 1000
+    page.select_option('select[data-param="vl2_post"]', label="Kalesija")
+    page.wait_for_function("decodeURIComponent(location.hash).includes('\"vl2_post\":4')",
+                           timeout=10_000)
+
+
+def test_the_address_holds_the_whole_state_and_a_link_reopens_it(page, server):
+    from urllib.parse import quote, unquote
+
+    from bollesim import load_ruleset
+
+    _, url = server
+    state = json.loads(unquote(page.evaluate("location.hash")[1:]))
+    assert state["policy"] == "plan" and state["params"] == {"vl2_post": 4}
+    assert state["edits"]["tracks.tank_to_hit"] == 8
+    assert state["edits"]["interpretations.airstrike_leaves"] == "ceil"
+    link = {"policy": "fire_at_roe", "params": {"k": 14, "stop_at_tanks": 0},
+            "edits": {"tracks.tank_to_hit": 9}, "family": "fire_at_turn.t",
+            "pinned": {"edits": {}, "policy": "historical", "params": {}}}
+    page.goto("about:blank")
+    page.goto(url + "#" + quote(json.dumps(link)))
+    page.wait_for_selector('[data-param="k"]')
+    assert page.input_value("#policy") == "fire_at_roe"
+    assert page.input_value('[data-param="k"]') == "14"
+    assert page.input_value(TANK) == "9"
+    assert page.input_value("#family") == "fire_at_turn.t"
+    assert "historical" in page.inner_text("#pinned")
+    rules = load_ruleset(overrides=["tracks.tank_to_hit=9"])
+    shown = settle(page, rules.digest, timeout=60_000)
+    assert {o: r["k"] for o, r in shown.items()} == predicted(rules, "fire_at_roe", link["params"])
+    assert rates_of(page, "aK") == predicted(load_ruleset(), "historical", {})
+
+
+def test_the_exact_odds_follow_an_edited_table(page):
+    from bollesim import load_ruleset
+    from bollesim.bollebank.rules.odds import cell_text, odds_tables
+
+    def shown():
+        return page.eval_on_selector_all(
+            '.exact[data-key="tracks"] table',
+            "ts => ts.map(t => [...t.rows].slice(1).map(r => [...r.cells].map(c => c.textContent)))")
+
+    def expected(rules):
+        return [[["–" if c is None else cell_text(c) for c in row] for row in t.rows]
+                for t in odds_tables(rules) if t.key == "tracks"]
+
+    assert shown() == expected(load_ruleset(overrides=["tracks.tank_to_hit=9"]))
+    page.fill(TANK, "11")
+    page.wait_for_function("document.querySelector('.exact[data-key=\"tracks\"]')"
+                           ".textContent.includes('hit (11 or more on 2d6)')", timeout=30_000)
+    assert shown() == expected(load_ruleset(overrides=["tracks.tank_to_hit=11"]))
+
+
 @pytest.mark.skipif(not os.environ.get("BOLLESIM_SCREENSHOT"), reason="set BOLLESIM_SCREENSHOT")
 def test_screenshot(browser):
-    """docs/serve.md's picture: one change to a track, refined to 20,000 games."""
+    """docs/serve.md's picture, 1280 px wide: one change to a track, refined to 20,000
+    games."""
     from PIL import Image
 
     proc, url = start_server("--max-games", "20000")
     try:
-        tab = browser.new_page(viewport={"width": 1500, "height": 1250})
+        tab = browser.new_page(viewport={"width": 1280, "height": 1200})
         tab.goto(url)
         tab.wait_for_function("document.getElementById('count').dataset.done === 'true'",
                               timeout=600_000)
@@ -311,6 +510,11 @@ HOSTILE = [
      {"policy": "fire_at_roe", "params": {"k": "12"}}, 400),
     ("an unknown family", "POST", "api/odds", {}, {"policy": "historical", "family": "x"}, 400),
     ("an unknown outcome", "POST", "api/replay", {}, {"policy": "historical", "outcome": "x"}, 400),
+    ("a pinned setting that is none", "POST", "api/odds", {},
+     {"policy": "historical", "pinned": {"policy": "historical", "evil": 1}}, 400),
+    ("a pinned invalid ruleset", "POST", "api/odds", {},
+     {"policy": "historical", "pinned": {"policy": "historical",
+                                         "edits": {"roe.fire_allowed": 30}}}, 400),
     ("another site", "POST", "api/odds", {"Origin": "http://evil.example"},
      {"policy": "historical"}, 403),
     ("another host name", "GET", "api/form", {"Host": "evil.example"}, None, 400),

@@ -16,6 +16,16 @@ GAME = Game(
         Trigger("fire_at_turn", "t", lambda rules: range(1, rules.turn_limit + 1)),
         Trigger("fire_at_roe", "k"),
     ),
+    # The what-if page opens at the showcase report's setting least often lost (drawing on
+    # to three tank chits, the policies' default, loses 84% of games under any trigger,
+    # experiments/first_fire.toml).
+    opening={
+        "policy": "fire_at_roe", "params": {"k": 8, "stop_at_tanks": 0},
+        "note": "the showcase's best setting against defeat (results/showcase/report.md, "
+                "experiments/first_fire.toml): the first Fire order as soon as the RoE allows "
+                "it (k = 8), drawing only the one pair a turn that §5.3 requires "
+                "(stop_at_tanks = 0)",
+    },
     engine="bollesim.bollebank.play",
     rules="bollesim.bollebank.rules.loader",
 )

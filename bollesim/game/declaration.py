@@ -47,6 +47,8 @@ class Game:
     policies: the package its policies are modules of; baseline: the policy comparisons
     start from (the historical play, say); scripted: the policy family compiled into the
     fast engine, whose presets are points of it ("" for none); triggers: the headline question's families;
+    opening: where the what-if page opens without --from, {"policy", "params", "note"}
+    (the setting a showcase finds best, say, rather than the policies' defaults);
     engine: the module whose play_chunk(rules, policy, params, seed, first_game, engine)
     plays games into result rows; rules: the module whose load_ruleset() gives a ruleset.
     """
@@ -58,6 +60,7 @@ class Game:
     baseline: str
     scripted: str
     triggers: tuple[Trigger, ...]
+    opening: dict
     engine: str
     rules: str
 

@@ -2,15 +2,21 @@
 
     GET  /                    the page (static/index.html, page.js, page.css)
     GET  /assets/vega.js      Vega, Vega-Lite and vega-embed from vl-convert (no CDN)
-    GET  /api/form            the form (form.py), the policies, the trigger families, the
-                              optimised parameters of --from, the limits
-    POST /api/odds            {edits, policy, params, family}: start refining the odds;
+    GET  /api/form            the form (form.py), the policies (their parameters, with the
+                              names of a categorical one's choices), the trigger families,
+                              the outcomes, the optimised parameters of --from, the
+                              showcase's setting the page opens at (best.py), the limits
+    POST /api/odds            {edits, policy, params, family, pinned}: start refining the
+                              odds (pinned: the setting A {edits, policy, params} the
+                              change is compared with as well as with the shipped rules);
+                              the answer holds the ruleset's exact odds (rules/odds.py);
                               422 {errors} when the edits make no valid ruleset, 409
                               when a later change arrived meanwhile (it is evaluated)
     GET  /api/events          server-sent events: the latest snapshot of the odds
     POST /api/partial         {edits}: the partial TOML of the edited ruleset
     POST /api/report          {edits, policy, params, family}: write the balance report
-                              into a lasting folder, results/whatif-TIME-N
+                              into a lasting folder, results/whatif-TIME-N, that
+                              names the changed keys (as --set) and the parameters
     GET  /report/TOKEN/FILE   the files of a report written by this server
     POST /api/replay          {edits, policy, params, outcome}: an example game, narrated
 
@@ -48,11 +54,21 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from bollesim.bollebank.rules import odds as exact
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Trigger
 from bollesim.inputs import LimitError, loads_json
 from bollesim.serve import odds
-from bollesim.serve.edits import BadRequest, build_ruleset, check_edits, partial_toml
+from bollesim.serve.best import SHOWCASE
+from bollesim.serve.edits import (
+    BadRequest,
+    assignments,
+    build_ruleset,
+    changed_units,
+    check_edits,
+    partial_toml,
+    value_at,
+)
 from bollesim.serve.form import form_model
 from bollesim.serve.worker import Busy, EngineWorker
 from bollesim.stats import analysis
@@ -158,7 +174,7 @@ class Server:
     def _warm_up(self) -> None:
         """Load (or compile) the engine, the first policy and the trigger families'
         before the first change; other policies load when first chosen."""
-        first = self.settings.best["policy"] if self.settings.best else odds.GAME.baseline
+        first = (self.settings.best or SHOWCASE)["policy"]
         for name in dict.fromkeys([first, *(f.policy for f in odds.FAMILIES)]):
             self.policy(name)
         policy = self.policies[first]
@@ -207,13 +223,25 @@ class Server:
         built = build_ruleset(edits)
         return built, policy, params
 
-    def evaluation(self, rules, policy, params, family: Trigger) -> odds.Evaluation:
+    def pinned(self, raw) -> odds.Setting | None:
+        """The pinned setting A of a request ({edits, policy, params}), or None."""
+        if raw is None:
+            return None
+        if not isinstance(raw, dict) or set(raw) - {"edits", "policy", "params"}:
+            raise BadRequest("pinned: expected an object {edits, policy, params}")
+        built, policy, params = self.setting(raw)
+        if built.rules is None:
+            raise BadRequest(f"pinned: {built.errors[0]['message']}")
+        return odds.Setting(built.rules, policy, params)
+
+    def evaluation(self, rules, policy, params, family: Trigger,
+                   pinned: odds.Setting | None = None) -> odds.Evaluation:
         self.job += 1
         family_policy = self.policy(family.policy)
         family_params = params if family_policy is policy else family_policy.param_vector()
         return odds.Evaluation(self.job, rules, policy, params, self.settings.seed, family,
                                family_policy, family_params, self.settings.max_games,
-                               self.baselines)
+                               self.baselines, pinned)
 
 
 # ------------------------------------------------------------------ helpers
@@ -223,6 +251,11 @@ def _say_if_failed(future) -> None:
     if not future.cancelled() and future.exception() is not None:
         print(f"bollesim serve: the engine could not start: {future.exception()!r}",
               file=sys.stderr)
+
+
+def article(label: str) -> str:
+    """"an operational victory", "a defeat"."""
+    return ("an " if label[:1].lower() in "aeiou" else "a ") + label
 
 
 def error(status: int, message: str) -> JSONResponse:
@@ -296,24 +329,29 @@ async def form(request: Request) -> Response:
                                                        .split()),
                          "parameters": [
             {"name": p.name, "default": p.default, "low": p.low, "high": p.high, "doc": p.doc,
-             "label": p.title, "never": p.never} for p in module.PARAMETERS]})
+             "label": p.title, "never": p.never,
+             "choices": list(p.choices) if p.choices is not None else None}
+            for p in module.PARAMETERS]})
     s = server.settings
     return JSONResponse({
         **form_model(), "policies": policies,
         "families": [{"id": f"{f.policy}.{f.param}", "policy": f.policy, "param": f.param,
                       "label": analysis.parameter_label(f.policy, f.param)} for f in odds.FAMILIES],
-        "outcomes": [{"outcome": o, "label": analysis.LABELS[o]} for o in analysis.OUTCOMES],
-        "best": s.best, "max_games": s.max_games, "seed": s.seed,
+        "outcomes": [{"outcome": o, "label": analysis.LABELS[o],
+                      "minimise": o in analysis.MINIMISE} for o in analysis.OUTCOMES],
+        "game": odds.GAME.title, "best": s.best, "showcase": SHOWCASE, "max_games": s.max_games,
+        "seed": s.seed,
         "ready": server.ready.is_set()})
 
 
 async def start_odds(request: Request) -> Response:
     server: Server = request.app.state.server
-    body = await read_json(request, {"edits", "policy", "params", "family"})
+    body = await read_json(request, {"edits", "policy", "params", "family", "pinned"})
     family = server.family(body.get("family", "fire_at_turn.t"))
     server.changes += 1
     change = server.changes
     built, policy, params = await asyncio.to_thread(server.setting, body)
+    pinned = await asyncio.to_thread(server.pinned, body.get("pinned"))
     if change != server.changes:
         # A later change arrived while this one's ruleset was built (in a thread, so they
         # may finish in either order): evaluating this one would replace the later one.
@@ -321,11 +359,12 @@ async def start_odds(request: Request) -> Response:
     if built.rules is None:
         server.worker.evaluate(iter(()))  # an invalid change stops the old work too
         return JSONResponse({"errors": built.errors}, status_code=422)
-    evaluation = server.evaluation(built.rules, policy, params, family)
+    evaluation = server.evaluation(built.rules, policy, params, family, pinned)
     server.worker.evaluate(evaluation.steps())
     rules = built.rules
     return JSONResponse({"job": evaluation.job, "digest": rules.digest,
-                         "readings": rules.readings, "ready": server.ready.is_set()})
+                         "readings": rules.readings, "ready": server.ready.is_set(),
+                         "exact": exact.exact_odds(rules)})
 
 
 class EventStream(StreamingResponse):
@@ -410,7 +449,10 @@ def page_report(server: Server, token: str, rules, policy, params, family) -> No
         vector[which] = value
         cells.append(Cell(len(cells), family_policy, vector))
     games = min(REPORT_GAMES, server.settings.max_games)
-    source = RulesetSource(partial=Path("whatif.toml (bollesim serve)"))
+    # The ruleset as it was built: the shipped one with a --set of each changed key, which
+    # the report's "What was run" names.
+    changed = {unit: value_at(rules.data, unit) for unit in changed_units(rules)}
+    source = RulesetSource(overrides=tuple(assignments(changed)))
     run_cells(folder, cells, rules, server.settings.seed, games,
               extra_manifest=ruleset_record(rules, source))
     write_report(folder)
@@ -447,7 +489,7 @@ async def replay(request: Request) -> Response:
         lambda: odds.example_game(built.rules, policy, params, seed, outcome, search)))
     if game is None:
         return JSONResponse({"game": None, "message": f"none of the first {search:,} games "
-                             f"ends with a {analysis.LABELS[outcome]}"})
+                             f"ends with {article(analysis.LABELS[outcome])}"})
     from bollesim.batch.replay import narrated_game
 
     lines, _ = await asyncio.to_thread(narrated_game, built.rules, policy, params, seed, game)

@@ -1,4 +1,5 @@
-"""`bollesim serve --from DIR`: start the page at the best parameters an optimisation found.
+"""Where the page opens: `bollesim serve --from DIR` starts it at the best parameters an
+optimisation found; without it, at the showcase's best setting (SHOWCASE).
 
 The contract with `bollesim optimise` (which writes it): DIR/best.json is one UTF-8 JSON
 object
@@ -20,6 +21,7 @@ import math
 from pathlib import Path
 
 from bollesim.errors import UsageError
+from bollesim.game.declaration import declared
 from bollesim.inputs import MIB, LimitError, loads_json, read_text
 
 BEST_FILE = "best.json"
@@ -59,3 +61,7 @@ def read_best(folder: str | Path) -> dict:
         raise UsageError(f"{path}: {exc}") from None
     return {"policy": policy,
             "params": {p.name: v for p, v in zip(declared, vector.tolist(), strict=True)}}
+
+
+SHOWCASE = declared().opening
+"""Where the page opens without --from (the game's declaration)."""

@@ -157,10 +157,10 @@ def build_ruleset(edits: dict[str, object]) -> Built:
 
 def changed_units(rules: Ruleset) -> list[str]:
     """The units whose value in the ruleset differs from the shipped default."""
-    return [u for u in edit_units() if _get(rules.data, u) != _get(default_data(), u)]
+    return [u for u in edit_units() if value_at(rules.data, u) != value_at(default_data(), u)]
 
 
-def _get(data: dict, unit: str):
+def value_at(data: dict, unit: str):
     node = data
     for part in unit.split("."):
         if not isinstance(node, dict) or part not in node:
@@ -189,17 +189,17 @@ def partial_toml(rules: Ruleset) -> str:
     for table, keys in sorted(tables.items(), key=lambda item: item[0] != ""):
         if table:
             lines += ["", f"[{table}]"]
-        source = _get(default_data(), f"{table}.source") if table else None
+        source = value_at(default_data(), f"{table}.source") if table else None
         for key in keys:
             unit = f"{table}.{key}" if table else key
             lines += [""] if not table else []
             lines += _comment(unit, source)
-            lines.append(f"{_key(key)} = {_toml_multiline(_get(rules.data, unit))}")
+            lines.append(f"{_key(key)} = {_toml_multiline(value_at(rules.data, unit))}")
     return "\n".join(lines) + "\n"
 
 
 def _comment(unit: str, source) -> list[str]:
-    default = _get(default_data(), unit)
+    default = value_at(default_data(), unit)
     if isinstance(default, list) and default and isinstance(default[0], dict):
         was = f"{len(default)} rows"
     else:

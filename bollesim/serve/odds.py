@@ -2,12 +2,14 @@
 
 An `Evaluation` plays the edited ruleset under the chosen policy and compares it, game by
 game on the same seeds, with the shipped default ruleset under the same policy
-(analysis.paired_comparison); it also sweeps the first-Fire trigger of a family (every
-setting on the same seeds, as `bollesim sweep experiments/first_fire.toml` does) for the
-chart. Its `steps()` is a generator: each step plays one piece of at most PIECE games and
-yields a snapshot (a JSON-ready dict) when there is something new to show, else None. The
-engine thread (worker.py) runs one step at a time, so a new change cancels the old one
-between pieces.
+(analysis.paired_comparison) and, when the page has pinned a setting A (a ruleset, policy
+and parameters), with A's games on the same seeds; it also sweeps the first-Fire trigger
+of a family (every setting on the same seeds, as `bollesim sweep
+experiments/first_fire.toml` does) for the chart, under the edited and the shipped rules.
+Its `steps()` is a generator: each step plays one piece of at most PIECE games and yields
+a snapshot (a JSON-ready dict) when there is something new to show, else None. The engine
+thread (worker.py) runs one step at a time, so a new change cancels the old one between
+pieces.
 
 The first snapshot comes after FIRST_GAMES games; then the games grow (MAIN_STEPS for the
 comparison, CELL_STEPS per trigger setting) up to the server's cap, and every snapshot
@@ -16,7 +18,6 @@ says how many games it holds.
 
 from __future__ import annotations
 
-import textwrap
 import time
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -42,8 +43,6 @@ MAIN_STEPS = (FIRST_GAMES, 10_000, 40_000, 100_000, 250_000, 500_000, 1_000_000)
 CELL_STEPS = (500, 2_000, 5_000, 20_000, 50_000)
 """Games per trigger setting after each refinement, up to the cap's CELL_SHARE."""
 CELL_SHARE = 20
-SUBTITLE_WRAP = 80
-"""Characters per line of the trigger chart's finding and note (the page's panel is narrow)."""
 
 
 FAMILIES = GAME.triggers
@@ -66,31 +65,46 @@ def play(policy: Policy, params: np.ndarray, rules: Ruleset, seed: int, first: i
     return df.select("game", *OUTCOME_COLUMNS)
 
 
-class Baselines:
-    """The default ruleset's games of each (policy, parameters, seed), kept for the next
-    change: the default side of a comparison is played once. At most `keep` are held."""
+@dataclass(frozen=True)
+class Setting:
+    """What the page compares with: a ruleset, a policy and its parameter vector."""
 
-    def __init__(self, rules: Ruleset, keep: int = 4):
+    rules: Ruleset
+    policy: Policy
+    params: np.ndarray
+
+
+class Baselines:
+    """The games of the settings a change is compared with (the shipped ruleset under the
+    page's policy, the pinned setting A, the trigger's settings under the shipped rules),
+    kept for the next change: each is played once. At most `keep` are held."""
+
+    def __init__(self, rules: Ruleset, keep: int = 64):
         self.rules, self.keep = rules, keep
         self._games: OrderedDict[tuple, pl.DataFrame] = OrderedDict()
 
-    def extend(self, policy: Policy, params: np.ndarray, seed: int, n: int) -> Iterator[None]:
-        """Play the default side up to n games, one piece a step."""
-        key = (policy.name, tuple(params.tolist()), seed)
+    def _key(self, policy: Policy, params: np.ndarray, seed: int, rules: Ruleset | None):
+        return ((rules or self.rules).digest, policy.name, tuple(params.tolist()), seed)
+
+    def extend(self, policy: Policy, params: np.ndarray, seed: int, n: int,
+               rules: Ruleset | None = None) -> Iterator[None]:
+        """Play up to n games of `rules` (None: the shipped ruleset), one piece a step."""
+        key = self._key(policy, params, seed, rules)
         have = self._games.pop(key, None)
         have = have if have is not None else pl.DataFrame()
         self._games[key] = have
         while self._games and len(self._games) > self.keep:
             self._games.popitem(last=False)
         while have.height < n:
-            piece = play(policy, params, self.rules, seed, have.height,
+            piece = play(policy, params, rules or self.rules, seed, have.height,
                          min(PIECE, n - have.height))
             have = pl.concat([have, piece]) if have.height else piece
             self._games[key] = have
             yield None
 
-    def games(self, policy: Policy, params: np.ndarray, seed: int, n: int) -> pl.DataFrame:
-        return self._games[(policy.name, tuple(params.tolist()), seed)].head(n)
+    def games(self, policy: Policy, params: np.ndarray, seed: int, n: int,
+              rules: Ruleset | None = None) -> pl.DataFrame:
+        return self._games[self._key(policy, params, seed, rules)].head(n)
 
 
 @dataclass
@@ -105,6 +119,7 @@ class Evaluation:
     family_params: np.ndarray
     max_games: int
     baselines: Baselines
+    pinned: Setting | None = None
 
     def steps(self) -> Iterator[dict | None]:
         """Play piece by piece; yield a snapshot whenever the page has more to show."""
@@ -130,13 +145,12 @@ class Evaluation:
             self.main = pl.concat([self.main, piece]) if self.main.height else piece
             yield None
         yield from self.baselines.extend(self.policy, self.params, self.seed, n)
+        if self.pinned is not None:
+            a = self.pinned
+            yield from self.baselines.extend(a.policy, a.params, self.seed, n, a.rules)
 
     def _cells_to(self, n: int) -> Iterator[None]:
-        names = [p.name for p in self.family_policy.parameters]
-        which = names.index(self.family.param)
-        for value in self.family.settings(self.family_policy, self.rules):
-            params = self.family_params.copy()
-            params[which] = value
+        for value, params in self._family_settings():
             have = self.cells.get(value, pl.DataFrame())
             while have.height < n:
                 piece = play(self.family_policy, params, self.rules, self.seed, have.height,
@@ -144,6 +158,18 @@ class Evaluation:
                 have = pl.concat([have, piece]) if have.height else piece
                 yield None
             self.cells[value] = have
+            if self.rules.digest != self.baselines.rules.digest:  # the shipped rules' line
+                yield from self.baselines.extend(self.family_policy, params, self.seed, n)
+
+    def _family_settings(self) -> list[tuple[float, np.ndarray]]:
+        """(value, parameter vector) of each setting of the trigger family."""
+        which = [p.name for p in self.family_policy.parameters].index(self.family.param)
+        out = []
+        for value in self.family.settings(self.family_policy, self.rules):
+            params = self.family_params.copy()
+            params[which] = value
+            out.append((value, params))
+        return out
 
     def snapshot(self, done: bool) -> dict:
         elapsed = round(1000 * (time.perf_counter() - self.t0))
@@ -161,40 +187,102 @@ class Evaluation:
         if n == 0:
             return []
         base = self.baselines.games(self.policy, self.params, self.seed, n)
-        both = pl.concat([self.main.with_columns(pl.lit(1).alias("cell")),
-                          base.with_columns(pl.lit(0).alias("cell"))])
-        table = analysis.paired_comparison(both, {"cell": 1}, {"cell": 0})
-        rows = []
-        for r in table.iter_rows(named=True):
-            rows.append({
-                "outcome": r["outcome"], "label": analysis.LABELS[r["outcome"]], "n": r["n"],
-                "k": round(r["rate_a"] * r["n"]), "rate": r["rate_a"], "low": r["a_low"],
-                "high": r["a_high"], "base_k": round(r["rate_b"] * r["n"]),
-                "base_rate": r["rate_b"], "base_low": r["b_low"], "base_high": r["b_high"],
-                "diff": r["diff"], "diff_low": r["diff_low"], "diff_high": r["diff_high"],
-                "p": r["p_value"], "significant": bool(r["significant"])})
+        rows = [{
+            "outcome": r["outcome"], "label": analysis.LABELS[r["outcome"]], "n": r["n"],
+            "k": round(r["rate_a"] * r["n"]), "rate": r["rate_a"], "low": r["a_low"],
+            "high": r["a_high"], "base_k": round(r["rate_b"] * r["n"]),
+            "base_rate": r["rate_b"], "base_low": r["b_low"], "base_high": r["b_high"],
+            "diff": r["diff"], "diff_low": r["diff_low"], "diff_high": r["diff_high"],
+            "p": r["p_value"], "significant": bool(r["significant"])}
+            for r in _paired(self.main, base).iter_rows(named=True)]
+        if self.pinned is not None:
+            a = self.pinned
+            pinned = self.baselines.games(a.policy, a.params, self.seed, n, a.rules)
+            for row, r in zip(rows, _paired(self.main, pinned).iter_rows(named=True),
+                              strict=True):
+                row["pinned"] = {
+                    "k": round(r["rate_b"] * r["n"]), "rate": r["rate_b"], "diff": r["diff"],
+                    "diff_low": r["diff_low"], "diff_high": r["diff_high"],
+                    "p": r["p_value"], "significant": bool(r["significant"])}
         return rows
 
     def trigger(self) -> dict | None:
-        """The trigger chart's Vega-Lite spec (chartdata.trigger, as for a sweep)."""
+        """The trigger chart's Vega-Lite spec (chartdata.trigger, as for a sweep), with the
+        shipped rules' rates as thin dotted lines (when the rules are edited) and the page's
+        own setting of the trigger (when it plays the family's policy) as a vertical rule."""
         if not self.cells:
             return None
         from bollesim.report import answer, chartdata, charts
 
-        frame = pl.concat([
-            games.with_columns(pl.lit(self.family.policy).alias("policy"),
-                               pl.lit(value).alias(self.family.param))
-            for value, games in sorted(self.cells.items())])
+        frame = self._family_frame(self.cells)
         chart = chartdata.trigger(frame, self.family.param, policy=self.family.policy)
         spec = charts.spec(chart)
         spec.update(width="container", height=250, autosize={"type": "fit", "contains": "padding"})
-        title = spec.get("title", {})
-        title.update(fontSize=13, subtitle=textwrap.wrap(" ".join(title.get("subtitle", [])),
-                                                         SUBTITLE_WRAP))
+        spec.setdefault("config", {}).setdefault("legend", {}).update(orient="bottom",
+                                                                       columns=2)
+        title = spec.pop("title", {})  # the page sets it as text, which wraps on any screen
+        n = min(g.height for g in self.cells.values())
+        shipped = self._shipped_cells(n)
+        if shipped is not None:
+            lines = charts.spec(chartdata.trigger(self._family_frame(shipped), self.family.param,
+                                                  policy=self.family.policy))
+            spec["layer"].append({
+                "data": {"values": lines["datasets"][lines["data"]["name"]]},
+                "transform": [{"filter": "!datum.never"}],
+                "mark": {"type": "line", "strokeDash": [1, 3], "strokeWidth": 1.6,
+                         "opacity": 0.75},
+                "encoding": {"x": {"field": "pos", "type": "quantitative"},
+                             "y": {"field": "rate_pct", "type": "quantitative"},
+                             "color": {"field": "label", "type": "nominal"}}})
+        current = self._current_setting()
+        rows = spec["datasets"][spec["data"]["name"]]
+        at = next((r["pos"] for r in rows if current is not None and r["x"] == current), None)
+        if at is not None:
+            spec["layer"].append({
+                "data": {"values": [{"pos": at, "text": "your setting"}]},
+                "layer": [{"mark": {"type": "rule", "color": "#444444", "strokeDash": [5, 3]},
+                           "encoding": {"x": {"field": "pos", "type": "quantitative"}}},
+                          {"mark": {"type": "text", "align": "left", "dx": 4, "dy": 6,
+                                    "baseline": "top", "color": "#444444", "fontSize": 11},
+                           "encoding": {"x": {"field": "pos", "type": "quantitative"},
+                                        "y": {"value": 0}, "text": {"field": "text"}}}]})
         return {"policy": self.family.policy, "param": self.family.param,
-                "games_per_setting": min(g.height for g in self.cells.values()),
-                "settings": len(self.cells), "finding": chart.finding, "spec": spec,
+                "title": title.get("text", ""), "subtitle": " ".join(title.get("subtitle", [])),
+                "games_per_setting": n, "settings": len(self.cells), "finding": chart.finding,
+                "spec": spec, "shipped_line": shipped is not None, "current": at,
                 "answer": answer.sentences(frame, self.family.param, policy=self.family.policy)}
+
+    def _family_frame(self, cells: dict[float, pl.DataFrame]) -> pl.DataFrame:
+        return pl.concat([
+            games.with_columns(pl.lit(self.family.policy).alias("policy"),
+                               pl.lit(value).alias(self.family.param))
+            for value, games in sorted(cells.items())])
+
+    def _shipped_cells(self, n: int) -> dict[float, pl.DataFrame] | None:
+        """The trigger's settings under the shipped rules (their first n games), or None
+        when the rules are the shipped ones or a setting has fewer games so far."""
+        if self.rules.digest == self.baselines.rules.digest:
+            return None
+        try:
+            cells = {value: self.baselines.games(self.family_policy, params, self.seed, n)
+                     for value, params in self._family_settings() if value in self.cells}
+        except KeyError:
+            return None
+        return cells if all(g.height == n for g in cells.values()) else None
+
+    def _current_setting(self) -> float | None:
+        """The trigger's value the page plays, when its policy is the family's."""
+        if self.policy is not self.family_policy:
+            return None
+        which = [p.name for p in self.policy.parameters].index(self.family.param)
+        return float(self.params[which])
+
+
+def _paired(games: pl.DataFrame, other: pl.DataFrame) -> pl.DataFrame:
+    """analysis.paired_comparison of `games` (side a) with `other` (side b), game by game."""
+    both = pl.concat([games.with_columns(pl.lit(1).alias("cell")),
+                      other.with_columns(pl.lit(0).alias("cell"))])
+    return analysis.paired_comparison(both, {"cell": 1}, {"cell": 0})
 
 
 def example_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, outcome: str,

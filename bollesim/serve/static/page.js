@@ -18,6 +18,8 @@ const clone = (x) => JSON.parse(JSON.stringify(x));
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 const pct = (x) => (x == null ? "–" : (100 * x).toFixed(1) + "%");
 const signed = (x) => (x >= 0 ? "+" : "−") + Math.abs(100 * x).toFixed(1);
+const article = (label) => (/^[aeiou]/i.test(label) ? "an " : "a ") + label;
+const FIRST_PARAMS = 6;  // parameters shown before the others fold (plan has 23)
 
 const page = {
   model: null,       // GET /api/form
@@ -36,6 +38,9 @@ const page = {
   errors: [],
   widgets: [],       // {node, path}: every value on the form
   rowsLabel: {},     // rows path -> label column
+  pinned: null,      // the setting A: {edits, policy, params}
+  exact: [],         // the exact odds of the current rules (rules/odds.py)
+  readings: {},      // the variant of each reading the current rules play (the server says)
 };
 
 // ------------------------------------------------------------------ paths into the data
@@ -267,7 +272,26 @@ function drawTables() {
       root.append(details);
     }
   }
+  drawExact();
   markChanged();
+}
+
+// The exact odds of the current rules (rules/odds.py), each under the table it follows.
+function drawExact() {
+  document.querySelectorAll(".exact").forEach((n) => n.remove());
+  for (const t of page.exact) {
+    const body = document.querySelector(`details[data-name="${CSS.escape(t.key)}"] > .body`);
+    if (!body) continue;
+    let box = body.querySelector(":scope > .exact");
+    if (!box) { box = el("div", {class: "exact", "data-key": t.key}); body.append(box); }
+    const table = el("table", {}, el("tr", {}, ...t.columns.map((c) => el("th", {text: c}))));
+    for (const row of t.rows) {
+      table.append(el("tr", {}, ...row.map((c) => (c && typeof c === "object"
+        ? el("td", {class: "chance", title: `exactly ${c.exact}`, text: c.text})
+        : el("td", {text: c == null ? "–" : String(c)})))));
+    }
+    box.append(el("h4", {}, t.title, el("span", {class: "src", text: t.source})), table);
+  }
 }
 
 function markChanged() {
@@ -280,7 +304,7 @@ function markChanged() {
 
 // ------------------------------------------------------------------ readings
 
-function drawReadings(active = {}) {
+function drawReadings(active = page.readings) {
   const root = $("readings");
   root.replaceChildren();
   for (const r of page.model.readings) {
@@ -289,20 +313,53 @@ function drawReadings(active = {}) {
     const playing = active[r.id] || r.default;
     if (playing === "custom") select.append(el("option", {value: "custom", text: "custom (your values)"}));
     select.value = playing;
+    select.dataset.playing = playing;
     select.disabled = r.variants.length < 2;
     select.title = r.fixed ? `no alternative: ${r.fixed}` : r.variants.map((v) => `${v.name}: ${v.description}`).join("\n");
     select.addEventListener("change", () => {
       const variant = r.variants.find((v) => v.name === select.value);
       if (!variant) return;
+      const before = clone(page.current);
+      const was = r.variants.find((v) => v.name === select.dataset.playing);  // none: custom
+      const overwritten = [];  // the values the user set, not the shipped or the switch's own
       for (const [key, value] of Object.entries(variant.values)) {
         const path = parsePath(key);
-        if (path) setAt(page.current, path, clone(value));
+        if (!path) continue;
+        const now = getAt(page.current, path);
+        if (!same(now, value) && !same(now, getAt(page.base, path)) && !(was && same(now, was.values[key]))) {
+          overwritten.push([key, now, value]);
+        }
+        setAt(page.current, path, clone(value));
       }
+      select.dataset.playing = variant.name;
+      tell(r.id, variant.name, overwritten, before);
       drawTables();
       schedule();
     });
     root.append(el("span", {class: "id", text: r.id}), select, el("span", {class: "meaning", text: r.meaning}));
   }
+}
+
+// What a reading switch overwrote of the user's own values, with a way back.
+function tell(id, name, overwritten, before) {
+  const box = $("notice");
+  box.hidden = !overwritten.length;
+  if (!overwritten.length) { box.replaceChildren(); return; }
+  const text = (v) => JSON.stringify(v).replaceAll(",", ", ");
+  const undo = el("button", {type: "button", id: "undo-reading", text: "undo"});
+  const readings = page.readings;
+  undo.addEventListener("click", () => {
+    page.current = before;
+    page.readings = readings;
+    box.hidden = true;
+    drawTables();
+    drawReadings();
+    schedule();
+  });
+  box.replaceChildren(`${id} = ${name} replaced ${overwritten.length === 1 ? "a value" : "values"} you had changed: `,
+    ...overwritten.flatMap(([key, was, now], i) => [i ? "; " : "", el("code", {"data-key": key, text: key}),
+                                                   ` ${text(was)} → ${text(now)}`]), undo);
+  box.scrollIntoView({block: "nearest"});
 }
 
 // ------------------------------------------------------------------ the policy
@@ -324,25 +381,56 @@ function drawPlay() {
   root.append(...row);
   const policy = page.model.policies.find((p) => p.name === page.policy);
   root.append(el("div", {class: "doc", text: policy.doc}));
-  for (const p of policy.parameters) {
-    const whole = [p.low, p.high, p.default].every(Number.isInteger);
-    const slider = el("input", {type: "range", min: p.low, max: p.high, step: whole ? 1 : (p.high - p.low) / 100,
-                                "data-param": p.name});
-    slider.value = page.params[p.name];
-    const shown = el("span", {class: "value"});
-    const show = () => { shown.textContent = p.never != null && Number(slider.value) === p.never ? "never" : String(Number(slider.value)); };
-    show();
-    slider.addEventListener("input", () => { page.params[p.name] = Number(slider.value); show(); schedule(); });
-    root.append(el("span", {text: p.label || p.name, title: p.doc}), slider, shown);
-  }
+  let box = root;
+  const fold = policy.parameters.length > FIRST_PARAMS + 2 ? FIRST_PARAMS : Infinity;
+  policy.parameters.forEach((p, i) => {
+    if (i === fold) {
+      const more = el("details", {id: "more-params"},
+                      el("summary", {text: `${policy.parameters.length - FIRST_PARAMS} more parameters`}));
+      box = el("div", {class: "more"});
+      more.append(box);
+      more.open = policy.parameters.slice(FIRST_PARAMS).some((q) => page.params[q.name] !== q.default);
+      root.append(more);
+    }
+    box.append(el("span", {text: p.label || p.name, title: p.doc}), ...paramWidget(p));
+  });
 }
 
-function choosePolicy(name, params) {
+// A parameter's widget: its declared choices by name, a 0/1 switch as a box, else a slider.
+function paramWidget(p) {
+  const set = (v) => { page.params[p.name] = v; schedule(); };
+  if (p.choices) {
+    const select = el("select", {"data-param": p.name, title: p.doc});
+    p.choices.forEach((name, i) => select.append(el("option", {value: String(i), text: name})));
+    select.value = String(page.params[p.name]);
+    select.addEventListener("change", () => set(Number(select.value)));
+    return [select, el("span")];
+  }
+  if (p.low === 0 && p.high === 1 && Number.isInteger(p.default)) {
+    const box = el("input", {type: "checkbox", "data-param": p.name, title: p.doc});
+    box.checked = page.params[p.name] === 1;
+    const shown = el("span", {class: "value", text: box.checked ? "yes" : "no"});
+    box.addEventListener("change", () => { shown.textContent = box.checked ? "yes" : "no"; set(box.checked ? 1 : 0); });
+    return [el("span", {}, box), shown];
+  }
+  const whole = [p.low, p.high, p.default].every(Number.isInteger);
+  const slider = el("input", {type: "range", min: p.low, max: p.high, step: whole ? 1 : (p.high - p.low) / 100,
+                              "data-param": p.name, title: p.doc});
+  slider.value = page.params[p.name];
+  const shown = el("span", {class: "value"});
+  const show = () => { shown.textContent = p.never != null && Number(slider.value) === p.never ? "never" : String(Number(slider.value)); };
+  show();
+  slider.addEventListener("input", () => { page.params[p.name] = Number(slider.value); show(); schedule(); });
+  return [slider, shown];
+}
+
+function choosePolicy(name, params, family) {
   page.policy = name;
   const policy = page.model.policies.find((p) => p.name === name);
   page.params = Object.fromEntries(policy.parameters.map((p) => [p.name, params[p.name] ?? p.default]));
   const own = page.model.families.find((f) => f.policy === name);
-  if (own) page.family = own.id;
+  if (family && page.model.families.some((f) => f.id === family)) page.family = family;
+  else if (own) page.family = own.id;
   $("family").value = page.family;
   drawPlay();
   schedule();
@@ -384,13 +472,44 @@ function schedule() {
   timer = setTimeout(send, 40);
 }
 
+// The page's whole state, in its address: a link reopens it.
+function state() {
+  const policy = page.model.policies.find((p) => p.name === page.policy);
+  const params = Object.fromEntries(policy.parameters.filter((p) => page.params[p.name] !== p.default)
+                                                    .map((p) => [p.name, page.params[p.name]]));
+  const out = {policy: page.policy, params, edits: edits(), family: page.family};
+  if (page.pinned) out.pinned = page.pinned;
+  return out;
+}
+
+function remember() {
+  history.replaceState(null, "", "#" + encodeURIComponent(JSON.stringify(state())));
+}
+
+function restore() {
+  if (!location.hash) return null;
+  try {
+    const saved = JSON.parse(decodeURIComponent(location.hash.slice(1)));
+    return saved && typeof saved === "object" && typeof saved.policy === "string" ? saved : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+function applyEdits(data, edited) {
+  for (const [unit, value] of Object.entries(edited || {})) {
+    if (page.model.units.includes(unit)) setAt(data, unit.split("."), clone(value));
+  }
+}
+
 async function send() {
   const mine = ++page.sent;
   const changedAt = page.changedAt;
   setStatus("playing…", true);
+  remember();
   let reply;
   try {
-    reply = await post("/api/odds", body({family: page.family}));
+    reply = await post("/api/odds", body({family: page.family, pinned: page.pinned}));
   } catch (e) {
     setStatus("the server does not answer: is `bollesim serve` still running?");
     return;
@@ -411,7 +530,10 @@ async function send() {
   page.job = reply.data.job;
   page.jobChangedAt = changedAt;
   page.digest = reply.data.digest;
-  drawReadings(reply.data.readings);
+  page.exact = reply.data.exact || [];
+  drawExact();
+  page.readings = reply.data.readings;
+  drawReadings();
   if (page.last && page.last.job === page.job) render(page.last);
 }
 
@@ -429,8 +551,21 @@ function showErrors(errors) {
     const details = node.closest("details");
     if (details) details.open = true;
     const note = el("span", {class: "field-error", text: "error: " + e.message});
-    (node.closest("td") || node.parentElement).append(note);
+    placeNote(node, note);
   }
+}
+
+// Beside its field, where it can wrap without widening a column: under the table of a
+// table's cell, in a row of its own in a grid of keys, else after the field.
+function placeNote(node, note) {
+  const table = node.closest("table");
+  const cell = node.parentElement;
+  if (table) table.after(note);
+  else if (cell.parentElement && cell.parentElement.classList.contains("keys")) {
+    let last = cell;
+    while (last.nextElementSibling && last.nextElementSibling.classList.contains("meaning")) last = last.nextElementSibling;
+    last.after(note);
+  } else node.after(note);
 }
 
 function fieldOf(key) {
@@ -472,7 +607,14 @@ function listen() {
 
 // ------------------------------------------------------------------ the odds
 
-const MINIMISE = new Set(["defeat", "no_result"]);
+const minimise = (outcome) => (page.model.outcomes.find((o) => o.outcome === outcome) || {}).minimise;
+
+function diffCell(d, title) {
+  const better = minimise(d.outcome) ? d.diff < 0 : d.diff > 0;
+  const cls = !d.significant ? "flat" : better ? "up" : "down";
+  return el("td", {class: `diff ${cls}`, title: `${title}: paired 95% interval; McNemar p = ${d.p.toPrecision(2)}`},
+            signed(d.diff), el("span", {class: "ci", text: `(${signed(d.diff_low)} to ${signed(d.diff_high)})`}));
+}
 
 function bar(r) {
   const b = el("div", {class: "bar"});
@@ -494,26 +636,34 @@ function render(s) {
   Object.assign($("count").dataset, {latency, done: s.done, games: s.games, job: s.job, digest: page.digest});
   setStatus(s.done ? "up to date" : "refining…", !s.done);
   const table = $("rates");
-  table.replaceChildren(el("tr", {}, ...["outcome", "these rules", "", "shipped", "difference (points)", ""].map((h) => el("th", {text: h}))));
+  const withA = s.outcomes.length && s.outcomes[0].pinned;
+  const heads = ["outcome", "these rules", "", "shipped", "vs shipped (points)", ...(withA ? ["A", "vs A (points)"] : []), ""];
+  table.replaceChildren(el("tr", {}, ...heads.map((h) => el("th", {text: h}))));
+  table.classList.toggle("with-a", Boolean(withA));
   for (const r of s.outcomes) {
-    const better = MINIMISE.has(r.outcome) ? r.diff < 0 : r.diff > 0;
-    const cls = !r.significant ? "flat" : better ? "up" : "down";
-    const example = el("button", {type: "button", class: "example", text: "example", title: `replay, narrated, a game that ends with a ${r.label}`});
+    const example = el("button", {type: "button", class: "example", text: "example", title: `replay, narrated, a game that ends with ${article(r.label)}`});
     example.addEventListener("click", () => replay(r.outcome, r.label));
-    table.append(el("tr", {"data-outcome": r.outcome, "data-k": r.k, "data-n": r.n, "data-base-k": r.base_k},
+    const row = el("tr", {"data-outcome": r.outcome, "data-k": r.k, "data-n": r.n, "data-base-k": r.base_k},
       el("td", {text: r.label}),
-      el("td", {class: "rate"}, el("b", {text: pct(r.rate)}), " ", el("span", {class: "ci", text: `${(100 * r.low).toFixed(1)}–${(100 * r.high).toFixed(1)}`})),
+      el("td", {class: "rate"}, el("b", {text: pct(r.rate)}), el("span", {class: "ci", text: `${(100 * r.low).toFixed(1)}–${(100 * r.high).toFixed(1)}`})),
       el("td", {}, bar(r)),
       el("td", {class: "rate", text: pct(r.base_rate)}),
-      el("td", {class: `diff ${cls}`, title: `paired 95% interval; McNemar p = ${r.p.toPrecision(2)}`},
-         `${signed(r.diff)} `, el("span", {class: "ci", text: `(${signed(r.diff_low)} to ${signed(r.diff_high)})`})),
-      el("td", {}, example)));
+      diffCell(r, "against the shipped rules"));
+    if (withA) {
+      row.dataset.aK = r.pinned.k;
+      row.append(el("td", {class: "rate a", text: pct(r.pinned.rate)}),
+                 diffCell({...r.pinned, outcome: r.outcome}, "against A"));
+    }
+    row.append(el("td", {}, example));
+    table.append(row);
   }
   const t = s.trigger;
   const key = t ? `${s.job}/${t.games_per_setting}` : "";
   if (t && key !== page.triggerKey) {
     page.triggerKey = key;
-    $("trigger").dataset.games = t.games_per_setting;
+    Object.assign($("trigger").dataset, {games: t.games_per_setting, shipped: t.shipped_line,
+                                          current: t.current ?? ""});
+    $("trigger-title").replaceChildren(el("b", {text: t.title}), el("br"), t.subtitle);
     vegaEmbed("#trigger", t.spec, {actions: false, renderer: "svg"}).catch((e) => console.error(e));
     $("answer").replaceChildren(...t.answer.map((sentence) => el("li", {text: sentence})));
   }
@@ -548,20 +698,43 @@ async function report() {
 async function replay(outcome, label) {
   const box = $("replay");
   box.hidden = false;
-  $("replay-title").textContent = `Looking for a game that ends with a ${label}…`;
+  $("replay-title").textContent = `Looking for a game that ends with ${article(label)}…`;
   $("replay-command").textContent = "";
   $("replay-text").textContent = "";
   box.scrollIntoView({block: "nearest"});
   const reply = await post("/api/replay", body({outcome}));
   if (reply.status !== 200) { $("replay-title").textContent = reply.data.error || "no example"; return; }
   if (reply.data.game == null) { $("replay-title").textContent = reply.data.message; return; }
-  $("replay-title").textContent = `Game ${reply.data.game} (seed ${reply.data.seed}): a ${label}`;
+  $("replay-title").textContent = `Game ${reply.data.game} (seed ${reply.data.seed}): ${article(label)}`;
   $("replay-command").textContent = reply.data.command;
   $("replay-text").textContent = reply.data.lines.join("\n");
 }
 
+function pin() {
+  if (page.errors.length) { setStatus("fix the marked value first: A must be a valid setting"); return; }
+  page.pinned = {edits: edits(), policy: page.policy, params: {...page.params}};
+  drawPinned();
+  schedule();
+}
+
+function drawPinned() {
+  const box = $("pinned");
+  box.hidden = !page.pinned;
+  if (!page.pinned) { box.replaceChildren(); return; }
+  const a = page.pinned;
+  const policy = page.model.policies.find((p) => p.name === a.policy);
+  const params = policy.parameters.filter((p) => a.params[p.name] !== p.default)
+                                  .map((p) => `${p.name}=${p.choices ? p.choices[a.params[p.name]] : a.params[p.name]}`);
+  const keys = Object.keys(a.edits);
+  const unpin = el("button", {type: "button", id: "unpin", text: "unpin"});
+  unpin.addEventListener("click", () => { page.pinned = null; drawPinned(); schedule(); });
+  box.replaceChildren(el("b", {text: "A"}), `: ${a.policy}${params.length ? " " + params.join(", ") : ""}; `,
+    keys.length ? `rules: ${keys.join(", ")}` : "the shipped rules", unpin);
+}
+
 function reset() {
   page.current = clone(page.base);
+  page.readings = {};
   drawTables();
   drawReadings();
   schedule();
@@ -572,6 +745,8 @@ function reset() {
 async function start() {
   const model = await (await fetch("/api/form")).json();
   page.model = model;
+  $("title").textContent = `${model.game} · what if?`;
+  document.title = `${model.game} · what if? (bollesim)`;
   page.base = model.values;
   page.current = clone(model.values);
   for (const e of model.entries) {
@@ -582,15 +757,29 @@ async function start() {
   for (const f of model.families) family.append(el("option", {value: f.id, text: `${f.policy}: ${f.label}`}));
   family.addEventListener("change", () => { page.family = family.value; schedule(); });
   page.family = model.families[0].id;
-  const first = model.best || {policy: model.policies.some((p) => p.name === "historical") ? "historical" : model.policies[0].name, params: {}};
+  const known = (s) => s && model.policies.some((p) => p.name === s.policy);
+  const saved = restore();
+  const first = [saved, model.best, model.showcase, {policy: model.policies[0].name}].find(known);
+  if (first === model.showcase && first !== model.best) $("opened").textContent = `Opened at ${model.showcase.note}. Pick another policy below.`;
+  if (first === model.best) $("opened").textContent = "Opened at the best setting found by optimise (--from).";
+  if (first === saved) {
+    applyEdits(page.current, saved.edits);
+    if (known(saved.pinned)) {
+      const declared = model.policies.find((p) => p.name === saved.pinned.policy).parameters;
+      page.pinned = {edits: saved.pinned.edits || {}, policy: saved.pinned.policy,
+                     params: Object.fromEntries(declared.map((p) => [p.name, (saved.pinned.params || {})[p.name] ?? p.default]))};
+    }
+  }
   drawTables();
   drawReadings();
-  choosePolicy(first.policy, first.params);
+  drawPinned();
+  choosePolicy(first.policy, first.params || {}, first.family);
   page.ready = model.ready;
   setStatus(model.ready ? "engine ready" : "warming up the engine (the first start compiles it: a minute or two)…", !model.ready);
   $("save").addEventListener("click", save);
   $("report").addEventListener("click", report);
   $("reset").addEventListener("click", reset);
+  $("pin").addEventListener("click", pin);
   listen();
 }
 
