@@ -12,7 +12,7 @@ import os
 import platform
 import time
 from collections.abc import Callable, Iterable, Iterator
-from functools import partial
+from functools import cache, partial
 from typing import Protocol
 
 import numpy as np
@@ -20,6 +20,7 @@ import polars as pl
 import pyarrow as pa
 
 from bollesim.batch.limits import DEFAULT_SEED, check_count
+from bollesim.bollebank import codes as C
 from bollesim.bollebank import events as E
 from bollesim.bollebank.rules.loader import Ruleset, load_ruleset
 from bollesim.errors import UsageError
@@ -46,8 +47,19 @@ RESULT_COLUMNS = (
     ("light_damage", pl.Int16),
     ("chits_drawn", pl.Int16),
     ("random_draws", pl.Int32),
+    ("first_loss_turn", pl.Int16),
+    ("loss_vehicle", pl.Utf8),
+    ("loss_cause", pl.Utf8),
+    ("loss_place", pl.Utf8),
 )
-NULL_WHEN_ZERO = ("first_fire_turn", "first_fire_roe", "airstrike_turn")
+"""The loss columns (reference/effects.note_loss). A loss is heavy damage to a UN vehicle
+(§7.1.3 from a tank, ATGM or HMG hit, §7.2 from artillery on a 12) or its commander killed
+(§7.1.2, HMG). `first_loss_turn`: the turn of a game's first loss (null: none). For a game
+that a loss ended in defeat (§8: a vehicle destroyed, or VL2's commander killed) the
+vehicle (`loss_vehicle`, "VL2"), the weapon that did it (`loss_cause`, "Tank", "ATGM",
+"HMG" or "Artillery") and the position it stood at (`loss_place`, the rulebook's name:
+"SK-1 CKP"); null in every other game. The turn of that loss is the game's end_turn."""
+NULL_WHEN_ZERO = ("first_fire_turn", "first_fire_roe", "airstrike_turn", "first_loss_turn")
 RULESET_COLUMNS = (("ruleset", pl.Utf8), ("ruleset_hash", pl.Utf8))
 """The columns of a sweep whose cells change the ruleset (spec.py, a grid's `rules`
 and `readings`): what the row's cell changes in the experiment's ruleset, one line ("" for
@@ -162,14 +174,28 @@ def play_chunks(
         yield play_chunk(rules, policy, params, seed, first_game, engine)
 
 
+@cache
+def loss_texts() -> dict[str, tuple[str, ...]]:
+    """The texts of the loss columns by code; the engines write code + 1, 0 for none."""
+    from bollesim.bollebank.narrate import WEAPON_WORDS
+
+    return {
+        "loss_vehicle": C.VEHICLES,
+        "loss_cause": WEAPON_WORDS,
+        "loss_place": load_ruleset().position_names,
+    }
+
+
 def result_ints(row: dict) -> list[int]:
     """A reference engine's result row as the fast engine writes it (RESULT_COLUMNS order)."""
-    return [_as_int(row[name]) for name, _ in RESULT_COLUMNS]
+    return [_as_int(name, row[name]) for name, _ in RESULT_COLUMNS]
 
 
-def _as_int(value) -> int:
+def _as_int(name: str, value) -> int:
     if value is None:
         return 0
+    if name in loss_texts():
+        return loss_texts()[name].index(value) + 1
     if isinstance(value, str):
         return E.END_REASONS.index(value)
     return int(value)
@@ -213,6 +239,9 @@ def to_table(
         if name == "end_reason":
             columns[name] = _arrow_texts(E.END_REASONS, values)
             continue
+        if name in loss_texts():
+            columns[name] = _arrow_texts(loss_texts()[name], np.maximum(values - 1, 0), values <= 0)
+            continue
         mask = values <= 0 if name in NULL_WHEN_ZERO else None
         columns[name] = _arrow(values, ARROW_TYPES[dtype], mask)
     arrays = [columns[f.name] if f.name in columns else pa.nulls(n, f.type) for f in schema]
@@ -233,14 +262,14 @@ def _arrow(values: np.ndarray, kind: pa.DataType, mask: np.ndarray | None = None
     return pa.Array.from_buffers(kind, len(values), [validity, pa.py_buffer(data)])
 
 
-def _arrow_texts(texts, codes: np.ndarray) -> pa.Array:
-    """texts[codes] as an Arrow string array."""
+def _arrow_texts(texts, codes: np.ndarray, mask: np.ndarray | None = None) -> pa.Array:
+    """texts[codes] as an Arrow string array, null where mask."""
     encoded = [t.encode("utf-8") for t in texts]
     offsets = np.concatenate([[0], np.cumsum([len(e) for e in encoded])]).astype(np.int32)
     dictionary = pa.Array.from_buffers(
         pa.string(), len(texts), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
     )
-    indices = _arrow(codes, pa.int64())
+    indices = _arrow(codes, pa.int64(), mask)
     return pa.DictionaryArray.from_arrays(indices, dictionary).cast(pa.string())
 
 
@@ -335,7 +364,8 @@ def simulate(
     several victory types, a defeat none), `end_turn`, `end_reason`, `first_fire_turn` and
     `first_fire_roe` (null: never fired), `final_roe`, `deadline`, `tanks_at_t2`,
     `airstrike_turn` (null: none), `heavy_damage`, `light_damage`, `chits_drawn`,
-    `random_draws`.
+    `random_draws`, and how a defeat came (RESULT_COLUMNS' note): `first_loss_turn`,
+    `loss_vehicle`, `loss_cause`, `loss_place`.
 
     Examples
     --------

@@ -79,6 +79,10 @@ X_RETIRED = _st.take(1)  # the civilian car once retired, -1 before
 X_N_EVENTS = _st.take(1)  # events written to the trace buffer
 X_SHARED_DIE = _st.take(1)  # the one die of an order's radio checks when not per vehicle
 X_TANK_REACHED_KAL = _st.take(1)  # a tank has reached Kalesija (§6.2 optional APC rule)
+X_FIRST_LOSS_TURN = _st.take(1)  # turn of the first heavy damage or killed commander, 0 = none
+X_LOSS_VEHICLE = _st.take(1)  # the vehicle lost that ended the game (§8), + 1; 0 = none
+X_LOSS_CAUSE = _st.take(1)  # the weapon (codes.TANK..ART) that did it, + 1; 0 = none
+X_LOSS_PLACE = _st.take(1)  # where the vehicle stood (codes.POSITIONS), + 1; 0 = none
 POOL = _st.take(POOL_CAP)
 TRACKS = _st.take(C.N_TRACKS * TRACK_CAP)
 ASIDE = _st.take(ASIDE_CAP)
@@ -129,4 +133,5 @@ R_OPERATIONAL, R_TACTICAL, R_STRATEGIC, R_POLITICAL, R_DEFEAT = range(5)
 R_END_TURN, R_END_REASON, R_FIRST_FIRE_TURN, R_FIRST_FIRE_ROE, R_FINAL_ROE = range(5, 10)
 R_DEADLINE, R_TANKS_AT_T2, R_AIRSTRIKE_TURN, R_HEAVY, R_LIGHT = range(10, 15)
 R_CHITS_DRAWN, R_RANDOM_DRAWS = 15, 16
-N_RESULTS = 17
+R_FIRST_LOSS_TURN, R_LOSS_VEHICLE, R_LOSS_CAUSE, R_LOSS_PLACE = range(17, 21)
+N_RESULTS = 21
