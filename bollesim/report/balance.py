@@ -294,8 +294,6 @@ def _endings(rep: Report, games: pl.DataFrame) -> None:
 def _losses(rep: Report, games: pl.DataFrame) -> None:
     """Why games are lost: defeats by the weapon, the vehicle, the place and the turn of
     the loss that ended them, and when the games of each outcome end (all games)."""
-    if "loss_cause" not in games.columns:
-        return  # a run folder written before the loss columns
     rep.h(2, "Why games are lost")
     defeats = int(games["defeat"].fill_null(False).sum())
     rep.p(f"{_games(defeats)} of {games.height:,} were lost. A vehicle destroyed (§7.1.3: "
