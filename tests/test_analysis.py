@@ -127,9 +127,35 @@ def _cell(u: dict, extra: np.random.Generator, k: float, n: int, first: int, see
         "chits_drawn": extra.integers(20, 60, n),
         "random_draws": extra.integers(100, 400, n),
     }
+    columns.update(_losses(extra, end_reason, end_turn))
     schema = {"k": pl.Float64, "stop_at_tanks": pl.Float64, "first_fire_turn": pl.Int64,
-              "first_fire_roe": pl.Int64, "airstrike_turn": pl.Int64}
+              "first_fire_roe": pl.Int64, "airstrike_turn": pl.Int64,
+              "first_loss_turn": pl.Int64, **dict.fromkeys(LOSS_TEXTS, pl.Utf8)}
     return pl.DataFrame(columns, schema_overrides=schema)
+
+
+LOSS_TEXTS = {"loss_vehicle": ("VL2", "QL1", "AQ", "EA"),
+              "loss_cause": ("Tank", "ATGM", "HMG", "Artillery"),
+              "loss_place": ("Saraci CP", "SK-2 CKP", "T2-1 CKP")}
+
+
+def _losses(extra: np.random.Generator, end_reason: np.ndarray, end_turn: np.ndarray) -> dict:
+    """The loss columns of a synthetic game: a vehicle, a weapon and a place for a defeat
+    that a loss ended (VL2 by an HMG for a killed commander), null otherwise; the first
+    loss at or before a lost game's end, in some other games, none in the rest."""
+    n = len(end_reason)
+    lost = np.isin(end_reason, ("vehicle destroyed", "VL2 commander killed"))
+    vl2 = end_reason == "VL2 commander killed"
+    out = {}
+    for name, texts in LOSS_TEXTS.items():
+        drawn = np.array(texts, dtype=object)[extra.integers(0, len(texts), n)]
+        if name != "loss_place":
+            drawn[vl2] = "VL2" if name == "loss_vehicle" else "HMG"
+        out[name] = [t if keep else None for t, keep in zip(drawn, lost, strict=True)]
+    first = np.minimum(end_turn, extra.integers(1, 8, n))
+    some = lost | (extra.random(n) < 0.5)
+    out["first_loss_turn"] = [int(t) if keep else None for t, keep in zip(first, some, strict=True)]
+    return out
 
 
 def make_games(n: int = 2000, seed: int = 11, triggers=TRIGGERS, hold_fire: bool = True,
@@ -330,6 +356,61 @@ def test_end_reasons(games):
     shares = dict(overall.filter(pl.col("defeat")).select("end_reason", "k").iter_rows())
     total = sum(shares.values())
     assert shares["vehicle destroyed"] / total == pytest.approx(DEFEAT_SPLIT[0], abs=0.05)
+
+
+# -- why games are lost ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("factor", [*A.LOSS_FACTORS, ["loss_cause", "end_turn"]])
+def test_defeat_breakdown_counts_the_rows(games, factor):
+    """Each cell's defeats by one factor (or two), counted here row by row."""
+    factors = [factor] if isinstance(factor, str) else factor
+    table = A.defeat_breakdown(games, factor, by="cell")
+    rows = games.select("cell", "defeat", *factors).rows()
+    expected: dict = {}
+    for cell, defeat, *values in rows:
+        if defeat:
+            key = (cell, *values)
+            expected[key] = expected.get(key, 0) + 1
+    got = {(r["cell"], *(r[f] for f in factors)): r for r in table.iter_rows(named=True)}
+    assert set(got) == set(expected)
+    for key, k in expected.items():
+        cell = key[0]
+        games_in = sum(1 for r in rows if r[0] == cell)
+        defeats_in = sum(1 for r in rows if r[0] == cell and r[1])
+        r = got[key]
+        assert (r["k"], r["games"], r["defeats"]) == (k, games_in, defeats_in), key
+        assert r["share"] == pytest.approx(k / defeats_in) and r["rate"] == pytest.approx(k / games_in)
+        assert (r["low"], r["high"]) == pytest.approx(A.wilson(k, games_in))
+    turn_40 = [r for r in got.values() if r[factors[0]] is None]
+    if factors[0] != "end_turn":  # a defeat at turn 40 has no loss: its own (null) row
+        assert turn_40 and all(r["k"] > 0 for r in turn_40)
+
+
+def test_defeat_breakdown_orders_and_refuses():
+    games = make_games(n=300, seed=5)
+    causes = A.defeat_breakdown(games, "loss_cause")
+    assert causes["k"].to_list() == sorted(causes["k"].to_list(), reverse=True)
+    turns = A.defeat_breakdown(games, "end_turn")["end_turn"].to_list()
+    assert turns == sorted(turns)
+    with pytest.raises(ValueError, match="loss_cause"):
+        A.defeat_breakdown(games, "final_roe")
+
+
+@pytest.mark.parametrize("column", ["end_turn", "first_loss_turn"])
+def test_turns_by_outcome_counts_the_rows(games, column):
+    """For each outcome, its games at each turn, counted here row by row; a game counts
+    under every outcome it had, and a game with no loss under the null turn."""
+    table = A.turns_by_outcome(games, column, by="policy")
+    frame = A.with_outcomes(games)
+    for (policy, outcome), part in table.group_by(["policy", "outcome"]):
+        rows = frame.filter((pl.col("policy") == policy) & pl.col(outcome))[column].to_list()
+        expected = {t: rows.count(t) for t in set(rows)}
+        assert dict(part.select("turn", "k").iter_rows()) == expected, (policy, outcome)
+        assert set(part["n"].to_list()) == {len(rows)}
+        assert part["share"].sum() == pytest.approx(1.0)
+    had = {o for o in A.OUTCOMES if frame[o].any()}
+    assert set(table["outcome"].unique().to_list()) == had
 
 
 # -- paired comparison ----------------------------------------------------------------------

@@ -37,6 +37,9 @@ LABELS = {"operational": "operational victory", "tactical": "tactical victory",
 CHROMIUM = Path("/usr/bin/chromium")
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 HASH = "0123456789abcdef" * 4
+LOSS_CHARTS = {"report-defeats-cause.png", "report-defeats-place.png", "report-defeats-turn.png",
+               "report-outcome-end-turn.png", "report-outcome-first-loss-turn.png"}
+"""The charts of "Why games are lost", in every report of games with a defeat."""
 
 
 def write_run(folder: Path, games: pl.DataFrame, **manifest) -> Path:
@@ -75,7 +78,7 @@ def test_report_files_exist(sweep):
     assert paths["markdown"] == run / "report.md" and paths["markdown"].exists()
     names = {p.name for p in paths["charts"]}
     assert names == {"report-trigger-syn-fire-k.png", "report-comparison.png",
-                     "report-first-fire-turn-syn-fire.png"}
+                     "report-first-fire-turn-syn-fire.png", *LOSS_CHARTS}
     assert paths["rates"] == run / "rates.csv"
     leftovers = [p.name for p in run.iterdir() if p.name.endswith(".tmp")]
     assert leftovers == []
@@ -115,7 +118,7 @@ def test_markdown_references_existing_pngs(sweep):
     run, _, paths = sweep
     text = paths["markdown"].read_text(encoding="utf-8")
     links = _png_links(text)
-    assert len(links) == 3
+    assert len(links) == 3 + len(LOSS_CHARTS)
     for link in links:
         target = run / link
         assert target.exists() and target.read_bytes().startswith(PNG_MAGIC), link
@@ -306,6 +309,43 @@ def test_endings_table(sweep):
     assert f"; {pct_text(fired)} of games gave a Fire order" in text
 
 
+def test_why_games_are_lost(sweep):
+    """The section's table and charts, counted here from the rows: the vehicle lost,
+    defeats by weapon and place (share of all games), by turn and weapon, and each
+    outcome's games by the turn they ended."""
+    run, games, paths = sweep
+    text = paths["markdown"].read_text(encoding="utf-8")
+    defeats = games.filter(pl.col("defeat"))
+    rows = md_table(text, "Why games are lost")
+    vehicles = defeats["loss_vehicle"].fill_null(chartdata.NO_LOSS).to_list()
+    assert sorted(r[0] for r in rows) == sorted(set(vehicles))
+    for row in rows:
+        k = vehicles.count(row[0])
+        hits = np.array([v == row[0] for v in vehicles] + [False] * (games.height - len(vehicles)))
+        assert row[1:] == [f"{k:,}", pct_text(k / len(vehicles)), wilson_text(hits)], row
+    loaded, manifest = balance.load_run(run)
+    charts = {c.name: c.data for c in balance.build_report(loaded, manifest, run).charts}
+    for name, column in (("defeats-cause", "loss_cause"), ("defeats-place", "loss_place")):
+        values = defeats[column].fill_null(chartdata.NO_LOSS).to_list()
+        frame = charts[name].frame
+        assert dict(frame.select("outcome", "k").iter_rows()) == {v: values.count(v) for v in values}
+        assert frame["k"].to_list() == sorted(frame["k"].to_list(), reverse=True)
+        assert (frame["n"] == games.height).all()
+    by_turn = charts["defeats-turn"].frame
+    pairs = list(zip(defeats["loss_cause"].fill_null(chartdata.NO_LOSS).to_list(),
+                     defeats["end_turn"].to_list(), strict=True))
+    for cause, turn, k in by_turn.select("outcome", "x", "k").iter_rows():
+        assert k == pairs.count((cause, int(turn))), (cause, turn)
+    assert by_turn["k"].sum() == defeats.height
+    ends = charts["outcome-end-turn"].frame
+    cells = [games.filter(pl.col("cell") == c).sort("game") for c in games["cell"].unique()]
+    for outcome, turn, n, k in ends.select("outcome", "x", "n", "k").iter_rows():
+        mine = [(_hits(c, outcome), c["end_turn"].to_numpy()) for c in cells]
+        assert n == sum(int(h.sum()) for h, _ in mine)
+        assert k == sum(int((h & (t == turn)).sum()) for h, t in mine), (outcome, turn)
+    assert "report-defeats-cause.png" in _png_links(text)
+
+
 def test_paired_differences_table(sweep):
     _, games, paths = sweep
     rows = md_table(paths["markdown"].read_text(encoding="utf-8"), "Paired differences from")
@@ -366,7 +406,8 @@ def test_out_dir_and_plain_run(tmp_path):
     assert f"**Victories**: {wins}." in text
     assert "`--set roe.fire_allowed=10`" in text
     assert "| stopped | every rate within 1.0 points after 300 games |" in text
-    assert {p.name for p in paths["charts"]} == {"report-first-fire-turn-syn-fire.png"}
+    assert {p.name for p in paths["charts"]} == {"report-first-fire-turn-syn-fire.png",
+                                                  *LOSS_CHARTS}
     for link in _png_links(text):
         assert (out / link).exists()
 
@@ -376,9 +417,10 @@ def test_run_that_never_fires(tmp_path):
     assert games["first_fire_turn"].null_count() == games.height
     paths = balance.write_report(write_run(tmp_path, games))
     text = paths["markdown"].read_text(encoding="utf-8")
-    assert paths["charts"] == [] and "0.0% of games gave a Fire order" in text
+    assert {p.name for p in paths["charts"]} == LOSS_CHARTS
+    assert "0.0% of games gave a Fire order" in text
     assert "(observational)" not in text
-    assert "<img" not in paths["html"].read_text(encoding="utf-8")
+    assert "first-fire-turn" not in paths["html"].read_text(encoding="utf-8")
 
 
 def test_load_run_reads_a_verified_folder(tmp_path):

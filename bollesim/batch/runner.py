@@ -283,7 +283,8 @@ def simulate(
     several victory types, a defeat none), `end_turn`, `end_reason`, `first_fire_turn` and
     `first_fire_roe` (null: never fired), `final_roe`, `deadline`, `tanks_at_t2`,
     `airstrike_turn` (null: none), `heavy_damage`, `light_damage`, `chits_drawn`,
-    `random_draws`.
+    `random_draws`, and how a defeat came: `first_loss_turn`, `loss_vehicle`,
+    `loss_cause`, `loss_place` (the game's result declaration says what each means).
 
     Examples
     --------

@@ -7,6 +7,7 @@ numba and the readable reference engine see the same numbers.
 # Enemy weapon types: the tracks, in the order of §2.1.2, then the other chit kinds.
 TANK, ATGM, HMG, ART, CAR, RU = 0, 1, 2, 3, 4, 5
 WEAPON_NAMES = ("tank", "atgm", "hmg", "art", "car", "ru")
+WEAPON_WORDS = ("Tank", "ATGM", "HMG", "Artillery")  # by TANK..ART, as §11 names chits
 N_TRACKS = 4
 DIRECT_TRACKS = (TANK, ATGM, HMG)
 

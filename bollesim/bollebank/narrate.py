@@ -32,7 +32,7 @@ PHASE_OF = {  # the phase heading an event opens, when it is the first of its ph
     E.VICTORY: "End phase",
     E.HULL_FLIP: "End phase",
 }
-WEAPON_WORDS = ("Tank", "ATGM", "HMG", "Artillery")  # by codes.TANK..ART, as §11 names chits
+WEAPON_WORDS = C.WEAPON_WORDS
 TYPE_WORDS = ("tank", "ATGM", "HMG", "artillery")  # the same within a sentence
 
 

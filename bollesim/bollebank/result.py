@@ -1,8 +1,26 @@
 """What a game of Operation Bøllebank produces (§8): its result columns in the fast
 engine's slot order and its outcomes, declared once (bollesim.game.result)."""
 
+import tomllib
+
+from bollesim.bollebank import codes as C
 from bollesim.bollebank.events import END_REASONS
+from bollesim.bollebank.rules.reader import DEFAULT_PATH
 from bollesim.game.result import Column, Outcome, Result
+
+
+def _place_names() -> tuple[str, ...]:
+    """The rulebook's names of the positions, as the shipped ruleset gives them ("SK-1 CKP")."""
+    with open(DEFAULT_PATH, "rb") as f:
+        rows = tomllib.load(f)["map"]["positions"]
+    return tuple(row.get("name") or row["id"] for row in rows)
+
+
+# A loss is heavy damage to a UN vehicle (§7.1.3 from a tank, ATGM or HMG hit, §7.2 from
+# artillery on a 12) or its commander killed (§7.1.2, HMG); reference/effects.note_loss.
+# The vehicle, weapon and place are those of the loss that ended the game in defeat (§8:
+# a vehicle destroyed, or VL2's commander killed), null in every other game; its turn is
+# the game's end_turn.
 
 RESULT = Result(
     columns=(
@@ -13,7 +31,7 @@ RESULT = Result(
         Column("strategic", "bool", "strategic victory: no Fire order, or the first at RoE 18 or more (§8)"),
         Column("political", "bool", "political victory: the fire status marker at or below the RoE at the end (§8)"),
         Column("defeat", "bool", "defeat: a vehicle destroyed, VL2's commander killed, or no victory by turn 40 (§8)"),
-        Column("end_turn", "int16", "the turn the game ended on", "end turn"),
+        Column("end_turn", "int16", "the turn the game ended on", "turn the game ended"),
         Column("end_reason", "text", "how the game ended", texts=END_REASONS),
         Column("first_fire_turn", "int16", "the turn of the first Fire order (§5.2); null: never fired",
                "turn of the first Fire order", null_when_zero=True),
@@ -28,6 +46,14 @@ RESULT = Result(
         Column("light_damage", "int16", "light damage results taken", "light damage"),
         Column("chits_drawn", "int16", "enemy weapon chits drawn"),
         Column("random_draws", "int32", "random numbers drawn (the game's length in chance)"),
+        Column("first_loss_turn", "int16", "the turn of the first loss; null: none", "turn of the first loss",
+               null_when_zero=True),
+        Column("loss_vehicle", "text", "the vehicle lost in a defeat", "the vehicle lost", null_when_zero=True,
+               texts=C.VEHICLES),
+        Column("loss_cause", "text", "the weapon that did it", "the weapon that did it", null_when_zero=True,
+               texts=C.WEAPON_WORDS),
+        Column("loss_place", "text", "where the vehicle stood (the rulebook's name)", "where it stood",
+               null_when_zero=True, texts=_place_names()),
     ),
     # Okabe-Ito colours, safe for colour-blind readers; defeat black, apart from them all.
     outcomes=(
@@ -52,4 +78,6 @@ RESULT = Result(
     acted="gave a Fire order",
     distributions=("end_turn", "first_fire_turn", "first_fire_roe", "heavy_damage", "light_damage", "damage"),
     totals=(("damage", "damage, heavy + light", ("heavy_damage", "light_damage")),),
+    loss_factors=("loss_cause", "loss_vehicle", "loss_place", "end_turn"),
+    first_loss="first_loss_turn",
 )

@@ -91,6 +91,8 @@ class Result:
     first acted), or "" for none; acted: what a game with a trigger value did, in words.
     distributions: the measures whose distributions reports show, result columns or
     totals. totals: measures summed from result columns, (name, label, (column, ...)).
+    loss_factors: the columns that say how a lost game was lost (what did it, to whom,
+    where, when); first_loss: the column of the turn of a game's first loss ("" for none).
     """
 
     columns: tuple[Column, ...]
@@ -106,6 +108,8 @@ class Result:
     trigger: str = ""
     acted: str = ""
     distributions: tuple[str, ...] = ()
+    loss_factors: tuple[str, ...] = ()
+    first_loss: str = ""
     totals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self):

@@ -8,7 +8,8 @@ manifest.json. The report leads with the answer: a few short findings and the he
 chart, the controlled chart of the sweep's first trigger (every setting on the same
 seeds). Then the other charts, the tables (the best setting of each
 trigger for each outcome with its significance, every rate with its 95% interval, paired
-differences, how games end), the observational first-fire charts (per policy, saying
+differences, how games end), why games are lost (defeats by weapon, place, vehicle and
+turn; when each outcome's games end), the observational first-fire charts (per policy, saying
 why their late end holds survivors), example games to replay with
 `bollesim play --from DIR --game N`, and last, what was run.
 
@@ -295,6 +296,36 @@ def _endings(rep: Report, games: pl.DataFrame) -> None:
               right={1, 2, 3, 4, 5})
 
 
+def _losses(rep: Report, games: pl.DataFrame) -> None:
+    """Why games are lost: defeats by the weapon, the vehicle, the place and the turn of
+    the loss that ended them, and when the games of each outcome end (all games)."""
+    rep.h(2, "Why games are lost")
+    defeats = int(games[RESULT.loss].fill_null(False).sum())
+    rep.p(f"{_games(defeats)} of {games.height:,} were lost. A vehicle destroyed (§7.1.3: "
+          "an APC hit, or a tank hit twice in the same place) or VL2's commander killed "
+          "(§7.1.2) ends the game at once (§8); the charts break those defeats down by the "
+          "weapon that did it, the vehicle and where it stood, and the turn, as shares of "
+          "all games. A loss is heavy damage or a killed commander on any vehicle.")
+    if defeats:
+        cause, vehicle, place, _ = RESULT.loss_factors  # what did it, to whom, where, when
+        for factor in (cause, place):
+            data = chartdata.defeats_by(games, factor)
+            _chart(rep, f"defeats-{factor.removeprefix('loss_')}", data,
+                   f"Share of all games lost, by {chartdata.LOSS_NAMES[factor]}, with 95% "
+                   "intervals.")
+        _chart(rep, "defeats-turn", chartdata.defeats_by_turn(games),
+               "Share of all games lost on each turn, one line per weapon, with 95% intervals.")
+        table = analysis.defeat_breakdown(games, vehicle)
+        rep.table(["vehicle lost", "defeats", "share of defeats", "share of games (95% CI)"],
+                  [[r[vehicle] or chartdata.NO_LOSS, f"{r['k']:,}", pct(r["share"]),
+                    pct_ci(r["rate"], r["low"], r["high"])] for r in table.iter_rows(named=True)],
+                  right={1, 2, 3})
+    for column in (RESULT.end_turn, RESULT.first_loss):
+        _chart(rep, f"outcome-{column.replace('_', '-')}", chartdata.turns_by_outcome(games, column),
+               f"For each outcome, how its games spread over the {RESULT.title(column)}, "
+               "with 95% intervals.")
+
+
 def _observational(rep: Report, games: pl.DataFrame) -> None:
     if not RESULT.trigger:
         return
@@ -458,6 +489,7 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path) -> Re
     _rates_table(rep, games, labels)
     _paired_table(rep, games, labels)
     _endings(rep, games)
+    _losses(rep, games)
     _observational(rep, games)
     _examples(rep, games, run_dir, labels)
     _what_was_run(rep, games, manifest, run_dir)

@@ -25,6 +25,7 @@ import polars as pl
 
 from bollesim.stats import analysis
 from bollesim.stats.analysis import pct
+from bollesim.stats.intervals import wilson
 
 RESULT = analysis.RESULT
 
@@ -37,6 +38,12 @@ COLOURS = {o.name: o.colour for o in RESULT.outcomes}
 SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
                   "#000000", "#999999", "#882255", "#44AA99", "#117733")
 """Colours of the bars of a comparison, one per policy or cell, in turn."""
+
+def line_colour(outcome: str, i: int) -> str:
+    """The colour of a chart's i-th line or bar group: the outcome's own (COLOURS), else
+    the series colours in turn (a chart whose lines are weapons or places)."""
+    return COLOURS.get(outcome) or SERIES_COLOURS[i % len(SERIES_COLOURS)]
+
 
 PLAYER_COLOURS = {"better": "#0072B2", "worse": "#D55E00", "no clear change": "#999999"}
 """A paired difference's colour by what it does for the player (Okabe-Ito): more of a
@@ -75,6 +82,7 @@ class RateChart:
     finding: str = ""
     note: str = ""
     dropped: int = 0  # x values left out for having too few games
+    outcome_title: str = "outcome"  # what `outcome` stands for: the legend's title
 
     @property
     def panels(self) -> list[str]:
@@ -357,3 +365,115 @@ def tornado(effects: pl.DataFrame, outcome: str,
                      "change in percentage points (alternative − as specified)", finding,
                      "every cell of the experiment, the same seeds under every reading · "
                      f"bars: 95% interval · {PLAYER_NOTE}")
+
+
+# -- why games are lost ---------------------------------------------------------------------
+
+LOSS_NAMES = {f: RESULT.title(f) for f in RESULT.loss_factors}
+"""What each loss column says, for chart titles (the game's result declaration)."""
+CAUSE = RESULT.loss_factors[0] if RESULT.loss_factors else ""
+"""The loss column of what did it (the first loss factor, as the declaration orders them)."""
+
+NO_LOSS = "no loss (turn 40)"
+"""A defeat that no loss ended: not won by turn 40 under the optional rule (§8)."""
+
+
+def defeats_by(df: pl.DataFrame, factor: str) -> RateChart:
+    """Bars: the share of all games lost by each value of a loss column (`factor`, one of
+    LOSS_NAMES), most first, with 95% intervals (analysis.defeat_breakdown); a comparison
+    chart whose groups are the values, one bar of all games each."""
+    table = analysis.defeat_breakdown(df, factor)
+    names = [NO_LOSS if v is None else str(v) for v in table[factor].to_list()]
+    frame = table.select(
+        pl.lit("").alias("panel"), pl.lit(0.0).alias("x"), pl.lit("all games").alias("x_label"),
+        pl.Series("outcome", names, dtype=pl.Utf8), pl.Series("label", names, dtype=pl.Utf8),
+        pl.col("games").alias("n"), "k", "rate", "low", "high")
+    name = LOSS_NAMES[factor]
+    finding = ""
+    if table.height:
+        top = table.row(0, named=True)
+        finding = (f"{names[0]} ends the most defeats: {pct(top['share'])} of "
+                   f"{top['defeats']:,}, {pct(top['rate'])} of all games.")
+    note = [f"defeats by {name}", f"share of all {_games(df.height)}", INTERVALS]
+    return RateChart(frame, f"Defeats by {name}", "games", tuple(names), "comparison", finding,
+                     " · ".join(note), outcome_title=name)
+
+
+def defeats_by_turn(df: pl.DataFrame) -> RateChart:
+    """Lines: the share of all games lost on each turn, one line per cause that ended
+    them (analysis.defeat_breakdown by CAUSE and the end turn), zero where none was."""
+    table = analysis.defeat_breakdown(df, [CAUSE, RESULT.end_turn])
+    causes = (table.group_by(CAUSE).agg(pl.col("k").sum())
+              .sort("k", CAUSE, descending=[True, False], nulls_last=True))
+    names = [NO_LOSS if c is None else c for c in causes[CAUSE].to_list()]
+    turns = list(range(1, int(table[RESULT.end_turn].max() or 0) + 1))
+    grid = pl.DataFrame({CAUSE: causes[CAUSE].to_list()}, schema={CAUSE: pl.Utf8}).join(
+        pl.DataFrame({RESULT.end_turn: turns}, schema={RESULT.end_turn: table.schema[RESULT.end_turn]}),
+        how="cross")
+    filled = grid.join(table.select(CAUSE, RESULT.end_turn, "k"), on=[CAUSE, RESULT.end_turn],
+                       how="left", nulls_equal=True).with_columns(pl.col("k").fill_null(0))
+    low, high = wilson(filled["k"].to_numpy(), df.height)
+    name_of = dict(zip(causes[CAUSE].to_list(), names, strict=True))
+    frame = filled.select(
+        pl.lit("").alias("panel"), pl.col(RESULT.end_turn).cast(pl.Float64).alias("x"),
+        pl.col(RESULT.end_turn).cast(pl.Utf8).alias("x_label"),
+        pl.col(CAUSE).replace_strict(name_of, return_dtype=pl.Utf8).alias("outcome"),
+        pl.col(CAUSE).replace_strict(name_of, return_dtype=pl.Utf8).alias("label"),
+        pl.lit(df.height, dtype=pl.Int64).alias("n"), pl.col("k").cast(pl.Int64),
+        (pl.col("k") / df.height).alias("rate"), pl.Series("low", low, dtype=pl.Float64),
+        pl.Series("high", high, dtype=pl.Float64))
+    frame = frame.with_columns(pl.col("outcome").replace_strict(
+        {n: i for i, n in enumerate(names)}, return_dtype=pl.Int32).alias("_order")) \
+        .sort("x", "_order").drop("_order")
+    finding = ""
+    if table.height:
+        peak = (table.group_by(RESULT.end_turn).agg(pl.col("k").sum())
+                .sort("k", RESULT.end_turn, descending=[True, False]).row(0, named=True))
+        finding = (f"Most defeats come on turn {peak[RESULT.end_turn]} ({pct(peak['k'] / df.height)} "
+                   f"of all games); {names[0]} ends most of them overall.")
+    note = ["one line per weapon that ended the game", f"share of all {_games(df.height)}",
+            INTERVALS]
+    return RateChart(frame, "Defeats by turn and the weapon that did it", "turn", tuple(names),
+                     "trigger", finding, " · ".join(note),
+                     outcome_title=LOSS_NAMES[CAUSE])
+
+
+def turns_by_outcome(df: pl.DataFrame, column: str = RESULT.end_turn,
+                     outcomes: Sequence[str] = RESULT.summary) -> RateChart:
+    """Lines: for each outcome, the share of its games that ended (the end-turn column) or
+    suffered their first loss (RESULT.first_loss) on each turn (analysis.turns_by_outcome),
+    zero where none did; a game with no loss is the "never" point."""
+    table = analysis.turns_by_outcome(df, column, outcomes=outcomes)
+    present = [o for o in outcomes if o in set(table["outcome"].to_list())]
+    last = int(table["turn"].max() or 0)
+    turns = [*range(1, last + 1), *([None] if table["turn"].null_count() else [])]
+    grid = pl.DataFrame({"outcome": present}).join(
+        pl.DataFrame({"turn": turns}, schema={"turn": pl.Int64}), how="cross")
+    totals = table.group_by("outcome").agg(pl.col("n").first())
+    filled = (grid.join(table.select("outcome", "turn", "k"), on=["outcome", "turn"], how="left",
+                        nulls_equal=True)
+              .join(totals, on="outcome").with_columns(pl.col("k").fill_null(0)))
+    low, high = wilson(filled["k"].to_numpy(), filled["n"].to_numpy())
+    order = {o: i for i, o in enumerate(present)}
+    frame = (filled.select(
+        pl.lit("").alias("panel"), pl.col("turn").cast(pl.Float64).alias("x"),
+        pl.col("turn").map_elements(analysis.fmt_value, return_dtype=pl.Utf8,
+                                    skip_nulls=False).alias("x_label"),
+        "outcome", pl.col("outcome").replace_strict(analysis.LABELS).alias("label"),
+        pl.col("n").cast(pl.Int64), pl.col("k").cast(pl.Int64),
+        (pl.col("k") / pl.col("n")).alias("rate"), pl.Series("low", low, dtype=pl.Float64),
+        pl.Series("high", high, dtype=pl.Float64))
+        .with_columns(pl.col("outcome").replace_strict(order, return_dtype=pl.Int32).alias("_o"))
+        .sort("x", "_o", nulls_last=True).drop("_o"))
+    name = RESULT.title(column)
+    medians = (df.pipe(analysis.with_outcomes)
+               .select(*[pl.col(column).filter(pl.col(o).fill_null(False)).median().alias(o)
+                         for o in present]).row(0, named=True))
+    finding = "; ".join(f"{analysis.LABELS[o]} {analysis.fmt_value(medians[o])}"
+                        for o in present if medians[o] is not None)
+    finding = f"Median {name}: {finding}." if finding else ""
+    note = ["each line: the share of that outcome's games at each turn", INTERVALS]
+    if column == RESULT.first_loss:
+        note.insert(1, f"“{NEVER_LABEL}”: no vehicle lost anything (heavy damage or commander)")
+    return RateChart(frame, f"The {name}, by outcome", "turn", tuple(present), "trigger",
+                     finding, " · ".join(note))

@@ -24,12 +24,12 @@ import polars as pl
 
 from bollesim.game.declaration import declared
 from bollesim.report.chartdata import (
-    COLOURS,
     NEVER_LABEL,
     PLAYER_COLOURS,
     SERIES_COLOURS,
     DiffChart,
     RateChart,
+    line_colour,
     x_positions,
 )
 
@@ -58,7 +58,7 @@ def _subtitle(*texts: str) -> list[str]:
 
 
 def rates_spec(frame: pl.DataFrame, *, title: str = "", x_title: str = "", finding: str = "",
-               note: str = "", kind: str = "trigger") -> dict:
+               note: str = "", kind: str = "trigger", outcome_title: str = "outcome") -> dict:
     """A Vega-Lite spec of a tidy rate frame: lines against x (kind "trigger" or
     "observed"; the "never" point unjoined) or grouped bars (kind "comparison", one bar
     per x_label in each outcome's group)."""
@@ -68,7 +68,7 @@ def rates_spec(frame: pl.DataFrame, *, title: str = "", x_title: str = "", findi
     outcomes = data["outcome"].unique(maintain_order=True).to_list()
     labels = data["label"].unique(maintain_order=True).to_list()
     pick = alt.selection_point(fields=["label"], bind="legend", name="pick")
-    tooltip = [alt.Tooltip("label:N", title="outcome"),
+    tooltip = [alt.Tooltip("label:N", title=outcome_title),
                alt.Tooltip("x_label:N", title=x_title or "x"),
                alt.Tooltip("rate_pct:Q", title="rate (%)"),
                alt.Tooltip("interval:N", title="95% interval"),
@@ -84,7 +84,7 @@ def rates_spec(frame: pl.DataFrame, *, title: str = "", x_title: str = "", findi
                                   for i in range(len(groups))]))
         pick = alt.selection_point(fields=["x_label"], bind="legend", name="pick")
         opacity = alt.condition(pick, alt.value(1.0), alt.value(0.12))
-        x = alt.X("label:N", title="outcome", sort=labels, axis=alt.Axis(labelAngle=0))
+        x = alt.X("label:N", title=outcome_title, sort=labels, axis=alt.Axis(labelAngle=0))
         offset = alt.XOffset("x_label:N", sort=groups)
         bars = base.mark_bar().encode(x=x, xOffset=offset, y=y, color=colour, opacity=opacity,
                                       tooltip=tooltip)
@@ -106,8 +106,8 @@ def rates_spec(frame: pl.DataFrame, *, title: str = "", x_title: str = "", findi
             (where.finite[-1] if where.finite else 0.0)
         hi = last + 0.6 * where.step
         scale = alt.Scale(domain=[lo, hi], nice=False, zero=False)
-        colour = alt.Color("label:N", title="outcome", sort=labels, scale=alt.Scale(
-            domain=labels, range=[COLOURS.get(o, "#444444") for o in outcomes]))
+        colour = alt.Color("label:N", title=outcome_title, sort=labels, scale=alt.Scale(
+            domain=labels, range=[line_colour(o, i) for i, o in enumerate(outcomes)]))
         shape = alt.Shape("label:N", sort=labels, scale=alt.Scale(
             domain=labels, range=[SHAPES.get(o, "circle") for o in outcomes]))
         dash = alt.StrokeDash("label:N", sort=labels, scale=alt.Scale(
@@ -136,7 +136,7 @@ def spec(chart: RateChart | DiffChart) -> dict:
     if chart.kind == "observed" and len(chart.panels) == 1 and chart.panels[0]:
         title += f", policy {chart.panels[0]}"
     return rates_spec(chart.frame, title=title, x_title=chart.x_title, finding=chart.finding,
-                      note=chart.note, kind=chart.kind)
+                      note=chart.note, kind=chart.kind, outcome_title=chart.outcome_title)
 
 
 def difference_spec(chart: DiffChart) -> dict:

@@ -43,7 +43,6 @@ from matplotlib.ticker import PercentFormatter  # noqa: E402
 
 from bollesim.report import chartdata  # noqa: E402
 from bollesim.report.chartdata import (  # noqa: E402
-    COLOURS,
     DRAWN,
     PLAYER_COLOURS,
     SERIES_COLOURS,
@@ -133,9 +132,9 @@ def _draw_lines(chart: RateChart, panel: str, ax, ax_n=None) -> None:
     frame, where = chartdata.x_positions(chart.frame.filter(pl.col("panel") == panel),
                                          chart.outcomes)
     top = 0.0
-    for o in chart.outcomes:
+    for i, o in enumerate(chart.outcomes):
         rows = frame.filter(pl.col("outcome") == o)
-        colour, marker = COLOURS.get(o, "#444444"), MARKERS.get(o, "o")
+        colour, marker = chartdata.line_colour(o, i), MARKERS.get(o, "o")
         fin = rows.filter(pl.col("x").is_not_null())
         ys, lo, hi = (fin[c].to_numpy() * 100 for c in ("rate", "low", "high"))
         ax.plot(fin["pos"].to_numpy(), ys, color=colour, marker=marker, markersize=5,
@@ -191,7 +190,7 @@ def draw(chart: RateChart | DiffChart, ax=None, *, counts: bool | None = None) -
         fig, main, ax_n = _new_axes(ax, counts=counts)
         _draw_lines(chart, panels[0], main, ax_n)
         _header(main, _panel_title(chart, panels[0]), chart.finding, chart.note)
-        _legend(main, "outcome")
+        _legend(main, chart.outcome_title)
         return fig
     fig = Figure(figsize=(SIZE[0], (SIZE[1] + 1.2) * len(panels)), layout="constrained")
     for sub, panel in zip(fig.subfigures(len(panels), 1), panels, strict=True):
@@ -199,7 +198,7 @@ def draw(chart: RateChart | DiffChart, ax=None, *, counts: bool | None = None) -
             if counts else (sub.subplots(), None)
         _draw_lines(chart, panel, main, ax_n)
         _header(main, _panel_title(chart, panel), chart.finding, chart.note)
-        _legend(main, "outcome")
+        _legend(main, chart.outcome_title)
     return fig
 
 
@@ -249,7 +248,7 @@ def _draw_bars(chart: RateChart, ax, values: bool | None = None) -> Figure:
                 ax.text(x, h + 0.8, f"{r:.1f}", ha="center", va="bottom", fontsize=7)
     _percent_axis(ax, top * 1.08)
     ax.set_xticks(centres, [analysis.LABELS.get(o, o).replace(" ", "\n", 1) for o in chart.outcomes])
-    ax.set_xlabel("outcome")
+    ax.set_xlabel(chart.outcome_title)
     _header(ax, chart.title, chart.finding, chart.note)
     _legend(ax, chart.x_title)
     return fig

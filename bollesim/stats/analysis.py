@@ -9,6 +9,8 @@ game) and returns a polars DataFrame. The columns used are:
     operational, tactical, strategic, political, defeat (bool)
     end_turn, end_reason, first_fire_turn, first_fire_roe (null: never fired),
     heavy_damage, light_damage (int)
+    first_loss_turn (null: no loss), loss_vehicle, loss_cause, loss_place (str, null
+                        unless a loss ended the game in defeat)
 
 Two outcomes are derived (`with_outcomes` adds them): `perfect`, all four victories in the
 same game, and `no_result`, neither a victory nor a defeat. Rates carry 95% Wilson score
@@ -21,6 +23,8 @@ intervals (docs/architecture.md §7).
     analysis.best_trigger(df, "k")                           # one row per outcome
     analysis.distributions(df, by="cell"), analysis.summary(df)   # end turn, first fire, damage
     analysis.end_reasons(df), analysis.examples(df)          # how games end; games to replay
+    analysis.defeat_breakdown(df, "loss_cause")              # defeats by weapon (or vehicle, place, turn)
+    analysis.turns_by_outcome(df)                            # when games of each outcome end
 
 A policy parameter declared with a `never` value (policies/*.py, e.g. fire_at_roe's k = 25)
 has that value shown and grouped as "never" by best_trigger, cell_labels and the charts.
@@ -67,6 +71,11 @@ MINIMISE = RESULT.minimise
 RESULT_COLUMNS = frozenset({"game", "seed", "policy", "cell", *RESULT.names, *OUTCOMES,
                             "ruleset", "ruleset_hash"})
 """The columns of a result row that are not policy parameters."""
+
+
+LOSS_FACTORS = RESULT.loss_factors
+"""What `defeat_breakdown` breaks losses down by (the weapon, the vehicle lost, where it
+stood and the turn, for this game)."""
 
 
 DISTRIBUTION_VARIABLES = RESULT.distributions
@@ -317,6 +326,79 @@ def end_reasons(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
             .with_columns(pl.col("n").cast(pl.Int64), pl.col("k").cast(pl.Int64))
             .sort([*keys, "k"], descending=[False] * len(keys) + [True], nulls_last=True)
             .select(*keys, RESULT.end_reason, RESULT.loss, "n", "k", "rate", "low", "high"))
+
+
+def defeat_breakdown(df: pl.DataFrame, factor: str | Sequence[str],
+                     by: str | Sequence[str] | None = None, *, z: float = Z95) -> pl.DataFrame:
+    """Defeats broken down by how they came: `factor` is one of LOSS_FACTORS or a list of
+    them (e.g. ["loss_cause", "end_turn"]).
+
+    One row per (group, factor values) with at least one defeat: the `by` columns, the
+    factor columns (null for a defeat no loss ended: turn 40 under the optional rule, §8),
+    `games` (games in the group), `defeats` (defeats in the group), `k` (defeats with these
+    values), `share` (k / defeats), `rate` (k / games), `low`, `high` (rate's 95% Wilson
+    interval). Sorted by group, then by k descending (by the turn, for end_turn alone).
+    """
+    keys, factors = _by_list(by), _by_list(factor)
+    unknown = [f for f in factors if f not in LOSS_FACTORS]
+    if unknown or not factors:
+        raise ValueError(f"cannot break defeats down by {unknown or factors!r} "
+                         f"(known: {', '.join(LOSS_FACTORS)})")
+    df = _never_groups(df, keys)
+    totals = df.group_by(keys).agg(pl.len().alias("games"),
+                                   pl.col(RESULT.loss).fill_null(False).sum().alias("defeats")) \
+        if keys else df.select(pl.len().alias("games"),
+                               pl.col(RESULT.loss).fill_null(False).sum().alias("defeats"))
+    counts = df.filter(pl.col(RESULT.loss)).group_by([*keys, *factors]).agg(pl.len().alias("k"))
+    table = counts.join(totals, on=keys, how="left", nulls_equal=True) if keys else \
+        counts.join(totals, how="cross")
+    table = table.with_columns(pl.col("games", "defeats", "k").cast(pl.Int64))
+    low, high = wilson(table["k"].to_numpy(), table["games"].to_numpy(), z)
+    order = ([RESULT.end_turn], [False]) if factors == [RESULT.end_turn] else (["k", *factors],
+                                                                     [True] + [False] * len(factors))
+    return (table.with_columns((pl.col("k") / pl.col("defeats")).alias("share"),
+                               (pl.col("k") / pl.col("games")).alias("rate"),
+                               pl.Series("low", low, dtype=pl.Float64),
+                               pl.Series("high", high, dtype=pl.Float64))
+            .sort([*keys, *order[0]], descending=[False] * len(keys) + order[1], nulls_last=True)
+            .select(*keys, *factors, "games", "defeats", "k", "share", "rate", "low", "high"))
+
+
+def turns_by_outcome(df: pl.DataFrame, column: str = RESULT.end_turn,
+                     by: str | Sequence[str] | None = None, *,
+                     outcomes: Sequence[str] = OUTCOMES, z: float = Z95) -> pl.DataFrame:
+    """When the games of each outcome end (column "end_turn"), or suffer their first loss
+    ("first_loss_turn"): one row per (group, outcome, turn) among the games with that
+    outcome: the `by` columns, `outcome`, `turn` (Int64; null: the column is null, e.g. no
+    loss), `n` (games with the outcome in the group), `k` (those at this turn), `share`
+    (k / n), `low`, `high` (95% Wilson interval). Outcomes no game had are left out."""
+    keys = _by_list(by)
+    frame = _never_groups(with_outcomes(df), keys)
+    parts = []
+    for o in outcomes:
+        rows = frame.filter(pl.col(o).fill_null(False))
+        if rows.height == 0:
+            continue
+        counts = rows.group_by([*keys, column]).agg(pl.len().alias("k"))
+        totals = rows.group_by(keys).agg(pl.len().alias("n")) if keys else \
+            rows.select(pl.len().alias("n"))
+        joined = counts.join(totals, on=keys, how="left", nulls_equal=True) if keys else \
+            counts.join(totals, how="cross")
+        parts.append(joined.select(*keys, pl.lit(o).alias("outcome"),
+                                   pl.col(column).cast(pl.Int64).alias("turn"),
+                                   pl.col("n").cast(pl.Int64), pl.col("k").cast(pl.Int64)))
+    if not parts:
+        return pl.DataFrame(schema={**{k: df.schema[k] for k in keys}, "outcome": pl.Utf8,
+                                    "turn": pl.Int64, "n": pl.Int64, "k": pl.Int64,
+                                    "share": pl.Float64, "low": pl.Float64, "high": pl.Float64})
+    order = {o: i for i, o in enumerate(outcomes)}
+    table = pl.concat(parts).with_columns(
+        pl.col("outcome").replace_strict(order, return_dtype=pl.Int32).alias("_order"))
+    table = table.sort([*keys, "_order", "turn"], nulls_last=True).drop("_order")
+    low, high = wilson(table["k"].to_numpy(), table["n"].to_numpy(), z)
+    return table.with_columns((pl.col("k") / pl.col("n")).alias("share"),
+                              pl.Series("low", low, dtype=pl.Float64),
+                              pl.Series("high", high, dtype=pl.Float64))
 
 
 def _select(df: pl.DataFrame, spec) -> tuple[pl.DataFrame, str]:

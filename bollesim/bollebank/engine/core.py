@@ -290,13 +290,27 @@ def release_tow(st, v):
 
 
 @compiled
-def heavy_damage(st, decide, v, location, die, apc_survives):
+def note_loss(st, v, weapon, ends_game):
+    """The loss columns (reference: effects.note_loss): the turn of the first loss, and
+    for the loss that ends the game (§8 defeat) the vehicle, the weapon and its place."""
+    if st[L.X_FIRST_LOSS_TURN] == 0:
+        st[L.X_FIRST_LOSS_TURN] = st[O.TURN]
+    if ends_game:
+        st[L.X_LOSS_VEHICLE] = v + 1
+        st[L.X_LOSS_CAUSE] = weapon + 1
+        st[L.X_LOSS_PLACE] = pos(st, v) + 1
+
+
+@compiled
+def heavy_damage(st, decide, v, location, die, apc_survives, weapon):
     """§7.1.3: destroyed (APC, or a location hit twice), else marked, stunned on hull or
     turret, immobilised on tracks; the RoE moves. With apc_survives (artillery under
-    I-ART-APC "location") an APC is marked like a tank."""
+    I-ART-APC "location") an APC is marked like a tank. weapon: the attack's (§7)."""
     log(st, E.HEAVY_DAMAGE, v, location, die, 0)
     st[L.X_HEAVY_HITS] += 1
-    if (not st[T.IS_TANK + v] and not apc_survives) or has(st, v, O.V_HEAVY, location):
+    destroyed = (not st[T.IS_TANK + v] and not apc_survives) or has(st, v, O.V_HEAVY, location)
+    note_loss(st, v, weapon, destroyed)
+    if destroyed:
         log(st, E.DESTROYED, v, 0, 0, 0)
         end_game(st, E.END_DESTROYED)
         return
@@ -316,12 +330,15 @@ def heavy_damage(st, decide, v, location, die, apc_survives):
 
 @compiled
 def kill_commander(st, decide, v):
-    """§7.1.2-7.1.3: VL2's commander loses the game; others get one TC KIA marker."""
+    """§7.1.2-7.1.3: VL2's commander loses the game; others get one TC KIA marker. Only
+    an HMG attack kills a commander (§7.1.2)."""
     if v == st[T.S_COMMANDER]:
+        note_loss(st, v, C.HMG, True)
         end_game(st, E.END_VL2_KILLED)
         return
     if st[vx(v, O.V_KIA)]:
         return
+    note_loss(st, v, C.HMG, False)
     st[vx(v, O.V_KIA)] = 1
     delta = st[T.S_KIA_FIRE] if st[O.FIRE_ROE] > 0 else st[T.S_KIA_HOLD]
     change_roe(st, decide, delta, E.ROE_KIA)

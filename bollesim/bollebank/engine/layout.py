@@ -80,6 +80,10 @@ X_RETIRED = _st.take(1)  # the civilian car once retired, -1 before
 X_N_EVENTS = _st.take(1)  # events written to the trace buffer
 X_SHARED_DIE = _st.take(1)  # the one die of an order's radio checks when not per vehicle
 X_TANK_REACHED_KAL = _st.take(1)  # a tank has reached Kalesija (§6.2 optional APC rule)
+X_FIRST_LOSS_TURN = _st.take(1)  # turn of the first heavy damage or killed commander, 0 = none
+X_LOSS_VEHICLE = _st.take(1)  # the vehicle lost that ended the game (§8), + 1; 0 = none
+X_LOSS_CAUSE = _st.take(1)  # the weapon (codes.TANK..ART) that did it, + 1; 0 = none
+X_LOSS_PLACE = _st.take(1)  # where the vehicle stood (codes.POSITIONS), + 1; 0 = none
 POOL = _st.take(POOL_CAP)
 TRACKS = _st.take(C.N_TRACKS * TRACK_CAP)
 ASIDE = _st.take(ASIDE_CAP)
@@ -139,4 +143,8 @@ R_HEAVY = RESULT.slot("heavy_damage")
 R_LIGHT = RESULT.slot("light_damage")
 R_CHITS_DRAWN = RESULT.slot("chits_drawn")
 R_RANDOM_DRAWS = RESULT.slot("random_draws")
+R_FIRST_LOSS_TURN = RESULT.slot("first_loss_turn")
+R_LOSS_VEHICLE = RESULT.slot("loss_vehicle")
+R_LOSS_CAUSE = RESULT.slot("loss_cause")
+R_LOSS_PLACE = RESULT.slot("loss_place")
 N_RESULTS = len(RESULT.columns)

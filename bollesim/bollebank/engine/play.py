@@ -92,6 +92,10 @@ def write_result(st, draws, out):
     out[L.R_LIGHT] = st[L.X_LIGHT_HITS]
     out[L.R_CHITS_DRAWN] = st[L.X_CHITS_DRAWN]
     out[L.R_RANDOM_DRAWS] = draws
+    out[L.R_FIRST_LOSS_TURN] = st[L.X_FIRST_LOSS_TURN]
+    out[L.R_LOSS_VEHICLE] = st[L.X_LOSS_VEHICLE]
+    out[L.R_LOSS_CAUSE] = st[L.X_LOSS_CAUSE]
+    out[L.R_LOSS_PLACE] = st[L.X_LOSS_PLACE]
 
 
 @intrinsic

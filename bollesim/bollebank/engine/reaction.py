@@ -161,7 +161,7 @@ def attack(st, decide, weapon, target, to_hit, drawing_fire):
         change_roe(st, decide, st[T.S_HOLD_ATTACK], E.ROE_HOLD_ATTACK)
     if hit:
         die = d6(st)
-        heavy_damage(st, decide, target, hit_table(st, weapon, die - 1), die, False)
+        heavy_damage(st, decide, target, hit_table(st, weapon, die - 1), die, False, weapon)
     if weapon == C.HMG and unbuttoned and not st[L.X_OVER]:
         die = d6(st)
         killed = die >= st[T.S_HMG_KILL_ON]
@@ -213,7 +213,7 @@ def artillery(st, decide):
     else:
         die = d6(st)
         apc_survives = st[T.S_ART_ON_APC] == C.ART_APC_LOCATION  # I-ART-APC
-        heavy_damage(st, decide, victim, hit_table(st, C.ART, die - 1), die, apc_survives)
+        heavy_damage(st, decide, victim, hit_table(st, C.ART, die - 1), die, apc_survives, C.ART)
 
 
 @compiled

@@ -77,16 +77,30 @@ def spend_ability(table: Table, a: int) -> None:
     table.log(E.ABILITY, a, E.ABILITY_USED, marker.side)
 
 
+def note_loss(game, v: Vehicle, weapon: int, ends_game: bool) -> None:
+    """The loss columns (play.result_row): a loss is heavy damage (§7.1.3, §7.2) or a
+    killed commander (§7.1.2) on a UN vehicle. The first one's turn is kept; for the one
+    that ends the game (§8: a vehicle destroyed, or VL2's commander killed) the vehicle,
+    the weapon (codes.TANK..ART) and the position it stood at."""
+    if not game.first_loss_turn:
+        game.first_loss_turn = game.turn
+    if ends_game:
+        game.loss = (v.index, weapon, v.position)
+
+
 def heavy_damage(
-    table: Table, v: Vehicle, location: int, die: int, apc_survives: bool = False
+    table: Table, v: Vehicle, location: int, die: int, weapon: int, apc_survives: bool = False
 ) -> None:
     """§7.1.3 (and §7.2 on a 12): a hit on an APC or a second hit on a location destroys
     the vehicle; otherwise mark it, stun on hull or turret, and move the RoE. With
-    `apc_survives` (artillery under I-ART-APC "location") an APC is marked like a tank."""
+    `apc_survives` (artillery under I-ART-APC "location") an APC is marked like a tank.
+    weapon: the attack's (codes.TANK..ART, §7)."""
     game, rules = table.game, table.rules
     table.log(E.HEAVY_DAMAGE, v.index, location, die)
     game.heavy_hits += 1
-    if (not v.is_tank and not apc_survives) or location in v.heavy:
+    destroyed = (not v.is_tank and not apc_survives) or location in v.heavy
+    note_loss(game, v, weapon, destroyed)
+    if destroyed:
         table.log(E.DESTROYED, v.index)
         end_game(table, E.END_DESTROYED)
         return
@@ -115,13 +129,15 @@ def release_tow(game, v: Vehicle) -> None:
 
 def kill_commander(table: Table, v: Vehicle) -> None:
     """§7.1.2-7.1.3: VL2's commander killed loses the game; any other gets a TC KIA marker
-    (once) and moves the RoE."""
+    (once) and moves the RoE. Only an HMG attack kills a commander (§7.1.2)."""
     game, rules = table.game, table.rules
     if v.index == rules.commander:
+        note_loss(game, v, C.HMG, True)
         end_game(table, E.END_VL2_KILLED)
         return
     if v.commander_killed:
         return
+    note_loss(game, v, C.HMG, False)
     v.commander_killed = True
     key = "commander_killed_fire" if game.fired else "commander_killed_hold"
     change_roe(table, rules.p("roe", key), E.ROE_KIA)

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import numpy as np
 
 from bollesim.bollebank import events as E
+from bollesim.bollebank.narrate import WEAPON_WORDS
 from bollesim.bollebank.reference.chance import Chance
 from bollesim.bollebank.reference.end import end_phase
 from bollesim.bollebank.reference.execution import execution_phase
@@ -87,4 +88,17 @@ def result_row(game: Game, draws: int) -> dict:
         "light_damage": game.light_hits,
         "chits_drawn": game.chits_drawn,
         "random_draws": draws,
+        **loss_columns(game),
+    }
+
+
+def loss_columns(game: Game) -> dict:
+    """The first loss's turn, and the vehicle, weapon and place of the loss that ended the
+    game (effects.note_loss; runner.RESULT_COLUMNS' note); None where there is none."""
+    vehicle, weapon, place = game.loss if game.loss is not None else (None, None, None)
+    return {
+        "first_loss_turn": game.first_loss_turn or None,
+        "loss_vehicle": None if vehicle is None else game.rules.vehicle_ids[vehicle],
+        "loss_cause": None if weapon is None else WEAPON_WORDS[weapon],
+        "loss_place": None if place is None else game.rules.position_names[place],
     }

@@ -136,7 +136,7 @@ def attack(
         change_roe(table, rules.p("roe", "hold_fire_attack"), E.ROE_HOLD_ATTACK)
     if hit:
         die = table.chance.d6()
-        heavy_damage(table, target, int(rules.hit_table[weapon, die - 1]), die)
+        heavy_damage(table, target, int(rules.hit_table[weapon, die - 1]), die, weapon)
     if weapon == C.HMG and unbuttoned and not game.over:
         die = table.chance.d6()
         killed = die >= rules.p("damage", "hmg_kills_commander_on")
@@ -180,7 +180,9 @@ def artillery(table: Table) -> None:
     else:
         die = table.chance.d6()
         apc_survives = rules.p("interpretations", "artillery_on_apc") == C.ART_APC_LOCATION
-        heavy_damage(table, victim, int(rules.hit_table[C.ART, die - 1]), die, apc_survives)
+        heavy_damage(
+            table, victim, int(rules.hit_table[C.ART, die - 1]), die, C.ART, apc_survives
+        )
 
 
 def further_effects(table: Table, target: int) -> None:

@@ -78,6 +78,8 @@ class Game:
     chits_drawn: int = 0
     heavy_hits: int = 0
     light_hits: int = 0
+    first_loss_turn: int = 0  # turn of the first heavy damage or killed commander
+    loss: tuple[int, int, int] | None = None  # the loss that ended the game: vehicle, weapon, place
 
     @property
     def fired(self) -> bool:
