@@ -313,3 +313,24 @@ window.bollesimReady.then(async () => {
     seen = page_selftest(tmp_path, out / "sensitivity.html", harness)
     assert len(seen["views"]) == seen["svgs"] == 5
     assert "difference (points)" in seen["tooltip"] and "=" in seen["tooltip"]
+
+
+def test_games_played_differently_from_the_rows(sens):
+    """The rates table's last column counts, per alternative, the game numbers whose row
+    differs from the one as specified in some cell, in any result column (I-DIPLO=alone
+    changes only the victory assessment, so its rows differ only where a diplomatic
+    victory comes alone)."""
+    _, out, games, _ = sens
+    rows = {r[0]: r[-1] for r in md_table((out / "sensitivity.md").read_text(encoding="utf-8"),
+                                          "Rates under each alternative")}
+    columns = [c for c, _ in R.RESULT_COLUMNS]
+    for alternative in ALTERNATIVES:
+        changed = set()
+        for policy, (_, values) in SETTINGS.items():
+            for v in values:
+                mine = cell_rows(games, alternative, policy, v).select("game", *columns).rows()
+                theirs = cell_rows(games, "", policy, v).select("game", *columns).rows()
+                changed |= {a[0] for a, b in zip(mine, theirs, strict=True) if a != b}
+        n = games["game"].n_unique()
+        want = f"none of {n:,}" if not changed else f"{len(changed):,} of {n:,} ({pct(len(changed) / n)})"
+        assert rows[f"`{alternative}`"] == want, (alternative, rows)

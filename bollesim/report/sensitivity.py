@@ -15,13 +15,23 @@ from bollesim.report.chartdata import signed_ci
 from bollesim.report.document import Report, write_pages
 from bollesim.stats import analysis
 from bollesim.stats.analysis import pct
-from bollesim.stats.sensitivity import AS_SPECIFIED, FINDING_OUTCOMES, effects, layout, robustness
+from bollesim.stats.sensitivity import (
+    AS_SPECIFIED,
+    FINDING_OUTCOMES,
+    PLAYED,
+    effects,
+    layout,
+    played_differently,
+    robustness,
+    with_played,
+)
 
 
 def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
-                 effect: pl.DataFrame, robust: pl.DataFrame) -> Report:
+                 effect: pl.DataFrame, robust: pl.DataFrame, played: pl.DataFrame) -> Report:
     """The sensitivity report: findings, a tornado chart per outcome, the robustness
-    table, the rates under each alternative, the alternatives, what was run."""
+    table, the rates under each alternative (and the games each played differently:
+    played_differently), the alternatives, what was run."""
     n_cells, names = layout(manifest)
     name = manifest.get("experiment") or Path(run_dir).name
     title = f"Sensitivity: {name.removesuffix('-sensitivity')} under every alternative reading"
@@ -43,6 +53,11 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
                      f"it most, to {pct(top['rate_alternative'])} ({100 * top['diff']:+.1f} "
                      f"points); {moved} of {mine.height} alternatives move it significantly.")
     items += _robustness_summary(robust)
+    unmet = played.filter(pl.col("changed") == 0)["alternative"].to_list()
+    if unmet:
+        items.append(f"{len(unmet)} of {played.height} alternatives play every game exactly as "
+                     "specified (" + ", ".join(f"`{a}`" for a in unmet) + "): the played "
+                     "policies never meet the situation they govern.")
     rep.ul(items)
     rep.h(2, "How far each alternative moves each rate")
     meanings = {alt: _variant(alt)[1].description for alt in names[1:]}
@@ -55,7 +70,7 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
     rep.h(2, "Do the findings hold?")
     _robustness_table(rep, robust, len(names) - 1)
     rep.h(2, "Rates under each alternative")
-    _rates_table(rep, effect)
+    _rates_table(rep, effect, played)
     rep.h(2, "The alternatives")
     rep.ul(_alternatives_text(names[1:]))
     rep.h(2, "What was run")
@@ -124,20 +139,32 @@ def _robustness_table(rep: Report, robust: pl.DataFrame, n_alternatives: int) ->
                "instead)", "changes under (to)"], rows, right={2})
 
 
-def _rates_table(rep: Report, effect: pl.DataFrame) -> None:
+def _rates_table(rep: Report, effect: pl.DataFrame, played: pl.DataFrame) -> None:
     rep.p("Each outcome's rate over all cells, and its change from the rate as specified in "
-          "points with its 95% interval; * marks a significant change.")
+          "points with its 95% interval; * marks a significant change. \"Games played "
+          "differently\": the games whose result row changes in at least one cell, in any "
+          "column (an outcome, the end, the number of random draws), which is how often, at "
+          "least, the played games met the situation the reading governs; 0 means they never "
+          "did, so the reading cannot matter to these policies.")
+    differently = {r["alternative"]: r for r in played.iter_rows(named=True)}
     first = effect.filter(pl.col("alternative") == effect["alternative"][0])
     base = {r["outcome"]: r["rate_default"] for r in first.iter_rows(named=True)}
-    rows = [[AS_SPECIFIED] + [pct(base[o]) for o in analysis.OUTCOMES]]
+    rows = [[AS_SPECIFIED] + [pct(base[o]) for o in analysis.OUTCOMES] + ["–"]]
     for name, part in effect.group_by("alternative", maintain_order=True):
         by = {r["outcome"]: r for r in part.iter_rows(named=True)}
         rows.append([f"`{name[0]}`"] + [
             f"{pct(by[o]['rate_alternative'])} "
             f"{signed_ci(by[o]['diff'], by[o]['low'], by[o]['high'])}"
-            + (" *" if by[o]["significant"] else "") for o in analysis.OUTCOMES])
-    rep.table(["reading"] + [analysis.LABELS[o] for o in analysis.OUTCOMES], rows,
-              right=set(range(1, len(analysis.OUTCOMES) + 1)))
+            + (" *" if by[o]["significant"] else "") for o in analysis.OUTCOMES]
+            + [_differently(differently[name[0]])])
+    rep.table(["reading"] + [analysis.LABELS[o] for o in analysis.OUTCOMES] + ["games played differently"],
+              rows, right=set(range(1, len(analysis.OUTCOMES) + 2)))
+
+
+def _differently(row: dict) -> str:
+    if row["changed"] == 0:
+        return f"none of {row['games']:,}"
+    return f"{row['changed']:,} of {row['games']:,} ({pct(row['share'])})"
 
 
 def _variant(alt: str):
@@ -178,15 +205,17 @@ def _what_was_run(rep: Report, games: pl.DataFrame, manifest: dict, run_dir, n_c
     rep.table(["", ""], rows)
 
 
-def load_games(run_dir: str | Path) -> tuple[pl.DataFrame, dict]:
-    """(games, manifest) of a verified sensitivity run: the columns the report reads."""
+def load_games(run_dir: str | Path) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
+    """(games, played, manifest) of a verified sensitivity run: the columns the report
+    reads, and (cell, game, PLAYED) of every row for played_differently."""
     from bollesim.batch.runfolder import open_run
 
     run = open_run(run_dir)
     layout(run.manifest)
     dropped = ["ruleset", "ruleset_hash", "seed",
                *(c for c in analysis.RESULT.names if c not in analysis.RESULT.flags)]
-    return run.collect(run.scan().drop(dropped, strict=False)), run.manifest
+    played = run.collect(with_played(run.scan()).select("cell", "game", PLAYED))
+    return run.collect(run.scan().drop(dropped, strict=False)), played, run.manifest
 
 
 def write_sensitivity(run_dir: str | Path, out_dir: str | Path | None = None) -> dict:
@@ -194,9 +223,9 @@ def write_sensitivity(run_dir: str | Path, out_dir: str | Path | None = None) ->
     sensitivity-effects.csv and sensitivity-robustness.csv of a sensitivity run into
     out_dir (default: the run folder). Returns {"html", "markdown", "charts", "tables",
     "effects", "robustness"}."""
-    games, manifest = load_games(run_dir)
+    games, rows, manifest = load_games(run_dir)
     effect, robust = effects(games, manifest), robustness(games, manifest)
-    rep = build_report(games, manifest, run_dir, effect, robust)
+    rep = build_report(games, manifest, run_dir, effect, robust, played_differently(rows, manifest))
     paths = write_pages(rep, out_dir if out_dir is not None else run_dir, "sensitivity",
                         {"sensitivity-effects.csv": effect,
                          "sensitivity-robustness.csv": robust})

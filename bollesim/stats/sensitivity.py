@@ -109,6 +109,38 @@ def effects(games: pl.DataFrame, manifest: dict,
     return pl.DataFrame(out, schema_overrides={"n": pl.Int64, "cells": pl.Int64})
 
 
+PLAYED = "played"
+"""A column of one hash per game's result row (every result column, random draws
+included): two rows with the same hash played the game the same way (`with_played`)."""
+
+
+def with_played(frame: pl.LazyFrame | pl.DataFrame):
+    """The rows with PLAYED, the hash of every result column of each row."""
+    return frame.with_columns(pl.struct(*analysis.RESULT.names).hash(seed=0).alias(PLAYED))
+
+
+def played_differently(rows: pl.DataFrame, manifest: dict) -> pl.DataFrame:
+    """How often each alternative met a situation it governs, as far as the rows can tell:
+    one row per alternative with `alternative`, `games` (game numbers), `changed` (game
+    numbers whose result row differs from the one as specified in at least one cell, in
+    any column: an outcome, the end, the draws) and `share`. A reading whose situation
+    never arises in the played games changes no row; one that arises without changing
+    anything a row records is not counted, so `changed` is a lower bound."""
+    n_cells, names = layout(manifest)
+    rows = rows.select("cell", "game", PLAYED).with_columns(
+        (pl.col("cell") // n_cells).alias("variant_index"), (pl.col("cell") % n_cells).alias("cell"))
+    base = rows.filter(pl.col("variant_index") == 0).drop("variant_index")
+    out = []
+    for v, name in enumerate(names[1:], 1):
+        pairs = rows.filter(pl.col("variant_index") == v).join(base, on=["cell", "game"], suffix="_as")
+        per_game = pairs.group_by("game").agg((pl.col(PLAYED) != pl.col(f"{PLAYED}_as")).any().alias("d"))
+        changed = int(per_game["d"].sum())
+        out.append({"alternative": name, "games": per_game.height, "changed": changed,
+                    "share": changed / per_game.height if per_game.height else 0.0})
+    return pl.DataFrame(out, schema={"alternative": pl.Utf8, "games": pl.Int64,
+                                     "changed": pl.Int64, "share": pl.Float64})
+
+
 def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
     """Whether each finding holds under each alternative: one row per (finding,
     alternative) with `finding`, `kind` ("trigger" or "ranking"), `outcome`,
