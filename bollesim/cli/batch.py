@@ -328,6 +328,7 @@ def sensitivity(
     from bollesim.batch.sensitivity import sensitivity_experiment
     from bollesim.batch.spec import load_experiment
     from bollesim.report.sensitivity import write_sensitivity
+    from bollesim.stats.sensitivity import steady_sentence
 
     _check_overrides(games, seed, fewest_games=1)  # a rate of no games is no finding
     experiment = sensitivity_experiment(load_experiment(spec), only)
@@ -348,10 +349,7 @@ def sensitivity(
         f"{timing_text(manifest['n_games'], outcome.saved_before, t)}) -> {folder}"))
     robust = written["robustness"]
     if robust.height:
-        counts = {v: int((robust["verdict"] == v).sum()) for v in ("holds", "holds within noise",
-                                                                  "changes")}
-        say(f"findings under each alternative: {counts['holds']} hold, "
-            f"{counts['holds within noise']} hold within noise, {counts['changes']} change")
+        say(steady_sentence(robust))
     say(printable(f"wrote {written['html']} and {written['markdown']} "
                   f"({len(written['charts'])} charts next to it)"))
     if json_:

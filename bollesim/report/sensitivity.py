@@ -19,10 +19,12 @@ from bollesim.stats.sensitivity import (
     AS_SPECIFIED,
     FINDING_OUTCOMES,
     PLAYED,
+    by_finding,
     effects,
     layout,
     played_differently,
     robustness,
+    steady_sentence,
     with_played,
 )
 
@@ -38,8 +40,10 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
     rep = Report(title)
     rep.h(1, title)
     g = int(effect["n"][0]) if effect.height else 0
-    rep.p(f"The experiment's {n_cells} cells played as specified and under each of "
-          f"{len(names) - 1} alternative readings of the rules (docs/readings.md), "
+    alternatives = "the alternative reading" if len(names) == 2 else \
+        f"each of {len(names) - 1} alternative readings"
+    rep.p(f"The experiment's {n_cells} cells played as specified and under {alternatives} "
+          "of the rules (docs/readings.md), "
           f"{g:,} games per cell on the same seeds: {games.height:,} games. "
           + _precision(games, effect, g))
     rep.h(2, "Findings")
@@ -107,12 +111,8 @@ def _precision(games: pl.DataFrame, effect: pl.DataFrame, g: int) -> str:
 def _robustness_summary(robust: pl.DataFrame) -> list[str]:
     if robust.height == 0:
         return ["No finding to check: the experiment sweeps no trigger and plays one policy."]
-    per = robust.group_by("finding", maintain_order=True).agg(
-        (pl.col("verdict") == "changes").sum().alias("changes"),
-        pl.col("alternative").filter(pl.col("verdict") == "changes").alias("under"))
-    steady = per.filter(pl.col("changes") == 0).height
-    items = [f"**{steady} of {per.height} findings** hold under every alternative (within "
-             "noise at worst)."]
+    per = by_finding(robust)
+    items = [steady_sentence(robust)]
     for r in per.filter(pl.col("changes") > 0).iter_rows(named=True):
         items.append(f"The {r['finding']} changes under "
                      + ", ".join(f"`{a}`" for a in r["under"]) + ".")

@@ -180,6 +180,22 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
                                        "as_specified": pl.Utf8, "answer": pl.Utf8})
 
 
+def by_finding(robust: pl.DataFrame) -> pl.DataFrame:
+    """One row per finding of a robustness table: `finding`, `changes` (the alternatives
+    under which it changes) and `under` (their names)."""
+    return robust.group_by("finding", maintain_order=True).agg(
+        (pl.col("verdict") == "changes").sum().alias("changes"),
+        pl.col("alternative").filter(pl.col("verdict") == "changes").alias("under"))
+
+
+def steady_sentence(robust: pl.DataFrame) -> str:
+    """How many findings hold under every alternative, in words (the report's and the
+    command line's summary)."""
+    per = by_finding(robust)
+    steady = per.filter(pl.col("changes") == 0).height
+    return f"{steady} of {per.height} findings hold under every alternative (within noise at worst)."
+
+
 def trigger_verdict(mine: dict, theirs: dict) -> str:
     """A best-setting finding (rows of analysis.best_trigger) under an alternative."""
     if theirs["best_label"] == mine["best_label"]:
