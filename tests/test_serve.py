@@ -271,6 +271,42 @@ def test_the_trigger_chart_is_drawn_and_answered_in_words(page):
     assert said and said[0].startswith("Give the first Fire order"), said
 
 
+def test_why_games_are_lost_counts_the_defeats_of_the_same_games(page):
+    from bollesim import load_ruleset, simulate
+    from bollesim.report.chartdata import NO_LOSS
+    from bollesim.stats import analysis as A
+
+    address, digest = page.url, page.get_attribute("#count", "data-digest")
+    before = page.get_attribute("#count", "data-job")
+    page.click("#reset")  # a new job, even when the rules are the shipped ones already
+    page.wait_for_function(
+        "j => { const c = document.getElementById('count').dataset; "
+        "return c.job !== j && c.done === 'true'; }", arg=before, timeout=30_000)
+    settle(page, load_ruleset().digest)
+    assert page.input_value("#policy") == SHOWCASE["policy"]
+    df = A.with_outcomes(simulate(SHOWCASE["policy"], MAX_GAMES, seed=SEED,
+                                  params=SHOWCASE["params"]))
+    for factor in ("loss_cause", "loss_vehicle", "loss_place"):
+        table = A.defeat_breakdown(df, factor)
+        expected = {NO_LOSS if v is None else v: k
+                    for v, k in zip(table[factor], table["k"], strict=True)}
+        shown = page.eval_on_selector_all(
+            f'table.loss[data-factor="{factor}"] tr[data-value]',
+            "rows => Object.fromEntries(rows.map(r => [r.dataset.value, +r.dataset.k]))")
+        assert shown == expected, factor
+        assert sum(shown.values()) == int(df["defeat"].sum())
+    assert f"{int(df['defeat'].sum()):,} of {MAX_GAMES:,} games" in page.inner_text("#losses-count")
+    page.wait_for_function("document.querySelectorAll('#loss-charts svg').length === 2")
+    charts = page.inner_text("#loss-charts")
+    for o in A.OUTCOMES:  # the end-turn chart's medians, outcome by outcome
+        turns = df.filter(df[o])["end_turn"]
+        if turns.len():
+            assert f"{A.LABELS[o]} {A.fmt_value(turns.median())}" in charts, o
+    page.goto(address)  # the state the tests after this one start from
+    page.reload()
+    settle(page, digest)
+
+
 def test_fifty_rapid_changes_leave_the_server_responsive_with_flat_memory(server, page):
     import httpx
 

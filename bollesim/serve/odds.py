@@ -32,8 +32,12 @@ from bollesim.game.policy import Policy
 from bollesim.stats import analysis
 
 GAME = declared()
-OUTCOME_COLUMNS = GAME.result.flags
+RESULT = GAME.result
+OUTCOME_COLUMNS = RESULT.flags
 """The result columns kept per game (the derived outcomes come from them)."""
+LOSS_COLUMNS = tuple(c for c in RESULT.loss_factors if c not in OUTCOME_COLUMNS)
+"""The columns also kept for the games of the page's own setting: how each defeat came
+(the panel on why games are lost); a text column is kept as an enum of its texts."""
 PIECE = 10_000
 """Games played between two chances to cancel (about 0.3 s on two cores)."""
 FIRST_GAMES = 2_000
@@ -55,14 +59,17 @@ def steps_to(cap: int, steps: tuple[int, ...]) -> list[int]:
 
 
 def play(policy: Policy, params: np.ndarray, rules: Ruleset, seed: int, first: int,
-         n: int) -> pl.DataFrame:
-    """Games first..first+n-1: their index and outcome columns."""
+         n: int, keep: tuple[str, ...] = OUTCOME_COLUMNS) -> pl.DataFrame:
+    """Games first..first+n-1: their index and the `keep` columns (a text column as an
+    enum of its declared texts, a byte a game)."""
     from bollesim import simulate
 
     df = simulate(policy, n, seed=seed, params=dict(zip(
         [p.name for p in policy.parameters], params.tolist(), strict=True)), rules=rules,
         first_game=first)
-    return df.select("game", *OUTCOME_COLUMNS)
+    return df.select("game", *[
+        pl.col(c).cast(pl.Enum(RESULT.column(c).texts)) if RESULT.column(c).texts else pl.col(c)
+        for c in keep])
 
 
 @dataclass(frozen=True)
@@ -126,6 +133,7 @@ class Evaluation:
         self.t0 = time.perf_counter()
         self.first_ms = None
         self.main = pl.DataFrame()
+        self._losses: dict | None = None
         self.cells: dict[float, pl.DataFrame] = {}
         mains = steps_to(self.max_games, MAIN_STEPS)
         cells = steps_to(max(CELL_STEPS[0], self.max_games // CELL_SHARE), CELL_STEPS)
@@ -141,7 +149,7 @@ class Evaluation:
     def _main_to(self, n: int) -> Iterator[None]:
         while self.main.height < n:
             piece = play(self.policy, self.params, self.rules, self.seed, self.main.height,
-                         min(PIECE, n - self.main.height))
+                         min(PIECE, n - self.main.height), (*OUTCOME_COLUMNS, *LOSS_COLUMNS))
             self.main = pl.concat([self.main, piece]) if self.main.height else piece
             yield None
         yield from self.baselines.extend(self.policy, self.params, self.seed, n)
@@ -177,7 +185,7 @@ class Evaluation:
             self.first_ms = elapsed
         out = {"job": self.job, "done": done, "games": self.main.height, "seed": self.seed,
                "elapsed_ms": elapsed, "first_ms": self.first_ms,
-               "outcomes": self.outcomes(), "trigger": self.trigger()}
+               "outcomes": self.outcomes(), "losses": self.losses(), "trigger": self.trigger()}
         return out
 
     def outcomes(self) -> list[dict]:
@@ -187,6 +195,7 @@ class Evaluation:
         if n == 0:
             return []
         base = self.baselines.games(self.policy, self.params, self.seed, n)
+        games = self.main.select("game", *OUTCOME_COLUMNS)
         rows = [{
             "outcome": r["outcome"], "label": analysis.LABELS[r["outcome"]], "n": r["n"],
             "k": round(r["rate_a"] * r["n"]), "rate": r["rate_a"], "low": r["a_low"],
@@ -194,17 +203,45 @@ class Evaluation:
             "base_rate": r["rate_b"], "base_low": r["b_low"], "base_high": r["b_high"],
             "diff": r["diff"], "diff_low": r["diff_low"], "diff_high": r["diff_high"],
             "p": r["p_value"], "significant": bool(r["significant"])}
-            for r in _paired(self.main, base).iter_rows(named=True)]
+            for r in _paired(games, base).iter_rows(named=True)]
         if self.pinned is not None:
             a = self.pinned
             pinned = self.baselines.games(a.policy, a.params, self.seed, n, a.rules)
-            for row, r in zip(rows, _paired(self.main, pinned).iter_rows(named=True),
+            for row, r in zip(rows, _paired(games, pinned).iter_rows(named=True),
                               strict=True):
                 row["pinned"] = {
                     "k": round(r["rate_b"] * r["n"]), "rate": r["rate_b"], "diff": r["diff"],
                     "diff_low": r["diff_low"], "diff_high": r["diff_high"],
                     "p": r["p_value"], "significant": bool(r["significant"])}
         return rows
+
+    def losses(self) -> dict | None:
+        """Why this setting's games are lost: its defeats counted by each loss column but the
+        end turn (analysis.defeat_breakdown; "no loss" a defeat no loss ended, §8), and the
+        charts of the defeats by turn and weapon and of the end turns of each outcome; drawn
+        again only when the games grew (a chart's spec takes a quarter of a second)."""
+        n = self.main.height
+        if n == 0:
+            return None
+        if self._losses is not None and self._losses["games"] == n:
+            return self._losses
+        from bollesim.report import chartdata
+
+        games = self.main.with_columns(pl.col(pl.Enum).cast(pl.Utf8))
+        tables = []
+        for factor in RESULT.loss_factors:
+            if factor == RESULT.end_turn:
+                continue
+            table = analysis.defeat_breakdown(games, factor)
+            tables.append({"factor": factor, "title": RESULT.title(factor), "rows": [
+                {"value": chartdata.NO_LOSS if r[factor] is None else str(r[factor]),
+                 "k": r["k"], "share": r["share"], "rate": r["rate"]}
+                for r in table.iter_rows(named=True)]})
+        charts = [chartdata.defeats_by_turn(games), chartdata.turns_by_outcome(games)]
+        self._losses = {"games": n, "defeats": int(games[RESULT.loss].sum()),
+                        "label": analysis.LABELS[RESULT.loss], "tables": tables,
+                        "charts": [_on_page(chart, 220) for chart in charts]}
+        return self._losses
 
     def trigger(self) -> dict | None:
         """The trigger chart's Vega-Lite spec (chartdata.trigger, as for a sweep), with the
@@ -216,11 +253,8 @@ class Evaluation:
 
         frame = self._family_frame(self.cells)
         chart = chartdata.trigger(frame, self.family.param, policy=self.family.policy)
-        spec = charts.spec(chart)
-        spec.update(width="container", height=250, autosize={"type": "fit", "contains": "padding"})
-        spec.setdefault("config", {}).setdefault("legend", {}).update(orient="bottom",
-                                                                       columns=2)
-        title = spec.pop("title", {})  # the page sets it as text, which wraps on any screen
+        drawn = _on_page(chart, 250)
+        spec = drawn["spec"]
         n = min(g.height for g in self.cells.values())
         shipped = self._shipped_cells(n)
         if shipped is not None:
@@ -247,7 +281,7 @@ class Evaluation:
                            "encoding": {"x": {"field": "pos", "type": "quantitative"},
                                         "y": {"value": 0}, "text": {"field": "text"}}}]})
         return {"policy": self.family.policy, "param": self.family.param,
-                "title": title.get("text", ""), "subtitle": " ".join(title.get("subtitle", [])),
+                "title": drawn["title"], "subtitle": drawn["subtitle"],
                 "games_per_setting": n, "settings": len(self.cells), "finding": chart.finding,
                 "spec": spec, "shipped_line": shipped is not None, "current": at,
                 "answer": answer.sentences(frame, self.family.param, policy=self.family.policy)}
@@ -276,6 +310,19 @@ class Evaluation:
             return None
         which = [p.name for p in self.policy.parameters].index(self.family.param)
         return float(self.params[which])
+
+
+def _on_page(chart, height: int) -> dict:
+    """A chartdata chart's Vega-Lite spec (charts.spec) sized to the page's column, its
+    legend below; its title and subtitle apart, as text the page wraps on any screen."""
+    from bollesim.report import charts
+
+    spec = charts.spec(chart)
+    spec.update(width="container", height=height, autosize={"type": "fit", "contains": "padding"})
+    spec.setdefault("config", {}).setdefault("legend", {}).update(orient="bottom", columns=2)
+    title = spec.pop("title", {})
+    return {"spec": spec, "title": title.get("text", ""),
+            "subtitle": " ".join(title.get("subtitle", [])), "finding": chart.finding}
 
 
 def _paired(games: pl.DataFrame, other: pl.DataFrame) -> pl.DataFrame:

@@ -657,6 +657,7 @@ function render(s) {
     row.append(el("td", {}, example));
     table.append(row);
   }
+  drawLosses(s);
   const t = s.trigger;
   const key = t ? `${s.job}/${t.games_per_setting}` : "";
   if (t && key !== page.triggerKey) {
@@ -667,6 +668,37 @@ function render(s) {
     vegaEmbed("#trigger", t.spec, {actions: false, renderer: "svg"}).catch((e) => console.error(e));
     $("answer").replaceChildren(...t.answer.map((sentence) => el("li", {text: sentence})));
   }
+}
+
+function drawLosses(s) {
+  const l = s.losses;
+  if (!l) return;
+  page.losses = {key: `${s.job}/${l.games}`, ...l};
+  $("losses-count").textContent = `${l.defeats.toLocaleString("en")} of ${l.games.toLocaleString("en")} games end in ${article(l.label)}; each table: by whom, what or where`;
+  $("loss-tables").replaceChildren(...l.tables.map((t) => {
+    const table = el("table", {class: "loss", "data-factor": t.factor},
+      el("tr", {}, ...[t.title, "games", "share", "of all games"].map((h) => el("th", {text: h}))));
+    for (const r of t.rows) {
+      table.append(el("tr", {"data-value": r.value, "data-k": r.k},
+        el("td", {text: r.value}), el("td", {class: "rate", text: r.k.toLocaleString("en")}),
+        el("td", {class: "rate", text: pct(r.share)}), el("td", {class: "rate", text: pct(r.rate)})));
+    }
+    return table;
+  }));
+  drawLossCharts();
+}
+
+function drawLossCharts() {
+  const l = page.losses;
+  const box = $("loss-charts");
+  if (!l || !$("losses").open || box.dataset.key === l.key) return;  // a closed card has no width
+  box.dataset.key = l.key;
+  box.replaceChildren();
+  l.charts.forEach((c, i) => {
+    const chart = el("div", {class: "loss-chart", id: `loss-chart-${i}`});
+    box.append(el("p", {class: "chart-title"}, el("b", {text: c.title}), el("br"), c.subtitle), chart);
+    vegaEmbed(chart, c.spec, {actions: false, renderer: "svg"}).catch((e) => console.error(e));
+  });
 }
 
 // ------------------------------------------------------------------ taking it away
@@ -753,6 +785,7 @@ async function start() {
     if (e.type === "rows") page.rowsLabel[e.path] = e.label;
     for (const sub of e.entries || []) if (sub.type === "rows") page.rowsLabel[sub.path] = sub.label;
   }
+  $("losses").addEventListener("toggle", drawLossCharts);
   const family = $("family");
   for (const f of model.families) family.append(el("option", {value: f.id, text: `${f.policy}: ${f.label}`}));
   family.addEventListener("change", () => { page.family = family.value; schedule(); });
