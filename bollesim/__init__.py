@@ -29,7 +29,7 @@ _LAZY = {
     "simulate": ("bollesim.batch.runner", "simulate"),
     "sweep_frame": ("bollesim.batch.sweeps", "sweep_frame"),
     "load_experiment": ("bollesim.batch.spec", "load_experiment"),
-    "load_ruleset": ("bollesim.bollebank.rules.loader", "load_ruleset"),
+    "load_ruleset": ("bollesim.game.declaration", "load_ruleset"),
     "load_policy": ("bollesim.game.policy", "load_policy"),
     "write_report": ("bollesim.report.balance", "write_report"),
     "load_run": ("bollesim.report.balance", "load_run"),

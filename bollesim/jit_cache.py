@@ -79,7 +79,7 @@ PURE_PYTHON = frozenset({
     "bollesim/serve/app.py",
     "bollesim/serve/best.py",
     "bollesim/serve/edits.py",
-    "bollesim/serve/form.py",
+    "bollesim/bollebank/rules/form.py",
     "bollesim/serve/odds.py",
     "bollesim/serve/server.py",
     "bollesim/serve/worker.py",

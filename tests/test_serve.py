@@ -156,8 +156,8 @@ def test_a_track_change_moves_the_rates_as_simulate_predicts(page, tmp_path):
 
 
 def test_every_key_and_reading_of_the_ruleset_is_on_the_page(page):
+    from bollesim.bollebank.rules.form import edit_units
     from bollesim.bollebank.rules.readings import READINGS
-    from bollesim.serve.form import edit_units
 
     missing = page.evaluate(
         "units => units.filter(u => !document.querySelector(`[data-path=\"${u}\"]`))",

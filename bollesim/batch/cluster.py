@@ -24,8 +24,8 @@ from functools import cache
 
 import numpy as np
 
-from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.errors import UsageError
+from bollesim.game.declaration import Ruleset
 from bollesim.game.policy import Policy, available_policies
 
 CONNECT_TIMEOUT = "10s"

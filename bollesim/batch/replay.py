@@ -13,16 +13,10 @@ import numba
 import numpy as np
 import polars as pl
 
-from bollesim.batch.spec import changed_ruleset
+from bollesim.batch.manifest import cell_ruleset
 from bollesim.bollebank.narrate import Narrator, outcome_line
 from bollesim.bollebank.reference.play import play_game
-from bollesim.bollebank.rules.loader import (
-    Ruleset,
-    RulesetError,
-    build,
-    load_ruleset,
-    ruleset_digest,
-)
+from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.errors import UsageError
 from bollesim.game.policy import Policy, load_policy
 
@@ -131,52 +125,6 @@ def find_row(run_dir: str | Path, game: int, cell: int | None = None) -> tuple[d
             f"--cell ({cells[0]}..{cells[-1]})"
         )
     return rows.row(0, named=True), manifest
-
-
-def check_ruleset_record(manifest: dict, run_dir: str | Path) -> None:
-    """UsageError if a manifest's ruleset data does not hash to its recorded ruleset_hash."""
-    digest, data = manifest.get("ruleset_hash"), manifest.get("ruleset_data")
-    if digest and isinstance(data, dict) and ruleset_digest(data) != digest:
-        raise UsageError(f"{run_dir}/manifest.json: the recorded ruleset data does not match "
-                         "its hash")
-
-
-def run_ruleset(manifest: dict, run_dir: str | Path) -> Ruleset:
-    """The ruleset a run was played with, rebuilt from its manifest and checked by its hash."""
-    where = f"{run_dir}/manifest.json"
-    check_ruleset_record(manifest, run_dir)
-    digest = manifest.get("ruleset_hash")
-    data = manifest.get("ruleset_data")
-    if data is not None:
-        try:
-            rules = build(data, where)
-        except RulesetError as exc:
-            raise UsageError(f"{where}: the recorded ruleset no longer loads: {exc}") from None
-    else:
-        rules = load_ruleset()
-        if digest and rules.digest != digest:
-            raise UsageError(
-                f"{where} records no ruleset data and its ruleset (sha256 "
-                f"{digest[:12]}…) is not the default one: cannot replay exactly"
-            )
-    return rules
-
-
-def cell_ruleset(manifest: dict, run_dir: str | Path, cell: int) -> Ruleset:
-    """The ruleset a cell of a run was played with: the run's, with the rules and readings
-    its manifest record names applied, checked by the cell's ruleset hash."""
-    rules = run_ruleset(manifest, run_dir)
-    record = next((c for c in manifest.get("cells") or [] if c.get("cell") == cell), {})
-    if not record.get("rules") and not record.get("readings"):
-        return rules
-    where = f"{run_dir}/manifest.json: cell {cell}"
-    try:
-        rules = changed_ruleset(rules, record.get("rules") or {}, record.get("readings") or {})
-    except RulesetError as exc:
-        raise UsageError(f"{where}: its ruleset no longer loads: {exc}") from None
-    if rules.digest != record.get("ruleset_hash"):
-        raise UsageError(f"{where}: its rules and readings do not make the ruleset of its hash")
-    return rules
 
 
 def row_params(policy: Policy, row: dict) -> np.ndarray:

@@ -51,6 +51,8 @@ Manifest fields (`format` changes when their meaning does)
     manifest_sha256   SHA-256 of the other fields as canonical JSON (sorted keys, no
                       spaces): a manifest edited after the run is refused
     created           local time the run was committed (ISO 8601)
+    game              the game played (bollesim.game.declaration); absent: Operation
+                      Bøllebank, the one game of the versions before games were declared
     plan              what was asked (ruleset hash, seed, games, precision, max_games,
                       chunk_size, engine, cells): the key `--resume` compares
     seed              run seed: game g is seeded from (seed, g)
@@ -105,6 +107,7 @@ from typing import NamedTuple
 import polars as pl
 
 from bollesim.errors import UsageError
+from bollesim.game.declaration import CHOICE, DEFAULT, declared
 from bollesim.inputs import (
     MANIFEST_LIMIT,
     InputError,
@@ -155,6 +158,7 @@ class Manifest:
     data_sha256: str
     manifest_sha256: str
     created: str | None = None
+    game: str | None = None
     plan: dict | None = None
     seed: int | None = None
     games_per_cell: int | None = None
@@ -327,6 +331,10 @@ def open_run(path: str | Path) -> Run:
     if not (folder / MANIFEST).exists() and not games.exists():
         refuse(f"no {GAMES} or {MANIFEST}: not a run or sweep folder")
     manifest = read_manifest(folder)
+    game = manifest.game or DEFAULT
+    if game != declared().name:
+        refuse(f"holds games of {game!r}, this process plays {declared().name!r}: "
+               f"set {CHOICE}={game} to read it")
     if not games.exists():
         refuse(f"no {GAMES}: the manifest describes {manifest.n_games:,} games")
     if not games.is_file():
@@ -813,8 +821,8 @@ class Workspace:
                 raise AssertionError(f"{rows} rows saved for {fields['n_games']} games")
             data = self.new / GAMES
             manifest = Manifest.sealed(
-                data_bytes=data.stat().st_size, data_sha256=file_sha256(data), **fields
-            )
+                data_bytes=data.stat().st_size, data_sha256=file_sha256(data),
+                **{"game": declared().name, **fields})
             _write_durable(self.new / MANIFEST, _json_bytes(manifest.to_json()))
             _fsync_dir(self.new)
         except BaseException:

@@ -7,22 +7,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bollesim.batch.spec import Cell, Experiment, changed_ruleset
-from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.errors import UsageError
+from bollesim.game.declaration import Ruleset, declared
 
 
 def alternatives(rules: Ruleset, only: Sequence[str] | None = None) -> list[tuple[str, str]]:
     """(reading id, variant) of every variant other than the one `rules` plays, readings
     in declaration order (only the ids in `only`, if given; UsageError for an unknown id
     or one without alternatives)."""
-    from bollesim.bollebank.rules.readings import BY_ID, READINGS, _ids_hint
-
+    rulebook = declared().rulebook
+    BY_ID = rulebook.READINGS
     for rid in only or ():
         if rid not in BY_ID:
-            raise UsageError(f"--only {rid}: unknown reading; {_ids_hint(rid)}")
+            raise UsageError(f"--only {rid}: unknown reading; {rulebook.ids_hint(rid)}")
         if not BY_ID[rid].alternatives:
             raise UsageError(f"--only {rid}: {rid} has no alternative ({BY_ID[rid].fixed})")
-    chosen = [r for r in READINGS if only is None or r.id in only]
+    chosen = [r for r in BY_ID.values() if only is None or r.id in only]
     return [(r.id, v.name) for r in chosen if r.alternatives
             for v in r.variants() if v.name != rules.readings[r.id]]
 

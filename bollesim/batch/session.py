@@ -29,8 +29,8 @@ from bollesim.batch.precision import (
 )
 from bollesim.batch.runner import check_counts, param_matrix, resolve_policy
 from bollesim.batch.spec import Cell, Experiment, param_names
-from bollesim.bollebank.rules.loader import Ruleset, load_ruleset
 from bollesim.errors import UsageError
+from bollesim.game.declaration import Ruleset, declared
 from bollesim.game.policy import Policy
 
 if TYPE_CHECKING:
@@ -189,7 +189,7 @@ def run_to_dir(
     manifest, _ = run_cells(
         out_dir,
         [cell],
-        rules or load_ruleset(),
+        rules or declared().load_ruleset(),
         seed,
         n_games,
         threads=threads,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bollesim.bollebank.rules.loader import Ruleset, load_ruleset
+from bollesim.game.declaration import Ruleset, declared
 
 
 @dataclass(frozen=True)
@@ -23,12 +23,11 @@ class RulesetSource:
     def from_options(cls, file: Path | None, overrides: list[str] | None,
                      partial: Path | None, readings: list[str] | None) -> RulesetSource:
         """From the command line's --rules, --set, --partial and --reading ID=VARIANT."""
-        from bollesim.bollebank.rules.readings import parse_choices
-
-        return cls(file, partial, tuple(overrides or ()), parse_choices(readings or []))
+        choices = declared().rulebook.parse_choices(readings or [])
+        return cls(file, partial, tuple(overrides or ()), choices)
 
     def load(self) -> Ruleset:
-        return load_ruleset(self.file, list(self.overrides), self.partial, dict(self.readings))
+        return declared().load_ruleset(self.file, list(self.overrides), self.partial, dict(self.readings))
 
     def label(self) -> str:
         """The source in one line: `default.toml + tweak.toml + --set KEY=VALUE + --reading ID=VARIANT`."""

@@ -62,8 +62,8 @@ import numpy as np
 
 from bollesim.batch.limits import DEFAULT_SEED, LIMITS, NAME, check_precision
 from bollesim.batch.source import RulesetSource
-from bollesim.bollebank.rules.loader import Ruleset, RulesetError, build, locate, set_value
-from bollesim.errors import UsageError
+from bollesim.errors import RulesetError, UsageError
+from bollesim.game.declaration import Ruleset, declared
 from bollesim.game.policy import Policy, load_policy
 from bollesim.terminal import shown
 
@@ -387,13 +387,13 @@ def _rule_axes(s: Spec, grid: dict, prefix: str, base: Ruleset) -> list[tuple[st
         if not values:
             s.fail(where, "empty list: give at least one value")
         try:
-            locate(copy.deepcopy(base.data), key, "rules")
+            declared().rulebook.locate(copy.deepcopy(base.data), key, "rules")
         except RulesetError as exc:
             s.fail(where, exc.problem)
         for j, value in enumerate(values):
             item = f"{where}[{j}]" if isinstance(raw, list) else where
             try:
-                set_value(base.data, key, value, "rules")
+                declared().rulebook.set_value(base.data, key, value, "rules")
             except RulesetError as exc:
                 hint = (" (a list is swept: give a list of lists to sweep a key whose value "
                         "is a list)" if isinstance(raw, list) and not isinstance(value, list)
@@ -406,8 +406,7 @@ def _rule_axes(s: Spec, grid: dict, prefix: str, base: Ruleset) -> list[tuple[st
 
 def _reading_axes(s: Spec, grid: dict, prefix: str) -> list[tuple[str, list[str]]]:
     """The grid's `readings`: [(reading id, [variant names])], each checked."""
-    from bollesim.bollebank.rules.readings import BY_ID, _ids_hint
-
+    rulebook = declared().rulebook
     table = grid.get("readings", {})
     if not isinstance(table, dict):
         s.fail(prefix + "readings", 'expected a table of "ID" = ["VARIANT", ...], e.g. '
@@ -415,8 +414,8 @@ def _reading_axes(s: Spec, grid: dict, prefix: str) -> list[tuple[str, list[str]
     axes = []
     for rid, raw in table.items():
         where = f"{prefix}readings.{rid}"
-        if rid not in BY_ID:
-            s.fail(where, "unknown reading; " + _ids_hint(rid))
+        if rid not in rulebook.READINGS:
+            s.fail(where, "unknown reading; " + rulebook.ids_hint(rid))
         names = raw if isinstance(raw, list) else [raw]
         if not names:
             s.fail(where, "empty list: give at least one variant")
@@ -425,7 +424,7 @@ def _reading_axes(s: Spec, grid: dict, prefix: str) -> list[tuple[str, list[str]
             if not isinstance(name, str):
                 s.fail(item, f"expected a variant name, got {shown(name)}")
             try:
-                BY_ID[rid].variant(name)
+                rulebook.READINGS[rid].variant(name)
             except KeyError as exc:
                 s.fail(item, exc.args[0].split(": ", 1)[1])
         axes.append((rid, names))
@@ -451,14 +450,13 @@ def _cell_ruleset(
 
 def changed_ruleset(base: Ruleset, rules: dict, readings: dict) -> Ruleset:
     """`base` with rule values set (as --set) and then readings switched (as --reading)."""
-    from bollesim.bollebank.rules.readings import apply_readings
-
+    rulebook = declared().rulebook
     data = base.data
     for key, value in rules.items():
-        data = set_value(data, key, value, "rules")
+        data = rulebook.set_value(data, key, value, "rules")
     if readings:
-        data = apply_readings(data, readings, "readings")
-    return build(data, f"{base.name} + {ruleset_text(rules, readings)}")
+        data = rulebook.apply_readings(data, readings, "readings")
+    return rulebook.build(data, f"{base.name} + {ruleset_text(rules, readings)}")
 
 
 def param_names(cells) -> list[str]:

@@ -27,5 +27,7 @@ GAME = Game(
                 "(stop_at_tanks = 0)",
     },
     engine="bollesim.bollebank.play",
-    rules="bollesim.bollebank.rules.loader",
+    rules="bollesim.bollebank.rules.rulebook",
+    form="bollesim.bollebank.rules.form",
+    odds="bollesim.bollebank.rules.odds",
 )

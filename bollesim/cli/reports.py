@@ -46,7 +46,7 @@ def report(
     report.md with its charts as PNG files, and rates.csv (every rate, its interval and
     counts). The folder of a `bollesim sensitivity` run gets its sensitivity report
     (sensitivity.html, sensitivity.md, sensitivity-*.csv)."""
-    from bollesim.batch.replay import check_ruleset_record
+    from bollesim.batch.manifest import check_ruleset_record
     from bollesim.batch.runfolder import Workspace, open_run
     from bollesim.inputs import check_out_folder
     from bollesim.report.balance import write_report
@@ -131,6 +131,7 @@ def compare(
     from bollesim.inputs import check_out_folder
     from bollesim.report.chartdata import signed_ci
     from bollesim.report.compare import default_out, open_side, write_compare
+    from bollesim.stats import analysis
     from bollesim.stats.compare import what_differs
 
     if out is not None:
@@ -147,9 +148,10 @@ def compare(
     say(printable(f"A: {a} ({side_a.label}); B: {b} ({side_b.label})"))
     say(printable("B changes: " + ("; ".join(changes) if changes else "nothing recorded")))
     say(f"paired on {int(table['n'][0]):,} games (the same seeds); B - A in points:")
+    width = max(len(analysis.LABELS[o]) for o in table["outcome"])
     for r in table.iter_rows(named=True):
         mark = " *" if r["significant"] else "  "
-        say(f"  {r['outcome'].replace('_', ' '):<12} {r['rate_a']:>7.1%} {r['rate_b']:>7.1%}"
+        say(f"  {analysis.LABELS[r['outcome']]:<{width}} {r['rate_a']:>7.1%} {r['rate_b']:>7.1%}"
             f"  {signed_ci(r['diff'], r['diff_low'], r['diff_high'])}{mark} p={r['p_value']:.2g}")
     say("* significant (exact McNemar, p < 0.05)")
     say(printable(f"wrote {written['html']}, {written['markdown']} and {written['tables'][0]}"))

@@ -29,8 +29,7 @@ from typing import Annotated, NoReturn
 import typer
 from typer.core import _click as click  # typer's own click (pyproject.toml)
 
-from bollesim.bollebank.rules.loader import RulesetError
-from bollesim.errors import UsageError
+from bollesim.errors import RulesetError, UsageError
 from bollesim.game.declaration import declared
 from bollesim.terminal import printable
 

@@ -9,7 +9,10 @@ sweep). None of them names a game's columns, policies or places.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
+import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -18,7 +21,29 @@ from typing import Any
 from bollesim.game.result import Result
 
 Ruleset = Any
-"""A game's ruleset, of the type its rules module's load_ruleset returns."""
+"""A game's ruleset, of the type its rulebook's load_ruleset returns: it has `name`,
+`digest` (ruleset_digest of `data`), `data` (the merged TOML, recorded in manifests) and
+`readings` ({reading id: the variant its values match})."""
+
+def ruleset_digest(data: dict) -> str:
+    """A ruleset's digest: the SHA-256 of its data as canonical JSON (sorted keys)."""
+    canonical = json.dumps(data, sort_keys=True, ensure_ascii=False).encode()
+    return hashlib.sha256(canonical).hexdigest()
+
+
+RULEBOOK = (
+    "load_ruleset",  # (path=None, overrides=None, partial=None, readings=None) -> Ruleset
+    "build",  # (data, source) -> Ruleset, or RulesetError
+    "locate",  # (data, "table.key", source) -> (holding dict, last name, declaration)
+    "set_value",  # (data, key, value, source) -> a copy of data with the key set
+    "READINGS",  # {id: bollesim.game.readings.Reading}
+    "apply_readings",  # (data, {id: variant}, source) -> data with the variants' values
+    "reading_keys",  # (reading) -> the key paths its variants set
+    "ids_hint",  # (unknown id) -> "did you mean ...? (readings: ...)"
+    "parse_choices",  # (["ID=VARIANT", ...], source) -> {id: variant}
+)
+"""What a game's rules module (Game.rules) provides to the layers above its engine; a
+bad ruleset raises bollesim.errors.RulesetError."""
 
 
 @dataclass(frozen=True)
@@ -30,6 +55,11 @@ class Trigger:
     policy: str
     param: str
     values: Callable[[object], range] | None = None
+
+    @property
+    def id(self) -> str:
+        """policy.param, as the what-if page names the family."""
+        return f"{self.policy}.{self.param}"
 
     def settings(self, policy, rules) -> list[float]:
         """The settings to sweep for the policy (game.policy.Policy) on a ruleset."""
@@ -50,7 +80,10 @@ class Game:
     opening: where the what-if page opens without --from, {"policy", "params", "note"}
     (the setting a showcase finds best, say, rather than the policies' defaults);
     engine: the module whose play_chunk(rules, policy, params, seed, first_game, engine)
-    plays games into result rows; rules: the module whose load_ruleset() gives a ruleset.
+    plays games into result rows; rules: the module with the names of RULEBOOK.
+    form: the module whose form_model() the what-if page draws its ruleset form from and
+    whose edit_units() are the key paths an edit may name (serve/edits.py); odds: the
+    module whose exact_odds(rules) gives the page a ruleset's exact odds ("" for none).
     """
 
     name: str
@@ -63,10 +96,25 @@ class Game:
     opening: dict
     engine: str
     rules: str
+    form: str
+    odds: str = ""
+
+    @property
+    def rulebook(self):
+        """The game's rules module: the names of RULEBOOK."""
+        return importlib.import_module(self.rules)
+
+    @property
+    def form_module(self):
+        return importlib.import_module(self.form)
+
+    def exact_odds(self, rules: Ruleset) -> dict | None:
+        """The ruleset's exact odds for the what-if page, or None for a game without them."""
+        return importlib.import_module(self.odds).exact_odds(rules) if self.odds else None
 
     def load_ruleset(self, *args, **kwargs) -> Ruleset:
-        """The game's ruleset: its rules module's load_ruleset(*args, **kwargs)."""
-        return importlib.import_module(self.rules).load_ruleset(*args, **kwargs)
+        """The game's ruleset: its rulebook's load_ruleset(*args, **kwargs)."""
+        return self.rulebook.load_ruleset(*args, **kwargs)
 
     def play_chunk(self, rules: Ruleset, policy, params, seed: int, first_game: int, engine: str):
         """Result rows of games first_game .. first_game + len(params) - 1 (its engine)."""
@@ -84,9 +132,35 @@ GAMES = {"bollebank": "bollesim.bollebank.game"}
 """Every game this installation plays: name -> the module whose GAME declares it."""
 
 DEFAULT = "bollebank"
+CHOICE = "BOLLESIM_GAME"
+"""The environment variable that chooses the game a process plays: a name of GAMES, or
+the dotted name of a module whose GAME declares one (a game outside the package)."""
+
+
+def declared(name: str | None = None) -> Game:
+    """The declaration of the game `name` (default: the one $BOLLESIM_GAME chooses, else
+    Operation Bøllebank), imported when first asked for. The layers above the engine
+    derive their vocabulary from it once, at import: one process plays one game."""
+    return _declared(name or os.environ.get(CHOICE) or DEFAULT)
 
 
 @cache
-def declared(name: str = DEFAULT) -> Game:
-    """The declaration of the game `name` (imported when first asked for)."""
-    return importlib.import_module(GAMES[name]).GAME
+def _declared(name: str) -> Game:
+    module = GAMES.get(name, name)
+    try:
+        game = importlib.import_module(module).GAME
+    except (ImportError, AttributeError):
+        from bollesim.errors import UsageError
+
+        raise UsageError(f"{CHOICE}={name}: no such game (known: {', '.join(GAMES)}, or a "
+                         "module that declares GAME)") from None
+    missing = [n for n in RULEBOOK if not hasattr(game.rulebook, n)]
+    if missing:
+        raise TypeError(f"game {game.name!r}: its rules module {game.rules} lacks {missing[0]}")
+    return game
+
+
+def load_ruleset(*args, **kwargs) -> Ruleset:
+    """The declared game's ruleset (bollesim.load_ruleset): the shipped one, or a file,
+    a partial, `KEY=VALUE` overrides and readings as its rulebook's load_ruleset takes them."""
+    return declared().load_ruleset(*args, **kwargs)

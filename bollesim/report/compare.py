@@ -36,7 +36,7 @@ def parse_side(text: str) -> tuple[Path, int | None]:
 def open_side(text: str) -> Side:
     """The side named by `DIR` or `DIR:CELL`, from a verified folder (UsageError, one
     line, for a folder it cannot trust, a missing cell or a sweep without its cell)."""
-    from bollesim.batch.replay import cell_ruleset
+    from bollesim.batch.manifest import cell_ruleset
     from bollesim.batch.runfolder import open_run
 
     path, cell = parse_side(text)

@@ -10,6 +10,7 @@ import numpy as np
 import polars as pl
 
 from bollesim.batch.precision import half_widths
+from bollesim.game.declaration import declared
 from bollesim.report import chartdata, plots
 from bollesim.report.chartdata import signed_ci
 from bollesim.report.document import Report, write_pages
@@ -169,10 +170,8 @@ def _differently(row: dict) -> str:
 
 def _variant(alt: str):
     """(the reading, its variant) of an alternative "ID=VARIANT"."""
-    from bollesim.bollebank.rules.readings import BY_ID
-
-    rid, name = alt.split("=", 1)
-    return BY_ID[rid], BY_ID[rid].variant(name)
+    reading = declared().rulebook.READINGS[alt.split("=", 1)[0]]
+    return reading, reading.variant(alt.split("=", 1)[1])
 
 
 def _alternatives_text(alts: list[str]) -> list[str]:

@@ -82,9 +82,8 @@ from bollesim.batch.limits import DEFAULT_SEED, LIMITS, NAME, held_out_games, se
 from bollesim.batch.manifest import play_record, ruleset_record
 from bollesim.batch.source import RulesetSource
 from bollesim.batch.spec import Spec, read_spec, ruleset_of
-from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.errors import UsageError
-from bollesim.game.declaration import declared
+from bollesim.game.declaration import Ruleset, declared
 from bollesim.game.policy import Policy, load_policy
 from bollesim.game.result import Objective
 from bollesim.stats import analysis as A

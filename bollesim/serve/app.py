@@ -33,7 +33,6 @@ goes away before its request is complete is one line on the server's terminal.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import math
 import re
@@ -54,7 +53,6 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from bollesim.bollebank.rules import odds as exact
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Trigger
 from bollesim.inputs import LimitError, loads_json
@@ -69,7 +67,6 @@ from bollesim.serve.edits import (
     partial_toml,
     value_at,
 )
-from bollesim.serve.form import form_model
 from bollesim.serve.worker import Busy, EngineWorker
 from bollesim.stats import analysis
 
@@ -152,12 +149,10 @@ class Server:
     # -------------------------------------------------------------- lifecycle
 
     def start(self) -> None:
-        from bollesim import load_ruleset
-
         self.latest = Latest(asyncio.get_running_loop())
         self.worker = EngineWorker(self.latest.publish)
         self.worker.start()
-        self.baselines = odds.Baselines(load_ruleset())
+        self.baselines = odds.Baselines(odds.GAME.load_ruleset())
         self.worker.submit(self._warm_up).add_done_callback(_say_if_failed)
 
     def closing(self) -> None:
@@ -209,9 +204,9 @@ class Server:
 
     def family(self, raw) -> Trigger:
         for f in odds.FAMILIES:
-            if raw == f"{f.policy}.{f.param}":
+            if raw == f.id:
                 return f
-        known = ", ".join(f"{f.policy}.{f.param}" for f in odds.FAMILIES)
+        known = ", ".join(f.id for f in odds.FAMILIES)
         raise BadRequest(f"family: expected one of {known}")
 
     def setting(self, body: dict):
@@ -324,7 +319,7 @@ async def form(request: Request) -> Response:
     server: Server = request.app.state.server
     policies = []
     for name in available_policies(deciding=True):
-        module = importlib.import_module(f"policies.{name}")
+        module = odds.GAME.policy_module(name)
         policies.append({"name": name, "doc": " ".join((module.__doc__ or "").split("\n\n")[0]
                                                        .split()),
                          "parameters": [
@@ -334,8 +329,8 @@ async def form(request: Request) -> Response:
             for p in module.PARAMETERS]})
     s = server.settings
     return JSONResponse({
-        **form_model(), "policies": policies,
-        "families": [{"id": f"{f.policy}.{f.param}", "policy": f.policy, "param": f.param,
+        **odds.GAME.form_module.form_model(), "policies": policies,
+        "families": [{"id": f.id, "policy": f.policy, "param": f.param,
                       "label": analysis.parameter_label(f.policy, f.param)} for f in odds.FAMILIES],
         "outcomes": [{"outcome": o, "label": analysis.LABELS[o],
                       "minimise": o in analysis.MINIMISE} for o in analysis.OUTCOMES],
@@ -347,7 +342,7 @@ async def form(request: Request) -> Response:
 async def start_odds(request: Request) -> Response:
     server: Server = request.app.state.server
     body = await read_json(request, {"edits", "policy", "params", "family", "pinned"})
-    family = server.family(body.get("family", "fire_at_turn.t"))
+    family = server.family(body.get("family", odds.FAMILIES[0].id))
     server.changes += 1
     change = server.changes
     built, policy, params = await asyncio.to_thread(server.setting, body)
@@ -364,7 +359,7 @@ async def start_odds(request: Request) -> Response:
     rules = built.rules
     return JSONResponse({"job": evaluation.job, "digest": rules.digest,
                          "readings": rules.readings, "ready": server.ready.is_set(),
-                         "exact": exact.exact_odds(rules)})
+                         "exact": odds.GAME.exact_odds(rules)})
 
 
 class EventStream(StreamingResponse):

@@ -30,8 +30,6 @@ BEST_FILE = "best.json"
 def read_best(folder: str | Path) -> dict:
     """{"policy", "params"} of DIR/best.json, checked against the policy's
     declaration; UsageError (one line) when it breaks the contract."""
-    import importlib
-
     from bollesim.game.policy import Policy, available_policies
 
     path = Path(folder) / BEST_FILE
@@ -54,13 +52,13 @@ def read_best(folder: str | Path) -> dict:
         if isinstance(value, bool) or not isinstance(value, int | float) \
                 or not math.isfinite(value):
             raise UsageError(f"{path}: params.{name}: must be a number, got {value!r}")
-    declared = tuple(importlib.import_module(f"policies.{policy}").PARAMETERS)
+    parameters = tuple(declared().policy_module(policy).PARAMETERS)
     try:  # checked by the declaration alone: nothing is compiled before the page is up
-        vector = Policy(policy, "", declared, None).param_vector(params)
+        vector = Policy(policy, "", parameters, None).param_vector(params)
     except UsageError as exc:
         raise UsageError(f"{path}: {exc}") from None
     return {"policy": policy,
-            "params": {p.name: v for p, v in zip(declared, vector.tolist(), strict=True)}}
+            "params": {p.name: v for p, v in zip(parameters, vector.tolist(), strict=True)}}
 
 
 SHOWCASE = declared().opening

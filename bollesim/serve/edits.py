@@ -1,11 +1,11 @@
 """The page's edits become a ruleset the way `bollesim rules check --set` makes one, and
 leave as a partial TOML that `bollesim rules check --partial` accepts.
 
-An edit names a unit of form.edit_units() (`roe.fire_allowed`, `tracks.atgm_to_hit`,
-`map.positions`, ...) and its new value as JSON. Each becomes a `--set UNIT=VALUE`
-assignment (VALUE written as TOML) and the ruleset is built by `load_ruleset(overrides=...)`,
-so an invalid value gets the loader's own message, word for word what `rules check`
-prints after `error: `, and never reaches the engine.
+An edit names a unit of the game's form (Game.form: its edit_units(), such as a key of a
+table, or an array of tables as a whole) and its new value as JSON. Each becomes a
+`--set UNIT=VALUE` assignment (VALUE written as TOML) and the ruleset is built by the
+game's `load_ruleset(overrides=...)`, so an invalid value gets the loader's own message,
+word for word what `rules check` prints after `error: `, and never reaches the engine.
 
 A request no page would send (not an object, an undeclared key, a value no JSON form field
 makes) is a `BadRequest`: the server answers 400 with its one line.
@@ -18,16 +18,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 
-from bollesim.bollebank.rules.loader import (
-    DEFAULT_PATH,
-    Ruleset,
-    RulesetError,
-    apply_setting,
-    load_ruleset,
-    read_toml,
-)
-from bollesim.game.declaration import declared
-from bollesim.serve.form import edit_units
+from bollesim.errors import RulesetError
+from bollesim.game.declaration import Ruleset, declared
 
 MAX_DEPTH = 6  # the deepest value of the declaration: map.roads, marker sides (4 levels)
 MAX_ITEMS = 400  # items of one list or table (map.positions has 18 rows of 13 columns)
@@ -40,7 +32,13 @@ class BadRequest(ValueError):
 
 @cache
 def default_data() -> dict:
-    return read_toml(DEFAULT_PATH)
+    """The shipped ruleset's data."""
+    return declared().load_ruleset().data
+
+
+def edit_units() -> list[str]:
+    """The key paths an edit may name (the game's form)."""
+    return declared().form_module.edit_units()
 
 
 def check_edits(raw) -> dict[str, object]:
@@ -137,17 +135,18 @@ class Built:
 def build_ruleset(edits: dict[str, object]) -> Built:
     """Validate each edit alone (so every bad field is named at once), then build the
     ruleset from all of them through load_ruleset, which checks the keys together."""
-    settings = assignments(edits)
+    rulebook = declared().rulebook
     errors = []
-    for assignment in settings:
-        try:
-            apply_setting(default_data(), assignment)
-        except RulesetError as exc:
-            errors.append({"key": exc.key, "message": str(exc)})
+    for unit in edit_units():
+        if unit in edits:
+            try:
+                rulebook.set_value(default_data(), unit, edits[unit], "--set")
+            except RulesetError as exc:
+                errors.append({"key": exc.key, "message": str(exc)})
     if errors:
         return Built(None, errors)
     try:
-        return Built(load_ruleset(overrides=settings))
+        return Built(declared().load_ruleset(overrides=assignments(edits)))
     except RulesetError as exc:
         return Built(None, [{"key": exc.key, "message": str(exc)}])
 

@@ -26,8 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from bollesim.bollebank.rules.loader import Ruleset
-from bollesim.game.declaration import Trigger, declared
+from bollesim.game.declaration import Ruleset, Trigger, declared
 from bollesim.game.policy import Policy
 from bollesim.stats import analysis
 
@@ -35,9 +34,11 @@ GAME = declared()
 RESULT = GAME.result
 OUTCOME_COLUMNS = RESULT.flags
 """The result columns kept per game (the derived outcomes come from them)."""
-LOSS_COLUMNS = tuple(c for c in RESULT.loss_factors if c not in OUTCOME_COLUMNS)
-"""The columns also kept for the games of the page's own setting: how each defeat came
-(the panel on why games are lost); a text column is kept as an enum of its texts."""
+LOSS_COLUMNS = tuple(c for c in dict.fromkeys((*RESULT.loss_factors, RESULT.end_turn))
+                     if c not in OUTCOME_COLUMNS)
+"""The columns also kept for the games of the page's own setting: how each defeat came and
+when each game ended (the panel on why games are lost); a text column is kept as an enum
+of its texts."""
 PIECE = 10_000
 """Games played between two chances to cancel (about 0.3 s on two cores)."""
 FIRST_GAMES = 2_000
@@ -237,7 +238,8 @@ class Evaluation:
                 {"value": chartdata.NO_LOSS if r[factor] is None else str(r[factor]),
                  "k": r["k"], "share": r["share"], "rate": r["rate"]}
                 for r in table.iter_rows(named=True)]})
-        charts = [chartdata.defeats_by_turn(games), chartdata.turns_by_outcome(games)]
+        charts = [chartdata.defeats_by_turn(games)] if RESULT.loss_factors else []
+        charts.append(chartdata.turns_by_outcome(games))
         self._losses = {"games": n, "defeats": int(games[RESULT.loss].sum()),
                         "label": analysis.LABELS[RESULT.loss], "tables": tables,
                         "charts": [_on_page(chart, 220) for chart in charts]}

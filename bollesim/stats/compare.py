@@ -28,8 +28,8 @@ from pathlib import Path
 
 import polars as pl
 
-from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.errors import UsageError
+from bollesim.game.declaration import Ruleset, declared
 from bollesim.stats import analysis
 
 OUTCOME_COLUMNS = analysis.RESULT.flags
@@ -124,8 +124,7 @@ def _value(v) -> str:
 def what_differs(a: Side, b: Side) -> list[str]:
     """What B changes from A, one line each: the policy, each parameter, each reading
     variant and each other ruleset value (`name`, `source` and reading values aside)."""
-    from bollesim.bollebank.rules.readings import BY_ID, reading_keys
-
+    rulebook = declared().rulebook
     out = []
     ra, rb = a.record, b.record
     if ra.get("policy") != rb.get("policy"):
@@ -137,9 +136,9 @@ def what_differs(a: Side, b: Side) -> list[str]:
                 out.append(f"{name}: {analysis.fmt_value(pa.get(name))} -> {analysis.fmt_value(pb.get(name))}")
     elif pa != pb:
         out.append("parameters: see each folder's cells")
-    switched = [rid for rid in BY_ID if a.rules.readings[rid] != b.rules.readings[rid]]
+    switched = [rid for rid in rulebook.READINGS if a.rules.readings[rid] != b.rules.readings[rid]]
     out += [f"{rid}: {a.rules.readings[rid]} -> {b.rules.readings[rid]}" for rid in switched]
-    covered = {k for rid in switched for k in reading_keys(BY_ID[rid])}
+    covered = {k for rid in switched for k in rulebook.reading_keys(rulebook.READINGS[rid])}
     for line in data_differences(a.rules.data, b.rules.data):
         key = line.split(": ", 1)[0]
         if key != "name" and not key.endswith(".source") and not any(

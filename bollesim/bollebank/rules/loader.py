@@ -8,8 +8,6 @@ line can print one line and exit 2.
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
 import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -25,6 +23,7 @@ from bollesim.bollebank.rules.enemy import build_enemy
 from bollesim.bollebank.rules.forces import build_forces, check_options
 from bollesim.bollebank.rules.packed import pack
 from bollesim.bollebank.rules.reader import DEFAULT_PATH, Reader, RulesetError, locate, read_toml
+from bollesim.game.declaration import ruleset_digest
 
 __all__ = [
     "DEFAULT_PATH", "UNLIMITED", "Ruleset", "RulesetError", "build", "load_ruleset", "set_value",
@@ -239,12 +238,6 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     fields["turn_limit"] = game["extended_turn_limit"] if game["extend_to_40"] else game["turn_limit"]
     fields["packed"] = pack(fields)
     return Ruleset(digest=ruleset_digest(data), data=data, **fields)
-
-
-def ruleset_digest(data: dict) -> str:
-    """A ruleset's hash: the SHA-256 of its data as canonical JSON (sorted keys)."""
-    canonical = json.dumps(data, sort_keys=True, ensure_ascii=False).encode()
-    return hashlib.sha256(canonical).hexdigest()
 
 
 def scalar_rules(r: Reader) -> dict:

@@ -13,18 +13,10 @@ import tomllib
 from pathlib import Path
 
 from bollesim.bollebank.rules import schema as S
+from bollesim.errors import RulesetError
 from bollesim.terminal import shown
 
 DEFAULT_PATH = Path(__file__).with_name("default.toml")
-
-
-class RulesetError(ValueError):
-    """A ruleset that cannot be used; str() is one line: file: key: problem (file: problem
-    when the problem is the whole file's, key None)."""
-
-    def __init__(self, source: str, key: str | None, problem: str):
-        self.source, self.key, self.problem = source, key, problem
-        super().__init__(f"{source}: {key}: {problem}" if key else f"{source}: {problem}")
 
 
 class Reader:

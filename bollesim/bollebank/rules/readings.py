@@ -17,43 +17,12 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import cache
 
 from bollesim.bollebank.rules import schema as S
 from bollesim.bollebank.rules.reader import DEFAULT_PATH, RulesetError, locate, read_toml
-
-Values = dict[str, object] | Callable[[dict], dict[str, object]]
-
-
-@dataclass(frozen=True)
-class Variant:
-    name: str
-    description: str
-    values: Values = None  # key path -> value; a function of the shipped default's data
-    gives_up: str = ""  # the printed number it no longer reproduces, if any
-
-
-@dataclass(frozen=True)
-class Reading:
-    id: str
-    meaning: str  # one line
-    text: str  # what the rulebook says and why the default reads it so (docs)
-    default: str  # the default variant's name: the values of default.toml
-    alternatives: tuple[Variant, ...] = ()
-    keys: tuple[str, ...] = ()  # keys holding its value when no alternative names them
-    fixed: str = ""  # why no alternative is declared
-
-    def variant(self, name: str) -> Variant:
-        for v in self.variants():
-            if v.name == name:
-                return v
-        known = ", ".join(v.name for v in self.variants())
-        raise KeyError(f"{self.id}: unknown variant {name!r} (variants: {known})")
-
-    def variants(self) -> tuple[Variant, ...]:
-        return (Variant(self.default, "the default"), *self.alternatives)
-
+from bollesim.game.readings import Reading, Variant
+from bollesim.game.readings import ids_hint as _hint
 
 # ------------------------------------------------------------------ alternatives as values
 
@@ -482,7 +451,7 @@ def apply_readings(data: dict, chosen: dict[str, str], source: str = "--reading"
     out = copy.deepcopy(data)
     for rid, name in chosen.items():
         if rid not in BY_ID:
-            raise RulesetError(source, rid, "unknown reading; " + _ids_hint(rid))
+            raise RulesetError(source, rid, "unknown reading; " + ids_hint(rid))
         reading = BY_ID[rid]
         try:
             variant = reading.variant(name)
@@ -494,10 +463,8 @@ def apply_readings(data: dict, chosen: dict[str, str], source: str = "--reading"
     return out
 
 
-def _ids_hint(rid: str) -> str:
-    guess = S.nearest(rid, BY_ID)
-    hint = f"did you mean {guess}? " if guess else ""
-    return f"{hint}(readings: {', '.join(BY_ID)})"
+def ids_hint(rid: str) -> str:
+    return _hint(rid, BY_ID)
 
 
 def active_variants(data: dict) -> dict[str, str]:
@@ -522,18 +489,3 @@ def _get_or_none(data: dict, path: str):
         return get_path(data, path)
     except RulesetError:
         return None
-
-
-def parse_choices(items: list[str], source: str = "--reading") -> dict[str, str]:
-    """`ID=VARIANT` strings as a dict (the command line's --reading)."""
-    out = {}
-    for item in items:
-        rid, sep, name = (part.strip() for part in item.partition("="))
-        if not sep or not rid or not name:
-            raise RulesetError(source, item, "expected ID=VARIANT, e.g. I-AIR=ceil")
-        if rid in out:
-            raise RulesetError(source, item, f"{rid} is given twice ({rid}={out[rid]} and "
-                               f"{rid}={name}): give it once")
-        out[rid] = name
-    return out
-
