@@ -79,5 +79,11 @@ RESULT = Result(
     distributions=("end_turn", "first_fire_turn", "first_fire_roe", "heavy_damage", "light_damage", "damage"),
     totals=(("damage", "damage, heavy + light", ("heavy_damage", "light_damage")),),
     loss_factors=("loss_cause", "loss_vehicle", "loss_place", "end_turn"),
+    loss_text="A vehicle destroyed (§7.1.3: an APC hit, or a tank hit twice in the same place) "
+              "or VL2's commander killed (§7.1.2) ends the game at once (§8); the charts break "
+              "those defeats down by the weapon that did it, the vehicle and where it stood, and "
+              "the turn, as shares of all games. A loss is heavy damage or a killed commander on "
+              "any vehicle.",
+    no_loss="no loss (turn 40)",  # §8 optional rule: not won by turn 40
     first_loss="first_loss_turn",
 )

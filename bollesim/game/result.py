@@ -91,8 +91,10 @@ class Result:
     first acted), or "" for none; acted: what a game with a trigger value did, in words.
     distributions: the measures whose distributions reports show, result columns or
     totals. totals: measures summed from result columns, (name, label, (column, ...)).
-    loss_factors: the columns that say how a lost game was lost (what did it, to whom,
-    where, when); first_loss: the column of the turn of a game's first loss ("" for none).
+    loss_factors: the columns that say how a lost game was lost, (what did it, to whom,
+    where, when), or () for a game whose result does not say; loss_text: what a loss is,
+    in the game's words (reports); no_loss: the value of a loss factor for a defeat that no
+    loss ended; first_loss: the column of the turn of a game's first loss ("" for none).
     """
 
     columns: tuple[Column, ...]
@@ -109,6 +111,8 @@ class Result:
     acted: str = ""
     distributions: tuple[str, ...] = ()
     loss_factors: tuple[str, ...] = ()
+    loss_text: str = ""
+    no_loss: str = "no loss"
     first_loss: str = ""
     totals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
@@ -123,6 +127,8 @@ class Result:
         declared = {o.name for o in self.outcomes}
         if declared != {*self.wins, self.loss, self.all_wins, self.no_result}:
             raise ValueError("the outcomes are the wins, the loss, all_wins and no_result, each once")
+        if self.loss_factors and len(self.loss_factors) != 4:
+            raise ValueError("loss_factors are (what did it, to whom, where, when), or none")
         reasons = self.column(self.end_reason).texts
         if not set(self.loss_reasons) <= set(reasons):
             raise ValueError("a loss reason is not one of the end reasons")

@@ -301,12 +301,8 @@ def _losses(rep: Report, games: pl.DataFrame) -> None:
     the loss that ended them, and when the games of each outcome end (all games)."""
     rep.h(2, "Why games are lost")
     defeats = int(games[RESULT.loss].fill_null(False).sum())
-    rep.p(f"{_games(defeats)} of {games.height:,} were lost. A vehicle destroyed (§7.1.3: "
-          "an APC hit, or a tank hit twice in the same place) or VL2's commander killed "
-          "(§7.1.2) ends the game at once (§8); the charts break those defeats down by the "
-          "weapon that did it, the vehicle and where it stood, and the turn, as shares of "
-          "all games. A loss is heavy damage or a killed commander on any vehicle.")
-    if defeats:
+    rep.p(f"{_games(defeats)} of {games.height:,} were lost. {RESULT.loss_text}".strip())
+    if defeats and RESULT.loss_factors:
         cause, vehicle, place, _ = RESULT.loss_factors  # what did it, to whom, where, when
         for factor in (cause, place):
             data = chartdata.defeats_by(games, factor)
@@ -320,7 +316,7 @@ def _losses(rep: Report, games: pl.DataFrame) -> None:
                   [[r[vehicle] or chartdata.NO_LOSS, f"{r['k']:,}", pct(r["share"]),
                     pct_ci(r["rate"], r["low"], r["high"])] for r in table.iter_rows(named=True)],
                   right={1, 2, 3})
-    for column in (RESULT.end_turn, RESULT.first_loss):
+    for column in filter(None, (RESULT.end_turn, RESULT.first_loss)):
         _chart(rep, f"outcome-{column.replace('_', '-')}", chartdata.turns_by_outcome(games, column),
                f"For each outcome, how its games spread over the {RESULT.title(column)}, "
                "with 95% intervals.")

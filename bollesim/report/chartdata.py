@@ -374,8 +374,8 @@ LOSS_NAMES = {f: RESULT.title(f) for f in RESULT.loss_factors}
 CAUSE = RESULT.loss_factors[0] if RESULT.loss_factors else ""
 """The loss column of what did it (the first loss factor, as the declaration orders them)."""
 
-NO_LOSS = "no loss (turn 40)"
-"""A defeat that no loss ended: not won by turn 40 under the optional rule (§8)."""
+NO_LOSS = RESULT.no_loss
+"""A defeat that no loss ended (the game's result declaration)."""
 
 
 def defeats_by(df: pl.DataFrame, factor: str) -> RateChart:
