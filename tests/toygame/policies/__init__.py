@@ -1,0 +1,1 @@
+"""Pig race's policies."""
