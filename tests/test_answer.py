@@ -68,3 +68,21 @@ def test_runs_of_settings_are_given_by_their_ends():
     assert answer._span(["4", "7", "8", "never"], "t", order) == "t = 4, 7, 8 and never"
     assert answer._span(["6", "7", "8", "never"], "t", order) == "t = 6 to 8 and never"
     assert answer._span(["2"], "t", order) == "t = 2"
+
+
+def test_a_policy_that_sweeps_two_parameters_compares_each_on_its_own_cells():
+    """One policy, two grids: k swept at stop_at_tanks 0, stop_at_tanks swept at k 8 (as
+    the restricted expert sweeps its two imposed triggers). Each parameter's settings are
+    compared on its own grid's games, pair by pair: k = 10 differs from 8 in two games and
+    ties with it; mixing in the other grid's cells would leave nothing paired."""
+    one = settings({
+        8: {"defeat": range(0, 100), "operational": range(100, 220)},
+        10: {"defeat": range(0, 100), "operational": range(102, 220)},
+    }).with_columns(pl.lit(0.0).alias("stop_at_tanks"))
+    other = settings({8: {"defeat": range(0, 300)}}).with_columns(pl.lit(3.0).alias("stop_at_tanks"))
+    games = pl.concat([one, other.with_columns(pl.col("cell") + 100)])
+    (ruleset, rows, policy, param), = [s for s in answer.swept(games) if s[3] == "k"]
+    assert rows.height == 2 * N and set(rows["stop_at_tanks"]) == {0.0}
+    said = answer.sentences(rows, "k", policy=policy, outcomes=("operational", "defeat"))
+    assert not any(s.startswith("Unless") for s in said), said
+    assert any("k = 10 ties with the best, 8" in s for s in said), said
