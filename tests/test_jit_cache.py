@@ -316,7 +316,7 @@ def test_the_first_play_of_a_policy_is_announced_once(tmp_path, monkeypatch):
     game on this machine: that game is announced, the next is not."""
     import sys
 
-    from bollesim.batch import replay
+    from bollesim.bollebank import narrated as replay
     from bollesim.game.policy import load_policy
 
     terminal = _Stream(True)

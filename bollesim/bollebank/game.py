@@ -30,4 +30,6 @@ GAME = Game(
     rules="bollesim.bollebank.rules.rulebook",
     form="bollesim.bollebank.rules.form",
     odds="bollesim.bollebank.rules.odds",
+    narration="bollesim.bollebank.narrated",
+    space="bollesim.bollebank.scripted.space",
 )

@@ -83,7 +83,12 @@ class Game:
     plays games into result rows; rules: the module with the names of RULEBOOK.
     form: the module whose form_model() the what-if page draws its ruleset form from and
     whose edit_units() are the key paths an edit may name (serve/edits.py); odds: the
-    module whose exact_odds(rules) gives the page a ruleset's exact odds ("" for none).
+    module whose exact_odds(rules) gives the page a ruleset's exact odds ("" for none);
+    narration: the module whose narrated_game(rules, policy, params, seed, game_index,
+    engine) gives one game's account, a list of lines, and its result row ("" for none);
+    space: the module declaring the scripted family's search space: knobs(), the parameters
+    every preset shares, and SEEDED_KNOBS, those a search seeds each preset at every value
+    of ("" for a game without a scripted family).
     """
 
     name: str
@@ -98,6 +103,8 @@ class Game:
     rules: str
     form: str
     odds: str = ""
+    narration: str = ""
+    space: str = ""
 
     @property
     def rulebook(self):
@@ -108,9 +115,23 @@ class Game:
     def form_module(self):
         return importlib.import_module(self.form)
 
+    @property
+    def space_module(self):
+        return importlib.import_module(self.space)
+
     def exact_odds(self, rules: Ruleset) -> dict | None:
         """The ruleset's exact odds for the what-if page, or None for a game without them."""
         return importlib.import_module(self.odds).exact_odds(rules) if self.odds else None
+
+    def narrated_game(self, rules: Ruleset, policy, params, seed: int, game_index: int,
+                      engine: str) -> tuple[list[str], dict]:
+        """One game told turn by turn, and its result row (the game's narration)."""
+        if not self.narration:
+            from bollesim.errors import UsageError
+
+            raise UsageError(f"{self.title} has no narration: its games cannot be told turn by turn")
+        module = importlib.import_module(self.narration)
+        return module.narrated_game(rules, policy, params, seed, game_index, engine)
 
     def load_ruleset(self, *args, **kwargs) -> Ruleset:
         """The game's ruleset: its rulebook's load_ruleset(*args, **kwargs)."""

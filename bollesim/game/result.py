@@ -172,6 +172,17 @@ class Result:
             return int(value)
         return [code(c) for c in self.columns]
 
+    def row(self, values: Sequence[int]) -> dict:
+        """The result row {column: value} of the integer slots the engine writes (the
+        inverse of ints: None for "never", a text for a text column, a bool for a flag)."""
+        def value(c: Column, code: int):
+            if c.null_when_zero and code == 0:
+                return None
+            if c.texts:
+                return c.texts[code - c.null_when_zero]
+            return bool(code) if c.kind == "bool" else code
+        return {c.name: value(c, int(v)) for c, v in zip(self.columns, values, strict=True)}
+
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns)

@@ -370,17 +370,13 @@ def grid_size(search: Search) -> float:
 # --------------------------------------------------------------------------- the seeds
 
 
-SEED_KNOBS = ("stop_at_tanks",)
-"""The shared knobs whose every value a preset is seeded with; the other knobs keep the
-preset's defaults."""
-
-
 def seed_points(search: Search) -> list[tuple[np.ndarray, str]]:
     """The points the search starts from, each with its name: the defaults (a default
     outside a sub-range moved to its nearest bound); the whole grid of the searched
     parameters when they are all whole-numbered and it has at most `candidates` points;
     and, for the scripted family, every preset (policies/ modules with PRESET) at every
-    value of its own parameters and of SEED_KNOBS that lies in the searched space. No
+    value of its own parameters and of its family's seeded knobs (Game.space) that lies in
+    the searched space. No
     duplicates: the first name of a point is kept."""
     first = search.base.copy()
     for axis in search.axes:
@@ -403,12 +399,15 @@ def seed_points(search: Search) -> list[tuple[np.ndarray, str]]:
 
 def preset_points() -> list[tuple[np.ndarray, str]]:
     """Every preset of the scripted family as points of it (its PRESET mapping), over the
-    grid of its own whole-numbered parameters that are not shared knobs and of
-    SEED_KNOBS, e.g. ("fire_at_roe k=8 stop_at_tanks=0", its family vector)."""
-    from bollesim.bollebank.scripted.space import knobs
+    grid of its own whole-numbered parameters that are not shared knobs and of the
+    family's seeded knobs (Game.space), e.g. ("fire_at_roe k=8 stop_at_tanks=0", its
+    family vector)."""
     from bollesim.game.policy import available_policies
 
-    fixed_knobs = {p.name for p in knobs()} - set(SEED_KNOBS)
+    if not declared().space:
+        return []
+    space = declared().space_module
+    fixed_knobs = {p.name for p in space.knobs()} - set(space.SEEDED_KNOBS)
     out = []
     for name in available_policies():
         preset = load_policy(name)

@@ -140,6 +140,11 @@ _KNOBS = tuple(p for p in PARAMETERS if p.name in _KNOB_NAMES) + (TOW_KNOB,)
 _LINKED = {"tow": ("tow_immobile", "withdraw")}  # a preset parameter -> the family's
 
 
+SEEDED_KNOBS = ("stop_at_tanks",)
+"""The shared knobs whose every value a search seeds each preset with (search/optimise.py:
+preset_points); the other knobs keep the preset's defaults."""
+
+
 def knobs(**defaults: float) -> tuple[Parameter, ...]:
     """The shared knobs, with this preset's defaults where given."""
     names = {p.name for p in _KNOBS}

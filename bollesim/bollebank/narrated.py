@@ -1,0 +1,80 @@
+"""One game of Operation Bøllebank played with its event trace kept and told turn by turn
+(Game.narration; docs/architecture.md §6)."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from bollesim.bollebank.narrate import Narrator, outcome_line
+from bollesim.bollebank.reference.play import play_game
+from bollesim.bollebank.result import RESULT
+from bollesim.bollebank.rules.loader import Ruleset
+from bollesim.game.policy import Policy
+
+
+def narrated_game(
+    rules: Ruleset,
+    policy: Policy,
+    params: np.ndarray,
+    seed: int,
+    game_index: int = 0,
+    engine: str = "reference",
+) -> tuple[list[str], dict]:
+    """The turn-by-turn account of one game and its result row ({column: value}); either
+    engine records the same events (docs/architecture.md §2)."""
+    if policy.plays_games is not None:  # the lookahead player
+        from bollesim.bollebank.lookahead import narrated_game as lookahead_game
+
+        return lookahead_game(rules, params, seed, game_index)
+    if engine == "fast":
+        from bollesim.bollebank.engine.trace import play_traced_game
+
+        trace, results, _ = play_traced_game(rules, policy, params, seed, game_index)
+        row = RESULT.row(results)
+    else:
+        trace = []
+        with policy_compile_notice(policy):
+            row = play_game(rules, policy, params, seed, game_index, trace)
+    lines = Narrator(rules).narrate(trace)
+    return [*header(rules, policy, params, seed, game_index), *lines, "", outcome_line(row)], row
+
+
+POLICY_COMPILING = (
+    "bollesim: compiling the policy {} once for this machine (about 20 s; later starts "
+    "take under a second)..."
+)
+
+
+@contextmanager
+def policy_compile_notice(policy: Policy):
+    """Say so, on a terminal, when the reference engine is about to compile a policy's
+    decide for the first time on this machine (a marker in numba's cache folder, as
+    engine/play.compiled_for keeps for the kernels)."""
+    from bollesim.bollebank.engine.play import compile_notice
+
+    folder = numba.config.CACHE_DIR
+    source = getattr(policy.decide, "py_func", None)  # presets share their family's decide
+    name = source.__module__ if source is not None else policy.name
+    marker = Path(folder) / f"compiled-decide-{name}" if folder else None
+    if marker is not None and not marker.exists():
+        compile_notice(sys.stderr, POLICY_COMPILING.format(policy.name))
+    yield
+    if marker is not None:
+        try:
+            marker.touch()
+        except OSError:
+            pass
+
+
+def header(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, game_index: int) -> list[str]:
+    """The first lines of a narrated game: what was played (either engine plays it alike)."""
+    values = ", ".join(f"{p.name}={p.text(v)}" for p, v in zip(policy.parameters, params, strict=True))
+    return [
+        f"Policy {policy.name}" + (f" ({values})" if values else "") + f"; seed {seed}, game {game_index}",
+        f"Ruleset {rules.name} (sha256 {rules.digest[:12]}…)",
+    ]
