@@ -73,14 +73,17 @@ def test_no_module_imports_from_a_higher_layer():
 
 def game_names() -> tuple[set[str], set[str]]:
     """(names a constant may not be, words a constant may not contain): the game's result
-    columns and outcomes, its policies, its title and the codes and names of its places."""
+    columns and outcomes, its policies and their parameters, its title and the codes and
+    names of its places."""
     from bollesim.bollebank.game import GAME
-    from bollesim.game.policy import available_policies
+    from bollesim.game.policy import available_policies, load_policy
 
     rules = GAME.load_ruleset()
     policies = available_policies()
+    parameters = {p.name for name in policies for p in load_policy(name).parameters}
     exact = {*GAME.result.names, *GAME.result.outcome_names, *policies}
-    words = {"Bøllebank", *(n for n in GAME.result.names if "_" in n), *(f"-P {p}" for p in policies)}
+    words = {"Bøllebank", *(n for n in [*GAME.result.names, *parameters] if "_" in n),
+             *(f"-P {p}" for p in policies)}
     for place in rules.data["map"]["positions"]:
         words.update({place["id"], place["name"]})
     return exact, words
@@ -116,3 +119,18 @@ def test_the_layers_above_the_game_name_none_of_its_columns_policies_or_places()
             if hit:
                 found.append(f"{path.relative_to(ROOT)}:{line}: {hit}")
     assert not found, "\n".join(found)
+
+
+REACHES_THE_ENGINE = {"bollesim.batch.bench"}
+"""Modules above the game that import its package: the engine's own bench, which times
+the fast engine's internals (its RNG floor reads the engine's result slots)."""
+
+
+def test_the_layers_above_the_game_reach_it_only_through_its_declaration():
+    """stats, batch, report, search and serve import nothing of the game's package: a
+    second game plays through them unchanged (tests/test_second_game.py). The command
+    line may: `rules`, `bench` and `play` are the game's own commands."""
+    above = ("stats", "batch", "report", "search", "serve")
+    found = [f"{a} -> {b}" for a, targets in GRAPH.items() for b in targets
+             if layer(a) in above and layer(b) == "bollebank" and a not in REACHES_THE_ENGINE]
+    assert not found, found

@@ -41,7 +41,7 @@ from bollesim.cli.running import (
     say_resumed,
     stop_on_signals,
 )
-from bollesim.cli.wiring import app, command, examples
+from bollesim.cli.wiring import app, command, example_param, examples
 from bollesim.errors import UsageError
 from bollesim.game.declaration import declared
 from bollesim.terminal import printable
@@ -54,7 +54,7 @@ TRIGGER = declared().triggers[-1]
     app,
     epilog=examples(
         f"bollesim run -P {BASELINE} -n 1000000 --seed 1 --out results/{BASELINE}",
-        f"bollesim run -P {BASELINE} -p stop_at_tanks=2 -n 100000 --threads 1",
+        f"bollesim run -P {BASELINE} -p {example_param()} -n 100000 --threads 1",
         f"bollesim run -P {TRIGGER.policy} -p {TRIGGER.param}=18 -n 10000 --precision 0.005 --max-games 500000",
         f"bollesim run -P {BASELINE} -n 2000 --engine reference --out results/{BASELINE}-ref",
         f"bollesim run -P {BASELINE} -n 10000000 --cluster tcp://10.0.0.5:8786",

@@ -91,7 +91,8 @@ def policy_params(policy, assignments: list[str] | None):
     for assignment in assignments or []:
         name, sep, raw = assignment.partition("=")
         if not sep:
-            raise UsageError(f"--param {assignment!r}: expected NAME=VALUE, e.g. stop_at_tanks=2")
+            raise UsageError(f"--param {assignment!r}: expected NAME=VALUE, e.g. "
+                             f"{policy.parameters[0].name if policy.parameters else 'k'}=2")
         if name.strip() in values:
             raise UsageError(f"--param {name.strip()} is given twice ({name.strip()}="
                              f"{values[name.strip()]:g} and {assignment}): give it once")

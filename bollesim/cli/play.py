@@ -18,7 +18,7 @@ from bollesim.cli.options import (
     SetOption,
     policy_params,
 )
-from bollesim.cli.wiring import app, command, examples
+from bollesim.cli.wiring import app, command, example_param, examples
 from bollesim.errors import UsageError
 from bollesim.game.declaration import declared
 from bollesim.terminal import printable
@@ -45,7 +45,7 @@ def policies() -> None:
     epilog=examples(
         f"bollesim play -P {BASELINE} --seed 7",
         f"bollesim play -P {BASELINE} --seed 3 --game 12 --engine reference",
-        f"bollesim play -P {BASELINE} -p stop_at_tanks=2 --set roe.fire_allowed=10",
+        f"bollesim play -P {BASELINE} -p {example_param()}",
         f"bollesim play --from results/{BASELINE}-seed1 --game 41",
         "bollesim play --from results/first_fire --game 41 --cell 4",
     ),

@@ -156,6 +156,13 @@ def reflowed(text: str) -> str:
     return "\n\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
 
 
+def example_param() -> str:
+    """`NAME=VALUE` of the baseline policy's first parameter at its highest value, for the
+    help's examples (read from its declaration: nothing is compiled)."""
+    first = GAME.policy_module(GAME.baseline).PARAMETERS[0]
+    return f"{first.name}={first.text(first.high)}"
+
+
 def examples(*lines: str) -> str:
     """An epilog listing example command lines, one per line in `--help`."""
     return "Examples:\n\n" + "\n\n".join(f"  {line}" for line in lines)
