@@ -94,7 +94,8 @@ class Result:
     loss_factors: the columns that say how a lost game was lost, (what did it, to whom,
     where, when), or () for a game whose result does not say; loss_text: what a loss is,
     in the game's words (reports); no_loss: the value of a loss factor for a defeat that no
-    loss ended; first_loss: the column of the turn of a game's first loss ("" for none).
+    loss ended; first_loss: the column of the turn of a game's first loss ("" for none),
+    and never_lost: what a game without one is, in words.
     """
 
     columns: tuple[Column, ...]
@@ -114,6 +115,7 @@ class Result:
     loss_text: str = ""
     no_loss: str = "no loss"
     first_loss: str = ""
+    never_lost: str = ""
     totals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
     def __post_init__(self):

@@ -474,6 +474,6 @@ def turns_by_outcome(df: pl.DataFrame, column: str = RESULT.end_turn,
     finding = f"Median {name}: {finding}." if finding else ""
     note = ["each line: the share of that outcome's games at each turn", INTERVALS]
     if column == RESULT.first_loss:
-        note.insert(1, f"“{NEVER_LABEL}”: no vehicle lost anything (heavy damage or commander)")
+        note.insert(1, f"“{NEVER_LABEL}”: {RESULT.never_lost}")
     return RateChart(frame, f"The {name}, by outcome", "turn", tuple(present), "trigger",
                      finding, " · ".join(note))

@@ -82,19 +82,13 @@ DISTRIBUTION_VARIABLES = RESULT.distributions
 """What `distributions` counts: measures of a game (result columns or their totals)."""
 
 
-def derived_outcomes() -> dict[str, pl.Expr]:
-    """The derived outcomes (every win in one game; neither a win nor a loss)."""
-    return RESULT.derived()
-
-
-def with_outcomes(df: pl.DataFrame) -> pl.DataFrame:
-    """df with the derived outcome columns (if missing)."""
-    return RESULT.with_outcomes(df)
+with_outcomes = RESULT.with_outcomes
+"""with_outcomes(df): df with the derived outcome columns (those missing)."""
 
 
 def outcome_means(outcomes: Sequence[str] = SUMMARY) -> list[pl.Expr]:
     """Each outcome's rate as a polars expression over result rows."""
-    derived = derived_outcomes()
+    derived = RESULT.derived()
     return [(derived[o] if o in derived else pl.col(o)).mean().alias(o) for o in outcomes]
 
 
