@@ -18,7 +18,7 @@ from bollesim.bollebank.narrate import Narrator, outcome_line
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.errors import UsageError
-from bollesim.game.policy import Policy, load_policy
+from bollesim.game.policy import GamePlayer, Policy, load_policy
 
 
 def narrated_game(
@@ -31,10 +31,8 @@ def narrated_game(
 ) -> tuple[list[str], dict]:
     """The turn-by-turn account of one game and its result row; either engine records
     the same events (docs/architecture.md §2)."""
-    if policy.plays_games is not None:  # the lookahead player
-        from bollesim.bollebank.lookahead import narrated_game as lookahead_game
-
-        return lookahead_game(rules, params, seed, game_index)
+    if isinstance(policy, GamePlayer):  # it narrates its own games
+        return policy.narrated_game(rules, params, seed, game_index)
     if engine == "fast":
         from bollesim.batch.runner import to_frame
         from bollesim.bollebank.engine.trace import play_traced_game
