@@ -3,7 +3,7 @@ rollouts from the state it is in (played out by a base policy, successive halvin
 options) and takes the best when it clearly beats the base policy's own choice; a first
 Fire order may be imposed (from an RoE, from a turn) while every other choice is its own."""
 
-from bollesim.bollebank.lookahead import BASES, OBJECTIVES, play_games
+from bollesim.bollebank.lookahead import BASES, OBJECTIVES, narrated_game, play_games
 from bollesim.game.params import Parameter
 
 _objectives = ", ".join(f"{i} {o.label}" for i, o in enumerate(OBJECTIVES))
@@ -39,4 +39,4 @@ PARAMETERS = (
 
 CHUNK = 50  # games per piece of work (runner.default_chunk): a progress bar moves
 
-__all__ = ["CHUNK", "PARAMETERS", "play_games"]
+__all__ = ["CHUNK", "PARAMETERS", "narrated_game", "play_games"]

@@ -22,7 +22,7 @@ from bollesim.bollebank.reference.chance import ScriptedChance
 from bollesim.bollebank.reference.state import Game, new_game
 from bollesim.bollebank.reference.table import Table
 from bollesim.bollebank.rules.loader import Ruleset, load_ruleset
-from bollesim.game.policy import Policy
+from bollesim.game.policy import DecidePolicy
 
 # Property-based tests draw the same examples on every run and keep no database: a
 # failure is reproducible, and the mutation check (tests/mutants.py) sees no examples
@@ -86,8 +86,8 @@ class Script:
         """The option lists offered for one decision kind, in order."""
         return [opts for k, opts, _ in self.offers if k == kind]
 
-    def policy(self) -> Policy:
-        return Policy(name="script", doc="", parameters=(), decide=self.decide)
+    def policy(self) -> DecidePolicy:
+        return DecidePolicy(name="script", doc="", parameters=(), decide=self.decide)
 
 
 class RecordingChance(ScriptedChance):

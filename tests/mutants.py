@@ -677,7 +677,7 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (batch/spec.py, sessi
     Mutant(
         "cell-ruleset-without-readings",
         "bollesim/batch/spec.py",
-        '        data = apply_readings(data, readings, "readings")\n',
+        '        data = rulebook.apply_readings(data, readings, "readings")\n',
         "        pass\n",
         "rule axes, readings",
         "a cell's readings are recorded but not switched on",

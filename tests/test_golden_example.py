@@ -30,7 +30,7 @@ from bollesim.bollebank.reference.reaction import reaction_phase
 from bollesim.bollebank.reference.state import Game, new_game
 from bollesim.bollebank.reference.table import Table
 from bollesim.bollebank.rules.loader import Ruleset, load_ruleset
-from bollesim.game.policy import Policy
+from bollesim.game.policy import DecidePolicy
 
 FP7, FP8, FP9 = 3, 4, 5  # enemy-action marker indices (checked against the ruleset below)
 SIDE_A, SIDE_B = 0, 1
@@ -252,7 +252,7 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
         (D.FIRE_ORDER, C.AQ),  # then AQ at SK4 (one target: the HMG); GB is left last
         (D.FIRE_TARGET, C.ATGM),  # GB at S3: the last ATGM is an L
     ])
-    policy = Policy(name="script", doc="", parameters=(), decide=player.decide)
+    policy = DecidePolicy(name="script", doc="", parameters=(), decide=player.decide)
     trace: list = []
     table = Table(game, chance, policy, np.zeros(0), seed=0, game_index=0, trace=trace)
     run = Phases(table, trace).run

@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import cache
+from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
+from bollesim.batch.runner import default_chunk, play_chunk
 from bollesim.bollebank import codes as C
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import events as E
@@ -22,7 +25,15 @@ from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.bollebank.scripted import plan as _plan
 from bollesim.bollebank.scripted import space as _space
-from bollesim.game.policy import available_policies, load_policy
+from bollesim.game.params import Parameter
+from bollesim.game.policy import (
+    DecidePolicy,
+    GamePlayer,
+    Preset,
+    available_policies,
+    from_module,
+    load_policy,
+)
 
 SEED = 1
 N_GAMES = 200
@@ -116,6 +127,42 @@ def test_policy_loads_with_parameters_in_range(name):
         assert p.low <= p.default <= p.high, f"{name}.{p.name} default outside its range"
         assert p.low < p.high and p.doc
     assert policy.param_vector().shape == (len(policy.parameters),)
+
+
+def test_each_module_shape_makes_its_kind():
+    """decide: a DecidePolicy (the scripted family one the fast engine compiles in);
+    PRESET: a Preset playing with the family's decide; play_games: a GamePlayer, which
+    the what-if page and the deciding list leave out."""
+    plan, random = load_policy("plan"), load_policy("random")
+    assert type(plan) is DecidePolicy and plan.scripted
+    assert type(random) is DecidePolicy and not random.scripted
+    preset = load_policy("fire_at_roe")
+    assert type(preset) is Preset and preset.decide is plan.decide and preset.scripted
+    own = preset.param_vector({"k": 15})
+    assert preset.kernel_params(own)[_space.FIRE_ROE] == 15
+    assert np.array_equal(preset.kernel_params(np.tile(own, (3, 1))),
+                          np.tile(preset.kernel_params(own), (3, 1)))
+    assert type(load_policy("lookahead")) is GamePlayer
+    assert set(available_policies(deciding=True)) == {
+        n for n in available_policies() if n != "lookahead"}
+
+
+def test_a_player_of_whole_games_plays_its_own_chunks():
+    calls = []
+
+    def play_games(rules, params, seed, first_game, engine):
+        calls.append((seed, first_game, engine, params.shape))
+        return np.full((len(params), 2), first_game, dtype=np.int64)
+
+    module = SimpleNamespace(__doc__="Plays whole games.", __name__="notebook",
+                             PARAMETERS=(Parameter("x", 1, 0, 2, "a parameter"),),
+                             play_games=play_games, CHUNK=7, narrated_game=None)
+    player = from_module(module)
+    assert isinstance(player, GamePlayer) and player.doc == "Plays whole games."
+    assert default_chunk(player, "fast") == 7
+    rows = play_chunk(rules(), player, np.ones((4, 1)), 3, 10, "reference")
+    assert calls == [(3, 10, "reference", (4, 1))]
+    assert rows.shape == (4, 2) and (rows == 10).all()
 
 
 def test_shared_knobs_are_declared_once():

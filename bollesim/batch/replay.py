@@ -12,13 +12,15 @@ import polars as pl
 from bollesim.batch.manifest import cell_ruleset
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Ruleset, declared
-from bollesim.game.policy import Policy, load_policy
+from bollesim.game.policy import GamePlayer, Policy, load_policy
 
 
 def narrated_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int,
                   game_index: int = 0, engine: str = "reference") -> tuple[list[str], dict]:
     """The turn-by-turn account of one game and its result row (the game's narration,
-    Game.narration)."""
+    Game.narration; a player of whole games narrates its own)."""
+    if isinstance(policy, GamePlayer):
+        return policy.narrated_game(rules, params, seed, game_index)
     return declared().narrated_game(rules, policy, params, seed, game_index, engine)
 
 

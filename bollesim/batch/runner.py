@@ -101,14 +101,12 @@ def play_chunk(
     first_game: int,
     engine: str = "fast",
 ) -> np.ndarray:
-    """Results (n, len(RESULT_COLUMNS)) int64 of games first_game .. first_game + n - 1:
-    played by a policy that plays whole games, else by the game's engine."""
+    """Results (n, len(RESULT_COLUMNS)) int64 of games first_game .. first_game + n - 1,
+    played as the policy's kind plays them (game.policy)."""
     # Both engines hand rows of params to the compiled decide(), which takes writable
     # contiguous float64 vectors: a read-only broadcast view is copied here.
     params = np.require(params, np.float64, ["C", "W"])
-    if policy.plays_games is not None:
-        return policy.plays_games(rules, params, seed, first_game, engine)
-    return GAME.play_chunk(rules, policy, params, seed, first_game, engine)
+    return policy.play_chunk(rules, params, seed, first_game, engine)
 
 
 def play_chunks(

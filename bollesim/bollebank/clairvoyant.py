@@ -32,7 +32,7 @@ from bollesim.bollebank.engine import rollout as R
 from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, Lookahead, Point, Position
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.bollebank.rules.packed import SLOTS
-from bollesim.game.policy import Policy
+from bollesim.game.policy import DecidePolicy
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ class Clairvoyant:
     and at most `budget` decisions are expanded per game."""
 
     def __init__(self, rules: Ruleset, objective: WinObjective,
-                 bases: list[tuple[Policy, dict | None]], budget: int):
+                 bases: list[tuple[DecidePolicy, dict | None]], budget: int):
         if not bases:
             raise ValueError("a clairvoyant player needs at least one base policy")
         if budget < 1:

@@ -37,7 +37,7 @@ from bollesim.bollebank.engine.script import PAUSE, ROLLOUT
 from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.errors import UsageError
-from bollesim.game.policy import Policy, load_policy
+from bollesim.game.policy import DecidePolicy, Policy, load_policy
 from bollesim.game.result import Objective
 
 OUTCOME_COLUMNS = RESULT.flags  # the first slots of a result row (engine/layout.py)
@@ -149,7 +149,7 @@ class Lookahead:
                  base_params: dict[str, float] | None = None, confidence: float = 0.0,
                  first: int = FIRST_ROUND, kinds: tuple[int, ...] = LOOKED_AT,
                  first_fire: FirstFire = FirstFire(), screen: int = SCREEN):
-        if base.decide is None or base.plays_games is not None:
+        if not isinstance(base, DecidePolicy):
             raise ValueError(f"{base.name} cannot be the base of a lookahead player")
         if first_fire.imposed and not base.scripted:
             raise UsageError(f"an imposed first Fire order needs a base of the plan family, "
@@ -299,7 +299,7 @@ def with_base(base_params: dict[str, float]) -> Policy:
     from functools import partial
 
     lookahead = load_policy("lookahead")
-    return replace(lookahead, plays_games=partial(play_games, base_params=base_params))
+    return replace(lookahead, play_games=partial(play_games, base_params=base_params))
 
 
 def play_games(

@@ -14,12 +14,12 @@ from bollesim.bollebank.narrate import Narrator, outcome_line
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import Ruleset
-from bollesim.game.policy import Policy
+from bollesim.game.policy import DecidePolicy
 
 
 def narrated_game(
     rules: Ruleset,
-    policy: Policy,
+    policy: DecidePolicy,
     params: np.ndarray,
     seed: int,
     game_index: int = 0,
@@ -27,10 +27,6 @@ def narrated_game(
 ) -> tuple[list[str], dict]:
     """The turn-by-turn account of one game and its result row ({column: value}); either
     engine records the same events (docs/architecture.md §2)."""
-    if policy.plays_games is not None:  # the lookahead player
-        from bollesim.bollebank.lookahead import narrated_game as lookahead_game
-
-        return lookahead_game(rules, params, seed, game_index)
     if engine == "fast":
         from bollesim.bollebank.engine.trace import play_traced_game
 
@@ -51,7 +47,7 @@ POLICY_COMPILING = (
 
 
 @contextmanager
-def policy_compile_notice(policy: Policy):
+def policy_compile_notice(policy: DecidePolicy):
     """Say so, on a terminal, when the reference engine is about to compile a policy's
     decide for the first time on this machine (a marker in numba's cache folder, as
     engine/play.compiled_for keeps for the kernels)."""
@@ -71,7 +67,7 @@ def policy_compile_notice(policy: Policy):
             pass
 
 
-def header(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, game_index: int) -> list[str]:
+def header(rules: Ruleset, policy: DecidePolicy, params: np.ndarray, seed: int, game_index: int) -> list[str]:
     """The first lines of a narrated game: what was played (either engine plays it alike)."""
     values = ", ".join(f"{p.name}={p.text(v)}" for p, v in zip(policy.parameters, params, strict=True))
     return [

@@ -17,14 +17,20 @@ The scripted family `plan` (policies/plan.py) is compiled into the fast engine's
 which asks it for its orders without listing them (engine/orders.py). A module with
 PRESET instead of decide is a point of that family (bollesim/bollebank/scripted/space.py): its own
 PARAMETERS name the rows' columns, and PRESET maps them to the family's parameters.
+A module with play_games (and CHUNK, narrated_game) instead plays whole games itself.
+
+One kind per shape, each playing its own games (Policy.play_chunk): DecidePolicy (the
+game's engines call its decide; the scripted family is one), Preset (a point of the
+scripted family) and GamePlayer. from_module picks the kind from what a module defines.
 """
 
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from types import ModuleType
 
@@ -32,7 +38,7 @@ import numpy as np
 from numba import njit, types
 
 from bollesim.errors import UsageError
-from bollesim.game.declaration import declared
+from bollesim.game.declaration import Ruleset, declared
 from bollesim.game.params import Parameter
 
 # decide(kind, obs, rules, options, n_options, params, prng) -> index. One signature for
@@ -50,31 +56,22 @@ DECIDE_SIGNATURE = types.int64(
 
 
 @dataclass(frozen=True)
-class Policy:
-    """A policy: its parameters (the rows' columns), its compiled decide, and how the
-    engines play it. scripted: the fast engine plays it with the scripted family compiled
-    into its kernel (decide is then the family's). to_kernel maps rows of `parameters` to
-    the vectors decide takes (a preset's point of the family); None: the same.
-    plays_games: for a policy that plays whole games itself (the lookahead player, which
-    looks ahead with the fast engine), play_games(rules, params, seed, first_game, engine,
-    on_game) -> result rows, as runner.play_chunk; decide is then None."""
+class Policy(ABC):
+    """What every kind of policy has: its name, what it does (its module's first
+    paragraph) and its parameters, the rows' columns. Each kind knows how its games are
+    played (play_chunk)."""
 
     name: str
     doc: str
     parameters: tuple[Parameter, ...]
-    decide: object  # numba dispatcher; None for a policy that plays whole games
-    scripted: bool = False
-    to_kernel: Callable[[np.ndarray], np.ndarray] | None = None
-    plays_games: Callable | None = None
-    chunk: int | None = None  # games per piece of work, for a policy far slower than the engines
+    chunk = None
+    """Games per piece of work, for a policy far slower than the engines (None: the engine's)."""
 
-    def kernel_params(self, params: np.ndarray) -> np.ndarray:
-        """The vectors decide and the kernels take for parameter rows (one row, or n)."""
-        params = np.asarray(params, dtype=np.float64)
-        if self.to_kernel is None:
-            return params
-        out = self.to_kernel(params)
-        return out[0] if params.ndim == 1 else out
+    @abstractmethod
+    def play_chunk(self, rules: Ruleset, params: np.ndarray, seed: int, first_game: int,
+                   engine: str) -> np.ndarray:
+        """Result rows (n, result columns) int64 of games first_game .. first_game + n - 1,
+        game g played at parameter row params[g] (float64, writable and contiguous)."""
 
     def check_names(self, names) -> None:
         """UsageError naming the first of `names` that is not a parameter of this policy."""
@@ -101,34 +98,83 @@ class Policy:
         return out
 
 
+@dataclass(frozen=True)
+class DecidePolicy(Policy):
+    """A policy the engines ask for each choice: its compiled decide, which both engines
+    call. scripted: the game's scripted family, which the fast engine compiles into its
+    kernel and calls directly instead of decide."""
+
+    decide: object  # numba dispatcher
+    scripted: bool = False
+
+    def kernel_params(self, params: np.ndarray) -> np.ndarray:
+        """The vectors decide and the kernels take for parameter rows (one row, or n)."""
+        return np.asarray(params, dtype=np.float64)
+
+    def play_chunk(self, rules: Ruleset, params: np.ndarray, seed: int, first_game: int,
+                   engine: str) -> np.ndarray:
+        return declared().play_chunk(rules, self, params, seed, first_game, engine)
+
+
+@dataclass(frozen=True)
+class Preset(DecidePolicy):
+    """A point of the scripted family: it plays with the family's decide, and to_family
+    maps rows of its own parameters (the rows' columns) to the family's vectors."""
+
+    to_family: Callable[[np.ndarray], np.ndarray] = field(kw_only=True)
+
+    def kernel_params(self, params: np.ndarray) -> np.ndarray:
+        params = np.asarray(params, dtype=np.float64)
+        out = self.to_family(params)
+        return out[0] if params.ndim == 1 else out
+
+
+@dataclass(frozen=True)
+class GamePlayer(Policy):
+    """A policy that plays whole games itself (the lookahead player, which looks ahead
+    with the fast engine): play_games(rules, params, seed, first_game, engine) gives the
+    result rows, as play_chunk; narrated_game(rules, params, seed, game) gives the
+    account of one game and its result row, as batch/replay.py's."""
+
+    play_games: Callable[..., np.ndarray]
+    chunk: int | None = None
+    narrated_game: Callable[..., tuple[list[str], dict]] | None = None
+
+    def play_chunk(self, rules: Ruleset, params: np.ndarray, seed: int, first_game: int,
+                   engine: str) -> np.ndarray:
+        return self.play_games(rules, params, seed, first_game, engine)
+
+
 def available_policies(deciding: bool = False) -> list[str]:
-    """Names of the modules in the policies package; deciding: only those with a decide
-    function (not those that play whole games)."""
+    """Names of the modules in the policies package; deciding: only those the engines ask
+    for each choice (decide policies and presets, not players of whole games)."""
     package = importlib.import_module(declared().policies)
     names = sorted(
         m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")
     )
-    return [n for n in names if load_policy(n).decide is not None] if deciding else names
+    return [n for n in names if isinstance(load_policy(n), DecidePolicy)] if deciding else names
 
 
 def from_module(module: ModuleType, name: str | None = None) -> Policy:
-    """A Policy from any module (or notebook namespace) with PARAMETERS and decide, or
-    PARAMETERS and PRESET (a point of the scripted family), or PARAMETERS and play_games."""
+    """The policy of any module (or notebook namespace) with PARAMETERS and one of:
+    decide (a DecidePolicy), PRESET (a Preset of the scripted family) or play_games (a
+    GamePlayer, with CHUNK and narrated_game)."""
     first_paragraph = (module.__doc__ or "").strip().split("\n\n")[0]
     name = name or module.__name__.rsplit(".", 1)[-1]
     doc = " ".join(first_paragraph.split())
     parameters = tuple(module.PARAMETERS)
     if hasattr(module, "play_games"):
-        return Policy(name, doc, parameters, None, plays_games=module.play_games,
-                      chunk=module.CHUNK)
+        return GamePlayer(name, doc, parameters, module.play_games, module.CHUNK,
+                          module.narrated_game)
     if hasattr(module, "PRESET"):
         family = load_policy(declared().scripted)
-        return Policy(name, doc, parameters, family.decide, True, module.PRESET)
+        return Preset(name, doc, parameters, family.decide, family.scripted,
+                      to_family=module.PRESET)
     # Compiled on first use: for the signature from Python (the reference engine), or for
     # DECIDE_SIGNATURE when the fast engine takes it as a function pointer.
     decide = njit(cache=hasattr(module, "__file__"))(module.decide)
     scripted = module.__name__ == f"{declared().policies}.{declared().scripted}"
-    return Policy(name, doc, parameters, decide, scripted)
+    return DecidePolicy(name, doc, parameters, decide, scripted)
 
 
 @cache

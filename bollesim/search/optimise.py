@@ -402,7 +402,7 @@ def preset_points() -> list[tuple[np.ndarray, str]]:
     grid of its own whole-numbered parameters that are not shared knobs and of the
     family's seeded knobs (Game.space), e.g. ("fire_at_roe k=8 stop_at_tanks=0", its
     family vector)."""
-    from bollesim.game.policy import available_policies
+    from bollesim.game.policy import Preset, available_policies
 
     if not declared().space:
         return []
@@ -411,7 +411,7 @@ def preset_points() -> list[tuple[np.ndarray, str]]:
     out = []
     for name in available_policies():
         preset = load_policy(name)
-        if not preset.scripted or preset.to_kernel is None:
+        if not isinstance(preset, Preset):
             continue
         varied = [p for p in preset.parameters if p.name not in fixed_knobs and is_whole(p)]
         for combo in itertools.product(*(range(int(p.low), int(p.high) + 1) for p in varied)):

@@ -30,7 +30,7 @@ BEST_FILE = "best.json"
 def read_best(folder: str | Path) -> dict:
     """{"policy", "params"} of DIR/best.json, checked against the policy's
     declaration; UsageError (one line) when it breaks the contract."""
-    from bollesim.game.policy import Policy, available_policies
+    from bollesim.game.policy import available_policies, load_policy
 
     path = Path(folder) / BEST_FILE
     text = read_text(path, MIB)
@@ -52,9 +52,10 @@ def read_best(folder: str | Path) -> dict:
         if isinstance(value, bool) or not isinstance(value, int | float) \
                 or not math.isfinite(value):
             raise UsageError(f"{path}: params.{name}: must be a number, got {value!r}")
-    parameters = tuple(declared().policy_module(policy).PARAMETERS)
-    try:  # checked by the declaration alone: nothing is compiled before the page is up
-        vector = Policy(policy, "", parameters, None).param_vector(params)
+    chosen = load_policy(policy)  # its decide is compiled on first use, not here
+    parameters = chosen.parameters
+    try:
+        vector = chosen.param_vector(params)
     except UsageError as exc:
         raise UsageError(f"{path}: {exc}") from None
     return {"policy": policy,

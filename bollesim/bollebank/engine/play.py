@@ -29,7 +29,7 @@ from bollesim.bollebank.engine.end import end_phase
 from bollesim.bollebank.engine.execution import execution_phase
 from bollesim.bollebank.engine.orders import orders_phase
 from bollesim.bollebank.engine.reaction import reaction_phase
-from bollesim.game.policy import DECIDE_SIGNATURE, Policy
+from bollesim.game.policy import DECIDE_SIGNATURE, DecidePolicy
 from bollesim.jit import compiled, fewer_collections
 
 DECIDE_TYPE = types.FunctionType(DECIDE_SIGNATURE)  # a policy's decide as a function pointer
@@ -168,7 +168,7 @@ def play_games(rules, decide, scripted, params, seed, first_game, out, lo, hi):
     owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
 
 
-def for_policy(kernel, arg_types: tuple, policy: Policy):
+def for_policy(kernel, arg_types: tuple, policy: DecidePolicy):
     """(the kernel to call, its decide and scripted arguments) for a policy. The kernel
     is compiled once for every policy (arg_types: the types of its arguments, BATCH_ARGS...)
     and cached: decide is a function pointer (DECIDE_TYPE), called unless `scripted`

@@ -6,11 +6,11 @@ import numpy as np
 
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.rules.loader import Ruleset
-from bollesim.game.policy import Policy
+from bollesim.game.policy import DecidePolicy
 
 
 def play_traced_game(
-    rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, game: int, capacity: int = 20_000
+    rules: Ruleset, policy: DecidePolicy, params: np.ndarray, seed: int, game: int, capacity: int = 20_000
 ) -> tuple[list[tuple], np.ndarray, np.ndarray]:
     """(events as (turn, kind, a, b, c, d) tuples, the game's result row of layout.R_*,
     its final state region)."""

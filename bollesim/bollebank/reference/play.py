@@ -16,7 +16,7 @@ from bollesim.bollebank.reference.reaction import reaction_phase
 from bollesim.bollebank.reference.state import Game, new_game
 from bollesim.bollebank.reference.table import Table
 from bollesim.bollebank.rules.loader import Ruleset
-from bollesim.game.policy import Policy
+from bollesim.game.policy import DecidePolicy
 
 PHASES = (orders_phase, execution_phase, reaction_phase, end_phase)  # §4
 
@@ -40,7 +40,7 @@ def play_turns(table: Table, after_phase: AfterPhase | None = None) -> None:
 
 def play_game(
     rules: Ruleset,
-    policy: Policy,
+    policy: DecidePolicy,
     params: np.ndarray,
     seed: int,
     game_index: int,

@@ -12,7 +12,7 @@ from bollesim import rng
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank.observation import new_observation
 from bollesim.bollebank.reference.state import Game, observe
-from bollesim.game.policy import Policy
+from bollesim.game.policy import DecidePolicy
 
 
 class IllegalChoice(RuntimeError):
@@ -24,7 +24,7 @@ class Table:
         self,
         game: Game,
         chance,
-        policy: Policy,
+        policy: DecidePolicy,
         params: np.ndarray,
         seed: int,
         game_index: int,
