@@ -24,6 +24,8 @@ from bollesim.bollebank.reference.table import Table
 from bollesim.bollebank.rules.loader import Ruleset, load_ruleset
 from bollesim.game.policy import DecidePolicy
 
+pytest_plugins = ["xdist_groups"]  # --dist loadgroup keeps each xdist_group in one worker
+
 # Property-based tests draw the same examples on every run and keep no database: a
 # failure is reproducible, and the mutation check (tests/mutants.py) sees no examples
 # saved by an earlier mutant.

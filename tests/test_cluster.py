@@ -19,6 +19,9 @@ from bollesim.batch.spec import load_experiment
 from bollesim.errors import UsageError
 from bollesim.game.policy import load_policy
 
+# One worker: one local Dask cluster (two more processes) serves the module.
+pytestmark = pytest.mark.xdist_group("cluster")
+
 POLICIES = ("random", "historical", "fire_at_roe")
 
 

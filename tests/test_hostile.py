@@ -21,6 +21,9 @@ from test_sweep import SMALL, assert_one_line_error, invoke
 
 from bollesim.batch import runfolder as F
 
+# One worker: the module's fixture plays the run every case damages a copy of.
+pytestmark = pytest.mark.xdist_group("hostile")
+
 RUN = ("run", "-P", "historical", "--seed", "3")
 
 

@@ -27,6 +27,9 @@ from bollesim.batch.runfolder import RunFolderError, write_games
 from bollesim.report import balance, chartdata, document
 from bollesim.stats import analysis as A
 
+# One worker: the module's fixture writes a whole balance report (about 20 s).
+pytestmark = pytest.mark.xdist_group("report")
+
 VICTORIES = ("operational", "tactical", "strategic", "political")
 HEADLINE = (*VICTORIES, "perfect", "defeat")
 OUTCOMES = (*VICTORIES, "perfect", "defeat", "no_result")

@@ -22,6 +22,10 @@ from test_sweep import SMALL, assert_one_line_error, invoke, write_spec
 from bollesim.batch import runner as R
 from bollesim.batch.runfolder import Workspace, interrupted_run, open_run
 
+# One worker: the module's fixture plays the whole run and sweep the resumed ones
+# must equal.
+pytestmark = pytest.mark.xdist_group("resume")
+
 RUN = ("run", "-P", "historical", "-n", "24000", "--seed", "5", "--chunk", "4096")
 SWEEP_ARGS = ("-n", "6000", "--chunk", "4096")
 

@@ -27,6 +27,10 @@ from toygame.rules import load_ruleset
 from bollesim.batch.runfolder import RunFolderError, open_run
 from bollesim.bollebank.result import RESULT as BOLLEBANK
 
+# One worker: the module's fixture plays two runs and a sweep, each in a process
+# of its own.
+pytestmark = pytest.mark.xdist_group("second-game")
+
 TESTS = Path(__file__).parent
 ENV = {**os.environ, "BOLLESIM_GAME": "toygame.game",
        "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}

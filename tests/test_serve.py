@@ -26,6 +26,10 @@ import pytest
 
 from bollesim.serve.best import SHOWCASE
 
+# One worker, in file order: the page tests are one browser session, each starting
+# where the one before left it (the server and Chromium start once).
+pytestmark = pytest.mark.xdist_group("serve-page")
+
 CHROMIUM = Path("/usr/bin/chromium")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]

@@ -24,6 +24,9 @@ from hypothesis import strategies as st
 from bollesim.serve.app import MAX_STREAMS
 from bollesim.serve.server import REQUEST_S
 
+# One worker: the tests share one server process, which the last one stops.
+pytestmark = pytest.mark.xdist_group("serve-hostile")
+
 
 class Served:
     """`bollesim serve` on a free port, run in `folder`; its stderr goes to a file."""
