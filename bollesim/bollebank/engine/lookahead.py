@@ -13,8 +13,8 @@ The best of them, if it scores above the base's choice, is tried against it agai
 it), and taken when it beats it there by `confidence` standard errors of their paired
 difference (choose). A decision whose base choice gives the same outcome in all of its
 first `screen` rollouts looks settled, and is left to the base, as are the other kinds.
-Keeping a quarter, not a half, and ending a round that finds nothing spend about a third
-fewer rollouts for no loss of strength (docs/lookahead.md).
+Keeping a quarter, not a half, and ending a round that finds nothing spend about 30%
+fewer rollouts, with no significant loss of strength (docs/lookahead.md).
 
 An imposed first Fire order (CFG_FIRE_ROE, CFG_FIRE_TURN; the trigger of bollesim/bollebank/scripted/plan.py
 fire_now): until the first Fire order, an order decision's Fire orders are removed
