@@ -12,7 +12,7 @@ _bases = ", ".join(f"{i} {name}" for i, name in enumerate(BASES))
 PARAMETERS = (
     Parameter("rollouts", 8, 1, 4096,
               "the most rollouts an option of a decision gets: every option gets 1, the"
-              " better half twice as many, and so on; the best then gets as many fresh"
+              " best quarter twice as many, and so on; the best then gets as many fresh"
               " ones against the base's choice",
               label="most rollouts per option"),
     Parameter("objective", 0, 0, len(OBJECTIVES) - 1,
@@ -22,7 +22,7 @@ PARAMETERS = (
               f"the policy that plays the rollouts out: {_bases} (expert: the plan family"
               " at bollesim/bollebank/expert_base.toml; the others at their defaults)",
               label="base policy", choices=BASES),
-    Parameter("confidence", 1.5, 0, 5,
+    Parameter("confidence", 1.25, 0, 5,
               "the best option is taken over the base policy's choice only when it beats it"
               " on fresh rollouts by this many standard errors of their paired difference"
               " (0: when it scores higher)",

@@ -139,6 +139,17 @@ def test_with_every_option_tied_it_plays_as_its_base():
         assert row[L.R_CHITS_DRAWN] == base["chits_drawn"][g]
 
 
+def test_a_round_that_finds_nothing_above_the_base_ends_the_search():
+    """With every option tied, none scores above the base's choice after the first round:
+    the search ends there, one rollout an option, and the base's choice is taken."""
+    tied = LA.Lookahead(RULES, 8, BASE, NOTHING, screen=0)
+    _, decisions = tied.play(SEED, 2)
+    looked = [d for d in decisions if d.rollouts and len(d.options) > 2]
+    assert looked
+    for d in looked:
+        assert d.rollouts == len(d.options) and d.choice == d.base_choice
+
+
 def test_the_game_the_player_chose_is_the_one_the_engines_play(player, game):
     row, decisions = game
     assert any(d.choice != d.base_choice for d in decisions)  # it does look ahead

@@ -77,7 +77,7 @@ to its base: looking at drawing, VL2's destination, Extra orders and stopping on
 too cost 40% more rollouts for no measured gain (docs/lookahead.md)."""
 FIRST_ROUND = 1
 """Rollouts of every option in the first round of successive halving."""
-SCREEN = 4
+SCREEN = 6
 """Rollouts of the base's choice first: a decision whose outcome is the same in all of
 them looks settled and is left to the base (engine/lookahead.py)."""
 

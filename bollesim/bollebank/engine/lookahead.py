@@ -4,14 +4,17 @@ At each decision put to the player the kernel finds the point by replaying the g
 phase from its snapshot (rollout.pause), and, for the kinds of decision it looks at,
 scores the options by rollouts (rollout.rollout: the option, then streams of the
 rollout's own, so nothing drawn after the decision is the game's). The rollouts are
-spent by successive halving: every option gets `first` rollouts, the better half goes
-on with twice as many (the same rollout numbers for every option: common random
-numbers), until two are left or the options have `rollouts` each. The best of them, if
-it scores above the base policy's choice, is tried against it again on `rollouts` fresh
-rollouts each (the first were the ones it was picked on, which flatter it), and taken
-when it beats it there by `confidence` standard errors of their paired difference
-(choose). A decision whose base choice gives the same outcome in all of its first
-`screen` rollouts looks settled, and is left to the base, as are the other kinds.
+spent by successive halving: every option gets `first` rollouts, the best quarter
+(KEEP) goes on with twice as many (the same rollout numbers for every option: common
+random numbers), until two are left or the options have `rollouts` each; a round after
+which no option scores above the base policy's choice ends the search there (any_above).
+The best of them, if it scores above the base's choice, is tried against it again on
+`rollouts` fresh rollouts each (the first were the ones it was picked on, which flatter
+it), and taken when it beats it there by `confidence` standard errors of their paired
+difference (choose). A decision whose base choice gives the same outcome in all of its
+first `screen` rollouts looks settled, and is left to the base, as are the other kinds.
+Keeping a quarter, not a half, and ending a round that finds nothing spend about 30%
+fewer rollouts, with no significant loss of strength (docs/lookahead.md).
 
 An imposed first Fire order (CFG_FIRE_ROE, CFG_FIRE_TURN; the trigger of bollesim/bollebank/scripted/plan.py
 fire_now): until the first Fire order, an order decision's Fire orders are removed
@@ -43,6 +46,7 @@ CFG_FIRE_ROE = CFG_KINDS + 1  # imposed first Fire order: from this RoE (0: not 
 CFG_FIRE_TURN = CFG_FIRE_ROE + 1  # and from this turn (0: not imposed)
 CFG_SCREEN = CFG_FIRE_TURN + 1  # rollouts of the base's choice that screen a decision
 CFG_SIZE = CFG_SCREEN + 1
+KEEP = 4  # successive halving keeps the best 1/KEEP of the options a round (at least two)
 
 # A row of the decision log: what was asked and what was taken.
 LOG_KIND, LOG_N, LOG_BASE, LOG_CHOICE, LOG_TURN, LOG_ROLLOUTS, LOG_AT = range(7)
@@ -178,8 +182,11 @@ def halving(st, decide, params, seed, game, start, script, n, allowed, base, con
                      row, values, spent)
         if alive.shape[0] <= 2 or r >= most:
             break
+        if is_in(allowed, base) and not any_above(values, spent, alive, base, r):
+            return base  # no option scores above the base's choice: none is worth more rollouts
         sums = np.array([values[i, :r].sum() for i in alive])
-        keep = alive[np.argsort(-sums, kind="mergesort")[: (alive.shape[0] + 1) // 2]]
+        kept = max(2, (alive.shape[0] + KEEP - 1) // KEEP)
+        keep = alive[np.argsort(-sums, kind="mergesort")[:kept]]
         if is_in(allowed, base) and not is_in(keep, base):  # the base's choice stays to the end
             keep = np.append(keep, base)
         alive = keep
@@ -200,6 +207,17 @@ def halving(st, decide, params, seed, game, start, script, n, allowed, base, con
              row, values, spent)
     d = values[best, most : 2 * most] - values[base, most : 2 * most]
     return choose(d, best, base, config[CFG_CONFIDENCE])
+
+
+@compiled
+def any_above(values, spent, alive, base, r):
+    """Whether an alive option other than the base's choice scores above it: its mean
+    over its r rollouts against the base's over all of its own (the screen's included)."""
+    bar = values[base, : spent[base]].mean() * r
+    for i in alive:
+        if i != base and values[i, :r].sum() > bar:
+            return True
+    return False
 
 
 @compiled
