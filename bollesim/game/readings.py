@@ -56,7 +56,7 @@ def parse_choices(items: list[str], source: str = "--reading") -> dict[str, str]
     for item in items:
         rid, sep, name = (part.strip() for part in item.partition("="))
         if not sep or not rid or not name:
-            raise RulesetError(source, item, "expected ID=VARIANT, e.g. I-AIR=ceil")
+            raise RulesetError(source, item, "expected ID=VARIANT: a reading and one of its variants")
         if rid in out:
             raise RulesetError(source, item, f"{rid} is given twice ({rid}={out[rid]} and "
                                f"{rid}={name}): give it once")

@@ -1,7 +1,7 @@
 """Pig race's what-if form (Game.form): one table of four whole numbers and its reading,
 in the shape bollesim/bollebank/rules/form.py documents."""
 
-from toygame.rules import DEFAULT, KEYS, READINGS
+from toygame.rules import DEFAULT, KEYS, READINGS, variant_values
 
 
 def edit_units() -> list[str]:
@@ -22,7 +22,7 @@ def form_model() -> dict:
         "readings": [{"id": reading.id, "meaning": reading.meaning, "default": reading.default,
                       "fixed": "", "variants": [
                           {"name": v.name, "description": v.description, "gives_up": "",
-                           "values": v.values or {"game.bust_faces": 1}}
+                           "values": variant_values(v)}
                           for v in reading.variants()]}],
         "axes": {},
     }

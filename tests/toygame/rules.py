@@ -18,6 +18,7 @@ KEYS = {"target": (5, 100), "turns": (1, 10), "busts_to_lose": (1, 10), "bust_fa
 """game.KEY: its range."""
 DEFAULT = {"name": "pig", "game": {"target": 20, "turns": 6, "busts_to_lose": 3, "bust_faces": 1}}
 
+KEYS_OF_READINGS = ("game.bust_faces",)
 READINGS = {"I-BUST": Reading(
     "I-BUST", "which faces lose the turn's points", "the rules say a one", "one",
     (Variant("one-or-two", "a one or a two", {"game.bust_faces": 2}),))}
@@ -38,8 +39,18 @@ class Ruleset:
 
     @cached_property
     def readings(self) -> dict[str, str]:
-        bust = self.data["game"]["bust_faces"]
-        return {"I-BUST": {1: "one", 2: "one-or-two"}.get(bust, "custom")}
+        """The variant of each reading whose values this ruleset holds, else "custom"."""
+        return {rid: next((v.name for v in r.variants() if all(
+            self.data["game"][key.partition(".")[2]] == value
+            for key, value in variant_values(v).items())), "custom")
+            for rid, r in READINGS.items()}
+
+
+def variant_values(variant: Variant) -> dict[str, object]:
+    """The values a variant sets; the default's are the shipped ruleset's."""
+    if variant.values is not None:
+        return variant.values
+    return {key: DEFAULT["game"][key.partition(".")[2]] for key in KEYS_OF_READINGS}
 
 
 def locate(data: dict, key: str, source: str):
@@ -71,7 +82,7 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
 
 
 def reading_keys(reading: Reading) -> list[str]:
-    return ["game.bust_faces"]
+    return list(KEYS_OF_READINGS)
 
 
 def apply_readings(data: dict, chosen: dict[str, str], source: str = "--reading") -> dict:
@@ -83,7 +94,7 @@ def apply_readings(data: dict, chosen: dict[str, str], source: str = "--reading"
             variant = READINGS[rid].variant(name)
         except KeyError as exc:
             raise RulesetError(source, rid, exc.args[0]) from None
-        for key, value in (variant.values or {"game.bust_faces": 1}).items():
+        for key, value in variant_values(variant).items():
             out = set_value(out, key, value, source)
     return out
 
