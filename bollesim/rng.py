@@ -1,11 +1,19 @@
 """Counter-based random streams: every random draw of both engines goes through here.
 
-A stream is an int64[2] array: [key, counter] (the bits of two uint64; int64 so that it
-can live inside the fast engine's state vector). The n-th draw of a stream is
-splitmix64(key + n * GOLDEN), so a draw depends only on (key, n), never on the thread,
-chunk or engine that makes it (docs/architecture.md §3). Each game has two streams derived from
-(run seed, game index): CHANCE for chits and dice, POLICY for the policy's own choices,
-so two policies compared on the same seeds face the same luck (common random numbers).
+Each game has two streams derived from (run seed, game index): CHANCE for the game's
+luck (chits, dice, sides), POLICY for the policy's own choices, so two policies compared
+on the same seeds face the same luck (common random numbers). A draw depends only on its
+key and its index, never on the thread, chunk or engine that makes it
+(docs/architecture.md §3). Streams are int64 arrays (the bits of uint64s; int64 so that
+they can live inside the fast engine's state vector):
+
+- POLICY is sequential, int64[2] = [key, counter]: its n-th draw is
+  splitmix64(key + n * GOLDEN).
+- CHANCE is keyed by purpose, int64[keyed_size(purposes)] = [key, draws, then for each
+  purpose p: the turn of its last draw, its draws in that turn]. The n-th draw of purpose
+  p in turn t is splitmix64(mix64(key ^ (t * 256 + p + 1) * SALT) + n * GOLDEN): a choice
+  that changes how many draws one purpose makes in one turn re-deals nothing else, so a
+  game has one future however it is played (bollebank/luck.py names the purposes).
 
 All functions are numba-compiled and called from both engines, so the reference engine
 and the fast engine get bit-identical numbers.
@@ -41,9 +49,9 @@ def stream_key(seed, game, stream):
 
 @compiled
 def init_stream(out, seed, game, stream):
-    """Write a fresh stream [key, 0] into out (int64[2])."""
+    """Write a fresh stream [key, 0, ...] into out (sequential or keyed)."""
+    out[:] = 0
     out[0] = np.int64(stream_key(seed, game, stream))
-    out[1] = 0
 
 
 @compiled(inline=True)
@@ -55,26 +63,59 @@ def next_u64(s, at=0):
 
 
 @compiled(inline=True)
+def scaled(bits, n):
+    """A uniform integer in [0, n) from 64 random bits, n >= 1 (bias below n / 2**32,
+    i.e. nil here)."""
+    return np.int64(((bits >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@compiled(inline=True)
 def below(s, n, at=0):
-    """A uniform integer in [0, n), n >= 1 (bias below n / 2**32, i.e. nil here)."""
-    return np.int64(((next_u64(s, at) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+    """A uniform integer in [0, n) from the sequential stream at s[at : at + 2]."""
+    return scaled(next_u64(s, at), n)
+
+
+def keyed_size(purposes: int) -> int:
+    """The length of a keyed stream with that many purposes."""
+    return 2 + 2 * purposes
 
 
 @compiled(inline=True)
-def d6(s, at=0):
-    """One six-sided die: 1..6."""
-    return below(s, 6, at) + 1
+def keyed_u64(s, turn, purpose, at=0):
+    """The next 64 random bits of `purpose` in `turn` from the keyed stream at s[at:];
+    counts the draw."""
+    c = at + 2 + 2 * purpose
+    if s[c] != turn:
+        s[c] = turn
+        s[c + 1] = 0
+    n = s[c + 1]
+    s[c + 1] = n + 1
+    s[at + 1] += 1
+    sub = mix64(np.uint64(s[at]) ^ (np.uint64(turn * 256 + purpose + 1) * _STREAM_SALT))
+    return mix64(sub + np.uint64(n) * GOLDEN)
 
 
 @compiled(inline=True)
-def two_d6(s, at=0):
-    """Two six-sided dice added: 2..12, as two draws."""
-    return d6(s, at) + d6(s, at)
+def keyed_below(s, n, turn, purpose, at=0):
+    """A uniform integer in [0, n) of `purpose` in `turn`."""
+    return scaled(keyed_u64(s, turn, purpose, at), n)
 
 
-def new_stream(seed: int, game: int, stream: int) -> np.ndarray:
-    """A fresh stream array for Python callers."""
-    s = np.zeros(2, dtype=np.int64)
+@compiled(inline=True)
+def keyed_d6(s, turn, purpose, at=0):
+    """One six-sided die of `purpose` in `turn`: 1..6."""
+    return keyed_below(s, 6, turn, purpose, at) + 1
+
+
+@compiled(inline=True)
+def keyed_two_d6(s, turn, purpose, at=0):
+    """Two six-sided dice of `purpose` in `turn` added: 2..12, as two draws."""
+    return keyed_d6(s, turn, purpose, at) + keyed_d6(s, turn, purpose, at)
+
+
+def new_stream(seed: int, game: int, stream: int, purposes: int = 0) -> np.ndarray:
+    """A fresh stream array for Python callers: sequential, or keyed with `purposes`."""
+    s = np.zeros(keyed_size(purposes) if purposes else 2, dtype=np.int64)
     init_stream(s, seed, game, stream)
     return s
 
@@ -82,12 +123,12 @@ def new_stream(seed: int, game: int, stream: int) -> np.ndarray:
 @compiled(nogil=True)  # on several threads at once (engine/blocks.py)
 def dice_floor(seed, draws, out, lo, hi):
     """What the luck alone costs (`bollesim bench`'s floor): for games lo .. hi - 1, exactly
-    draws[g] dice for game g, seeded as the engines seed it, and nothing else; out[g] gets
-    their sum."""
+    draws[g] dice for game g from a keyed stream seeded as the engines seed it (one
+    purpose in one turn), and nothing else; out[g] gets their sum."""
+    stream = np.zeros(keyed_size(1), dtype=np.int64)
     for g in range(lo, hi):
-        stream = np.zeros(2, dtype=np.int64)
         init_stream(stream, seed, np.int64(g), CHANCE)
         acc = 0
         for _ in range(draws[g]):
-            acc += d6(stream)
+            acc += keyed_d6(stream, 1, 0)
         out[g] = acc

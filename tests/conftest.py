@@ -17,6 +17,7 @@ import numpy as np
 from hypothesis import settings
 
 from bollesim.bollebank import codes as C
+from bollesim.bollebank import luck
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.reference.chance import ScriptedChance
 from bollesim.bollebank.reference.state import Game, new_game
@@ -99,9 +100,9 @@ class RecordingChance(ScriptedChance):
         super().__init__(*args, **kwargs)
         self.offered: list[tuple[str, list]] = []
 
-    def pick(self, items: list, what: str) -> int:
-        self.offered.append((what, list(items)))
-        return super().pick(items, what)
+    def pick(self, items: list, purpose: int, turn: int) -> int:
+        self.offered.append((luck.NAMES[purpose], list(items)))
+        return super().pick(items, purpose, turn)
 
 
 def make_table(game: Game, chance: ScriptedChance | None = None,

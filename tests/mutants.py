@@ -910,8 +910,8 @@ LOOKAHEAD = [  # the lookahead player (bollesim/bollebank/lookahead.py, engine/r
     Mutant(
         "rollout-on-the-games-stream",
         "bollesim/bollebank/engine/script.py",
-        "st[L.RS] = st[L.SCRIPT_KEYS]",
-        "st[L.RS] = st[L.RS]",
+        "st[L.CHANCE] = st[L.SCRIPT_KEYS]",
+        "st[L.CHANCE] = st[L.CHANCE]",
         "issue 12: rollouts draw from a chance stream keyed apart from the game's",
         "the rollouts replay the game's own draws after the decision: they see its future",
         ("tests/test_lookahead.py -k oracle", "tests/test_lookahead.py -k future"),

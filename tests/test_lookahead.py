@@ -62,7 +62,7 @@ def reference_rollout(decisions, k: int, option: int, rollout: int, game_index: 
         if i < k:
             return decisions[i].choice
         if i == k:
-            chance.stream = np.array([R.rollout_key(SEED, game_index, k, rollout, rng.CHANCE), 0])
+            chance.stream[:2] = [R.rollout_key(SEED, game_index, k, rollout, rng.CHANCE), 0]
             prng[:] = [R.rollout_key(SEED, game_index, k, rollout, rng.POLICY), 0]
             return option
         return BASE.decide(kind, obs, rules, options, n_options, params, prng)
@@ -105,8 +105,8 @@ def test_rollouts_never_draw_from_the_games_future(player):
     jobs = np.repeat(np.arange(n), 3), np.tile(np.arange(3), n)
     rows, _, _ = player._play(point.at.snapshot, [], *jobs, R.ROLLOUT, SEED, 0)
     other = point.at.snapshot.copy()
-    other[L.RS] ^= 0x5DEECE66D  # another future for the game
-    other[L.RS + 2] ^= 0x5DEECE66D
+    other[L.CHANCE] ^= 0x5DEECE66D  # another future for the game
+    other[L.PRNG] ^= 0x5DEECE66D
     again, _, _ = player._play(other, [], *jobs, R.ROLLOUT, SEED, 0)
     assert (rows == again).all()
     assert len({tuple(r) for r in rows}) > 1  # the rollouts differ from one another
@@ -229,8 +229,8 @@ def test_the_players_choices_never_see_the_games_future():
     for point in phase_openers(expert, 0, 3, opening):
         row, decisions = expert.play(SEED, 0, at=LA.Position(point.at.snapshot, []))
         other = point.at.snapshot.copy()
-        other[L.RS] ^= 0x5DEECE66D  # another future for the game
-        other[L.RS + 2] ^= 0x5DEECE66D
+        other[L.CHANCE] ^= 0x5DEECE66D  # another future for the game
+        other[L.PRNG] ^= 0x5DEECE66D
         again, redrawn = expert.play(SEED, 0, at=LA.Position(other, []))
         assert decisions[0].rollouts > 0
         np.testing.assert_array_equal(decisions[0].scores, redrawn[0].scores)

@@ -113,7 +113,7 @@ def play_checked_game(st, decide, seed, game, before, row, error):
         if code:
             error[0], error[1], error[2] = code, before[O.TURN], played
             return
-    write_result(st, st[L.RS + 1], row)
+    write_result(st, st[L.CHANCE + 1], row)
     code = check_result(st, row)
     if code:
         error[0], error[1], error[2] = code, st[O.TURN], RESULT_ROW

@@ -63,18 +63,20 @@ def fill(st, at, n, value):
 
 
 @compiled
-def d6(st):
-    return rng.d6(st, L.RS)
+def d6(st, purpose):
+    """One die of `purpose` (luck.py) this turn."""
+    return rng.keyed_d6(st, st[O.TURN], purpose, L.CHANCE)
 
 
 @compiled
-def two_d6(st):
-    return rng.two_d6(st, L.RS)
+def two_d6(st, purpose):
+    return rng.keyed_two_d6(st, st[O.TURN], purpose, L.CHANCE)
 
 
 @compiled
-def pick(st, n):
-    return rng.below(st, n, L.RS)
+def pick(st, n, purpose):
+    """One of n items, drawn for `purpose` this turn."""
+    return rng.keyed_below(st, n, st[O.TURN], purpose, L.CHANCE)
 
 
 # ------------------------------------------------------------------ multi-dimensional rules
@@ -350,8 +352,8 @@ def new_game(st, seed, game):
     regions stay) and seed the game's two streams from (seed, game)."""
     st[: L.STATE_SIZE] = 0
     st[L.PLAN_GOALS] = -1
-    rng.init_stream(st[L.RS : L.RS + 2], seed, game, rng.CHANCE)
-    rng.init_stream(st[L.RS + 2 : L.RS + 4], seed, game, rng.POLICY)
+    rng.init_stream(st[L.CHANCE : L.CHANCE + L.CHANCE_SIZE], seed, game, rng.CHANCE)
+    rng.init_stream(st[L.PRNG : L.PRNG + 2], seed, game, rng.POLICY)
     st[O.MARKER : O.MARKER + C.N_POSITIONS] = -1
     st[O.TURN] = 1
     st[O.TURN_LIMIT] = st[T.S_TURN_LIMIT]

@@ -4,6 +4,7 @@ from bollesim.bits import lowest
 from bollesim.bollebank import codes as C
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import events as E
+from bollesim.bollebank import luck
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.engine import tables as T
@@ -54,7 +55,7 @@ def commander_checks(st):
     """§7.1.3: commander killed: acts on 1-4, skips the turn on 5-6."""
     for v in range(T.NV):
         if st[vx(v, O.V_KIA)]:
-            die = d6(st)
+            die = d6(st, luck.COMMANDER)
             skip = die > st[T.S_KIA_ACTS_MAX]
             st[vx(v, O.V_SKIP)] = skip
             log(st, E.COMMANDER_CHECK, v, die, not skip, 0)
@@ -137,7 +138,7 @@ def may_move(st, v, extra):
         log(st, E.NOT_MOVED, v, reason, -1, 0)
         return False
     if has(st, v, O.V_LIGHT, C.NIGHT_VISION):
-        die = d6(st)
+        die = d6(st, luck.NIGHT_VISION)
         helpers = 0
         here = pos(st, v)
         for p in range(T.NP):
@@ -295,11 +296,11 @@ def draw_marker(st, p):
     """§6.2: a marker from the position's pool; a 7-8-9 marker lands on a random side."""
     k = st[T.POS_EAM_POOL + p] - 1
     n = st[L.X_N_MPOOL + k]
-    i = pick(st, n)
+    i = pick(st, n, luck.MARKER)
     marker = st[L.MPOOLS + L.MPOOL_CAP * k + i]
     st[L.MPOOLS + L.MPOOL_CAP * k + i] = st[L.MPOOLS + L.MPOOL_CAP * k + n - 1]
     st[L.X_N_MPOOL + k] = n - 1
-    side = pick(st, 2) if st[T.POS_EAM_POOL + p] == C.POOL_789 else 0
+    side = pick(st, 2, luck.MARKER_SIDE) if st[T.POS_EAM_POOL + p] == C.POOL_789 else 0
     st[O.MARKER + p] = 2 * marker + side
     log(st, E.MARKER_DRAWN, p, marker, side, 0)
 
@@ -519,12 +520,12 @@ def fire_once(st, decide, v, direct, rolls):
     hit = True
     here = pos(st, v)
     if st[T.POS_INDIRECT + here]:
-        die = d6(st)
+        die = d6(st, luck.UN_FIRE)
         st[rolls + 1 + st[rolls]] = die
         st[rolls] += 1
         hit = direct or die <= st[T.S_INDIRECT_MAX]
     elif has(st, v, O.V_LIGHT, C.SIGHTS):
-        die = d6(st)
+        die = d6(st, luck.UN_FIRE)
         hit = die <= st[T.S_SIGHTS_MAX]
     log(st, E.FIRE, v, t, die, hit)
     if hit:

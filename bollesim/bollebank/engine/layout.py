@@ -3,7 +3,8 @@ kernel call passes one array (numba reference-counts every array argument of a c
 a tuple of forty rule arrays cost ~80 ns a call). Regions, documented here once:
 
     st[0 : STATE_SIZE]         the game state, reset by new_game (below)
-    st[RS : RS + 4]            random streams (rng.py): CHANCE at RS, POLICY at RS + 2
+    st[CHANCE : + CHANCE_SIZE] the game's luck, a keyed stream (rng.py; bollebank/luck.py)
+    st[PRNG : PRNG + 2]        the policy's own stream (rng.py)
     st[PARAMS : + MAX_PARAMS]  the policy's parameters, float64 bits (params() views them)
     st[SCRIPTED]               who plays: the scripted family (1) or decide (0), player.py
     st[OPTS : + MAX_OPTIONS]   the options of the decision being asked
@@ -37,7 +38,9 @@ Chits are numbered as in the ruleset: the pool's weapon chits and the car first,
 random-unit chit per vehicle (n_pool_chits + vehicle), then the setup artillery marker.
 """
 
+from bollesim import rng
 from bollesim.bollebank import codes as C
+from bollesim.bollebank import luck
 from bollesim.bollebank.decisions import MAX_OPTIONS
 from bollesim.bollebank.observation import SIZE
 from bollesim.bollebank.result import RESULT
@@ -91,7 +94,9 @@ MPOOLS = _st.take(2 * MPOOL_CAP)
 STATE_SIZE = _st.end
 
 _rest = _Region(STATE_SIZE)
-RS = _rest.take(4)  # the CHANCE stream, then the POLICY stream (rng.py)
+CHANCE_SIZE = rng.keyed_size(luck.N_PURPOSES)
+CHANCE = _rest.take(CHANCE_SIZE)  # the CHANCE stream; st[CHANCE + 1]: its draws so far
+PRNG = _rest.take(2)  # the POLICY stream
 PARAMS = _rest.take(MAX_PARAMS)
 SCRIPTED = _rest.take(1)  # 1: the scripted family plays, compiled in; 0: decide (player.py)
 OPTS = _rest.take(MAX_OPTIONS)

@@ -132,7 +132,7 @@ def play_lookahead(rules, decide, scripted, params, seed, game, start, start_scr
                 log[logged, LOG_AT] = at + m
         script[n] = choice
         n += 1
-    write_result(st, st[L.RS + 1], out)
+    write_result(st, st[L.CHANCE + 1], out)
     owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
 
 

@@ -4,6 +4,7 @@ from bollesim.bits import lowest, popcount
 from bollesim.bollebank import codes as C
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import events as E
+from bollesim.bollebank import luck
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.decisions import order_dest, order_kind, order_mask, pack_order
 from bollesim.bollebank.engine import layout as L
@@ -87,7 +88,7 @@ def orders_phase(st, decide):
 def draw_chit(st):
     """One chit from the pool; the last chit fills the hole."""
     n = st[L.X_N_POOL]
-    i = pick(st, n)
+    i = pick(st, n, luck.CHIT)
     chit = st[L.POOL + i]
     st[L.POOL + i] = st[L.POOL + n - 1]
     st[L.X_N_POOL] = n - 1
@@ -127,7 +128,7 @@ def light_damage(st, v):
         log(st, E.LIGHT_DAMAGE, v, -1, 0, 0)
         return
     while True:
-        die = d6(st)
+        die = d6(st, luck.LIGHT_DAMAGE)
         kind = st[T.LIGHT_TABLE + (die - 1)]
         if not has(st, v, O.V_LIGHT, kind):
             break

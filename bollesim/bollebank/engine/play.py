@@ -131,7 +131,7 @@ def play_game(st, decide, seed, game, out):
     """Play game `game` of run `seed` in st (rules and parameters already set) into out."""
     new_game(st, seed, game)
     play_out(st, decide, ORDERS)
-    write_result(st, st[L.RS + 1], out)
+    write_result(st, st[L.CHANCE + 1], out)
 
 
 TRACED_ARGS = (I64[::1], DECIDE_TYPE, I64, F64[::1], I64, I64, I64[::1], I64[::1], I64[::1])

@@ -62,7 +62,7 @@ def ask(st, decide, kind, n, context_a, context_b):
     if st[L.SCRIPTED]:
         index = F.play(kind, observation(st), ruleset(st), options(st), n, params(st))
     else:
-        prng = st[L.RS + 2 : L.RS + 4]
+        prng = st[L.PRNG : L.PRNG + 2]
         index = decide(kind, observation(st), ruleset(st), options(st), n, params(st), prng)
     if st[L.SCRIPT_ON]:
         record_point(st, kind, n, index)

@@ -2,6 +2,7 @@
 
 from bollesim.bollebank import codes as C
 from bollesim.bollebank import events as E
+from bollesim.bollebank import luck
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.engine import tables as T
@@ -72,7 +73,7 @@ def received(st, receiver):
         log(st, E.RADIO, receiver, 0, quality, 1)
         return True
     if st[T.S_RADIO_PER_VEHICLE] or st[L.X_SHARED_DIE] == 0:
-        st[L.X_SHARED_DIE] = d6(st)
+        st[L.X_SHARED_DIE] = d6(st, luck.RADIO)
     ok = st[L.X_SHARED_DIE] <= quality
     log(st, E.RADIO, receiver, st[L.X_SHARED_DIE], quality, ok)
     return ok

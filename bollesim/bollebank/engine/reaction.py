@@ -4,6 +4,7 @@ from bollesim.bits import lowest, popcount
 from bollesim.bollebank import codes as C
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import events as E
+from bollesim.bollebank import luck
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.engine import tables as T
@@ -39,7 +40,7 @@ def reaction_phase(st, decide):
     n = track_len(st, C.TANK)
     hot = 0
     if n:
-        die = d6(st)
+        die = d6(st, luck.TANK_STATUS)
         hot = die >= st[T.TANK_HOT_MIN + (n - 1)]
         log(st, E.TANK_STATUS, die, hot, n, 0)
     st[O.TANK_HOT] = hot
@@ -110,7 +111,7 @@ def choose_target(st, weapon, exclude):
         if (candidates >> v) & 1 and st[fp + v] == low:
             tied |= 1 << v
     n = popcount(tied)
-    for _ in range(pick(st, n) if n > 1 else 0):  # the k-th tied vehicle, in vehicle order
+    for _ in range(pick(st, n, luck.TARGET) if n > 1 else 0):  # the k-th tied vehicle, in vehicle order
         tied &= tied - 1
     return lowest(tied)
 
@@ -147,7 +148,7 @@ def atgm_overwatch(st):
 def attack(st, decide, weapon, target, to_hit, drawing_fire):
     """§7.1.2-7.1.3: 2d6 + modifiers; Hold Fire RoE +1; location; HMG commander roll."""
     unbuttoned = has(st, target, O.V_LIGHT, C.NIGHT_VISION) or has(st, target, O.V_HEAVY, C.TURRET)
-    roll = two_d6(st)
+    roll = two_d6(st, luck.ATTACK + weapon)
     if weapon == C.ATGM and atgm_overwatch(st):
         roll += st[T.S_ATGM_OW_DRM]
         letter = st[T.CHIT_LETTER + (last_chit(st, C.ATGM))]
@@ -160,10 +161,10 @@ def attack(st, decide, weapon, target, to_hit, drawing_fire):
     if st[O.FIRE_ROE] == 0:
         change_roe(st, decide, st[T.S_HOLD_ATTACK], E.ROE_HOLD_ATTACK)
     if hit:
-        die = d6(st)
+        die = d6(st, luck.LOCATION + weapon)
         heavy_damage(st, decide, target, hit_table(st, weapon, die - 1), die, False, weapon)
     if weapon == C.HMG and unbuttoned and not st[L.X_OVER]:
-        die = d6(st)
+        die = d6(st, luck.HMG_COMMANDER)
         killed = die >= st[T.S_HMG_KILL_ON]
         log(st, E.COMMANDER_ROLL, target, die, killed, 0)
         if killed:
@@ -183,7 +184,7 @@ def artillery(st, decide):
     for v in range(T.NV):
         if target != C.NO_ART and st[T.POS_ART + (pos(st, v))] == target:
             present += 1
-    roll = two_d6(st) if present else 0
+    roll = two_d6(st, luck.ARTILLERY) if present else 0
     log(st, E.ARTILLERY, target, roll, present, 0)
     if present or target == C.NO_ART or st[T.S_ART_ALWAYS]:
         further_effects(st, decide, target)
@@ -199,7 +200,7 @@ def artillery(st, decide):
                     n += 1
     if n == 0:
         return
-    chit = st[chits + pick(st, n)]
+    chit = st[chits + pick(st, n, luck.RU)]
     victim = st[T.CHIT_VEHICLE + chit]
     to_pool = roll < st[T.S_ART_HEAVY]
     log(st, E.ARTILLERY_DRAW, victim, to_pool, 0, 0)
@@ -211,7 +212,7 @@ def artillery(st, decide):
                 break
         pool_append(st, chit)
     else:
-        die = d6(st)
+        die = d6(st, luck.LOCATION + C.ART)
         apc_survives = st[T.S_ART_ON_APC] == C.ART_APC_LOCATION  # I-ART-APC
         heavy_damage(st, decide, victim, hit_table(st, C.ART, die - 1), die, apc_survives, C.ART)
 

@@ -96,7 +96,7 @@ def play_scripted(
                     out[j])
         else:
             pause(st, decide, params, seed, game, start, script, n, snapshot, True)
-            write_result(st, st[L.RS + 1], out[j])
+            write_result(st, st[L.CHANCE + 1], out[j])
             keep_point(st, point)
     owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
 
@@ -146,7 +146,7 @@ def rollout(st, decide, params, seed, game, start, script, n, option, r, row):
     while not st[L.X_OVER]:
         phase = play_phase(st, decide, phase)
     st[L.SCRIPT_ON] = 0
-    write_result(st, st[L.RS + 1], row)
+    write_result(st, st[L.CHANCE + 1], row)
 
 
 @compiled

@@ -20,10 +20,10 @@ def replayed(st, n):
         raise ValueError("a replayed choice is outside its decision's options")
     st[L.SCRIPT_AT] = at + 1
     if at + 1 == st[L.SCRIPT_N] and st[L.SCRIPT_MODE] == ROLLOUT:
-        st[L.RS] = st[L.SCRIPT_KEYS]  # the rollout's chance stream, from its first draw
-        st[L.RS + 1] = 0
-        st[L.RS + 2] = st[L.SCRIPT_KEYS + 1]
-        st[L.RS + 3] = 0
+        st[L.CHANCE] = st[L.SCRIPT_KEYS]  # the rollout's chance stream, from its first draw
+        st[L.CHANCE + 1] = 0
+        st[L.PRNG] = st[L.SCRIPT_KEYS + 1]
+        st[L.PRNG + 1] = 0
         st[L.SCRIPT_ON] = 0
     return index
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bollesim.bollebank import codes as C
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import events as E
+from bollesim.bollebank import luck
 from bollesim.bollebank.reference.effects import (
     ability_at,
     ability_ready,
@@ -35,7 +36,7 @@ def commander_checks(table: Table) -> None:
     acts_max = table.rules.p("damage", "commander_killed_acts_max")
     for v in table.game.vehicles:
         if v.commander_killed:
-            die = table.chance.d6()
+            die = table.d6(luck.COMMANDER)
             v.skip = die > acts_max
             table.log(E.COMMANDER_CHECK, v.index, die, not v.skip)
 
@@ -117,7 +118,7 @@ def may_move(table: Table, v: Vehicle, extra: bool = False) -> bool:
         table.log(E.NOT_MOVED, v.index, reason, -1)
         return False
     if C.NIGHT_VISION in v.light:
-        die = table.chance.d6()
+        die = table.d6(luck.NIGHT_VISION)
         helpers = sum(
             1
             for p in range(len(rules.position_ids))
@@ -242,11 +243,11 @@ def draw_marker(table: Table, position: int) -> None:
     lands on whichever side comes up, the 1-2-3 markers are the same on both sides."""
     game, rules = table.game, table.rules
     pool = game.marker_pools[int(rules.pos_eam_pool[position])]
-    i = table.chance.pick(pool, "marker")
+    i = table.pick(pool, luck.MARKER)
     marker = pool[i]
     pool[i] = pool[-1]
     pool.pop()
-    side = table.chance.coin() if rules.pos_eam_pool[position] == C.POOL_789 else 0
+    side = table.coin(luck.MARKER_SIDE) if rules.pos_eam_pool[position] == C.POOL_789 else 0
     game.markers[position] = (marker, side)
     table.log(E.MARKER_DRAWN, position, marker, side)
 
@@ -429,11 +430,11 @@ def fire_once(table: Table, v: Vehicle, direct: bool, saraci_rolls: list[int]) -
     die = 0
     hit = True
     if rules.pos_indirect[v.position]:
-        die = table.chance.d6()
+        die = table.d6(luck.UN_FIRE)
         saraci_rolls.append(die)
         hit = direct or die <= rules.p("fire", "indirect_hit_max")
     elif C.SIGHTS in v.light:
-        die = table.chance.d6()
+        die = table.d6(luck.UN_FIRE)
         hit = die <= rules.p("fire", "sights_hit_max")
     table.log(E.FIRE, v.index, track, die, hit)
     if hit:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bollesim.bollebank import codes as C
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import events as E
+from bollesim.bollebank import luck
 from bollesim.bollebank.decisions import order_dest, order_kind, order_mask, pack_order
 from bollesim.bollebank.reference.effects import (
     ability_at,
@@ -59,7 +60,7 @@ def weapon_chits_in_pool(game: Game) -> int:
 def draw_chit(table: Table) -> int:
     """Draw one chit from the enemy weapon pool (the last chit fills the hole)."""
     game = table.game
-    i = table.chance.pick(game.pool, "chit")
+    i = table.pick(game.pool, luck.CHIT)
     chit = game.pool[i]
     game.pool[i] = game.pool[-1]
     game.pool.pop()
@@ -97,7 +98,7 @@ def light_damage(table: Table, v: Vehicle) -> None:
         table.log(E.LIGHT_DAMAGE, v.index, -1, 0)
         return
     while True:
-        die = table.chance.d6()
+        die = table.d6(luck.LIGHT_DAMAGE)
         kind = int(rules.light_table[die - 1])
         if kind not in v.light:
             break

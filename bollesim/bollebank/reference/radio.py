@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bollesim.bollebank import codes as C
 from bollesim.bollebank import events as E
+from bollesim.bollebank import luck
 from bollesim.bollebank.reference.table import Table
 
 AUTOMATIC = 7  # "highest successful roll" of a link with no radio damage: no roll is made
@@ -69,7 +70,7 @@ class RadioCheck:
             table.log(E.RADIO, receiver, 0, quality, 1)
             return True
         if self.per_vehicle or not self.shared_die:
-            self.shared_die = table.chance.d6()
+            self.shared_die = table.d6(luck.RADIO)
         ok = self.shared_die <= quality
         table.log(E.RADIO, receiver, self.shared_die, quality, ok)
         return ok

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bollesim.bollebank import codes as C
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import events as E
+from bollesim.bollebank import luck
 from bollesim.bollebank.reference.effects import (
     ability_at,
     ability_ready,
@@ -23,7 +24,7 @@ def reaction_phase(table: Table) -> None:
     drm_positions = draw_their_fire(table)
     tanks = game.tracks[C.TANK]
     if tanks:  # §7.1: the status check is made while the track has chits
-        die = table.chance.d6()
+        die = table.d6(luck.TANK_STATUS)
         game.tank_hot = die >= rules.tank_hot_min[len(tanks) - 1]
         table.log(E.TANK_STATUS, die, game.tank_hot, len(tanks))
     else:
@@ -80,7 +81,7 @@ def choose_target(table: Table, weapon: int, exclude: int = -1) -> int:
         candidates = damaged if len(damaged) == 1 else exposed
     low = min(fp for fp, _ in candidates)
     tied = [v.index for fp, v in candidates if fp == low]
-    return tied[table.chance.pick(tied, "target")] if len(tied) > 1 else tied[0]
+    return tied[table.pick(tied, luck.TARGET)] if len(tied) > 1 else tied[0]
 
 
 def direct_fire(table: Table, weapon: int, to_hit: int, drm_positions: set[int]) -> None:
@@ -121,7 +122,7 @@ def attack(
     attack raises the RoE; a hit rolls its location; HMG may kill an unbuttoned commander."""
     game, rules = table.game, table.rules
     unbuttoned = C.NIGHT_VISION in target.light or C.TURRET in target.heavy
-    roll = table.chance.two_d6()
+    roll = table.two_d6(luck.ATTACK + weapon)
     if weapon == C.ATGM and atgm_overwatch(game):
         roll += rules.atgm_overwatch_drm
         letter = int(rules.chit_letter[game.tracks[C.ATGM][-1]])
@@ -135,10 +136,10 @@ def attack(
     if not game.fired:
         change_roe(table, rules.p("roe", "hold_fire_attack"), E.ROE_HOLD_ATTACK)
     if hit:
-        die = table.chance.d6()
+        die = table.d6(luck.LOCATION + weapon)
         heavy_damage(table, target, int(rules.hit_table[weapon, die - 1]), die, weapon)
     if weapon == C.HMG and unbuttoned and not game.over:
-        die = table.chance.d6()
+        die = table.d6(luck.HMG_COMMANDER)
         killed = die >= rules.p("damage", "hmg_kills_commander_on")
         table.log(E.COMMANDER_ROLL, target.index, die, killed)
         if killed:
@@ -160,7 +161,7 @@ def artillery(table: Table) -> None:
     present = [
         v for v in game.vehicles if target != C.NO_ART and rules.pos_art[v.position] == target
     ]
-    roll = table.chance.two_d6() if present else 0
+    roll = table.two_d6(luck.ARTILLERY) if present else 0
     table.log(E.ARTILLERY, target, roll, len(present))
     if present or target == C.NO_ART or rules.p("interpretations", "artillery_effects_always"):
         further_effects(table, target)
@@ -170,7 +171,7 @@ def artillery(table: Table) -> None:
     chits.sort()
     if not chits:
         return
-    chit = chits[table.chance.pick(chits, "ru")]
+    chit = chits[table.pick(chits, luck.RU)]
     victim = game.vehicles[rules.chit_vehicle[chit]]
     to_pool = roll < rules.p("artillery", "heavy_damage_roll")
     table.log(E.ARTILLERY_DRAW, victim.index, to_pool)
@@ -178,7 +179,7 @@ def artillery(table: Table) -> None:
         game.aside.remove(chit)
         game.pool.append(chit)
     else:
-        die = table.chance.d6()
+        die = table.d6(luck.LOCATION + C.ART)
         apc_survives = rules.p("interpretations", "artillery_on_apc") == C.ART_APC_LOCATION
         heavy_damage(
             table, victim, int(rules.hit_table[C.ART, die - 1]), die, C.ART, apc_survives

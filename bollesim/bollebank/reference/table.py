@@ -44,6 +44,19 @@ class Table:
         if self.trace is not None:
             self.trace.append((self.game.turn, kind, int(a), int(b), int(c), int(d)))
 
+    def pick(self, items: list, purpose: int) -> int:
+        """Index of the item of `items` drawn for `purpose` (luck.py) this turn."""
+        return self.chance.pick(items, purpose, self.game.turn)
+
+    def coin(self, purpose: int) -> int:
+        return self.chance.coin(purpose, self.game.turn)
+
+    def d6(self, purpose: int) -> int:
+        return self.chance.d6(purpose, self.game.turn)
+
+    def two_d6(self, purpose: int) -> int:
+        return self.chance.two_d6(purpose, self.game.turn)
+
     def ask(self, kind: int, options: list[int], context: tuple[int, int] = (0, 0)) -> int:
         """The policy's choice among options (returned as the option itself)."""
         if len(options) == 1:
