@@ -120,12 +120,15 @@ def new_stream(seed: int, game: int, stream: int, purposes: int = 0) -> np.ndarr
     return s
 
 
+_FLOOR_STREAM = keyed_size(1)
+
+
 @compiled(nogil=True)  # on several threads at once (engine/blocks.py)
 def dice_floor(seed, draws, out, lo, hi):
     """What the luck alone costs (`bollesim bench`'s floor): for games lo .. hi - 1, exactly
     draws[g] dice for game g from a keyed stream seeded as the engines seed it (one
     purpose in one turn), and nothing else; out[g] gets their sum."""
-    stream = np.zeros(keyed_size(1), dtype=np.int64)
+    stream = np.zeros(_FLOOR_STREAM, dtype=np.int64)
     for g in range(lo, hi):
         init_stream(stream, seed, np.int64(g), CHANCE)
         acc = 0

@@ -52,6 +52,7 @@ def test_the_bracket_states_both_ends_and_the_proven_losses():
     assert "45.0%" in text and "97.0%" in text
     assert "1,900 games won by a line found, 40 undecided" in text
     assert "60 proven lost" in text and "(3.0%)" in text
+    assert "at most the 100 with no winning line found (5.0%)" in text
     assert f"{100 * (0.97 - 0.45):.1f} points" in text
 
 

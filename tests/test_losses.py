@@ -73,14 +73,14 @@ def test_loss_columns_match_the_trace(policy):
 
 
 def test_a_game_checked_by_hand():
-    """`bollesim play -P historical --seed 1 --game 0` narrates: turn 2, "Tank fires at
-    QL1 ... HIT. QL1 hit in the hull" (the first loss); turn 3, QL1 stunned stays at SK-2
-    CKP, "ATGM fires at QL1 ... HIT. QL1 hit in the hull (d6 4). QL1 is DESTROYED."
-    (§7.1.3: a second hit in the same place destroys a tank)."""
-    row, _ = played("historical", 1, 0)
+    """`bollesim play -P historical --seed 1 --game 18` narrates: turn 2, EA moves to SK-2
+    CKP, "HMG fires at EA ... the die roll is 12: HIT. EA hit in the tracks" (the first
+    loss); turn 3, immobile at SK-2 CKP, "Tank fires at EA ... HIT. EA hit in the tracks
+    (d6 2). EA is DESTROYED." (§7.1.3: a second hit in the same place destroys a tank)."""
+    row, _ = played("historical", 1, 18)
     assert (row["end_reason"], row["end_turn"]) == ("vehicle destroyed", 3)
     assert {c: row[c] for c in LOSS_COLUMNS} == {
-        "first_loss_turn": 2, "loss_vehicle": "QL1", "loss_cause": "ATGM",
+        "first_loss_turn": 2, "loss_vehicle": "EA", "loss_cause": "Tank",
         "loss_place": "SK-2 CKP"}
 
 
@@ -91,6 +91,6 @@ def test_the_engine_comparison_covers_the_loss_columns():
     assert len(names) == L.N_RESULTS
     slots = (L.R_FIRST_LOSS_TURN, L.R_LOSS_VEHICLE, L.R_LOSS_CAUSE, L.R_LOSS_PLACE)
     assert [names.index(c) for c in LOSS_COLUMNS] == list(slots)
-    row, _ = played("historical", 1, 0)
+    row, _ = played("historical", 1, 18)
     ints = RESULT.ints(row)
-    assert [ints[s] for s in slots] == [2, C.QL1 + 1, C.ATGM + 1, C.SK2 + 1]
+    assert [ints[s] for s in slots] == [2, C.EA + 1, C.TANK + 1, C.SK2 + 1]

@@ -84,17 +84,20 @@ def best_honest(rungs: list[Rung], outcome: str) -> Rung:
 
 def bracket_sentence(best: Rung, clairvoyant: Rung, undecided: int, lost: int) -> str:
     """The bracket of the best achievable rate of the main win, on the same games, and
-    what its ends mean."""
+    what its ends mean: how many games luck decides whatever the play, between the games
+    proven lost and those where no winning line was found."""
     b, c = best.rate(MAIN), clairvoyant.rate(MAIN)
     k, n = clairvoyant.counts[MAIN]
+    won = k - undecided
     gap = skill.luck_share(b.rate, c.rate)
     return (
         f"On these {n:,} games the best achievable {LABELS[MAIN]} rate lies between "
         f"{pct_ci(b.rate, b.low, b.high)} ({best.label}, the best honest player) and "
-        f"{pct_ci(c.rate, c.low, c.high)} (the clairvoyant: {k - undecided:,} games won by a "
+        f"{pct_ci(c.rate, c.low, c.high)} (the clairvoyant: {won:,} games won by a "
         f"line found, {undecided:,} undecided within its budget and counted as won, "
-        f"{lost:,} proven lost). The {lost:,} games proven lost ({pct(lost / n)}) are lost "
-        f"to luck that no play beats, even one that sees the future; the "
+        f"{lost:,} proven lost). Luck that no play beats, even one that sees the future, "
+        f"decides at least the {lost:,} games proven lost ({pct(lost / n)}) and at most "
+        f"the {n - won:,} with no winning line found ({pct((n - won) / n)}); the "
         f"{100 * gap:.1f} points between the two ends are games that better honest play or "
         f"only foreknowledge of the chits and dice could win: the bracket does not say "
         f"which."
