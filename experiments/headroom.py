@@ -158,8 +158,10 @@ def sweeps(best_op: dict, games: int,
     return out
 
 
-def sweep_section(out: Path, found, best_op: dict, games: int) -> tuple[list[str], list[str]]:
-    lines, words = [], []
+def sweep_section(out: Path, found, best_op: dict, games: int) -> tuple[list[str], str]:
+    """The preset trigger sweeps beside the same trigger swept for the best point, and
+    their verdict in one sentence."""
+    lines, words, changes = [], [], []
     experiment = load_experiment(ROOT / SPEC)
     width = max(H.widest_interval(df, k) for _, k, _, df, _ in found)
     width = max(width, *(H.widest_interval(df, p) for _, _, p, _, df in found))
@@ -180,14 +182,17 @@ def sweep_section(out: Path, found, best_op: dict, games: int) -> tuple[list[str
         plots.rates_by_trigger(after, p, policy="plan").savefig(out / name, dpi=110,
                                                                  facecolor="white")
         lines += [f"### {analysis.parameter_label(preset, k)}", "", f"![{p}]({name})", ""]
-        lines += advice_table(words, preset, k, before, "plan", p, after, best_op["label"])
-    return lines, words
+        lines += advice_table(words, preset, k, before, "plan", p, after, best_op["label"],
+                              changes)
+    return lines, H.advice_verdict(words, best_op["label"], tuple(changes))
 
 
 def advice_table(words: list[str], preset: str, k: str, before: pl.DataFrame, policy: str,
-                 param: str, after: pl.DataFrame, who: str) -> list[str]:
+                 param: str, after: pl.DataFrame, who: str,
+                 changes: list[str] | None = None) -> list[str]:
     """The table of the preset's best `k` per outcome beside `policy`'s best `param`, with
-    the advice word of each line (appended to `words`)."""
+    the advice word of each line (appended to `words`; where it changes, what it says
+    instead to `changes`)."""
     lines = [f"| outcome | best `{k}` ({preset}) | best `{param}` ({who}) | advice |",
              "|---|---|---|---|"]
     for b, a in zip(analysis.best_trigger(before, k).iter_rows(named=True),
@@ -196,22 +201,26 @@ def advice_table(words: list[str], preset: str, k: str, before: pl.DataFrame, po
                     strict=True):
         word = H.advice_word(b, a)
         words.append(word)
+        if word == "changes" and changes is not None:
+            changes.append(f"{analysis.LABELS[b['outcome']]}, {param} = {a['best_label']} "
+                           f"({pct(a['best_rate'])}) instead of {k} = {b['best_label']}")
         lines.append(f"| {analysis.LABELS[b['outcome']]} | {b['best_label']} "
                      f"({pct(b['best_rate'])}) | {a['best_label']} ({pct(a['best_rate'])}) "
                      f"| {word} |")
     return [*lines, ""]
 
 
-def restricted_section(folder: Path | None, found) -> list[str]:
+def restricted_section(folder: Path | None, found) -> tuple[list[str], str | None]:
     """The headline under strong play: the restricted player's trigger sweep (its folder),
-    its best setting per outcome beside the presets'. Skipped with a note when absent."""
+    its best setting per outcome beside the presets'; and its verdict in one sentence.
+    Skipped with a note (and no verdict) when absent."""
     lines = ["## When to give the first Fire order, under strong play", ""]
     if folder is None or not folder.is_dir():
         where = f"`{folder}` does not exist" if folder is not None else "no folder was given"
         return [*lines, f"Not in this report: {where}. Give the restricted player's trigger "
-                "sweep with `--restricted FOLDER`.", ""]
+                "sweep with `--restricted FOLDER`.", ""], None
     games = pl.read_parquet(open_run(folder).games_path)
-    words = []
+    words, changes = [], []
     for preset, k, _, before, _ in found:
         imposed = IMPOSED[k]
         if imposed not in games.columns or not (games[imposed] > 0).any():
@@ -222,10 +231,13 @@ def restricted_section(folder: Path | None, found) -> list[str]:
                   f"{n:,} games per setting of the restricted expert (95% intervals up to "
                   f"±{100 * 1.96 * (0.25 / n) ** 0.5:.1f} points).", ""]
         lines += advice_table(words, preset, k, before, "lookahead", imposed, own,
-                              "restricted expert")
+                              "restricted expert", changes)
     if not words:
-        return [*lines, f"`{folder}` sweeps none of the imposed triggers {', '.join(IMPOSED.values())}.", ""]
-    return [*lines, H.advice_verdict(words, "the expert with its first Fire order imposed"), ""]
+        return [*lines, f"`{folder}` sweeps none of the imposed triggers "
+                f"{', '.join(IMPOSED.values())}.", ""], None
+    verdict = H.advice_verdict(words, "the expert with its first Fire order imposed",
+                               tuple(changes))
+    return [*lines, verdict, ""], verdict
 
 
 def ladder_chart(rungs: list[H.Rung], path: Path) -> None:
@@ -302,14 +314,16 @@ def write(args, games, rungs, bound, verdicts, cv_seconds, found, baseline, best
     op = verdicts["operational"]
     skills = H.skill_rows(subset, "random", bound)
     best_op_point = next(p for p in best if p["objective"] == "operational victory")
-    sweep_lines, words = sweep_section(out, found, best_op_point, args.sweep_games)
+    sweep_lines, sweep_verdict = sweep_section(out, found, best_op_point, args.sweep_games)
+    restricted_lines, restricted_verdict = restricted_section(args.restricted, found)
     widths = {o: H.half_width(rungs[: len(rungs) - len(EXPERT_FACTORS)], o) for o in ("operational", "defeat")}
     lines = [
         "# Headroom: how well can the game be played?", "",
         f"**{H.headline(rungs, baseline['label'], paired(games))}**", "",
         f"**{H.bracket_sentence(best_op, bound, op[CV.UNDECIDED], op[CV.LOST])}**", "",
         f"**{H.skill_sentence(skills)}**", "",
-        f"**{H.advice_verdict(words, best_op_point['label'])}**", "",
+        f"**{sweep_verdict}**", "",
+        *([f"**{restricted_verdict}**", ""] if restricted_verdict else []),
         "## The skill ladder", "",
         f"Games of seed {SEED}, the same games for every player: {args.games:,} for the "
         f"scripted players (95% Wilson intervals at most ±{100 * widths['operational']:.1f} "
@@ -342,7 +356,7 @@ def write(args, games, rungs, bound, verdicts, cv_seconds, found, baseline, best
         "interval takes the three rates at the ends of their intervals.", "",
         *H.skill_table(skills, "random"), "", H.skill_sentence(skills), "",
         *sweep_lines,
-        *restricted_section(args.restricted, found),
+        *restricted_lines,
         "## How this was made", "", "```sh",
         f".venv/bin/python experiments/headroom.py --games {args.games} --expert-games "
         f"{args.expert_games} --clairvoyant-games {m} --budget {args.budget} "

@@ -945,8 +945,30 @@ LOOKAHEAD = [  # the lookahead player (bollesim/bollebank/lookahead.py, engine/r
     ),
 ]
 
+LUCK = [  # the keyed chance stream (bollesim/rng.py, bollesim/bollebank/luck.py)
+    Mutant(
+        "luck-counted-over-the-game",
+        "bollesim/rng.py",
+        "return mix64(sub + np.uint64(n) * GOLDEN)",
+        "return mix64(sub + np.uint64(s[at + 1]) * GOLDEN)",
+        "docs/architecture.md §3: a draw is keyed by (game, turn, purpose, n)",
+        "a draw's index counts every draw of the game: one extra die re-deals the rest",
+        ("tests/test_luck.py",),
+    ),
+    Mutant(
+        "tank-status-on-the-radio-die",
+        "bollesim/bollebank/reference/reaction.py",
+        "die = table.d6(luck.TANK_STATUS)",
+        "die = table.d6(luck.RADIO)",
+        "§7.1: the tank-status die is a purpose of its own",
+        "the tank-status die follows the turn's radio dice, which the player's orders vary",
+        ("tests/test_luck.py -k tank_status",),
+    ),
+]
+
 AREAS = {
     "engine": ENGINE,
+    "luck": LUCK,
     "victory": VICTORY_AND_TARGETS,
     "analysis": ANALYSIS,
     "precision": PRECISION,

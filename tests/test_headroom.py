@@ -87,7 +87,9 @@ def test_a_flat_line_is_no_effect_not_advice_that_holds():
 
 
 def test_the_verdict_counts_only_lines_with_an_effect():
-    text = H.advice_verdict(["holds", "no effect", "changes", "holds"], "X")
+    text = H.advice_verdict(["holds", "no effect", "changes", "holds"], "X",
+                            ("defeat: t = 4, not 1",))
+    assert text.endswith("(holds for 2, no effect for 1, changes for 1): defeat: t = 4, not 1.")
     assert "of the 3 outcome lines" in text and "holds for 2 and changes for 1" in text
     assert "no advice to compare" in H.advice_verdict(["no effect", "no effect"], "X")
 
@@ -169,11 +171,13 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
     script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "experiments" / "headroom.py"))
     found = [(preset, k, p, before, None) for preset, k, p, before, _ in
              script["sweeps"]({"params": {}}, 40, family=False)]
-    lines = script["restricted_section"](folder, found)
+    lines, verdict = script["restricted_section"](folder, found)
     text = "\n".join(lines)
     assert ("| outcome | best `k` (fire_at_roe) | best `imposed_roe` (restricted expert) "
             "| advice |") in text
     assert "6 games per setting of the restricted expert" in text
     assert "best `t`" not in text  # the stand-in sweeps k only
-    assert lines[-2].startswith("Under the expert with its first Fire order imposed")
-    assert "no folder" in script["restricted_section"](None, found)[2]
+    assert lines[-2] == verdict and verdict.startswith("Under the expert with its first Fire "
+                                                        "order imposed")
+    absent, none = script["restricted_section"](None, found)
+    assert "no folder" in absent[2] and none is None

@@ -320,6 +320,7 @@ def test_why_games_are_lost(sweep):
     text = paths["markdown"].read_text(encoding="utf-8")
     defeats = games.filter(pl.col("defeat"))
     rows = md_table(text, "Why games are lost")
+    assert "| the vehicle lost | defeats |" in text  # the result column's own label
     vehicles = defeats["loss_vehicle"].fill_null(chartdata.NO_LOSS).to_list()
     assert sorted(r[0] for r in rows) == sorted(set(vehicles))
     for row in rows:

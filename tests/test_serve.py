@@ -584,6 +584,15 @@ def test_a_hostile_request_gets_a_one_line_4xx(server, name, method, path, heade
     assert proc.poll() is None
 
 
+def test_a_request_without_a_policy_says_so(server):
+    import httpx
+
+    _, url = server
+    answer = httpx.post(url + "api/odds", json={"edits": {}}, timeout=30)
+    assert answer.status_code == 400
+    assert answer.json()["error"].startswith('no policy: the request needs "policy", one of ')
+
+
 def test_an_invalid_value_is_a_422_with_the_loader_message(server):
     import httpx
 

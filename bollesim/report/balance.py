@@ -312,7 +312,7 @@ def _losses(rep: Report, games: pl.DataFrame) -> None:
         _chart(rep, "defeats-turn", chartdata.defeats_by_turn(games),
                "Share of all games lost on each turn, one line per weapon, with 95% intervals.")
         table = analysis.defeat_breakdown(games, vehicle)
-        rep.table(["vehicle lost", "defeats", "share of defeats", "share of games (95% CI)"],
+        rep.table([RESULT.title(vehicle), "defeats", "share of defeats", "share of games (95% CI)"],
                   [[r[vehicle] or chartdata.NO_LOSS, f"{r['k']:,}", pct(r["share"]),
                     pct_ci(r["rate"], r["low"], r["high"])] for r in table.iter_rows(named=True)],
                   right={1, 2, 3})

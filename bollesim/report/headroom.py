@@ -171,17 +171,19 @@ def advice_word(before: dict, after: dict) -> str:
     return "holds" if same else "changes"
 
 
-def advice_verdict(words: list[str], player: str) -> str:
-    """One sentence from the advice words of every outcome and trigger."""
+def advice_verdict(words: list[str], player: str, changes: tuple[str, ...] = ()) -> str:
+    """One sentence from the advice words of every outcome and trigger, naming the lines
+    where the advice changes (`changes`: what each says instead)."""
     counted = {w: words.count(w) for w in dict.fromkeys(words)}
     parts = ", ".join(f"{w} for {k}" for w, k in counted.items())
     compared = counted.get("holds", 0) + counted.get("changes", 0)
     if not compared:
         return (f"Under {player}, the trigger has no effect that both "
                 f"players show for any outcome ({parts}): no advice to compare.")
+    instead = f": {'; '.join(changes)}" if changes else ""
     return (f"Under {player}, of the {compared} outcome lines where the trigger has an "
             f"effect for both players, the advice holds for {counted.get('holds', 0)} and "
-            f"changes for {counted.get('changes', 0)} ({parts}).")
+            f"changes for {counted.get('changes', 0)} ({parts}){instead}.")
 
 
 def headline(rungs: list[Rung], baseline: str, compare) -> str:

@@ -181,6 +181,8 @@ class Server:
         from bollesim.game.policy import available_policies, load_policy
 
         known = available_policies(deciding=True)  # the lookahead player is far too slow here
+        if name is None:
+            raise BadRequest(f'no policy: the request needs "policy", one of {", ".join(known)}')
         if not isinstance(name, str) or name not in known:
             raise BadRequest(f"unknown policy {str(name)[:40]!r} (known: {', '.join(known)})")
         with self._loading:
