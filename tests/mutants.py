@@ -932,7 +932,7 @@ LOOKAHEAD = [  # the lookahead player (bollesim/bollebank/lookahead.py, engine/r
         "return best if d.sum() >= confidence * np.sqrt((d * d).sum()) else base",
         "lookahead: with no evidence it plays as its base policy",
         "a tie goes to the first option listed, often 'no order'",
-        ("tests/test_lookahead.py -k tied",),
+        ("tests/test_lookahead.py -k tie",),
     ),
     Mutant(
         "objective-rewards-defeat",

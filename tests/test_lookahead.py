@@ -13,6 +13,7 @@ from bollesim.batch.runner import RESULT, simulate
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import lookahead as LA
 from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine import lookahead as search
 from bollesim.bollebank.engine import rollout as R
 from bollesim.bollebank.reference.chance import Chance
 from bollesim.bollebank.reference.play import play_game
@@ -137,6 +138,16 @@ def test_with_every_option_tied_it_plays_as_its_base():
         assert row[L.R_END_TURN] == base["end_turn"][g]
         assert bool(row[L.R_DEFEAT]) == base["defeat"][g]
         assert row[L.R_CHITS_DRAWN] == base["chits_drawn"][g]
+
+
+def test_the_final_comparison_keeps_the_base_choice_on_a_tie():
+    """choose: paired differences that add up to nothing are no evidence, even when no
+    margin is asked (confidence 0): the base's choice stays; any evidence at all moves it."""
+    d = np.zeros(8)
+    assert search.choose(d, 3, 1, 0.0) == 1
+    assert search.choose(d, 3, 1, 1.25) == 1
+    d[0] = 1.0
+    assert search.choose(d, 3, 1, 0.0) == 3
 
 
 def test_a_round_that_finds_nothing_above_the_base_ends_the_search():
