@@ -308,7 +308,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
         "        st[O.OPERATIONAL] = operational\n",
         "I-STICKY",
         "an operational victory met once is lost when its conditions lapse",
-        (FAST_GAMES,),
+        ("tests/test_rules_both_engines.py -k STICKY",),
     ),
     Mutant(
         "tactical-victory-never-offered",

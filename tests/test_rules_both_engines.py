@@ -151,3 +151,18 @@ def test_target_priority_7_1_I_TARGET(case):
     table = make_table(game)  # no luck scripted: a tie would fail the test
     assert reaction.choose_target(table, weapon, exclude) == want
     assert fast_reaction.choose_target(fast_state(game), weapon, exclude) == want
+
+
+def test_a_victory_met_stays_won_in_both_engines_8_I_STICKY():
+    """I-STICKY: an operational victory met at an earlier End phase stays won at one where
+    its conditions lapse (here Vis fires again and the deadline has passed)."""
+    from bollesim.game.policy import load_policy
+
+    game = victory_position(silent=False, turn=19, AQ=T2, EA=T2)
+    assert both_assess(game) == ((False, False), (False, False))
+    game.operational = True
+    st = fast_state(game)
+    st[L.SCRIPTED] = 0
+    fast_end.end_phase(st, load_policy("random").decide)
+    end.end_phase(make_table(game))
+    assert game.operational and st[O.OPERATIONAL] == 1
