@@ -3,7 +3,13 @@ rollouts from the state it is in (played out by a base policy, successive halvin
 options) and takes the best when it clearly beats the base policy's own choice; a first
 Fire order may be imposed (from an RoE, from a turn) while every other choice is its own."""
 
-from bollesim.bollebank.lookahead import BASES, OBJECTIVES, narrated_game, play_games
+from bollesim.bollebank.lookahead import (
+    BASES,
+    IMPOSED_PARAMETERS,
+    OBJECTIVES,
+    narrated_game,
+    play_games,
+)
 from bollesim.game.params import Parameter
 
 _objectives = ", ".join(f"{i} {o.label}" for i, o in enumerate(OBJECTIVES))
@@ -27,14 +33,7 @@ PARAMETERS = (
               " on fresh rollouts by this many standard errors of their paired difference"
               " (0: when it scores higher)",
               label="confidence to leave the base's choice"),
-    Parameter("imposed_roe", 0, 0, 25,
-              "an imposed first Fire order: none before the RoE is at least this, and at the"
-              " first chance once it is (0: not imposed)",
-              label="imposed RoE of the first Fire order", never=25),
-    Parameter("imposed_turn", 0, 0, 41,
-              "an imposed first Fire order: none before this turn, and at the first chance"
-              " from it (0: not imposed)",
-              label="imposed turn of the first Fire order", never=41),
+    *IMPOSED_PARAMETERS,
 )
 
 CHUNK = 50  # games per piece of work (runner.default_chunk): a progress bar moves

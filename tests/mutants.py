@@ -460,11 +460,21 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     Mutant(
         "best-tied-dropped",
         "bollesim/stats/analysis.py",
-        "tied = [labels[i] for i in range(len(values)) if i != ib and p[i] >= alpha]",
+        "tied = [labels[i] for i in range(len(values)) if i != ib and p[i] >= chosen_alpha]",
         "tied = []",
         "best_trigger",
         "the settings not significantly different from the best are not listed",
         ("tests/test_analysis.py",),
+    ),
+    Mutant(
+        "best-chosen-without-correction",
+        "bollesim/stats/analysis.py",
+        "chosen_alpha = alpha / max(1, len(values) - 1)",
+        "chosen_alpha = alpha",
+        "best_trigger",
+        "a setting chosen as the best of many on the same games is called better than"
+        " settings that only lost to its luck",
+        ("tests/test_analysis.py -k equal_settings",),
     ),
     Mutant(
         "worst-labelled-as-default",

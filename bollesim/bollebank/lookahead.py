@@ -37,6 +37,7 @@ from bollesim.bollebank.engine.script import PAUSE, ROLLOUT
 from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.errors import UsageError
+from bollesim.game.params import Parameter
 from bollesim.game.policy import DecidePolicy, Policy, load_policy
 from bollesim.game.result import Objective
 
@@ -50,9 +51,10 @@ OBJECTIVES = (  # the values of the lookahead policy's `objective` parameter
     Objective("victories, the four types added", {v: 1 for v in RESULT.wins}),
 )
 BASES = ("expert", "historical", "cautious", "fire_at_roe", "hold_fire", "rush", "random",
-         "plan")
+         "plan", "apprentice")
 """The values of the `base` parameter: the policy that plays the rollouts out. "expert":
-the plan family at EXPERT_BASE; the others at their defaults (`plan` at other parameters:
+the plan family at EXPERT_BASE; "apprentice": the learned player over it
+(policies/apprentice.py); the others at their defaults (`plan` at other parameters:
 play_games' base_params, with_base)."""
 
 EXPERT_BASE_FILE = Path(__file__).with_name("expert_base.toml")
@@ -118,6 +120,7 @@ class Decision:
     base_choice: int  # the index the base policy would have chosen
     choice: int  # the index taken
     rollouts: int  # rollouts spent on it (0: left to the base)
+    obs: np.ndarray | None = None  # the observation it was taken on (play(observe=True))
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,19 @@ class FirstFire:
     @property
     def imposed(self) -> bool:
         return self.roe > 0 or self.turn > 0
+
+
+IMPOSED_PARAMETERS = (
+    Parameter("imposed_roe", 0, 0, 25,
+              "an imposed first Fire order: none before the RoE is at least this, and at the"
+              " first chance once it is (0: not imposed)",
+              label="imposed RoE of the first Fire order", never=25),
+    Parameter("imposed_turn", 0, 0, 41,
+              "an imposed first Fire order: none before this turn, and at the first chance"
+              " from it (0: not imposed)",
+              label="imposed turn of the first Fire order", never=41),
+)
+"""Restricted play's parameters, of the lookahead player and of the apprentice (FirstFire)."""
 
 
 LOG_ROWS = L.MAX_SCRIPT  # decisions of a game kept for the reference engine and `play`
@@ -151,9 +167,10 @@ class Lookahead:
                  first_fire: FirstFire = FirstFire(), screen: int = SCREEN):
         if not isinstance(base, DecidePolicy):
             raise ValueError(f"{base.name} cannot be the base of a lookahead player")
-        if first_fire.imposed and not base.scripted:
-            raise UsageError(f"an imposed first Fire order needs a base of the plan family, "
-                             f"not {base.name}")
+        keeps_trigger = {p.name for p in IMPOSED_PARAMETERS} <= {p.name for p in base.parameters}
+        if first_fire.imposed and not (base.scripted or keeps_trigger):
+            raise UsageError(f"an imposed first Fire order needs a base of the plan family "
+                             f"or the apprentice, not {base.name}")
         self.rules = rules
         self.rollouts = rollouts
         self.confidence = confidence
@@ -161,7 +178,11 @@ class Lookahead:
         self.first_fire = first_fire
         self.base = base
         self.base_vector = base.param_vector(base_params)
-        if first_fire.imposed:  # the family itself, at the point with the trigger imposed
+        if first_fire.imposed and keeps_trigger:  # the base's own restricted play
+            self.base_vector = base.param_vector({**(base_params or {}),
+                                                  "imposed_roe": first_fire.roe,
+                                                  "imposed_turn": first_fire.turn})
+        elif first_fire.imposed:  # the family itself, at the point with the trigger imposed
             self.base = load_policy("plan")
             self.base_vector = with_trigger(base.kernel_params(self.base_vector), first_fire)
         self._params = np.require(self.base.kernel_params(self.base_vector), np.float64,
@@ -229,9 +250,9 @@ class Lookahead:
         return int(EL.choose(d, best, base_choice, float(self.confidence)))
 
     def play(self, seed: int, game: int, record: bool = True,
-             at: Position | None = None) -> tuple[np.ndarray, list[Decision]]:
+             at: Position | None = None, observe: bool = False) -> tuple[np.ndarray, list[Decision]]:
         """One game, from setup or from `at`: its result row (layout.R_*) and, if record,
-        the decisions it took (from `at`)."""
+        the decisions it took (from `at`), with their observations if observe."""
         at = at or Position(SETUP, [])
         out = np.zeros(L.N_RESULTS, dtype=np.int64)
         tally = np.zeros(3, dtype=np.int64)
@@ -239,9 +260,10 @@ class Lookahead:
         log = np.zeros((rows, EL.LOG_WIDTH), dtype=np.int64)
         options = np.zeros(flat, dtype=np.int64)
         scores = np.zeros(flat, dtype=np.float64)
+        seen = np.zeros((rows if observe else 0, O.SIZE), dtype=np.int64)
         self._game_kernel(self.rules.packed, self._decide, self._scripted, self._params, seed,
                           game, at.snapshot, np.asarray(at.script, dtype=np.int64), self.config,
-                          out, tally, log, options, scores)
+                          out, tally, log, options, scores, seen)
         asked = int(tally[EL.TALLY_DECISIONS])
         if record and (asked > rows or (log[:asked, EL.LOG_N] == 0).any()):
             raise ValueError(f"game {game}: more decisions than the log holds")
@@ -249,7 +271,8 @@ class Lookahead:
         for k in range(asked if record else 0):
             kind, n, base, choice, turn, spent, at = (int(x) for x in log[k])
             decisions.append(Decision(turn, kind, options[at : at + n].copy(),
-                                      scores[at : at + n].copy(), base, choice, spent))
+                                      scores[at : at + n].copy(), base, choice, spent,
+                                      seen[k].copy() if observe else None))
         return out, decisions
 
     def reference_row(self, seed: int, game: int, decisions: list[Decision]) -> np.ndarray:

@@ -17,7 +17,8 @@ The scripted family `plan` (policies/plan.py) is compiled into the fast engine's
 which asks it for its orders without listing them (engine/orders.py). A module with
 PRESET instead of decide is a point of that family (bollesim/bollebank/scripted/space.py): its own
 PARAMETERS name the rows' columns, and PRESET maps them to the family's parameters.
-A module with play_games (and CHUNK, narrated_game) instead plays whole games itself.
+A module with play_games (and CHUNK, narrated_game) instead plays whole games itself. A
+decide module may define KERNEL_PARAMS(rows) -> vectors, the vectors its decide takes.
 
 One kind per shape, each playing its own games (Policy.play_chunk): DecidePolicy (the
 game's engines call its decide; the scripted family is one), Preset (a point of the
@@ -106,10 +107,17 @@ class DecidePolicy(Policy):
 
     decide: object  # numba dispatcher
     scripted: bool = False
+    to_kernel: Callable[[np.ndarray], np.ndarray] | None = field(default=None, kw_only=True)
+    """Maps rows (n, parameters) to the vectors decide takes (a module's KERNEL_PARAMS:
+    a learned player's model rides there); None: the rows themselves."""
 
     def kernel_params(self, params: np.ndarray) -> np.ndarray:
         """The vectors decide and the kernels take for parameter rows (one row, or n)."""
-        return np.asarray(params, dtype=np.float64)
+        params = np.asarray(params, dtype=np.float64)
+        if self.to_kernel is None:
+            return params
+        out = self.to_kernel(np.atleast_2d(params))
+        return out[0] if params.ndim == 1 else out
 
     def play_chunk(self, rules: Ruleset, params: np.ndarray, seed: int, first_game: int,
                    engine: str) -> np.ndarray:
@@ -174,7 +182,8 @@ def from_module(module: ModuleType, name: str | None = None) -> Policy:
     # DECIDE_SIGNATURE when the fast engine takes it as a function pointer.
     decide = njit(cache=hasattr(module, "__file__"))(module.decide)
     scripted = module.__name__ == f"{declared().policies}.{declared().scripted}"
-    return DecidePolicy(name, doc, parameters, decide, scripted)
+    return DecidePolicy(name, doc, parameters, decide, scripted,
+                        to_kernel=getattr(module, "KERNEL_PARAMS", None))
 
 
 @cache

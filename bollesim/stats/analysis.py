@@ -539,8 +539,9 @@ def best_trigger(df: pl.DataFrame, param: str, *, default: float | None = None,
     `gain_vs_worst`, `gain_vs_default` (rate differences, positive = better for the
     goal), `p_vs_worst`, `p_vs_default` (exact McNemar over the same games; null when the
     games cannot be paired one to one), `significant_vs_worst`, `significant_vs_default`,
-    `tied` (labels of the other settings not significantly different from the best; null
-    when unpaired), `n_min` (fewest games behind one setting) and `n_settings`.
+    `tied` (labels of the other settings not significantly different from the best, at
+    alpha divided by the number of other settings: the best was chosen among them on these
+    same games; null when unpaired), `n_min` (fewest games behind one setting) and `n_settings`.
     Ties go to the smaller parameter value.
     """
     if param not in df.columns:
@@ -587,7 +588,10 @@ def best_trigger(df: pl.DataFrame, param: str, *, default: float | None = None,
             only_best = (m[ib][None, :] & ~m).sum(axis=1)
             only_other = (~m[ib][None, :] & m).sum(axis=1)
             p = [mcnemar_exact(int(b), int(c)) for b, c in zip(only_best, only_other, strict=True)]
-            tied = [labels[i] for i in range(len(values)) if i != ib and p[i] >= alpha]
+            # the best was chosen among the settings on these same games: each other
+            # setting is tested against it at alpha / (settings - 1) (Bonferroni)
+            chosen_alpha = alpha / max(1, len(values) - 1)
+            tied = [labels[i] for i in range(len(values)) if i != ib and p[i] >= chosen_alpha]
         else:
             p, tied = None, None
         p_w = p[iw] if p is not None else None

@@ -68,12 +68,13 @@ LOOKAHEAD_ARGS = (
     types.int64[:, ::1],  # log: a row per decision asked, while there is room (LOG_*)
     types.int64[::1],  # log_options: the options of the logged decisions, flat
     types.float64[::1],  # log_scores: their scores (nan: not looked at), flat
+    types.int64[:, ::1],  # log_obs: the observation of each logged decision (0 rows: none)
 )
 
 
 @compiled(nogil=True)  # the kernel of play.for_policy(.., LOOKAHEAD_ARGS, base)
 def play_lookahead(rules, decide, scripted, params, seed, game, start, start_script, config,
-                   out, tally, log, log_options, log_scores):
+                   out, tally, log, log_options, log_scores, log_obs):
     """Lookahead game `game` of `seed` from `start` and the choices since (start_script)
     into out; the decisions it asked from there into the logs as far as they hold them."""
     if start_script.shape[0] >= L.MAX_SCRIPT:
@@ -125,6 +126,8 @@ def play_lookahead(rules, decide, scripted, params, seed, game, start, start_scr
             log[logged, LOG_TURN] = turn
             log[logged, LOG_ROLLOUTS] = spent.sum()
             log_options[at : at + m] = options
+            if logged < log_obs.shape[0]:
+                log_obs[logged] = st[L.POINT_OBS : L.POINT_OBS + O.SIZE]
             for i in range(m):
                 log_scores[at + i] = values[i, : spent[i]].mean() if spent[i] else np.nan
             logged += 1

@@ -99,7 +99,7 @@ def write_result(st, draws, out):
 
 
 @intrinsic
-def _as_pointer(typingctx, address):
+def as_pointer(typingctx, address):
     """An integer address as a void pointer (for carray)."""
 
     def codegen(context, builder, signature, args):
@@ -113,7 +113,7 @@ def unmanaged(st):
     """A view of st that numba does not reference-count: kernels pass the game vector
     through thousands of calls per game, and the atomic reference counting of a managed
     array cost about half the run time. The caller keeps st itself alive."""
-    return carray(_as_pointer(st.ctypes.data), st.shape[0], np.int64)
+    return carray(as_pointer(st.ctypes.data), st.shape[0], np.int64)
 
 
 @compiled

@@ -294,7 +294,13 @@ def order_score(code, obs, rules, plan):
 @compiled
 def best_order(options, n_options, obs, rules, params):
     """Index of the best-scored order on offer, the first on ties."""
-    plan = order_plan(obs, rules, params)
+    return best_under(order_plan(obs, rules, params), options, n_options, obs, rules)
+
+
+@compiled
+def best_under(plan, options, n_options, obs, rules):
+    """best_order under plan, the order_plan of the decision (given once for several
+    uses: the apprentice scores the same options again)."""
     i_best = 0
     s_best = 0
     for i in range(n_options):

@@ -1,0 +1,211 @@
+"""How the apprentice learns (expert iteration, Anthony et al. 2017, one round by default):
+
+1. label: the lookahead player (at its defaults, over `base`) plays games of the
+   training seed; every order decision it met is kept with its observation, its options,
+   the base's choice and the lookahead's choice (lookahead.Lookahead.play, observe=True);
+2. fit: LightGBM fits the gate (did the lookahead leave its base's choice? binary) on
+   every decision, and the chooser (which option did it take instead? lambdarank, one
+   group a decision) on the decisions where it left it;
+3. tune: the gate's threshold is chosen by play, on games of a seed of its own (the
+   apprentice is fast enough to play each candidate on thousands of games);
+4. round two, if asked: the lookahead over the new apprentice labels again.
+
+Every step is seeded: the same command gives the same model, digest included (LightGBM
+with deterministic=True on a fixed thread count).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import lookahead as LA
+from bollesim.bollebank.apprentice import features as X
+from bollesim.bollebank.apprentice import model as M
+from bollesim.bollebank.result import RESULT
+from bollesim.game.policy import load_policy
+
+# Small forests: the gate is asked at every order decision, the chooser at each option of
+# the decisions it opens, and the apprentice must play at scripted speed.
+GATE = {"objective": "binary", "learning_rate": 0.1, "num_leaves": 15, "max_depth": 5,
+        "min_data_in_leaf": 20, "feature_fraction": 0.8, "lambda_l2": 1.0}
+CHOOSER = {"objective": "lambdarank", "learning_rate": 0.1, "num_leaves": 15, "max_depth": 5,
+           "min_data_in_leaf": 10, "feature_fraction": 0.8, "lambda_l2": 1.0,
+           "lambdarank_truncation_level": 3, "eval_at": [1]}
+ROUNDS = 80  # trees a forest
+THRESHOLDS = (-3.0, -2.5, -2.0, -1.5, -1.0, -0.5, 0.0)
+"""The gate thresholds tried by play (log-odds; 0: even odds)."""
+
+
+@dataclass(frozen=True)
+class Labels:
+    """The lookahead's order decisions as training rows (features.py)."""
+
+    gate_x: np.ndarray  # (decisions, X.SIZE): the base's choice of each decision
+    gate_y: np.ndarray  # 1 where the lookahead left it
+    choose_x: np.ndarray  # (rows, X.SIZE): every other option of the decisions it left
+    choose_y: np.ndarray  # 1 for the option it took
+    groups: np.ndarray  # rows per decision left, in order
+
+    def digest(self) -> str:
+        h = hashlib.sha256()
+        for a in (self.gate_x, self.gate_y, self.choose_x, self.choose_y, self.groups):
+            h.update(np.ascontiguousarray(a).tobytes())
+        return h.hexdigest()[:16]
+
+
+def expert(rules, base=None) -> LA.Lookahead:
+    """The lookahead player at its defaults, over its default base or the policy `base`."""
+    player = LA.player(rules, load_policy("lookahead").param_vector())
+    if base is None:
+        return player
+    return LA.Lookahead(rules, player.rollouts, base, player.objective,
+                        confidence=player.confidence)
+
+
+def label(rules, seed: int, games: int, base=None, threads: int = 2,
+          progress=None) -> tuple[Labels, np.ndarray]:
+    """(the order decisions of `games` lookahead games of `seed` as Labels, their result
+    rows); progress(n) is called as games finish."""
+    player = expert(rules, base)
+    params = player._params
+
+    def one(g):
+        row, decisions = player.play(seed, g, record=True, observe=True)
+        return row, [d for d in decisions if d.kind == D.ISSUE_ORDER and len(d.options) > 1]
+
+    gate_x, gate_y, choose_x, choose_y, groups, rows = [], [], [], [], [], []
+    with ThreadPoolExecutor(threads) as pool:
+        for row, decisions in pool.map(one, range(games)):
+            rows.append(row)
+            for d in decisions:
+                n = len(d.options)
+                t = X.table(d.obs, rules.packed, params, d.options, n, d.base_choice)
+                gate_x.append(t[d.base_choice])
+                left = d.choice != d.base_choice
+                gate_y.append(left)
+                if left:
+                    others = [i for i in range(n) if i != d.base_choice]
+                    choose_x.append(t[others])
+                    choose_y.append(np.array([i == d.choice for i in others]))
+                    groups.append(len(others))
+            if progress is not None:
+                progress(1)
+    empty = np.zeros((0, X.SIZE))
+    labels = Labels(np.array(gate_x), np.array(gate_y, dtype=np.int8),
+                    np.vstack(choose_x) if choose_x else empty,
+                    np.concatenate(choose_y).astype(np.int8) if choose_y else np.zeros(0, np.int8),
+                    np.array(groups, dtype=np.int64))
+    return labels, np.array(rows)
+
+
+def fit(labels: Labels, seed: int, threads: int = 2) -> np.ndarray:
+    """The model (two forests, threshold 0) fitted to labels."""
+    import lightgbm as lgb
+
+    from bollesim.learn.forest import pack
+
+    if labels.gate_y.sum() == 0 or len(labels.groups) == 0:
+        raise ValueError("the lookahead never left its base's choice in these games: "
+                         "label more games")
+    common = {"seed": seed, "deterministic": True, "force_row_wise": True,
+              "num_threads": threads, "verbose": -1}
+    gate = lgb.train({**GATE, **common}, lgb.Dataset(labels.gate_x, labels.gate_y),
+                     num_boost_round=ROUNDS)
+    chooser = lgb.train({**CHOOSER, **common},
+                        lgb.Dataset(labels.choose_x, labels.choose_y, group=labels.groups),
+                        num_boost_round=ROUNDS)
+    return M.compose(pack(gate), pack(chooser), 0.0)
+
+
+def policy_with(model: np.ndarray):
+    """The apprentice policy playing `model`."""
+    from bollesim.bollebank.apprentice.shipped import kernel_rows
+
+    return replace(load_policy("apprentice"), to_kernel=partial(kernel_rows, model=model))
+
+
+def play(rules, model: np.ndarray, seed: int, games: int) -> np.ndarray:
+    """Result rows of `games` apprentice games of `seed` under model."""
+    from bollesim.bollebank.play import play_chunk
+
+    rows = np.zeros((games, 2))
+    return play_chunk(rules, policy_with(model), rows, seed, 0, "fast")
+
+
+def objective(rows: np.ndarray) -> float:
+    """What the lookahead's default objective counts: operational victory and no defeat."""
+    flag = RESULT.flags.index
+    return float(rows[:, flag("operational")].mean() - rows[:, flag("defeat")].mean())
+
+
+def tune(rules, model: np.ndarray, seed: int, games: int) -> tuple[float, dict[float, float]]:
+    """(the threshold whose games of `seed` score best, every threshold's score)."""
+    scores = {t: objective(play(rules, M.with_threshold(model, t), seed, games))
+              for t in THRESHOLDS}
+    return max(scores, key=lambda t: (scores[t], -abs(t))), scores
+
+
+@dataclass(frozen=True)
+class Trained:
+    model: np.ndarray
+    record: dict
+
+
+def train(rules, seed: int, games: int, tune_seed: int, tune_games: int, rounds: int = 1,
+          threads: int = 2, progress=None) -> Trained:
+    """The apprentice trained on `games` lookahead games a round (seeds seed, seed + 1,
+    ...), its threshold tuned on tune_games of tune_seed."""
+    started = time.monotonic()
+    model, history = None, []
+    for r in range(rounds):
+        # the lookahead over the apprentice of the round before labels the next one
+        base = None if model is None else policy_with(model)
+        labels, rows = label(rules, seed + r, games, base, threads, progress)
+        model = fit(labels, seed + r, threads)
+        threshold, scores = tune(rules, model, tune_seed, tune_games)
+        model = M.with_threshold(model, threshold)
+        history.append({
+            "round": r + 1, "base": "expert" if base is None else "apprentice",
+            "seed": seed + r, "games": games,
+            "decisions": int(len(labels.gate_y)), "left": int(labels.gate_y.sum()),
+            "data_digest": labels.digest(), "expert_objective": objective(rows),
+            "threshold": threshold,
+            "tuning": {f"{t:g}": round(s, 4) for t, s in scores.items()},
+        })
+    record = {"model_digest": M.digest(model), "tune_seed": tune_seed,
+              "tune_games": tune_games, "seconds": round(time.monotonic() - started),
+              "rounds": history}
+    return Trained(model, record)
+
+
+def save(path: Path, trained: Trained, command: str) -> None:
+    """The model (path, .npz) and its record (path with .toml) side by side, each
+    written whole (a temporary file, then renamed)."""
+    path = Path(path)
+    lines = [f"command = {command!r}".replace("'", '"'),
+             f'model_digest = "{trained.record["model_digest"]}"']
+    for key in ("tune_seed", "tune_games", "seconds"):
+        lines.append(f"{key} = {trained.record[key]}")
+    for h in trained.record["rounds"]:
+        lines.append("\n[[rounds]]")
+        for key, value in h.items():
+            if key == "tuning":
+                continue
+            lines.append(f'{key} = "{value}"' if isinstance(value, str) else f"{key} = {value}")
+        lines.append("tuning = { " + ", ".join(f'"{t}" = {s}' for t, s in h["tuning"].items())
+                     + " }")
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, model=trained.model)
+    tmp.replace(path)
+    toml = path.with_suffix(".toml")
+    tmp = toml.with_suffix(".tmp")
+    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tmp.replace(toml)

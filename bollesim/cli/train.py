@@ -1,0 +1,75 @@
+"""`bollesim train`: fit the apprentice, the lookahead player's order decisions learned."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bollesim.cli.running import progress_bar
+from bollesim.cli.wiring import app, command, examples
+from bollesim.errors import UsageError
+
+SHIPPED = "bollesim/bollebank/apprentice/shipped.npz"
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim train                                   # -> results/apprentice/apprentice.npz",
+        f"bollesim train --games 3000 --seed 1001 --rounds 2 --out {SHIPPED}   # the shipped one",
+        "bollesim run -P apprentice -n 100000 --seed 9101",
+    ),
+)
+def train(
+    games: Annotated[int, typer.Option("--games", "-n",
+                                       help="Lookahead games labelled a round.")] = 3000,
+    seed: Annotated[int, typer.Option(help="Seed of the first round's games (then seed + 1, "
+                                      "...); keep it apart from the seeds you measure on.")] = 1001,
+    rounds: Annotated[int, typer.Option(help="Rounds of expert iteration: from the second, "
+                                        "the lookahead over the apprentice labels.")] = 2,
+    tune_seed: Annotated[int, typer.Option(help="Seed of the games the gate's threshold is "
+                                           "chosen on.")] = 1000,
+    tune_games: Annotated[int, typer.Option(help="Games a threshold plays.")] = 20000,
+    threads: Annotated[int, typer.Option(help="Threads for labelling and fitting.")] = 2,
+    out: Annotated[Path, typer.Option(help="The model file (.npz; its record beside it, "
+                                      ".toml).")] = Path("results/apprentice/apprentice.npz"),
+) -> None:
+    """Fit the apprentice: the lookahead player's order decisions, learned.
+
+    The lookahead player plays GAMES games of SEED; LightGBM fits when it leaves its
+    base's choice and what it takes instead; the gate's threshold is chosen by play on
+    games of TUNE_SEED; with --rounds 2 the lookahead over that apprentice labels a second
+    round. Same command, same model (its digest is in the record). `-P apprentice` plays
+    the shipped model; docs/apprentice.md says how it was made and how strong it is.
+    """
+    from bollesim.batch.limits import check_count
+    from bollesim.bollebank.apprentice import train as T
+    from bollesim.bollebank.rules.loader import load_ruleset
+
+    check_count("--games", games, "games")
+    for name, value in (("--rounds", rounds), ("--threads", threads)):
+        if not 1 <= value <= 64:
+            raise UsageError(f"{name} must be a whole number from 1 to 64, got {value}")
+    if out.suffix != ".npz":
+        raise UsageError(f"--out {out}: a model file ends in .npz")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"--out {out}: cannot make its folder ({e.strerror})") from None
+    rules = load_ruleset()
+    with progress_bar("labelling (lookahead games)") as bar:
+        task = bar.add_task("", total=games * rounds)
+        trained = T.train(rules, seed, games, tune_seed, tune_games, rounds, threads,
+                          progress=lambda n: bar.advance(task, n))
+    command_line = shlex.join(["bollesim", "train", *sys.argv[2:]]) if sys.argv[1:2] == [
+        "train"] else "bollesim train"
+    T.save(out, trained, command_line)
+    last = trained.record["rounds"][-1]
+    typer.echo(f"apprentice {trained.record['model_digest']} -> {out} "
+               f"({trained.record['seconds']} s; gate threshold {last['threshold']:g}; "
+               f"the lookahead left its base in {last['left']} of {last['decisions']} "
+               f"order decisions)")

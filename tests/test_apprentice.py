@@ -1,0 +1,139 @@
+"""The apprentice (bollesim/bollebank/apprentice/, policies/apprentice.py): its forests are
+exported exactly, it sees what features.py says, it plays the same games in both engines,
+keeps an imposed first Fire order, and its training is reproducible."""
+
+import lightgbm as lgb
+import numpy as np
+import pytest
+
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import observation as O
+from bollesim.bollebank.apprentice import features as X
+from bollesim.bollebank.apprentice import model as M
+from bollesim.bollebank.apprentice import shipped
+from bollesim.bollebank.apprentice import train as T
+from bollesim.bollebank.play import play_chunk
+from bollesim.bollebank.result import RESULT
+from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.bollebank.scripted import plan as F
+from bollesim.game.policy import load_policy
+from bollesim.learn import forest
+
+RULES = load_ruleset()
+APPRENTICE = load_policy("apprentice")
+pytestmark = pytest.mark.xdist_group("apprentice")  # the labelled games are shared
+
+
+def test_a_packed_forest_scores_as_lightgbm():
+    """Every row's raw score from the packed arrays equals LightGBM's own, to rounding:
+    splits on both sides, leaves, the constant LightGBM folds into its first tree."""
+    rng = np.random.default_rng(3)
+    x = rng.integers(-5, 30, size=(3000, 12)).astype(np.float64)
+    y = ((x[:, 0] > 10) ^ (x[:, 3] < 2) | (x[:, 7] == 4)).astype(int)
+    booster = lgb.train({"objective": "binary", "num_leaves": 15, "verbose": -1, "seed": 1,
+                         "deterministic": True, "num_threads": 1},
+                        lgb.Dataset(x, y), num_boost_round=30)
+    packed = forest.pack(booster)
+    held = rng.integers(-5, 30, size=(2000, 12)).astype(np.float64)
+    np.testing.assert_allclose(forest.scores(packed, 0, held),
+                               booster.predict(held, raw_score=True), rtol=0, atol=1e-9)
+
+
+@pytest.fixture(scope="module")
+def labelled():
+    """The order decisions of a few lookahead games (seed 11), with their rows."""
+    player = T.expert(RULES)
+    games = [player.play(11, g, record=True, observe=True) for g in range(6)]
+    return player, games
+
+
+def restated(obs, options, base, i, score):
+    """features.fill written again from decisions.py and observation.py's layouts: the
+    observation, then the option's and the base's blocks, their relations, the count."""
+
+    def block(code, s):
+        mask = code >> 11
+        first = (mask & -mask).bit_length() - 1 if mask else -1
+        fields = [obs[O.VEH + O.V_FIELDS * first + f] if first >= 0 else -9
+                  for f in range(X.VEHICLE_FIELDS)]
+        return [code == 0, (code & 7) if code else -1, ((code >> 3) & 255) - 1 if code else -2,
+                bin(mask).count("1"), first, s, *fields]
+
+    code, b = int(options[i]), int(options[base])
+    return np.array([*obs, *block(code, score[i]), *block(b, score[base]), code == b,
+                     (code & 7) == (b & 7), (code >> 11) == (b >> 11),
+                     ((code >> 3) & 255) == ((b >> 3) & 255), len(options)], dtype=np.float64)
+
+
+def test_features_are_what_the_layout_says(labelled):
+    player, games = labelled
+    checked = 0
+    for _, decisions in games:
+        for d in decisions:
+            if d.kind != D.ISSUE_ORDER or len(d.options) < 2:
+                continue
+            n = len(d.options)
+            table = X.table(d.obs, RULES.packed, player._params, d.options, n, d.base_choice)
+            plan = F.order_plan(d.obs, RULES.packed, player._params)
+            score = [F.order_score(c, d.obs, RULES.packed, plan) for c in d.options]
+            for i in range(n):
+                np.testing.assert_array_equal(
+                    table[i], restated(d.obs, d.options, d.base_choice, i, score))
+            checked += 1
+    assert checked >= 20
+
+
+def test_the_base_choice_is_the_plans(labelled):
+    """With a gate that never opens the apprentice plays its base, the plan family at the
+    lookahead's expert point, game for game."""
+    never = M.with_threshold(shipped.shipped(), np.inf)
+    rows = T.play(RULES, never, 21, 300)
+    plan = load_policy("plan")
+    from bollesim.bollebank.lookahead import expert_base
+
+    base = play_chunk(RULES, plan, np.tile(plan.param_vector(expert_base()), (300, 1)), 21, 0,
+                      "fast")
+    np.testing.assert_array_equal(rows, base)
+
+
+def test_both_engines_play_the_same_games():
+    rows = np.zeros((4, 2))
+    rows[2:] = (12, 0)  # two of them restricted
+    fast = play_chunk(RULES, APPRENTICE, rows.copy(), 7, 0, "fast")
+    reference = play_chunk(RULES, APPRENTICE, rows.copy(), 7, 0, "reference")
+    np.testing.assert_array_equal(fast, reference)
+
+
+@pytest.mark.parametrize("roe,turn", [(12, 0), (0, 6), (18, 3)])
+def test_an_imposed_first_fire_order_is_kept(roe, turn):
+    """No first Fire order before the trigger; at it, the same first Fire order as the
+    base under the same trigger (the first chance), in every game that fires."""
+    rows = np.tile([roe, turn], (3000, 1)).astype(np.float64)
+    out = play_chunk(RULES, APPRENTICE, rows, 13, 0, "fast")
+    col = RESULT.columns.index
+    names = [c.name for c in RESULT.columns]
+    fire_roe = out[:, names.index("first_fire_roe")]
+    fire_turn = out[:, names.index("first_fire_turn")]
+    fired = fire_roe > 0
+    assert fired.sum() > 100
+    assert (fire_roe[fired] >= roe).all() and (fire_turn[fired] >= turn).all()
+    del col
+
+
+def test_training_is_reproducible(labelled, tmp_path):
+    """The same labels and seed give the same model digest; another seed another."""
+    labels, _ = T.label(RULES, 11, 40)
+    a, b = T.fit(labels, 1), T.fit(labels, 1)
+    assert M.digest(a) == M.digest(b)
+    assert M.digest(T.fit(labels, 2)) != M.digest(a)
+    trained = T.Trained(a, {"model_digest": M.digest(a), "tune_seed": 3, "tune_games": 10,
+                            "seconds": 1, "rounds": []})
+    T.save(tmp_path / "m.npz", trained, "bollesim train")
+    assert M.digest(M.load(tmp_path / "m.npz")) == M.digest(a)
+    assert 'model_digest = "' in (tmp_path / "m.toml").read_text()
+
+
+def test_a_file_that_is_no_model_is_refused(tmp_path):
+    np.savez(tmp_path / "x.npz", model=np.arange(10.0))
+    with pytest.raises(ValueError, match="not an apprentice model"):
+        M.load(tmp_path / "x.npz")
