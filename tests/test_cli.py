@@ -40,6 +40,7 @@ def test_the_commands_are_the_documented_ones():
             ("sensitivity",),
             ("bench",),
             ("serve",),
+            ("train",),
             ("rules", "check"),
             ("rules", "show"),
         ]

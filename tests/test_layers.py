@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("base", "game", "bollebank", "policies", "stats", "batch", "report", "search", "serve", "cli")
+LAYERS = ("base", "learn", "game", "bollebank", "policies", "stats", "batch", "report", "search", "serve", "cli")
 """The layers, lowest first: each imports only from itself and those before it."""
 BASE = {"errors", "jit", "jit_cache", "rng", "bits", "inputs", "terminal", "resources", "bollesim"}
 

@@ -21,7 +21,6 @@ SHIPPED = "bollesim/bollebank/apprentice/shipped.npz"
     epilog=examples(
         "bollesim train                                   # -> results/apprentice/apprentice.npz",
         f"bollesim train --games 3000 --seed 1001 --rounds 2 --out {SHIPPED}   # the shipped one",
-        "bollesim run -P apprentice -n 100000 --seed 9101",
     ),
 )
 def train(
@@ -43,8 +42,8 @@ def train(
     The lookahead player plays GAMES games of SEED; LightGBM fits when it leaves its
     base's choice and what it takes instead; the gate's threshold is chosen by play on
     games of TUNE_SEED; with --rounds 2 the lookahead over that apprentice labels a second
-    round. Same command, same model (its digest is in the record). `-P apprentice` plays
-    the shipped model; docs/apprentice.md says how it was made and how strong it is.
+    round. Same command, same model (its digest is in the record). The apprentice policy
+    plays the shipped model; docs/apprentice.md says how it was made and how strong it is.
     """
     from bollesim.batch.limits import check_count
     from bollesim.bollebank.apprentice import train as T
