@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from bollesim.errors import UsageError
@@ -41,3 +42,27 @@ def test_bad_game_names_the_known_games(name):
 def test_bad_game_is_one_line_even_for_version():
     one_line_error(cli("--version", env={"BOLLESIM_GAME": "../../etc/passwd"}),
                    "BOLLESIM_GAME", "known: bollebank")
+
+
+# ---------------------------------------------------------------- 18. the Python API
+
+
+@pytest.mark.parametrize(("kwargs", "error", "words"), [
+    ({"params": np.full((2, 6), np.nan)}, UsageError, "params[0, 0]: fire_at_roe.k = nan is outside"),
+    ({"params": np.tile([8, -5, 1, 0, 0, 0], (2, 1))}, UsageError, "stop_at_tanks = -5 is outside its range 0..4"),
+    ({"params": {"k": 1000}}, UsageError, "k = 1000 is outside its range 8..25"),
+    ({"first_game": -1}, UsageError, "first_game must be a whole number from 0"),
+    ({"first_game": 1.5}, UsageError, "first_game must be a whole number"),
+    ({"first_game": 10**15}, UsageError, "first_game + n_games must be"),
+    ({"chunk_size": 0}, UsageError, "chunk_size must be a whole number from 1"),
+    ({"rules": "default"}, TypeError, "rules must be a Ruleset"),
+    ({"rules": {}}, TypeError, "rules must be a Ruleset"),
+    ({"threads": "2"}, UsageError, "threads (--threads) must be a whole number from 1"),
+    ({"threads": 0}, UsageError, "threads (--threads) must be a whole number from 1"),
+])
+def test_simulate_refuses_bad_arguments(kwargs, error, words):
+    import bollesim
+
+    with pytest.raises(error) as caught:
+        bollesim.simulate("fire_at_roe", 2, engine="reference", **kwargs)
+    assert words in str(caught.value)
