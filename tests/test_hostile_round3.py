@@ -4,14 +4,18 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 
 import numpy as np
 import pytest
+from test_sweep import assert_one_line_error, invoke
 
+from bollesim import cli as cli_package
 from bollesim.errors import UsageError
 from bollesim.game import declaration
+from bollesim.inputs import InputError, check_path
 
 
 def cli(*args, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
@@ -66,3 +70,74 @@ def test_simulate_refuses_bad_arguments(kwargs, error, words):
     with pytest.raises(error) as caught:
         bollesim.simulate("fire_at_roe", 2, engine="reference", **kwargs)
     assert words in str(caught.value)
+
+
+# ---------------------------------------------------------------- 17. tracebacks
+
+
+@pytest.mark.parametrize(("name", "value", "words"), [
+    ("NUMBA_NUM_THREADS", "0", "from 1"),
+    ("NUMBA_NUM_THREADS", "-1", "from 1"),
+    ("NUMBA_NUM_THREADS", "abc", "from 1"),
+    ("NUMBA_NUM_THREADS", "", "from 1"),
+    ("NUMBA_DISABLE_JIT", "1", "unset it"),
+    ("NUMBA_DISABLE_JIT", "", "unset it"),
+])
+def test_numba_settings_no_command_runs_with(monkeypatch, name, value, words):
+    monkeypatch.setenv(name, value)
+    problem = cli_package.environment_problem()
+    assert problem.startswith(f"{name}={value}:") and words in problem
+
+
+@pytest.mark.parametrize(("name", "value"), [("NUMBA_NUM_THREADS", "2"), ("NUMBA_DISABLE_JIT", "0")])
+def test_good_numba_settings_pass(monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    assert cli_package.environment_problem() is None
+
+
+def test_a_deleted_working_folder_is_named(monkeypatch):
+    def gone():
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(os, "getcwd", gone)
+    assert "current folder no longer exists" in cli_package.environment_problem()
+
+
+def test_environment_problems_stop_every_command_in_one_line(tmp_path):
+    one_line_error(cli("--version", env={"NUMBA_NUM_THREADS": "0"}), "NUMBA_NUM_THREADS=0")
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    proc = subprocess.run(["sh", "-c", 'cd "$1" && rmdir "$1" && exec "$2" -m bollesim policies',
+                           "sh", gone, sys.executable], capture_output=True, text=True, timeout=300)
+    one_line_error(proc, "current folder no longer exists")
+
+
+def test_ctrl_c_while_the_commands_are_imported_is_one_line():
+    """SIGINT right after bollesim.cli is imported, while the commands' modules are."""
+    code = ("import os, signal, sys; sys.argv[0] = 'bollesim'; import bollesim.cli; "
+            "os.kill(os.getpid(), signal.SIGINT); from bollesim.cli.app import main; main()")
+    proc = subprocess.run([sys.executable, "-c", code, "--version"], capture_output=True,
+                          text=True, timeout=300)
+    assert (proc.returncode, proc.stderr) == (128 + signal.SIGINT, "interrupted\n")
+
+
+def test_text_the_terminal_cannot_encode_is_escaped():
+    proc = cli("rules", "show", env={"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONIOENCODING": ""})
+    assert proc.returncode == 0, proc.stderr
+    assert "\\xa7" in proc.stdout and "Traceback" not in proc.stderr  # §, escaped
+
+
+def test_a_name_that_is_not_utf8_is_refused(tmp_path):
+    with pytest.raises(InputError, match="not UTF-8"):
+        check_path(os.fsdecode(b"bad\xffname"))
+    out = tmp_path / os.fsdecode(b"bad\xffname")
+    assert_one_line_error(invoke("run", "-P", "historical", "-n", "10", "--out", out),
+                          "bad\\xffname", "not UTF-8")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_stdout_on_a_full_device_is_one_line():
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "bollesim", "policies"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=300)
+    one_line_error(proc, "No space left on device")
