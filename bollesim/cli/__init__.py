@@ -10,9 +10,21 @@ import os
 import signal
 import sys
 
-from bollesim.errors import UsageError
-from bollesim.game.declaration import declared
-from bollesim.terminal import printable
+
+def stop_while_starting(signum, frame):
+    """Ctrl-C before a command runs: one line, exit 130, no traceback."""
+    sys.stderr.write("interrupted\n")
+    raise SystemExit(128 + signum)
+
+
+as_program = os.path.basename(sys.argv[0]) == "bollesim" or sys.argv[0].endswith(
+    os.path.join("bollesim", "__main__.py"))  # not a program importing the package
+if as_program and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, stop_while_starting)
+
+from bollesim.errors import UsageError  # noqa: E402  after the handler: imports take a while
+from bollesim.game.declaration import declared  # noqa: E402
+from bollesim.terminal import printable  # noqa: E402
 
 
 def environment_problem() -> str | None:
@@ -43,16 +55,6 @@ def whole(text: str) -> int | None:
         return None
 
 
-def stop_while_starting(signum, frame):
-    """Ctrl-C before a command runs: one line, exit 130, no traceback."""
-    sys.stderr.write("interrupted\n")
-    raise SystemExit(128 + signum)
-
-
 if problem := environment_problem():
     sys.stderr.write(f"error: {printable(problem)}\n")
     raise SystemExit(2)
-as_program = os.path.basename(sys.argv[0]) == "bollesim" or sys.argv[0].endswith(
-    os.path.join("bollesim", "__main__.py"))  # not a program importing the package
-if as_program and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-    signal.signal(signal.SIGINT, stop_while_starting)
