@@ -13,6 +13,7 @@ import pytest
 from test_sweep import assert_one_line_error, invoke
 
 from bollesim import cli as cli_package
+from bollesim import jit
 from bollesim.errors import UsageError
 from bollesim.game import declaration
 from bollesim.inputs import InputError, check_path
@@ -141,3 +142,65 @@ def test_stdout_on_a_full_device_is_one_line():
         proc = subprocess.run([sys.executable, "-m", "bollesim", "policies"], stdout=full,
                               stderr=subprocess.PIPE, text=True, timeout=300)
     one_line_error(proc, "No space left on device")
+
+
+# ---------------------------------------------------------------- 16. installed read-only
+
+NO_CACHE = "import numba.core.caching as c; c.CacheImpl._locator_classes = []; "
+"""numba finding no folder it can write its cache in (as in a read-only install, where
+the package's folder and $HOME are read-only)."""
+
+
+def test_without_a_writable_cache_folder_compiled_code_runs_and_says_so_once(monkeypatch, capsys):
+    import numba.core.caching
+
+    monkeypatch.setattr(numba.core.caching.CacheImpl, "_locator_classes", [])
+    jit.uncached_note.cache_clear()
+
+    def one(x):
+        return x + 1
+
+    def two(x):
+        return x + 2
+
+    assert jit.compiled(one)(1) + jit.compiled(two)(1) == 5
+    note = capsys.readouterr().err.splitlines()
+    assert len(note) == 1 and "no folder to cache the compiled engine in" in note[0]
+    jit.uncached_note.cache_clear()
+
+
+@pytest.mark.slow  # compiles the engine afresh (a minute or two)
+def test_a_read_only_install_plays():
+    code = (NO_CACHE + "import sys; sys.argv[0] = 'bollesim'; "
+            "from bollesim.cli.app import main; main()")
+    proc = subprocess.run([sys.executable, "-c", code, "play", "-P", "historical", "--seed", "7"],
+                          env={**os.environ, "NUMBA_CACHE_DIR": "/proc/bollesim-no-cache"},
+                          capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("no folder to cache") == 1 and "Traceback" not in proc.stderr
+    assert "Outcome:" in proc.stdout
+
+
+# ---------------------------------------------------------------- 22. a search killed midway
+
+
+def test_a_write_killed_midway_advises_what_works(tmp_path, monkeypatch):
+    """`bollesim optimise` writes its held-out games whole (write_games): killed during
+    its commit, the work it leaves cannot be resumed, and no message may say --resume."""
+    import polars as pl
+
+    from bollesim.batch import runfolder as F
+
+    games = pl.DataFrame({"game": [0, 1], "seed": [1, 1]})
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(F.Workspace, "commit", killed)
+    out = tmp_path / "search"
+    with pytest.raises(KeyboardInterrupt):
+        F.write_games(out, games, writer="bollesim optimise")
+    with pytest.raises(F.RunFolderError) as caught:
+        F.open_run(out)
+    assert "run bollesim optimise again" in str(caught.value)
+    assert "--resume" not in str(caught.value)

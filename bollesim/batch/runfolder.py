@@ -473,12 +473,13 @@ def file_sha256(path: Path) -> str:
 
 
 def write_games(out: str | Path, games: pl.DataFrame, files: dict[str, bytes] | None = None,
-                **fields) -> dict:
+                writer: str = "the command that wrote it", **fields) -> dict:
     """Write rows already in memory (made by a tool or a test) as the run folder `out`,
     through the same commit as a run's: the fixed columns are cast to their types, the
     others to double. `fields` are Manifest fields; n_games and the data's hash are
     filled in. `files` ({name: bytes}) are written into the folder in the same commit.
-    Returns the manifest."""
+    `writer` names, for whoever finds the work of a write killed midway, what writes the
+    folder again (there is nothing to resume). Returns the manifest."""
     import pyarrow as pa
 
     from bollesim import __version__
@@ -487,7 +488,7 @@ def write_games(out: str | Path, games: pl.DataFrame, files: dict[str, bytes] | 
     table = games.to_arrow()
     schema = pa.schema([pa.field(c, fixed.get(c, pa.float64())) for c in games.columns])
     with Workspace(out) as ws:
-        ws.start({"planned": games.height}, "restart")
+        ws.start({"planned": games.height, "writer": writer}, "restart")
         if games.height:
             ws.add(0, 0, table.cast(schema))
         return ws.commit({"version": __version__, **fields, "n_games": games.height}, schema,
@@ -507,10 +508,16 @@ class Interrupted:
     planned: int  # games the run will play at least (at most, with --precision)
 
     def sentence(self) -> str:
+        partial = self.out.parent / f".{self.out.name}.partial"
+        writer = self.plan.get("writer")
+        if isinstance(writer, str):  # write_games: games held in memory, nothing to resume
+            return (f"{partial} is what a write stopped midway left ({writer}; it cannot be "
+                    f"resumed): run {writer} again, which starts afresh, or give --restart to "
+                    "a run or sweep into this folder")
         return (
             f"an interrupted run has {self.saved:,} of {self.planned:,} games saved in "
-            f"{self.out.parent / ('.' + self.out.name + '.partial')}: continue it with the "
-            "same command and --resume, or start it again with --restart"
+            f"{partial}: continue it with the same command and --resume, or start it again "
+            "with --restart"
         )
 
 

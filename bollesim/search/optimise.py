@@ -786,7 +786,7 @@ def write_result(search: Search, result: Result, out: str | Path) -> dict:
     files[REPORT] = report_markdown(rep, specs).encode("utf-8")
     files[REPORT_HTML] = report_html(rep, specs).encode("utf-8")
     return write_games(
-        out, result.holdout, files,
+        out, result.holdout, files, "bollesim optimise",
         **play_record(search.rules, cells, search.holdout_seed, "fast", result.timings,
                       games_per_cell=search.holdout_games),
         experiment=search.name, description=search.description,
