@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -204,3 +205,84 @@ def test_a_write_killed_midway_advises_what_works(tmp_path, monkeypatch):
         F.open_run(out)
     assert "run bollesim optimise again" in str(caught.value)
     assert "--resume" not in str(caught.value)
+
+
+# ---------------------------------------------------------------- 20. one writer per folder
+
+RUN = ("run", "-P", "historical", "-n", "100", "--seed")
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("runs")
+    for seed, name in ((1, "a"), (2, "b")):
+        assert invoke(*RUN, seed, "--out", folder / name).exit_code == 0
+    return folder / "a", folder / "b"
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+def test_a_report_into_another_runs_folder_is_refused(two_runs):
+    a, b = two_runs
+    before = files(b)
+    assert_one_line_error(invoke("report", a, "--out", b), "holds a run's or sweep's games")
+    assert files(b) == before
+
+
+def test_a_report_folder_takes_the_reports_of_one_run(two_runs, tmp_path):
+    a, b = two_runs
+    out = tmp_path / "reports"
+    assert invoke("report", a, "--out", out).exit_code == 0
+    assert invoke("report", a, "--out", out).exit_code == 0  # the same run's again
+    before = files(out)
+    assert_one_line_error(invoke("report", b, "--out", out), "holds the report of another run")
+    assert files(out) == before
+
+
+def test_a_report_folder_in_use_is_refused(two_runs, tmp_path):
+    from bollesim.batch.runfolder import Workspace
+
+    a, _ = two_runs
+    with Workspace(tmp_path / "reports"):
+        assert_one_line_error(invoke("report", a, "--out", tmp_path / "reports"), "in use")
+    assert not (tmp_path / "reports").exists()
+
+
+def test_runs_and_searches_do_not_replace_each_others_folders(two_runs, tmp_path, monkeypatch):
+    import shutil
+
+    from test_optimise import K_SEARCH
+
+    from bollesim.search import optimise as O
+
+    a, _ = two_runs
+    search = tmp_path / "search"
+    shutil.copytree(a, search)
+    (search / "best.json").write_text("{}")
+    assert_one_line_error(invoke(*RUN, 3, "--out", search), "holds a policy search's result")
+    assert (search / "best.json").read_text() == "{}"
+    (spec := tmp_path / "spec.toml").write_text(K_SEARCH)
+    monkeypatch.setattr(O, "optimise", lambda *a, **k: pytest.fail("the search ran"))
+    assert_one_line_error(invoke("optimise", spec, "--out", a), "holds a run's or sweep's games")
+
+
+def test_a_search_holds_its_folder_while_it_searches(tmp_path, monkeypatch):
+    from test_optimise import K_SEARCH
+
+    from bollesim.batch.runfolder import RunFolderBusy, Workspace
+    from bollesim.search import optimise as O
+
+    out = tmp_path / "out"
+
+    def searching(*args, **kwargs):
+        with pytest.raises(RunFolderBusy), Workspace(out):  # what a run, a report would meet
+            pass
+        raise KeyboardInterrupt  # Ctrl-C: nothing is written
+
+    (spec := tmp_path / "spec.toml").write_text(K_SEARCH)
+    monkeypatch.setattr(O, "optimise", searching)
+    result = invoke("optimise", spec, "--out", out)
+    assert result.exit_code == 130, result.output
+    assert not out.exists()
