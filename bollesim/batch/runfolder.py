@@ -33,8 +33,12 @@ Guarantees
   `open_run` (used by `bollesim report`, `play --from` and the Python API) checks them,
   the manifest's fields and the Parquet schema, and refuses a folder that is truncated,
   corrupt, edited or inconsistent with a RunFolderError: one line naming the problem.
-- One writer at a time: a second run, sweep or report into OUT is refused while the lock
-  is held.
+- One writer at a time: a second run, sweep, search (`bollesim optimise`, which holds the
+  lock from the start of its search) or report into OUT is refused while the lock is
+  held; so is a report written elsewhere with --out, which takes that folder's lock. A
+  run or sweep refuses a search's folder (best.json) and a search a run's; a report's
+  --out refuses a run folder, and the report of another run (.report-source.json in it
+  names its run).
 - Game g is seeded from (seed, g) alone, so a chunk's rows depend only on its games.
   An interrupted run (Ctrl-C, a signal, SIGKILL, power loss) keeps its finished chunks in
   .OUT.partial/; `--resume` plays only the missing ones and writes the same
