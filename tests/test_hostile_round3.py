@@ -241,6 +241,13 @@ def test_a_report_folder_takes_the_reports_of_one_run(two_runs, tmp_path):
     assert files(out) == before
 
 
+def test_a_report_onto_a_file_is_refused(two_runs, tmp_path):
+    a, _ = two_runs
+    (tmp_path / "notes").write_text("mine")
+    assert_one_line_error(invoke("report", a, "--out", tmp_path / "notes"), "is a file")
+    assert (tmp_path / "notes").read_text() == "mine"
+
+
 def test_a_report_folder_in_use_is_refused(two_runs, tmp_path):
     from bollesim.batch.runfolder import Workspace
 

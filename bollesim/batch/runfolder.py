@@ -379,6 +379,8 @@ def claim_report_folder(out: Path, run: Run) -> None:
     lock (Workspace): RunFolderError if it is a run folder or holds the report of another
     run; else REPORT_SOURCE names the run from now on."""
     out = Path(os.path.abspath(out))
+    if out.exists() and not out.is_dir():
+        raise RunFolderError(f"{out} is a file, not a folder: choose another folder")
     found = folder_kind(out)
     if found is not None:
         raise RunFolderError(f"{out} holds {KINDS[found]}: write the report of {run.path} into "
