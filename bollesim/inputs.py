@@ -43,8 +43,13 @@ PATH_MAX = 4096
 def check_path(path: str | Path, longest_suffix: int = 0) -> Path:
     """`path` if the system can open it: no name in it longer than NAME_MAX bytes (the
     last one NAME_MAX - `longest_suffix`, for the files named after it), PATH_MAX in
-    all; InputError naming the name otherwise."""
+    all, and text (UTF-8); InputError naming the name otherwise."""
     raw = os.fsencode(path)
+    try:
+        str(path).encode("utf-8")  # a name is written in manifests and reports
+    except UnicodeEncodeError:  # bytes the file system encoding left undecoded
+        raise InputError(_short(raw.decode("utf-8", "backslashreplace")),
+                         "a name that is not UTF-8 text: rename it, or choose another") from None
     if len(raw) + longest_suffix > PATH_MAX:
         raise InputError(_short(path), f"a path of {len(raw):,} bytes (at most "
                          f"{PATH_MAX - longest_suffix:,} are allowed)")

@@ -27,7 +27,9 @@ walked by the interpreter's last collection at exit.
 from __future__ import annotations
 
 import atexit
+import functools
 import gc
+import sys
 from contextlib import contextmanager
 
 from numba.core import config, types
@@ -56,7 +58,7 @@ def compiled(fn=None, *, inline: bool = False, signature=None, **options):
             return fn
         targetoptions = {"nopython": True, "inline": "always" if inline else "never", **options}
         dispatcher = Dispatcher(py_func=fn, locals={}, targetoptions=targetoptions)
-        dispatcher.enable_caching()
+        cache_on_disk(dispatcher)
         if signature is not None:
             with fewer_collections():
                 dispatcher.compile(signature)
@@ -64,6 +66,25 @@ def compiled(fn=None, *, inline: bool = False, signature=None, **options):
         return dispatcher
 
     return wrap if fn is None else wrap(fn)
+
+
+def cache_on_disk(dispatcher) -> None:
+    """Cache the dispatcher's compiles in numba's cache folder (jit_cache.py) where there
+    is one it can write; where there is none (a read-only install, a read-only $HOME),
+    compile in every process instead, and say so once (uncached_note)."""
+    try:
+        dispatcher.enable_caching()
+    except RuntimeError as exc:  # numba's "cannot cache function ...: no locator available"
+        if "no locator available" not in str(exc):
+            raise
+        uncached_note()
+
+
+@functools.cache
+def uncached_note() -> None:
+    where = config.CACHE_DIR or "the package's folder and the user's cache folder"
+    print(f"bollesim: note: no folder to cache the compiled engine in ({where}: read-only); "
+          "it is compiled in every process, a slower start", file=sys.stderr, flush=True)
 
 
 COMPILE_GC_THRESHOLD = 100_000

@@ -33,8 +33,12 @@ Guarantees
   `open_run` (used by `bollesim report`, `play --from` and the Python API) checks them,
   the manifest's fields and the Parquet schema, and refuses a folder that is truncated,
   corrupt, edited or inconsistent with a RunFolderError: one line naming the problem.
-- One writer at a time: a second run, sweep or report into OUT is refused while the lock
-  is held.
+- One writer at a time: a second run, sweep, search (`bollesim optimise`, which holds the
+  lock from the start of its search) or report into OUT is refused while the lock is
+  held; so is a report written elsewhere with --out, which takes that folder's lock. A
+  run or sweep refuses a search's folder (best.json) and a search a run's; a report's
+  --out refuses a run folder, and the report of another run (.report-source.json in it
+  names its run).
 - Game g is seeded from (seed, g) alone, so a chunk's rows depend only on its games.
   An interrupted run (Ctrl-C, a signal, SIGKILL, power loss) keeps its finished chunks in
   .OUT.partial/; `--resume` plays only the missing ones and writes the same
@@ -134,6 +138,14 @@ CHECKPOINT_TABLES = 1024
 _HEX = re.compile(r"[0-9a-f]{64}")
 _LEFTOVER = re.compile(r"\..+\.tmp")  # a temporary file a dead writer left in a run folder
 _CHUNK_NAME = re.compile(r"(\d+)-(\d+)-(\d+)-(\d+)-([0-9a-f]{16})\.parquet")
+
+
+RUN, SEARCH = "run", "search"
+SEARCH_FILE = "best.json"
+"""The file that makes a run folder a policy search's result (`bollesim optimise`)."""
+KINDS = {RUN: "a run's or sweep's games", SEARCH: "a policy search's result"}
+REPORT_SOURCE = ".report-source.json"
+"""In a folder a report was written to with --out: {"run", "data_sha256"} of its run."""
 
 
 class RunFolderError(UsageError):
@@ -353,6 +365,39 @@ def open_run(path: str | Path) -> Run:
     return Run(folder, manifest.to_json())
 
 
+def folder_kind(folder: Path) -> str | None:
+    """SEARCH or RUN for a run folder of either kind, None for anything else."""
+    if (folder / SEARCH_FILE).exists():
+        return SEARCH
+    if (folder / GAMES).exists() or (folder / MANIFEST).exists():
+        return RUN
+    return None
+
+
+def claim_report_folder(out: Path, run: Run) -> None:
+    """Make `out`, a folder other than the run's, the home of `run`'s report, holding its
+    lock (Workspace): RunFolderError if it is a run folder or holds the report of another
+    run; else REPORT_SOURCE names the run from now on."""
+    out = Path(os.path.abspath(out))
+    if out.exists() and not out.is_dir():
+        raise RunFolderError(f"{out} is a file, not a folder: choose another folder")
+    found = folder_kind(out)
+    if found is not None:
+        raise RunFolderError(f"{out} holds {KINDS[found]}: write the report of {run.path} into "
+                             "that folder itself (no --out) or into a folder of its own")
+    source = out / REPORT_SOURCE
+    try:
+        before = loads_json(source.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        before = None
+    if isinstance(before, dict) and before.get("data_sha256") != run.manifest["data_sha256"]:
+        raise RunFolderError(f"{out} holds the report of another run ({before.get('run')}): "
+                             "choose another folder, or empty it")
+    out.mkdir(parents=True, exist_ok=True)
+    _write_durable(source, _json_bytes({"run": str(run.path.resolve()),
+                                        "data_sha256": run.manifest["data_sha256"]}))
+
+
 def read_manifest(folder: Path) -> Manifest:
     """The checked manifest of a folder (RunFolderError naming the problem otherwise)."""
     path = folder / MANIFEST
@@ -472,13 +517,16 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def write_games(out: str | Path, games: pl.DataFrame, files: dict[str, bytes] | None = None,
-                **fields) -> dict:
+def write_games(out: str | Path | Workspace, games: pl.DataFrame,
+                files: dict[str, bytes] | None = None,
+                writer: str = "the command that wrote it", kind: str = RUN, **fields) -> dict:
     """Write rows already in memory (made by a tool or a test) as the run folder `out`,
     through the same commit as a run's: the fixed columns are cast to their types, the
     others to double. `fields` are Manifest fields; n_games and the data's hash are
     filled in. `files` ({name: bytes}) are written into the folder in the same commit.
-    Returns the manifest."""
+    `writer` names, for whoever finds the work of a write killed midway, what writes the
+    folder again (there is nothing to resume). `out` may be the folder's Workspace, held
+    by the caller, else one of `kind` is taken. Returns the manifest."""
     import pyarrow as pa
 
     from bollesim import __version__
@@ -486,8 +534,8 @@ def write_games(out: str | Path, games: pl.DataFrame, files: dict[str, bytes] | 
     fixed = {f.name: f.type for f in fixed_columns()}
     table = games.to_arrow()
     schema = pa.schema([pa.field(c, fixed.get(c, pa.float64())) for c in games.columns])
-    with Workspace(out) as ws:
-        ws.start({"planned": games.height}, "restart")
+    with out if isinstance(out, Workspace) else Workspace(out, kind) as ws:
+        ws.start({"planned": games.height, "writer": writer}, "restart")
         if games.height:
             ws.add(0, 0, table.cast(schema))
         return ws.commit({"version": __version__, **fields, "n_games": games.height}, schema,
@@ -507,10 +555,16 @@ class Interrupted:
     planned: int  # games the run will play at least (at most, with --precision)
 
     def sentence(self) -> str:
+        partial = self.out.parent / f".{self.out.name}.partial"
+        writer = self.plan.get("writer")
+        if isinstance(writer, str):  # write_games: games held in memory, nothing to resume
+            return (f"{partial} is what a write stopped midway left ({writer}; it cannot be "
+                    f"resumed): run {writer} again, which starts afresh, or give --restart to "
+                    "a run or sweep into this folder")
         return (
             f"an interrupted run has {self.saved:,} of {self.planned:,} games saved in "
-            f"{self.out.parent / ('.' + self.out.name + '.partial')}: continue it with the "
-            "same command and --resume, or start it again with --restart"
+            f"{partial}: continue it with the same command and --resume, or start it again "
+            "with --restart"
         )
 
 
@@ -631,10 +685,15 @@ class Workspace:
             ws.commit(fields, schema)       # games.parquet + manifest.json replace OUT
 
     A report only takes the lock: `with Workspace(out): write the report`.
+
+    kind: what OUT is to hold, RUN (games and a manifest) or SEARCH (a policy search's
+    result, SEARCH_FILE beside them); a folder holding the other is refused. Its holder
+    may enter it again (a search holds it while it searches, then commits through it).
     """
 
-    def __init__(self, out: str | Path):
+    def __init__(self, out: str | Path, kind: str = "run"):
         self.out = Path(os.path.abspath(check_out_folder(out, "a run", len(".partial") + 1)))
+        self.kind = kind
         parent, name = self.out.parent, self.out.name
         self.lock_path = parent / f".{name}.lock"
         self.partial = parent / f".{name}.partial"
@@ -654,6 +713,10 @@ class Workspace:
     def __enter__(self) -> Workspace:
         from filelock import FileLock, Timeout
 
+        if self._lock is not None:
+            self._lock.acquire()  # filelock counts: the last release lets go
+            return self
+
         with _writing(self.out.parent):
             self.out.parent.mkdir(parents=True, exist_ok=True)
             lock = FileLock(str(self.lock_path), timeout=0)
@@ -672,7 +735,8 @@ class Workspace:
         self._buffer.clear()
         if self._lock is not None:
             self._lock.release()
-            self._lock = None
+            if not self._lock.is_locked:
+                self._lock = None
 
     # ------------------------------------------------------------------ starting
 
@@ -708,13 +772,18 @@ class Workspace:
             return self._saved_chunks()
 
     def check_replaceable(self) -> None:
-        """OUT may be replaced: it is new, empty or a run folder, and not the current folder."""
+        """OUT may be replaced: it is new, empty or a run folder of this kind, and not the
+        current folder."""
         out = self.out
         cwd = Path.cwd()
         if cwd == out or out in cwd.parents:
             raise RunFolderError(f"{out} is the current folder or holds it: choose another folder")
         if out.exists() and not out.is_dir():
             raise RunFolderError(f"{out} is a file, not a folder: choose another folder")
+        found = folder_kind(out)
+        if found is not None and found != self.kind:
+            raise RunFolderError(f"{out} holds {KINDS[found]}, which {KINDS[self.kind]} would "
+                                 "replace: choose another folder")
         if out.is_dir():
             names = sorted(p.name for p in out.iterdir() if not _LEFTOVER.fullmatch(p.name))
             if names and GAMES not in names and MANIFEST not in names:

@@ -8,6 +8,7 @@ number of threads or the chunk size.
 
 from __future__ import annotations
 
+import numbers
 import os
 import platform
 import time
@@ -22,6 +23,7 @@ from bollesim.batch.limits import DEFAULT_SEED, check_count
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Ruleset, declared
 from bollesim.game.policy import Policy, load_policy
+from bollesim.terminal import shown
 
 GAME = declared()
 RESULT = GAME.result
@@ -67,7 +69,15 @@ def param_matrix(policy: Policy, n_games: int, params=None) -> np.ndarray:
     if isinstance(params, np.ndarray):
         if params.shape != (n_games, len(policy.parameters)):
             raise UsageError(f"params must have shape ({n_games}, {len(policy.parameters)})")
-        return np.ascontiguousarray(params, dtype=np.float64)
+        matrix = np.ascontiguousarray(params, dtype=np.float64)
+        low, high = (np.array([getattr(p, end) for p in policy.parameters]) for end in ("low", "high"))
+        outside = ~((matrix >= low) & (matrix <= high))  # NaN too
+        if outside.any():
+            row, column = np.argwhere(outside)[0]
+            p = policy.parameters[column]
+            raise UsageError(f"params[{row}, {column}]: {policy.name}.{p.name} = {matrix[row, column]:g} "
+                             f"is outside its range {p.low:g}..{p.high:g}")
+        return matrix
     params = dict(params or {})
     policy.check_names(params)
     scalars = {k: v for k, v in params.items() if np.ndim(v) == 0}
@@ -227,10 +237,10 @@ def set_threads(threads: int | None) -> None:
 
     if threads is None:
         return
-    if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-        raise UsageError(
-            f"--threads must be from 1 to {numba.config.NUMBA_NUM_THREADS}, got {threads}"
-        )
+    whole = isinstance(threads, numbers.Integral) and not isinstance(threads, bool)
+    if not whole or not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+        raise UsageError(f"threads (--threads) must be a whole number from 1 to "
+                         f"{numba.config.NUMBA_NUM_THREADS}, got {shown(threads)}")
     numba.set_num_threads(threads)
 
 
@@ -296,8 +306,15 @@ def simulate(
     from bollesim.resources import check_memory
 
     check_counts(n_games, seed)
+    check_count("first_game", first_game, "games")
+    check_count("first_game + n_games", first_game + n_games, "games")
+    if chunk_size is not None:
+        check_count("chunk_size", chunk_size, "chunk")
     if engine not in ENGINES:
-        raise UsageError(f"unknown engine {engine!r} (choose fast or reference)")
+        raise UsageError(f"unknown engine {shown(engine)} (choose fast or reference)")
+    if rules is not None and not all(hasattr(rules, a) for a in ("name", "digest", "data", "readings")):
+        raise TypeError(f"rules must be a Ruleset (bollesim.load_ruleset(...)) or None, "
+                        f"not {type(rules).__name__}")
     check_memory(n_games * FRAME_BYTES_PER_GAME, f"simulate() of {n_games:,} games")
     policy = resolve_policy(policy)
     rules = rules or GAME.load_ruleset()

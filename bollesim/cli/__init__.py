@@ -1,2 +1,60 @@
 """The command line (`bollesim`, typer): one module per command group, the options they
-share, what they print; cli/app.py registers them all (cli/wiring.py says how)."""
+share, what they print; cli/app.py registers them all (cli/wiring.py says how).
+
+The commands' modules meet the environment when imported (the game's declaration, numba's
+settings), so what in it stops every command, `--version` included, is reported here,
+before any of them: one `error:` line and exit code 2. Ctrl-C while they are imported
+stops with one line too (wiring.py hands Ctrl-C back to the commands)."""
+
+import os
+import signal
+import sys
+
+
+def stop_while_starting(signum, frame):
+    """Ctrl-C before a command runs: one line, exit 130, no traceback."""
+    sys.stderr.write("interrupted\n")
+    raise SystemExit(128 + signum)
+
+
+as_program = os.path.basename(sys.argv[0]) == "bollesim" or sys.argv[0].endswith(
+    os.path.join("bollesim", "__main__.py"))  # not a program importing the package
+if as_program and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, stop_while_starting)
+
+from bollesim.errors import UsageError  # noqa: E402  after the handler: imports take a while
+from bollesim.game.declaration import declared  # noqa: E402
+from bollesim.terminal import printable  # noqa: E402
+
+
+def environment_problem() -> str | None:
+    """What in the environment no command can run with, or None."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        return "the current folder no longer exists (deleted?): cd to a folder that exists"
+    threads = whole(os.environ.get("NUMBA_NUM_THREADS", "1"))
+    if not threads or threads < 1:
+        return (f"NUMBA_NUM_THREADS={os.environ['NUMBA_NUM_THREADS']}: give a whole number of "
+                "threads from 1 (or unset it to use every core)")
+    if whole(os.environ.get("NUMBA_DISABLE_JIT", "0")) != 0:
+        return (f"NUMBA_DISABLE_JIT={os.environ['NUMBA_DISABLE_JIT']}: both engines play "
+                "numba's compiled code: unset it (or set it to 0)")
+    try:
+        declared()
+    except UsageError as exc:
+        return str(exc)
+    return None
+
+
+def whole(text: str) -> int | None:
+    """The whole number `text` spells, as numba reads its settings; else None."""
+    try:
+        return int(text)
+    except ValueError:
+        return None
+
+
+if problem := environment_problem():
+    sys.stderr.write(f"error: {printable(problem)}\n")
+    raise SystemExit(2)

@@ -62,7 +62,7 @@ def optimise(
     """
     from bollesim import resources
     from bollesim.batch.limits import check_count
-    from bollesim.batch.runfolder import Workspace
+    from bollesim.batch.runfolder import SEARCH, Workspace
     from bollesim.batch.runner import FRAME_BYTES_PER_GAME
     from bollesim.search.optimise import load_search, write_result
     from bollesim.search.optimise import optimise as run_search
@@ -77,21 +77,23 @@ def optimise(
                            "defaults) x holdout_games)",
                            "lower holdout_games or finalists")
     resources.check_disk(folder, held_out, held_out)
-    with Workspace(folder) as workspace:  # refuse a folder that cannot take the result now,
-        workspace.check_replaceable()     # not after the search
-    try:
-        with (
-            stop_on_signals(),
-            dask_cluster(cluster, workers, threads) as dask,
-            progress_bar(printable(f"optimise {search.name}")) as bar,
-        ):
-            task = bar.add_task("games", total=None)
-            result = run_search(search, threads=threads, cluster=dask,
-                                progress=lambda done, total: bar.update(task, completed=done,
-                                                                        total=total))
-            write_result(search, result, folder)
-    except KeyboardInterrupt as exc:
-        say_search_stopped(folder, exc)
+    # The folder is held from the start (no other command writes it meanwhile) and
+    # refused now if it cannot take the result, not after the search.
+    with Workspace(folder, SEARCH) as workspace:
+        workspace.check_replaceable()
+        try:
+            with (
+                stop_on_signals(),
+                dask_cluster(cluster, workers, threads) as dask,
+                progress_bar(printable(f"optimise {search.name}")) as bar,
+            ):
+                task = bar.add_task("games", total=None)
+                result = run_search(search, threads=threads, cluster=dask,
+                                    progress=lambda done, total: bar.update(task, completed=done,
+                                                                            total=total))
+                write_result(search, result, workspace)
+        except KeyboardInterrupt as exc:
+            say_search_stopped(folder, exc)
     best = result.best
     params = " ".join(f"{k}={v}" for k, v in best["params"].items())
     t = result.timings

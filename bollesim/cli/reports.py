@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import os
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated
 
@@ -47,7 +46,7 @@ def report(
     counts). The folder of a `bollesim sensitivity` run gets its sensitivity report
     (sensitivity.html, sensitivity.md, sensitivity-*.csv)."""
     from bollesim.batch.manifest import check_ruleset_record
-    from bollesim.batch.runfolder import Workspace, open_run
+    from bollesim.batch.runfolder import Workspace, claim_report_folder, open_run
     from bollesim.inputs import check_out_folder
     from bollesim.report.balance import write_report
     from bollesim.report.sensitivity import write_sensitivity
@@ -56,11 +55,14 @@ def report(
         check_out_folder(out, "a report")
     run = open_run(run_dir)  # refuses a folder it cannot trust, before taking any lock
     check_ruleset_record(run.manifest, run_dir)
-    into_run = out is None or os.path.abspath(out) == os.path.abspath(run_dir)
-    with Workspace(run_dir) if into_run else nullcontext():  # no run replaces it meanwhile
+    into_run = out is None or os.path.abspath(out) == os.path.abspath(run_dir) or (
+        os.path.exists(out) and os.path.samefile(out, run_dir))
+    with Workspace(run_dir if into_run else out):  # no other command writes it meanwhile
         run = open_run(run_dir)
         if run.n_games == 0:
             raise UsageError(f"{run_dir} holds no games (a run of -n 0): there is nothing to report")
+        if not into_run:
+            claim_report_folder(out, run)
         write = write_sensitivity if run.manifest.get("sensitivity") else write_report
         try:
             paths = write(run_dir, out)

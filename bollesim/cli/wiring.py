@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import errno
 import functools
+import os
 import re
+import signal
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -29,6 +31,7 @@ from typing import Annotated, NoReturn
 import typer
 from typer.core import _click as click  # typer's own click (pyproject.toml)
 
+from bollesim.cli import stop_while_starting
 from bollesim.errors import RulesetError, UsageError
 from bollesim.game.declaration import declared
 from bollesim.terminal import printable
@@ -53,6 +56,11 @@ class _InOrder(typer.core.TyperGroup):
     def main(self, *args, standalone_mode: bool = True, **kwargs):
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
+        if signal.getsignal(signal.SIGINT) is stop_while_starting:
+            signal.signal(signal.SIGINT, signal.default_int_handler)  # the commands' own
+        for stream in (sys.stdout, sys.stderr):  # a path or text the terminal cannot show
+            if hasattr(stream, "reconfigure"):
+                stream.reconfigure(errors="backslashreplace")
         try:
             code = super().main(*args, standalone_mode=False, **kwargs)
         except click.exceptions.NoArgsIsHelpError as exc:  # `bollesim rules`: its help
@@ -65,7 +73,24 @@ class _InOrder(typer.core.TyperGroup):
         except typer.Abort:
             typer.echo("Aborted!", err=True)
             sys.exit(1)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            _drop_stdout()
+            where = f"{exc.filename}: " if exc.filename else ""
+            typer.echo(printable(f"error: {where}cannot write: {os.strerror(exc.errno)}"), err=True)
+            sys.exit(EXIT_USAGE)
         sys.exit(code if isinstance(code, int) else 0)
+
+
+def _drop_stdout() -> None:
+    """Send what stdout still holds to /dev/null: a full device would refuse it again at
+    exit, with a second message."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
+        return
+    os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
 
 
 app = typer.Typer(

@@ -13,6 +13,7 @@ import hashlib
 import importlib
 import json
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -153,6 +154,8 @@ GAMES = {"bollebank": "bollesim.bollebank.game"}
 """Every game this installation plays: name -> the module whose GAME declares it."""
 
 DEFAULT = "bollebank"
+DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
+"""A module's dotted name, the only form of $BOLLESIM_GAME imported."""
 CHOICE = "BOLLESIM_GAME"
 """The environment variable that chooses the game a process plays: a name of GAMES, or
 the dotted name of a module whose GAME declares one (a game outside the package)."""
@@ -167,14 +170,17 @@ def declared(name: str | None = None) -> Game:
 
 @cache
 def _declared(name: str) -> Game:
+    from bollesim.errors import UsageError
+
     module = GAMES.get(name, name)
+    unknown = UsageError(f"{CHOICE}={name}: no such game (known: {', '.join(GAMES)}, "
+                         "or the dotted name of a module that declares GAME)")
+    if not DOTTED.fullmatch(module):  # import_module would take "../x" as relative
+        raise unknown
     try:
         game = importlib.import_module(module).GAME
     except (ImportError, AttributeError):
-        from bollesim.errors import UsageError
-
-        raise UsageError(f"{CHOICE}={name}: no such game (known: {', '.join(GAMES)}, or a "
-                         "module that declares GAME)") from None
+        raise unknown from None
     missing = [n for n in RULEBOOK if not hasattr(game.rulebook, n)]
     if missing:
         raise TypeError(f"game {game.name!r}: its rules module {game.rules} lacks {missing[0]}")

@@ -41,6 +41,7 @@ from numba import njit, types
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Ruleset, declared
 from bollesim.game.params import Parameter
+from bollesim.jit import cache_on_disk
 
 # decide(kind, obs, rules, options, n_options, params, prng) -> index. One signature for
 # every policy, so the fast engine's general kernel is compiled once and takes any policy
@@ -180,7 +181,9 @@ def from_module(module: ModuleType, name: str | None = None) -> Policy:
                       to_family=module.PRESET)
     # Compiled on first use: for the signature from Python (the reference engine), or for
     # DECIDE_SIGNATURE when the fast engine takes it as a function pointer.
-    decide = njit(cache=hasattr(module, "__file__"))(module.decide)
+    decide = njit(module.decide)
+    if hasattr(module, "__file__"):
+        cache_on_disk(decide)
     scripted = module.__name__ == f"{declared().policies}.{declared().scripted}"
     return DecidePolicy(name, doc, parameters, decide, scripted,
                         to_kernel=getattr(module, "KERNEL_PARAMS", None))

@@ -108,7 +108,7 @@ DROP_Z = 2.0
 errors below zero (one-sided, about 2.3% for a trial exactly as good)."""
 STARTUP_SHARE = 0.1
 """The share of the sampler's trials drawn at random before its model takes over."""
-BEST = "best.json"
+BEST = "best.json"  # runfolder.SEARCH_FILE: it makes a run folder a search's result
 TRAJECTORY = "trajectory.parquet"
 REPORT = "optimise.md"
 REPORT_HTML = "optimise.html"
@@ -757,12 +757,13 @@ def candidate_label(search: Search, vector: np.ndarray) -> str:
     return " ".join(f"{a.name}={A.fmt_value(vector[a.index])}" for a in search.axes)
 
 
-def write_result(search: Search, result: Result, out: str | Path) -> dict:
+def write_result(search: Search, result: Result, out) -> dict:
     """Commit the result folder `out` (a run folder of the held-out games, with the
-    trajectory, best.json, optimise.md and its charts): all of it or nothing."""
+    trajectory, best.json, optimise.md and its charts): all of it or nothing. `out`: the
+    folder, or its runfolder.Workspace held by the caller."""
     import io
 
-    from bollesim.batch.runfolder import write_games
+    from bollesim.batch.runfolder import SEARCH, write_games
     from bollesim.report import charts
 
     table = holdout_table(search, result.holdout)
@@ -786,7 +787,7 @@ def write_result(search: Search, result: Result, out: str | Path) -> dict:
     files[REPORT] = report_markdown(rep, specs).encode("utf-8")
     files[REPORT_HTML] = report_html(rep, specs).encode("utf-8")
     return write_games(
-        out, result.holdout, files,
+        out, result.holdout, files, "bollesim optimise", SEARCH,
         **play_record(search.rules, cells, search.holdout_seed, "fast", result.timings,
                       games_per_cell=search.holdout_games),
         experiment=search.name, description=search.description,
