@@ -114,8 +114,8 @@ def compare(
     out: Annotated[
         Path | None,
         typer.Option(
-            help="Where to write compare.html, compare.md and compare.csv "
-            "(default: results/compare-A-vs-B).",
+            help="The folder of compare.html, compare.md, its chart and compare.csv, "
+            "written whole (default: results/compare-A-vs-B).",
             show_default=False,
         ),
     ] = None,
