@@ -113,6 +113,10 @@ def test_the_report(folders, tmp_path):
     out = tmp_path / "report"
     result = invoke("compare", folders / "base", folders / "tank8", "--out", out)
     assert result.exit_code == 0, result.output
+    printed = [line for line in result.stdout.splitlines() if line.startswith("  ")]
+    assert len(printed) == len(OUTCOMES)
+    for line in printed:  # a p-value as the report writes it, never 1.5e-172
+        assert re.search(r"[ *] p (< 0\.001|= 0\.00\d+|= [01]\.\d\d)$", line), line
     assert sorted(p.name for p in out.iterdir()) == [
         "compare-differences.png", "compare.csv", "compare.html", "compare.md"]
     base, tank8 = rows_of(folders / "base"), rows_of(folders / "tank8")

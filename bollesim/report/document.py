@@ -81,7 +81,7 @@ def points(diff: float) -> str:
 def p_text(p: float | None) -> str:
     if p is None:
         return "not paired"
-    return "p < 0.0001" if p < 1e-4 else f"p = {p:.2g}" if p < 0.01 else f"p = {p:.2f}"
+    return "p < 0.001" if p < 1e-3 else f"p = {p:.2g}" if p < 0.01 else f"p = {p:.2f}"
 
 
 def inline_html(text: str) -> str:
