@@ -128,6 +128,8 @@ def test_check_refuses_a_typo_naming_the_nearest_key(tmp_path):
     result = runner.invoke(app, ["rules", "check", "--set", "roe.fire_alowed=10"])
     assert_one_line_error(result, "--set: roe.fire_alowed: unknown key",
                           "did you mean roe.fire_allowed?")
+    result = runner.invoke(app, ["rules", "check", "--set", "roe.zzz=10"])  # nothing near
+    assert_one_line_error(result, "--set: roe.zzz: unknown key (known: start, min, ")
 
 
 @pytest.mark.parametrize(("assignment", "words"), [
@@ -215,6 +217,27 @@ def test_show_tables():
     for source in ("§2.1.1, R-MAP, R-FOF", "R-CHITS", "R-TRACK", "R-MATRIX", "R-HIT", "§5.5"):
         assert source in out, source
     assert "damaged_first" in out and "I-TARGET" in out
+
+
+def test_show_map_positions_fit_80_columns_with_their_columns_explained():
+    """No header of the map positions is split on an 80-column terminal, and each column
+    but the id is explained by its meaning in the declaration."""
+    from bollesim.bollebank.rules import schema as S
+
+    out = CliRunner(env={"COLUMNS": "80"}).invoke(app, ["rules", "show"]).stdout
+    lines = out.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith("Map positions")))
+    end = lines.index(next(line for line in lines if line.startswith("Roads")))
+    heads = [[c.strip() for c in line.split("┃")[1:-1]] for line in lines[start:end]
+             if line.startswith("┃")]
+    assert len(heads) == 2, heads  # one header line in each of the two tables
+    columns = S.find("map.positions").columns
+    assert sorted(sum(heads, [])) == sorted(["id", "id", "source", *(c.name for c in columns
+                                                                      if c.name != "id")])
+    legend = " ".join(lines[start:end])
+    for column in columns[1:]:
+        assert f"{column.name}: {column.meaning[:20]}" in legend, column.name
+    assert max(len(line.rstrip()) for line in lines[start:end]) <= 80
 
 
 def test_show_prints_the_exact_odds_beside_their_tables():

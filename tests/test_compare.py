@@ -113,6 +113,10 @@ def test_the_report(folders, tmp_path):
     out = tmp_path / "report"
     result = invoke("compare", folders / "base", folders / "tank8", "--out", out)
     assert result.exit_code == 0, result.output
+    printed = [line for line in result.stdout.splitlines() if line.startswith("  ")]
+    assert len(printed) == len(OUTCOMES)
+    for line in printed:  # a p-value as the report writes it, never 1.5e-172
+        assert re.search(r"[ *] p (< 0\.001|= 0\.00\d+|= [01]\.\d\d)$", line), line
     assert sorted(p.name for p in out.iterdir()) == [
         "compare-differences.png", "compare.csv", "compare.html", "compare.md"]
     base, tank8 = rows_of(folders / "base"), rows_of(folders / "tank8")
@@ -140,6 +144,31 @@ def test_the_report(folders, tmp_path):
     for bar, outcome in zip(bars, OUTCOMES, strict=True):
         assert bar["diff_pts"] == pytest.approx(100 * expected(base, tank8, outcome)["diff"],
                                                 abs=0.0051)
+
+
+def test_the_folder_is_whole_or_absent(folders, tmp_path, monkeypatch):
+    """Cut short after its first files, a comparison leaves no folder; it replaces an
+    earlier comparison whole, and refuses a folder holding other files (untouched)."""
+    from bollesim.report import document
+
+    out = tmp_path / "cmp"
+    sides = folders / "base", folders / "tank8"
+    def disk_full(rep):
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr(document, "render_html", disk_full)  # the last file written
+        assert_one_line_error(invoke("compare", *sides, "--out", out), "No space left")
+    assert list(tmp_path.iterdir()) == []
+    assert invoke("compare", *sides, "--out", out).exit_code == 0
+    (out / "compare.csv").write_text("stale")
+    assert invoke("compare", *sides[::-1], "--out", out).exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cmp"]
+    assert "diff" in pl.read_csv(out / "compare.csv").columns
+    (out / "notes.txt").write_text("mine")
+    assert_one_line_error(invoke("compare", *sides, "--out", out), "notes.txt", "empty or new")
+    assert (out / "notes.txt").read_text() == "mine" and (out / "compare.html").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cmp"]
 
 
 def test_refusals_are_one_line(folders, tmp_path):

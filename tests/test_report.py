@@ -468,7 +468,8 @@ def test_formatting():
     assert chartdata.pct(0.4123) == "41.2%" and chartdata.pct(0.0038) == "0.38%" and chartdata.pct(0.0) == "0.0%"
     assert document.pct_ci(0.5, 0.2366, 0.7634) == "50.0% (23.7–76.3)"
     assert document.points(0.077) == "7.7 points" and document.points(-0.01) == "1.0 point"
-    assert document.p_text(1e-9) == "p < 0.0001" and document.p_text(0.25) == "p = 0.25"
+    assert document.p_text(1e-9) == "p < 0.001" and document.p_text(0.25) == "p = 0.25"
+    assert document.p_text(0.0023) == "p = 0.0023"
     # a difference within a point of zero keeps two decimals, so it never reads +0.0
     assert chartdata.signed_ci(0.012, 0.004, 0.02) == "+1.2 (+0.4 to +2.0)"
     assert chartdata.signed_ci(0.0004, 0.0001, 0.0007) == "+0.04 (+0.01 to +0.07)"

@@ -51,3 +51,18 @@ def test_nothing_points_outside_the_repository():
     for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", page.read_text(encoding="utf-8")):
             assert (page.parent / target).exists(), f"{page.name} links to missing {target}"
+
+
+def test_the_usage_pages_rules_check_example_is_current():
+    """docs/usage.md shows what `rules check --set tracks.tank_to_hit=8` prints, its
+    checksum included (an edit of default.toml changes it)."""
+    from typer.testing import CliRunner
+
+    from bollesim.cli.app import app
+
+    usage = (ROOT / "docs" / "usage.md").read_text(encoding="utf-8")
+    command = "bollesim rules check --set tracks.tank_to_hit=8"
+    assert f"$ .venv/bin/{command}\n" in usage
+    result = CliRunner().invoke(app, command.split()[1:])
+    assert result.exit_code == 0, result.output
+    assert f"   {result.stdout.strip()}\n" in usage, result.stdout

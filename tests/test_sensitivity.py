@@ -251,6 +251,33 @@ def test_report_tables_and_charts(sens):
     assert all((out / link).exists() for link in links)
 
 
+def test_the_findings_say_which_findings_move_and_how_far(sens):
+    """The summary counts a finding whose answer moves within noise apart from one that
+    holds, and names every move: the finding, its answer as specified and under each
+    alternative that moves it."""
+    _, out, games, _ = sens
+    text = (out / "sensitivity.md").read_text(encoding="utf-8")
+    findings = text.split("## Findings")[1].split("\n## ")[0]
+    expected = expected_findings(games)
+    verdicts: dict[str, set] = {}
+    for e in expected:
+        verdicts.setdefault(e["finding"], set()).add(e["verdict"])
+    changed = sum("changes" in v for v in verdicts.values())
+    noisy = sum(v == {"holds", "holds within noise"} or v == {"holds within noise"}
+                for v in verdicts.values())
+    assert any(e["verdict"] == "holds within noise" for e in expected)  # a move to name
+    assert (f"{len(verdicts) - changed - noisy} of {len(verdicts)} findings hold under every "
+            f"alternative, {noisy} more within noise") in findings
+    for finding, moves in itertools.groupby(
+            (e for e in expected if e["verdict"] != "holds"), key=lambda e: e["finding"]):
+        moves = list(moves)
+        line = next(line for line in findings.splitlines() if f"The {finding}, " in line)
+        assert f"{moves[0]['as_specified']} as specified, moves: " in line, line
+        for e in moves:
+            noise = " (within noise)" if e["verdict"] == "holds within noise" else ""
+            assert f"to {e['answer']} under `{e['alternative']}`{noise}" in line, line
+
+
 def test_resume_and_report_of_the_folder(sens, tmp_path, monkeypatch):
     spec, _, games, answer = sens
     out = tmp_path / "out"

@@ -388,6 +388,35 @@ def test_the_page_fits_a_narrow_and_a_wide_screen(page, width):
         assert fit["clippedTables"] == [], fit
 
 
+def test_a_balance_report_fits_a_narrow_and_a_wide_screen_as_the_page_does(server, browser,
+                                                                           tmp_path):
+    """A balance report (report.html) at 400 and 1280 pixels, and the what-if page at 400:
+    nothing wider than the window (the charts as wide as the page, every legend on it)."""
+    from test_report import make_games, synthetic_policies, write_run
+
+    from bollesim.report import balance
+
+    with synthetic_policies():
+        report = balance.write_report(write_run(tmp_path, make_games(n=300, seed=3)))["html"]
+    _, url = server
+    measure = """() => ({overflow: document.documentElement.scrollWidth - innerWidth,
+      legends: [...document.querySelectorAll('.role-legend')]
+        .map(n => n.getBoundingClientRect().right).filter(r => r > innerWidth)})"""
+    for address, width in ((report.as_uri(), 400), (report.as_uri(), 1280), (url, 400)):
+        context = browser.new_context(viewport={"width": width, "height": 900})
+        tab = context.new_page()
+        tab.goto(address)
+        if address == url:
+            tab.wait_for_function("document.getElementById('count').dataset.done === 'true'",
+                                  timeout=60_000)
+        else:
+            assert tab.evaluate("window.bollesimReady.then(() => document.querySelectorAll("
+                                "'.chart svg').length)") >= 3
+        fit = tab.evaluate(measure)
+        context.close()
+        assert fit == {"overflow": 0, "legends": []}, (address, width, fit)
+
+
 def test_a_reading_switch_says_what_it_overwrites(page):
     assert page.input_value(TANK) == "10"  # the user's value (the fifty changes' last)
     page.select_option('select[data-reading="R-TRACK"]', "harder")

@@ -7,6 +7,7 @@ its terminal (stderr) is read as a person would read it.
 
 from __future__ import annotations
 
+import concurrent.futures
 import re
 import signal
 import socket
@@ -152,6 +153,35 @@ def test_another_sites_request_is_refused_on_every_route(served, name, path, hea
             assert answer.read() == b'{"error":"cross-site request refused"}'
 
 
+def answers(sock: socket.socket) -> bytes:
+    """Everything the server sends on `sock` until it closes it (or 5 s of silence)."""
+    sock.settimeout(5)
+    data = b""
+    try:
+        while part := sock.recv(65536):
+            data += part
+    except TimeoutError:
+        pass
+    return data
+
+
+def test_a_request_smuggled_behind_both_framings_is_not_served(served):
+    """A request with both Content-Length and Transfer-Encoding is answered 400 and its
+    connection closed: the request hidden in its body (for a proxy that framed it by
+    Content-Length) is never read."""
+    smuggled = f"GET /api/form HTTP/1.1\r\nHost: 127.0.0.1:{served.port}\r\n\r\n".encode()
+    sock = served.request(f"POST /api/partial HTTP/1.1\nHost: 127.0.0.1:{served.port}\n"
+                          f"Content-Type: application/json\nContent-Length: {5 + len(smuggled)}"
+                          "\nTransfer-Encoding: chunked\n", b"0\r\n\r\n" + smuggled)
+    with sock:
+        data = answers(sock)
+    assert data.startswith(b"HTTP/1.1 400 ") and data.count(b"HTTP/1.1") == 1, data[:300]
+    assert data.endswith(b'{"error":"both Content-Length and Transfer-Encoding: refused"}')
+
+
+# ------------------------------------------------------------------ clients that go away
+
+
 # ------------------------------------------------------------------ clients that go away
 
 
@@ -232,6 +262,24 @@ def test_fuzz_deep_and_huge_json_bodies_get_a_one_line_4xx(served, route, field,
         assert set(answer.json()) == {"error"} and "\n" not in answer.text
 
 
+# ------------------------------------------------------------------ stopping
+
+
+def test_sigterm_with_open_streams_prints_the_stop_line(tmp_path):
+    """SIGTERM stops the server as Ctrl-C does, its last line said, while pages hold
+    their event streams open."""
+    server = Served(tmp_path)
+    streams = [server.request(events_request(server.port) + "\n") for _ in range(3)]
+    assert [status(sock) for sock in streams] == [200] * 3
+    server.proc.send_signal(signal.SIGTERM)
+    out = server.proc.stdout.read()
+    assert server.proc.wait(timeout=60) == 0
+    assert out.strip().endswith("bollesim serve: stopped"), (out, server.log.read_text())
+    assert "Traceback" not in server.log.read_text()
+    for sock in streams:
+        sock.close()
+
+
 # ------------------------------------------------------------------ the report
 
 
@@ -242,19 +290,24 @@ def test_the_report_lives_in_results_and_replays_after_the_server_stops(served):
     while not httpx.get(served.url + "api/form", timeout=60).json()["ready"]:
         assert time.monotonic() < deadline, "the engine never got ready"
         time.sleep(0.5)
-    answer = httpx.post(served.url + "api/report", json={"policy": "historical"}, timeout=300)
-    assert answer.status_code == 200, answer.text
-    url = answer.json()["url"]
-    token = url.split("/")[2]
-    assert re.fullmatch(r"whatif-\d{8}-\d{6}-1", token)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:  # two at once: two folders
+        replies = list(pool.map(lambda _: httpx.post(
+            served.url + "api/report", json={"policy": "historical"}, timeout=600), range(2)))
+    assert [a.status_code for a in replies] == [200, 200], [a.text for a in replies]
+    urls = [a.json()["url"] for a in replies]
+    tokens = [url.split("/")[2] for url in urls]
+    assert tokens[0] != tokens[1] and all(re.fullmatch(r"whatif-\d{8}-\d{6}-[12]", t)
+                                          for t in tokens), tokens
+    url, token = urls[0], tokens[0]
     markdown = httpx.get(served.url + url.lstrip("/").replace(".html", ".md"), timeout=30).text
     assert tempfile.gettempdir() + "/" not in markdown.replace(str(served.folder), "")
     command = re.search(r"bollesim play --from (\S+) --game (\d+) --cell (\d+)", markdown)
     assert command and command.group(1) == f"results/{token}", markdown
     log = served.stop()
     assert "Traceback" not in log, log
-    folder = served.folder / "results" / token
-    assert (folder / "report.html").is_file() and (folder / "games.parquet").is_file()
+    for name in tokens:
+        folder = served.folder / "results" / name
+        assert (folder / "report.html").is_file() and (folder / "games.parquet").is_file()
     replay = ["play", "--from", command.group(1), "--game", command.group(2), "--cell",
               command.group(3)]
     done = subprocess.run([sys.executable, "-m", "bollesim", *replay], cwd=served.folder,

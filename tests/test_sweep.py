@@ -188,6 +188,16 @@ def test_precision_stops_when_reached(tmp_path):
     assert games.equals(R.simulate("historical", n, seed=3))
 
 
+def test_precision_sentence_counts_its_points():
+    from bollesim.batch.precision import Outcome
+
+    def said(precision: float) -> str:
+        return Outcome(3000, 1, precision, True, 0.0093, None, "defeat").sentence()
+
+    assert "is at most 1 point after 3,000 games" in said(0.01)
+    assert "is at most 5 points after" in said(0.05) and "at most 0.5 points" in said(0.005)
+
+
 def half_widths(games: pl.DataFrame) -> dict[str, float]:
     """The 95% Wilson half-width of each watched rate over these games (oracles.py)."""
     counts = games.select(pl.col(WATCHED).sum()).row(0, named=True)

@@ -83,7 +83,8 @@ class Outcome:
             f" of cell {self.worst_cell}" if self.n_cells > 1 else ""
         )
         worst = f"{self.worst_half_width * 100:.2f} points, {where}"
-        asked = f"{self.precision * 100:g} points"
+        asked = f"{self.precision * 100:g}"
+        asked += " point" if asked == "1" else " points"
         if self.reached:
             return (
                 f"precision reached: every rate's 95% half-width is at most {asked} after "

@@ -934,12 +934,8 @@ class Workspace:
         return rows
 
     def _replace(self) -> None:
-        """Put .OUT.new in OUT's place: one rename, or two where exchange is missing."""
-        if not self.out.exists():
-            os.rename(self.new, self.out)
-        elif not _exchange(self.new, self.out):
-            os.rename(self.out, self.old)
-            os.rename(self.new, self.out)
+        """Put .OUT.new in OUT's place (put_in_place), durably."""
+        put_in_place(self.new, self.out, self.old)
         _fsync_dir(self.out.parent)
 
     def _clean_up(self) -> None:
@@ -1075,6 +1071,16 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
     elif path.exists() or path.is_symlink():
         path.unlink()
+
+
+def put_in_place(new: Path, out: Path, old: Path) -> None:
+    """Put the folder `new` in `out`'s place: one rename, or two where exchange is missing
+    (`out` to `old` first). The former `out`, if any, is left in `new` or `old`."""
+    if not out.exists():
+        os.rename(new, out)
+    elif not _exchange(new, out):
+        os.rename(out, old)
+        os.rename(new, out)
 
 
 def _exchange(a: Path, b: Path) -> bool:

@@ -116,8 +116,8 @@ def compare(
     out: Annotated[
         Path | None,
         typer.Option(
-            help="Where to write compare.html, compare.md and compare.csv "
-            "(default: results/compare-A-vs-B).",
+            help="The folder of compare.html, compare.md, its chart and compare.csv, "
+            "written whole (default: results/compare-A-vs-B).",
             show_default=False,
         ),
     ] = None,
@@ -133,6 +133,7 @@ def compare(
     from bollesim.inputs import check_out_folder
     from bollesim.report.chartdata import signed_ci
     from bollesim.report.compare import default_out, open_side, write_compare
+    from bollesim.report.document import p_text
     from bollesim.stats import analysis
     from bollesim.stats.compare import what_differs
 
@@ -154,7 +155,7 @@ def compare(
     for r in table.iter_rows(named=True):
         mark = " *" if r["significant"] else "  "
         say(f"  {analysis.LABELS[r['outcome']]:<{width}} {r['rate_a']:>7.1%} {r['rate_b']:>7.1%}"
-            f"  {signed_ci(r['diff'], r['diff_low'], r['diff_high'])}{mark} p={r['p_value']:.2g}")
+            f"  {signed_ci(r['diff'], r['diff_low'], r['diff_high'])}{mark} {p_text(r['p_value'])}")
     say("* significant (exact McNemar, p < 0.05)")
     say(printable(f"wrote {written['html']}, {written['markdown']} and {written['tables'][0]}"))
     if json_:

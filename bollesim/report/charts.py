@@ -16,6 +16,7 @@ The colours are chartdata's, as in bollesim.report.plots.
 
 from __future__ import annotations
 
+import copy
 import json
 import textwrap
 from functools import cache
@@ -177,6 +178,29 @@ def difference_spec(chart: DiffChart) -> dict:
             chart.title, subtitle=_subtitle(chart.finding, chart.note), anchor="start",
             fontSize=16, subtitleFontSize=12, subtitleColor="#444444"))
     return layered.to_dict()
+
+
+def on_page(spec: dict) -> tuple[dict, str, str]:
+    """A spec as a page draws it on any screen: as wide as its element (the legend below
+    the plot), its title and subtitle apart, as text the page wraps (a Vega title never
+    does). Returns (spec, title, subtitle); `spec` is left as it is, for its PNG."""
+    spec = copy.deepcopy(spec)
+    spec.update(width="container", autosize={"type": "fit", "contains": "padding"})
+    spec.setdefault("config", {}).setdefault("legend", {}).update(orient="bottom", columns=2)
+    title = spec.pop("title", {})
+    return spec, title.get("text", ""), " ".join(title.get("subtitle", []))
+
+
+def figure(name: str, spec: dict, alt: str) -> tuple[str, dict]:
+    """The <figure id=NAME> of a chart on a page (on_page: its title and subtitle as text
+    above it, `alt` as its caption) and the spec to draw into its element, vis-NAME."""
+    import html
+
+    spec, title, subtitle = on_page(spec)
+    alt = html.escape(alt)
+    return (f'<figure id="{name}"><p class="chart-title"><strong>{html.escape(title)}</strong>'
+            f'<br>{html.escape(subtitle)}</p><div class="chart" id="vis-{name}" role="img" '
+            f'aria-label="{alt}"></div><figcaption>{alt}</figcaption></figure>', spec)
 
 
 def png(vega_lite: dict, scale: float = 1.0) -> bytes:

@@ -1,10 +1,14 @@
 """The report of two runs or cells compared game by game (`bollesim compare A B`): the sides
-opened from verified run folders (`DIR` or `DIR:CELL`), and compare.html, compare.md and
-compare.csv of their paired differences (stats/compare.py)."""
+opened from verified run folders (`DIR` or `DIR:CELL`), and the folder of their paired
+differences (stats/compare.py): compare.html, compare.md, compare-differences.png and
+compare.csv, written whole or not at all."""
 
 from __future__ import annotations
 
+import os
 import re
+import secrets
+import shutil
 from pathlib import Path
 
 import polars as pl
@@ -156,9 +160,35 @@ def default_out(a: Side, b: Side) -> Path:
 
 
 def write_compare(a: Side, b: Side, out: str | Path) -> dict:
-    """Write compare.html, compare.md, its chart and compare.csv into `out`; returns
-    {"html", "markdown", "charts", "tables", "differences": the table}."""
+    """Write compare.html, compare.md, its chart (compare-differences.png) and compare.csv
+    as the folder `out`, whole or not at all: into .OUT.PID.TAG.new beside it, which then
+    takes its place (an earlier comparison there is replaced; a folder holding other files,
+    or a file, is refused with UsageError). Returns {"html", "markdown", "charts",
+    "tables", "differences": the table}."""
+    from bollesim.batch.runfolder import put_in_place
+
+    out = Path(out)
     table = differences(a, b)
     rep = build_report(a, b, table)
-    paths = write_pages(rep, out, "compare", {"compare.csv": table})
-    return {**paths, "differences": table}
+    tag = f".{out.name}.{os.getpid()}.{secrets.token_hex(4)}"
+    new, old = out.with_name(f"{tag}.new"), out.with_name(f"{tag}.old")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    new.mkdir()
+    try:
+        paths = write_pages(rep, new, "compare", {"compare.csv": table})
+        if out.is_symlink() or out.exists() and not out.is_dir():
+            raise UsageError(f"{out} is not a folder: choose another --out")
+        if out.is_dir():
+            others = sorted(set(os.listdir(out)) - set(os.listdir(new)))
+            if others:
+                shown = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+                raise UsageError(f"{out} holds files that are not a comparison's ({shown}): "
+                                 "a comparison replaces its folder whole, so choose an empty "
+                                 "or new folder")
+        put_in_place(new, out, old)
+    finally:
+        for path in (new, old):
+            shutil.rmtree(path, ignore_errors=True)
+    moved = {key: [out / p.name for p in value] if isinstance(value, list) else out / value.name
+             for key, value in paths.items()}
+    return {**moved, "differences": table}

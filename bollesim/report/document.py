@@ -81,7 +81,7 @@ def points(diff: float) -> str:
 def p_text(p: float | None) -> str:
     if p is None:
         return "not paired"
-    return "p < 0.0001" if p < 1e-4 else f"p = {p:.2g}" if p < 0.01 else f"p = {p:.2f}"
+    return "p < 0.001" if p < 1e-3 else f"p = {p:.2g}" if p < 0.01 else f"p = {p:.2f}"
 
 
 def inline_html(text: str) -> str:
@@ -103,7 +103,9 @@ td.num { text-align: right; }  /* a rate and its interval may wrap apart: no tab
 tr:nth-child(even) td { background: #fafafa; }
 code { background: #f3f3f3; padding: 0 .25em; border-radius: 3px; font-size: .92em; }
 figure { margin: 1.2em 0; }
-.chart { min-height: 420px; overflow-x: auto; }
+.chart { width: 100%; min-height: 420px; }  /* charts.on_page: as wide as the page */
+.chart-title { margin: 0 0 .3em; font-size: .9em; color: #444; }
+.chart-title strong { color: #222; font-size: 1.1em; }
 figcaption { color: #555; font-size: .9em; }
 table.sortable th { cursor: pointer; user-select: none; }
 table.sortable th::after { content: " ↕"; color: #aaa; font-size: .85em; }
@@ -175,11 +177,9 @@ def render_html(rep: Report) -> str:
                          + f"<tbody>{body}</tbody></table></div>")
         elif kind == "chart":
             chart = block[1]
-            specs[f"vis-{chart.name}"] = charts.spec(chart.data)
-            alt = html.escape(chart.alt)
-            parts.append(f'<figure id="{chart.name}"><div class="chart" id="vis-{chart.name}" '
-                         f'role="img" aria-label="{alt}"></div><figcaption>{alt}</figcaption>'
-                         "</figure>")
+            figure, specs[f"vis-{chart.name}"] = charts.figure(
+                chart.name, charts.spec(chart.data), chart.alt)
+            parts.append(figure)
     if specs:
         parts.append(charts.page_script(specs))
     parts += [f"<script>{SORT_SCRIPT}</script>", "</body>", "</html>", ""]

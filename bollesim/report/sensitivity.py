@@ -20,7 +20,6 @@ from bollesim.stats.sensitivity import (
     AS_SPECIFIED,
     FINDING_OUTCOMES,
     PLAYED,
-    by_finding,
     effects,
     layout,
     played_differently,
@@ -112,11 +111,13 @@ def _precision(games: pl.DataFrame, effect: pl.DataFrame, g: int) -> str:
 def _robustness_summary(robust: pl.DataFrame) -> list[str]:
     if robust.height == 0:
         return ["No finding to check: the experiment sweeps no trigger and plays one policy."]
-    per = by_finding(robust)
     items = [steady_sentence(robust)]
-    for r in per.filter(pl.col("changes") > 0).iter_rows(named=True):
-        items.append(f"The {r['finding']} changes under "
-                     + ", ".join(f"`{a}`" for a in r["under"]) + ".")
+    moved = robust.filter(pl.col("verdict") != "holds")
+    for finding, part in moved.group_by("finding", maintain_order=True):
+        items.append(f"The {finding[0]}, {part['as_specified'][0]} as specified, moves: "
+                     + "; ".join(f"to {r['answer']} under `{r['alternative']}`"
+                                 + (" (within noise)" if r["verdict"] != "changes" else "")
+                                 for r in part.iter_rows(named=True)) + ".")
     return items
 
 

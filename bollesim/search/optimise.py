@@ -898,15 +898,12 @@ def report_markdown(rep, specs: dict[str, dict]) -> str:
 def report_html(rep, specs: dict[str, dict]) -> str:
     """optimise.html: the same report in one page that works offline, its charts
     interactive (report.render_html's page, charts.page_script's Vega-Lite)."""
-    import html
-
     from bollesim.report import charts
     from bollesim.report.document import render_html
 
-    figures = "".join(
-        f'<figure><div class="chart" id="vis-{name}" role="img" '
-        f'aria-label="{html.escape(CHART_ALT[name])}"></div></figure>' for name in sorted(specs))
-    script = charts.page_script({f"vis-{name}": spec for name, spec in specs.items()})
+    drawn = {name: charts.figure(name, specs[name], CHART_ALT[name]) for name in sorted(specs)}
+    figures = "".join(figure for figure, _ in drawn.values())
+    script = charts.page_script({f"vis-{name}": spec for name, (_, spec) in drawn.items()})
     return render_html(rep).replace("</body>", figures + "\n" + script + "\n</body>", 1)
 
 

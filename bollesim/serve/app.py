@@ -26,13 +26,16 @@ parameters lie in their declared ranges. A request that fails is answered 400 (o
 404, 413, 415, 429) with {"error": one line}; nothing answers with a traceback or a path.
 A request of another site (an Origin other than the page's, or a browser's Sec-Fetch-Site
 other than same-origin, except a link followed to a page) is refused on every route, and
-on loopback only the loopback host names are served (no DNS rebinding). A client that
-goes away before its request is complete is one line on the server's terminal.
+on loopback only the loopback host names are served (no DNS rebinding). A request with
+both Content-Length and Transfer-Encoding is answered 400 and its connection closed (no
+request smuggled behind it is read). A client that goes away before its request is
+complete is one line on the server's terminal.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import math
 import re
@@ -415,27 +418,43 @@ async def make_report(request: Request) -> Response:
     built, policy, params = await asyncio.to_thread(server.setting, body)
     if built.rules is None:
         return JSONResponse({"errors": built.errors}, status_code=422)
-    token = f"whatif-{time.strftime('%Y%m%d-%H%M%S')}-{len(server.reports) + 1}"
-    task = server.worker.submit(lambda: page_report(server, token, built.rules, policy, params,
-                                                     family))
+    task = server.worker.submit(lambda: page_report(server, built.rules, policy, params, family))
     try:
-        await asyncio.wrap_future(task)
+        token = await asyncio.wrap_future(task)
     except UsageError as exc:  # e.g. the results folder cannot be written
         print(f"bollesim serve: the report was not written: {exc}", file=sys.stderr)
         return error(500, f"the report was not written: {exc}")
     return JSONResponse({"url": f"/report/{token}/report.html", "folder": str(server.reports[token])})
 
 
-def page_report(server: Server, token: str, rules, policy, params, family) -> None:
+def new_folder(results: Path) -> str:
+    """The name of a new, empty folder results/whatif-TIME-N, created here: mkdir either
+    creates a folder or fails, so no two reports (of this server or another) share one."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    try:
+        results.mkdir(parents=True, exist_ok=True)
+        for n in itertools.count(1):
+            try:
+                (results / f"whatif-{stamp}-{n}").mkdir()
+                return f"whatif-{stamp}-{n}"
+            except FileExistsError:
+                continue
+    except OSError as exc:
+        raise UsageError(f"cannot write {results}: {exc.strerror or exc}") from None
+
+
+def page_report(server: Server, rules, policy, params, family) -> str:
     """A run folder of the current settings (the chosen policy, then the trigger family's
-    settings, on the same seeds) in results/TOKEN, and its report in it: it stays when the
-    server stops, and its replay commands work from the folder the server was started in."""
+    settings, on the same seeds) in a new folder results/TOKEN, and its report in it: it
+    stays when the server stops, and its replay commands work from the folder the server
+    was started in. Returns TOKEN."""
     from bollesim.batch.manifest import ruleset_record
     from bollesim.batch.session import run_cells
     from bollesim.batch.source import RulesetSource
     from bollesim.batch.spec import Cell
     from bollesim.report.balance import write_report
 
+    token = new_folder(server.settings.results)
     folder = server.settings.results / token
     family_policy = server.policy(family.policy)
     family_params = params if family_policy is policy else family_policy.param_vector()
@@ -454,6 +473,7 @@ def page_report(server: Server, token: str, rules, policy, params, family) -> No
               extra_manifest=ruleset_record(rules, source))
     write_report(folder)
     server.reports[token] = folder
+    return token
 
 
 _FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,120}")
@@ -554,6 +574,23 @@ def same_origin(app):
     return middleware
 
 
+def one_framing(app):
+    """Answer a request that gives both Content-Length and Transfer-Encoding 400 and close
+    its connection: a proxy in front may have framed its body by the other header, so
+    what follows on the connection may be a smuggled request (RFC 9112 §6.3)."""
+
+    async def middleware(scope, receive, send):
+        names = {name for name, _ in scope.get("headers", ())}
+        if scope["type"] == "http" and {b"content-length", b"transfer-encoding"} <= names:
+            answer = error(400, "both Content-Length and Transfer-Encoding: refused")
+            answer.headers["Connection"] = "close"
+            await answer(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    return middleware
+
+
 def create_app(settings: Settings) -> Starlette:
     server = Server(settings)
 
@@ -581,7 +618,8 @@ def create_app(settings: Settings) -> Starlette:
     app = Starlette(
         routes=routes,
         lifespan=lifespan,
-        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts),
+        middleware=[Middleware(one_framing),
+                    Middleware(TrustedHostMiddleware, allowed_hosts=hosts),
                     Middleware(same_origin)],
         exception_handlers={BadRequest: _bad_request, HTTPException: _http_error,
                             Busy: _busy, ClientDisconnect: _gone, Exception: _internal},

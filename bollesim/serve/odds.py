@@ -315,16 +315,13 @@ class Evaluation:
 
 
 def _on_page(chart, height: int) -> dict:
-    """A chartdata chart's Vega-Lite spec (charts.spec) sized to the page's column, its
-    legend below; its title and subtitle apart, as text the page wraps on any screen."""
+    """A chartdata chart's Vega-Lite spec (charts.spec) as the page draws it (charts.on_page:
+    the column's width, its legend below, its title and subtitle as text), `height` high."""
     from bollesim.report import charts
 
-    spec = charts.spec(chart)
-    spec.update(width="container", height=height, autosize={"type": "fit", "contains": "padding"})
-    spec.setdefault("config", {}).setdefault("legend", {}).update(orient="bottom", columns=2)
-    title = spec.pop("title", {})
-    return {"spec": spec, "title": title.get("text", ""),
-            "subtitle": " ".join(title.get("subtitle", [])), "finding": chart.finding}
+    spec, title, subtitle = charts.on_page(charts.spec(chart))
+    spec["height"] = height
+    return {"spec": spec, "title": title, "subtitle": subtitle, "finding": chart.finding}
 
 
 def _paired(games: pl.DataFrame, other: pl.DataFrame) -> pl.DataFrame:

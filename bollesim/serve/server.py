@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import signal
 import socket
 import sys
 import threading
@@ -119,10 +120,14 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, open_browser: bo
             app.state.server.closing()
             super().handle_exit(sig, frame)
 
+    # uvicorn raises the signal that stopped it again once it has stopped: SIGTERM then
+    # ends here as Ctrl-C does, not the process before its last line.
+    term = signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         Uvicorn(config).run(sockets=[sock])
     except KeyboardInterrupt:
         pass
     finally:
         sock.close()
+        signal.signal(signal.SIGTERM, term)
     print("bollesim serve: stopped", flush=True)

@@ -181,19 +181,25 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
 
 
 def by_finding(robust: pl.DataFrame) -> pl.DataFrame:
-    """One row per finding of a robustness table: `finding`, `changes` (the alternatives
-    under which it changes) and `under` (their names)."""
+    """One row per finding of a robustness table: `finding`, `changes` (how many
+    alternatives change it) and `within_noise` (under how many another answer comes
+    first, within noise)."""
     return robust.group_by("finding", maintain_order=True).agg(
         (pl.col("verdict") == "changes").sum().alias("changes"),
-        pl.col("alternative").filter(pl.col("verdict") == "changes").alias("under"))
+        (pl.col("verdict") == "holds within noise").sum().alias("within_noise"))
 
 
 def steady_sentence(robust: pl.DataFrame) -> str:
-    """How many findings hold under every alternative, in words (the report's and the
+    """How many findings hold under every alternative, how many only within noise (their
+    answer moves under some) and how many change, in words (the report's and the
     command line's summary)."""
     per = by_finding(robust)
-    steady = per.filter(pl.col("changes") == 0).height
-    return f"{steady} of {per.height} findings hold under every alternative (within noise at worst)."
+    changed = per.filter(pl.col("changes") > 0).height
+    noisy = per.filter((pl.col("changes") == 0) & (pl.col("within_noise") > 0)).height
+    steady = per.height - changed - noisy
+    return (f"{steady} of {per.height} findings hold under every alternative, {noisy} more "
+            f"within noise (another answer comes first under some, not significantly "
+            f"better), {changed} change{'s' if changed == 1 else ''}.")
 
 
 def trigger_verdict(mine: dict, theirs: dict) -> str:

@@ -517,11 +517,12 @@ def nearest(name: str, known) -> str | None:
 
 
 def unknown_message(name: str, known, prefix: str = "") -> str:
-    """`unknown key; did you mean roe.fire_allowed? (known: ...)`."""
+    """`unknown key; did you mean roe.fire_allowed? (known: ...)`, or without a near
+    guess `unknown key (known: ...)`."""
     known = [k for k in known if k != "source"]
     guess = nearest(name, known)
-    hint = f"did you mean {prefix}{guess}? " if guess else ""
-    return f"unknown key; {hint}(known: {', '.join(known)})"
+    hint = f"; did you mean {prefix}{guess}?" if guess else ""
+    return f"unknown key{hint} (known: {', '.join(known)})"
 
 
 def unknown_keys(data: dict) -> tuple[str, str] | None:

@@ -141,18 +141,36 @@ def _item(values, i: int):
     return values[i] if isinstance(values, list) and i < len(values) else ""
 
 
+FIRE_COLUMNS = ("fp", "bsa", "un", "un_fire", "eam_pool")
+"""The map positions' columns of fire and markers, a table of their own: with the others
+in one, the headers would wrap on an 80-column terminal."""
+
+
 def positions(data: dict):
+    """The map positions in two tables (where they are; their fire and markers), each with
+    the meaning of its columns from the declaration."""
+    from rich.console import Group
+
     section = _section(data, "map")
     rows = _rows(section.get("positions"))
     if not rows:
         return None
-    columns = [c.name for c in S.find("map.positions").columns if c.name != "id"]
-    t = _table("Map positions (stack 0 = unlimited)", section.get("source"), "id", *columns,
-               "source")
-    for row in rows:
-        t.add_row(_p(row.get("id", "?")), *(_fmt(row.get(k, "")) for k in columns),
-                  _fmt(row.get("source", "")))
-    return t
+    meaning = {c.name: c.meaning for c in S.find("map.positions").columns if c.name != "id"}
+    place = [k for k in meaning if k not in FIRE_COLUMNS]
+    tables = []
+    for title, columns, source in (
+            ("Map positions (stack 0 = unlimited)", place, section.get("source")),
+            ("Map positions: fields of fire and enemy-action markers", FIRE_COLUMNS, None)):
+        t = _table(title, source, "id", *columns, *(["source"] if source else []))
+        legend = "\n".join(f"{k}: {meaning[k]}" for k in columns)
+        t.caption = f"{t.caption}\n{legend}" if t.caption else legend
+        for col in t.columns:
+            col.min_width = len(str(col.header))  # a header is never split
+        for row in rows:
+            t.add_row(_p(row.get("id", "?")), *(_fmt(row.get(k, "")) for k in columns),
+                      *([_fmt(row.get("source", ""))] if source else []))
+        tables.append(t)
+    return Group(tables[0], "", tables[1])
 
 
 def roads(data: dict):
