@@ -334,12 +334,12 @@ def _grid_cells(
         checked = []
         for j, value in enumerate(values):
             item = f"{key}[{j}]" if isinstance(raw, list) else key
-            number = s.number(value, item)
+            given = value if isinstance(value, str) else s.number(value, item)  # str: a choice
             try:
-                policy.param_vector({pname: number})
+                vector = policy.param_vector({pname: given})
             except UsageError as exc:
                 s.fail(item, str(exc))
-            checked.append(number)
+            checked.append(float(vector[[p.name for p in policy.parameters].index(pname)]))
         axes.append((pname, checked))
     names = [a for a, _ in axes]
     rule_axes = _rule_axes(s, grid, prefix, base)

@@ -29,7 +29,7 @@ BASELINE = declared().baseline
 
 @command(app, epilog=examples("bollesim policies"))
 def policies() -> None:
-    """List the policies and their parameters (default, range, meaning)."""
+    """List the policies and their parameters (default, range or choices, meaning)."""
     from bollesim.game.policy import available_policies, load_policy
 
     for name in available_policies():
@@ -38,7 +38,8 @@ def policies() -> None:
         for p in policy.parameters:
             never = "" if p.never is None else f"({p.never:g}: never)"
             note = f" {never}" if never and never not in p.doc else ""
-            typer.echo(f"    {p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}{note}")
+            allowed = f"{p.low:g}..{p.high:g}" if p.choices is None else " | ".join(p.choices)
+            typer.echo(f"    {p.name} = {p.text(p.default)}  ({allowed})  {p.doc}{note}")
 
 
 @command(

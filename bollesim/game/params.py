@@ -47,6 +47,21 @@ class Parameter:
         """The name of a categorical parameter's value (its index in choices)."""
         return self.choices[int(value)]
 
+    def value(self, given: float | str) -> float:
+        """A value as given: a number, or for a categorical parameter also the name of a
+        choice, in any case ("atgm" for "ATGM"). ValueError says why not."""
+        if isinstance(given, str):
+            if self.choices is not None:
+                names = [c.casefold() for c in self.choices]
+                if given.strip().casefold() in names:
+                    return float(names.index(given.strip().casefold()))
+            try:
+                return float(given)
+            except ValueError:
+                allowed = "a number" if self.choices is None else "one of " + ", ".join(self.choices)
+                raise ValueError(f"{self.name} = {given!r} is not {allowed}") from None
+        return float(given)
+
     def text(self, value: float) -> str:
         """A value for people: a choice by its name, a whole number without ".0"."""
         if self.choices is not None:
