@@ -62,3 +62,20 @@ def test_a_spec_takes_names(tmp_path):
     cells = bollesim.load_experiment(spec).cells
     assert [c.param_dict()["target"] for c in cells] == [0, 1, 3]
     assert np.array_equal(cells[1].params, load_policy("fire_at_roe").param_vector({"target": 1}))
+
+
+def test_a_search_spec_takes_names(tmp_path):
+    from bollesim.search.optimise import load_search
+
+    spec = tmp_path / "search.toml"
+    spec.write_text('policy = "fire_at_roe"\nobjective = "operational"\nbudget = 1000\n'
+                    'trial_games = 100\nholdout_games = 100\n[search]\nk = true\n'
+                    'target = "Tank"\ntow = 0\n', encoding="utf-8")
+    search = load_search(spec)
+    assert search.base[3] == 1 and [a.name for a in search.axes] == ["k"]
+    spec.write_text(spec.read_text().replace('target = "Tank"', 'target = ["atgm", "HMG"]'))
+    target = next(a for a in load_search(spec).axes if a.name == "target")
+    assert (target.low, target.high) == (0, 2)
+    spec.write_text(spec.read_text().replace('"HMG"', '"tnk"'))
+    with pytest.raises(UsageError, match="search.target.*'tnk' is not one of"):
+        load_search(spec)
