@@ -51,10 +51,9 @@ class Parameter:
         """A value as given: a number, or for a categorical parameter also the name of a
         choice, in any case ("atgm" for "ATGM"). ValueError says why not."""
         if isinstance(given, str):
-            if self.choices is not None:
-                names = [c.casefold() for c in self.choices]
-                if given.strip().casefold() in names:
-                    return float(names.index(given.strip().casefold()))
+            names = [c.casefold() for c in self.choices or ()]
+            if given.strip().casefold() in names:
+                return float(names.index(given.strip().casefold()))
             try:
                 return float(given)
             except ValueError:
