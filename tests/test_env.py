@@ -108,3 +108,9 @@ def test_clone_plays_on_apart():
         clone.apply(0)
     assert clone.result == first.result and clone.choices == first.choices
     assert GameState(rules, SEED, 3, first.choices).result == first.result
+
+
+def test_an_action_space_too_small_for_a_decision_says_so():
+    env = bollebank_env.BollebankEnv(max_options=2)
+    with pytest.raises(ValueError, match="more than max_options 2"):
+        env.reset(seed=SEED)

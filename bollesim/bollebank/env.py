@@ -32,8 +32,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import gymnasium as gym
 import numpy as np
+
+try:
+    import gymnasium as gym
+except ImportError as exc:  # an optional dependency
+    raise ImportError("the Gymnasium environment needs the agents extra: "
+                      "pip install 'bollesim[agents]'") from exc
 
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import observation as O
@@ -89,8 +94,8 @@ class BollebankEnv(gym.Env):
         mask = np.zeros(self.action_space.n, dtype=np.int8)
         n = len(self.state.options)
         if n > self.action_space.n:
-            raise IllegalChoice(f"{n} options for {self.state.kind_name}, more than max_options "
-                                f"{self.action_space.n}")
+            raise ValueError(f"{n} options for {self.state.kind_name}: more than max_options "
+                             f"{self.action_space.n}")
         mask[:n] = 1
         return mask
 
