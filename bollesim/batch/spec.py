@@ -218,7 +218,7 @@ class Spec:
 
     def param_value(self, parameter, value, key: str) -> float:
         """A parameter's value: a number, or the name of one of its choices."""
-        given = value if isinstance(value, str) else self.number(value, key)
+        given = value if isinstance(value, str) and parameter.choices else self.number(value, key)
         try:
             return parameter.value(given)
         except ValueError as exc:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bollesim.terminal import shown
+
 
 @dataclass(frozen=True)
 class Parameter:
@@ -58,7 +60,7 @@ class Parameter:
                 return float(given)
             except ValueError:
                 allowed = "a number" if self.choices is None else "one of " + ", ".join(self.choices)
-                raise ValueError(f"{self.name} = {given!r} is not {allowed}") from None
+                raise ValueError(f"{self.name} = {shown(given)} is not {allowed}") from None
         return float(given)
 
     def text(self, value: float) -> str:
