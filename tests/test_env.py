@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from test_invariants import check_row
+from test_invariants import Checker, check_row
 
 from bollesim import rng
 from bollesim.bollebank import decisions as D
@@ -14,7 +14,7 @@ from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.reference.steps import GameState
 from bollesim.bollebank.reference.table import IllegalChoice
 from bollesim.bollebank.rules.loader import load_ruleset
-from bollesim.game.policy import load_policy
+from bollesim.game.policy import DecidePolicy, load_policy
 
 gym = pytest.importorskip("gymnasium", reason="install the agents extra: pip install -e '.[agents]'")
 from bollesim.bollebank import env as bollebank_env  # noqa: E402  (needs gymnasium)
@@ -31,10 +31,24 @@ def refuses(env, action) -> None:
     assert env.unwrapped.state.choices == before
 
 
+def replayed_with_checks(rules, state: GameState) -> dict:
+    """The game of a finished state played again from its choices, with test_invariants'
+    Checker after every phase: its row."""
+    trace: list = []
+    script = iter(state.choices)
+    player = DecidePolicy("script", "", (), lambda *_: next(script))
+    row = play_game(rules, player, np.zeros(0), state.seed, state.game_index, trace,
+                    after_phase=Checker(rules, trace))
+    assert next(script, None) is None and trace == state.trace
+    return row
+
+
 def test_random_legal_games_keep_the_invariants():
     """Random legal actions through gymnasium.make's env (with its passive checker): every
-    game ends, its row is consistent (test_invariants.check_row), the mask marks exactly
-    the options, the observation is in its space, and illegal actions are refused."""
+    game ends, its row is consistent (test_invariants.check_row) and it keeps every
+    invariant after every phase (its choices replayed under test_invariants.Checker), the
+    mask marks exactly the options, the observation is in its space, and illegal actions
+    are refused."""
     env = gym.make(bollebank_env.ENV_ID)
     space = env.observation_space
     obs, info = env.reset(seed=SEED)
@@ -62,6 +76,7 @@ def test_random_legal_games_keep_the_invariants():
         state = env.unwrapped.state
         row = info["result"]
         check_row(env.unwrapped.rules, state.game, row, state.trace)
+        assert replayed_with_checks(env.unwrapped.rules, state) == row
         assert reward == bollebank_env.default_reward(row)
         assert not info["action_mask"].any() and info["kind"] is None
         refuses(env, 0)
