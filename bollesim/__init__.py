@@ -5,6 +5,7 @@
     from bollesim.stats import analysis
     df = bollesim.simulate("historical", 100_000, seed=1, progress=True)   # polars, one row per game
     sweep = bollesim.sweep_frame("experiments/first_fire.toml", games=2_000)
+    game = bollesim.narrate("historical", seed=7)               # one game as a JSON document
     plots.rates_by_trigger(sweep, "t")                          # the controlled chart
     analysis.rates(df)                                          # rates with 95% intervals
 
@@ -28,6 +29,7 @@ jit_cache.configure()  # before any kernel is defined: a cache keyed by the sour
 _LAZY = {
     "simulate": ("bollesim.batch.runner", "simulate"),
     "sweep_frame": ("bollesim.batch.sweeps", "sweep_frame"),
+    "narrate": ("bollesim.batch.replay", "narrate"),
     "load_experiment": ("bollesim.batch.spec", "load_experiment"),
     "load_ruleset": ("bollesim.game.declaration", "load_ruleset"),
     "load_policy": ("bollesim.game.policy", "load_policy"),

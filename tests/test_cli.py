@@ -91,12 +91,15 @@ def test_policies_lists_every_policy_and_its_parameters():
     for name in available_policies():
         policy = load_policy(name)
         want[f"{name}: {policy.doc}"] = [
-            f"{p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}"
+            f"{p.name} = {p.text(p.default)}  "
+            f"({' | '.join(p.choices) if p.choices else f'{p.low:g}..{p.high:g}'})  {p.doc}"
             + (f" ({p.never:g}: never)" if p.never is not None and ": never)" not in p.doc
                else "")
             for p in policy.parameters
         ]
     assert listed == want
+    assert any(line.startswith("target = ATGM  (ATGM | tank | HMG | artillery)")
+               for lines in listed.values() for line in lines), "a choice by its names"
     # the value meaning "never" is said once, whether the meaning already says it or not
     nevers = [(p, line) for name in available_policies()
               for p, line in zip(load_policy(name).parameters,

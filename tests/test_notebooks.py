@@ -6,6 +6,7 @@ virtual environment's Python (ipykernel), started in the notebook's own folder.
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -23,13 +24,17 @@ def test_there_are_notebooks():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_uses_the_public_api(path: Path):
-    """No private module or name (a leading underscore) is imported, and cells assert."""
+    """No private module or name (a leading underscore) is imported, and cells assert
+    what they show (their last expression, a table or a chart)."""
     nb = nbformat.read(path, as_version=4)
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     imports = [line for cell in code for line in cell.splitlines()
                if line.lstrip().startswith(("import ", "from "))]
     assert imports and not [line for line in imports if "._" in line or " _" in line], imports
     assert sum("assert " in cell for cell in code) >= 3
+    for cell in code:  # a cell that checks what it shows ends by showing it
+        if "assert " in cell:
+            assert isinstance(ast.parse(cell).body[-1], ast.Expr), f"a cell ends in no table or chart:\n{cell}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])

@@ -106,6 +106,7 @@ BAD_SPECS = {  # what to change in SMALL -> the key the one-line error must name
     "unknown parameter": ("stop_at_tanks = 2", "kk = 2", "grid[1].params.kk"),
     "empty list": ("k = [12, 12, 25]", "k = []", "grid[0].params.k"),
     "not a number": ("stop_at_tanks = 2", 'stop_at_tanks = "two"', "grid[1].params.stop_at_tanks"),
+    "not a choice": ("stop_at_tanks = 2", 'target = "tnk"', "grid[1].params.target"),
     "unknown grid key": (
         'policy = "historical"',
         'policy = "historical"\npolcy = 1',

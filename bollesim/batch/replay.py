@@ -9,10 +9,11 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from bollesim.batch.limits import DEFAULT_SEED, check_count
 from bollesim.batch.manifest import cell_ruleset
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Ruleset, declared
-from bollesim.game.policy import GamePlayer, Policy, load_policy
+from bollesim.game.policy import DecidePolicy, GamePlayer, Policy, load_policy
 
 
 def narrated_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int,
@@ -22,6 +23,28 @@ def narrated_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int,
     if isinstance(policy, GamePlayer):
         return policy.narrated_game(rules, params, seed, game_index)
     return declared().narrated_game(rules, policy, params, seed, game_index, engine)
+
+
+def narrate(policy: str | Policy, seed: int = DEFAULT_SEED, game: int = 0, params=None,
+            rules: Ruleset | None = None) -> dict:
+    """One game as data, the document `bollesim play --json` prints (docs/game.schema.json):
+    what was played, every decision with its options and choice and every event in order,
+    the narration and the result row. The reference engine plays it; a player of whole
+    games (lookahead) has no decisions to record and is refused.
+
+    policy: a name from policies/ or a Policy; seed, game: which game (as in simulate);
+    params: None (the defaults), {name: value} or the parameter vector; rules: a Ruleset
+    (None: the shipped one).
+    """
+    policy = load_policy(policy) if isinstance(policy, str) else policy
+    if not isinstance(policy, DecidePolicy):
+        raise UsageError(f"policy {policy.name!r} plays whole games itself: it has no decisions "
+                         "to record as a game's JSON document")
+    check_count("seed", seed, "seed")
+    check_count("game", game, "games")
+    rules = rules if rules is not None else declared().load_ruleset()
+    vector = params if isinstance(params, np.ndarray) else policy.param_vector(params)
+    return declared().game_document(rules, policy, vector, seed, game)
 
 
 @dataclass

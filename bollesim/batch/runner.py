@@ -87,10 +87,14 @@ def param_matrix(policy: Policy, n_games: int, params=None) -> np.ndarray:
     for name, values in params.items():
         if np.ndim(values) == 0:
             continue
-        values = np.asarray(values, dtype=np.float64)
+        i = [p.name for p in policy.parameters].index(name)
+        values = np.asarray(values)
+        if values.dtype.kind in "US":  # a choice's names
+            names, where = np.unique(values, return_inverse=True)
+            values = np.array([policy.param_vector({name: str(n)})[i] for n in names])[where]
+        values = values.astype(np.float64)
         if values.shape != (n_games,):
             raise UsageError(f"parameter {name!r}: {values.shape[0]} values for {n_games} games")
-        i = [p.name for p in policy.parameters].index(name)
         for row in np.unique(values):  # validate each distinct value against its range
             policy.param_vector({name: row})
         out[:, i] = values
@@ -269,7 +273,8 @@ def simulate(
     seed : the run seed, 0 .. 2**63 - 1 (default 1, as on the command line)
     params : None (the policy's defaults), a dict {name: value} with one value for every
         game or one value per game (e.g. {"t": np.arange(n) % 20 + 1}), or an
-        (n_games, n_parameters) array
+        (n_games, n_parameters) array; a categorical parameter's value may be the name of
+        its choice, in any case ({"target": "tank"})
     rules : a Ruleset of the game (bollesim.load_ruleset(overrides=["roe.fire_allowed=10"]));
         None: the shipped default
     engine : "fast" (numba, compiled on first use, then cached) or "reference" (plain

@@ -216,6 +216,14 @@ class Spec:
             self.fail(key, f"expected a number, got {shown(value)}")
         return float(value)
 
+    def param_value(self, parameter, value, key: str) -> float:
+        """A parameter's value: a number, or the name of one of its choices."""
+        given = value if isinstance(value, str) and parameter.choices else self.number(value, key)
+        try:
+            return parameter.value(given)
+        except ValueError as exc:
+            self.fail(key, str(exc))
+
     def file(self, table: dict, key: str) -> Path | None:
         value = self.text(table, key)
         if value is None:
@@ -331,10 +339,15 @@ def _grid_cells(
             s.fail(key, "empty list: give at least one value")
         if len(values) > LIMITS["cells"][1]:
             s.fail(key, f"more than {LIMITS['cells'][1]:,} values")
+        try:
+            policy.check_names([pname])
+        except UsageError as exc:
+            s.fail(key, str(exc))
+        parameter = next(p for p in policy.parameters if p.name == pname)
         checked = []
         for j, value in enumerate(values):
             item = f"{key}[{j}]" if isinstance(raw, list) else key
-            number = s.number(value, item)
+            number = s.param_value(parameter, value, item)
             try:
                 policy.param_vector({pname: number})
             except UsageError as exc:

@@ -45,6 +45,15 @@ ATTACK_SKIPPED = 37  # weapon (no target in its fields of fire)
 TOW_DROPPED = 38  # rescuer, towed tank: a new order superseded the tow (§5.4)
 MODIFIER = 39  # cause (see MODIFIER_CAUSES), modifier, detail: added to the next ATTACK's roll
 
+EVENT_NAMES = (  # by code: how a game's JSON document names its events
+    "turn_start", "vl2_destination", "draw", "light_damage", "civilian_car", "pair", "order",
+    "radio", "fire_status", "place", "roe", "ability", "pool_exhausted", "commander_check",
+    "airstrike", "move", "not_moved", "marker_drawn", "arrived", "tow_hooked", "tow_done",
+    "fire", "removed", "setup_flipped", "depot", "tank_status", "attack", "heavy_damage",
+    "destroyed", "commander_roll", "artillery", "artillery_draw", "deadline", "victory",
+    "hull_flip", "game_end", "stun_cleared", "attack_skipped", "tow_dropped", "modifier",
+)
+
 ROE_CAUSES = (
     "hold-fire attack",
     "heavy damage",

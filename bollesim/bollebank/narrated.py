@@ -10,6 +10,9 @@ from pathlib import Path
 import numba
 import numpy as np
 
+from bollesim.bollebank import decisions as D
+from bollesim.bollebank import events as E
+from bollesim.bollebank import observation as O
 from bollesim.bollebank.narrate import Narrator, outcome_line
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.result import RESULT
@@ -36,8 +39,61 @@ def narrated_game(
         trace = []
         with policy_compile_notice(policy):
             row = play_game(rules, policy, params, seed, game_index, trace)
+    return account(rules, policy, params, seed, game_index, trace, row), row
+
+
+def account(rules: Ruleset, policy: DecidePolicy, params: np.ndarray, seed: int, game_index: int,
+            trace: list, row: dict) -> list[str]:
+    """The lines of a narrated game: what was played, its events, its outcome."""
     lines = Narrator(rules).narrate(trace)
-    return [*header(rules, policy, params, seed, game_index), *lines, "", outcome_line(row)], row
+    return [*header(rules, policy, params, seed, game_index), *lines, "", outcome_line(row)]
+
+
+def game_document(rules: Ruleset, policy: DecidePolicy, params: np.ndarray, seed: int,
+                  game_index: int = 0) -> dict:
+    """One game as data (docs/game.schema.json), played by the reference engine: what was
+    played, its steps in order (every decision put to the policy, with its options and
+    choice, and every event of the trace, the chits drawn and the dice among them), the
+    narration and the result row."""
+    trace: list = []
+    steps: list[tuple[int, dict]] = []  # (events before it, decision)
+    words = Narrator(rules)
+    decide = policy.decide
+
+    def recorded(kind, obs, packed, options, n_options, kernel_params, prng):
+        choice = int(decide(kind, obs, packed, options, n_options, kernel_params, prng))
+        steps.append((len(trace), {
+            "turn": int(obs[O.TURN]),
+            "decision": D.KIND_NAMES[kind],
+            "context": [int(obs[O.CONTEXT_A]), int(obs[O.CONTEXT_B])],
+            "options": [{"code": int(o), "words": words.option(kind, int(o))} for o in options[:n_options]],
+            "chosen": choice,
+        }))
+        return choice
+
+    recorder = DecidePolicy(policy.name, policy.doc, policy.parameters, recorded)
+    with policy_compile_notice(policy):
+        row = play_game(rules, recorder, policy.kernel_params(params), seed, game_index, trace)
+    events = [{"turn": t, "event": E.EVENT_NAMES[kind], "args": [a, b, c, d]}
+              for t, kind, a, b, c, d in trace]
+    for at, decision in reversed(steps):  # from the last, so that each index still holds
+        events.insert(at, decision)
+    return {
+        "policy": policy.name,
+        "params": {p.name: p.choice(v) if p.choices is not None else plain_number(v)
+                   for p, v in zip(policy.parameters, params, strict=True)},
+        "seed": seed,
+        "game": game_index,
+        "ruleset": {"name": rules.name, "sha256": rules.digest},
+        "steps": events,
+        "narration": account(rules, policy, params, seed, game_index, trace, row),
+        "result": {k: v.item() if isinstance(v, np.generic) else v for k, v in row.items()},
+    }
+
+
+def plain_number(value: float) -> int | float:
+    """A parameter's value for JSON: a whole number as an integer."""
+    return int(value) if float(value).is_integer() else float(value)
 
 
 POLICY_COMPILING = (

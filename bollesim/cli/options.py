@@ -87,6 +87,7 @@ RulesOption = Annotated[
 
 
 def policy_params(policy, assignments: list[str] | None):
+    """The parameter vector of -p NAME=VALUE options: a number, or a choice's name."""
     values = {}
     for assignment in assignments or []:
         name, sep, raw = assignment.partition("=")
@@ -95,12 +96,12 @@ def policy_params(policy, assignments: list[str] | None):
                              f"{policy.parameters[0].name if policy.parameters else 'k'}=2")
         if name.strip() in values:
             raise UsageError(f"--param {name.strip()} is given twice ({name.strip()}="
-                             f"{values[name.strip()]:g} and {assignment}): give it once")
-        try:
-            values[name.strip()] = float(raw)
-        except ValueError:
-            raise UsageError(f"--param {assignment!r}: {raw!r} is not a number") from None
-    return policy.param_vector(values)
+                             f"{values[name.strip()]} and {assignment}): give it once")
+        values[name.strip()] = raw
+    try:
+        return policy.param_vector(values)
+    except UsageError as exc:
+        raise UsageError(f"--param {exc}") from None
 
 
 JsonOption = Annotated[

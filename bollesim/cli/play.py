@@ -18,6 +18,7 @@ from bollesim.cli.options import (
     SetOption,
     policy_params,
 )
+from bollesim.cli.output import emit
 from bollesim.cli.wiring import app, command, example_param, examples
 from bollesim.errors import UsageError
 from bollesim.game.declaration import declared
@@ -28,7 +29,7 @@ BASELINE = declared().baseline
 
 @command(app, epilog=examples("bollesim policies"))
 def policies() -> None:
-    """List the policies and their parameters (default, range, meaning)."""
+    """List the policies and their parameters (default, range or choices, meaning)."""
     from bollesim.game.policy import available_policies, load_policy
 
     for name in available_policies():
@@ -37,7 +38,8 @@ def policies() -> None:
         for p in policy.parameters:
             never = "" if p.never is None else f"({p.never:g}: never)"
             note = f" {never}" if never and never not in p.doc else ""
-            typer.echo(f"    {p.name} = {p.default:g}  ({p.low:g}..{p.high:g})  {p.doc}{note}")
+            allowed = f"{p.low:g}..{p.high:g}" if p.choices is None else " | ".join(p.choices)
+            typer.echo(f"    {p.name} = {p.text(p.default)}  ({allowed})  {p.doc}{note}")
 
 
 @command(
@@ -46,6 +48,7 @@ def policies() -> None:
         f"bollesim play -P {BASELINE} --seed 7",
         f"bollesim play -P {BASELINE} --seed 3 --game 12 --engine reference",
         f"bollesim play -P {BASELINE} -p {example_param()}",
+        f"bollesim play -P {BASELINE} --seed 7 --json | jq '.result'",
         f"bollesim play --from results/{BASELINE}-seed1 --game 41",
         "bollesim play --from results/first_fire --game 41 --cell 4",
     ),
@@ -93,12 +96,23 @@ def play(
     engine: Annotated[
         str, typer.Option(help="reference (readable Python) or fast (numba): the same game.")
     ] = "reference",
+    json_: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the game as one JSON document (docs/game.schema.json): every "
+            "decision with its options, every event, the narration, the result.",
+        ),
+    ] = False,
 ) -> None:
     """Play one game and narrate it turn by turn, the way §11 of the rulebook reads.
 
     With --from DIR --game N, replay game N of a run or sweep from its stored row and
     check that the replay ends as the row says.
     """
+    if json_ and (from_ is not None or engine != "reference"):
+        raise UsageError("--json records a new game as the reference engine plays it: "
+                         "drop --from and --engine")
     if from_ is not None:
         _replay_from(
             from_,
@@ -131,6 +145,11 @@ def play(
     ruleset = RulesetSource.from_options(rules, set_, partial, readings).load()
     chosen = load_policy(policy)
     params = policy_params(chosen, param)
+    if json_:
+        from bollesim.batch.replay import narrate
+
+        emit(narrate(chosen, seed, game, params, ruleset))
+        return
     lines, _ = narrated_game(ruleset, chosen, params, seed, game, engine)
     typer.echo(printable("\n".join(lines)))
 

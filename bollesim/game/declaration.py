@@ -86,7 +86,8 @@ class Game:
     whose edit_units() are the key paths an edit may name (serve/edits.py); odds: the
     module whose exact_odds(rules) gives the page a ruleset's exact odds ("" for none);
     narration: the module whose narrated_game(rules, policy, params, seed, game_index,
-    engine) gives one game's account, a list of lines, and its result row ("" for none);
+    engine) gives one game's account, a list of lines, and its result row, and whose
+    game_document(rules, policy, params, seed, game_index) gives it as data ("" for none);
     space: the module declaring the scripted family's search space: knobs(), the parameters
     every preset shares, and SEEDED_KNOBS, those a search seeds each preset at every value
     of ("" for a game without a scripted family).
@@ -127,12 +128,18 @@ class Game:
     def narrated_game(self, rules: Ruleset, policy, params, seed: int, game_index: int,
                       engine: str) -> tuple[list[str], dict]:
         """One game told turn by turn, and its result row (the game's narration)."""
+        return self._narration().narrated_game(rules, policy, params, seed, game_index, engine)
+
+    def game_document(self, rules: Ruleset, policy, params, seed: int, game_index: int) -> dict:
+        """One game as data, a JSON document: its decisions, events, narration and result."""
+        return self._narration().game_document(rules, policy, params, seed, game_index)
+
+    def _narration(self):
         if not self.narration:
             from bollesim.errors import UsageError
 
             raise UsageError(f"{self.title} has no narration: its games cannot be told turn by turn")
-        module = importlib.import_module(self.narration)
-        return module.narrated_game(rules, policy, params, seed, game_index, engine)
+        return importlib.import_module(self.narration)
 
     def load_ruleset(self, *args, **kwargs) -> Ruleset:
         """The game's ruleset: its rulebook's load_ruleset(*args, **kwargs)."""

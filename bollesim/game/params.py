@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bollesim.terminal import shown
+
 
 @dataclass(frozen=True)
 class Parameter:
@@ -46,6 +48,20 @@ class Parameter:
     def choice(self, value: float) -> str:
         """The name of a categorical parameter's value (its index in choices)."""
         return self.choices[int(value)]
+
+    def value(self, given: float | str) -> float:
+        """A value as given: a number, or for a categorical parameter also the name of a
+        choice, in any case ("atgm" for "ATGM"). ValueError says why not."""
+        if isinstance(given, str):
+            names = [c.casefold() for c in self.choices or ()]
+            if given.strip().casefold() in names:
+                return float(names.index(given.strip().casefold()))
+            try:
+                return float(given)
+            except ValueError:
+                allowed = "a number" if self.choices is None else "one of " + ", ".join(self.choices)
+                raise ValueError(f"{self.name} = {shown(given)} is not {allowed}") from None
+        return float(given)
 
     def text(self, value: float) -> str:
         """A value for people: a choice by its name, a whole number without ".0"."""

@@ -85,13 +85,17 @@ class Policy(ABC):
                     f"(its parameters: {', '.join(known) or 'none'})"
                 )
 
-    def param_vector(self, values: dict[str, float] | None = None) -> np.ndarray:
-        """The parameter vector, defaults overridden by values; bad names or values raise."""
+    def param_vector(self, values: dict[str, float | str] | None = None) -> np.ndarray:
+        """The parameter vector, defaults overridden by values (numbers, or a choice's
+        name, Parameter.value); bad names or values raise."""
         values = dict(values or {})
         self.check_names(values)
         out = np.empty(len(self.parameters), dtype=np.float64)
         for i, p in enumerate(self.parameters):
-            value = float(values.get(p.name, p.default))
+            try:
+                value = p.value(values.get(p.name, p.default))
+            except ValueError as exc:
+                raise UsageError(f"{self.name}.{exc}") from None
             if not p.low <= value <= p.high:
                 raise UsageError(
                     f"{self.name}.{p.name} = {value:g} is outside its range {p.low:g}..{p.high:g}"

@@ -23,6 +23,7 @@ A spec (experiments/optimise_*.toml):
     k = [8, 20]                         # over its declared range. With it: a sub-range,
     stop_at_tanks = true                # the declared range,
     tow = 1                             # a fixed value; unlisted parameters keep their default
+    target = "tank"                     # (a choice by its name or index, in bounds too)
 
 Seeds: the defaults; the whole grid of the searched parameters when they are all
 whole-numbered and it has at most `candidates` points; for the scripted family, every
@@ -288,7 +289,7 @@ def _axes(s: Spec, table, policy: Policy) -> tuple[tuple[Axis, ...], np.ndarray]
         if isinstance(raw, list):
             if len(raw) != 2:
                 s.fail(key, "expected [low, high] or one fixed value")
-            low, high = (s.number(v, key) for v in raw)
+            low, high = (s.param_value(p, v, key) for v in raw)
             if not p.low <= low <= high <= p.high:
                 s.fail(key, f"expected {p.low:g} <= low <= high <= {p.high:g}, got [{low:g}, {high:g}]")
             whole = is_whole(p)
@@ -299,7 +300,7 @@ def _axes(s: Spec, table, policy: Policy) -> tuple[tuple[Axis, ...], np.ndarray]
             else:
                 axes.append(Axis(p.name, i, low, high, whole, p.choices))
         else:
-            value = s.number(raw, key)
+            value = s.param_value(p, raw, key)
             try:
                 policy.param_vector({p.name: value})
             except UsageError as exc:
