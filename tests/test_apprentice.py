@@ -110,14 +110,12 @@ def test_an_imposed_first_fire_order_is_kept(roe, turn):
     base under the same trigger (the first chance), in every game that fires."""
     rows = np.tile([roe, turn], (3000, 1)).astype(np.float64)
     out = play_chunk(RULES, APPRENTICE, rows, 13, 0, "fast")
-    col = RESULT.columns.index
     names = [c.name for c in RESULT.columns]
     fire_roe = out[:, names.index("first_fire_roe")]
     fire_turn = out[:, names.index("first_fire_turn")]
     fired = fire_roe > 0
     assert fired.sum() > 100
     assert (fire_roe[fired] >= roe).all() and (fire_turn[fired] >= turn).all()
-    del col
 
 
 def test_training_is_reproducible(labelled, tmp_path):
