@@ -6,7 +6,7 @@ turn) while every other choice is its own (docs/apprentice.md)."""
 
 from bollesim.bollebank.apprentice import model as _model
 from bollesim.bollebank.apprentice.shipped import kernel_rows as KERNEL_PARAMS
-from bollesim.bollebank.lookahead import IMPOSED_PARAMETERS
+from bollesim.bollebank.expert import IMPOSED_PARAMETERS
 
 PARAMETERS = IMPOSED_PARAMETERS
 

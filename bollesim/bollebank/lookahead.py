@@ -20,11 +20,9 @@ same result row.
 
 from __future__ import annotations
 
-import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from functools import cached_property
-from pathlib import Path
 
 import numpy as np
 
@@ -34,10 +32,10 @@ from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.engine import lookahead as EL
 from bollesim.bollebank.engine import rollout as R
 from bollesim.bollebank.engine.script import PAUSE, ROLLOUT
+from bollesim.bollebank.expert import IMPOSED_PARAMETERS, FirstFire, expert_base, with_trigger
 from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.errors import UsageError
-from bollesim.game.params import Parameter
 from bollesim.game.policy import DecidePolicy, Policy, load_policy
 from bollesim.game.result import Objective
 
@@ -56,15 +54,6 @@ BASES = ("expert", "historical", "cautious", "fire_at_roe", "hold_fire", "rush",
 the plan family at EXPERT_BASE; "apprentice": the learned player over it
 (policies/apprentice.py); the others at their defaults (`plan` at other parameters:
 play_games' base_params, with_base)."""
-
-EXPERT_BASE_FILE = Path(__file__).with_name("expert_base.toml")
-
-
-def expert_base() -> dict[str, float]:
-    """The plan family's point the base "expert" plays (expert_base.toml)."""
-    with EXPERT_BASE_FILE.open("rb") as f:
-        return {name: float(value) for name, value in tomllib.load(f)["plan"].items()}
-
 
 def base_of(name: str, base_params: dict[str, float] | None) -> tuple[Policy, dict | None]:
     """(the policy, its parameters) of a value of BASES."""
@@ -121,32 +110,6 @@ class Decision:
     choice: int  # the index taken
     rollouts: int  # rollouts spent on it (0: left to the base)
     obs: np.ndarray | None = None  # the observation it was taken on (play(observe=True))
-
-
-@dataclass(frozen=True)
-class FirstFire:
-    """An imposed first Fire order (engine/lookahead.py): from RoE `roe` and turn `turn`
-    (0: that part not imposed)."""
-
-    roe: int = 0
-    turn: int = 0
-
-    @property
-    def imposed(self) -> bool:
-        return self.roe > 0 or self.turn > 0
-
-
-IMPOSED_PARAMETERS = (
-    Parameter("imposed_roe", 0, 0, 25,
-              "an imposed first Fire order: none before the RoE is at least this, and at the"
-              " first chance once it is (0: not imposed)",
-              label="imposed RoE of the first Fire order", never=25),
-    Parameter("imposed_turn", 0, 0, 41,
-              "an imposed first Fire order: none before this turn, and at the first chance"
-              " from it (0: not imposed)",
-              label="imposed turn of the first Fire order", never=41),
-)
-"""Restricted play's parameters, of the lookahead player and of the apprentice (FirstFire)."""
 
 
 LOG_ROWS = L.MAX_SCRIPT  # decisions of a game kept for the reference engine and `play`
@@ -282,20 +245,6 @@ class Lookahead:
         policy = replaying(self.base, decisions)
         row = play_game(self.rules, policy, self.base_vector, seed, game)
         return np.array(RESULT.ints(row), dtype=np.int64)
-
-
-def with_trigger(family: np.ndarray, first_fire: FirstFire) -> np.ndarray:
-    """The plan family's vector with its first Fire order at the imposed trigger, given at
-    the first chance (bollesim/bollebank/scripted/plan.py fire_now, fire_score)."""
-    from bollesim.bollebank.scripted import space as S
-
-    out = family.copy()
-    out[S.FIRE_ROE] = max(first_fire.roe, 1)
-    out[S.FIRE_TURN] = max(first_fire.turn, 1)
-    out[S.FIRE_UNRESTRICTED] = 0
-    out[S.FIRE_WHEN_HOT] = 0
-    out[S.FIRE_FIRST] = 1
-    return out
 
 
 def _kernel(base: Policy, game: bool = False):

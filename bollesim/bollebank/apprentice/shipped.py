@@ -30,7 +30,7 @@ def record() -> dict:
 def kernel_rows(rows: np.ndarray, model: np.ndarray | None = None) -> np.ndarray:
     """The kernel vectors (model.KERNEL_SIZE) of rows of (imposed_roe, imposed_turn),
     playing `model` (default: the shipped one)."""
-    from bollesim.bollebank.lookahead import FirstFire, expert_base, with_trigger
+    from bollesim.bollebank.expert import FirstFire, expert_base, with_trigger
     from bollesim.game.policy import load_policy
 
     plan = load_policy("plan")
