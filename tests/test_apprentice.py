@@ -47,9 +47,10 @@ def labelled():
     return player, games
 
 
-def restated(obs, options, base, i, score):
-    """features.fill written again from decisions.py and observation.py's layouts: the
-    observation, then the option's and the base's blocks, their relations, the count."""
+def restated(obs, options, score):
+    """features.table written again from decisions.py and observation.py's layouts: for
+    each option, the observation, the option's and the base's blocks, their relations
+    (the score gap, the rank), the decision's fields (count, runner-up gap, ties)."""
 
     def block(code, s):
         mask = code >> 11
@@ -59,10 +60,17 @@ def restated(obs, options, base, i, score):
         return [code == 0, (code & 7) if code else -1, ((code >> 3) & 255) - 1 if code else -2,
                 bin(mask).count("1"), first, s, *fields]
 
-    code, b = int(options[i]), int(options[base])
-    return np.array([*obs, *block(code, score[i]), *block(b, score[base]), code == b,
+    base = int(np.argmax(score))
+    others = [s for i, s in enumerate(score) if i != base]
+    decision = [len(options), score[base] - max(others), others.count(score[base])]
+    rows = []
+    for code, s in zip(map(int, options), score, strict=True):
+        b = int(options[base])
+        rows.append([*obs, *block(code, s), *block(b, score[base]), code == b,
                      (code & 7) == (b & 7), (code >> 11) == (b >> 11),
-                     ((code >> 3) & 255) == ((b >> 3) & 255), len(options)], dtype=np.float64)
+                     ((code >> 3) & 255) == ((b >> 3) & 255), s - score[base],
+                     sum(t > s for t in score), *decision])
+    return base, np.array(rows, dtype=np.float64)
 
 
 def test_features_are_what_the_layout_says(labelled):
@@ -72,13 +80,12 @@ def test_features_are_what_the_layout_says(labelled):
         for d in decisions:
             if d.kind != D.ISSUE_ORDER or len(d.options) < 2:
                 continue
-            n = len(d.options)
-            table = X.table(d.obs, RULES.packed, player._params, d.options, n, d.base_choice)
+            table, base = X.table(d.obs, RULES.packed, player._params, d.options, len(d.options))
             plan = F.order_plan(d.obs, RULES.packed, player._params)
             score = [F.order_score(c, d.obs, RULES.packed, plan) for c in d.options]
-            for i in range(n):
-                np.testing.assert_array_equal(
-                    table[i], restated(d.obs, d.options, d.base_choice, i, score))
+            expected_base, expected = restated(d.obs, d.options, score)
+            assert base == expected_base == d.base_choice
+            np.testing.assert_array_equal(table, expected)
             checked += 1
     assert checked >= 20
 
@@ -89,7 +96,7 @@ def test_the_base_choice_is_the_plans(labelled):
     never = M.with_threshold(shipped.shipped(), np.inf)
     rows = T.play(RULES, never, 21, 300)
     plan = load_policy("plan")
-    from bollesim.bollebank.lookahead import expert_base
+    from bollesim.bollebank.expert import expert_base
 
     base = play_chunk(RULES, plan, np.tile(plan.param_vector(expert_base()), (300, 1)), 21, 0,
                       "fast")

@@ -361,3 +361,42 @@ def test_games_played_differently_from_the_rows(sens):
         n = games["game"].n_unique()
         want = f"none of {n:,}" if not changed else f"{len(changed):,} of {n:,} ({pct(len(changed) / n)})"
         assert rows[f"`{alternative}`"] == want, (alternative, rows)
+
+
+def test_with_strong_the_strong_player_takes_each_swept_trigger(tmp_path):
+    """--strong adds the strong player's cells at the swept trigger values (its trigger
+    imposed), and each finding's `for_strong` is the verdict of the policy's answer among
+    the strong player's settings, from the rows (McNemar, corrected for choosing the best
+    among them)."""
+    from bollesim.game.declaration import declared
+
+    game = declared()
+    counterpart = {(t.policy, t.param): t.strong for t in game.triggers if t.strong}
+    spec = write_spec(tmp_path, SPEC.replace("games = 600", "games = 300"))
+    result = invoke("sensitivity", spec, "--only", "I-AIR", "--strong", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    games = open_run(tmp_path / "out").read()
+    found = pl.read_csv(tmp_path / "out" / "sensitivity-robustness.csv")
+    checked = 0
+    for policy, (param, values) in SETTINGS.items():
+        imposed = counterpart[policy, param]
+        others = [p for (q, _), p in counterpart.items() if p != imposed]
+        cells = games.filter((pl.col("ruleset") == "") & (pl.col("policy") == game.strong)
+                             & pl.all_horizontal([pl.col(p) == 0 for p in others]))
+        assert sorted(cells[imposed].unique().to_list()) == values
+        for outcome in FINDINGS:
+            sign = -1 if outcome == "defeat" else 1
+            got = {v: hits(cells.filter(pl.col(imposed) == v).sort("game"), outcome)
+                   for v in values}
+            best = max(values, key=lambda v: (sign * got[v].mean(), -values.index(v)))
+            tied = [v for v in values if v != best
+                    and mcnemar(got[best], got[v]) >= 0.05 / (len(values) - 1)]
+            mine, _, _ = best_setting(games, "", policy, outcome)
+            verdict = ("holds" if best == mine else "holds within noise" if mine in tied
+                       else "changes")
+            rows = found.filter(pl.col("finding") ==
+                                f"best {LABEL[param]} ({policy} {param}) for {NAMES[outcome]}")
+            assert rows.height and set(rows["for_strong"]) == {verdict}, (policy, outcome)
+            checked += verdict != "holds"
+    assert checked  # the oracle sees a finding that does not simply hold
+    assert "For the strong player" in (tmp_path / "out" / "sensitivity.md").read_text()

@@ -454,6 +454,22 @@ def test_a_pinned_setting_is_compared_with_later_changes(page):
     page.wait_for_function("!document.querySelector('#rates td.a')", timeout=30_000)
 
 
+def test_the_strong_player_plays_the_same_games_beside_the_pages_policy(page):
+    """The strong player's odds under the edited rules are bollesim.simulate's on the same
+    seeds, and the page says, outcome by outcome, whose odds moved more."""
+    from bollesim import load_ruleset
+    from bollesim.game.declaration import declared
+
+    strong = declared().strong
+    edited = load_ruleset(overrides=["tracks.tank_to_hit=9"])
+    page.fill(TANK, "9")
+    settle(page, edited.digest)
+    assert rates_of(page, "strongK") == predicted(edited, strong, {})
+    assert f"strong player ({strong})" in page.inner_text("#rates")
+    note = page.inner_text("#strong-note")
+    assert "moved more" in note and "strong player" in note
+
+
 def test_the_trigger_chart_marks_the_shipped_rules_and_the_current_setting(page):
     page.fill(TANK, "8")  # edited rules: the shipped rules' lines are drawn as well
     page.wait_for_function("document.getElementById('trigger').dataset.shipped === 'true'",

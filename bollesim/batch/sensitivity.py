@@ -5,6 +5,7 @@ the same cells under each alternative reading in turn, as one sweep on the same 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from bollesim.batch.spec import Cell, Experiment, changed_ruleset
 from bollesim.errors import UsageError
@@ -27,10 +28,35 @@ def alternatives(rules: Ruleset, only: Sequence[str] | None = None) -> list[tupl
             for v in r.variants() if v.name != rules.readings[r.id]]
 
 
-def sensitivity_experiment(experiment: Experiment, only: Sequence[str] | None = None
-                           ) -> Experiment:
-    """The experiment's cells as specified, then under each alternative (module docstring),
-    as one experiment named NAME-sensitivity."""
+def with_strong(experiment: Experiment) -> Experiment:
+    """The experiment with the game's strong player (Game.strong) put the same question:
+    for each trigger family it sweeps (Trigger.strong), a cell of the strong player at
+    each of the family's swept values, after the experiment's own cells. UsageError when
+    the game has no strong player or the experiment sweeps no such family."""
+    from bollesim.game.policy import load_policy
+
+    game = declared()
+    if not game.strong:
+        raise UsageError(f"--strong: {game.title} declares no strong player")
+    strong = load_policy(game.strong)
+    cells = list(experiment.cells)
+    for trigger in (t for t in game.triggers if t.strong):
+        values = sorted({float(c.param_dict()[trigger.param]) for c in experiment.cells
+                         if c.policy.name == trigger.policy and not c.per_game})
+        cells += [Cell(len(cells) + i, strong, strong.param_vector({trigger.strong: v}))
+                  for i, v in enumerate(values)]
+    if len(cells) == len(experiment.cells):
+        raise UsageError(f"--strong: {experiment.path} sweeps no trigger the strong player "
+                         f"takes (" + ", ".join(t.id for t in game.triggers if t.strong) + ")")
+    return replace(experiment, cells=tuple(cells))
+
+
+def sensitivity_experiment(experiment: Experiment, only: Sequence[str] | None = None,
+                           strong: bool = False) -> Experiment:
+    """The experiment's cells as specified (with_strong's cells too, if `strong`), then
+    under each alternative (module docstring), as one experiment named NAME-sensitivity."""
+    if strong:
+        experiment = with_strong(experiment)
     if any(c.changes_rules for c in experiment.cells):
         raise UsageError(
             f"{experiment.path}: sensitivity plays every cell under each reading: give a spec "

@@ -11,10 +11,12 @@ GAME = Game(
     baseline="historical",
     scripted="plan",  # compiled into the fast engine's kernel (engine/player.py)
     # The headline question: when to give the first Fire order (§5.2), by turn (every turn
-    # of the game, §4) or by RoE (8..25, 25 = never, as the parameter declares).
+    # of the game, §4) or by RoE (8..25, 25 = never, as the parameter declares); the strong
+    # player takes the same question with the first Fire order imposed (expert.py).
     triggers=(
-        Trigger("fire_at_turn", "t", lambda rules: range(1, rules.turn_limit + 1)),
-        Trigger("fire_at_roe", "k"),
+        Trigger("fire_at_turn", "t", lambda rules: range(1, rules.turn_limit + 1),
+                strong="imposed_turn"),
+        Trigger("fire_at_roe", "k", strong="imposed_roe"),
     ),
     # The what-if page opens at the showcase report's setting least often lost (drawing on
     # to three tank chits, the policies' default, loses 84% of games under any trigger,
@@ -32,4 +34,7 @@ GAME = Game(
     odds="bollesim.bollebank.rules.odds",
     narration="bollesim.bollebank.narrated",
     space="bollesim.bollebank.scripted.space",
+    # The lookahead player's choices, learned: within a few points of it at scripted speed
+    # (docs/apprentice.md).
+    strong="apprentice",
 )

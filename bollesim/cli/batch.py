@@ -284,6 +284,7 @@ def sweep(
         "bollesim sensitivity experiments/first_fire.toml -n 500 --only I-AIR --only R-TRACK",
         "bollesim sensitivity experiments/first_fire.toml -n 2000 --resume",
         "bollesim sensitivity experiments/policies.toml -n 1000 --json",
+        "bollesim sensitivity experiments/first_fire.toml -n 2000 --strong   # and for the strong player",
     ),
 )
 def sensitivity(
@@ -306,6 +307,12 @@ def sensitivity(
             show_default=False,
         ),
     ] = None,
+    strong: Annotated[
+        bool,
+        typer.Option(help="Put the experiment's trigger question to the strong player too "
+                     "(the trigger imposed at each setting swept) and say whether "
+                     "each finding holds for it."),
+    ] = False,
     threads: ThreadsOption = None,
     chunk: ChunkOption = None,
     cluster: ClusterOption = None,
@@ -331,7 +338,7 @@ def sensitivity(
     from bollesim.stats.sensitivity import steady_sentence
 
     _check_overrides(games, seed, fewest_games=1)  # a rate of no games is no finding
-    experiment = sensitivity_experiment(load_experiment(spec), only)
+    experiment = sensitivity_experiment(load_experiment(spec), only, strong)
     if games is None and experiment.games == 0:
         raise UsageError(f"{spec}: games = 0: a sensitivity run needs games to compare (give -n)")
     folder = out or Path("results") / experiment.name

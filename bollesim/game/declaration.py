@@ -51,11 +51,14 @@ bad ruleset raises bollesim.errors.RulesetError."""
 class Trigger:
     """A policy family of the headline question: its parameter `param` sets when the
     player first acts. values(rules): the settings to sweep on a ruleset; None: every
-    whole number of the parameter's declared range."""
+    whole number of the parameter's declared range. strong: the parameter of the game's
+    strong player (Game.strong) that imposes the same trigger, with the same values
+    ("" for none): the question asked of a player who plays well."""
 
     policy: str
     param: str
     values: Callable[[object], range] | None = None
+    strong: str = ""
 
     @property
     def id(self) -> str:
@@ -90,7 +93,8 @@ class Game:
     game_document(rules, policy, params, seed, game_index) gives it as data ("" for none);
     space: the module declaring the scripted family's search space: knobs(), the parameters
     every preset shares, and SEEDED_KNOBS, those a search seeds each preset at every value
-    of ("" for a game without a scripted family).
+    of ("" for a game without a scripted family); strong: the strong player, a policy fast
+    enough for every tool, that the tools put beside the one asked about ("" for none).
     """
 
     name: str
@@ -107,6 +111,7 @@ class Game:
     odds: str = ""
     narration: str = ""
     space: str = ""
+    strong: str = ""
 
     @property
     def rulebook(self):

@@ -177,25 +177,10 @@ def swept(games: pl.DataFrame) -> list[tuple[str, pl.DataFrame, str, str]]:
     out = []
     for ruleset in rulesets:
         rows = games.filter(pl.col("ruleset") == ruleset) if len(rulesets) > 1 else games
-        out += [(ruleset if len(rulesets) > 1 else "", own_cells(rows, policy, param, params),
+        out += [(ruleset if len(rulesets) > 1 else "", analysis.own_cells(rows, policy, param, params),
                  policy, param)
                 for policy, params in analysis.swept_parameters(rows).items() for param in params]
     return out
-
-
-def own_cells(games: pl.DataFrame, policy: str, param: str, params: Sequence[str]) -> pl.DataFrame:
-    """The policy's games in which `param` is swept: where its other swept parameters keep
-    the values under which `param` takes the most settings (a grid that sweeps one imposed
-    trigger at the other's "not imposed", say), so its settings are played on the same
-    games and compared pair by pair."""
-    games = games.filter(pl.col("policy") == policy)
-    others = [p for p in params if p != param]
-    if not others:
-        return games
-    blocks = (games.group_by(others, maintain_order=True)
-              .agg(analysis.never_as_null(param).n_unique().alias("_settings")))
-    block = blocks.sort("_settings", descending=True, maintain_order=True).row(0, named=True)
-    return games.filter(pl.all_horizontal([pl.col(p).eq_missing(block[p]) for p in others]))
 
 
 def answers(games: pl.DataFrame) -> list[tuple[str, list[str]]]:

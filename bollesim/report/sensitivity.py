@@ -25,6 +25,7 @@ from bollesim.stats.sensitivity import (
     played_differently,
     robustness,
     steady_sentence,
+    strong_sentence,
     with_played,
 )
 
@@ -112,6 +113,9 @@ def _robustness_summary(robust: pl.DataFrame) -> list[str]:
     if robust.height == 0:
         return ["No finding to check: the experiment sweeps no trigger and plays one policy."]
     items = [steady_sentence(robust)]
+    strong = strong_sentence(robust)
+    if strong:
+        items.append(strong)
     moved = robust.filter(pl.col("verdict") != "holds")
     for finding, part in moved.group_by("finding", maintain_order=True):
         items.append(f"The {finding[0]}, {part['as_specified'][0]} as specified, moves: "
@@ -127,6 +131,7 @@ def _robustness_table(rep: Report, robust: pl.DataFrame, n_alternatives: int) ->
         return
     rep.p("For each finding of the experiment, under how many alternatives it holds, and "
           "where it does not, what comes first instead (with its rate).")
+    with_strong = robust["for_strong"].is_not_null().any()
     rows = []
     for finding, part in robust.group_by("finding", maintain_order=True):
         holds = int((part["verdict"] == "holds").sum())
@@ -137,8 +142,14 @@ def _robustness_table(rep: Report, robust: pl.DataFrame, n_alternatives: int) ->
             "; ".join(f"`{r['alternative']}`: {r['answer']}" for r in noise.iter_rows(named=True)),
             "; ".join(f"`{r['alternative']}`: {r['answer']}" for r in change.iter_rows(named=True)),
         ])
-    rep.table(["finding", "as specified", "holds under", "holds within noise under (first "
-               "instead)", "changes under (to)"], rows, right={2})
+        if with_strong:
+            first = part.row(0, named=True)
+            rows[-1].append("" if first["for_strong"] is None else
+                            f"{first['for_strong']} (its best: {first['strong_answer']})")
+    heads = ["finding", "as specified", "holds under", "holds within noise under (first "
+             "instead)", "changes under (to)"]
+    rep.table(heads + (["for the strong player (as specified)"] if with_strong else []), rows,
+              right={2})
 
 
 def _rates_table(rep: Report, effect: pl.DataFrame, played: pl.DataFrame) -> None:

@@ -170,13 +170,16 @@ class Server:
             self.worker.stop()
 
     def _warm_up(self) -> None:
-        """Load (or compile) the engine, the first policy and the trigger families'
-        before the first change; other policies load when first chosen."""
+        """Load (or compile) the engine, the first policy, the strong player and the trigger
+        families' before the first change; other policies load when first chosen."""
         first = (self.settings.best or SHOWCASE)["policy"]
-        for name in dict.fromkeys([first, *(f.policy for f in odds.FAMILIES)]):
+        strong = [odds.GAME.strong] if odds.GAME.strong else []
+        for name in dict.fromkeys([first, *strong, *(f.policy for f in odds.FAMILIES)]):
             self.policy(name)
-        policy = self.policies[first]
-        odds.play(policy, policy.param_vector(), self.baselines.rules, self.settings.seed, 0, 1)
+        for name in dict.fromkeys([first, *strong]):  # compiled before the first change
+            policy = self.policies[name]
+            odds.play(policy, policy.param_vector(), self.baselines.rules, self.settings.seed,
+                      0, 1)
         self.ready.set()
         self.latest.publish({"ready": True})
 
@@ -239,9 +242,13 @@ class Server:
         self.job += 1
         family_policy = self.policy(family.policy)
         family_params = params if family_policy is policy else family_policy.param_vector()
+        strong = None
+        if odds.GAME.strong and odds.GAME.strong != policy.name:
+            strong_policy = self.policy(odds.GAME.strong)
+            strong = odds.Setting(rules, strong_policy, strong_policy.param_vector())
         return odds.Evaluation(self.job, rules, policy, params, self.settings.seed, family,
                                family_policy, family_params, self.settings.max_games,
-                               self.baselines, pinned)
+                               self.baselines, pinned, strong)
 
 
 # ------------------------------------------------------------------ helpers

@@ -3,7 +3,9 @@
 An `Evaluation` plays the edited ruleset under the chosen policy and compares it, game by
 game on the same seeds, with the shipped default ruleset under the same policy
 (analysis.paired_comparison) and, when the page has pinned a setting A (a ruleset, policy
-and parameters), with A's games on the same seeds; it also sweeps the first-Fire trigger
+and parameters), with A's games on the same seeds. The game's strong player (its
+declaration's `strong`), when the page plays another policy, plays the same games under
+both rulesets too, so the page can say whose odds the change moved more. It also sweeps the first-Fire trigger
 of a family (every setting on the same seeds, as `bollesim sweep
 experiments/first_fire.toml` does) for the chart, under the edited and the shipped rules.
 Its `steps()` is a generator: each step plays one piece of at most PIECE games and yields
@@ -128,12 +130,14 @@ class Evaluation:
     max_games: int
     baselines: Baselines
     pinned: Setting | None = None
+    strong: Setting | None = None  # the strong player under the edited rules, if not the page's
 
     def steps(self) -> Iterator[dict | None]:
         """Play piece by piece; yield a snapshot whenever the page has more to show."""
         self.t0 = time.perf_counter()
         self.first_ms = None
         self.main = pl.DataFrame()
+        self.strong_main = pl.DataFrame()
         self._losses: dict | None = None
         self.cells: dict[float, pl.DataFrame] = {}
         mains = steps_to(self.max_games, MAIN_STEPS)
@@ -154,6 +158,14 @@ class Evaluation:
             self.main = pl.concat([self.main, piece]) if self.main.height else piece
             yield None
         yield from self.baselines.extend(self.policy, self.params, self.seed, n)
+        if self.strong is not None:
+            while self.strong_main.height < n:
+                piece = play(self.strong.policy, self.strong.params, self.rules, self.seed,
+                             self.strong_main.height, min(PIECE, n - self.strong_main.height))
+                self.strong_main = (pl.concat([self.strong_main, piece])
+                                    if self.strong_main.height else piece)
+                yield None
+            yield from self.baselines.extend(self.strong.policy, self.strong.params, self.seed, n)
         if self.pinned is not None:
             a = self.pinned
             yield from self.baselines.extend(a.policy, a.params, self.seed, n, a.rules)
@@ -214,7 +226,31 @@ class Evaluation:
                     "k": round(r["rate_b"] * r["n"]), "rate": r["rate_b"], "diff": r["diff"],
                     "diff_low": r["diff_low"], "diff_high": r["diff_high"],
                     "p": r["p_value"], "significant": bool(r["significant"])}
+        if self.strong is not None:
+            self._add_strong(rows, games, base, n)
         return rows
+
+    def _add_strong(self, rows: list[dict], games: pl.DataFrame, base: pl.DataFrame,
+                    n: int) -> None:
+        """Each row's strong-player rates under both rulesets, its paired change, and
+        whose change is the larger (analysis.larger_change, on the same games)."""
+        s = self.strong
+        strong = self.strong_main.head(n).select("game", *OUTCOME_COLUMNS)
+        strong_base = self.baselines.games(s.policy, s.params, self.seed, n)
+        def both(new, old):
+            return analysis.with_outcomes(new).join(analysis.with_outcomes(old), on="game",
+                                                    suffix="_shipped")
+
+        page, other = both(games, base), both(strong, strong_base)
+        for row, r in zip(rows, _paired(strong, strong_base).iter_rows(named=True), strict=True):
+            o = row["outcome"]
+            larger = analysis.larger_change(*(
+                frame[c].to_numpy() for frame in (page, other) for c in (o, f"{o}_shipped")))
+            row["strong"] = {
+                "policy": s.policy.name, "k": round(r["rate_a"] * r["n"]), "rate": r["rate_a"],
+                "base_rate": r["rate_b"], "diff": r["diff"], "diff_low": r["diff_low"],
+                "diff_high": r["diff_high"], "p": r["p_value"],
+                "significant": bool(r["significant"]), "larger": larger}
 
     def losses(self) -> dict | None:
         """Why this setting's games are lost: its defeats counted by each loss column but the

@@ -225,6 +225,21 @@ def swept_parameters(df: pl.DataFrame) -> dict[str, list[str]]:
     return out
 
 
+def own_cells(games: pl.DataFrame, policy: str, param: str, params: Sequence[str]) -> pl.DataFrame:
+    """The policy's games in which `param` is swept: where its other swept parameters keep
+    the values under which `param` takes the most settings (a grid that sweeps one imposed
+    trigger at the other's "not imposed", say), so its settings are played on the same
+    games and compared pair by pair."""
+    games = games.filter(pl.col("policy") == policy)
+    others = [p for p in params if p != param]
+    if not others:
+        return games
+    blocks = (games.group_by(others, maintain_order=True)
+              .agg(never_as_null(param).n_unique().alias("_settings")))
+    block = blocks.sort("_settings", descending=True, maintain_order=True).row(0, named=True)
+    return games.filter(pl.all_horizontal([pl.col(p).eq_missing(block[p]) for p in others]))
+
+
 def cell_labels(df: pl.DataFrame) -> pl.DataFrame:
     """One row per cell: `cell`, `policy` and a short `label` ("fire_at_roe k=12").
 
@@ -471,6 +486,23 @@ def paired_comparison(df: pl.DataFrame, a, b, outcome: str | Sequence[str] | Non
         rows.append({"outcome": o, "a": label_a, "b": label_b, **stats})
     return pl.DataFrame(rows, schema_overrides={"a_low": pl.Float64, "a_high": pl.Float64,
                                                 "b_low": pl.Float64, "b_high": pl.Float64})
+
+
+def larger_change(a_new: np.ndarray, a_old: np.ndarray, b_new: np.ndarray,
+                  b_old: np.ndarray, z: float = Z95) -> dict:
+    """Whose rate moved more between two settings, side a's (a_old -> a_new) or side b's,
+    all four outcome vectors on the same games: `more`, |change of b| - |change of a| in
+    points of rate, its 95% interval (`low`, `high`; the game-by-game differences, paired)
+    and `which` moved more: "a", "b", or "neither" when the interval holds 0. Each side's
+    change is signed by its own mean, so a change of either sign counts by its size."""
+    da = np.asarray(a_new, dtype=np.float64) - np.asarray(a_old, dtype=np.float64)
+    db = np.asarray(b_new, dtype=np.float64) - np.asarray(b_old, dtype=np.float64)
+    per_game = np.sign(db.mean() or 1.0) * db - np.sign(da.mean() or 1.0) * da
+    n = len(per_game)
+    more = float(per_game.mean()) if n else 0.0
+    half = z * float(per_game.std(ddof=1)) / math.sqrt(n) if n > 1 else math.inf
+    which = "b" if more - half > 0 else "a" if more + half < 0 else "neither"
+    return {"more": more, "low": more - half, "high": more + half, "which": which}
 
 
 def distributions(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from bollesim.errors import UsageError
+from bollesim.game.declaration import declared
 from bollesim.stats import analysis
 from bollesim.stats.analysis import pct
 from bollesim.stats.intervals import Z95
@@ -145,25 +146,39 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
     """Whether each finding holds under each alternative: one row per (finding,
     alternative) with `finding`, `kind` ("trigger" or "ranking"), `outcome`,
     `alternative`, `verdict` (one of VERDICTS), `as_specified` (the experiment's answer)
-    and `answer` (the alternative's)."""
+    and `answer` (the alternative's); for a trigger whose question the run also puts to the
+    strong player (strong_counterpart, its cells swept in the same run), `for_strong`: the
+    verdict of the experiment's answer among the strong player's settings as specified
+    (null otherwise), and `strong_answer`, the strong player's own best setting."""
     _, names = layout(manifest)
     rows = tagged(games, manifest)
     parts = [rows.filter(pl.col("variant_index") == v) for v in range(len(names))]
     found = []
-    for policy, params in analysis.swept_parameters(parts[0]).items():
+    swept = analysis.swept_parameters(parts[0])
+    def best_in(part, policy, param):
+        own = analysis.own_cells(part, policy, param, swept[policy])
+        return analysis.best_trigger(own, param, policy=policy, outcomes=FINDING_OUTCOMES)
+
+    best_of = {(policy, param): best_in(parts[0], policy, param)
+               for policy, params in swept.items() for param in params}
+    for policy, params in swept.items():
         for param in params:
             label = analysis.parameter_label(policy, param)
-            best = [analysis.best_trigger(part, param, policy=policy, outcomes=FINDING_OUTCOMES)
-                    for part in parts]
+            best = [best_of[policy, param]] + [best_in(part, policy, param) for part in parts[1:]]
+            strong = best_of.get(strong_counterpart(policy, param))
             for i, o in enumerate(FINDING_OUTCOMES):
                 mine = best[0].row(i, named=True)
+                by_strong = strong.row(i, named=True) if strong is not None else None
                 for v in range(1, len(names)):
                     theirs = best[v].row(i, named=True)
                     found.append({
                         "finding": f"best {label} ({policy} {param}) for {analysis.LABELS[o]}",
                         "kind": "trigger", "outcome": o, "alternative": names[v],
                         "verdict": trigger_verdict(mine, theirs),
-                        "as_specified": _setting(mine), "answer": _setting(theirs)})
+                        "as_specified": _setting(mine), "answer": _setting(theirs),
+                        "for_strong": None if by_strong is None
+                        else trigger_verdict(mine, by_strong),
+                        "strong_answer": None if by_strong is None else _setting(by_strong)})
     if parts[0]["policy"].n_unique() > 1:
         labels = dict(analysis.cell_labels(parts[0]).select("cell", "label").iter_rows())
         for o in FINDING_OUTCOMES:
@@ -174,10 +189,22 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
                     "finding": f"ranking of the policies by {analysis.LABELS[o]}", "kind": "ranking",
                     "outcome": o, "alternative": names[v],
                     "verdict": ranking_verdict(mine, theirs, parts[v], o),
-                    "as_specified": _order(mine, labels), "answer": _order(theirs, labels)})
+                    "as_specified": _order(mine, labels), "answer": _order(theirs, labels),
+                    "for_strong": None, "strong_answer": None})
     return pl.DataFrame(found, schema={"finding": pl.Utf8, "kind": pl.Utf8, "outcome": pl.Utf8,
                                        "alternative": pl.Utf8, "verdict": pl.Utf8,
-                                       "as_specified": pl.Utf8, "answer": pl.Utf8})
+                                       "as_specified": pl.Utf8, "answer": pl.Utf8,
+                                       "for_strong": pl.Utf8, "strong_answer": pl.Utf8})
+
+
+def strong_counterpart(policy: str, param: str) -> tuple[str, str] | None:
+    """(the strong player, its parameter) imposing the trigger `policy`'s `param` sets
+    (game.declaration.Trigger.strong), or None."""
+    game = declared()
+    for t in game.triggers:
+        if (t.policy, t.param) == (policy, param) and t.strong and game.strong:
+            return game.strong, t.strong
+    return None
 
 
 def by_finding(robust: pl.DataFrame) -> pl.DataFrame:
@@ -200,6 +227,24 @@ def steady_sentence(robust: pl.DataFrame) -> str:
     return (f"{steady} of {per.height} findings hold under every alternative, {noisy} more "
             f"within noise (another answer comes first under some, not significantly "
             f"better), {changed} change{'s' if changed == 1 else ''}.")
+
+
+def strong_sentence(robust: pl.DataFrame) -> str:
+    """How many findings hold for the strong player (for_strong, as specified), and which
+    do not, in words ("" when the run did not put the question to it)."""
+    per = (robust.filter(pl.col("for_strong").is_not_null())
+           .group_by("finding", maintain_order=True).first())
+    if per.height == 0:
+        return ""
+    moved = per.filter(pl.col("for_strong") != "holds")
+    text = (f"For the strong player, {per.height - moved.height} of {per.height} findings "
+            "hold as specified")
+    if moved.height:
+        text += ": " + "; ".join(
+            f"the {r['finding']} is {r['as_specified']} for the policy, {r['strong_answer']} "
+            f"for the strong player" + (" (within noise)" if r["for_strong"] != "changes" else "")
+            for r in moved.iter_rows(named=True))
+    return text + "."
 
 
 def trigger_verdict(mine: dict, theirs: dict) -> str:

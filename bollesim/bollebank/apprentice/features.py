@@ -4,13 +4,12 @@ row, the same in training and in play.
     [0 .. O.SIZE)        the observation (observation.py), as the engines give it
     OPTION + f           the option: ORDER_FIELDS below, then its first vehicle's fields
     BASE + f             the same of the base policy's choice
-    RELATION + r         option and base's choice compared: the same order, kind, vehicles,
-                         destination
-    N_OPTIONS            how many options the decision has
+    RELATION + r         option and base's choice compared (RELATIONS)
+    DECISION + d         the decision as a whole (DECISION_FIELDS)
 
-The base policy's score of an order (scripted/plan.py order_score) is one of its fields:
-the apprentice learns where the expert departs from its base, so it sees what the base
-thinks of each option.
+The base policy (scripted/plan.py) scores every option (order_score), and the apprentice
+sees those scores: it learns where the expert departs from its base, so it sees what the
+base thinks of each option, how close the base's call was, and where the option ranks.
 """
 
 import numpy as np
@@ -26,16 +25,18 @@ BLOCK = len(ORDER_FIELDS) + VEHICLE_FIELDS
 OPTION = O.SIZE
 BASE = OPTION + BLOCK
 RELATION = BASE + BLOCK
-RELATIONS = ("same_order", "same_kind", "same_vehicles", "same_destination")
-N_OPTIONS = RELATION + len(RELATIONS)
-SIZE = N_OPTIONS + 1
+RELATIONS = ("same_order", "same_kind", "same_vehicles", "same_destination", "score_gap",
+             "rank")
+DECISION = RELATION + len(RELATIONS)
+DECISION_FIELDS = ("n_options", "runner_up_gap", "ties")
+SIZE = DECISION + len(DECISION_FIELDS)
 
 
 def names() -> list[str]:
     """A name for every feature, in order (for the model's record and for reading it)."""
     block = [*ORDER_FIELDS, *(f"vehicle_field_{f}" for f in range(VEHICLE_FIELDS))]
     return ([f"obs_{i}" for i in range(O.SIZE)] + [f"option_{b}" for b in block]
-            + [f"base_{b}" for b in block] + list(RELATIONS) + ["n_options"])
+            + [f"base_{b}" for b in block] + list(RELATIONS) + list(DECISION_FIELDS))
 
 
 @compiled
@@ -67,26 +68,61 @@ def order_block(code, obs, score, out, at):
 
 
 @compiled
-def fill(obs, rules, params, plan, options, n_options, base, option, out):
-    """The features of options[option] of an order decision whose base choice is
-    options[base] into out (SIZE); plan: scripted/plan.py order_plan for params."""
+def plan_scores(obs, rules, plan, options, n_options):
+    """(the base policy's score of each option, its choice: the first best-scored one, as
+    scripted/plan.py best_under)."""
+    scores = np.empty(n_options)
+    base = 0
+    for i in range(n_options):
+        scores[i] = F.order_score(options[i], obs, rules, plan)
+        if scores[i] > scores[base]:
+            base = i
+    return scores, base
+
+
+@compiled
+def fill_decision(obs, options, n_options, scores, base, out):
+    """The features every option of an order decision shares into out (SIZE): the
+    observation, the base's choice options[base], the decision's fields; scores:
+    plan_scores."""
     for i in range(O.SIZE):
         out[i] = obs[i]
+    order_block(options[base], obs, scores[base], out, BASE)
+    runner_up = -np.inf
+    ties = 0
+    for i in range(n_options):
+        if i != base:
+            runner_up = max(runner_up, scores[i])
+            ties += scores[i] == scores[base]
+    out[DECISION] = n_options
+    out[DECISION + 1] = scores[base] - runner_up if n_options > 1 else 0.0
+    out[DECISION + 2] = ties
+
+
+@compiled
+def fill_option(obs, options, n_options, scores, base, option, out):
+    """The features of options[option] into out, whose shared part fill_decision wrote."""
     code, base_code = options[option], options[base]
-    order_block(code, obs, F.order_score(code, obs, rules, plan), out, OPTION)
-    order_block(base_code, obs, F.order_score(base_code, obs, rules, plan), out, BASE)
+    order_block(code, obs, scores[option], out, OPTION)
     out[RELATION] = code == base_code
     out[RELATION + 1] = D.order_kind(code) == D.order_kind(base_code)
     out[RELATION + 2] = D.order_mask(code) == D.order_mask(base_code)
     out[RELATION + 3] = D.order_dest(code) == D.order_dest(base_code)
-    out[N_OPTIONS] = n_options
+    out[RELATION + 4] = scores[option] - scores[base]
+    rank = 0
+    for i in range(n_options):
+        rank += scores[i] > scores[option]
+    out[RELATION + 5] = rank
 
 
 @compiled
-def table(obs, rules, params, options, n_options, base):
-    """(n_options, SIZE): the features of every option of an order decision."""
-    plan = F.order_plan(obs, rules, params)
+def table(obs, rules, params, options, n_options):
+    """(the features of every option of an order decision, (n_options, SIZE); the base
+    policy's choice) for the plan family at params."""
+    scores, base = plan_scores(obs, rules, F.order_plan(obs, rules, params), options, n_options)
     out = np.empty((n_options, SIZE))
+    fill_decision(obs, options, n_options, scores, base, out[0])
     for i in range(n_options):
-        fill(obs, rules, params, plan, options, n_options, base, i, out[i])
-    return out
+        out[i] = out[0]
+        fill_option(obs, options, n_options, scores, base, i, out[i])
+    return out, base

@@ -128,9 +128,10 @@ def is_fire(code):
 def choose(obs, rules, params, model, options, n_options):
     """The apprentice's order among options[:n_options]."""
     plan = F.order_plan(obs, rules, params)
-    base = F.best_under(plan, options, n_options, obs, rules)
+    scores, base = X.plan_scores(obs, rules, plan, options, n_options)
     x = np.empty(X.SIZE)
-    X.fill(obs, rules, params, plan, options, n_options, base, base, x)
+    X.fill_decision(obs, options, n_options, scores, base, x)
+    X.fill_option(obs, options, n_options, scores, base, base, x)
     if forest.score(model, np.int64(model[HEAD_GATE]), x) <= model[HEAD_THRESHOLD]:
         return base
     chooser = np.int64(model[HEAD_CHOOSER])
@@ -139,7 +140,7 @@ def choose(obs, rules, params, model, options, n_options):
     for i in range(n_options):
         if i == base or (imposed and is_fire(options[i]) != is_fire(options[base])):
             continue
-        X.fill(obs, rules, params, plan, options, n_options, base, i, x)
+        X.fill_option(obs, options, n_options, scores, base, i, x)
         s = forest.score(model, chooser, x)
         if s > best_score:
             best, best_score = i, s

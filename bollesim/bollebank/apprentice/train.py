@@ -87,12 +87,13 @@ def label(rules, seed: int, games: int, base=None, threads: int = 2,
             rows.append(row)
             for d in decisions:
                 n = len(d.options)
-                t = X.table(d.obs, rules.packed, params, d.options, n, d.base_choice)
-                gate_x.append(t[d.base_choice])
-                left = d.choice != d.base_choice
+                # the plan's choice: the lookahead's base may be an apprentice (round two)
+                t, base = X.table(d.obs, rules.packed, params, d.options, n)
+                gate_x.append(t[base])
+                left = d.choice != base
                 gate_y.append(left)
                 if left:
-                    others = [i for i in range(n) if i != d.base_choice]
+                    others = [i for i in range(n) if i != base]
                     choose_x.append(t[others])
                     choose_y.append(np.array([i == d.choice for i in others]))
                     groups.append(len(others))

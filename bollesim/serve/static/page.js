@@ -637,7 +637,10 @@ function render(s) {
   setStatus(s.done ? "up to date" : "refining…", !s.done);
   const table = $("rates");
   const withA = s.outcomes.length && s.outcomes[0].pinned;
-  const heads = ["outcome", "these rules", "", "shipped", "vs shipped (points)", ...(withA ? ["A", "vs A (points)"] : []), ""];
+  const strong = s.outcomes.length && s.outcomes[0].strong;
+  const heads = ["outcome", "these rules", "", "shipped", "vs shipped (points)",
+                 ...(strong ? [`strong player (${strong.policy})`, "its change (points)"] : []),
+                 ...(withA ? ["A", "vs A (points)"] : []), ""];
   table.replaceChildren(el("tr", {}, ...heads.map((h) => el("th", {text: h}))));
   table.classList.toggle("with-a", Boolean(withA));
   for (const r of s.outcomes) {
@@ -649,6 +652,12 @@ function render(s) {
       el("td", {}, bar(r)),
       el("td", {class: "rate", text: pct(r.base_rate)}),
       diffCell(r, "against the shipped rules"));
+    if (strong) {
+      row.dataset.strongK = r.strong.k;
+      row.dataset.larger = r.strong.larger.which;
+      row.append(el("td", {class: "rate strong", title: `shipped rules: ${pct(r.strong.base_rate)}`, text: pct(r.strong.rate)}),
+                 diffCell({...r.strong, outcome: r.outcome}, "the strong player, against the shipped rules"));
+    }
     if (withA) {
       row.dataset.aK = r.pinned.k;
       row.append(el("td", {class: "rate a", text: pct(r.pinned.rate)}),
@@ -657,6 +666,7 @@ function render(s) {
     row.append(el("td", {}, example));
     table.append(row);
   }
+  $("strong-note").replaceChildren(...(strong ? [strongNote(s.outcomes)] : []));
   drawLosses(s);
   const t = s.trigger;
   const key = t ? `${s.job}/${t.games_per_setting}` : "";
@@ -668,6 +678,19 @@ function render(s) {
     vegaEmbed("#trigger", t.spec, {actions: false, renderer: "svg"}).catch((e) => console.error(e));
     $("answer").replaceChildren(...t.answer.map((sentence) => el("li", {text: sentence})));
   }
+}
+
+// Whose odds the change moved more, outcome by outcome: the page's policy's or the strong
+// player's (analysis.larger_change, on the same games).
+function strongNote(outcomes) {
+  const who = {a: page.policy, b: "the strong player"};
+  const parts = outcomes.map((r) => {
+    const l = r.strong.larger;
+    const size = `${signed(r.diff)} against ${signed(r.strong.diff)}`;
+    return l.which === "neither" ? `${r.label}: about as much (${size})`
+      : `${r.label}: ${who[l.which]}'s, by ${(100 * Math.abs(l.more)).toFixed(1)} points (${size})`;
+  });
+  return `Whose odds these rules moved more, ${page.policy}'s or the strong player's (same games): ${parts.join("; ")}.`;
 }
 
 function drawLosses(s) {
