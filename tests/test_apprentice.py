@@ -30,13 +30,27 @@ def test_a_packed_forest_scores_as_lightgbm():
     rng = np.random.default_rng(3)
     x = rng.integers(-5, 30, size=(3000, 12)).astype(np.float64)
     y = ((x[:, 0] > 10) ^ (x[:, 3] < 2) | (x[:, 7] == 4)).astype(int)
-    booster = lgb.train({"objective": "binary", "num_leaves": 15, "verbose": -1, "seed": 1,
+    booster = lgb.train({"objective": "binary", "num_leaves": 15, "max_depth": 6, "verbose": -1, "seed": 1,
                          "deterministic": True, "num_threads": 1},
                         lgb.Dataset(x, y), num_boost_round=30)
     packed = forest.pack(booster)
     held = rng.integers(-5, 30, size=(2000, 12)).astype(np.float64)
-    np.testing.assert_allclose(forest.scores(packed, 0, held),
-                               booster.predict(held, raw_score=True), rtol=0, atol=1e-9)
+    # and rows on the splits themselves: a value equal to a threshold goes left
+    depth = int(packed[2])
+    inner = 2**depth - 1
+    trees = packed[forest.HEAD:].reshape(30, forest.tree_size(depth))
+    features, thresholds = trees[:, :inner].ravel(), trees[:, inner:2 * inner].ravel()
+    real = np.isfinite(thresholds)
+    splits = np.column_stack([features[real], thresholds[real]])
+    on_split = held.copy()
+    for row in on_split:
+        for feature, threshold in splits[rng.choice(len(splits), 4)]:
+            row[int(feature)] = threshold
+    for x in (held, on_split):
+        expected = booster.predict(x, raw_score=True)
+        np.testing.assert_allclose(forest.scores(packed, 0, x), expected, rtol=0, atol=1e-9)
+        np.testing.assert_allclose([forest.score(packed, 0, row) for row in x], expected,
+                                   rtol=0, atol=1e-9)
 
 
 @pytest.fixture(scope="module")
@@ -127,10 +141,13 @@ def test_an_imposed_first_fire_order_is_kept(roe, turn):
 
 def test_training_is_reproducible(labelled, tmp_path):
     """The same labels and seed give the same model digest; another seed another."""
-    labels, _ = T.label(RULES, 11, 40)
-    a, b = T.fit(labels, 1), T.fit(labels, 1)
+    labels, _ = T.label(RULES, 11, 20)
+    again, _ = T.label(RULES, 11, 20)
+    assert labels.digest() == again.digest()
+    data = T.rows(labels, RULES)
+    a, b = T.fit(data, 1), T.fit(T.rows(again, RULES), 1)
     assert M.digest(a) == M.digest(b)
-    assert M.digest(T.fit(labels, 2)) != M.digest(a)
+    assert M.digest(T.fit(data, 2)) != M.digest(a)
     trained = T.Trained(a, {"model_digest": M.digest(a), "tune_seed": 3, "tune_games": 10,
                             "seconds": 1, "rounds": []})
     T.save(tmp_path / "m.npz", trained, "bollesim train")

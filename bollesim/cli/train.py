@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from bollesim.cli.options import PartialOption, ReadingOption, RulesOption, SetOption
 from bollesim.cli.running import progress_bar
 from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
@@ -20,7 +21,7 @@ SHIPPED = "bollesim/bollebank/apprentice/shipped.npz"
     app,
     epilog=examples(
         "bollesim train                                   # -> results/apprentice/apprentice.npz",
-        f"bollesim train --games 3000 --seed 1001 --rounds 2 --out {SHIPPED}   # the shipped one",
+        "bollesim train --set tracks.tank_to_hit=8 --out results/apprentice/tank8.npz   # for changed rules",
     ),
 )
 def train(
@@ -36,6 +37,10 @@ def train(
     threads: Annotated[int, typer.Option(help="Threads for labelling and fitting.")] = 2,
     out: Annotated[Path, typer.Option(help="The model file (.npz; its record beside it, "
                                       ".toml).")] = Path("results/apprentice/apprentice.npz"),
+    rules: RulesOption = None,
+    set_: SetOption = None,
+    partial: PartialOption = None,
+    readings: ReadingOption = None,
 ) -> None:
     """Fit the apprentice: the lookahead player's order decisions, learned.
 
@@ -46,8 +51,8 @@ def train(
     plays the shipped model; docs/apprentice.md says how it was made and how strong it is.
     """
     from bollesim.batch.limits import check_count
+    from bollesim.batch.source import RulesetSource
     from bollesim.bollebank.apprentice import train as T
-    from bollesim.bollebank.rules.loader import load_ruleset
 
     check_count("--games", games, "games")
     for name, value in (("--rounds", rounds), ("--threads", threads)):
@@ -59,10 +64,10 @@ def train(
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"--out {out}: cannot make its folder ({e.strerror})") from None
-    rules = load_ruleset()
+    ruleset = RulesetSource.from_options(rules, set_, partial, readings).load()
     with progress_bar("labelling (lookahead games)") as bar:
         task = bar.add_task("", total=games * rounds)
-        trained = T.train(rules, seed, games, tune_seed, tune_games, rounds, threads,
+        trained = T.train(ruleset, seed, games, tune_seed, tune_games, rounds, threads,
                           progress=lambda n: bar.advance(task, n))
     command_line = shlex.join(["bollesim", "train", *sys.argv[2:]]) if sys.argv[1:2] == [
         "train"] else "bollesim train"

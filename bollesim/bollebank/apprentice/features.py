@@ -14,6 +14,7 @@ base thinks of each option, how close the base's call was, and where the option 
 
 import numpy as np
 
+from bollesim.bits import lowest, popcount
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.scripted import plan as F
@@ -40,23 +41,10 @@ def names() -> list[str]:
 
 
 @compiled
-def popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
-
-
-@compiled
 def order_block(code, obs, score, out, at):
     """ORDER_FIELDS and the first vehicle's fields of one packed order into out[at:]."""
     mask = D.order_mask(code)
-    first = -1
-    if mask:
-        first = 0
-        while not (mask >> first) & 1:
-            first += 1
+    first = lowest(mask) if mask else -1
     out[at] = code == D.PASS
     out[at + 1] = D.order_kind(code) if code != D.PASS else -1
     out[at + 2] = D.order_dest(code) if code != D.PASS else -2

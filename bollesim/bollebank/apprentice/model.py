@@ -6,7 +6,9 @@ lookahead player's point (lookahead.expert_base), then two forests (learn/forest
 - the gate scores the base's choice: does the expert leave it here? Up to the model's
   threshold (a raw score, log-odds; train.py chooses it by play on games of their own)
   the base's choice stands, as it does for the expert in most decisions;
-- otherwise the chooser scores every other option, and the best-scored one is taken.
+- otherwise the chooser scores every other option, and the best-scored one is taken: its
+  first SCREEN_TREES trees score them all, and its other trees the SHORTLIST best of
+  those (a cascade: the few options that could win get the whole forest).
 
 Every other decision is the base's, as for the lookahead player (lookahead.LOOKED_AT).
 
@@ -42,6 +44,9 @@ from bollesim.learn import forest
 MAGIC = 7_716_053.0  # the first value of every apprentice model
 HEAD_MAGIC, HEAD_FEATURES, HEAD_GATE, HEAD_CHOOSER, HEAD_SIZE, HEAD_THRESHOLD = range(6)
 HEADER = 6
+
+SCREEN_TREES = 20  # the chooser's first trees score every option,
+SHORTLIST = 8  # and the rest only the best-scored so many (the chooser's sum is additive)
 
 # The kernel vector: the family's parameters, then the model's address and length, and
 # whether the first Fire order is imposed.
@@ -134,17 +139,29 @@ def choose(obs, rules, params, model, options, n_options):
     X.fill_option(obs, options, n_options, scores, base, base, x)
     if forest.score(model, np.int64(model[HEAD_GATE]), x) <= model[HEAD_THRESHOLD]:
         return base
-    chooser = np.int64(model[HEAD_CHOOSER])
     imposed = params[IMPOSED] > 0 and not obs[O.FIRED]
-    best, best_score = base, -np.inf
+    candidates = np.empty(n_options, dtype=np.int64)
+    n = 0
     for i in range(n_options):
-        if i == base or (imposed and is_fire(options[i]) != is_fire(options[base])):
-            continue
-        X.fill_option(obs, options, n_options, scores, base, i, x)
-        s = forest.score(model, chooser, x)
-        if s > best_score:
-            best, best_score = i, s
-    return best
+        if i != base and not (imposed and is_fire(options[i]) != is_fire(options[base])):
+            candidates[n] = i
+            n += 1
+    if n == 0:
+        return base
+    xs = np.empty((n, X.SIZE))
+    for r in range(n):
+        xs[r] = x
+        X.fill_option(obs, options, n_options, scores, base, candidates[r], xs[r])
+    chooser = np.int64(model[HEAD_CHOOSER])
+    trees = np.int64(model[chooser])
+    screen = min(SCREEN_TREES, trees)
+    first = forest.partial_scores(model, chooser, xs, 0, screen)
+    if n <= SHORTLIST or screen == trees:
+        return candidates[np.argmax(first + forest.partial_scores(model, chooser, xs, screen,
+                                                                  trees))]
+    short = np.argsort(-first, kind="mergesort")[:SHORTLIST]  # ties: the earlier option
+    total = first[short] + forest.partial_scores(model, chooser, xs[short], screen, trees)
+    return candidates[short[np.argmax(total)]]
 
 
 @compiled

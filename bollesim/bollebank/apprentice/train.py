@@ -27,26 +27,54 @@ import numpy as np
 
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import lookahead as LA
+from bollesim.bollebank import observation as O
 from bollesim.bollebank.apprentice import features as X
 from bollesim.bollebank.apprentice import model as M
 from bollesim.bollebank.result import RESULT
+from bollesim.bollebank.scripted import space as S
 from bollesim.game.policy import load_policy
 
-# Small forests: the gate is asked at every order decision, the chooser at each option of
-# the decisions it opens, and the apprentice must play at scripted speed.
-GATE = {"objective": "binary", "learning_rate": 0.1, "num_leaves": 15, "max_depth": 5,
+# The gate is asked at every order decision, so it is a hundred deep trees; the chooser
+# only where the gate opens, at the options its first trees shortlist (model.py), so it can
+# be three times larger. The sizes were chosen on games of seed 5 (docs/apprentice.md).
+GATE = {"objective": "binary", "learning_rate": 0.15, "num_leaves": 63, "max_depth": 7,
         "min_data_in_leaf": 20, "feature_fraction": 0.8, "lambda_l2": 1.0}
-CHOOSER = {"objective": "lambdarank", "learning_rate": 0.1, "num_leaves": 15, "max_depth": 5,
+CHOOSER = {"objective": "lambdarank", "learning_rate": 0.1, "num_leaves": 63, "max_depth": 7,
            "min_data_in_leaf": 10, "feature_fraction": 0.8, "lambda_l2": 1.0,
            "lambdarank_truncation_level": 3, "eval_at": [1]}
-ROUNDS = 80  # trees a forest
-THRESHOLDS = (-3.0, -2.5, -2.0, -1.5, -1.0, -0.5, 0.0)
+GATE_ROUNDS = 100  # trees of the gate
+CHOOSER_ROUNDS = 300  # trees of the chooser
+THRESHOLDS = (-2.5, -2.25, -2.0, -1.75, -1.5, -1.0)
 """The gate thresholds tried by play (log-odds; 0: even odds)."""
 
 
 @dataclass(frozen=True)
 class Labels:
-    """The lookahead's order decisions as training rows (features.py)."""
+    """The lookahead's order decisions, as it met them: features are built from them when
+    the forests are fitted (rows), so a change of features.py needs no new games."""
+
+    obs: np.ndarray  # (decisions, O.SIZE): the observation of each
+    options: np.ndarray  # every decision's options, one after the other (packed orders)
+    starts: np.ndarray  # (decisions + 1,): where each decision's options start in options
+    choice: np.ndarray  # (decisions,): the option the lookahead took
+    family: np.ndarray  # the plan family's parameters the apprentice's base plays
+
+    def digest(self) -> str:
+        h = hashlib.sha256()
+        for a in (self.obs, self.options, self.starts, self.choice, self.family):
+            h.update(np.ascontiguousarray(a).tobytes())
+        return h.hexdigest()[:16]
+
+    def __add__(self, other: Labels) -> Labels:
+        return Labels(np.vstack([self.obs, other.obs]),
+                      np.concatenate([self.options, other.options]),
+                      np.concatenate([self.starts, other.starts[1:] + self.starts[-1]]),
+                      np.concatenate([self.choice, other.choice]), self.family)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """Labels as the forests' training rows (features.py)."""
 
     gate_x: np.ndarray  # (decisions, X.SIZE): the base's choice of each decision
     gate_y: np.ndarray  # 1 where the lookahead left it
@@ -54,11 +82,28 @@ class Labels:
     choose_y: np.ndarray  # 1 for the option it took
     groups: np.ndarray  # rows per decision left, in order
 
-    def digest(self) -> str:
-        h = hashlib.sha256()
-        for a in (self.gate_x, self.gate_y, self.choose_x, self.choose_y, self.groups):
-            h.update(np.ascontiguousarray(a).tobytes())
-        return h.hexdigest()[:16]
+
+def rows(labels: Labels, rules) -> Rows:
+    """The training rows of labels: the gate's (did the lookahead leave the plan's
+    choice?) and the chooser's (which other option did it take?)."""
+    gate_x, gate_y, choose_x, choose_y, groups = [], [], [], [], []
+    for d in range(len(labels.choice)):
+        options = labels.options[labels.starts[d]:labels.starts[d + 1]]
+        table, base = X.table(labels.obs[d], rules.packed, labels.family, options,
+                              len(options))
+        gate_x.append(table[base])
+        left = labels.choice[d] != base
+        gate_y.append(left)
+        if left:
+            others = np.arange(len(options)) != base
+            choose_x.append(table[others])
+            choose_y.append(np.flatnonzero(others) == labels.choice[d])
+            groups.append(len(options) - 1)
+    if not choose_x:
+        raise ValueError("the lookahead never left its base's choice in these games: "
+                         "label more games")
+    return Rows(np.array(gate_x), np.array(gate_y, dtype=np.int8), np.vstack(choose_x),
+                np.concatenate(choose_y).astype(np.int8), np.array(groups, dtype=np.int64))
 
 
 def expert(rules, base=None) -> LA.Lookahead:
@@ -72,57 +117,46 @@ def expert(rules, base=None) -> LA.Lookahead:
 
 def label(rules, seed: int, games: int, base=None, threads: int = 2,
           progress=None) -> tuple[Labels, np.ndarray]:
-    """(the order decisions of `games` lookahead games of `seed` as Labels, their result
-    rows); progress(n) is called as games finish."""
+    """(the order decisions of `games` lookahead games of `seed` with more than one
+    option, their result rows); progress(n) is called as games finish."""
     player = expert(rules, base)
-    params = player._params
+    family = np.ascontiguousarray(player._params[:S.N_PARAMETERS])
 
     def one(g):
         row, decisions = player.play(seed, g, record=True, observe=True)
         return row, [d for d in decisions if d.kind == D.ISSUE_ORDER and len(d.options) > 1]
 
-    gate_x, gate_y, choose_x, choose_y, groups, rows = [], [], [], [], [], []
+    obs, options, starts, choice, result = [], [], [0], [], []
     with ThreadPoolExecutor(threads) as pool:
         for row, decisions in pool.map(one, range(games)):
-            rows.append(row)
+            result.append(row)
             for d in decisions:
-                n = len(d.options)
-                # the plan's choice: the lookahead's base may be an apprentice (round two)
-                t, base = X.table(d.obs, rules.packed, params, d.options, n)
-                gate_x.append(t[base])
-                left = d.choice != base
-                gate_y.append(left)
-                if left:
-                    others = [i for i in range(n) if i != base]
-                    choose_x.append(t[others])
-                    choose_y.append(np.array([i == d.choice for i in others]))
-                    groups.append(len(others))
+                obs.append(d.obs)
+                options.append(np.asarray(d.options, dtype=np.int64))
+                starts.append(starts[-1] + len(d.options))
+                choice.append(d.choice)
             if progress is not None:
                 progress(1)
-    empty = np.zeros((0, X.SIZE))
-    labels = Labels(np.array(gate_x), np.array(gate_y, dtype=np.int8),
-                    np.vstack(choose_x) if choose_x else empty,
-                    np.concatenate(choose_y).astype(np.int8) if choose_y else np.zeros(0, np.int8),
-                    np.array(groups, dtype=np.int64))
-    return labels, np.array(rows)
+    labels = Labels(np.array(obs, dtype=np.int64).reshape(-1, O.SIZE),
+                    np.concatenate(options) if options else np.zeros(0, np.int64),
+                    np.array(starts, dtype=np.int64), np.array(choice, dtype=np.int64),
+                    family)
+    return labels, np.array(result)
 
 
-def fit(labels: Labels, seed: int, threads: int = 2) -> np.ndarray:
-    """The model (two forests, threshold 0) fitted to labels."""
+def fit(data: Rows, seed: int, threads: int = 2) -> np.ndarray:
+    """The model (two forests, threshold 0) fitted to the training rows."""
     import lightgbm as lgb
 
     from bollesim.learn.forest import pack
 
-    if labels.gate_y.sum() == 0 or len(labels.groups) == 0:
-        raise ValueError("the lookahead never left its base's choice in these games: "
-                         "label more games")
     common = {"seed": seed, "deterministic": True, "force_row_wise": True,
               "num_threads": threads, "verbose": -1}
-    gate = lgb.train({**GATE, **common}, lgb.Dataset(labels.gate_x, labels.gate_y),
-                     num_boost_round=ROUNDS)
+    gate = lgb.train({**GATE, **common}, lgb.Dataset(data.gate_x, data.gate_y),
+                     num_boost_round=GATE_ROUNDS)
     chooser = lgb.train({**CHOOSER, **common},
-                        lgb.Dataset(labels.choose_x, labels.choose_y, group=labels.groups),
-                        num_boost_round=ROUNDS)
+                        lgb.Dataset(data.choose_x, data.choose_y, group=data.groups),
+                        num_boost_round=CHOOSER_ROUNDS)
     return M.compose(pack(gate), pack(chooser), 0.0)
 
 
@@ -163,21 +197,24 @@ class Trained:
 def train(rules, seed: int, games: int, tune_seed: int, tune_games: int, rounds: int = 1,
           threads: int = 2, progress=None) -> Trained:
     """The apprentice trained on `games` lookahead games a round (seeds seed, seed + 1,
-    ...), its threshold tuned on tune_games of tune_seed."""
+    ...; from the second round, the lookahead over the apprentice of the round before),
+    each round fitted to every round's labels so far (as DAgger aggregates), its
+    threshold tuned on tune_games of tune_seed."""
     started = time.monotonic()
-    model, history = None, []
+    model, labels, history = None, None, []
     for r in range(rounds):
-        # the lookahead over the apprentice of the round before labels the next one
         base = None if model is None else policy_with(model)
-        labels, rows = label(rules, seed + r, games, base, threads, progress)
-        model = fit(labels, seed + r, threads)
+        new, results = label(rules, seed + r, games, base, threads, progress)
+        labels = new if labels is None else labels + new
+        data = rows(labels, rules)
+        model = fit(data, seed + r, threads)
         threshold, scores = tune(rules, model, tune_seed, tune_games)
         model = M.with_threshold(model, threshold)
         history.append({
             "round": r + 1, "base": "expert" if base is None else "apprentice",
             "seed": seed + r, "games": games,
-            "decisions": int(len(labels.gate_y)), "left": int(labels.gate_y.sum()),
-            "data_digest": labels.digest(), "expert_objective": objective(rows),
+            "decisions": int(len(data.gate_y)), "left": int(data.gate_y.sum()),
+            "data_digest": labels.digest(), "expert_objective": objective(results),
             "threshold": threshold,
             "tuning": {f"{t:g}": round(s, 4) for t, s in scores.items()},
         })
