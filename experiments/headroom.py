@@ -6,7 +6,7 @@ experiments/first_fire.toml on the spec's own parameters, beside the same sweeps
 best point found. Every sentence of the report is made from its numbers
 (bollesim/report/headroom.py).
 
-    .venv/bin/python experiments/headroom.py                  # -> results/showcase/headroom.md
+    .venv/bin/python experiments/headroom.py                  # -> results/headroom/headroom.md
     .venv/bin/python experiments/headroom.py --games 2000 --expert-games 10 \\
         --clairvoyant-games 40 --sweep-games 500 --out results/headroom      # a quick look
     .venv/bin/python experiments/headroom.py --restricted results/restricted_first_fire
@@ -55,6 +55,8 @@ INHERITED = {"perfect": "tactical"}
 victory, whose search already leaves most games undecided."""
 TRIGGERS = {"fire_at_roe": ("k", "fire_roe"), "fire_at_turn": ("t", "fire_turn")}
 """A preset's trigger parameter and the family's parameter it sets (bollesim/bollebank/scripted/space.py)."""
+STRONG = "apprentice (the strong player)"
+OVER_STRONG = "expert (lookahead) over the apprentice"
 IMPOSED = {"k": "imposed_roe", "t": "imposed_turn"}
 """The restricted expert's parameter that imposes each preset trigger (policies/lookahead.py;
 0: not imposed)."""
@@ -68,7 +70,8 @@ def read_points() -> tuple[dict, list[dict]]:
 def honest_players(baseline: dict, best: list[dict]) -> list[tuple[str, str, dict | None]]:
     """(label, policy, parameters): random, the presets at their defaults, the baseline and
     the best known point of each objective (one row per distinct point)."""
-    out = [("random", "random", None), *((name, name, None) for name in PRESETS)]
+    out = [("random", "random", None), *((name, name, None) for name in PRESETS),
+           (STRONG, "apprentice", None)]
     for p in [baseline, *best]:
         if p["label"] not in [label for label, _, _ in out]:
             out.append((p["label"], p["policy"], p["params"]))
@@ -89,9 +92,11 @@ def expert_label(factor: int, rollouts: int) -> str:
 
 
 def play_expert(games: int) -> list[pl.DataFrame]:
+    """The expert at each of EXPERT_FACTORS, and at its defaults over the apprentice."""
     default = next(p.default for p in load_policy("lookahead").parameters if p.name == "rollouts")
-    return [play(expert_label(f, int(f * default)), "lookahead", games,
-                 {"rollouts": int(f * default)}) for f in EXPERT_FACTORS]
+    return [*(play(expert_label(f, int(f * default)), "lookahead", games,
+                   {"rollouts": int(f * default)}) for f in EXPERT_FACTORS),
+            play(OVER_STRONG, "lookahead", games, {"base": "apprentice"})]
 
 
 def rung(label: str, df: pl.DataFrame) -> H.Rung:
@@ -220,6 +225,7 @@ def restricted_section(folder: Path | None, found) -> tuple[list[str], str | Non
         return [*lines, f"Not in this report: {where}. Give the restricted player's trigger "
                 "sweep with `--restricted FOLDER`.", ""], None
     games = pl.read_parquet(open_run(folder).games_path)
+    player = games["policy"][0]  # the lookahead player or the apprentice, restricted
     words, changes = [], []
     for preset, k, _, before, _ in found:
         imposed = IMPOSED[k]
@@ -228,14 +234,14 @@ def restricted_section(folder: Path | None, found) -> tuple[list[str], str | Non
         own = games.filter(pl.col(imposed) > 0)
         n = own.group_by(imposed).len()["len"].min()
         lines += [f"### {analysis.parameter_label(preset, k)}", "",
-                  f"{n:,} games per setting of the restricted expert (95% intervals up to "
-                  f"±{100 * 1.96 * (0.25 / n) ** 0.5:.1f} points).", ""]
-        lines += advice_table(words, preset, k, before, "lookahead", imposed, own,
-                              "restricted expert", changes)
+                  f"{n:,} games per setting of the restricted {player} (95% intervals up "
+                  f"to ±{100 * 1.96 * (0.25 / n) ** 0.5:.1f} points).", ""]
+        lines += advice_table(words, preset, k, before, player, imposed, own,
+                              f"restricted {player}", changes)
     if not words:
         return [*lines, f"`{folder}` sweeps none of the imposed triggers "
                 f"{', '.join(IMPOSED.values())}.", ""], None
-    verdict = H.advice_verdict(words, "the expert with its first Fire order imposed",
+    verdict = H.advice_verdict(words, f"the {player} with its first Fire order imposed",
                                tuple(changes))
     return [*lines, verdict, ""], verdict
 
@@ -264,8 +270,12 @@ def ladder_chart(rungs: list[H.Rung], path: Path) -> None:
 
 
 def main() -> None:
+    class Formatter(argparse.RawDescriptionHelpFormatter,
+                    argparse.ArgumentDefaultsHelpFormatter):
+        """The description as written, every option with its default."""
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+                                     formatter_class=Formatter)
     parser.add_argument("--games", type=int, default=20000, help="games per scripted player")
     parser.add_argument("--expert-games", type=int, default=2000,
                         help="games of the expert at each of its rollout settings (the first of the same games)")
@@ -278,7 +288,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="threads of the clairvoyant")
     parser.add_argument("--restricted", type=Path, default=None,
                         help="the restricted player's trigger sweep folder (optional)")
-    parser.add_argument("--out", type=Path, default=ROOT / "results" / "showcase")
+    parser.add_argument("--out", type=Path, default=Path("results") / "headroom",
+                        help="the report folder (the committed one is results/showcase)")
     args = parser.parse_args()
     counts = (args.games, args.expert_games, args.clairvoyant_games, args.budget,
               args.sweep_games, args.threads)
@@ -316,7 +327,8 @@ def write(args, games, rungs, bound, verdicts, cv_seconds, found, baseline, best
     best_op_point = next(p for p in best if p["objective"] == "operational victory")
     sweep_lines, sweep_verdict = sweep_section(out, found, best_op_point, args.sweep_games)
     restricted_lines, restricted_verdict = restricted_section(args.restricted, found)
-    widths = {o: H.half_width(rungs[: len(rungs) - len(EXPERT_FACTORS)], o) for o in ("operational", "defeat")}
+    widths = {o: H.half_width(rungs[: len(rungs) - len(EXPERT_FACTORS) - 1], o)
+              for o in ("operational", "defeat")}
     lines = [
         "# Headroom: how well can the game be played?", "",
         f"**{H.headline(rungs, baseline['label'], paired(games))}**", "",
@@ -361,7 +373,8 @@ def write(args, games, rungs, bound, verdicts, cv_seconds, found, baseline, best
         f".venv/bin/python experiments/headroom.py --games {args.games} --expert-games "
         f"{args.expert_games} --clairvoyant-games {m} --budget {args.budget} "
         f"--sweep-games {args.sweep_games} --threads {args.threads}"
-        + (f" --restricted {args.restricted}" if args.restricted else ""), "```", "",
+        + (f" --restricted {args.restricted}" if args.restricted else "")
+        + f" --out {args.out}", "```", "",
     ]
     (out / "headroom.md").write_text("\n".join(lines))
     pl.DataFrame([{"player": r.label, "bound": r.bound,

@@ -159,3 +159,27 @@ def test_a_file_that_is_no_model_is_refused(tmp_path):
     np.savez(tmp_path / "x.npz", model=np.arange(10.0))
     with pytest.raises(ValueError, match="not an apprentice model"):
         M.load(tmp_path / "x.npz")
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--out", "model.txt"], ["--out", ".npz"]),
+    (["--set", "tracks.tank_to_hitt=8"], ["tank_to_hitt"]),
+    (["--reading", "I-AIR=nope"], ["I-AIR"]),
+    (["--rounds", "0"], ["--rounds"]),
+    (["--games", "0"], ["--games"]),
+    (["--tune-games", "0"], ["--tune-games"]),
+    (["--seed", "-3"], ["--seed"]),
+])
+def test_train_refuses_bad_input_in_one_line_before_playing(args, words, tmp_path):
+    from test_sweep import assert_one_line_error, invoke
+
+    out = ["--out", str(tmp_path / "m.npz")] if "--out" not in args else []
+    assert_one_line_error(invoke("train", *out, *args), *words)
+    assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_the_shipped_model_is_the_one_its_record_names():
+    """shipped.toml (written by the command it holds) names the shipped model's digest."""
+    record = shipped.record()
+    assert record["command"].startswith("bollesim train")
+    assert M.digest(shipped.shipped()) == record["model_digest"]

@@ -21,16 +21,18 @@ SHIPPED = "bollesim/bollebank/apprentice/shipped.npz"
     app,
     epilog=examples(
         "bollesim train                                   # -> results/apprentice/apprentice.npz",
+        f"bollesim train --out {SHIPPED}   # the shipped one (about 10 minutes)",
+        "bollesim train --games 2000 --tune-games 2000 --out /tmp/quick.npz   # a quick look",
         "bollesim train --set tracks.tank_to_hit=8 --out results/apprentice/tank8.npz   # for changed rules",
     ),
 )
 def train(
     games: Annotated[int, typer.Option("--games", "-n",
-                                       help="Lookahead games labelled a round.")] = 3000,
+                                       help="Lookahead games labelled a round.")] = 24000,
     seed: Annotated[int, typer.Option(help="Seed of the first round's games (then seed + 1, "
                                       "...); keep it apart from the seeds you measure on.")] = 1001,
     rounds: Annotated[int, typer.Option(help="Rounds of expert iteration: from the second, "
-                                        "the lookahead over the apprentice labels.")] = 2,
+                                        "the lookahead over the apprentice labels.")] = 1,
     tune_seed: Annotated[int, typer.Option(help="Seed of the games the gate's threshold is "
                                            "chosen on.")] = 1000,
     tune_games: Annotated[int, typer.Option(help="Games a threshold plays.")] = 20000,
@@ -47,14 +49,18 @@ def train(
     The lookahead player plays GAMES games of SEED; LightGBM fits when it leaves its
     base's choice and what it takes instead; the gate's threshold is chosen by play on
     games of TUNE_SEED; with --rounds 2 the lookahead over that apprentice labels a second
-    round. Same command, same model (its digest is in the record). The apprentice policy
-    plays the shipped model; docs/apprentice.md says how it was made and how strong it is.
+    round (measured: no gain, docs/apprentice.md). Same command, same model (its digest
+    is in the record). The apprentice policy plays the shipped model;
+    docs/apprentice.md says how it was made and how strong it is.
     """
     from bollesim.batch.limits import check_count
     from bollesim.batch.source import RulesetSource
     from bollesim.bollebank.apprentice import train as T
 
-    check_count("--games", games, "games")
+    check_count("--games", games, "games", low=1)
+    check_count("--tune-games", tune_games, "games", low=1)
+    check_count("--seed", seed, "seed")
+    check_count("--tune-seed", tune_seed, "seed")
     for name, value in (("--rounds", rounds), ("--threads", threads)):
         if not 1 <= value <= 64:
             raise UsageError(f"{name} must be a whole number from 1 to 64, got {value}")
@@ -67,8 +73,11 @@ def train(
     ruleset = RulesetSource.from_options(rules, set_, partial, readings).load()
     with progress_bar("labelling (lookahead games)") as bar:
         task = bar.add_task("", total=games * rounds)
-        trained = T.train(ruleset, seed, games, tune_seed, tune_games, rounds, threads,
-                          progress=lambda n: bar.advance(task, n))
+        try:
+            trained = T.train(ruleset, seed, games, tune_seed, tune_games, rounds, threads,
+                              progress=lambda n: bar.advance(task, n))
+        except T.TooFewLabels as e:
+            raise UsageError(f"--games {games}: {e}") from None
     command_line = shlex.join(["bollesim", "train", *sys.argv[2:]]) if sys.argv[1:2] == [
         "train"] else "bollesim train"
     T.save(out, trained, command_line)

@@ -48,6 +48,10 @@ THRESHOLDS = (-2.5, -2.25, -2.0, -1.75, -1.5, -1.0)
 """The gate thresholds tried by play (log-odds; 0: even odds)."""
 
 
+class TooFewLabels(ValueError):
+    """The games labelled give nothing to fit one of the forests to."""
+
+
 @dataclass(frozen=True)
 class Labels:
     """The lookahead's order decisions, as it met them: features are built from them when
@@ -86,24 +90,26 @@ class Rows:
 def rows(labels: Labels, rules) -> Rows:
     """The training rows of labels: the gate's (did the lookahead leave the plan's
     choice?) and the chooser's (which other option did it take?)."""
-    gate_x, gate_y, choose_x, choose_y, groups = [], [], [], [], []
-    for d in range(len(labels.choice)):
+    decisions = len(labels.choice)
+    gate_x, gate_y = np.empty((decisions, X.SIZE)), np.empty(decisions, dtype=np.int8)
+    choose_x, choose_y, groups = [], [], []
+    for d in range(decisions):
         options = labels.options[labels.starts[d]:labels.starts[d + 1]]
         table, base = X.table(labels.obs[d], rules.packed, labels.family, options,
                               len(options))
-        gate_x.append(table[base])
+        gate_x[d] = table[base]
         left = labels.choice[d] != base
-        gate_y.append(left)
+        gate_y[d] = left
         if left:
             others = np.arange(len(options)) != base
             choose_x.append(table[others])
             choose_y.append(np.flatnonzero(others) == labels.choice[d])
             groups.append(len(options) - 1)
-    if not choose_x:
-        raise ValueError("the lookahead never left its base's choice in these games: "
-                         "label more games")
-    return Rows(np.array(gate_x), np.array(gate_y, dtype=np.int8), np.vstack(choose_x),
-                np.concatenate(choose_y).astype(np.int8), np.array(groups, dtype=np.int64))
+    if not choose_x or gate_y.all():
+        raise TooFewLabels("the lookahead never left its base's choice in these games (or "
+                           "always did): label more games")
+    return Rows(gate_x, gate_y, np.vstack(choose_x), np.concatenate(choose_y).astype(np.int8),
+                np.array(groups, dtype=np.int64))
 
 
 def expert(rules, base=None) -> LA.Lookahead:
@@ -228,7 +234,9 @@ def save(path: Path, trained: Trained, command: str) -> None:
     """The model (path, .npz) and its record (path with .toml) side by side, each
     written whole (a temporary file, then renamed)."""
     path = Path(path)
-    lines = [f"command = {command!r}".replace("'", '"'),
+    lines = ["# How this apprentice was made: the same command gives the same model digest",
+             "# (docs/apprentice.md).",
+             f"command = {command!r}".replace("'", '"'),
              f'model_digest = "{trained.record["model_digest"]}"']
     for key in ("tune_seed", "tune_games", "seconds"):
         lines.append(f"{key} = {trained.record[key]}")
