@@ -173,11 +173,11 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
              script["sweeps"]({"params": {}}, 40, family=False)]
     lines, verdict = script["restricted_section"](folder, found)
     text = "\n".join(lines)
-    assert ("| outcome | best `k` (fire_at_roe) | best `imposed_roe` (restricted expert) "
+    assert ("| outcome | best `k` (fire_at_roe) | best `imposed_roe` (restricted lookahead) "
             "| advice |") in text
-    assert "6 games per setting of the restricted expert" in text
+    assert "6 games per setting of the restricted lookahead" in text
     assert "best `t`" not in text  # the stand-in sweeps k only
-    assert lines[-2] == verdict and verdict.startswith("Under the expert with its first Fire "
+    assert lines[-2] == verdict and verdict.startswith("Under the lookahead with its first Fire "
                                                         "order imposed")
     absent, none = script["restricted_section"](None, found)
     assert "no folder" in absent[2] and none is None
