@@ -293,3 +293,19 @@ def test_a_search_holds_its_folder_while_it_searches(tmp_path, monkeypatch):
     result = invoke("optimise", spec, "--out", out)
     assert result.exit_code == 130, result.output
     assert not out.exists()
+
+
+def test_a_report_folder_holds_one_runs_report_and_one_runs_sensitivity(two_runs, tmp_path):
+    """The showcase holds a sweep's balance report and a sensitivity run's report (their
+    files differ): each kind is claimed by one run."""
+    from bollesim.batch.runfolder import RunFolderError, claim_report_folder, open_run
+
+    a, b = (open_run(f) for f in two_runs)
+    out = tmp_path / "showcase"
+    claim_report_folder(out, a, "report")
+    claim_report_folder(out, b, "sensitivity")
+    claim_report_folder(out, a, "report")
+    with pytest.raises(RunFolderError, match="holds the report of another run"):
+        claim_report_folder(out, b, "report")
+    with pytest.raises(RunFolderError, match="holds the sensitivity of another run"):
+        claim_report_folder(out, a, "sensitivity")

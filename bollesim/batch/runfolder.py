@@ -144,7 +144,7 @@ RUN, SEARCH = "run", "search"
 SEARCH_FILE = "best.json"
 """The file that makes a run folder a policy search's result (`bollesim optimise`)."""
 KINDS = {RUN: "a run's or sweep's games", SEARCH: "a policy search's result"}
-REPORT_SOURCE = ".report-source.json"
+REPORT_SOURCE = ".{kind}-source.json"  # kind: "report" or "sensitivity"
 """In a folder a report was written to with --out: {"run", "data_sha256"} of its run."""
 
 
@@ -374,10 +374,11 @@ def folder_kind(folder: Path) -> str | None:
     return None
 
 
-def claim_report_folder(out: Path, run: Run) -> None:
-    """Make `out`, a folder other than the run's, the home of `run`'s report, holding its
-    lock (Workspace): RunFolderError if it is a run folder or holds the report of another
-    run; else REPORT_SOURCE names the run from now on."""
+def claim_report_folder(out: Path, run: Run, kind: str = "report") -> None:
+    """Make `out`, a folder other than the run's, the home of `run`'s report of this kind
+    (its files differ from the other kind's), holding its lock (Workspace):
+    RunFolderError if it is a run folder or holds the same kind of report of another run;
+    else REPORT_SOURCE names the run from now on."""
     out = Path(os.path.abspath(out))
     if out.exists() and not out.is_dir():
         raise RunFolderError(f"{out} is a file, not a folder: choose another folder")
@@ -385,13 +386,13 @@ def claim_report_folder(out: Path, run: Run) -> None:
     if found is not None:
         raise RunFolderError(f"{out} holds {KINDS[found]}: write the report of {run.path} into "
                              "that folder itself (no --out) or into a folder of its own")
-    source = out / REPORT_SOURCE
+    source = out / REPORT_SOURCE.format(kind=kind)
     try:
         before = loads_json(source.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         before = None
     if isinstance(before, dict) and before.get("data_sha256") != run.manifest["data_sha256"]:
-        raise RunFolderError(f"{out} holds the report of another run ({before.get('run')}): "
+        raise RunFolderError(f"{out} holds the {kind} of another run ({before.get('run')}): "
                              "choose another folder, or empty it")
     out.mkdir(parents=True, exist_ok=True)
     _write_durable(source, _json_bytes({"run": str(run.path.resolve()),

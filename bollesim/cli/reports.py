@@ -61,9 +61,10 @@ def report(
         run = open_run(run_dir)
         if run.n_games == 0:
             raise UsageError(f"{run_dir} holds no games (a run of -n 0): there is nothing to report")
+        sensitivity = bool(run.manifest.get("sensitivity"))
         if not into_run:
-            claim_report_folder(out, run)
-        write = write_sensitivity if run.manifest.get("sensitivity") else write_report
+            claim_report_folder(out, run, "sensitivity" if sensitivity else "report")
+        write = write_sensitivity if sensitivity else write_report
         try:
             paths = write(run_dir, out)
         except OSError as exc:
