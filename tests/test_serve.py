@@ -464,8 +464,11 @@ def test_the_strong_player_plays_the_same_games_beside_the_pages_policy(page):
     edited = load_ruleset(overrides=["tracks.tank_to_hit=9"])
     page.fill(TANK, "9")
     settle(page, edited.digest)
-    assert rates_of(page, "strongK") == predicted(edited, strong, {})
-    assert f"strong player ({strong})" in page.inner_text("#rates")
+    shown = page.eval_on_selector_all(
+        "#strong-rates tr[data-outcome]",
+        "rows => Object.fromEntries(rows.map(r => [r.dataset.outcome, +r.dataset.strongK]))")
+    assert shown == predicted(edited, strong, {})
+    assert f"strong player ({strong})" in page.inner_text("#strong-rates")
     note = page.inner_text("#strong-note")
     assert "moved more" in note and "strong player" in note
 

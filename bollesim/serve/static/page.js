@@ -639,7 +639,6 @@ function render(s) {
   const withA = s.outcomes.length && s.outcomes[0].pinned;
   const strong = s.outcomes.length && s.outcomes[0].strong;
   const heads = ["outcome", "these rules", "", "shipped", "vs shipped (points)",
-                 ...(strong ? [`strong player (${strong.policy})`, "its change (points)"] : []),
                  ...(withA ? ["A", "vs A (points)"] : []), ""];
   table.replaceChildren(el("tr", {}, ...heads.map((h) => el("th", {text: h}))));
   table.classList.toggle("with-a", Boolean(withA));
@@ -652,12 +651,6 @@ function render(s) {
       el("td", {}, bar(r)),
       el("td", {class: "rate", text: pct(r.base_rate)}),
       diffCell(r, "against the shipped rules"));
-    if (strong) {
-      row.dataset.strongK = r.strong.k;
-      row.dataset.larger = r.strong.larger.which;
-      row.append(el("td", {class: "rate strong", title: `shipped rules: ${pct(r.strong.base_rate)}`, text: pct(r.strong.rate)}),
-                 diffCell({...r.strong, outcome: r.outcome}, "the strong player, against the shipped rules"));
-    }
     if (withA) {
       row.dataset.aK = r.pinned.k;
       row.append(el("td", {class: "rate a", text: pct(r.pinned.rate)}),
@@ -666,7 +659,7 @@ function render(s) {
     row.append(el("td", {}, example));
     table.append(row);
   }
-  $("strong-note").replaceChildren(...(strong ? [strongNote(s.outcomes)] : []));
+  drawStrong(s.outcomes, strong);
   drawLosses(s);
   const t = s.trigger;
   const key = t ? `${s.job}/${t.games_per_setting}` : "";
@@ -677,6 +670,24 @@ function render(s) {
     $("trigger-title").replaceChildren(el("b", {text: t.title}), el("br"), t.subtitle);
     vegaEmbed("#trigger", t.spec, {actions: false, renderer: "svg"}).catch((e) => console.error(e));
     $("answer").replaceChildren(...t.answer.map((sentence) => el("li", {text: sentence})));
+  }
+}
+
+// The strong player on the same games, under these rules and the shipped ones, in a table
+// of its own under the odds (the odds table keeps its width), and whose odds moved more.
+function drawStrong(outcomes, strong) {
+  const table = $("strong-rates");
+  table.hidden = !strong;
+  $("strong-note").replaceChildren(...(strong ? [strongNote(outcomes)] : []));
+  if (!strong) { table.replaceChildren(); return; }
+  table.replaceChildren(el("tr", {}, ...[`strong player (${strong.policy})`, "these rules", "shipped",
+                                        "vs shipped (points)"].map((h) => el("th", {text: h}))));
+  for (const r of outcomes) {
+    table.append(el("tr", {"data-outcome": r.outcome, "data-strong-k": r.strong.k,
+                           "data-larger": r.strong.larger.which},
+      el("td", {text: r.label}), el("td", {class: "rate", text: pct(r.strong.rate)}),
+      el("td", {class: "rate", text: pct(r.strong.base_rate)}),
+      diffCell({...r.strong, outcome: r.outcome}, "the strong player, against the shipped rules")));
   }
 }
 
