@@ -159,6 +159,25 @@ def test_a_track_change_moves_the_rates_as_simulate_predicts(page, tmp_path):
     assert page.get_attribute('[data-path="tracks.tank_to_hit"]', "class").count("changed")
 
 
+def test_the_strong_player_plays_the_same_games_beside_the_pages_policy(page):
+    """The strong player's odds under the edited rules are bollesim.simulate's on the same
+    seeds, and the page says, outcome by outcome, whose odds moved more (on the rules the
+    test before leaves: tank_to_hit 9)."""
+    from bollesim import load_ruleset
+    from bollesim.game.declaration import declared
+
+    strong = declared().strong
+    edited = load_ruleset(overrides=["tracks.tank_to_hit=9"])
+    settle(page, edited.digest)
+    shown = page.eval_on_selector_all(
+        "#strong-rates tr[data-outcome]",
+        "rows => Object.fromEntries(rows.map(r => [r.dataset.outcome, +r.dataset.strongK]))")
+    assert shown == predicted(edited, strong, {})
+    assert f"strong player ({strong})" in page.inner_text("#strong-rates")
+    note = page.inner_text("#strong-note")
+    assert "moved more" in note and "strong player" in note
+
+
 def test_every_key_and_reading_of_the_ruleset_is_on_the_page(page):
     from bollesim.bollebank.rules.form import edit_units
     from bollesim.bollebank.rules.readings import READINGS
@@ -452,25 +471,6 @@ def test_a_pinned_setting_is_compared_with_later_changes(page):
     assert "vs A (points)" in page.inner_text("#rates")
     page.click("#unpin")
     page.wait_for_function("!document.querySelector('#rates td.a')", timeout=30_000)
-
-
-def test_the_strong_player_plays_the_same_games_beside_the_pages_policy(page):
-    """The strong player's odds under the edited rules are bollesim.simulate's on the same
-    seeds, and the page says, outcome by outcome, whose odds moved more."""
-    from bollesim import load_ruleset
-    from bollesim.game.declaration import declared
-
-    strong = declared().strong
-    edited = load_ruleset(overrides=["tracks.tank_to_hit=9"])
-    page.fill(TANK, "9")
-    settle(page, edited.digest)
-    shown = page.eval_on_selector_all(
-        "#strong-rates tr[data-outcome]",
-        "rows => Object.fromEntries(rows.map(r => [r.dataset.outcome, +r.dataset.strongK]))")
-    assert shown == predicted(edited, strong, {})
-    assert f"strong player ({strong})" in page.inner_text("#strong-rates")
-    note = page.inner_text("#strong-note")
-    assert "moved more" in note and "strong player" in note
 
 
 def test_the_trigger_chart_marks_the_shipped_rules_and_the_current_setting(page):
