@@ -1,4 +1,4 @@
-"""The strong player at scripted speed: the lookahead player's order decisions, learned.
+"""The strong player, fast: the lookahead player's order decisions, learned.
 It plays as the lookahead's base (the plan family at its expert point) and, where a model
 fitted to the lookahead's own choices says the expert would leave that choice, takes the
 option the model scores best; a first Fire order may be imposed (from an RoE, from a

@@ -34,7 +34,7 @@ GAME = Game(
     odds="bollesim.bollebank.rules.odds",
     narration="bollesim.bollebank.narrated",
     space="bollesim.bollebank.scripted.space",
-    # The lookahead player's choices, learned: within a few points of it at scripted speed
+    # The lookahead player's choices, learned: within a point or two of it, 90 times faster
     # (docs/apprentice.md).
     strong="apprentice",
 )
