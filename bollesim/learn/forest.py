@@ -71,30 +71,10 @@ def pack(booster) -> np.ndarray:
                            *(complete(t, depth) for t in trees)])
 
 
-BLOCK = 8  # trees walked side by side: their steps are independent, so they overlap
-
-
 @compiled
 def score(blob, start, x):
     """The forest's raw score (the sum of its trees' leaves and its constant) of x."""
-    trees = np.int64(blob[start])
-    depth = np.int64(blob[start + 2])
-    inner = (1 << depth) - 1
-    size = 2 * inner + (1 << depth)
-    total = blob[start + 1]
-    slots = np.zeros(BLOCK, dtype=np.int64)
-    for first in range(0, trees, BLOCK):
-        n = min(BLOCK, trees - first)
-        at = start + HEAD + first * size
-        slots[:] = 0
-        for _ in range(depth):
-            for k in range(n):
-                tree = at + k * size
-                slot = slots[k]
-                slots[k] = 2 * slot + 1 + (x[np.int64(blob[tree + slot])] > blob[tree + inner + slot])
-        for k in range(n):
-            total += blob[at + k * size + 2 * inner + slots[k] - inner]
-    return total
+    return partial_scores(blob, start, x.reshape(1, x.shape[0]), 0, np.int64(blob[start]))[0]
 
 
 @compiled
