@@ -6,11 +6,13 @@ turn) while every other choice is its own (docs/apprentice.md)."""
 
 from bollesim.bollebank.apprentice import model as _model
 from bollesim.bollebank.apprentice.shipped import kernel_rows as KERNEL_PARAMS
+from bollesim.bollebank.engine.player import APPRENTICE
 from bollesim.bollebank.expert import IMPOSED_PARAMETERS
 
 PARAMETERS = IMPOSED_PARAMETERS
+COMPILED_IN = APPRENTICE  # the fast engine's kernel calls it directly (engine/player.py)
 
-__all__ = ["KERNEL_PARAMS", "PARAMETERS", "decide"]
+__all__ = ["COMPILED_IN", "KERNEL_PARAMS", "PARAMETERS", "decide"]
 
 
 def decide(kind, obs, rules, options, n_options, params, prng):

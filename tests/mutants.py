@@ -469,9 +469,9 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     Mutant(
         "forest-split-strict",
         "bollesim/learn/forest.py",
-        "(xs[r, np.int64(blob[at + slot])] > blob[at + inner + slot])",
-        "(xs[r, np.int64(blob[at + slot])] >= blob[at + inner + slot])",
-        "partial_scores",
+        "(x[np.int64(blob[node])] > blob[node + 1])",
+        "(x[np.int64(blob[node])] >= blob[node + 1])",
+        "step",
         "the exported forest sends a value equal to a split's threshold the other way from"
         " LightGBM",
         ("tests/test_apprentice.py -k packed",),

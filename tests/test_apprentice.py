@@ -2,6 +2,8 @@
 exported exactly, it sees what features.py says, it plays the same games in both engines,
 keeps an imposed first Fire order, and its training is reproducible."""
 
+from dataclasses import replace
+
 import lightgbm as lgb
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from bollesim.bollebank.apprentice import features as X
 from bollesim.bollebank.apprentice import model as M
 from bollesim.bollebank.apprentice import shipped
 from bollesim.bollebank.apprentice import train as T
+from bollesim.bollebank.engine import player as P
 from bollesim.bollebank.play import play_chunk
 from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import load_ruleset
@@ -39,7 +42,8 @@ def test_a_packed_forest_scores_as_lightgbm():
     depth = int(packed[2])
     inner = 2**depth - 1
     trees = packed[forest.HEAD:].reshape(30, forest.tree_size(depth))
-    features, thresholds = trees[:, :inner].ravel(), trees[:, inner:2 * inner].ravel()
+    pairs = trees[:, :2 * inner]  # (feature, threshold) side by side
+    features, thresholds = pairs[:, 0::2].ravel(), pairs[:, 1::2].ravel()
     real = np.isfinite(thresholds)
     splits = np.column_stack([features[real], thresholds[real]])
     on_split = held.copy()
@@ -123,6 +127,19 @@ def test_both_engines_play_the_same_games():
     fast = play_chunk(RULES, APPRENTICE, rows.copy(), 7, 0, "fast")
     reference = play_chunk(RULES, APPRENTICE, rows.copy(), 7, 0, "reference")
     np.testing.assert_array_equal(fast, reference)
+
+
+def test_the_kernel_plays_the_apprentice_as_its_decide_does():
+    """The fast engine calls the apprentice compiled in (engine/player.py: APPRENTICE,
+    the scripted family's shortcuts at every other decision); through its decide's
+    pointer, listing every decision's options, it plays the same games."""
+    assert APPRENTICE.compiled_in == P.APPRENTICE
+    rows = np.zeros((400, 2))
+    rows[200:] = (12, 0)
+    compiled = play_chunk(RULES, APPRENTICE, rows.copy(), 17, 0, "fast")
+    listed = play_chunk(RULES, replace(APPRENTICE, compiled_in=P.DECIDE), rows.copy(), 17, 0,
+                        "fast")
+    np.testing.assert_array_equal(compiled, listed)
 
 
 @pytest.mark.parametrize("roe,turn", [(12, 0), (0, 6), (18, 3)])

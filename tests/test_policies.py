@@ -21,6 +21,7 @@ from bollesim.bollebank import codes as C
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import events as E
 from bollesim.bollebank import observation as O
+from bollesim.bollebank.engine.player import DECIDE, FAMILY
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.bollebank.scripted import plan as _plan
@@ -134,10 +135,10 @@ def test_each_module_shape_makes_its_kind():
     PRESET: a Preset playing with the family's decide; play_games: a GamePlayer, which
     the what-if page and the deciding list leave out."""
     plan, random = load_policy("plan"), load_policy("random")
-    assert type(plan) is DecidePolicy and plan.scripted
-    assert type(random) is DecidePolicy and not random.scripted
+    assert type(plan) is DecidePolicy and plan.compiled_in == FAMILY
+    assert type(random) is DecidePolicy and random.compiled_in == DECIDE
     preset = load_policy("fire_at_roe")
-    assert type(preset) is Preset and preset.decide is plan.decide and preset.scripted
+    assert type(preset) is Preset and preset.decide is plan.decide and preset.compiled_in == FAMILY
     own = preset.param_vector({"k": 15})
     assert preset.kernel_params(own)[_space.FIRE_ROE] == 15
     assert np.array_equal(preset.kernel_params(np.tile(own, (3, 1))),

@@ -18,6 +18,7 @@ import pytest
 
 from bollesim.batch.runner import play_chunk
 from bollesim.bollebank import codes as C
+from bollesim.bollebank.engine.player import DECIDE, FAMILY
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.bollebank.scripted import space as S
 from bollesim.game.policy import load_policy
@@ -33,7 +34,7 @@ def rules():
 
 def general(policy):
     """The policy played through the general protocol (engine/player.py)."""
-    return replace(policy, scripted=False)
+    return replace(policy, compiled_in=DECIDE)
 
 
 def family_rows(point: dict, n: int = N, seed: int = SEED) -> np.ndarray:
@@ -82,7 +83,7 @@ def random_points(n: int, seed: int) -> np.ndarray:
 
 def test_compiled_family_equals_general_protocol():
     plan = load_policy("plan")
-    assert plan.scripted
+    assert plan.compiled_in == FAMILY
     params = random_points(600, 3)
     compiled = play_chunk(rules(), plan, params, SEED, 0, "fast")
     listed = play_chunk(rules(), general(plan), params, SEED, 0, "fast")

@@ -31,6 +31,7 @@ from bollesim.bollebank import observation as O
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.engine import lookahead as EL
 from bollesim.bollebank.engine import rollout as R
+from bollesim.bollebank.engine.player import FAMILY
 from bollesim.bollebank.engine.script import PAUSE, ROLLOUT
 from bollesim.bollebank.expert import IMPOSED_PARAMETERS, FirstFire, expert_base, with_trigger
 from bollesim.bollebank.result import RESULT
@@ -131,7 +132,7 @@ class Lookahead:
         if not isinstance(base, DecidePolicy):
             raise ValueError(f"{base.name} cannot be the base of a lookahead player")
         keeps_trigger = {p.name for p in IMPOSED_PARAMETERS} <= {p.name for p in base.parameters}
-        if first_fire.imposed and not (base.scripted or keeps_trigger):
+        if first_fire.imposed and not (base.compiled_in == FAMILY or keeps_trigger):
             raise UsageError(f"an imposed first Fire order needs a base of the plan family "
                              f"or the apprentice, not {base.name}")
         self.rules = rules

@@ -13,8 +13,10 @@ the policy's own int64[2] random stream (rng.py). Both engines hand it the same 
 so a policy is written once and plays whatever ruleset it is given
 (docs/architecture.md).
 
-The scripted family `plan` (policies/plan.py) is compiled into the fast engine's kernel,
-which asks it for its orders without listing them (engine/orders.py). A module with
+A module may declare COMPILED_IN, the fast engine's code for a player its kernel calls
+directly instead of through decide's pointer (engine/player.py): the scripted family
+`plan` (policies/plan.py), whose orders the kernel finds without listing them
+(engine/orders.py), and the apprentice. A module with
 PRESET instead of decide is a point of that family (bollesim/bollebank/scripted/space.py): its own
 PARAMETERS name the rows' columns, and PRESET maps them to the family's parameters.
 A module with play_games (and CHUNK, narrated_game) instead plays whole games itself. A
@@ -107,11 +109,11 @@ class Policy(ABC):
 @dataclass(frozen=True)
 class DecidePolicy(Policy):
     """A policy the engines ask for each choice: its compiled decide, which both engines
-    call. scripted: the game's scripted family, which the fast engine compiles into its
-    kernel and calls directly instead of decide."""
+    call. compiled_in: the fast engine's code for it when its kernel calls it directly
+    instead of decide (the module's COMPILED_IN: the scripted family, say); 0 when not."""
 
     decide: object  # numba dispatcher
-    scripted: bool = False
+    compiled_in: int = 0
     to_kernel: Callable[[np.ndarray], np.ndarray] | None = field(default=None, kw_only=True)
     """Maps rows (n, parameters) to the vectors decide takes (a module's KERNEL_PARAMS:
     a learned player's model rides there); None: the rows themselves."""
@@ -181,15 +183,14 @@ def from_module(module: ModuleType, name: str | None = None) -> Policy:
                           module.narrated_game)
     if hasattr(module, "PRESET"):
         family = load_policy(declared().scripted)
-        return Preset(name, doc, parameters, family.decide, family.scripted,
+        return Preset(name, doc, parameters, family.decide, family.compiled_in,
                       to_family=module.PRESET)
     # Compiled on first use: for the signature from Python (the reference engine), or for
     # DECIDE_SIGNATURE when the fast engine takes it as a function pointer.
     decide = njit(module.decide)
     if hasattr(module, "__file__"):
         cache_on_disk(decide)
-    scripted = module.__name__ == f"{declared().policies}.{declared().scripted}"
-    return DecidePolicy(name, doc, parameters, decide, scripted,
+    return DecidePolicy(name, doc, parameters, decide, getattr(module, "COMPILED_IN", 0),
                         to_kernel=getattr(module, "KERNEL_PARAMS", None))
 
 

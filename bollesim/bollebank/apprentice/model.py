@@ -7,8 +7,9 @@ lookahead player's point (lookahead.expert_base), then two forests (learn/forest
   threshold (a raw score, log-odds; train.py chooses it by play on games of their own)
   the base's choice stands, as it does for the expert in most decisions;
 - otherwise the chooser scores every other option, and the best-scored one is taken: its
-  first SCREEN_TREES trees score them all, and its other trees the SHORTLIST best of
-  those (a cascade: the few options that could win get the whole forest).
+  first `screen` trees score them all, and its other trees the `shortlist` best of those
+  (a cascade: the few options that could win get the whole forest; both sizes ride in the
+  model, SCREEN and SHORTLIST by default).
 
 Every other decision is the base's, as for the lookahead player (lookahead.LOOKED_AT).
 
@@ -35,18 +36,23 @@ from bollesim.bollebank import codes as C
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.apprentice import features as X
-from bollesim.bollebank.engine.play import as_pointer
 from bollesim.bollebank.scripted import plan as F
 from bollesim.bollebank.scripted import space as S
 from bollesim.jit import compiled
 from bollesim.learn import forest
+from bollesim.pointer import as_pointer
 
-MAGIC = 7_716_053.0  # the first value of every apprentice model
-HEAD_MAGIC, HEAD_FEATURES, HEAD_GATE, HEAD_CHOOSER, HEAD_SIZE, HEAD_THRESHOLD = range(6)
-HEADER = 6
+MAGIC = 7_716_054.0  # the first value of every apprentice model (of this header)
+(HEAD_MAGIC, HEAD_FEATURES, HEAD_GATE, HEAD_CHOOSER, HEAD_SIZE, HEAD_THRESHOLD, HEAD_SCREEN,
+ HEAD_SHORTLIST) = range(8)
+HEADER = 8
 
-SCREEN_TREES = 20  # the chooser's first trees score every option,
-SHORTLIST = 8  # and the rest only the best-scored so many (the chooser's sum is additive)
+# The chooser's first SCREEN trees score every option, and the rest only the SHORTLIST
+# best-scored (its sum is additive). Chosen by play on games of seed 1000, with the
+# forests' sizes (train.py): the smallest cascade that played as well as the whole chooser
+# on every option (docs/apprentice.md).
+SCREEN = 8
+SHORTLIST = 4
 
 # The kernel vector: the family's parameters, then the model's address and length, and
 # whether the first Fire order is imposed.
@@ -57,9 +63,12 @@ KERNEL_SIZE = IMPOSED + 1
 
 
 def compose(gate: np.ndarray, chooser: np.ndarray, threshold: float) -> np.ndarray:
-    """One model array of two packed forests (forest.pack) and the gate's threshold."""
+    """One model array of two packed forests (forest.pack), the gate's threshold and the
+    default cascade."""
     head = np.zeros(HEADER)
     head[HEAD_THRESHOLD] = threshold
+    head[HEAD_SCREEN] = SCREEN
+    head[HEAD_SHORTLIST] = SHORTLIST
     head[HEAD_MAGIC] = MAGIC
     head[HEAD_FEATURES] = X.SIZE
     head[HEAD_GATE] = HEADER
@@ -92,6 +101,8 @@ def check(model: np.ndarray, source) -> None:
     if (model.ndim != 1 or len(model) < HEADER or model[HEAD_MAGIC] != MAGIC
             or model[HEAD_SIZE] != len(model)):
         raise ValueError(f"{source}: not an apprentice model")
+    if model[HEAD_SCREEN] < 1 or model[HEAD_SHORTLIST] < 1:
+        raise ValueError(f"{source}: an apprentice model whose chooser looks at no option")
     if model[HEAD_FEATURES] != X.SIZE:
         raise ValueError(f"{source}: a model for {model[HEAD_FEATURES]:g} features, not "
                          f"{X.SIZE}: train it again (bollesim train)")
@@ -101,6 +112,14 @@ def with_threshold(model: np.ndarray, threshold: float) -> np.ndarray:
     """A copy of model with the gate's threshold set."""
     out = model.copy()
     out[HEAD_THRESHOLD] = threshold
+    return out
+
+
+def with_cascade(model: np.ndarray, screen: int, shortlist: int) -> np.ndarray:
+    """A copy of model whose chooser screens with `screen` trees, then plays the rest on
+    `shortlist` options."""
+    out = model.copy()
+    out[HEAD_SCREEN], out[HEAD_SHORTLIST] = screen, shortlist
     return out
 
 
@@ -148,20 +167,21 @@ def choose(obs, rules, params, model, options, n_options):
             n += 1
     if n == 0:
         return base
-    xs = np.empty((n, X.SIZE))
-    for r in range(n):
-        xs[r] = x
-        X.fill_option(obs, options, n_options, scores, base, candidates[r], xs[r])
     chooser = np.int64(model[HEAD_CHOOSER])
     trees = np.int64(model[chooser])
-    screen = min(SCREEN_TREES, trees)
-    first = forest.partial_scores(model, chooser, xs, 0, screen)
-    if n <= SHORTLIST or screen == trees:
-        return candidates[np.argmax(first + forest.partial_scores(model, chooser, xs, screen,
-                                                                  trees))]
-    short = np.argsort(-first, kind="mergesort")[:SHORTLIST]  # ties: the earlier option
-    total = first[short] + forest.partial_scores(model, chooser, xs[short], screen, trees)
-    return candidates[short[np.argmax(total)]]
+    screen = min(np.int64(model[HEAD_SCREEN]), trees)
+    first = np.empty(n)
+    for r in range(n):  # x's option part is the candidate's, its shared part stays
+        X.fill_option(obs, options, n_options, scores, base, candidates[r], x)
+        first[r] = forest.walk(model, chooser, x, 0, screen)
+    shortlist = np.argsort(-first, kind="mergesort")[:np.int64(model[HEAD_SHORTLIST])]
+    best, best_total = base, -np.inf  # ties: the earlier option (the sort is stable)
+    for r in shortlist:
+        X.fill_option(obs, options, n_options, scores, base, candidates[r], x)
+        total = first[r] + forest.walk(model, chooser, x, screen, trees)
+        if total > best_total:
+            best, best_total = candidates[r], total
+    return best
 
 
 @compiled

@@ -6,7 +6,7 @@ a tuple of forty rule arrays cost ~80 ns a call). Regions, documented here once:
     st[CHANCE : + CHANCE_SIZE] the game's luck, a keyed stream (rng.py; bollebank/luck.py)
     st[PRNG : PRNG + 2]        the policy's own stream (rng.py)
     st[PARAMS : + MAX_PARAMS]  the policy's parameters, float64 bits (params() views them)
-    st[SCRIPTED]               who plays: the scripted family (1) or decide (0), player.py
+    st[SCRIPTED]               who plays: decide, or a player compiled in (player.py)
     st[OPTS : + MAX_OPTIONS]   the options of the decision being asked
     st[SCRATCH_* ...]          work arrays of the kernels (no allocation per call)
     st[RULES : + RULES_SIZE]   the packed ruleset (rules/packed.py), as every policy gets it
@@ -98,7 +98,7 @@ CHANCE_SIZE = rng.keyed_size(luck.N_PURPOSES)
 CHANCE = _rest.take(CHANCE_SIZE)  # the CHANCE stream; st[CHANCE + 1]: its draws so far
 PRNG = _rest.take(2)  # the POLICY stream
 PARAMS = _rest.take(MAX_PARAMS)
-SCRIPTED = _rest.take(1)  # 1: the scripted family plays, compiled in; 0: decide (player.py)
+SCRIPTED = _rest.take(1)  # who plays: decide, or one compiled in (player.py)
 OPTS = _rest.take(MAX_OPTIONS)
 PLAN_GOALS = _rest.take(1)  # the scripted family's goals this game (player.py), -1: not yet
 # Work arrays of the kernels (no allocation per call).

@@ -34,6 +34,7 @@ from bollesim.bollebank.engine.player import (
     airstrike_score,
     ask,
     ask_yes_no,
+    family_plays,
     fire_score,
     options,
     order_score,
@@ -155,7 +156,7 @@ def choose_vl2_destination(st, decide):
     """§5: VL2 is the player; its destination is a free choice."""
     vl2 = st[T.S_COMMANDER]
     allowed = destinations(st, vl2)
-    if st[L.SCRIPTED] and not st[L.SCRIPT_ON]:  # scripted: VL2's wish is its one Move
+    if family_plays(st, D.VL2_DESTINATION) and not st[L.SCRIPT_ON]:  # its wish: one Move
         plan = (wishes(st, 1 << vl2), -1, -1, False)  # (order_score) only Moves are on offer
         wish = place_of(plan[0], vl2)
         code = pack_order(C.MOVE, 1 << vl2, wish)
@@ -459,7 +460,7 @@ def choose_order(st, decide, a, b, kinds, exclude, decision, context):
     """The player's order for pair (a, b): one of order_options(st, a, b, kinds, exclude),
     or PASS. A replayed game (engine/rollout.py) lists them even for the scripted family:
     its script counts the decisions put to the player."""
-    if st[L.SCRIPTED] and not st[L.SCRIPT_ON]:
+    if family_plays(st, decision) and not st[L.SCRIPT_ON]:
         return scripted_order(st, a, b, kinds, exclude)
     n = order_options(st, a, b, kinds, exclude)
     return ask(st, decide, decision, n, context, 0)

@@ -17,8 +17,6 @@ import numba
 import numpy as np
 from filelock import FileLock, Timeout
 from numba import carray, types
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from bollesim.bollebank import events as E
 from bollesim.bollebank import observation as O
@@ -31,6 +29,7 @@ from bollesim.bollebank.engine.orders import orders_phase
 from bollesim.bollebank.engine.reaction import reaction_phase
 from bollesim.game.policy import DECIDE_SIGNATURE, DecidePolicy
 from bollesim.jit import compiled, fewer_collections
+from bollesim.pointer import as_pointer
 
 DECIDE_TYPE = types.FunctionType(DECIDE_SIGNATURE)  # a policy's decide as a function pointer
 I64, U64, F64 = types.int64, types.uint64, types.float64
@@ -98,16 +97,6 @@ def write_result(st, draws, out):
     out[L.R_LOSS_PLACE] = st[L.X_LOSS_PLACE]
 
 
-@intrinsic
-def as_pointer(typingctx, address):
-    """An integer address as a void pointer (for carray)."""
-
-    def codegen(context, builder, signature, args):
-        return builder.inttoptr(args[0], cgutils.voidptr_t)
-
-    return types.voidptr(address), codegen
-
-
 @compiled(inline=True)
 def unmanaged(st):
     """A view of st that numba does not reference-count: kernels pass the game vector
@@ -173,7 +162,7 @@ def for_policy(kernel, arg_types: tuple, policy: DecidePolicy):
     is compiled once for every policy (arg_types: the types of its arguments, BATCH_ARGS...)
     and cached: decide is a function pointer (DECIDE_TYPE), called unless `scripted`
     (player.py)."""
-    return compiled_for(kernel, types.void(*arg_types)), policy.decide, int(policy.scripted)
+    return compiled_for(kernel, types.void(*arg_types)), policy.decide, policy.compiled_in
 
 
 def compiled_for(kernel, signature):

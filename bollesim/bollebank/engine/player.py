@@ -1,14 +1,19 @@
 """§4 How the fast engine puts a decision to the player (reference: reference/table.py).
 
 Every kernel that may meet a player choice takes `decide`, a policy's compiled decide
-function as a function pointer, and st[L.SCRIPTED] says who plays:
+function as a function pointer, and st[L.SCRIPTED] says who plays (a policy's
+compiled_in, game/policy.py):
 
-- 0, the general protocol (policy.py): the kernel lists the legal options in st's option
-  region and calls decide (random, a notebook's policy, a lookahead player's base);
-- 1, the scripted family (policies/plan.py), compiled into the kernel. Its calls are
+- DECIDE, the general protocol (policy.py): the kernel lists the legal options in st's
+  option region and calls decide (random, a notebook's policy, a lookahead player's base);
+- FAMILY, the scripted family (policies/plan.py), compiled into the kernel. Its calls are
   direct, so the compiler inlines and specialises them, and its orders are found without
   listing every legal option (orders.scripted_order). The parameters in st are then the
-  family's.
+  family's;
+- APPRENTICE (policies/apprentice.py): the scripted family at every decision but the
+  order to give (§5.3-5.4), where the kernel lists the options and asks the apprentice's
+  model directly (apprentice/model.py). It plays as its decide does, without a call
+  through a pointer at each of a game's eighty decisions.
 
 A game being replayed (engine/rollout.py) takes its recorded choices instead. One compile
 of a kernel serves every policy (play.for_policy).
@@ -16,12 +21,16 @@ of a kernel serves every policy (play.for_policy).
 
 import numpy as np
 
+from bollesim.bollebank import decisions as D
 from bollesim.bollebank import observation as O
+from bollesim.bollebank.apprentice import model as M
 from bollesim.bollebank.decisions import MAX_OPTIONS
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.engine.script import record_point, replayed
 from bollesim.bollebank.scripted import plan as F
 from bollesim.jit import compiled
+
+DECIDE, FAMILY, APPRENTICE = 0, 1, 2  # who plays: st[L.SCRIPTED]
 
 
 @compiled(inline=True)
@@ -48,6 +57,13 @@ def ruleset(st):
     return st[L.RULES : L.RULES + L.RULES_SIZE]
 
 
+@compiled(inline=True)
+def family_plays(st, kind):
+    """Whether the scripted family, compiled in, makes this kind of decision."""
+    who = st[L.SCRIPTED]
+    return who == FAMILY or (who == APPRENTICE and kind != D.ISSUE_ORDER)
+
+
 @compiled
 def ask(st, decide, kind, n, context_a, context_b):
     """The player's choice among options(st)[:n] (the option itself). A lone option is
@@ -59,8 +75,10 @@ def ask(st, decide, kind, n, context_a, context_b):
     index = replayed(st, n) if st[L.SCRIPT_ON] else -1
     if index >= 0:
         return st[L.OPTS + index]
-    if st[L.SCRIPTED]:
+    if family_plays(st, kind):
         index = F.play(kind, observation(st), ruleset(st), options(st), n, params(st))
+    elif st[L.SCRIPTED] == APPRENTICE:
+        index = M.decide(kind, observation(st), ruleset(st), options(st), n, params(st))
     else:
         prng = st[L.PRNG : L.PRNG + 2]
         index = decide(kind, observation(st), ruleset(st), options(st), n, params(st), prng)
