@@ -163,3 +163,23 @@ def test_a_falling_track_stays_falling_and_in_its_declared_range():
 def test_a_key_the_search_cannot_change_is_one_line(keys, problem):
     with pytest.raises(UsageError, match=problem):
         knobs(keys)
+
+
+def test_the_page_address_opens_the_change_the_patch_holds(pig, tmp_path):
+    """The report's what-if page address and the patch both give the certified ruleset."""
+    import json
+    from urllib.parse import unquote
+
+    from bollesim.game.declaration import load_ruleset
+    from bollesim.search.tune_answer import answer
+    from bollesim.search.tune_report import page_address, patch_text
+    from bollesim.search.tune_spec import load_tune
+    from bollesim.serve.edits import build_ruleset
+
+    result = answer(load_tune(pig_spec(tmp_path, 0.40)))
+    best = result.solution
+    state = json.loads(unquote(page_address(result, best)[1:]))
+    assert state["policy"] == "banker" and state["edits"] == {"game.target": 100, "game.turns": 5}
+    assert build_ruleset(state["edits"]).rules.digest == best.rules.digest
+    (tmp_path / "patch.toml").write_text(patch_text(result, best, "a test"))
+    assert load_ruleset(partial=tmp_path / "patch.toml").digest == best.rules.digest

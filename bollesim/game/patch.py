@@ -16,9 +16,13 @@ from bollesim.game.declaration import Ruleset, declared
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 
 
-@cache
 def default_data() -> dict:
-    """The shipped ruleset's data."""
+    """The shipped ruleset's data (of the game this process plays now)."""
+    return _default_data(declared().name)
+
+
+@cache
+def _default_data(game: str) -> dict:
     return declared().load_ruleset().data
 
 

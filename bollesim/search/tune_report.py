@@ -21,7 +21,7 @@ from pathlib import Path
 import polars as pl
 
 from bollesim.game.declaration import declared
-from bollesim.game.patch import partial_toml
+from bollesim.game.patch import changed_units, partial_toml, value_at
 from bollesim.search.optimise import report_html, report_markdown
 from bollesim.search.tune import label
 from bollesim.search.tune_answer import Answer, Proposal
@@ -122,8 +122,10 @@ def report(a: Answer):
         if not p.trial.change:
             continue
         rep.h(2, f"Proposal {n}: its effect on every outcome")
-        rep.p(f"{p.label} (proposal-{n}.toml). Every outcome of every player, the change's "
-              "rate against the starting rules' on the same held-out games:")
+        rep.p(f"{p.label} (proposal-{n}.toml). To open it on the what-if page as the current "
+              "setting, start `bollesim serve` and add this to the page's address: "
+              f"`{page_address(a, p)}`. Every outcome of every player, the change's rate "
+              "against the starting rules' on the same held-out games:")
         from bollesim.search.certify import effects
 
         table = effects(tune, a.start, p.certificate)
@@ -174,6 +176,18 @@ def write_result(a: Answer, out: Path) -> dict:
     for file, data in files.items():
         atomic_write(out / file, data)
     return record
+
+
+def page_address(a: Answer, p: Proposal) -> str:
+    """The what-if page's address fragment that opens the change as its current setting,
+    with the first target's player: the page keeps its whole state in its address
+    (`#` and its state as JSON: policy, params, edits), so a link reopens it."""
+    from urllib.parse import quote
+
+    player = a.tune.players[a.tune.targets[0].players[0]]
+    state = {"policy": player.policy.name, "params": player.params,
+             "edits": {unit: value_at(p.rules.data, unit) for unit in changed_units(p.rules)}}
+    return "#" + quote(json.dumps(state, separators=(",", ":")), safe="")
 
 
 def patch_text(a: Answer, p: Proposal, written_by: str) -> str:
