@@ -189,22 +189,28 @@ def search(tune: Tune, *, threads: int | None = None,
     state = Search(tune, threads, progress)
     state.play({})
     stage = 0
-    best_single: dict[int, float] = {}
     while not smallest(tune, state.trials) and stage < tune.max_keys and state.can_play():
         stage += 1
-        subsets = list(itertools.combinations(range(len(tune.knobs)), stage))
-        subsets.sort(key=lambda s: sum(best_single.get(i, math.inf) for i in s) if stage > 1 else 0)
+        single = _single_errors(tune, state.trials)
+        subsets = sorted(itertools.combinations(range(len(tune.knobs)), stage),
+                         key=lambda s: sum(single.get(i, math.inf) for i in s) if stage > 1 else 0)
         for subset in subsets:
             if not state.can_play():
                 break
             _search_subset(state, subset)
-        if stage == 1:
-            for t in state.trials:
-                if t.keys == 1:
-                    (i,) = t.change
-                    best_single[i] = min(best_single.get(i, math.inf), t.error(tune))
     return Found(state.trials, smallest(tune, state.trials), stage, state.played,
                  time.perf_counter() - t0)
+
+
+def _single_errors(tune: Tune, trials: list[Trial]) -> dict[int, float]:
+    """Each knob's least target error over the one-key changes played (the order in
+    which sets of several knobs are tried)."""
+    out: dict[int, float] = {}
+    for t in trials:
+        if t.keys == 1:
+            (i,) = t.change
+            out[i] = min(out.get(i, math.inf), t.error(tune))
+    return out
 
 
 def _limit(state: Search, keys: int) -> float:
