@@ -64,7 +64,7 @@ def pareto_spec(a: Answer) -> dict:
     x = alt.X("distance:Q", title="change size (share of the declared ranges)")
     y = alt.Y("error_points:Q", title="target error (points outside the band)")
     searched = alt.Chart(alt.Data(values=table.to_dicts())).mark_point(opacity=0.6).encode(
-        x=x, y=y, color=alt.Color("keys:O", title="keys changed"),
+        x=x, y=y, color=alt.Color("keys:N", title="keys changed", scale=alt.Scale(scheme="category10")),
         tooltip=["change:N", "games:Q", alt.Tooltip("error_points:Q", format=".2f")])
     line = alt.Chart(alt.Data(values=front)).mark_line(color="#d62728", interpolate="step-after"
                                                         ).encode(x="distance:Q", y="error_points:Q")
@@ -136,12 +136,15 @@ def report(a: Answer):
                     f"{100 * r['diff_high']:+.1f})"] for r in table.iter_rows(named=True)],
                   right={2, 3, 4})
     rep.h(2, "The search")
-    played = [t for t in found.trials if t.means is not None]
-    rep.p(f"{len(found.trials)} changes tried up to {found.stage} key(s) at once "
-          f"({len(played)} played, {sum(t.kept for t in played)} to the end of "
-          f"{tune.trial_games:,} games, {len(found.meeting)} meeting every target there), "
-          f"{found.games_searched:,} search games in {found.seconds:.0f} s; certification "
-          f"{a.certify_seconds:.0f} s. Every change: trials.csv.")
+    changes = [t for t in found.trials if t.change]
+    played = [t for t in changes if t.means is not None]
+    tried = (f"{len(changes)} changes of 1 to {found.stage} keys tried ({len(played)} played, "
+             f"{sum(t.kept for t in played)} to the end of {tune.trial_games:,} games, "
+             f"{sum(t.meets(tune) for t in played)} meeting every target there)"
+             if changes else "The starting rules met every target on the search games, so "
+             "no change was tried")
+    rep.p(f"{tried}: {found.games_searched:,} search games in {found.seconds:.0f} s; "
+          f"certification {a.certify_seconds:.0f} s. Every change: trials.csv.")
     rep.p("Cost of each player on the held-out games (one run of "
           f"{tune.holdout_games:,} games): " + "; ".join(
               f"{tune.players[k].label} (`{tune.players[k].policy.name}`): "
