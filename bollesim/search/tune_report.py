@@ -138,7 +138,8 @@ def report(a: Answer):
     rep.h(2, "The search")
     changes = [t for t in found.trials if t.change]
     played = [t for t in changes if t.means is not None]
-    tried = (f"{len(changes)} changes of 1 to {found.stage} keys tried ({len(played)} played, "
+    keys = "1 key" if found.stage == 1 else f"1 to {found.stage} keys"
+    tried = (f"{len(changes)} changes of {keys} tried ({len(played)} played, "
              f"{sum(t.kept for t in played)} to the end of {tune.trial_games:,} games, "
              f"{sum(t.meets(tune) for t in played)} meeting every target there)"
              if changes else "The starting rules met every target on the search games, so "
