@@ -54,70 +54,76 @@ def pig_spec(folder: Path, equals: float, extra: str = "") -> Path:
     return path
 
 
-@pytest.fixture
-def pig(monkeypatch):
-    """This process plays Pig race for the test (the declaration is chosen per call)."""
-    monkeypatch.syspath_prepend(str(TESTS))
-    monkeypatch.setenv("BOLLESIM_GAME", "toygame.game")
+ENV = {"BOLLESIM_GAME": "toygame.game"}
+
+
+def environment() -> dict:
+    """This process's environment, playing Pig race with tests/ on the path."""
+    import os
+
+    return {**os.environ, **ENV,
+            "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+
+
+def probed(spec: Path) -> dict:
+    """What tests/tune_probe.py reports of the tune of `spec`, searched and certified in
+    a process that plays Pig race."""
+    import json
+
+    done = subprocess.run([sys.executable, str(TESTS / "tune_probe.py"), str(spec)],
+                          env=environment(), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
 
 
 def exact_steady(turns: int) -> float:
     return (5 / 6) ** turns
 
 
-def test_one_key_with_an_exact_rate_is_found_and_certified(pig, tmp_path):
-    from bollesim.search.tune_answer import answer
-    from bollesim.search.tune_spec import load_tune
+@pytest.fixture(scope="module")
+def forty(tmp_path_factory) -> dict:
+    """The tune of never busted = 40% +- 3, probed once for the module's tests."""
+    return probed(pig_spec(tmp_path_factory.mktemp("forty"), 0.40))
 
+
+def test_one_key_with_an_exact_rate_is_found_and_certified(forty):
     # (5/6)**5 = 40.2% is the only number of turns within 40% +- 3 (6 turns: 33.5%, 4: 48.2%)
-    result = answer(load_tune(pig_spec(tmp_path, 0.40)))
-    best = result.solution
-    assert best is not None and best.label == "game.turns from 6 to 5"
-    assert best.trial.keys == 1
-    (estimate,) = best.certificate.estimates
-    assert estimate.low <= exact_steady(5) <= estimate.high
-    assert result.sentence().startswith("Change game.turns from 6 to 5: the quick banker's "
+    assert forty["label"] == "game.turns from 6 to 5" and forty["keys"] == 1
+    value, low, high = forty["estimate"]
+    assert low <= exact_steady(5) <= high
+    assert forty["sentence"].startswith("Change game.turns from 6 to 5: the quick banker's "
                                         "never busted becomes")
-    assert not result.start.solution  # the shipped 6 turns miss: (5/6)**6 = 33.5%
+    assert not forty["start_solution"]  # the shipped 6 turns miss: (5/6)**6 = 33.5%
 
 
-def test_a_target_the_rules_already_meet_needs_no_change(pig, tmp_path):
-    from bollesim.search.tune_answer import answer
-    from bollesim.search.tune_spec import load_tune
-
-    result = answer(load_tune(pig_spec(tmp_path, round(exact_steady(6), 3))))
-    assert result.no_change_needed
-    assert result.found.stage == 0 and len(result.found.trials) == 1  # nothing else played
-    assert result.sentence().startswith("No change needed: the quick banker's never busted is ")
+def test_a_target_the_rules_already_meet_needs_no_change(tmp_path):
+    found = probed(pig_spec(tmp_path, round(exact_steady(6), 3)))
+    assert found["no_change_needed"]
+    assert found["stage"] == 0 and found["trials"] == 1  # nothing else played
+    assert found["sentence"].startswith("No change needed: the quick banker's never busted is ")
 
 
-def test_certification_plays_only_held_out_games(pig, tmp_path):
+def test_certification_plays_only_held_out_games(forty):
     """Estimating a proposal on the search's own games would flatter it (it was chosen on
     them): every certified estimate comes from the held-out seed, all of its games."""
-    from bollesim.batch.runner import simulate
-    from bollesim.search.tune_answer import answer
-    from bollesim.search.tune_spec import load_tune
+    for certificate in forty["held_out"]:
+        for games in certificate.values():
+            assert games["seeds"] == [HOLDOUT_SEED]
+            assert games["games"] == list(range(HOLDOUT_GAMES))
+    assert forty["estimate"][0] == pytest.approx(forty["replayed"])
 
-    result = answer(load_tune(pig_spec(tmp_path, 0.40)))
-    for certificate in [result.start, *(p.certificate for p in result.proposals)]:
-        for games in certificate.games.values():
-            assert set(games["seed"].to_list()) == {HOLDOUT_SEED}
-            assert games["game"].to_list() == list(range(HOLDOUT_GAMES))
-    best = result.solution
-    quick = result.tune.players["quick"]
-    replay = simulate(quick.policy, HOLDOUT_GAMES, HOLDOUT_SEED, params=quick.params,
-                      rules=best.rules)
-    assert best.certificate.estimates[0].value == pytest.approx(replay["steady"].mean())
+
+def test_the_page_address_opens_the_change_the_patch_holds(forty):
+    """The report's what-if page address and the patch both give the certified ruleset."""
+    state = forty["page_state"]
+    assert state["policy"] == "banker" and state["edits"] == {"game.target": 100, "game.turns": 5}
+    assert forty["page_digest_matches"] and forty["patch_digest_matches"]
 
 
 def test_the_command_prints_the_sentence_and_writes_a_patch_rules_check_opens(tmp_path):
-    import os
-
-    env = {**os.environ, "BOLLESIM_GAME": "toygame.game",
-           "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-
     def bollesim(*args, code=0):
-        done = subprocess.run([sys.executable, "-m", "bollesim", *args], cwd=tmp_path, env=env,
+        done = subprocess.run([sys.executable, "-m", "bollesim", *args], cwd=tmp_path,
+                              env=environment(),
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == code, done.stdout + done.stderr
         assert "Traceback" not in done.stderr
@@ -164,22 +170,3 @@ def test_a_key_the_search_cannot_change_is_one_line(keys, problem):
     with pytest.raises(UsageError, match=problem):
         knobs(keys)
 
-
-def test_the_page_address_opens_the_change_the_patch_holds(pig, tmp_path):
-    """The report's what-if page address and the patch both give the certified ruleset."""
-    import json
-    from urllib.parse import unquote
-
-    from bollesim.game.declaration import load_ruleset
-    from bollesim.search.tune_answer import answer
-    from bollesim.search.tune_report import page_address, patch_text
-    from bollesim.search.tune_spec import load_tune
-    from bollesim.serve.edits import build_ruleset
-
-    result = answer(load_tune(pig_spec(tmp_path, 0.40)))
-    best = result.solution
-    state = json.loads(unquote(page_address(result, best)[1:]))
-    assert state["policy"] == "banker" and state["edits"] == {"game.target": 100, "game.turns": 5}
-    assert build_ruleset(state["edits"]).rules.digest == best.rules.digest
-    (tmp_path / "patch.toml").write_text(patch_text(result, best, "a test"))
-    assert load_ruleset(partial=tmp_path / "patch.toml").digest == best.rules.digest
