@@ -1004,6 +1004,36 @@ LUCK = [  # the keyed chance stream (bollesim/rng.py, bollesim/bollebank/luck.py
     ),
 ]
 
+TUNE = [  # inverse design: search, certification, knobs (bollesim/search/tune*.py, certify.py)
+    Mutant(
+        "tune-certifies-on-search-games",
+        "bollesim/search/certify.py",
+        "games = player_outcomes(tune, rules, tune.holdout_seed, 0, tune.holdout_games, threads,",
+        "games = player_outcomes(tune, rules, tune.seed, 0, tune.holdout_games, threads,",
+        "a best choice is estimated on held-out seeds",
+        "certification replays the proposals on the search's own games, which chose them",
+        ("tests/test_tune.py::test_certification_plays_only_held_out_games",),
+    ),
+    Mutant(
+        "tune-skips-the-rules-as-they-are",
+        "bollesim/search/tune.py",
+        "    state.play({})\n",
+        "",
+        "smallest change first: no change is smaller than any",
+        "the search never tries the starting rules, so it never answers no change needed",
+        ("tests/test_tune.py::test_a_target_the_rules_already_meet_needs_no_change",),
+    ),
+    Mutant(
+        "tune-entry-ignores-falling",
+        "bollesim/search/tune_space.py",
+        "        if kind.get(\"falling\"):",
+        "        if False:",
+        "R-TRACK: more chits never hit less often",
+        "one entry of a weapon track may rise above its neighbour",
+        ("tests/test_tune.py::test_a_falling_track_stays_falling_and_in_its_declared_range",),
+    ),
+]
+
 AREAS = {
     "engine": ENGINE,
     "luck": LUCK,
@@ -1015,6 +1045,7 @@ AREAS = {
     "rulesets": RULESETS,
     "optimise": OPTIMISE,
     "lookahead": LOOKAHEAD,
+    "tune": TUNE,
 }
 """The mutants by area (`--only AREA`)."""
 

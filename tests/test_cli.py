@@ -35,6 +35,7 @@ def test_the_commands_are_the_documented_ones():
             ("run",),
             ("sweep",),
             ("optimise",),
+            ("tune",),
             ("report",),
             ("compare",),
             ("sensitivity",),

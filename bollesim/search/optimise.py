@@ -427,11 +427,16 @@ def preset_points() -> list[tuple[np.ndarray, str]]:
 
 
 def rungs(search: Search) -> list[int]:
+    """The games a trial has played at each of its checks (rung_sizes)."""
+    return rung_sizes(search.trial_games, search.eta)
+
+
+def rung_sizes(trial_games: int, eta: int) -> list[int]:
     """The games a trial has played at each of its checks, smallest first: trial_games,
     and before it trial_games / eta, / eta**2, ... (whole multiples of UNIT, at least
     FIRST_GAMES)."""
-    out = [search.trial_games]
-    while (before := out[-1] // search.eta // UNIT * UNIT) >= FIRST_GAMES:
+    out = [trial_games]
+    while (before := out[-1] // eta // UNIT * UNIT) >= FIRST_GAMES:
         out.append(before)
     return out[::-1]
 
@@ -888,21 +893,23 @@ def pareto_spec(search: Search, result: Result, table: pl.DataFrame) -> dict:
 CHART_ALT = {"pareto": "the Pareto front", "trajectory": "the search's trajectory"}
 
 
-def report_markdown(rep, specs: dict[str, dict]) -> str:
-    """optimise.md: the report's blocks, then its charts as PNG links."""
+def report_markdown(rep, specs: dict[str, dict], stem: str = "optimise",
+                    alts: dict[str, str] = CHART_ALT) -> str:
+    """STEM.md: the report's blocks, then its charts (STEM-NAME.png, `alts` their
+    captions) as PNG links."""
     from bollesim.report.document import render_markdown
 
-    images = [f"![{CHART_ALT[name]}](optimise-{name}.png)" for name in sorted(specs)]
+    images = [f"![{alts[name]}]({stem}-{name}.png)" for name in sorted(specs)]
     return render_markdown(rep, {}) + "\n" + "\n\n".join(images) + "\n"
 
 
-def report_html(rep, specs: dict[str, dict]) -> str:
-    """optimise.html: the same report in one page that works offline, its charts
-    interactive (report.render_html's page, charts.page_script's Vega-Lite)."""
+def report_html(rep, specs: dict[str, dict], alts: dict[str, str] = CHART_ALT) -> str:
+    """The same report in one page that works offline, its charts interactive
+    (report.render_html's page, charts.page_script's Vega-Lite)."""
     from bollesim.report import charts
     from bollesim.report.document import render_html
 
-    drawn = {name: charts.figure(name, specs[name], CHART_ALT[name]) for name in sorted(specs)}
+    drawn = {name: charts.figure(name, specs[name], alts[name]) for name in sorted(specs)}
     figures = "".join(figure for figure, _ in drawn.values())
     script = charts.page_script({f"vis-{name}": spec for name, (_, spec) in drawn.items()})
     return render_html(rep).replace("</body>", figures + "\n" + script + "\n</body>", 1)

@@ -58,18 +58,11 @@ from starlette.routing import Route
 
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Trigger
+from bollesim.game.patch import changed_units, partial_toml, value_at
 from bollesim.inputs import LimitError, loads_json
 from bollesim.serve import odds
 from bollesim.serve.best import SHOWCASE
-from bollesim.serve.edits import (
-    BadRequest,
-    assignments,
-    build_ruleset,
-    changed_units,
-    check_edits,
-    partial_toml,
-    value_at,
-)
+from bollesim.serve.edits import BadRequest, assignments, build_ruleset, check_edits
 from bollesim.serve.worker import Busy, EngineWorker
 from bollesim.stats import analysis
 

@@ -8,7 +8,7 @@ readings (rules/readings.py): a new key or reading appears on the page with no p
   "source", "meaning"}`, a key `{"type": "key", "path", "kind", "meaning", "allowed"}`;
   a kind is `{"type": "int", "min", "max"}`, `flag`, `text`, `{"type": "choice",
   "options"}`, `{"type": "mask", "options"}`, `{"type": "list", "item", "length",
-  "shape"}` or `{"type": "record", "keys"}`.
+  "shape", "falling"}` (falling: its values never rise along it) or `{"type": "record", "keys"}`.
 - `values`: the shipped default ruleset as data (its `source` strings are the provenance
   shown on hover).
 - `units`: the key paths an edit may name (every key of a table, every array of tables
@@ -49,7 +49,7 @@ def kind_json(kind) -> dict:
         return {"type": "mask", "options": list(kind.names)}
     if isinstance(kind, S.ListOf):
         return {"type": "list", "item": kind_json(kind.item), "length": kind.length,
-                "shape": kind.shape}
+                "shape": kind.shape, "falling": kind.falling}
     if isinstance(kind, S.Record):
         return {"type": "record", "keys": [key_json(k, k.name) for k in kind.keys]}
     raise TypeError(f"no widget for the kind {kind!r}")

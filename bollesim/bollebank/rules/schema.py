@@ -132,16 +132,20 @@ class Mask:
 
 @dataclass(frozen=True)
 class ListOf:
-    """A list of values of one kind; `length` is fixed, or None (the builder checks it)."""
+    """A list of values of one kind; `length` is fixed, or None (the builder checks it).
+    `falling`: a track whose values never rise along it (R-TRACK: more chits never hit
+    less often); a search over the rules keeps it so (search/tune_space.py)."""
 
     item: object
     length: int | None = None
     shape: str = ""  # the length in words, for docs ("one per ATGM chit")
+    falling: bool = False
 
     def describe(self) -> str:
         size = f"{self.length} " if self.length is not None else ""
         words = f" ({self.shape})" if self.shape else ""
-        return f"a list of {size}values{words}, each {self.item.describe()}"
+        order = ", never rising along the list" if self.falling else ""
+        return f"a list of {size}values{words}, each {self.item.describe()}{order}"
 
     def read(self, value):
         if not isinstance(value, list):
@@ -339,12 +343,12 @@ DECLARATION: tuple[Key | Table | Rows, ...] = (
             slot="S_SETUP_ART_TARGET"),
     )),
     Table("tracks", "§2.1 map captions, §7.1.1, §11, R-TRACK", (
-        Key("tank_hot_min", ListOf(Int(1, 7), None, "one per tank chit"),
+        Key("tank_hot_min", ListOf(Int(1, 7), None, "one per tank chit", falling=True),
             "enemy tanks are hot on a d6 of at least this, by tank chits on the track"),
         Key("tank_to_hit", Int(2, 13), "hot enemy tanks hit on 2d6 of at least this"),
-        Key("atgm_to_hit", ListOf(Int(2, 13), None, "one per ATGM chit"),
+        Key("atgm_to_hit", ListOf(Int(2, 13), None, "one per ATGM chit", falling=True),
             "ATGMs hit on 2d6 of at least this, by ATGM chits on the track"),
-        Key("hmg_to_hit", ListOf(Int(2, 13), None, "one per HMG chit"),
+        Key("hmg_to_hit", ListOf(Int(2, 13), None, "one per HMG chit", falling=True),
             "HMGs hit on 2d6 of at least this, by HMG chits on the track"),
         Key("atgm_overwatch_drm", DRM, "ATGM modifier when a UN vehicle holds an overwatch of "
             "the last ATGM chit's letter (§7.1.1)", slot="S_ATGM_OW_DRM"),
