@@ -2,14 +2,19 @@
 (bollesim/stats/skill.py): each checked against numbers computed here from counts."""
 
 import math
+from pathlib import Path
 
 import pytest
 
+from bollesim.cli import headroom_make as M
 from bollesim.report import headroom as H
 from bollesim.stats import skill
 from bollesim.stats.intervals import wilson
 
 N = 2000
+ROOT = Path(__file__).resolve().parents[1]
+PATHS = ("--spec", str(ROOT / "experiments" / "first_fire.toml"),
+         "--points", str(ROOT / "experiments" / "best_points.toml"))
 
 
 def rung(label, operational, defeat, bound=False, n=N):
@@ -111,31 +116,56 @@ def test_no_headline_for_a_player_that_wins_nothing():
     assert f"+19.5 (+17.5 to +21.5) points on the same {N:,} games, separated" in text
 
 
-def test_the_report_script_runs_on_small_counts(tmp_path, monkeypatch):
-    """experiments/headroom.py at tiny counts writes every section, its chart, its own
+def test_the_command_runs_on_small_counts(tmp_path):
+    """`bollesim headroom` at tiny counts writes every section, its chart, its own
     command, and says when the restricted player's sweep is missing; bad counts are one
     error line."""
-    import runpy
-    import sys
-    from pathlib import Path
+    from typer.testing import CliRunner
 
-    script = Path(__file__).resolve().parents[1] / "experiments" / "headroom.py"
-    command = ["headroom.py", "--games", "40", "--expert-games", "1", "--clairvoyant-games",
+    from bollesim.cli.app import app
+
+    command = ["headroom", "--games", "40", "--expert-games", "1", "--clairvoyant-games",
                "3", "--budget", "5", "--sweep-games", "20", "--threads", "1", "--out",
-               str(tmp_path), "--restricted", str(tmp_path / "absent")]
-    monkeypatch.setattr(sys, "argv", command)
-    runpy.run_path(str(script), run_name="__main__")
+               str(tmp_path), "--restricted", str(tmp_path / "absent"), *PATHS]
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 0, result.output
     text = (tmp_path / "headroom.md").read_text()
     for section in ("## The skill ladder", "## The bracket", "## Skill and luck",
                     "## When to give the first Fire order", "under strong play",
                     "## How this was made"):
         assert section in text
     assert "does not exist" in text
-    assert "--games 40 --expert-games 1 --clairvoyant-games 3 --budget 5" in text
+    assert "bollesim headroom --games 40 --expert-games 1 --clairvoyant-games 3 --budget 5" in text
     assert (tmp_path / "headroom-ladder.png").stat().st_size > 0
-    monkeypatch.setattr(sys, "argv", ["headroom.py", "--games", "0"])
-    with pytest.raises(SystemExit, match="error: every count"):
-        runpy.run_path(str(script), run_name="__main__")
+    for bad, words in ((["--games", "0"], "--games"),
+                       (["--games", "5", "--expert-games", "6"], "must not exceed"),
+                       (["--spec", str(tmp_path / "none.toml")], "no such file")):
+        result = CliRunner().invoke(app, ["headroom", *bad])
+        assert result.exit_code == 2 and "Traceback" not in result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error:") and words in lines[0], lines
+
+
+def test_the_default_folder_is_new(tmp_path):
+    """Without --out the report goes to a folder that does not exist yet: results/headroom,
+    then results/headroom-2 ..., never over an earlier report."""
+    from bollesim.cli.headroom import new_folder
+
+    base = tmp_path / "headroom"
+    assert new_folder(base) == base
+    base.mkdir()
+    (tmp_path / "headroom-2").mkdir()
+    assert new_folder(base) == tmp_path / "headroom-3"
+
+
+def test_the_help_gives_defaults_and_examples():
+    from typer.testing import CliRunner
+
+    from bollesim.cli.app import app
+
+    text = CliRunner().invoke(app, ["headroom", "--help"], env={"COLUMNS": "200"}).output
+    assert "[default: 20000]" in text and "Examples:" in text
+    assert "results/headroom" in text
 
 
 def test_the_widest_interval_of_a_sweep():
@@ -154,9 +184,6 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
     small one: the expert with imposed_roe 8 and 25, a few games each), the section
     compares its best setting per outcome with the presets' best k and ends with one
     verdict made from those words."""
-    import runpy
-    from pathlib import Path
-
     from typer.testing import CliRunner
 
     from bollesim.cli.app import app
@@ -168,10 +195,9 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
     folder = tmp_path / "sweep"
     result = CliRunner().invoke(app, ["sweep", str(spec), "--out", str(folder)])
     assert result.exit_code == 0, result.output
-    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "experiments" / "headroom.py"))
     found = [(preset, k, p, before, None) for preset, k, p, before, _ in
-             script["sweeps"]({"params": {}}, 40, family=False)]
-    lines, verdict = script["restricted_section"](folder, found)
+             M.sweeps(ROOT / "experiments" / "first_fire.toml", {"params": {}}, 40, family=False)]
+    lines, verdict = M.restricted_section(folder, found)
     text = "\n".join(lines)
     assert ("| outcome | best `k` (fire_at_roe) | best `imposed_roe` (restricted lookahead) "
             "| advice |") in text
@@ -179,5 +205,5 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
     assert "best `t`" not in text  # the stand-in sweeps k only
     assert lines[-2] == verdict and verdict.startswith("Under the lookahead with its first Fire "
                                                         "order imposed")
-    absent, none = script["restricted_section"](None, found)
+    absent, none = M.restricted_section(None, found)
     assert "no folder" in absent[2] and none is None

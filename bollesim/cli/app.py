@@ -3,7 +3,17 @@ of cli/ per command group (cli/wiring.py says how a command is registered)."""
 
 from __future__ import annotations
 
-from bollesim.cli import batch, bench, optimise, play, reports, rules, serve, train  # noqa: F401  registers
+from bollesim.cli import (  # noqa: F401  registers
+    batch,
+    bench,
+    headroom,
+    optimise,
+    play,
+    reports,
+    rules,
+    serve,
+    train,
+)
 from bollesim.cli.wiring import app
 
 __all__ = ["app", "main"]

@@ -1,6 +1,6 @@
 """The headroom report's findings, each sentence made from the numbers it states
-(experiments/headroom.py plays the games; tests/test_headroom.py checks the sentences
-against numbers computed in the test).
+(`bollesim headroom` plays the games, bollesim/cli/headroom_make.py;
+tests/test_headroom.py checks the sentences against numbers computed in the test).
 
 - The ladder: every player's rate of every outcome on the same games, with its 95% Wilson
   interval, and the clairvoyant bound beside them (bollebank/clairvoyant.py).
