@@ -36,28 +36,11 @@ class PigTape:
 
     def step(self, state, bank):
         if state is None:
-            return self._roll(1, 0, 0, 0, 0)
+            return walk(self.rules, self.dice, 1, 0, 0, 0, 0)
         turn, i, total, busts, points = state
         if bank:
-            return self._roll(turn + 1, 0, total + points, busts, 0)
-        return self._roll(turn, i, total, busts, points)
-
-    def _roll(self, turn, i, total, busts, points):
-        """The tape's dice from the i-th of `turn` on, to the next decision or the end."""
-        r = self.rules
-        while turn <= r.turns:
-            roll = int(self.dice[turn - 1, i])
-            if roll <= r.bust_faces:
-                busts += 1
-                if busts >= r.busts_to_lose:
-                    return END_LOST
-                turn, i, points = turn + 1, 0, 0
-                continue
-            points += roll
-            if total + points >= r.target:
-                return END_WON
-            return (turn, i + 1, total, busts, points)
-        return END_LOST
+            return walk(self.rules, self.dice, turn + 1, 0, total + points, busts, 0)
+        return walk(self.rules, self.dice, turn, i, total, busts, points)
 
     def options(self, state):
         return () if state[0] == "end" else (True, False)
@@ -67,6 +50,24 @@ class PigTape:
 
     def key(self, state):
         return state
+
+
+def walk(r, dice, turn, i, total, busts, points):
+    """The state that `dice` lead to from the i-th die of `turn` on: the next decision
+    or the end."""
+    while turn <= r.turns:
+        roll = int(dice[turn - 1, i])
+        if roll <= r.bust_faces:
+            busts += 1
+            if busts >= r.busts_to_lose:
+                return END_LOST
+            turn, i, points = turn + 1, 0, 0
+            continue
+        points += roll
+        if total + points >= r.target:
+            return END_WON
+        return (turn, i + 1, total, busts, points)
+    return END_LOST
 
 
 def roll_value(rules, value, turn, total, busts, points) -> float:
@@ -137,6 +138,29 @@ class Enumerated:
             step = bank_value if bank else roll_value
             self._expected[at] = step(self.rules, self.v, *at[0])
         return self._expected[at]
+
+
+class Sampled(Enumerated):
+    """The same V, its expectation by `m` inner samples: the dice to the next decision
+    drawn off the tape (a generator of their own, keyed by the game, state and choice).
+    Unbiased, so the penalty keeps mean zero and the bound stays a bound; but the
+    search's max over lines picks up their noise, so it is looser."""
+
+    def __init__(self, rules, value, m: int, seed: int, game: int):
+        super().__init__(rules, value)
+        self.m, self.key = m, (seed, game)
+
+    def expected(self, state, bank) -> float:
+        if state is None:
+            turn, total, busts, points = 1, 0, 0, 0
+        else:
+            turn, total, busts, points = _at(state)
+            if bank:
+                turn, total, points = turn + 1, total + points, 0
+        rng = np.random.default_rng([*self.key, 1 + bool(bank), *(state or (0,) * 5)])
+        dice = rng.integers(1, 7, size=(self.m, *tape_of(self.rules, 0, 0).shape))
+        return float(np.mean([self.value(walk(self.rules, d, turn, 0, total, busts, points))
+                              for d in dice]))
 
 
 def _at(state):
