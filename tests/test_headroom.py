@@ -61,6 +61,34 @@ def test_the_bracket_states_both_ends_and_the_proven_losses():
     assert f"{100 * (0.97 - 0.45):.1f} points" in text
 
 
+def test_the_bracket_in_a_designers_words():
+    best, clair = rung("expert", 900, 300), rung("clairvoyant", 1940, 0, bound=True)
+    text = H.designer_sentence(best, clair, lost=60)
+    assert "wins 45.0% of games" in text and "no play" in text and "more than 97.0%" in text
+    assert "at most 52.0 points below the best possible play" in text
+    assert "loses at least 3.0% of games" in text
+
+
+@pytest.mark.parametrize("found, verdict", [(1.5, "above the plain clairvoyant's 50.0%"),
+                                            (0.3, "against the plain clairvoyant's 50.0%")])
+def test_the_penalised_bound_beside_the_plain_one(found, verdict):
+    """Its mean with a 95% interval, against the plain bound on the same games, and the
+    inner samples' bias (the same lines on fresh samples); above the plain one it is
+    looser, below it only a lower estimate: either way the plain one stays the best."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    values = found + rng.normal(0, 0.1, 100)
+    p = H.Penalised("operational victory", values, values - 0.25, 50, "plan", 64)
+    text = H.penalised_sentence(p)
+    m, low, high = H.mean_interval(values)
+    assert f"at least {100 * m:.1f} ({100 * low:.1f} to {100 * high:.1f})%" in text
+    assert verdict in text and "64 inner samples" in text
+    assert "adds 25.0 (25.0 to 25.0) points" in text
+    assert ("looser" in text) == (found > 0.5) and ("lower estimate" in text) == (found < 0.5)
+    assert text.endswith("the best bound of the optimum is the plain clairvoyant's.")
+
+
 def test_the_best_honest_player_is_never_the_bound():
     rungs = [rung("a", 600, 400), rung("b", 700, 900), rung("c", 1900, 0, bound=True)]
     assert H.best_honest(rungs, "operational").label == "b"
@@ -126,11 +154,14 @@ def test_the_command_runs_on_small_counts(tmp_path):
 
     command = ["headroom", "--games", "40", "--expert-games", "1", "--clairvoyant-games",
                "3", "--budget", "5", "--sweep-games", "20", "--threads", "1", "--out",
-               str(tmp_path), "--restricted", str(tmp_path / "absent"), *PATHS]
+               str(tmp_path), "--restricted", str(tmp_path / "absent"),
+               "--penalised-games", "1", "--inner", "2", *PATHS]
     result = CliRunner().invoke(app, command)
     assert result.exit_code == 0, result.output
     text = (tmp_path / "headroom.md").read_text()
     for section in ("## The skill ladder", "## The bracket", "## Skill and luck",
+                    "### The penalised clairvoyant", "For operational victory, on the first 1 ",
+                    "For no defeat, on the first 1 ", "In words: today's best player",
                     "## When to give the first Fire order", "under strong play",
                     "## How this was made"):
         assert section in text

@@ -35,6 +35,9 @@ IMPOSED = {"k": "imposed_roe", "t": "imposed_turn"}
 """The restricted expert's parameter that imposes each preset trigger (policies/lookahead.py;
 0: not imposed)."""
 MAIN_OBJECTIVE = "operational victory"  # the best point whose triggers are swept
+PENALISED = {"operational": "operational victory", "defeat": "no defeat"}
+"""Outcomes the penalised clairvoyant is measured on (bollebank/penalised.py), with its
+win objective; V is the rollout value of that objective's best known point."""
 CLAIRVOYANT_ALSO = ("cautious", "historical")  # its playouts besides the best points
 
 
@@ -49,7 +52,12 @@ def read_points(path: Path = POINTS) -> tuple[dict, list[dict]]:
 
 def main_point(best: list[dict]) -> dict:
     """The best known point of the operational victory."""
-    return next(p for p in best if p["objective"] == MAIN_OBJECTIVE)
+    return best_point(best, MAIN_OBJECTIVE)
+
+
+def best_point(best: list[dict], objective: str) -> dict:
+    """The best known point of a win objective (clairvoyant.WIN_OBJECTIVES)."""
+    return next(p for p in best if p["objective"] == objective)
 
 
 def honest_players(baseline: dict, best: list[dict]) -> list[tuple[str, str, dict | None]]:

@@ -34,6 +34,11 @@ from bollesim.game.policy import DecidePolicy
 
 INNER = 1 << 22
 """The first rollout number of the inner samples (players number theirs from 0)."""
+FRESH = 1 << 20
+"""The offset of fresh inner samples: the same line valued again on other streams."""
+MOST = 1 << 16
+"""The most inner samples per option (INNER + FRESH + MOST stay below
+rollout.MAX_ROLLOUTS, the rollout numbers with streams of their own)."""
 
 
 @dataclass(frozen=True)
@@ -55,8 +60,8 @@ class Penalised:
 
     def __init__(self, rules: Ruleset, objective: WinObjective, base: DecidePolicy,
                  params: dict | None, rollouts: int, offset: int = 0):
-        if rollouts < 1:
-            raise ValueError("the inner samples need 1 rollout or more")
+        if not 1 <= rollouts <= MOST:
+            raise ValueError(f"the inner samples need 1 to {MOST:,} rollouts per option")
         self.objective = objective
         self.rollouts = rollouts
         self.first = INNER + offset

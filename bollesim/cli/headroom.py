@@ -54,6 +54,11 @@ def headroom(
         "The clairvoyant's decisions searched per game before it is undecided.")] = 200,
     sweep_games: Annotated[int, _count("Games per setting of the trigger sweeps.")] = 10000,
     threads: Annotated[int, _count("Threads of the clairvoyant.")] = 2,
+    penalised_games: Annotated[int, typer.Option(
+        help="Games of the penalised clairvoyant, per outcome it is measured on: the first "
+        "of the clairvoyant's games, at most as many (0: none).", min=0)] = 20,
+    inner: Annotated[int, _count(
+        "The penalised clairvoyant's inner samples: rollouts per option of a decision.")] = 64,
     restricted: Annotated[Path | None, typer.Option(
         help="The restricted player's trigger sweep folder (a `bollesim sweep` of the "
         "expert with its first Fire order imposed); without it the report says so.",
@@ -81,6 +86,7 @@ def headroom(
                              f"or give {what})")
     out = check_out_folder(out if out is not None else new_folder(DEFAULT_OUT), "a report")
     settings = Settings(games, expert_games, clairvoyant_games, budget, sweep_games, threads,
-                        restricted, spec, points, out)
+                        min(penalised_games, clairvoyant_games), inner, restricted, spec,
+                        points, out)
     make(settings)
     typer.echo(f"wrote {out / 'headroom.md'}")

@@ -34,6 +34,8 @@ class Settings:
     budget: int
     sweep_games: int
     threads: int
+    penalised_games: int
+    inner: int
     restricted: Path | None
     spec: Path
     points: Path
@@ -45,6 +47,7 @@ class Settings:
             "bollesim headroom", f"--games {self.games}", f"--expert-games {self.expert_games}",
             f"--clairvoyant-games {self.clairvoyant_games}", f"--budget {self.budget}",
             f"--sweep-games {self.sweep_games}", f"--threads {self.threads}",
+            f"--penalised-games {self.penalised_games}", f"--inner {self.inner}",
             *([f"--restricted {self.restricted}"] if self.restricted else []),
             *([f"--spec {self.spec}"] if self.spec != G.SPEC else []),
             *([f"--points {self.points}"] if self.points != G.POINTS else []),
@@ -58,7 +61,7 @@ def make(s: Settings) -> None:
     baseline, best = G.read_points(s.points)
     honest = G.honest_players(baseline, best)
     experts = G.expert_players()
-    stages = len(honest) + len(experts) + len(G.BOUNDS) + 1
+    stages = len(honest) + len(experts) + len(G.BOUNDS) + len(G.PENALISED) + 1
     with progress_bar("headroom (players, bounds, sweeps)") as bar:
         task = bar.add_task("", total=stages)
 
@@ -72,9 +75,11 @@ def make(s: Settings) -> None:
         games = pl.concat(frames)
         order = list(dict.fromkeys(games["player"].to_list()))
         rungs = [rung(p, games.filter(pl.col("player") == p)) for p in order]
-        bound, verdicts, cv_seconds = clairvoyant(baseline, best, s, done)
+        bound, verdicts, cv_seconds, each = clairvoyant(baseline, best, s, done)
+        measured = [done(penalised(o, best, s, each[o])) for o in G.PENALISED]
         found = done(sweeps(s.spec, G.main_point(best), s.sweep_games))
-    write(s, games, rungs, bound, verdicts, cv_seconds, found, baseline, best)
+    write(s, games, rungs, bound, verdicts, cv_seconds, found, baseline, best,
+          [m for m in measured if m is not None])
 
 
 def play(label: str, policy, games: int, params=None) -> pl.DataFrame:
@@ -91,17 +96,18 @@ def rung(label: str, df: pl.DataFrame) -> H.Rung:
 
 
 def clairvoyant(baseline: dict, best: list[dict], s: Settings,
-                done) -> tuple[H.Rung, dict, float]:
-    """The clairvoyant bound of every outcome, its verdicts' counts per outcome, seconds
-    (`done` after each search)."""
+                done) -> tuple[H.Rung, dict, float, dict]:
+    """The clairvoyant bound of every outcome, its verdicts' counts per outcome, seconds,
+    and its verdict of each game per outcome (`done` after each search)."""
     rules = load_ruleset()
     bases = G.clairvoyant_bases(baseline, best)
-    counts, verdicts = {}, {}
+    counts, verdicts, each = {}, {}, {}
     t = time.perf_counter()
     for outcome, name in G.BOUNDS.items():
         player = CV.Clairvoyant(rules, CV.WIN_BY_NAME[name], bases, s.budget)
         t1 = time.perf_counter()
-        found = CV.bound(player.solve_games(G.SEED, 0, s.clairvoyant_games, s.threads))
+        each[outcome] = player.solve_games(G.SEED, 0, s.clairvoyant_games, s.threads)
+        found = CV.bound(each[outcome])
         print(f"clairvoyant, {name}: {found} in {time.perf_counter() - t1:.0f} s", file=sys.stderr)
         verdicts[outcome] = found
         k = found["counted"] if outcome != H.LOSS else found[CV.LOST]
@@ -109,7 +115,40 @@ def clairvoyant(baseline: dict, best: list[dict], s: Settings,
         done()
     counts.update({o: counts[source] for o, source in G.INHERITED.items()})
     return H.Rung("clairvoyant (sees the game's future)", counts, bound=True), verdicts, \
-        time.perf_counter() - t
+        time.perf_counter() - t, each
+
+
+def penalised(outcome: str, best: list[dict], s: Settings,
+              plain: list[CV.Verdict]) -> H.Penalised | None:
+    """The penalised clairvoyant on the first s.penalised_games games (None for none):
+    the line each finds, valued on its inner samples and on fresh ones
+    (bollebank/penalised.py)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bollesim.bollebank.penalised import FRESH, Penalised
+    from bollesim.game.policy import load_policy
+
+    n = s.penalised_games
+    if n == 0:
+        return None
+    name = G.PENALISED[outcome]
+    point = G.best_point(best, name)
+    rules, objective = load_ruleset(), CV.WIN_BY_NAME[name]
+    searched, again = (Penalised(rules, objective, load_policy(point["policy"]),
+                                 point["params"], s.inner, offset)
+                       for offset in (0, FRESH))
+
+    def one(g: int) -> tuple[float, float]:
+        line = searched.greedy(G.SEED, g)
+        return line.value, again.replay(G.SEED, g, line.line).value
+
+    t = time.perf_counter()
+    with ThreadPoolExecutor(s.threads) as pool:
+        values = np.array(list(pool.map(one, range(n))))
+    print(f"penalised clairvoyant, {name}: {n} games in {time.perf_counter() - t:.0f} s",
+          file=sys.stderr)
+    return H.Penalised(name, values[:, 0], values[:, 1],
+                       sum(v.counted_won for v in plain[:n]), point["label"], s.inner)
 
 
 def paired(games: pl.DataFrame):
@@ -257,7 +296,23 @@ def ladder_chart(rungs: list[H.Rung], path: Path) -> None:
     fig.savefig(path, dpi=110, facecolor="white")
 
 
-def write(s: Settings, games, rungs, bound, verdicts, cv_seconds, found, baseline, best) -> None:
+def penalised_section(measured: list[H.Penalised]) -> list[str]:
+    """The penalised clairvoyant beside the plain one (docs/skill.md), or a note."""
+    lines = ["### The penalised clairvoyant", "",
+             "Information relaxation with a penalty (Brown, Smith and Sun 2010; "
+             "`docs/skill.md`) charges the clairvoyant, at each decision, the value V of "
+             "the state the game's own chance led to minus its expectation over the chance "
+             "outcomes; the charge has mean zero, so its max over lines is still a bound, "
+             "and a good V makes it tight. Here V is the rollout value of the best known "
+             "point of each objective, its expectation from inner rollouts drawn off the "
+             "game's tape.", ""]
+    if not measured:
+        return [*lines, "Not measured in this report (`--penalised-games 0`).", ""]
+    return [*lines, *(H.penalised_sentence(p) for p in measured), ""]
+
+
+def write(s: Settings, games, rungs, bound, verdicts, cv_seconds, found, baseline, best,
+          measured: list[H.Penalised]) -> None:
     out = s.out
     out.mkdir(parents=True, exist_ok=True)
     m = s.clairvoyant_games
@@ -276,7 +331,8 @@ def write(s: Settings, games, rungs, bound, verdicts, cv_seconds, found, baselin
     lines = [
         "# Headroom: how well can the game be played?", "",
         f"**{H.headline(rungs, baseline['label'], paired(games))}**", "",
-        f"**{H.bracket_sentence(best_op, bound, op[CV.UNDECIDED], op[CV.LOST])}**", "",
+        f"**{H.bracket_sentence(best_op, bound, op[CV.UNDECIDED], op[CV.LOST])} "
+        f"{H.designer_sentence(best_op, bound, op[CV.LOST])}**", "",
         f"**{H.skill_sentence(skills)}**", "",
         f"**{sweep_verdict}**", "",
         *([f"**{restricted_verdict}**", ""] if restricted_verdict else []),
@@ -306,6 +362,7 @@ def write(s: Settings, games, rungs, bound, verdicts, cv_seconds, found, baselin
         *(f"| {CV.WIN_BY_NAME[name].name} | {verdicts[o][CV.WON]:,} | {verdicts[o][CV.LOST]:,} "
           f"| {verdicts[o][CV.UNDECIDED]:,} |" for o, name in G.BOUNDS.items()), "",
         H.bracket_sentence(best_op, bound, op[CV.UNDECIDED], op[CV.LOST]), "",
+        *penalised_section(measured),
         "## Skill and luck", "",
         "The relative skill of each outcome (Dreef, Borm and van der Genugten 2004; "
         "`docs/skill.md`): the share of the distance from the random player to the "
