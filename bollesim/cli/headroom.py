@@ -57,8 +57,9 @@ def headroom(
     penalised_games: Annotated[int, typer.Option(
         help="Games of the penalised clairvoyant, per outcome it is measured on: the first "
         "of the clairvoyant's games, at most as many (0: none).", min=0)] = 20,
-    inner: Annotated[int, _count(
-        "The penalised clairvoyant's inner samples: rollouts per option of a decision.")] = 64,
+    inner: Annotated[int, typer.Option(
+        help="The penalised clairvoyant's inner samples: rollouts per option of a decision.",
+        min=1, max=1 << 16)] = 64,
     restricted: Annotated[Path | None, typer.Option(
         help="The restricted player's trigger sweep folder (a `bollesim sweep` of the "
         "expert with its first Fire order imposed); without it the report says so.",
@@ -72,8 +73,9 @@ def headroom(
     """Write the headroom report: how well can the game be played?
 
     headroom.md with its charts and headroom.csv (every rung's counts). The skill ladder
-    plays every player on the same games of seed 3; the clairvoyant bound and the expert
-    play the first of them. The full report takes about an hour on 2 cores."""
+    plays every player on the same games; the clairvoyant bound and the expert play the
+    first of them. The penalised clairvoyant takes about 10 s a game per outcome at 64
+    inner samples on one core."""
     from bollesim.cli.headroom_make import Settings, make
     from bollesim.inputs import check_out_folder
 
