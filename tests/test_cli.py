@@ -39,6 +39,7 @@ def test_the_commands_are_the_documented_ones():
             ("report",),
             ("compare",),
             ("sensitivity",),
+            ("headroom",),
             ("bench",),
             ("serve",),
             ("train",),

@@ -2,14 +2,19 @@
 (bollesim/stats/skill.py): each checked against numbers computed here from counts."""
 
 import math
+from pathlib import Path
 
 import pytest
 
+from bollesim.cli import headroom_make as M
 from bollesim.report import headroom as H
 from bollesim.stats import skill
 from bollesim.stats.intervals import wilson
 
 N = 2000
+ROOT = Path(__file__).resolve().parents[1]
+PATHS = ("--spec", str(ROOT / "experiments" / "first_fire.toml"),
+         "--points", str(ROOT / "experiments" / "best_points.toml"))
 
 
 def rung(label, operational, defeat, bound=False, n=N):
@@ -54,6 +59,34 @@ def test_the_bracket_states_both_ends_and_the_proven_losses():
     assert "60 proven lost" in text and "(3.0%)" in text
     assert "at most the 100 with no winning line found (5.0%)" in text
     assert f"{100 * (0.97 - 0.45):.1f} points" in text
+
+
+def test_the_bracket_in_a_designers_words():
+    best, clair = rung("expert", 900, 300), rung("clairvoyant", 1940, 0, bound=True)
+    text = H.designer_sentence(best, clair, lost=60)
+    assert "wins 45.0% of games" in text and "no play" in text and "more than 97.0%" in text
+    assert "at most 52.0 points below the best possible play" in text
+    assert "loses at least 3.0% of games" in text
+
+
+@pytest.mark.parametrize("found, verdict", [(1.5, "above the plain clairvoyant's 50.0%"),
+                                            (0.3, "against the plain clairvoyant's 50.0%")])
+def test_the_penalised_bound_beside_the_plain_one(found, verdict):
+    """Its mean with a 95% interval, against the plain bound on the same games, and the
+    inner samples' bias (the same lines on fresh samples); above the plain one it is
+    looser, below it only a lower estimate: either way the plain one stays the best."""
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    values = found + rng.normal(0, 0.1, 100)
+    p = H.Penalised("operational victory", values, values - 0.25, 50, "plan", 64)
+    text = H.penalised_sentence(p)
+    m, low, high = H.mean_interval(values)
+    assert f"at least {100 * m:.1f} ({100 * low:.1f} to {100 * high:.1f})%" in text
+    assert verdict in text and "64 inner samples" in text
+    assert "adds 25.0 (25.0 to 25.0) points" in text
+    assert ("looser" in text) == (found > 0.5) and ("lower estimate" in text) == (found < 0.5)
+    assert text.endswith("the best bound of the optimum is the plain clairvoyant's.")
 
 
 def test_the_best_honest_player_is_never_the_bound():
@@ -111,31 +144,59 @@ def test_no_headline_for_a_player_that_wins_nothing():
     assert f"+19.5 (+17.5 to +21.5) points on the same {N:,} games, separated" in text
 
 
-def test_the_report_script_runs_on_small_counts(tmp_path, monkeypatch):
-    """experiments/headroom.py at tiny counts writes every section, its chart, its own
+def test_the_command_runs_on_small_counts(tmp_path):
+    """`bollesim headroom` at tiny counts writes every section, its chart, its own
     command, and says when the restricted player's sweep is missing; bad counts are one
     error line."""
-    import runpy
-    import sys
-    from pathlib import Path
+    from typer.testing import CliRunner
 
-    script = Path(__file__).resolve().parents[1] / "experiments" / "headroom.py"
-    command = ["headroom.py", "--games", "40", "--expert-games", "1", "--clairvoyant-games",
+    from bollesim.cli.app import app
+
+    command = ["headroom", "--games", "40", "--expert-games", "1", "--clairvoyant-games",
                "3", "--budget", "5", "--sweep-games", "20", "--threads", "1", "--out",
-               str(tmp_path), "--restricted", str(tmp_path / "absent")]
-    monkeypatch.setattr(sys, "argv", command)
-    runpy.run_path(str(script), run_name="__main__")
+               str(tmp_path), "--restricted", str(tmp_path / "absent"),
+               "--penalised-games", "1", "--inner", "2", *PATHS]
+    result = CliRunner().invoke(app, command)
+    assert result.exit_code == 0, result.output
     text = (tmp_path / "headroom.md").read_text()
     for section in ("## The skill ladder", "## The bracket", "## Skill and luck",
+                    "### The penalised clairvoyant", "For operational victory, on the first 1 ",
+                    "For no defeat, on the first 1 ", "In words: today's best player",
                     "## When to give the first Fire order", "under strong play",
                     "## How this was made"):
         assert section in text
     assert "does not exist" in text
-    assert "--games 40 --expert-games 1 --clairvoyant-games 3 --budget 5" in text
+    assert "bollesim headroom --games 40 --expert-games 1 --clairvoyant-games 3 --budget 5" in text
     assert (tmp_path / "headroom-ladder.png").stat().st_size > 0
-    monkeypatch.setattr(sys, "argv", ["headroom.py", "--games", "0"])
-    with pytest.raises(SystemExit, match="error: every count"):
-        runpy.run_path(str(script), run_name="__main__")
+    for bad, words in ((["--games", "0"], "--games"),
+                       (["--games", "5", "--expert-games", "6"], "must not exceed"),
+                       (["--spec", str(tmp_path / "none.toml")], "no such file")):
+        result = CliRunner().invoke(app, ["headroom", *bad])
+        assert result.exit_code == 2 and "Traceback" not in result.output
+        lines = result.output.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error:") and words in lines[0], lines
+
+
+def test_the_default_folder_is_new(tmp_path):
+    """Without --out the report goes to a folder that does not exist yet: results/headroom,
+    then results/headroom-2 ..., never over an earlier report."""
+    from bollesim.cli.headroom import new_folder
+
+    base = tmp_path / "headroom"
+    assert new_folder(base) == base
+    base.mkdir()
+    (tmp_path / "headroom-2").mkdir()
+    assert new_folder(base) == tmp_path / "headroom-3"
+
+
+def test_the_help_gives_defaults_and_examples():
+    from typer.testing import CliRunner
+
+    from bollesim.cli.app import app
+
+    text = CliRunner().invoke(app, ["headroom", "--help"], env={"COLUMNS": "200"}).output
+    assert "[default: 20000]" in text and "Examples:" in text
+    assert "results/headroom" in text
 
 
 def test_the_widest_interval_of_a_sweep():
@@ -154,9 +215,6 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
     small one: the expert with imposed_roe 8 and 25, a few games each), the section
     compares its best setting per outcome with the presets' best k and ends with one
     verdict made from those words."""
-    import runpy
-    from pathlib import Path
-
     from typer.testing import CliRunner
 
     from bollesim.cli.app import app
@@ -168,10 +226,9 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
     folder = tmp_path / "sweep"
     result = CliRunner().invoke(app, ["sweep", str(spec), "--out", str(folder)])
     assert result.exit_code == 0, result.output
-    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "experiments" / "headroom.py"))
     found = [(preset, k, p, before, None) for preset, k, p, before, _ in
-             script["sweeps"]({"params": {}}, 40, family=False)]
-    lines, verdict = script["restricted_section"](folder, found)
+             M.sweeps(ROOT / "experiments" / "first_fire.toml", {"params": {}}, 40, family=False)]
+    lines, verdict = M.restricted_section(folder, found)
     text = "\n".join(lines)
     assert ("| outcome | best `k` (fire_at_roe) | best `imposed_roe` (restricted lookahead) "
             "| advice |") in text
@@ -179,5 +236,5 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
     assert "best `t`" not in text  # the stand-in sweeps k only
     assert lines[-2] == verdict and verdict.startswith("Under the lookahead with its first Fire "
                                                         "order imposed")
-    absent, none = script["restricted_section"](None, found)
+    absent, none = M.restricted_section(None, found)
     assert "no folder" in absent[2] and none is None

@@ -3,11 +3,12 @@
 It sees each game's own future. A script of choices replayed from setup on the game's own
 chance stream (Lookahead.next_decision, engine/rollout.py's PAUSE mode) is the game that
 those choices play, so a search over scripts explores the game's real future chits and
-dice. That luck is keyed by turn and purpose (luck.py): a choice does not re-deal the
-dice of later turns, so the clairvoyant picks its way through one future rather than
-picking among futures. The search is depth first, with iterative deepening (lines that
-leave the base policy's play at few decisions first, where the wins are found). For a
-win/lose objective it proves, game by game, whether some sequence of choices wins:
+dice. That luck is keyed by turn and purpose (luck.py): a choice does not shift the
+numbers drawn in later turns, but what they decide depends on the state they fall on, so
+the clairvoyant still picks among futures (docs/skill.md). The search is depth first,
+with iterative deepening (lines that leave the base policy's play at few decisions
+first, where the wins are found). For a win/lose objective it proves, game by game,
+whether some sequence of choices wins:
 
 - won: a line of choices that wins was found (every node's base playout is tried, so a
   game the base policy wins from any node reached is proven at once);

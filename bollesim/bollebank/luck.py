@@ -2,10 +2,13 @@
 
 The game's chance stream is keyed (rng.py): the n-th draw of one purpose in one turn is
 a fixed function of (game, turn, purpose, n). So a choice that changes how many dice are
-rolled, or which chits are drawn, this turn does not re-deal the luck of later turns, nor
-of the other purposes of this one: every game has one future, which a clairvoyant player
-sees (clairvoyant.py) and two policies compared on the same seeds share as far as their
-choices allow (docs/architecture.md §3). Both engines draw through these ids.
+rolled, or which chits are drawn, this turn does not shift the numbers drawn in later
+turns, nor those of the other purposes of this one. What those numbers decide still
+depends on the state they fall on (the chits left in the pool, the vehicle a hit lands
+on), so a choice can lead to a different game: two policies compared on the same seeds
+share their luck as far as their choices allow (docs/architecture.md §3), and a
+clairvoyant player (clairvoyant.py) picks among futures. Both engines draw through these
+ids.
 """
 
 NAMES = (

@@ -6,6 +6,7 @@ from __future__ import annotations
 from bollesim.cli import (  # noqa: F401  registers
     batch,
     bench,
+    headroom,
     optimise,
     play,
     reports,

@@ -40,7 +40,7 @@ GAME = declared()
 
 EXIT_USAGE = 2  # exit code of every reported error (same as typer's own usage errors)
 ORDER = ("rules", "policies", "play", "run", "sweep", "optimise", "report", "sensitivity",
-         "compare", "bench", "serve")
+         "compare", "headroom", "bench", "serve")
 """The commands in the order `bollesim --help` lists them (any other after them)."""
 
 

@@ -1,6 +1,6 @@
 """The headroom report's findings, each sentence made from the numbers it states
-(experiments/headroom.py plays the games; tests/test_headroom.py checks the sentences
-against numbers computed in the test).
+(`bollesim headroom` plays the games, bollesim/cli/headroom_make.py;
+tests/test_headroom.py checks the sentences against numbers computed in the test).
 
 - The ladder: every player's rate of every outcome on the same games, with its 95% Wilson
   interval, and the clairvoyant bound beside them (bollebank/clairvoyant.py).
@@ -15,6 +15,8 @@ against numbers computed in the test).
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import numpy as np
 
 from bollesim.report.chartdata import signed_ci
 from bollesim.report.document import pct_ci
@@ -227,3 +229,65 @@ def _separated(diff) -> str:
 def _worse(diff) -> bool:
     """Significantly below on the same games."""
     return diff[3] and diff[0] < 0
+
+
+@dataclass(frozen=True)
+class Penalised:
+    """The penalised clairvoyant measured on the first games of one outcome, as a rate to
+    reach (no defeat for defeat): per game, the penalised value of the line it found (a
+    lower bound on that game's penalised bound) and of the same line on fresh inner
+    samples; the plain clairvoyant's successes on the same games; V's base policy and
+    its inner samples per option."""
+
+    outcome: str
+    found: np.ndarray
+    fresh: np.ndarray
+    plain: int
+    base: str
+    rollouts: int
+
+
+def mean_interval(x: np.ndarray) -> tuple[float, float, float]:
+    """The mean and its 95% normal interval."""
+    m = float(np.mean(x))
+    half = 1.96 * float(np.std(x, ddof=1)) / len(x) ** 0.5 if len(x) > 1 else float("inf")
+    return m, m - half, m + half
+
+
+def _points(m: float, low: float, high: float) -> str:
+    return f"{100 * m:.1f} ({100 * low:.1f} to {100 * high:.1f})"
+
+
+def penalised_sentence(p: Penalised) -> str:
+    """What the penalised clairvoyant says beside the plain one on the same games."""
+    n = len(p.found)
+    found, bias = mean_interval(p.found), mean_interval(p.found - p.fresh)
+    plain = p.plain / n
+    looser = found[1] > plain
+    why = ("so with this V and these samples it is looser than the plain one" if looser else
+           "and a line found gives only a lower estimate of the penalised bound (its exact "
+           "max needs the whole tree searched), so it cannot replace the plain one")
+    return (
+        f"For {p.outcome}, on the first {n:,} games, the penalised clairvoyant (V: the "
+        f"rollouts of {p.base}, {p.rollouts} inner samples per option) is at least "
+        f"{_points(*found)}% per game, {'above' if looser else 'against'} the plain "
+        f"clairvoyant's {pct(plain)} on the same games. The noise of its inner samples, "
+        f"which its max over lines picks up, adds {_points(*bias)} points (the same lines "
+        f"on fresh samples), {why}: the best bound of the optimum is the plain "
+        f"clairvoyant's."
+    )
+
+
+def designer_sentence(best: Rung, clairvoyant: Rung, lost: int) -> str:
+    """The bracket in a designer's words: how far today's best player is at most from the
+    best possible play, and the share of games luck decides whatever the play."""
+    b, c = best.rate(MAIN), clairvoyant.rate(MAIN)
+    n = clairvoyant.counts[MAIN][1]
+    return (
+        f"In words: today's best player ({best.label}) wins {pct(b.rate)} of games with "
+        f"a {LABELS[MAIN]}; no play, even one that knew the chits and dice in advance, "
+        f"wins more than {pct(c.rate)}. So today's best is at most "
+        f"{100 * max(c.rate - b.rate, 0):.1f} points below the best possible play. Luck "
+        f"that no play beats loses at least {pct(lost / n)} of games; how much of the "
+        f"{100 * max(c.rate - b.rate, 0):.1f} points is luck too, the bound cannot yet say."
+    )

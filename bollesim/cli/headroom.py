@@ -1,0 +1,94 @@
+"""`bollesim headroom`: how well can the game be played? A skill ladder on the same games
+(random, each preset, the strong player, the best known point of each objective, the
+expert at 1x to 8x its rollouts, the clairvoyant bound), the bracket of the best
+achievable rate of the main win, the game's relative skill (docs/skill.md), and the first
+Fire order's trigger sweeps of the spec on its own parameters, beside the same sweeps of
+the best point found. Every sentence of the report is made from its numbers
+(bollesim/report/headroom.py); the players and bounds are the game's
+(bollesim/bollebank/headroom.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bollesim.bollebank import headroom as G
+from bollesim.cli.wiring import app, command, examples
+from bollesim.errors import UsageError
+
+DEFAULT_OUT = Path("results") / "headroom"
+
+
+def new_folder(base: Path) -> Path:
+    """`base`, or base-2, base-3 ... the first that does not exist: a default folder that
+    never overwrites an earlier report (the committed one in results/showcase included)."""
+    n, out = 1, base
+    while out.exists():
+        n += 1
+        out = base.with_name(f"{base.name}-{n}")
+    return out
+
+
+def _count(help_: str):
+    return typer.Option(help=help_, min=1)
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim headroom                         # the full report, into results/headroom",
+        "bollesim headroom --games 2000 --expert-games 10 --clairvoyant-games 40 "
+        "--sweep-games 500     # a quick look",
+        "bollesim headroom --restricted results/first_fire_strong --out results/showcase",
+    ),
+)
+def headroom(
+    games: Annotated[int, _count("Games of each scripted player.")] = 20000,
+    expert_games: Annotated[int, _count(
+        "Games of the expert at each of its rollout settings (the first of the same games).")] = 2000,
+    clairvoyant_games: Annotated[int, _count(
+        "Games of the clairvoyant bound (the first of the same games).")] = 2000,
+    budget: Annotated[int, _count(
+        "The clairvoyant's decisions searched per game before it is undecided.")] = 200,
+    sweep_games: Annotated[int, _count("Games per setting of the trigger sweeps.")] = 10000,
+    threads: Annotated[int, _count("Threads of the clairvoyant.")] = 2,
+    penalised_games: Annotated[int, typer.Option(
+        help="Games of the penalised clairvoyant, per outcome it is measured on: the first "
+        "of the clairvoyant's games, at most as many (0: none).", min=0)] = 20,
+    inner: Annotated[int, typer.Option(
+        help="The penalised clairvoyant's inner samples: rollouts per option of a decision.",
+        min=1, max=1 << 16)] = 64,
+    restricted: Annotated[Path | None, typer.Option(
+        help="The restricted player's trigger sweep folder (a `bollesim sweep` of the "
+        "expert with its first Fire order imposed); without it the report says so.",
+        show_default=False)] = None,
+    spec: Annotated[Path, typer.Option(help="The trigger sweeps' spec.")] = G.SPEC,
+    points: Annotated[Path, typer.Option(help="The best known points.")] = G.POINTS,
+    out: Annotated[Path | None, typer.Option(
+        help=f"The report folder (default: {DEFAULT_OUT}, or {DEFAULT_OUT}-2, -3 ... if it "
+        "exists; the committed report is results/showcase).", show_default=False)] = None,
+) -> None:
+    """Write the headroom report: how well can the game be played?
+
+    headroom.md with its charts and headroom.csv (every rung's counts). The skill ladder
+    plays every player on the same games; the clairvoyant bound and the expert play the
+    first of them. The penalised clairvoyant takes about 10 s a game per outcome at 64
+    inner samples on one core."""
+    from bollesim.cli.headroom_make import Settings, make
+    from bollesim.inputs import check_out_folder
+
+    if max(expert_games, clairvoyant_games) > games:
+        raise UsageError("--expert-games and --clairvoyant-games must not exceed --games "
+                         "(they play the first of the same games)")
+    for path, what in ((spec, "--spec"), (points, "--points")):
+        if not path.is_file():
+            raise UsageError(f"{what} {path}: no such file (run from the repository's folder, "
+                             f"or give {what})")
+    out = check_out_folder(out if out is not None else new_folder(DEFAULT_OUT), "a report")
+    settings = Settings(games, expert_games, clairvoyant_games, budget, sweep_games, threads,
+                        min(penalised_games, clairvoyant_games), inner, restricted, spec,
+                        points, out)
+    make(settings)
+    typer.echo(f"wrote {out / 'headroom.md'}")
