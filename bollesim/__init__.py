@@ -6,6 +6,7 @@
     df = bollesim.simulate("historical", 100_000, seed=1, progress=True)   # polars, one row per game
     sweep = bollesim.sweep_frame("experiments/first_fire.toml", games=2_000)
     game = bollesim.narrate("historical", seed=7)               # one game as a JSON document
+    bollesim.cells("results/first_fire")                        # a folder's cells and games
     plots.rates_by_trigger(sweep, "t")                          # the controlled chart
     analysis.rates(df)                                          # rates with 95% intervals
 
@@ -35,6 +36,7 @@ _LAZY = {
     "load_policy": ("bollesim.game.policy", "load_policy"),
     "write_report": ("bollesim.report.balance", "write_report"),
     "load_run": ("bollesim.report.balance", "load_run"),
+    "cells": ("bollesim.batch.cells", "cells"),
 }
 
 __all__ = ["__version__", *_LAZY]

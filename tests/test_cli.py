@@ -37,6 +37,7 @@ def test_the_commands_are_the_documented_ones():
             ("optimise",),
             ("report",),
             ("compare",),
+            ("cells",),
             ("sensitivity",),
             ("bench",),
             ("serve",),

@@ -102,6 +102,49 @@ def test_two_cells_of_a_sweep(folders, tmp_path):
     assert data["what_differs"] == ["k: 16 -> 8"]
 
 
+def test_a_cell_named_by_its_parameters(folders, tmp_path):
+    """DIR:k=16 is the cell with k = 16 (the policy's name and choice names may be
+    terms): the same comparison as by number."""
+    two = folders / "two"
+    by_number = compare_json(f"{two}:1", f"{two}:0", "--out", tmp_path / "n")
+    for a, b in ((f"{two}:k=16", f"{two}:k=8"), (f"{two}:fire_at_roe,k=16", f"{two}:k=8,target=ATGM")):
+        by_terms = compare_json(a, b, "--out", tmp_path / "t")
+        assert by_terms["differences"] == by_number["differences"]
+    cases = [
+        (f"{two}:k=12", ("no cell of", "k=12", f"bollesim cells {two}")),
+        (f"{two}:stop_at_tanks=3", ("names 2 cells", "(0, 1)")),
+        (f"{two}:zz=1", ("no cell of", "'zz'", "its parameters: k,")),
+        (f"{two}:target=nonsense", ("not one of ATGM",)),
+        (f"{two}:policy=historical", ("no cell of", "policy=historical")),
+    ]
+    for side, words in cases:
+        assert_one_line_error(invoke("compare", side, f"{two}:0", "--out", tmp_path / "x"), *words)
+
+
+def test_the_listing_of_a_folders_cells(folders):
+    """`bollesim cells DIR` and bollesim.cells(DIR): one row per cell with its label, its
+    games and the parameters it sets, read from the folder's rows."""
+    import bollesim
+
+    two = folders / "two"
+    table = bollesim.cells(two)
+    rows = rows_of(two)
+    assert table["cell"].to_list() == [0, 1] and table["k"].to_list() == [8.0, 16.0]
+    assert table["label"].to_list() == ["fire_at_roe k=8", "fire_at_roe k=16"]
+    for row in table.iter_rows(named=True):
+        games = rows.filter(pl.col("cell") == row["cell"])["game"]
+        assert (row["games"], row["first_game"], row["last_game"]) == (len(games), games.min(), games.max())
+    listed = invoke("cells", two)
+    assert listed.exit_code == 0, listed.output
+    assert "2 cells, 1,600 games" in listed.stdout
+    assert re.search(r"1\s+fire_at_roe k=16\s+800\s+0\.\.799\s+k=16 .*target=ATGM", listed.stdout)
+    data = json.loads(invoke("cells", two, "--json").stdout)
+    assert [c["k"] for c in data["cells"]] == [8.0, 16.0]
+    plain = bollesim.cells(folders / "base")
+    assert plain.select("cell", "label", "games").rows() == [(0, "historical", 1500)]
+    assert_one_line_error(invoke("cells", folders / "nowhere"), "no such folder")
+
+
 def test_pairs_the_games_both_played(folders, tmp_path):
     data = compare_json(folders / "base", folders / "short", "--out", tmp_path / "short")
     assert data["paired_games"] == 1000
