@@ -97,15 +97,16 @@ def test_the_answer_says_its_conditions():
         1: {"defeat": range(0, 100), "operational": range(100, 220)},
         20: {"defeat": range(0, 310), "strategic": range(310, 370)},
     }).with_columns(pl.lit("fire_at_turn").alias("policy"), pl.col("k").alias("t"),
-                    pl.when(pl.col("k") == 20).then(None).otherwise(3).alias("first_fire_turn"),
+                    pl.when((pl.col("k") == 20) & (pl.col("game") >= 20)).then(None)
+                    .otherwise(3).alias("first_fire_turn"),
                     pl.lit(0.0).alias("stop_at_tanks")).drop("k")
     said = answer.sentences(games, "t", policy="fire_at_turn", outcomes=OUTCOMES)
     assert said[0].startswith("Give the first Fire order from turn 1 on, as soon as the rules allow:")
     assert said[1] == (
         "Unless you play for strategic victory: then give the first Fire order from turn 20 on "
         f"({rate(range(310, 370))} against 0.0% at 1; defeat there {rate(range(0, 310))} against "
-        f"{rate(range(0, 100))}), though the player gave a Fire order in only 0.0% of its games: "
-        "the same as never.")
+        f"{rate(range(0, 100))}), though the player gave a Fire order in only {rate(range(20))} of "
+        "its games: nearly the same as never.")
     assert said[-1].startswith("All of this for a player with stop_at_tanks = 0 (stop drawing "
                                "pairs once this many tank chits are on their track; 0: only the "
                                "one pair a turn that §5.3 requires; the default is 3), "

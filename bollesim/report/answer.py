@@ -190,7 +190,7 @@ def _acted(games: pl.DataFrame, value: float | None) -> str:
     share = rows[RESULT.trigger].is_not_null().mean() if rows.height else 1.0
     if share >= 0.5:
         return ""
-    same = ": the same as never" if share == 0 else ""
+    same = ": the same as never" if share == 0 else ": nearly the same as never" if share < 0.1 else ""
     return f", though the player {RESULT.acted} in only {pct(share)} of its games{same}"
 
 
