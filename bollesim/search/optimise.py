@@ -967,7 +967,7 @@ def report_blocks(search: Search, result: Result, table: pl.DataFrame):
     for row in table.iter_rows(named=True):
         who, vector = result.held[row["cell"]]
         estimate, diff = _estimate_and_difference(search.objectives[row["objective"]], row)
-        p = "–" if row["p_value"] is None or row["defaults"] else f"{row['p_value']:.2g}"
+        p = "–" if row["p_value"] is None or row["defaults"] else A.p_text(row["p_value"]).removeprefix("p = ")
         rows.append([who, candidate_label(search, vector), row["label"], estimate,
                      "–" if row["defaults"] else diff, p])
     rep.table(header, rows, right={3, 4, 5})
