@@ -19,9 +19,32 @@ Everything is imported on first use, so `import bollesim` stays fast and numba l
 when games are played.
 """
 
+import os
+import signal
+import sys
 from importlib import import_module
 
-from bollesim import jit_cache
+
+def stop_while_starting(signum, frame):
+    """Ctrl-C while the command line starts (its imports take a second or two): one line,
+    exit 130, at once. No exception: raised inside an import, it could come out as another
+    error's traceback (numpy's "Importing the numpy C-extensions failed")."""
+    os.write(2, b"interrupted\n")
+    os._exit(128 + signum)
+
+
+def _as_program() -> bool:
+    """Whether this process is the command line (`bollesim ...` or `python -m bollesim
+    ...`), not a program importing the package."""
+    args = getattr(sys, "orig_argv", [])
+    by_module = any(a == "-m" and b == "bollesim" for a, b in zip(args, args[1:], strict=False))
+    return by_module or os.path.basename(sys.argv[0] if sys.argv else "") == "bollesim"
+
+
+if _as_program() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, stop_while_starting)  # the commands install their own
+
+from bollesim import jit_cache  # noqa: E402  after the handler: the imports take a while
 
 __version__ = "0.1.0"
 

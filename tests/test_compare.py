@@ -202,16 +202,17 @@ def test_the_folder_is_whole_or_absent(folders, tmp_path, monkeypatch):
     with monkeypatch.context() as m:
         m.setattr(document, "render_html", disk_full)  # the last file written
         assert_one_line_error(invoke("compare", *sides, "--out", out), "No space left")
-    assert list(tmp_path.iterdir()) == []
+    beside = [p.name for p in tmp_path.iterdir()]
+    assert beside in ([], [".cmp.lock"])  # the lock every writing command takes, beside OUT
     assert invoke("compare", *sides, "--out", out).exit_code == 0
     (out / "compare.csv").write_text("stale")
     assert invoke("compare", *sides[::-1], "--out", out).exit_code == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cmp"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".lock") == ["cmp"]
     assert "diff" in pl.read_csv(out / "compare.csv").columns
     (out / "notes.txt").write_text("mine")
     assert_one_line_error(invoke("compare", *sides, "--out", out), "notes.txt", "empty or new")
     assert (out / "notes.txt").read_text() == "mine" and (out / "compare.html").is_file()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cmp"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".lock") == ["cmp"]
 
 
 def test_refusals_are_one_line(folders, tmp_path):
@@ -257,3 +258,16 @@ def test_difference_chart_draws_each_difference(folders):
         effect = ("no clear change" if want["p_value"] >= 0.05 else
                   "better" if gains else "worse")
         assert bar.get_facecolor() == to_rgba(chartdata.PLAYER_COLOURS[effect]), outcome
+
+
+def test_a_folder_another_command_writes_is_refused(folders, tmp_path):
+    """compare takes the folder lock every writing command takes (runfolder.Workspace):
+    while a run or a report holds OUT, the comparison is refused and writes nothing."""
+    from bollesim.batch.runfolder import Workspace
+
+    out = tmp_path / "busy"
+    with Workspace(out):
+        assert_one_line_error(invoke("compare", folders / "base", folders / "tank8", "--out", out),
+                              "in use by another bollesim process")
+        assert not out.exists()
+    assert invoke("compare", folders / "base", folders / "tank8", "--out", out).exit_code == 0

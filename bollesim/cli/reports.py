@@ -133,6 +133,7 @@ def compare(
     the exact McNemar test, what B changes (policy, parameters, readings, ruleset
     values), and writes the comparison's report: compare.html (interactive), compare.md
     with its chart, compare.csv."""
+    from bollesim.batch.runfolder import Workspace
     from bollesim.inputs import check_out_folder
     from bollesim.report.chartdata import signed_ci
     from bollesim.report.compare import default_out, open_side, write_compare
@@ -145,7 +146,8 @@ def compare(
     side_a, side_b = open_side(a), open_side(b)
     folder = out or default_out(side_a, side_b)
     try:
-        written = write_compare(side_a, side_b, folder)
+        with Workspace(folder):  # one writer per folder, whatever the command
+            written = write_compare(side_a, side_b, folder)
     except OSError as exc:
         raise UsageError(f"cannot write the comparison to {folder}: {exc.strerror or exc}") from None
     table = written["differences"]
