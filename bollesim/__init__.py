@@ -6,6 +6,7 @@
     df = bollesim.simulate("historical", 100_000, seed=1, progress=True)   # polars, one row per game
     sweep = bollesim.sweep_frame("experiments/first_fire.toml", games=2_000)
     game = bollesim.narrate("historical", seed=7)               # one game as a JSON document
+    bollesim.cells("results/first_fire")                        # a folder's cells and games
     plots.rates_by_trigger(sweep, "t")                          # the controlled chart
     analysis.rates(df)                                          # rates with 95% intervals
 
@@ -18,9 +19,32 @@ Everything is imported on first use, so `import bollesim` stays fast and numba l
 when games are played.
 """
 
+import os
+import signal
+import sys
 from importlib import import_module
 
-from bollesim import jit_cache
+
+def stop_while_starting(signum, frame):
+    """Ctrl-C while the command line starts (its imports take a second or two): one line,
+    exit 130, at once. No exception: raised inside an import, it could come out as another
+    error's traceback (numpy's "Importing the numpy C-extensions failed")."""
+    os.write(2, b"interrupted\n")
+    os._exit(128 + signum)
+
+
+def _as_program() -> bool:
+    """Whether this process is the command line (`bollesim ...` or `python -m bollesim
+    ...`), not a program importing the package."""
+    args = getattr(sys, "orig_argv", [])
+    by_module = any(a == "-m" and b == "bollesim" for a, b in zip(args, args[1:], strict=False))
+    return by_module or os.path.basename(sys.argv[0] if sys.argv else "") == "bollesim"
+
+
+if _as_program() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+    signal.signal(signal.SIGINT, stop_while_starting)  # the commands install their own
+
+from bollesim import jit_cache  # noqa: E402  after the handler: the imports take a while
 
 __version__ = "0.1.0"
 
@@ -35,6 +59,7 @@ _LAZY = {
     "load_policy": ("bollesim.game.policy", "load_policy"),
     "write_report": ("bollesim.report.balance", "write_report"),
     "load_run": ("bollesim.report.balance", "load_run"),
+    "cells": ("bollesim.batch.cells", "cells"),
 }
 
 __all__ = ["__version__", *_LAZY]

@@ -7,6 +7,7 @@ from bollesim.game.params import Parameter
 PARAMETERS = (
     Parameter("t", 1, 1, 40, "the turn from which the first Fire order is given",
               label="turn from which the first Fire order is given",
-              setting="give the first Fire order from turn {} on"),
+              setting="give the first Fire order from turn {} on",
+              lowest="as soon as the rules allow"),
 ) + knobs()
 PRESET = preset(PARAMETERS, fire_turn="t")

@@ -39,11 +39,13 @@ def rate(games: range) -> str:
 def test_the_answer_names_the_best_setting_its_trade_off_and_the_same_games():
     said = answer.sentences(GAMES, "k", policy="fire_at_roe", outcomes=OUTCOMES)
     assert said == [
-        "Give the first Fire order once the RoE is 8 or more (k = 8 and 9: the same games): "
+        "Give the first Fire order once the RoE is 8 or more, as soon as the rules allow "
+        "(RoE 8, §2.1.4) (k = 8 and 9: the same games): "
         f"the best for avoiding defeat (defeat in {rate(range(0, 100))}) and operational "
         f"victory ({rate(range(100, 220))}).",
         "Unless you play for strategic victory: then give the first Fire order once the RoE "
-        f"is 12 or more ({rate(range(260, 360))} against {rate(range(0))} at 8).",
+        f"is 12 or more ({rate(range(260, 360))} against {rate(range(0))} at 8; defeat there "
+        f"{rate(range(0, 200))} against {rate(range(0, 100))}).",
         "k = 8 and 9 play the same games: no game ends otherwise under any of them.",
     ]
 
@@ -86,3 +88,26 @@ def test_a_policy_that_sweeps_two_parameters_compares_each_on_its_own_cells():
     said = answer.sentences(rows, "k", policy=policy, outcomes=("operational", "defeat"))
     assert not any(s.startswith("Unless") for s in said), said
     assert any("k = 10 ties with the best, 8" in s for s in said), said
+
+
+def test_the_answer_says_its_conditions():
+    """A trade-off setting under which few games act says so (none: the same as never),
+    and a parameter held away from its default for every game is named with its meaning."""
+    games = settings({
+        1: {"defeat": range(0, 100), "operational": range(100, 220)},
+        20: {"defeat": range(0, 310), "strategic": range(310, 370)},
+    }).with_columns(pl.lit("fire_at_turn").alias("policy"), pl.col("k").alias("t"),
+                    pl.when((pl.col("k") == 20) & (pl.col("game") >= 20)).then(None)
+                    .otherwise(3).alias("first_fire_turn"),
+                    pl.lit(0.0).alias("stop_at_tanks")).drop("k")
+    said = answer.sentences(games, "t", policy="fire_at_turn", outcomes=OUTCOMES)
+    assert said[0].startswith("Give the first Fire order from turn 1 on, as soon as the rules allow:")
+    assert said[1] == (
+        "Unless you play for strategic victory: then give the first Fire order from turn 20 on "
+        f"({rate(range(310, 370))} against 0.0% at 1; defeat there {rate(range(0, 310))} against "
+        f"{rate(range(0, 100))}), though the player gave a Fire order in only {rate(range(20))} of "
+        "its games: nearly the same as never.")
+    assert said[-1].startswith("All of this for a player with stop_at_tanks = 0 (stop drawing "
+                               "pairs once this many tank chits are on their track; 0: only the "
+                               "one pair a turn that §5.3 requires; the default is 3), "
+                               "fire_at_turn's other parameters at their defaults.")

@@ -68,7 +68,7 @@ def test_a_search_spec_takes_names(tmp_path):
     from bollesim.search.optimise import load_search
 
     spec = tmp_path / "search.toml"
-    spec.write_text('policy = "fire_at_roe"\nobjective = "operational"\nbudget = 1000\n'
+    spec.write_text('policy = "fire_at_roe"\nobjective = "operational"\nbudget = 10000\n'
                     'trial_games = 100\nholdout_games = 100\n[search]\nk = true\n'
                     'target = "Tank"\ntow = 0\n', encoding="utf-8")
     search = load_search(spec)

@@ -38,6 +38,7 @@ def test_the_commands_are_the_documented_ones():
             ("tune",),
             ("report",),
             ("compare",),
+            ("cells",),
             ("sensitivity",),
             ("headroom",),
             ("bench",),

@@ -102,6 +102,49 @@ def test_two_cells_of_a_sweep(folders, tmp_path):
     assert data["what_differs"] == ["k: 16 -> 8"]
 
 
+def test_a_cell_named_by_its_parameters(folders, tmp_path):
+    """DIR:k=16 is the cell with k = 16 (the policy's name and choice names may be
+    terms): the same comparison as by number."""
+    two = folders / "two"
+    by_number = compare_json(f"{two}:1", f"{two}:0", "--out", tmp_path / "n")
+    for a, b in ((f"{two}:k=16", f"{two}:k=8"), (f"{two}:fire_at_roe,k=16", f"{two}:k=8,target=ATGM")):
+        by_terms = compare_json(a, b, "--out", tmp_path / "t")
+        assert by_terms["differences"] == by_number["differences"]
+    cases = [
+        (f"{two}:k=12", ("no cell of", "k=12", f"bollesim cells {two}")),
+        (f"{two}:stop_at_tanks=3", ("names 2 cells", "(0, 1)")),
+        (f"{two}:zz=1", ("no cell of", "'zz'", "its parameters: k,")),
+        (f"{two}:target=nonsense", ("not one of ATGM",)),
+        (f"{two}:policy=historical", ("no cell of", "policy=historical")),
+    ]
+    for side, words in cases:
+        assert_one_line_error(invoke("compare", side, f"{two}:0", "--out", tmp_path / "x"), *words)
+
+
+def test_the_listing_of_a_folders_cells(folders):
+    """`bollesim cells DIR` and bollesim.cells(DIR): one row per cell with its label, its
+    games and the parameters it sets, read from the folder's rows."""
+    import bollesim
+
+    two = folders / "two"
+    table = bollesim.cells(two)
+    rows = rows_of(two)
+    assert table["cell"].to_list() == [0, 1] and table["k"].to_list() == [8.0, 16.0]
+    assert table["label"].to_list() == ["fire_at_roe k=8", "fire_at_roe k=16"]
+    for row in table.iter_rows(named=True):
+        games = rows.filter(pl.col("cell") == row["cell"])["game"]
+        assert (row["games"], row["first_game"], row["last_game"]) == (len(games), games.min(), games.max())
+    listed = invoke("cells", two)
+    assert listed.exit_code == 0, listed.output
+    assert "2 cells, 1,600 games" in listed.stdout
+    assert re.search(r"1\s+fire_at_roe k=16\s+800\s+0\.\.799\s+k=16 .*target=ATGM", listed.stdout)
+    data = json.loads(invoke("cells", two, "--json").stdout)
+    assert [c["k"] for c in data["cells"]] == [8.0, 16.0]
+    plain = bollesim.cells(folders / "base")
+    assert plain.select("cell", "label", "games").rows() == [(0, "historical", 1500)]
+    assert_one_line_error(invoke("cells", folders / "nowhere"), "no such folder")
+
+
 def test_pairs_the_games_both_played(folders, tmp_path):
     data = compare_json(folders / "base", folders / "short", "--out", tmp_path / "short")
     assert data["paired_games"] == 1000
@@ -159,16 +202,17 @@ def test_the_folder_is_whole_or_absent(folders, tmp_path, monkeypatch):
     with monkeypatch.context() as m:
         m.setattr(document, "render_html", disk_full)  # the last file written
         assert_one_line_error(invoke("compare", *sides, "--out", out), "No space left")
-    assert list(tmp_path.iterdir()) == []
+    beside = [p.name for p in tmp_path.iterdir()]
+    assert beside in ([], [".cmp.lock"])  # the lock every writing command takes, beside OUT
     assert invoke("compare", *sides, "--out", out).exit_code == 0
     (out / "compare.csv").write_text("stale")
     assert invoke("compare", *sides[::-1], "--out", out).exit_code == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cmp"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".lock") == ["cmp"]
     assert "diff" in pl.read_csv(out / "compare.csv").columns
     (out / "notes.txt").write_text("mine")
     assert_one_line_error(invoke("compare", *sides, "--out", out), "notes.txt", "empty or new")
     assert (out / "notes.txt").read_text() == "mine" and (out / "compare.html").is_file()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["cmp"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".lock") == ["cmp"]
 
 
 def test_refusals_are_one_line(folders, tmp_path):
@@ -214,3 +258,16 @@ def test_difference_chart_draws_each_difference(folders):
         effect = ("no clear change" if want["p_value"] >= 0.05 else
                   "better" if gains else "worse")
         assert bar.get_facecolor() == to_rgba(chartdata.PLAYER_COLOURS[effect]), outcome
+
+
+def test_a_folder_another_command_writes_is_refused(folders, tmp_path):
+    """compare takes the folder lock every writing command takes (runfolder.Workspace):
+    while a run or a report holds OUT, the comparison is refused and writes nothing."""
+    from bollesim.batch.runfolder import Workspace
+
+    out = tmp_path / "busy"
+    with Workspace(out):
+        assert_one_line_error(invoke("compare", folders / "base", folders / "tank8", "--out", out),
+                              "in use by another bollesim process")
+        assert not out.exists()
+    assert invoke("compare", folders / "base", folders / "tank8", "--out", out).exit_code == 0

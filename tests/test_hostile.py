@@ -776,7 +776,7 @@ def test_a_manifest_too_large_to_read_is_refused_before_playing(tmp_path, monkey
     ({"holdout_games": str(10**12), "budget": str(10**13)}, ("held-out games", "of memory")),
     ({"finalists": "300", "holdout_games": "50000000", "budget": str(10**13)},
      ("15,100,000,000 held-out games", "of memory")),
-    ({"budget": "2000"}, ("budget 2,000 cannot hold", "= 3,000 games")),
+    ({"budget": "2000"}, ("budget of 2,000 games is too small", "3,000 held-out games")),
 ])
 def test_optimise_is_sized_before_it_plays(tmp_path, monkeypatch, top, words):
     from bollesim.batch import runner as R

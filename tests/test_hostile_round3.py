@@ -207,6 +207,50 @@ def test_a_write_killed_midway_advises_what_works(tmp_path, monkeypatch):
     assert "--resume" not in str(caught.value)
 
 
+HOOK = """
+import importlib.abc, os, signal, sys
+
+class Interrupt(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == "bollesim.jit_cache":  # the package's first import: numpy, numba follow
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, Interrupt())
+"""
+
+
+def test_ctrl_c_in_the_first_moment_of_the_program_is_one_line(tmp_path):
+    """SIGINT while `python -m bollesim` imports its package, before bollesim.cli: the
+    handler is there from the package's first line and ends the process at once (an
+    exception raised inside an import can come out as numpy's ImportError)."""
+    (tmp_path / "sitecustomize.py").write_text(HOOK)
+    root = Path(__file__).resolve().parents[1]
+    proc = cli("run", "-P", "historical", "-n", "100", "--out", tmp_path / "o",
+               env={"PYTHONPATH": os.pathsep.join([str(tmp_path), str(root)])})
+    assert (proc.returncode, proc.stderr) == (128 + signal.SIGINT, "interrupted\n")
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(("args", "where"), [
+    (("run", "-P", "historical", "-n", "10"), "bollesim.batch.source.RulesetSource.from_options"),
+    (("sweep", "experiments/first_fire.toml", "-n", "10"), "bollesim.batch.spec.load_experiment"),
+    (("report", "results/showcase"), "bollesim.batch.runfolder.open_run"),
+])
+def test_ctrl_c_before_a_command_handles_it_is_one_line(tmp_path, monkeypatch, args, where):
+    """Ctrl-C after the command starts and before its own handling (typer would end it
+    silently with 130): one line, exit 130, nothing written."""
+    def interrupted(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(where, interrupted)
+    out = [] if args[0] == "report" else ["--out", tmp_path / "o"]
+    result = invoke(*args, *out)
+    assert (result.exit_code, result.stderr) == (128 + signal.SIGINT, "interrupted\n")
+    assert not (tmp_path / "o").exists()
+
+
 # ---------------------------------------------------------------- 20. one writer per folder
 
 RUN = ("run", "-P", "historical", "-n", "100", "--seed")

@@ -289,3 +289,20 @@ def test_restricted_play_obeys_its_imposed_first_fire_order(roe, turn):
         again = play_game(RULES, policy, expert.base_vector, SEED, g)
         assert RESULT.ints(again) == list(row)
     assert fired > 12  # the trigger was reached in most games: the check had work to do
+
+
+def test_a_kept_choice_says_why_it_was_kept():
+    """The base policy's choice kept though another option scored higher: the line says
+    by how much the best led and the confidence rule it fell short of."""
+
+    class Names:
+        def option(self, kind, value):
+            return ["no order", "airstrike"][value]
+
+    d = LA.Decision(turn=3, kind=D.ISSUE_ORDER, options=np.array([0, 1]),
+                    scores=np.array([1.0, 0.67]), base_choice=1, choice=1, rollouts=24)
+    line = LA.decision_line(Names(), d, 2.0)
+    assert "airstrike +0.67 (the base policy's, kept: the best scores 0.33 more, short of the 2 " \
+           "standard errors the lookahead needs to leave it); others: no order +1.00" in line
+    taken = LA.decision_line(Names(), replace(d, choice=0), 2.0)
+    assert "no order +1.00 (the base policy: airstrike)" in taken

@@ -312,3 +312,24 @@ def test_on_a_local_cluster_the_search_is_the_same(tmp_path):
     assert there.trajectory.equals(here.trajectory)
     assert there.finalists == here.finalists and there.best == here.best
     assert there.holdout.equals(here.holdout)
+
+
+def test_the_budget_holds_when_the_seeds_alone_could_exceed_it(tmp_path):
+    """A budget just above the smallest one (which the refusal names): the 18 seeds cannot
+    all play their second rung, so the best of them go on and the search, the held-out
+    games included, stays within the budget."""
+    import re
+
+    spec = write(tmp_path, K_SEARCH.replace("holdout_games = 2000", "holdout_games = 500"))
+    refused = cli.invoke(app, ["optimise", str(spec), "--budget", "1000", "--out", str(tmp_path / "o")])
+    assert refused.exit_code == 2 and "smallest this spec accepts is 14,500 (" in refused.stderr
+    assert "1,500 held-out games, then the 18 seeds' first 500 games each" in refused.stderr
+    budget = 14500 + 3000
+    result = cli.invoke(app, ["optimise", str(spec), "--budget", str(budget), "--out",
+                              str(tmp_path / "o"), "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout.strip().splitlines()[-1])
+    assert answer["search_games"] + answer["holdout_games"] <= budget
+    assert answer["search_games"] >= 18 * 500 + 4000  # the seeds' first rung and one to the end
+    shown = CliRunner(env={"COLUMNS": "2000"}).invoke(app, ["optimise", "--help"]).output
+    assert re.search(r"The smallest it accepts is \(finalists \+ 2\) x holdout_games", shown)

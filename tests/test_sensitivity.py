@@ -8,6 +8,7 @@ tests/oracles.py."""
 
 from __future__ import annotations
 
+import html
 import itertools
 import json
 import math
@@ -62,7 +63,9 @@ def sens(tmp_path_factory) -> tuple[Path, Path, pl.DataFrame, dict]:
     spec = write_spec(folder, SPEC)
     result = invoke("sensitivity", spec, *ONLY, "--out", folder / "out", "--json")
     assert result.exit_code == 0, result.output
-    return spec, folder / "out", open_run(folder / "out").read(), json.loads(result.stdout)
+    answer = json.loads(result.stdout)
+    answer["printed"] = result.stderr  # the human lines
+    return spec, folder / "out", open_run(folder / "out").read(), answer
 
 
 def cell_rows(games: pl.DataFrame, alternative: str, policy: str, value: float) -> pl.DataFrame:
@@ -178,11 +181,19 @@ def expected_findings(games: pl.DataFrame) -> list[dict]:
                 best, tied, alt_rate = best_setting(games, alternative, policy, outcome)
                 verdict = ("holds" if best == mine else "holds within noise" if mine in tied
                            else "changes")
+                sign = -1 if outcome == "defeat" else 1
+                gain = sign * (alt_rate[best] - alt_rate[mine])
+                p = mcnemar(hits(cell_rows(games, alternative, policy, best), outcome),
+                            hits(cell_rows(games, alternative, policy, mine), outcome))
+                p_words = ("p < 0.001" if p < 1e-3 else f"p = {p:.2g}" if p < 0.01
+                           else f"p = {p:.2f}")
                 out.append({
                     "finding": f"best {LABEL[param]} ({policy} {param}) for {NAMES[outcome]}",
                     "alternative": alternative, "verdict": verdict,
                     "as_specified": f"{value_label(policy, mine)} ({pct(rate[mine])})",
-                    "answer": f"{value_label(policy, best)} ({pct(alt_rate[best])})"})
+                    "answer": f"{value_label(policy, best)} ({pct(alt_rate[best])})",
+                    "move": f", where the answer as specified gets {pct(alt_rate[mine])}: "
+                            f"{'+' if gain >= 0 else '-'}{100 * abs(gain):.1f} points, {p_words}"})
     for outcome in FINDINGS:
         mine = ranking(games, "", outcome)
         for alternative in ALTERNATIVES:
@@ -202,7 +213,7 @@ def expected_findings(games: pl.DataFrame) -> list[dict]:
 
             out.append({"finding": f"ranking of the policies by {NAMES[outcome]}",
                         "alternative": alternative, "verdict": verdict,
-                        "as_specified": text(mine), "answer": text(theirs)})
+                        "as_specified": text(mine), "answer": text(theirs), "move": ""})
     return out
 
 
@@ -210,7 +221,7 @@ def test_robustness_from_the_rows(sens):
     _, out, games, answer = sens
     found = pl.read_csv(out / "sensitivity-robustness.csv").select(
         "finding", "alternative", "verdict", "as_specified", "answer")
-    expected = expected_findings(games)
+    expected = [{k: e[k] for k in found.columns} for e in expected_findings(games)]
     assert sorted(found.to_dicts(), key=str) == sorted(expected, key=str)
     assert [r["verdict"] for r in answer["robustness"]] == found["verdict"].to_list()
     verdicts = set(found["verdict"])
@@ -254,7 +265,8 @@ def test_report_tables_and_charts(sens):
 def test_the_findings_say_which_findings_move_and_how_far(sens):
     """The summary counts a finding whose answer moves within noise apart from one that
     holds, and names every move: the finding, its answer as specified and under each
-    alternative that moves it."""
+    alternative that moves it, and by how much the new answer beats the old one there
+    (points, exact McNemar p); the command line prints the same lines."""
     _, out, games, _ = sens
     text = (out / "sensitivity.md").read_text(encoding="utf-8")
     findings = text.split("## Findings")[1].split("\n## ")[0]
@@ -271,11 +283,13 @@ def test_the_findings_say_which_findings_move_and_how_far(sens):
     for finding, moves in itertools.groupby(
             (e for e in expected if e["verdict"] != "holds"), key=lambda e: e["finding"]):
         moves = list(moves)
-        line = next(line for line in findings.splitlines() if f"The {finding}, " in line)
+        line = html.unescape(next(line for line in findings.splitlines() if f"The {finding}, " in line))
         assert f"{moves[0]['as_specified']} as specified, moves: " in line, line
         for e in moves:
             noise = " (within noise)" if e["verdict"] == "holds within noise" else ""
-            assert f"to {e['answer']} under `{e['alternative']}`{noise}" in line, line
+            assert f"to {e['answer']} under `{e['alternative']}`{e['move']}{noise}" in line, line
+        assert f"  - {line.removeprefix('- ')}" in sens[3]["printed"].splitlines()
+    assert sens[3]["robustness"][0].keys() >= {"specified_there", "gain", "p_value"}
 
 
 def test_resume_and_report_of_the_folder(sens, tmp_path, monkeypatch):

@@ -290,6 +290,19 @@ def test_play_from_replays_the_row_exactly(small):
         assert replay.stored == stored.row(0, named=True)
 
 
+def test_play_from_a_cell_named_by_its_parameters(small):
+    """--cell takes the cell's parameters (a policy's name, a value meaning never) as
+    `bollesim cells` lists them; two identical cells are refused by name."""
+    out, games, _ = small
+    for cell, terms in ((3, "historical"), (2, "k=never"), (2, "fire_at_roe,k=25")):
+        result = invoke("play", "--from", out, "--game", 5, "--cell", terms)
+        assert result.exit_code == 0, result.output
+        assert f"game 5, cell {cell} of" in result.stdout
+        assert replay_from_run(out, 5, terms).stored == replay_from_run(out, 5, cell).stored
+    assert_one_line_error(invoke("play", "--from", out, "--game", 5, "--cell", "k=12"),
+                          "names 2 cells", "(0, 1)")
+
+
 def test_play_from_a_run_with_overrides(tmp_path):
     out = tmp_path / "run"
     result = invoke(

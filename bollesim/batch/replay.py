@@ -57,12 +57,16 @@ class Replay:
     differences: list[str]  # "column (stored x, replayed y)" for every result that differs
 
 
-def find_row(run_dir: str | Path, game: int, cell: int | None = None) -> tuple[dict, dict]:
-    """(row, manifest) of game `game` (in cell `cell`) of a run or sweep folder."""
+def find_row(run_dir: str | Path, game: int, cell: int | str | None = None) -> tuple[dict, dict]:
+    """(row, manifest) of game `game` (in cell `cell`: its number, or its parameters as
+    batch/cells.py reads them) of a run or sweep folder."""
+    from bollesim.batch.cells import pick_cell
     from bollesim.batch.runfolder import open_run
 
     run = open_run(run_dir)
     manifest = run.manifest
+    if cell is not None:
+        cell = pick_cell(run_dir, manifest, cell)
     scan = run.scan()
     rows = run.collect(scan.filter(pl.col("game") == game))
     if rows.height == 0:
@@ -99,7 +103,7 @@ def row_params(policy: Policy, row: dict) -> np.ndarray:
     return policy.param_vector({p.name: row[p.name] for p in policy.parameters})
 
 
-def replay_from_run(run_dir: str | Path, game: int, cell: int | None = None) -> Replay:
+def replay_from_run(run_dir: str | Path, game: int, cell: int | str | None = None) -> Replay:
     """Replay game `game` of a run or sweep folder from its row alone (seed, policy and
     parameters from the row, ruleset from the manifest), narrated by the reference engine,
     and compare the result with the stored row."""

@@ -333,7 +333,8 @@ def narrated_game(rules: Ruleset, params: np.ndarray, seed: int, game: int) -> t
     narrator = Narrator(rules)
 
     def note(i: int) -> None:
-        notes.setdefault(len(trace), []).append(decision_line(narrator, decisions[i]))
+        notes.setdefault(len(trace), []).append(
+            decision_line(narrator, decisions[i], chosen.confidence))
 
     policy = replaying(chosen.base, decisions, note)
     row = play_game(rules, policy, chosen.base_vector, seed, game, trace)
@@ -349,8 +350,10 @@ def narrated_game(rules: Ruleset, params: np.ndarray, seed: int, game: int) -> t
 SHOWN = 3  # the other options a narrated decision shows, best first
 
 
-def decision_line(narrator, d: Decision) -> str:
-    """One decision of a narrated lookahead game: the choice, its score, the best others."""
+def decision_line(narrator, d: Decision, confidence: float) -> str:
+    """One decision of a narrated lookahead game: the choice, its score, the best others,
+    and why the base policy's choice was kept when another scored higher (the best is
+    taken only when it beats it by `confidence` standard errors)."""
 
     def scored(i: int) -> str:
         return f"{narrator.option(d.kind, int(d.options[i]))} {d.scores[i]:+.2f}"
@@ -365,7 +368,9 @@ def decision_line(narrator, d: Decision) -> str:
     if d.choice != d.base_choice:
         base = f"the base policy: {narrator.option(d.kind, int(d.options[d.base_choice]))}"
     elif np.nanmax(d.scores) > d.scores[d.choice]:
-        base = "the base policy's, kept: no option beats it clearly"
+        lead = float(np.nanmax(d.scores) - d.scores[d.choice])
+        base = (f"the base policy's, kept: the best scores {lead:.2f} more, short of the "
+                f"{confidence:g} standard errors the lookahead needs to leave it")
     else:
         base = "as the base policy"
     more = f"; others: {', '.join(scored(i) for i in others)}" if others else ""

@@ -4,27 +4,15 @@ share, what they print; cli/app.py registers them all (cli/wiring.py says how).
 The commands' modules meet the environment when imported (the game's declaration, numba's
 settings), so what in it stops every command, `--version` included, is reported here,
 before any of them: one `error:` line and exit code 2. Ctrl-C while they are imported
-stops with one line too (wiring.py hands Ctrl-C back to the commands)."""
+stops with one line too (bollesim.stop_while_starting; wiring.py hands Ctrl-C back to
+the commands)."""
 
 import os
-import signal
 import sys
 
-
-def stop_while_starting(signum, frame):
-    """Ctrl-C before a command runs: one line, exit 130, no traceback."""
-    sys.stderr.write("interrupted\n")
-    raise SystemExit(128 + signum)
-
-
-as_program = os.path.basename(sys.argv[0]) == "bollesim" or sys.argv[0].endswith(
-    os.path.join("bollesim", "__main__.py"))  # not a program importing the package
-if as_program and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-    signal.signal(signal.SIGINT, stop_while_starting)
-
-from bollesim.errors import UsageError  # noqa: E402  after the handler: imports take a while
-from bollesim.game.declaration import declared  # noqa: E402
-from bollesim.terminal import printable  # noqa: E402
+from bollesim.errors import UsageError
+from bollesim.game.declaration import declared
+from bollesim.terminal import printable
 
 
 def environment_problem() -> str | None:

@@ -335,7 +335,7 @@ def sensitivity(
     from bollesim.batch.sensitivity import sensitivity_experiment
     from bollesim.batch.spec import load_experiment
     from bollesim.report.sensitivity import write_sensitivity
-    from bollesim.stats.sensitivity import steady_sentence
+    from bollesim.stats.sensitivity import moved_sentences, steady_sentence
 
     _check_overrides(games, seed, fewest_games=1)  # a rate of no games is no finding
     experiment = sensitivity_experiment(load_experiment(spec), only, strong)
@@ -357,6 +357,8 @@ def sensitivity(
     robust = written["robustness"]
     if robust.height:
         say(steady_sentence(robust))
+        for line in moved_sentences(robust):
+            say(printable(f"  - {line}"))
     say(printable(f"wrote {written['html']} and {written['markdown']} "
                   f"({len(written['charts'])} charts next to it)"))
     if json_:

@@ -43,7 +43,10 @@ def optimise(
     budget: Annotated[
         int | None,
         typer.Option(help="Games the search may play in all, the held-out games included "
-                     "(default: the spec's).", show_default=False),
+                     "(default: the spec's). The smallest it accepts is (finalists + 2) x "
+                     "holdout_games, plus each seed's first rung of games, plus trial_games "
+                     "less one first rung; a smaller one is refused with that number.",
+                     show_default=False),
     ] = None,
     threads: ThreadsOption = None,
     cluster: ClusterOption = None,

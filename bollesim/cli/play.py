@@ -51,6 +51,7 @@ def policies() -> None:
         f"bollesim play -P {BASELINE} --seed 7 --json | jq '.result'",
         f"bollesim play --from results/{BASELINE}-seed1 --game 41",
         "bollesim play --from results/first_fire --game 41 --cell 4",
+        "bollesim play --from results/first_fire --game 41 --cell k=12",
     ),
 )
 def play(
@@ -83,9 +84,12 @@ def play(
         ),
     ] = None,
     cell: Annotated[
-        int | None,
+        str | None,
         typer.Option(
-            help="With --from on a sweep: the cell whose game to replay.", min=0, show_default=False
+            metavar="CELL",
+            help="With --from on a sweep: the cell whose game to replay, by number or by its "
+            "parameters (k=12, or fire_at_turn,t=12; `bollesim cells DIR` lists them).",
+            show_default=False,
         ),
     ] = None,
     param: ParamOption = None,
@@ -154,7 +158,7 @@ def play(
     typer.echo(printable("\n".join(lines)))
 
 
-def _replay_from(run_dir: Path, game: int, cell: int | None, **others) -> None:
+def _replay_from(run_dir: Path, game: int, cell: str | None, **others) -> None:
     from bollesim.batch.replay import replay_from_run
 
     flags = {

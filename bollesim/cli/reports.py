@@ -90,7 +90,8 @@ SideArgument = Annotated[
     str,
     typer.Argument(
         metavar="A",
-        help="A run folder, or DIR:CELL for one cell of a sweep.",
+        help="A run folder, or DIR:CELL for one cell of a sweep, CELL its number or its "
+        "parameters (DIR:k=12; `bollesim cells DIR` lists them).",
         show_default=False,
     ),
 ]
@@ -101,6 +102,7 @@ SideArgument = Annotated[
     epilog=examples(
         "bollesim compare results/default results/tweak",
         "bollesim compare results/first_fire:0 results/first_fire:17",
+        "bollesim compare results/first_fire:k=8 results/first_fire:k=12",
         "bollesim compare results/default results/tweak --out /tmp/cmp --json",
     ),
 )
@@ -131,6 +133,7 @@ def compare(
     the exact McNemar test, what B changes (policy, parameters, readings, ruleset
     values), and writes the comparison's report: compare.html (interactive), compare.md
     with its chart, compare.csv."""
+    from bollesim.batch.runfolder import Workspace
     from bollesim.inputs import check_out_folder
     from bollesim.report.chartdata import signed_ci
     from bollesim.report.compare import default_out, open_side, write_compare
@@ -143,7 +146,8 @@ def compare(
     side_a, side_b = open_side(a), open_side(b)
     folder = out or default_out(side_a, side_b)
     try:
-        written = write_compare(side_a, side_b, folder)
+        with Workspace(folder):  # one writer per folder, whatever the command
+            written = write_compare(side_a, side_b, folder)
     except OSError as exc:
         raise UsageError(f"cannot write the comparison to {folder}: {exc.strerror or exc}") from None
     table = written["differences"]
@@ -164,3 +168,55 @@ def compare(
                "paired_games": int(table["n"][0]), "differences": table.to_dicts(),
                "html": str(written["html"]), "markdown": str(written["markdown"]),
                "csv": str(written["tables"][0])})
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim cells results/first_fire",
+        "bollesim cells results/first_fire --json | jq '.cells[] | select(.k == 12)'",
+        "bollesim compare results/first_fire:k=8 results/first_fire:k=12",
+        "bollesim play --from results/first_fire --cell fire_at_turn,t=12 --game 41",
+    ),
+)
+def cells(
+    run_dir: Annotated[
+        Path,
+        typer.Argument(metavar="DIR", help="A run or sweep folder.", show_default=False),
+    ],
+    json_: JsonOption = False,
+) -> None:
+    """List the cells of a run or sweep folder and the games each holds.
+
+    One line per cell: its number, its label, its games (how many, first..last), and the
+    parameters it sets. Name a cell by number or by its parameters wherever a cell is
+    asked for: `compare DIR:k=12 ...`, `play --from DIR --cell k=12` (terms joined by
+    commas, a policy's name among them if two policies share a parameter:
+    `fire_at_turn,t=12`). In Python: `bollesim.cells(DIR)`, a polars frame."""
+    from bollesim.batch.cells import cells as cell_table
+
+    table = cell_table(run_dir)
+    if json_:
+        emit({"command": "cells", "folder": str(run_dir), "cells": table.to_dicts()})
+        return
+    fixed = {"cell", "label", "policy", "games", "first_game", "last_game", "readings"}
+    params = [c for c in table.columns if c not in fixed]
+    width = max([len("label"), *(len(v) for v in table["label"].to_list())])
+    cells_word = "cell" if table.height == 1 else "cells"
+    typer.echo(printable(f"{run_dir}: {table.height:,} {cells_word}, "
+                         f"{int(table['games'].sum()):,} games"))
+    typer.echo(f"{'cell':>5}  {'label':<{width}}  {'games':>9}  {'game numbers':<15}  sets")
+    for row in table.iter_rows(named=True):
+        sets = " ".join(f"{p}={_value(row['policy'], p, row[p])}" for p in params
+                        if row[p] is not None)
+        sets += f" {row['readings']}" if row["readings"] else ""
+        span = f"{row['first_game']}..{row['last_game']}"
+        typer.echo(printable(f"{row['cell']:>5}  {row['label']:<{width}}  {row['games']:>9,}  "
+                             f"{span:<15}  {sets}"))
+
+
+def _value(policy: str, name: str, value) -> str:
+    from bollesim.stats.analysis import declared_parameter, fmt_value
+
+    p = declared_parameter(policy, name)
+    return p.text(value) if p is not None and value == value else fmt_value(value)

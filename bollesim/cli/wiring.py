@@ -31,7 +31,7 @@ from typing import Annotated, NoReturn
 import typer
 from typer.core import _click as click  # typer's own click (pyproject.toml)
 
-from bollesim.cli import stop_while_starting
+from bollesim import stop_while_starting
 from bollesim.errors import RulesetError, UsageError
 from bollesim.game.declaration import declared
 from bollesim.terminal import printable
@@ -56,8 +56,6 @@ class _InOrder(typer.core.TyperGroup):
     def main(self, *args, standalone_mode: bool = True, **kwargs):
         if not standalone_mode:
             return super().main(*args, standalone_mode=False, **kwargs)
-        if signal.getsignal(signal.SIGINT) is stop_while_starting:
-            signal.signal(signal.SIGINT, signal.default_int_handler)  # the commands' own
         for stream in (sys.stdout, sys.stderr):  # a path or text the terminal cannot show
             if hasattr(stream, "reconfigure"):
                 stream.reconfigure(errors="backslashreplace")
@@ -165,8 +163,14 @@ def command(group: typer.Typer, name: str | None = None, **kwargs) -> Callable:
     def register(fn: Callable) -> Callable:
         @functools.wraps(fn)
         def wrapper(*args, **kw):
-            with user_errors():
-                return fn(*args, **kw)
+            if signal.getsignal(signal.SIGINT) is stop_while_starting:
+                signal.signal(signal.SIGINT, signal.default_int_handler)  # the command's own
+            try:
+                with user_errors():
+                    return fn(*args, **kw)
+            except KeyboardInterrupt as exc:  # before the command's own handling, or none
+                typer.echo("interrupted", err=True)
+                raise typer.Exit(128 + getattr(exc, "signum", signal.SIGINT)) from None
 
         group.command(name, **{"help": reflowed(fn.__doc__ or ""), **kwargs})(wrapper)
         return fn

@@ -21,6 +21,8 @@ class Parameter:
     Fire order from turn {} on"): the words of the answer of a sweep over it.
     choices: for a categorical parameter, the name of each value: the value is an index
     0 .. len(choices) - 1 (low 0, high len(choices) - 1); None for a number.
+    lowest: what the lowest value means in the game, said beside it in a sweep's answer
+    ("as soon as the rules allow"); empty: nothing to add.
     """
 
     name: str
@@ -32,6 +34,7 @@ class Parameter:
     never: float | None = None
     setting: str = ""
     choices: tuple[str, ...] | None = None
+    lowest: str = ""
 
     def __post_init__(self):
         if self.choices is not None and (self.low, self.high) != (0, len(self.choices) - 1):

@@ -50,8 +50,11 @@ class Setting:
         if self.value is None:
             return f"never ({self.param} = never)"
         if p is not None and p.setting:
-            return p.setting.format(self.label)
-        return f"{analysis.parameter_label(self.policy, self.param)} = {self.label}"
+            text = p.setting.format(self.label)
+        else:
+            text = f"{analysis.parameter_label(self.policy, self.param)} = {self.label}"
+        lowest = getattr(p, "lowest", "") if p is not None else ""
+        return f"{text}, {lowest}" if lowest and self.value == p.low else text
 
 
 def same_game_groups(df: pl.DataFrame, param: str, policy: str) -> list[list[str]]:
@@ -148,10 +151,15 @@ def sentences(df: pl.DataFrame, param: str, *, policy: str,
     head = words(main_outcome)
     out = [f"{head[:1].upper()}{head[1:]}: the best for "
            f"{_and([f'{_aim(o)} ({_rate(o, rate[(main, o)])})' for o in served])}."]
+    loss = RESULT.loss if RESULT.loss in outcomes else None
     for o in outcomes:
         if not tied_with_main(o):
+            there = best[o]["best_label"]
+            cost = (f"; {analysis.LABELS[loss]} there {pct(rate[(there, loss)])} against "
+                    f"{pct(rate[(main, loss)])}" if loss and o != loss else "")
             out.append(f"Unless you play for {_aim(o)}: then {words(o)} "
-                       f"({pct(best[o]['best_rate'])} against {pct(rate[(main, o)])} at {main}).")
+                       f"({pct(best[o]['best_rate'])} against {pct(rate[(main, o)])} at {main}"
+                       f"{cost}){_acted(games, best[o]['best'])}.")
     order = [analysis.fmt_value(v) for v in table["_setting"].to_list()]
     ties: dict[tuple, list[str]] = {}  # (best, the settings tied with it): outcomes
     for o in outcomes:
@@ -165,6 +173,38 @@ def sentences(df: pl.DataFrame, param: str, *, policy: str,
     for g in same:
         out.append(f"{_span(g, param)} play the same games: no game ends otherwise under any "
                    "of them.")
+    held = _held_fixed(games, param, policy)
+    if held:
+        out.append(f"All of this for a player with {_and(held)}, {policy}'s other parameters at "
+                   "their defaults.")
+    return out
+
+
+def _acted(games: pl.DataFrame, value: float | None) -> str:
+    """": the player gave a Fire order in 3.1% of its games" when fewer than half of the
+    setting's games acted at all (the trigger column is null in the others): a setting so
+    late that it is nearly, or quite, the same as never."""
+    if not RESULT.trigger or RESULT.trigger not in games.columns or value is None:
+        return ""
+    rows = games.filter(pl.col("_setting") == value)
+    share = rows[RESULT.trigger].is_not_null().mean() if rows.height else 1.0
+    if share >= 0.5:
+        return ""
+    same = ": the same as never" if share == 0 else ": nearly the same as never" if share < 0.1 else ""
+    return f", though the player {RESULT.acted} in only {pct(share)} of its games{same}"
+
+
+def _held_fixed(games: pl.DataFrame, param: str, policy: str) -> list[str]:
+    """The policy's other parameters that all these games hold at one value other than
+    its default, in words: "stop_at_tanks = 0 (stop drawing pairs ...; the default is 3)"."""
+    out = []
+    for name in analysis.param_columns(games):
+        p = analysis.declared_parameter(policy, name)
+        if name in (param, "_setting") or p is None:
+            continue
+        values = games[name].unique().to_list()
+        if len(values) == 1 and values[0] is not None and values[0] != p.default:
+            out.append(f"{name} = {p.text(values[0])} ({p.doc}; the default is {p.text(p.default)})")
     return out
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
+from bollesim.batch.cells import is_selector, pick_cell
 from bollesim.errors import UsageError
 from bollesim.inputs import INT_DIGITS, check_path
 from bollesim.report import chartdata, plots
@@ -23,18 +24,21 @@ from bollesim.stats.analysis import pct
 from bollesim.stats.compare import OUTCOME_COLUMNS, Side, differences, what_differs
 from bollesim.terminal import one_line
 
-_CELL = re.compile(r"(.+):(\d+)")
+_CELL = re.compile(r"(.+):([^:/]+)")
 
 
-def parse_side(text: str) -> tuple[Path, int | None]:
-    """(folder, cell) of `DIR` or `DIR:CELL` (a folder whose name ends in `:N` wins)."""
+def parse_side(text: str) -> tuple[Path, str | None]:
+    """(folder, cell) of `DIR` or `DIR:CELL`, CELL a number or name=value terms
+    (batch/cells.py; a folder whose name ends so wins)."""
     found = _CELL.fullmatch(text)
-    if found and len(found.group(2)) > INT_DIGITS:
+    if not found or not is_selector(found.group(2)):
+        return Path(text), None
+    if found.group(2).isdigit() and len(found.group(2)) > INT_DIGITS:
         raise UsageError(f"{check_path(found.group(1))}: no cell {found.group(2)[:INT_DIGITS]}... "
                          f"(a number of {len(found.group(2)):,} digits)")
-    if found and not check_path(text).exists():
-        return Path(found.group(1)), int(found.group(2))
-    return Path(text), None
+    if check_path(text).exists():
+        return Path(text), None
+    return Path(found.group(1)), found.group(2)
 
 
 def open_side(text: str) -> Side:
@@ -43,13 +47,15 @@ def open_side(text: str) -> Side:
     from bollesim.batch.manifest import cell_ruleset
     from bollesim.batch.runfolder import open_run
 
-    path, cell = parse_side(text)
+    path, selector = parse_side(text)
     run = open_run(path)
+    cell = None if selector is None else pick_cell(path, run.manifest, selector)
     scan = run.scan()
     cells = sorted(run.collect(scan.select(pl.col("cell").unique()))["cell"].to_list())
     if cell is None and len(cells) > 1:
         raise UsageError(f"{path} is a sweep of {len(cells)} cells: name one as "
-                         f"{path}:CELL (cells {cells[0]}..{cells[-1]})")
+                         f"{path}:CELL, a number ({cells[0]}..{cells[-1]}) or its parameters "
+                         f"({path}:NAME=VALUE; `bollesim cells {path}` lists them)")
     if cell is not None and cell not in cells:
         held = f"cells {cells[0]}..{cells[-1]}" if cells else "no games"
         raise UsageError(f"{path} has no cell {cell} ({held})")

@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from bollesim.report.chartdata import DiffChart, RateChart
-from bollesim.stats.analysis import pct
+from bollesim.stats.analysis import p_text, pct  # noqa: F401  p_text: the reports' name for it
 
 CHART_DPI = 110
 
@@ -76,12 +76,6 @@ def points(diff: float) -> str:
     v = 100.0 * abs(diff)
     text = f"{v:.2f}" if 0 < v < 1 else f"{v:.1f}"
     return f"{text} point" + ("" if text == "1.0" else "s")
-
-
-def p_text(p: float | None) -> str:
-    if p is None:
-        return "not paired"
-    return "p < 0.001" if p < 1e-3 else f"p = {p:.2g}" if p < 0.01 else f"p = {p:.2f}"
 
 
 def inline_html(text: str) -> str:

@@ -22,6 +22,7 @@ from bollesim.stats.sensitivity import (
     PLAYED,
     effects,
     layout,
+    moved_sentences,
     played_differently,
     robustness,
     steady_sentence,
@@ -116,13 +117,7 @@ def _robustness_summary(robust: pl.DataFrame) -> list[str]:
     strong = strong_sentence(robust)
     if strong:
         items.append(strong)
-    moved = robust.filter(pl.col("verdict") != "holds")
-    for finding, part in moved.group_by("finding", maintain_order=True):
-        items.append(f"The {finding[0]}, {part['as_specified'][0]} as specified, moves: "
-                     + "; ".join(f"to {r['answer']} under `{r['alternative']}`"
-                                 + (" (within noise)" if r["verdict"] != "changes" else "")
-                                 for r in part.iter_rows(named=True)) + ".")
-    return items
+    return items + moved_sentences(robust)
 
 
 def _robustness_table(rep: Report, robust: pl.DataFrame, n_alternatives: int) -> None:

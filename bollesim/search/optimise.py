@@ -44,8 +44,11 @@ from a reference (the best trial played to the end so far, or in a race of sever
 best of them so far; in Pareto mode any point of the front) is DROP_Z standard errors
 below zero on the same games: games go to the trials that could still win. A dropped
 trial's estimate, told to the sampler, is its reference's whole mean plus their paired
-difference. The search stops when the budget cannot pay for one more trial to the end
-or after `candidates` trials; the finalists are the best trials played to the end, by
+difference. The budget is never exceeded: when it cannot pay for every entrant's next
+rung, the best of them so far play on (Race._affordable), always enough for one to reach
+the end; the smallest budget a spec accepts pays for the held-out games, each seed's first
+rung and one trial to the end (smallest_budget). The search stops when the budget cannot
+pay for one more trial to the end or after `candidates` trials; the finalists are the best trials played to the end, by
 their mean on the search games (in Pareto mode by front, then the sum of both).
 
 Held-out estimate: the finalists, the best seed (when it is not a finalist) and the
@@ -248,10 +251,6 @@ def load_search(path: str | Path, budget: int | None = None) -> Search:
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             s.fail(key, f"expected a whole number from {low:,} to {high:,}, got {value!r}")
         counts[key] = value
-    try:  # sized before anything is played
-        search_budget(counts["budget"], counts["finalists"], counts["holdout_games"])
-    except UsageError as exc:
-        s.fail("budget", str(exc))
     if ("objective" in data) == ("pareto" in data):
         s.fail("objective", "give either objective = ... (one objective) or "
                             "pareto = [first, second] (trace the front between two)")
@@ -264,9 +263,14 @@ def load_search(path: str | Path, budget: int | None = None) -> Search:
         objectives = tuple(_objective(s, raw, f"pareto[{i}]") for i, raw in enumerate(pair))
     rules, source = ruleset_of(s, data)
     axes, base = _axes(s, data.get("search"), policy)
-    return Search(name, description, policy, seed, holdout_seed, objectives=objectives,
-                  axes=axes, base=base, rules=rules, ruleset_source=source, path=path,
-                  spec=data, **counts)
+    search = Search(name, description, policy, seed, holdout_seed, objectives=objectives,
+                    axes=axes, base=base, rules=rules, ruleset_source=source, path=path,
+                    spec=data, **counts)
+    try:  # sized before anything is played
+        check_budget(search, len(seed_points(search)))
+    except UsageError as exc:
+        s.fail("budget", str(exc))
+    return search
 
 
 def _axes(s: Spec, table, policy: Policy) -> tuple[tuple[Axis, ...], np.ndarray]:
@@ -551,6 +555,7 @@ class Race:
         for r, target in enumerate(rungs(self.search)):
             if not alive:
                 break
+            alive = self._affordable(alive, scores, stage, r, done, target)
             for c in alive:
                 scores[c] = np.vstack([scores[c], self.play(c, done, target)])
             means = np.array([scores[c].mean(axis=0) for c in alive])
@@ -570,6 +575,21 @@ class Race:
         for c in alive:
             self.finished[c] = scores[c]
             self.estimates[c] = scores[c].mean(axis=0)
+
+    def _affordable(self, alive: list[int], scores: dict, stage: int, r: int, done: int,
+                    target: int) -> list[int]:
+        """The entrants the budget lets play the next rung, best first by their games so
+        far, keeping enough for one of them to reach the end (at least one: check_budget
+        made room). Those left out stop here, estimated by their mean so far."""
+        room = self.search.search_games - self.played - (self.search.trial_games - target)
+        fits = max(1, room // (target - done))
+        if fits >= len(alive):
+            return alive
+        ranked = [alive[i] for i in order(np.array([scores[c].mean(axis=0) for c in alive]))]
+        for c in ranked[fits:]:
+            self.estimates[c] = scores[c].mean(axis=0)
+            self._row(stage, r, c, done, scores[c], False)
+        return ranked[:fits]
 
     def _row(self, stage: int, r: int, c: int, games: int, scores: np.ndarray, kept: bool) -> None:
         k = len(self.search.objectives)
@@ -617,17 +637,24 @@ class Result:
     games_searched: int
 
 
+def smallest_budget(search: Search, n_seeds: int) -> int:
+    """The fewest games a search of n_seeds seeds can be run in: the held-out games, each
+    seed's first rung, and the rest of one trial's games to the end."""
+    first = rungs(search)[0]
+    return search.held_out_games + first * n_seeds + search.trial_games - first
+
+
 def check_budget(search: Search, n_seeds: int) -> None:
-    """UsageError when the budget cannot pay for every seed's first rung and one trial to
-    the end."""
-    first = rungs(search)[0] * n_seeds
-    if first + search.trial_games > search.search_games:
+    """UsageError, naming the smallest budget the spec accepts, when the budget cannot pay
+    for the held-out games, every seed's first rung and one trial to the end."""
+    need = smallest_budget(search, n_seeds)
+    if search.budget < need:
+        first = rungs(search)[0]
         raise UsageError(
-            f"a budget of {search.budget:,} games ({search.search_games:,} after the held-out "
-            f"games) cannot race the {n_seeds} seeds and one trial:"
-            f" it needs at least {first + search.trial_games:,} (each seed's first "
-            f"{rungs(search)[0]:,} games, then {search.trial_games:,}); raise budget or lower "
-            "trial_games")
+            f"a budget of {search.budget:,} games is too small: the smallest this spec accepts "
+            f"is {need:,} ({search.held_out_games:,} held-out games, then the {n_seeds} seeds' "
+            f"first {first:,} games each and {search.trial_games - first:,} more for one trial "
+            "to the end); raise budget, or lower holdout_games, finalists or trial_games")
 
 
 def holdout(search: Search, held: list[tuple[str, np.ndarray]], *, threads=None,
@@ -655,7 +682,7 @@ def optimise(search: Search, *, threads: int | None = None, cluster: Cluster | N
 
     set_threads(threads)
     seeds = seed_points(search)
-    check_budget(search, len(seeds))
+    check_budget(search, len(seeds))  # load_search checked it; a search made in code too
     seen = [0]
 
     def advance(k: int) -> None:
@@ -947,7 +974,7 @@ def report_blocks(search: Search, result: Result, table: pl.DataFrame):
     for row in table.iter_rows(named=True):
         who, vector = result.held[row["cell"]]
         estimate, diff = _estimate_and_difference(search.objectives[row["objective"]], row)
-        p = "–" if row["p_value"] is None or row["defaults"] else f"{row['p_value']:.2g}"
+        p = "–" if row["p_value"] is None or row["defaults"] else A.p_text(row["p_value"]).removeprefix("p = ")
         rows.append([who, candidate_label(search, vector), row["label"], estimate,
                      "–" if row["defaults"] else diff, p])
     rep.table(header, rows, right={3, 4, 5})

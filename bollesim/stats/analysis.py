@@ -187,6 +187,13 @@ def _resolve_never(never, policy: str | None, param: str) -> float | None:
     return None if never is None else float(never)
 
 
+def p_text(p: float | None) -> str:
+    """A p-value for people: "p < 0.001", "p = 0.0042", "p = 0.42"; "not paired" for none."""
+    if p is None:
+        return "not paired"
+    return "p < 0.001" if p < 1e-3 else f"p = {p:.2g}" if p < 0.01 else f"p = {p:.2f}"
+
+
 def pct(x: float | None) -> str:
     """0.4123 -> "41.2%"; below 1%, two decimals; "–" for no value."""
     if x is None or (isinstance(x, float) and math.isnan(x)):

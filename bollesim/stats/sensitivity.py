@@ -149,33 +149,41 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
     and `answer` (the alternative's); for a trigger whose question the run also puts to the
     strong player (strong_counterpart, its cells swept in the same run), `for_strong`: the
     verdict of the experiment's answer among the strong player's settings as specified
-    (null otherwise), and `strong_answer`, the strong player's own best setting."""
+    (null otherwise), and `strong_answer`, the strong player's own best setting. For a
+    trigger, how far it moves: `specified_there`, the rate the experiment's answer gets
+    under the alternative, `gain`, by how much the alternative's answer beats it there
+    (points as a fraction, positive = better for the outcome's goal), and `p_value`, the
+    exact McNemar test of the two on the same games (null for a ranking)."""
     _, names = layout(manifest)
     rows = tagged(games, manifest)
     parts = [rows.filter(pl.col("variant_index") == v) for v in range(len(names))]
     found = []
     swept = analysis.swept_parameters(parts[0])
-    def best_in(part, policy, param):
+    def best_in(part, policy, param, default=None):
         own = analysis.own_cells(part, policy, param, swept[policy])
-        return analysis.best_trigger(own, param, policy=policy, outcomes=FINDING_OUTCOMES)
+        return analysis.best_trigger(own, param, policy=policy, outcomes=FINDING_OUTCOMES,
+                                     default=default)
 
     best_of = {(policy, param): best_in(parts[0], policy, param)
                for policy, params in swept.items() for param in params}
     for policy, params in swept.items():
         for param in params:
             label = analysis.parameter_label(policy, param)
-            best = [best_of[policy, param]] + [best_in(part, policy, param) for part in parts[1:]]
             strong = best_of.get(strong_counterpart(policy, param))
             for i, o in enumerate(FINDING_OUTCOMES):
-                mine = best[0].row(i, named=True)
+                mine = best_of[policy, param].row(i, named=True)
                 by_strong = strong.row(i, named=True) if strong is not None else None
+                specified = math.nan if mine["best"] is None else mine["best"]
                 for v in range(1, len(names)):
-                    theirs = best[v].row(i, named=True)
+                    # the alternative's best, and the as-specified answer's rate under it
+                    theirs = best_in(parts[v], policy, param, default=specified).row(i, named=True)
                     found.append({
                         "finding": f"best {label} ({policy} {param}) for {analysis.LABELS[o]}",
                         "kind": "trigger", "outcome": o, "alternative": names[v],
                         "verdict": trigger_verdict(mine, theirs),
                         "as_specified": _setting(mine), "answer": _setting(theirs),
+                        "specified_there": theirs["default_rate"], "gain": theirs["gain_vs_default"],
+                        "p_value": theirs["p_vs_default"],
                         "for_strong": None if by_strong is None
                         else trigger_verdict(mine, by_strong),
                         "strong_answer": None if by_strong is None else _setting(by_strong)})
@@ -190,10 +198,13 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
                     "outcome": o, "alternative": names[v],
                     "verdict": ranking_verdict(mine, theirs, parts[v], o),
                     "as_specified": _order(mine, labels), "answer": _order(theirs, labels),
+                    "specified_there": None, "gain": None, "p_value": None,
                     "for_strong": None, "strong_answer": None})
     return pl.DataFrame(found, schema={"finding": pl.Utf8, "kind": pl.Utf8, "outcome": pl.Utf8,
                                        "alternative": pl.Utf8, "verdict": pl.Utf8,
                                        "as_specified": pl.Utf8, "answer": pl.Utf8,
+                                       "specified_there": pl.Float64, "gain": pl.Float64,
+                                       "p_value": pl.Float64,
                                        "for_strong": pl.Utf8, "strong_answer": pl.Utf8})
 
 
@@ -227,6 +238,28 @@ def steady_sentence(robust: pl.DataFrame) -> str:
     return (f"{steady} of {per.height} findings hold under every alternative, {noisy} more "
             f"within noise (another answer comes first under some, not significantly "
             f"better), {changed} change{'s' if changed == 1 else ''}.")
+
+
+def moved_sentences(robust: pl.DataFrame) -> list[str]:
+    """One sentence per finding another answer replaces under some alternative: the
+    alternatives, the answer under each and by how much it beats the experiment's answer
+    there (a trigger), in words (the report's and the command line's list)."""
+    out = []
+    moved = robust.filter(pl.col("verdict") != "holds")
+    for finding, part in moved.group_by("finding", maintain_order=True):
+        out.append(f"The {finding[0]}, {part['as_specified'][0]} as specified, moves: "
+                   + "; ".join(_move(r) for r in part.iter_rows(named=True)) + ".")
+    return out
+
+
+def _move(r: dict) -> str:
+    text = f"to {r['answer']} under `{r['alternative']}`"
+    if r["gain"] is not None and r["specified_there"] is not None:
+        sign = "+" if r["gain"] >= 0 else "-"
+        paired = "" if r["p_value"] is None else f", {analysis.p_text(r['p_value'])}"
+        text += (f", where the answer as specified gets {pct(r['specified_there'])}: "
+                 f"{sign}{100 * abs(r['gain']):.1f} points{paired}")
+    return text + (" (within noise)" if r["verdict"] != "changes" else "")
 
 
 def strong_sentence(robust: pl.DataFrame) -> str:

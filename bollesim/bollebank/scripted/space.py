@@ -90,7 +90,8 @@ PARAMETERS = (
        "tow toward Tango 2", choices=TOW_TOS),
     # drawing pairs (§5.3)
     _p("stop_at_tanks", 3, 0, 4,
-       "stop drawing pairs once this many tank chits are on their track",
+       "stop drawing pairs once this many tank chits are on their track; 0: only the one"
+       " pair a turn that §5.3 requires",
        "tank chits at which drawing stops"),
     _p("max_pairs", 20, 1, 20,
        "stop drawing after this many pairs in one Orders phase (20: no limit)",
