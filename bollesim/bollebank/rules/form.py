@@ -24,8 +24,9 @@ from __future__ import annotations
 from functools import cache
 
 from bollesim.bollebank.rules import schema as S
-from bollesim.bollebank.rules.loader import DEFAULT_PATH, read_toml
-from bollesim.bollebank.rules.readings import READINGS, variant_values
+from bollesim.bollebank.rules.loader import BOOK, DEFAULT_PATH, read_toml
+from bollesim.bollebank.rules.readings import READINGS
+from bollesim.game.schema import REQUIRED
 
 AXES = {
     "order_matrix.orders": "order_matrix.types",
@@ -58,7 +59,7 @@ def kind_json(kind) -> dict:
 def key_json(key: S.Key, path: str) -> dict:
     out = {"type": "key", "name": key.name, "path": path, "kind": kind_json(key.kind),
            "meaning": key.meaning, "allowed": key.kind.describe()}
-    if key.default is not S.REQUIRED:
+    if key.default is not REQUIRED:
         out["default"] = key.default
     return out
 
@@ -92,7 +93,7 @@ def reading_json(reading) -> dict:
         "id": reading.id, "meaning": reading.meaning, "default": reading.default,
         "fixed": reading.fixed,
         "variants": [{"name": v.name, "description": v.description, "gives_up": v.gives_up,
-                      "values": variant_values(reading, v)} for v in reading.variants()],
+                      "values": BOOK.variant_values(reading, v)} for v in reading.variants()],
     }
 
 
