@@ -162,7 +162,7 @@ class Game:
         return next((t for t in self.triggers if t.policy == policy), None)
 
 
-GAMES = {"bollebank": "bollesim.bollebank.game"}
+GAMES = {"bollebank": "bollesim.bollebank.game", "balkan-wars": "bollesim.balkan.game"}
 """Every game this installation plays: name -> the module whose GAME declares it."""
 
 DEFAULT = "bollebank"
