@@ -319,3 +319,21 @@ def tables(rules: R.Ruleset) -> tuple[np.ndarray, np.ndarray]:
     tab[ATT, :len(rules.attacker)] = rules.attacker
     tab[DEF, :len(rules.defender)] = rules.defender
     return tab, np.array([len(rules.attacker), len(rules.defender)], dtype=np.int64)
+
+
+@compiled(nogil=True)
+def firefights(mods_a, mods_d, sc, seed, counts):
+    """counts[g] = (winner + 1, casualties to the first side, to the second) of firefight
+    g, one die per modifier a side, each from game g's stream (the odds' frequency check
+    and a measure of the dice alone)."""
+    stream = np.zeros(STREAM, dtype=np.int64)
+    members = np.arange(max(mods_a.shape[0], mods_d.shape[0]))
+    ones = np.ones(members.shape[0], dtype=np.int64)
+    for g in range(counts.shape[0]):
+        init_stream(stream, seed, g, CHANCE)
+        ta, sa = throw(stream, 1, luck.FIRE_A, members, mods_a.shape[0], ones, mods_a, sc)
+        td, sd = throw(stream, 1, luck.FIRE_D, members, mods_d.shape[0], ones, mods_d, sc)
+        winner, to_a, to_d = contest(ta, sa, td, sd)
+        counts[g, 0] = winner + 1
+        counts[g, 1] = to_a
+        counts[g, 2] = to_d
