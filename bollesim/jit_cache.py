@@ -30,6 +30,12 @@ PACKAGES = (PACKAGE, PACKAGE.parent / "policies")
 
 PURE_PYTHON = frozenset({
     "bollesim/__main__.py",
+    "bollesim/balkan/form.py",
+    "bollesim/balkan/game.py",
+    "bollesim/balkan/odds.py",
+    "bollesim/balkan/play.py",
+    "bollesim/balkan/reference.py",
+    "bollesim/balkan/result.py",
     "bollesim/batch/__init__.py",
     "bollesim/batch/limits.py",
     "bollesim/batch/manifest.py",
@@ -65,6 +71,7 @@ PURE_PYTHON = frozenset({
     "bollesim/cli/running.py",
     "bollesim/cli/serve.py",
     "bollesim/cli/wiring.py",
+    "bollesim/game/form.py",
     "bollesim/game/readings.py",
     "bollesim/report/__init__.py",
     "bollesim/report/answer.py",
