@@ -23,12 +23,27 @@ if as_program and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
     signal.signal(signal.SIGINT, stop_while_starting)
 
 from bollesim.errors import UsageError  # noqa: E402  after the handler: imports take a while
-from bollesim.game.declaration import declared  # noqa: E402
+from bollesim.game.declaration import CHOICE, declared  # noqa: E402
 from bollesim.terminal import printable  # noqa: E402
+
+
+def chosen_game(argv: list[str]) -> str | None:
+    """The game `bollesim --game NAME COMMAND ...` names (before the command), else None.
+    It is set as $BOLLESIM_GAME before any command's module reads the declaration."""
+    if len(argv) > 1 and argv[1].startswith("--game="):
+        return argv[1].partition("=")[2]
+    if len(argv) > 1 and argv[1] == "--game":
+        return argv[2] if len(argv) > 2 else ""
+    return None
 
 
 def environment_problem() -> str | None:
     """What in the environment no command can run with, or None."""
+    game = chosen_game(sys.argv) if as_program else None
+    if game is not None:
+        if not game or game.startswith("-"):
+            return "--game needs a game's name, e.g. --game balkan-wars"
+        os.environ[CHOICE] = game
     try:
         os.getcwd()
     except FileNotFoundError:
