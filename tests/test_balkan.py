@@ -7,10 +7,15 @@ from __future__ import annotations
 
 import copy
 import math
+import os
+import subprocess
+import sys
 from fractions import Fraction
+from pathlib import Path
 
 import icepool
 import numpy as np
+import polars as pl
 import pytest
 
 from bollesim.balkan import engine as E
@@ -21,6 +26,8 @@ from bollesim.balkan.result import RESULT
 from bollesim.balkan.ruleset import BOOK, SCALARS, build, load_ruleset
 from bollesim.balkan.tactics import NEVER
 from bollesim.errors import RulesetError
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # ------------------------------------------------------------------ exact odds
 
@@ -227,3 +234,34 @@ def test_bad_scenarios_are_refused_with_one_line():
         BOOK.load_ruleset(overrides=['defender.stands[2].quality="green"'])
     with pytest.raises(RulesetError, match="did you mean battle.bounds"):
         BOOK.load_ruleset(overrides=["battle.bound=3"])
+
+
+# ------------------------------------------------------------------ through the command line
+
+
+def bollesim(*args, cwd):
+    done = subprocess.run([sys.executable, "-m", "bollesim", "--game", "balkan-wars", *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "NUMBA_NUM_THREADS": "1"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    return done.stdout + done.stderr
+
+
+def test_run_sweep_and_report_play_balkan_wars(tmp_path):
+    """`--game balkan-wars` plays the fast engine's rows through `run`, and `sweep` and
+    `report` answer the close-assault question in words."""
+    bollesim("run", "-P", "assault", "-p", "losses=4", "-n", "300", "--seed", "9", "--out", "a",
+             cwd=tmp_path)
+    rows = pl.read_parquet(tmp_path / "a" / "games.parquet")
+    rules = load_ruleset()
+    tab, ns = E.tables(rules)
+    fast = np.zeros((300, len(RESULT.columns)), dtype=np.int64)
+    E.play_games(tab, ns, rules.scalars, np.tile([2, 8, 4, 1.0], (300, 1)), 9, 0, fast)
+    assert rows["won"].to_list() == [bool(v) for v in fast[:, RESULT.slot("won")]]
+    assert rows["defender_casualties"].to_list() == fast[:, RESULT.slot("defender_casualties")].tolist()
+    spec = ROOT / "experiments" / "balkan_close_assault.toml"
+    out = bollesim("sweep", str(spec), "-n", "500", "--out", "sweep", cwd=tmp_path)
+    assert "close assault once the defender has lost" in out.lower()
+    bollesim("report", "sweep", cwd=tmp_path)
+    assert "close assault" in (tmp_path / "sweep" / "report.md").read_text(encoding="utf-8").lower()
