@@ -265,3 +265,13 @@ def test_run_sweep_and_report_play_balkan_wars(tmp_path):
     assert "close assault once the defender has lost" in out.lower()
     bollesim("report", "sweep", cwd=tmp_path)
     assert "close assault" in (tmp_path / "sweep" / "report.md").read_text(encoding="utf-8").lower()
+
+
+@pytest.mark.parametrize("args, problem", [(["--game"], "--game needs a game's name"),
+                                           (["--game", "chess", "policies"], "no such game")])
+def test_a_bad_game_is_one_error_line(args, problem, tmp_path):
+    done = subprocess.run([sys.executable, "-m", "bollesim", *args], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: ") and problem in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
