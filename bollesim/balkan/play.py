@@ -3,12 +3,14 @@ attacker plays the scripted family `assault` (tactics.py) at each row's paramete
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from bollesim.balkan import engine as E
 from bollesim.balkan import reference
 from bollesim.balkan.result import RESULT
 from bollesim.balkan.ruleset import Ruleset
+from bollesim.blocks import in_blocks
 from bollesim.errors import UsageError
 
 
@@ -25,5 +27,9 @@ def play_chunk(rules: Ruleset, policy, params: np.ndarray, seed: int, first_game
             out[g] = RESULT.ints(reference.play(rules, vectors[g], seed, first_game + g))
     else:
         tab, ns = E.tables(rules)
-        E.play_games(tab, ns, rules.scalars, vectors, seed, first_game, out)
+
+        def play(lo, hi):
+            E.play_games(tab, ns, rules.scalars, vectors[lo:hi], seed, first_game + lo, out[lo:hi])
+
+        in_blocks(play, out.shape[0], numba.get_num_threads())
     return out
