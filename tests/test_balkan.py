@@ -275,3 +275,13 @@ def test_a_bad_game_is_one_error_line(args, problem, tmp_path):
     assert done.returncode == 2
     assert done.stderr.startswith("error: ") and problem in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_rulebook_is_what_the_layers_above_read():
+    """declaration.RULEBOOK: READINGS by id (compare and sensitivity look readings up by it)."""
+    from bollesim.game.declaration import RULEBOOK, declared
+
+    rulebook = declared("balkan-wars").rulebook
+    assert all(hasattr(rulebook, name) for name in RULEBOOK)
+    assert set(rulebook.READINGS) == set(load_ruleset().readings)
+    assert rulebook.READINGS["I-SIX"].default == "modified"

@@ -10,7 +10,7 @@ from functools import cached_property
 import numpy as np
 
 from bollesim.balkan import schema as S
-from bollesim.balkan.readings import READINGS
+from bollesim.balkan import readings
 from bollesim.game.declaration import ruleset_digest
 from bollesim.game.reader import Reader
 from bollesim.game.rulebook import Rulebook
@@ -108,8 +108,8 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
                    np.array([scalars[k] for k in SCALARS], dtype=np.int64))
 
 
-BOOK = Rulebook(S.SCHEMA, S.DEFAULT_PATH, READINGS, build)
+BOOK = Rulebook(S.SCHEMA, S.DEFAULT_PATH, readings.READINGS, build)
 load_ruleset, locate, set_value, apply_readings = (
     BOOK.load_ruleset, BOOK.locate, BOOK.set_value, BOOK.apply_readings)
-READINGS_BY_ID = BOOK.READINGS
+READINGS = BOOK.READINGS  # by id, as declaration.RULEBOOK asks
 reading_keys, ids_hint, parse_choices = BOOK.reading_keys, BOOK.ids_hint, BOOK.parse_choices
