@@ -36,6 +36,7 @@ PURE_PYTHON = frozenset({
     "bollesim/balkan/play.py",
     "bollesim/balkan/reference.py",
     "bollesim/balkan/result.py",
+    "bollesim/balkan/show.py",
     "bollesim/batch/__init__.py",
     "bollesim/batch/limits.py",
     "bollesim/batch/manifest.py",

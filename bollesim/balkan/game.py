@@ -18,4 +18,5 @@ GAME = Game(
     rules="bollesim.balkan.ruleset",
     form="bollesim.balkan.form",
     odds="bollesim.balkan.odds",
+    show="bollesim.balkan.show",
 )

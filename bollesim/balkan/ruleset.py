@@ -9,8 +9,8 @@ from functools import cached_property
 
 import numpy as np
 
-from bollesim.balkan import schema as S
 from bollesim.balkan import readings
+from bollesim.balkan import schema as S
 from bollesim.game.declaration import ruleset_digest
 from bollesim.game.reader import Reader
 from bollesim.game.rulebook import Rulebook
