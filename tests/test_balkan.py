@@ -285,3 +285,10 @@ def test_the_rulebook_is_what_the_layers_above_read():
     assert all(hasattr(rulebook, name) for name in RULEBOOK)
     assert set(rulebook.READINGS) == set(load_ruleset().readings)
     assert rulebook.READINGS["I-SIX"].default == "modified"
+
+
+def test_rules_show_prints_the_scenario_and_its_readings(tmp_path):
+    out = bollesim("rules", "show", cwd=tmp_path)
+    assert "Troop types" in out and "Exact odds" in out and "field_artillery" in out
+    out = bollesim("rules", "show", "--reconstructed", "--reading", "I-FIELD-ART=30cm", cwd=tmp_path)
+    assert "I-FIELD-ART" in out and "30cm" in out
