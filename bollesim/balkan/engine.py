@@ -28,7 +28,6 @@ STRENGTH = K["attacker_strength"]
 BEYOND, SIX_ROLLED, CLAMP_TOTAL, TIE_DEF = K["beyond_effective"], K["six_rolled"], K["clamp_total"], K["tie_defender"]
 STREAM = keyed_size(luck.PURPOSES)
 END_REASONS = ("defender broke", "attacker broke", "both broke", "day ended")
-N_RESULT = 11  # result.RESULT's columns, in order
 
 
 @compiled

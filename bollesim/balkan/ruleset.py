@@ -31,8 +31,6 @@ class Ruleset:
     data: dict = field(repr=False)
     attacker: np.ndarray  # int64[n, N_COLUMNS]
     defender: np.ndarray
-    attacker_types: tuple[str, ...]  # each stand's type and quality, for narration
-    defender_types: tuple[str, ...]
     scalars: np.ndarray  # int64[N_SCALARS], by the names of SCALARS
 
     def p(self, name: str) -> int:
@@ -74,9 +72,9 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     cover_mod = (0, mods["field"], mods["hardened"])
     quality_mod = (mods["veteran"], mods["trained"], mods["green"])
     terrain = r.value("battle.approach")
-    sides, names, scalars = {}, {}, {}
+    sides, scalars = {}, {}
     for side in ("attacker", "defender"):
-        rows, labels = [], []
+        rows = []
         for entry in r.rows(f"{side}.stands"):
             kind = types[S.TYPES[entry["type"]]]
             quality = S.QUALITIES[entry["quality"]]
@@ -87,11 +85,9 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
                 rows.append((kind["weapon"], quality_mod[entry["quality"]], kind["effective"],
                              kind["maximum"], kind["dice_near"], kind["figures"],
                              kind["difficult" if terrain else "normal"], kind["road"]))
-                labels.append(f"{quality} {S.TYPES[entry['type']].replace('_', ' ')}")
         if not rows or len(rows) > S.MAX_STANDS:
             r.fail(f"{side}.stands", f"must hold 1 to {S.MAX_STANDS} stands, got {len(rows)}")
         sides[side] = np.array(rows, dtype=np.int64)
-        names[side] = tuple(labels)
         general = S.GENERALS[r.value(f"{side}.general")]
         scalars[f"{side}_move"] = r.value(f"generals.{general}")
         scalars[f"{side}_cover"] = cover_mod[r.value(f"{side}.cover")]
@@ -104,7 +100,6 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
         six_rolled=r.value("interpretations.six"), clamp_total=r.value("interpretations.clamp"),
         tie_defender=r.value("interpretations.tie"))
     return Ruleset(name, ruleset_digest(data), data, sides["attacker"], sides["defender"],
-                   names["attacker"], names["defender"],
                    np.array([scalars[k] for k in SCALARS], dtype=np.int64))
 
 

@@ -1,7 +1,6 @@
 """The declaration of a Balkan Wars scenario file (default.toml): every key once, with
-its kind, range, meaning and provenance, a section of the battle rules
-(/work/shared/rules/balkan-wars.txt names them: "Weapon Ranges", "Firing Modifiers", ...)
-or a reading (readings.py).
+its kind, range, meaning and provenance, a section of the battle rules as the published
+text names them ("Weapon Ranges", "Firing Modifiers", ...) or a reading (readings.py).
 
 Distances are counted in steps of 0.125 km (2.5 cm on the table), the smallest distance
 the rules name ("No stand may fire at a target at a range of less than 0.125km"): rifles
