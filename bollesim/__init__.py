@@ -33,7 +33,7 @@ def stop_while_starting(signum, frame):
     os._exit(128 + signum)
 
 
-def _as_program() -> bool:
+def as_program() -> bool:
     """Whether this process is the command line (`bollesim ...` or `python -m bollesim
     ...`), not a program importing the package."""
     args = getattr(sys, "orig_argv", [])
@@ -41,7 +41,7 @@ def _as_program() -> bool:
     return by_module or os.path.basename(sys.argv[0] if sys.argv else "") == "bollesim"
 
 
-if _as_program() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+if as_program() and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
     signal.signal(signal.SIGINT, stop_while_starting)  # the commands install their own
 
 from bollesim import jit_cache  # noqa: E402  after the handler: the imports take a while

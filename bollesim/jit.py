@@ -48,7 +48,7 @@ class Dispatcher(CPUDispatcher):
 
 def compiled(fn=None, *, inline: bool = False, signature=None, **options):
     """fn compiled by numba in nopython mode and cached; options: numba's, such as `nogil`
-    (the engine plays games on threads of Python's own, engine/blocks.py). With a
+    (the engine plays games on threads of Python's own, bollesim/blocks.py). With a
     signature, fn is compiled (or loaded from the cache) for it at once and for no other:
     an argument typed as a first-class function (a policy's decide) then takes any
     compiled function of its signature, with one compile for all."""

@@ -1,4 +1,4 @@
-"""engine/blocks.py: every game of a chunk is played once, on any number of threads, and
+"""bollesim/blocks.py: every game of a chunk is played once, on any number of threads, and
 an error stops the hand-out of blocks."""
 
 import threading
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bollesim.bollebank.engine.blocks import block_size, in_blocks
+from bollesim.blocks import block_size, in_blocks
 
 
 @settings(max_examples=60, deadline=None)

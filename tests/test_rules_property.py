@@ -27,6 +27,7 @@ from bollesim.bollebank.rules.loader import (
     read_toml,
 )
 from bollesim.game.policy import load_policy
+from bollesim.game.schema import row_label
 
 DEFAULT = read_toml(DEFAULT_PATH)
 FIXED = {"vehicles.ids", "order_matrix.types", "map.roads"}  # the rulebook's, or drawn apart
@@ -75,7 +76,7 @@ def sites() -> list[tuple[str, object]]:
             for part in path.split("."):
                 node = node[part]
             for i, row in enumerate(node):
-                label = S.row_label(rows, row, i)
+                label = row_label(rows, row, i)
                 for col in rows.columns:
                     if col.name not in FIXED_COLUMNS:
                         add(f"{path}[{label}].{col.name}", col, row.get(col.name))

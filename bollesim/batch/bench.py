@@ -14,8 +14,8 @@ import numpy as np
 
 from bollesim import rng
 from bollesim.batch.runner import play_chunk, set_threads
+from bollesim.blocks import in_blocks
 from bollesim.bollebank.engine import layout as L
-from bollesim.bollebank.engine.blocks import in_blocks
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.game.policy import Policy, available_policies, load_policy
 

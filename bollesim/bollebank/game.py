@@ -30,6 +30,7 @@ GAME = Game(
     },
     engine="bollesim.bollebank.play",
     rules="bollesim.bollebank.rules.rulebook",
+    show="bollesim.bollebank.rules.show",
     form="bollesim.bollebank.rules.form",
     odds="bollesim.bollebank.rules.odds",
     narration="bollesim.bollebank.narrated",

@@ -24,7 +24,7 @@ def play_chunk(rules: Ruleset, policy, params: np.ndarray, seed: int, first_game
         params = np.require(policy.kernel_params(params), np.float64, ["C", "W"])
         import numba
 
-        from bollesim.bollebank.engine.blocks import in_blocks
+        from bollesim.blocks import in_blocks
         from bollesim.bollebank.engine.play import BATCH_ARGS, for_policy, play_games
 
         kernel, decide, scripted = for_policy(play_games, BATCH_ARGS, policy)

@@ -5,7 +5,7 @@ import tomllib
 
 from bollesim.bollebank import codes as C
 from bollesim.bollebank.events import END_REASONS
-from bollesim.bollebank.rules.reader import DEFAULT_PATH
+from bollesim.bollebank.rules.schema import DEFAULT_PATH
 from bollesim.game.result import Column, Outcome, Result
 
 

@@ -10,13 +10,29 @@ the commands)."""
 import os
 import sys
 
+from bollesim import as_program
 from bollesim.errors import UsageError
-from bollesim.game.declaration import declared
+from bollesim.game.declaration import CHOICE, declared
 from bollesim.terminal import printable
+
+
+def chosen_game(argv: list[str]) -> str | None:
+    """The game `bollesim --game NAME COMMAND ...` names (before the command), else None.
+    It is set as $BOLLESIM_GAME before any command's module reads the declaration."""
+    if len(argv) > 1 and argv[1].startswith("--game="):
+        return argv[1].partition("=")[2]
+    if len(argv) > 1 and argv[1] == "--game":
+        return argv[2] if len(argv) > 2 else ""
+    return None
 
 
 def environment_problem() -> str | None:
     """What in the environment no command can run with, or None."""
+    game = chosen_game(sys.argv) if as_program() else None
+    if game is not None:
+        if not game or game.startswith("-"):
+            return "--game needs a game's name, e.g. --game balkan-wars"
+        os.environ[CHOICE] = game
     try:
         os.getcwd()
     except FileNotFoundError:

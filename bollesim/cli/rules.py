@@ -68,7 +68,15 @@ def rules_show(
     readings: ReadingOption = None,
 ) -> None:
     """Print the tables of a ruleset, each with its provenance (rulebook § or R-/I- id)."""
-    from bollesim.bollebank.rules.show import show_readings, show_tables
+    import importlib
+
+    from bollesim.errors import UsageError
+    from bollesim.game.declaration import declared
+
+    game = declared()
+    if not game.show:
+        raise UsageError(f"{game.title} has no `rules show`")
+    show = importlib.import_module(game.show)
 
     source = RulesetSource.from_options(file, overrides, partial, readings)
     rules = source.load()
@@ -76,6 +84,6 @@ def rules_show(
     label = source.label()
     console.print(printable(f"Ruleset {one_line(rules.name)} ({label}), sha256 {rules.digest}"), style="bold")
     if reconstructed:
-        show_readings(console, rules)
+        show.show_readings(console, rules)
     else:
-        show_tables(console, rules)
+        show.show_tables(console, rules)

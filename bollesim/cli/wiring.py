@@ -125,6 +125,14 @@ def _options(
             "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
         ),
     ] = False,
+    game: Annotated[
+        str,
+        typer.Option(
+            "--game", metavar="NAME", help="The game to play, before the command: bollebank "
+            "or balkan-wars (default: $BOLLESIM_GAME, else bollebank), e.g. `bollesim --game "
+            "balkan-wars run -P assault -n 10000`. Read at start-up (cli/__init__.py)."
+        ),
+    ] = "",
 ) -> None:
     """Monte Carlo strategy analysis for a solitaire wargame (`bollesim --help` names it).
 

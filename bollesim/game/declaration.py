@@ -91,6 +91,8 @@ class Game:
     narration: the module whose narrated_game(rules, policy, params, seed, game_index,
     engine) gives one game's account, a list of lines, and its result row, and whose
     game_document(rules, policy, params, seed, game_index) gives it as data ("" for none);
+    show: the module whose show_tables(console, rules) and show_readings(console, rules)
+    print a ruleset for `rules show` ("" for none).
     space: the module declaring the scripted family's search space: knobs(), the parameters
     every preset shares, and SEEDED_KNOBS, those a search seeds each preset at every value
     of ("" for a game without a scripted family); strong: the strong player, a policy fast
@@ -112,6 +114,7 @@ class Game:
     narration: str = ""
     space: str = ""
     strong: str = ""
+    show: str = ""
 
     @property
     def rulebook(self):
@@ -162,7 +165,7 @@ class Game:
         return next((t for t in self.triggers if t.policy == policy), None)
 
 
-GAMES = {"bollebank": "bollesim.bollebank.game"}
+GAMES = {"bollebank": "bollesim.bollebank.game", "balkan-wars": "bollesim.balkan.game"}
 """Every game this installation plays: name -> the module whose GAME declares it."""
 
 DEFAULT = "bollebank"

@@ -1,7 +1,7 @@
 """Pig race's what-if form (Game.form): one table of four whole numbers and its reading,
 in the shape bollesim/bollebank/rules/form.py documents."""
 
-from toygame.rules import DEFAULT, KEYS, READINGS, variant_values
+from toygame.rules import BOOK, KEYS, SCHEMA
 
 
 def edit_units() -> list[str]:
@@ -9,20 +9,22 @@ def edit_units() -> list[str]:
 
 
 def form_model() -> dict:
-    keys = [{"type": "key", "name": name, "path": f"game.{name}",
-             "kind": {"type": "int", "min": low, "max": high},
-             "meaning": name.replace("_", " "), "allowed": f"{low}..{high}"}
-            for name, (low, high) in KEYS.items()]
-    reading = READINGS["I-BUST"]
+    keys = []
+    for name in KEYS:
+        kind = SCHEMA.find(f"game.{name}").kind
+        keys.append({"type": "key", "name": name, "path": f"game.{name}",
+                     "kind": {"type": "int", "min": kind.lo, "max": kind.hi},
+                     "meaning": name.replace("_", " "), "allowed": f"{kind.lo}..{kind.hi}"})
+    reading = BOOK.READINGS["I-BUST"]
     return {
         "entries": [{"type": "table", "name": "game", "path": "game", "source": "",
                      "entries": keys}],
-        "values": DEFAULT,
+        "values": BOOK.default_data,
         "units": edit_units(),
         "readings": [{"id": reading.id, "meaning": reading.meaning, "default": reading.default,
                       "fixed": "", "variants": [
                           {"name": v.name, "description": v.description, "gives_up": "",
-                           "values": variant_values(v)}
+                           "values": BOOK.variant_values(reading, v)}
                           for v in reading.variants()]}],
         "axes": {},
     }

@@ -10,7 +10,7 @@ from collections import deque
 import numpy as np
 
 from bollesim.bollebank import codes as C
-from bollesim.bollebank.rules.reader import Reader
+from bollesim.game.reader import Reader
 
 NP = C.N_POSITIONS
 UNLIMITED = 99  # the stacking limit of "0 = unlimited" (§2.1.1 contact points)

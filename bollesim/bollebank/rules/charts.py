@@ -7,7 +7,7 @@ import numpy as np
 
 from bollesim.bollebank import codes as C
 from bollesim.bollebank.rules import schema as S
-from bollesim.bollebank.rules.reader import Reader
+from bollesim.game.reader import Reader
 
 HIT_KEYS = ("tank_hit", "atgm_hit", "hmg_hit", "artillery_hit")  # by weapon: codes.TANK..ART
 

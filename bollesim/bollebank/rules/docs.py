@@ -11,7 +11,9 @@ from fractions import Fraction
 from pathlib import Path
 
 from bollesim.bollebank.rules import schema as S
-from bollesim.bollebank.rules.readings import READINGS, reading_keys, variant_values
+from bollesim.bollebank.rules.loader import BOOK
+from bollesim.bollebank.rules.readings import READINGS
+from bollesim.game.schema import REQUIRED
 
 DOCS = Path(__file__).resolve().parents[3] / "docs"
 GENERATED = "<!-- Written by `python -m bollesim.bollebank.rules.docs` from {}: edit that, not this. -->"
@@ -95,7 +97,7 @@ def _rows_table(path: str, rows: S.Rows) -> list[str]:
         out[-1] += f" Source: {rows.source}."
     out += ["", "| column | value | default | meaning |", "| --- | --- | --- | --- |"]
     for c in rows.columns:
-        default = "(required)" if c.default is S.REQUIRED else f"`{_toml(c.default)}`"
+        default = "(required)" if c.default is REQUIRED else f"`{_toml(c.default)}`"
         out.append(f"| `{c.name}` | {_cell(c.kind.describe())} | {default} | {_cell(c.meaning)} |")
     return out + [""]
 
@@ -123,7 +125,7 @@ def readings_md() -> str:
     ]
     for reading in READINGS:
         lines += [f"## {reading.id}: {reading.meaning}", "", reading.text, ""]
-        keys = reading_keys(reading)
+        keys = BOOK.reading_keys(reading)
         if keys:
             lines.append("Keys: " + ", ".join(f"`{k}`" for k in keys) + ".")
             lines.append("")
@@ -134,7 +136,7 @@ def readings_md() -> str:
             else:
                 head = f"- {name}: {variant.description}"
             if keys and variant.name != reading.default:
-                values = variant_values(reading, variant)
+                values = BOOK.variant_values(reading, variant)
                 changed = {k: v for k, v in values.items() if v != _default_value(reading, k)}
                 head += ". Sets " + "; ".join(f"`{k}` = {_short(v)}" for k, v in changed.items())
             if variant.gives_up:
@@ -147,7 +149,7 @@ def readings_md() -> str:
 
 
 def _default_value(reading, key: str):
-    return variant_values(reading, reading.variant(reading.default))[key]
+    return BOOK.variant_values(reading, reading.variant(reading.default))[key]
 
 
 def _short(value) -> str:

@@ -7,7 +7,7 @@ import numpy as np
 
 from bollesim.bollebank import codes as C
 from bollesim.bollebank.rules import schema as S
-from bollesim.bollebank.rules.reader import Reader
+from bollesim.game.reader import Reader
 
 NV = C.N_VEHICLES
 TRACK_KEYS = {C.TANK: "tank_hot_min", C.ATGM: "atgm_to_hit", C.HMG: "hmg_to_hit"}

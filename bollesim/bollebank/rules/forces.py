@@ -10,7 +10,7 @@ import numpy as np
 from bollesim.bollebank import codes as C
 from bollesim.bollebank.decisions import MAX_OPTIONS
 from bollesim.bollebank.rules import schema as S
-from bollesim.bollebank.rules.reader import Reader
+from bollesim.game.reader import Reader
 
 NV = C.N_VEHICLES
 

@@ -1,5 +1,6 @@
-"""Load a ruleset: read the TOML, merge a partial file, apply `KEY=VALUE` settings and
-readings, check every key against the declaration (schema.py) and build the Ruleset.
+"""Operation Bøllebank's Ruleset and its build: check every key against the declaration
+(schema.py) and build the tables. Loading (the TOML, a partial file, `KEY=VALUE`
+settings, readings) is any game's (`BOOK`, a bollesim/game/rulebook.py Rulebook).
 
 A bad file raises RulesetError naming the file, the key and the problem, so the command
 line can print one line and exit 2.
@@ -7,11 +8,8 @@ line can print one line and exit 2.
 
 from __future__ import annotations
 
-import copy
-import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
 
 import numpy as np
 
@@ -22,11 +20,16 @@ from bollesim.bollebank.rules.charts import build_charts
 from bollesim.bollebank.rules.enemy import build_enemy
 from bollesim.bollebank.rules.forces import build_forces, check_options
 from bollesim.bollebank.rules.packed import pack
-from bollesim.bollebank.rules.reader import DEFAULT_PATH, Reader, RulesetError, locate, read_toml
+from bollesim.bollebank.rules.readings import READINGS
+from bollesim.bollebank.rules.schema import DEFAULT_PATH
+from bollesim.errors import RulesetError
 from bollesim.game.declaration import ruleset_digest
+from bollesim.game.reader import Reader, read_toml
+from bollesim.game.rulebook import Rulebook
 
 __all__ = [
-    "DEFAULT_PATH", "UNLIMITED", "Ruleset", "RulesetError", "build", "load_ruleset", "set_value",
+    "BOOK", "DEFAULT_PATH", "UNLIMITED", "Ruleset", "RulesetError", "build", "load_ruleset",
+    "locate", "read_toml", "set_value",
 ]
 
 @dataclass(frozen=True)
@@ -125,90 +128,7 @@ class Ruleset:
     def readings(self) -> dict[str, str]:
         """The variant of every reading that this ruleset's values match (readings.py),
         "custom" when they match none."""
-        from bollesim.bollebank.rules.readings import active_variants
-
-        return active_variants(self.data)
-
-
-# --------------------------------------------------------------------------- reading
-
-
-def merge(base: dict, override: dict) -> dict:
-    """Deep-merge a partial ruleset into a full one (tables merge, values replace)."""
-    out = copy.deepcopy(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = merge(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
-def apply_setting(data: dict, assignment: str, source: str = "--set") -> dict:
-    """Apply one `KEY=VALUE` override: `roe.fire_allowed=10`, `tracks.tank_to_hit=8`,
-    `map.positions[K2].fp=4` (a row by its id or index), `chits.groups[3].count=2`.
-
-    VALUE is read as a TOML value (numbers, true/false, [lists], "strings"); a bare word
-    that is not valid TOML is taken as a string. The key must be declared and the value
-    fit its kind, else RulesetError names the key and what is allowed.
-    """
-    if "=" not in assignment:
-        raise RulesetError(source, assignment, "expected KEY=VALUE, e.g. roe.fire_allowed=10")
-    from bollesim.inputs import LimitError, loads_toml
-
-    key, raw = (part.strip() for part in assignment.split("=", 1))
-    try:
-        value = loads_toml(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
-        value = raw
-    except LimitError as exc:
-        raise RulesetError(source, key, exc.problem) from None
-    return set_value(data, key, value, source)
-
-
-def set_value(data: dict, key: str, value, source: str = "--set") -> dict:
-    """A copy of data with one declared key (a path as for apply_setting) set to a value
-    (a TOML value: int, float, bool, str, list, table); RulesetError names the key and what
-    is allowed if the value does not fit its kind."""
-    out = copy.deepcopy(data)
-    node, name, decl = locate(out, key, source)
-    if isinstance(decl, S.Key):
-        try:
-            decl.kind.read(value)
-        except S.Fail as exc:
-            raise RulesetError(source, key + exc.where, exc.problem) from None
-    node[name] = copy.deepcopy(value)
-    return out
-
-
-def load_ruleset(
-    path: str | Path | None = None,
-    overrides: list[str] | None = None,
-    partial: str | Path | None = None,
-    readings: dict[str, str] | None = None,
-) -> Ruleset:
-    """Read a ruleset (default: the shipped one), merge a partial TOML, apply `KEY=VALUE`
-    overrides and then readings ({"I-AIR": "ceil"}, docs/readings.md), validate the
-    result and return its arrays."""
-    from bollesim.bollebank.rules.readings import apply_readings
-
-    source = str(path) if path is not None else "default.toml"
-    data = read_toml(Path(path) if path is not None else DEFAULT_PATH)
-    if partial is not None:
-        extra = read_toml(Path(partial))
-        unknown = S.unknown_keys(extra)
-        if unknown:
-            raise RulesetError(str(partial), *unknown)
-        data = merge(data, extra)
-        source = f"{source} + {partial}"
-    for assignment in overrides or []:
-        data = apply_setting(data, assignment)
-    if overrides:
-        source += " + --set"
-    if readings:
-        data = apply_readings(data, readings)
-        source += " + --reading"
-    return build(data, source)
+        return BOOK.active_variants(self.data)
 
 
 # --------------------------------------------------------------------------- building
@@ -216,7 +136,7 @@ def load_ruleset(
 
 def build(data: dict, source: str = "ruleset") -> Ruleset:
     """Validate merged ruleset data and build the Ruleset (each table by its module)."""
-    r = Reader(data, source)
+    r = Reader(data, source, S.SCHEMA)
     unknown = S.unknown_keys(data)
     if unknown:
         r.fail(*unknown)
@@ -238,6 +158,10 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     fields["turn_limit"] = game["extended_turn_limit"] if game["extend_to_40"] else game["turn_limit"]
     fields["packed"] = pack(fields)
     return Ruleset(digest=ruleset_digest(data), data=data, **fields)
+
+
+BOOK = Rulebook(S.SCHEMA, DEFAULT_PATH, READINGS, build)
+load_ruleset, set_value, locate = BOOK.load_ruleset, BOOK.set_value, BOOK.locate
 
 
 def scalar_rules(r: Reader) -> dict:

@@ -7,7 +7,8 @@ A variant is a set of ruleset values (key path -> value). Switching a reading on
 over the ruleset after every other setting; the default variant's values are those of
 the shipped default.toml. The variant a ruleset plays is the one whose values it holds
 (`Ruleset.readings`), so a run's manifest, which records the ruleset data, records its
-readings too. docs/readings.md is written from this module (rules/docs.py).
+readings too; loader.BOOK (bollesim/game/rulebook.py) applies and recognises them.
+docs/readings.md is written from this module (rules/docs.py).
 
 Every alternative agrees with every number §2, §7 and §11 print unless its `gives_up`
 names the printed number it no longer reproduces.
@@ -15,14 +16,10 @@ names the printed number it no longer reproduces.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
-from functools import cache
 
 from bollesim.bollebank.rules import schema as S
-from bollesim.bollebank.rules.reader import DEFAULT_PATH, RulesetError, locate, read_toml
 from bollesim.game.readings import Reading, Variant
-from bollesim.game.readings import ids_hint as _hint
 
 # ------------------------------------------------------------------ alternatives as values
 
@@ -404,88 +401,3 @@ READINGS: tuple[Reading, ...] = (
 )
 
 BY_ID = {r.id: r for r in READINGS}
-
-
-# ------------------------------------------------------------------ values of variants
-
-
-@cache
-def _default_data() -> dict:
-
-    return read_toml(DEFAULT_PATH)
-
-
-def variant_values(reading: Reading, variant: Variant) -> dict[str, object]:
-    """Every value the reading decides (the union over its variants), as this variant
-    sets it: its own values, the default's elsewhere."""
-    default = _default_data()
-    own = _values(variant, default)
-    out = {}
-    for path in reading_keys(reading):
-        out[path] = own[path] if path in own else get_path(default, path)
-    return out
-
-
-def reading_keys(reading: Reading) -> list[str]:
-    """The key paths a reading's variants set (or, with none, the keys that hold it)."""
-    default = _default_data()
-    keys = list(reading.keys)
-    for v in reading.alternatives:
-        keys += [k for k in _values(v, default) if k not in keys]
-    return keys
-
-
-def _values(variant: Variant, default: dict) -> dict:
-    if variant.values is None:
-        return {}
-    return variant.values(default) if callable(variant.values) else dict(variant.values)
-
-
-def get_path(data: dict, path: str):
-    node, name, _ = locate(copy.deepcopy(data), path, "readings")
-    return node.get(name)
-
-
-def apply_readings(data: dict, chosen: dict[str, str], source: str = "--reading") -> dict:
-    """The data with each chosen reading's variant values written over it."""
-    out = copy.deepcopy(data)
-    for rid, name in chosen.items():
-        if rid not in BY_ID:
-            raise RulesetError(source, rid, "unknown reading; " + ids_hint(rid))
-        reading = BY_ID[rid]
-        try:
-            variant = reading.variant(name)
-        except KeyError as exc:
-            raise RulesetError(source, rid, exc.args[0].split(": ", 1)[1]) from None
-        for path, value in variant_values(reading, variant).items():
-            node, key, _ = locate(out, path, source)
-            node[key] = copy.deepcopy(value)
-    return out
-
-
-def ids_hint(rid: str) -> str:
-    return _hint(rid, BY_ID)
-
-
-def active_variants(data: dict) -> dict[str, str]:
-    """The variant each reading's values in `data` match, "custom" for none; readings
-    with no alternative are at their default."""
-    out = {}
-    for reading in READINGS:
-        out[reading.id] = reading.default
-        if not reading.alternatives:
-            continue
-        current = {path: _get_or_none(data, path) for path in reading_keys(reading)}
-        out[reading.id] = "custom"
-        for variant in reading.variants():
-            if variant_values(reading, variant) == current:
-                out[reading.id] = variant.name
-                break
-    return out
-
-
-def _get_or_none(data: dict, path: str):
-    try:
-        return get_path(data, path)
-    except RulesetError:
-        return None

@@ -1,5 +1,5 @@
 """The declaration of the ruleset file: every key once, with its type, shape, range,
-meaning and provenance.
+meaning and provenance (the kinds of value are any game's: bollesim/game/schema.py).
 
 Everything else derives from it: the loader's checks and messages (unknown keys with the
 nearest known one, values outside their range), `rules show`, the packed vector both
@@ -18,11 +18,25 @@ engine's int64 arithmetic), lists fit the fast engine's buffers (the capacities 
 
 from __future__ import annotations
 
-import difflib
-from dataclasses import dataclass
+from pathlib import Path
 
 from bollesim.bollebank import codes as C
-from bollesim.terminal import shown
+from bollesim.game.schema import (
+    Choice,
+    Flag,
+    Int,
+    Key,
+    ListOf,
+    Mask,
+    Record,
+    Rows,
+    Schema,
+    Table,
+    Text,
+)
+
+DEFAULT_PATH = Path(__file__).with_name("default.toml")
+"""The shipped ruleset."""
 
 # ------------------------------------------------------------------ capacities
 # The fast engine's fixed buffers; a ruleset that would overflow one is refused at load.
@@ -39,195 +53,14 @@ MAX_TURNS = 40  # §8 optional rule: play to turn 40
 POSITION = "position"
 VEHICLE = "vehicle"
 
-
-# ------------------------------------------------------------------ kinds of value
-
-
-class Fail(Exception):
-    """A value that does not fit its kind; the reader turns it into a RulesetError."""
-
-    def __init__(self, problem: str, where: str = ""):
-        super().__init__(problem)
-        self.problem, self.where = problem, where  # where: a suffix to the key ("[3]")
-
-
-def is_whole(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-@dataclass(frozen=True)
-class Int:
-    lo: int
-    hi: int
-
-    def describe(self) -> str:
-        return f"a whole number from {self.lo} to {self.hi}"
-
-    def read(self, value):
-        if not is_whole(value) or not self.lo <= value <= self.hi:
-            raise Fail(f"must be {self.describe()}, got {shown(value)}")
-        return value
-
-
-@dataclass(frozen=True)
-class Flag:
-    def describe(self) -> str:
-        return "true or false"
-
-    def read(self, value):
-        if not isinstance(value, bool):
-            raise Fail(f"must be true or false, got {shown(value)}")
-        return value
-
-
-@dataclass(frozen=True)
-class Text:
-    def describe(self) -> str:
-        return "a text"
-
-    def read(self, value):
-        if not isinstance(value, str):
-            raise Fail(f"must be text in quotes, got {shown(value)}")
-        return value
-
-
-@dataclass(frozen=True)
-class Choice:
-    """One of a list of names; read as its index (codes.py gives the same indices)."""
-
-    names: tuple[str, ...]
-    what: str = "value"
-
-    def describe(self) -> str:
-        if self.what in (POSITION, VEHICLE):
-            return f"a {self.what} id"
-        return "one of " + ", ".join(f'"{n}"' for n in self.names)
-
-    def read(self, value):
-        if value not in self.names:
-            raise Fail(f"unknown {self.what} {shown(value)} (known: {', '.join(map(str, self.names))})")
-        return self.names.index(value)
-
-
-@dataclass(frozen=True)
-class Mask:
-    """A list of distinct names; read as a bool mask over the names."""
-
-    names: tuple[str, ...]
-    what: str = "name"
-
-    def describe(self) -> str:
-        return "a list of " + ", ".join(f'"{n}"' for n in self.names)
-
-    def read(self, value):
-        if not isinstance(value, list):
-            raise Fail(f"must be a list of {self.what}s ({', '.join(self.names)}), got {shown(value)}")
-        mask = [False] * len(self.names)
-        for i, item in enumerate(value):
-            if item not in self.names:
-                raise Fail(f"unknown {self.what} {shown(item)} (known: {', '.join(self.names)})", f"[{i}]")
-            mask[self.names.index(item)] = True
-        return tuple(mask)
-
-
-@dataclass(frozen=True)
-class ListOf:
-    """A list of values of one kind; `length` is fixed, or None (the builder checks it).
-    `falling`: a track whose values never rise along it (R-TRACK: more chits never hit
-    less often); a search over the rules keeps it so (search/tune_space.py)."""
-
-    item: object
-    length: int | None = None
-    shape: str = ""  # the length in words, for docs ("one per ATGM chit")
-    falling: bool = False
-
-    def describe(self) -> str:
-        size = f"{self.length} " if self.length is not None else ""
-        words = f" ({self.shape})" if self.shape else ""
-        order = ", never rising along the list" if self.falling else ""
-        return f"a list of {size}values{words}, each {self.item.describe()}{order}"
-
-    def read(self, value):
-        if not isinstance(value, list):
-            raise Fail(f"must be {self.describe()}, got {shown(value)}")
-        if self.length is not None and len(value) != self.length:
-            words = f" ({self.shape})" if self.shape else ""
-            raise Fail(f"must have {self.length} entries{words}, got {len(value)}")
-        out = []
-        for i, item in enumerate(value):
-            try:
-                out.append(self.item.read(item))
-            except Fail as exc:
-                raise Fail(exc.problem, f"[{i}]{exc.where}") from None
-        return out
-
-
-@dataclass(frozen=True)
-class Record:
-    """An inline table with known keys (e.g. one side of an enemy-action marker)."""
-
-    keys: tuple[Key, ...]
-
-    def describe(self) -> str:
-        return "a table { " + ", ".join(k.name for k in self.keys) + " }"
-
-    def read(self, value):
-        if not isinstance(value, dict):
-            raise Fail(f"must be {self.describe()}, got {shown(value)}")
-        for name in value:
-            if name not in {k.name for k in self.keys}:
-                raise Fail(unknown_message(name, [k.name for k in self.keys]), f".{name}")
-        out = {}
-        for k in self.keys:
-            try:
-                out[k.name] = k.kind.read(value.get(k.name, k.default))
-            except Fail as exc:
-                raise Fail(exc.problem, f".{k.name}{exc.where}") from None
-        return out
-
-
-# ------------------------------------------------------------------ the declaration
-
-REQUIRED = object()  # a Key without default must be given
-
-
-@dataclass(frozen=True)
-class Key:
-    name: str
-    kind: object
-    meaning: str
-    default: object = REQUIRED  # the value of an omitted row column
-    slot: str = ""  # its name in the packed vector (scalars only): S_<NAME> unless given
-
-
-@dataclass(frozen=True)
-class Rows:
-    """An array of tables: one row per item, named in messages by its `label` column."""
-
-    name: str
-    meaning: str
-    columns: tuple[Key, ...]
-    label: str = "id"
-    source: str = ""
-
-
-@dataclass(frozen=True)
-class Table:
-    name: str
-    source: str  # the default provenance of its keys
-    entries: tuple[Key | Rows, ...]
-
-
-SCALAR_KINDS = (Int, Flag, Choice)
-
 WEAPONS3 = C.WEAPON_NAMES[:3]  # tank, atgm, hmg: the BSA direct-fire weapons
 TRACKS4 = C.WEAPON_NAMES[:4]  # and artillery: the four tracks
 ROE_LEVEL = Int(*ROE_TRACK)
 ROE_CHANGE = Int(-24, 24)
 DRM = Int(-6, 6)
 D6_MAX = Int(0, 6)  # the highest d6 roll that succeeds (0: never)
-POSITIONS = Choice(C.POSITIONS, POSITION)
-VEHICLES = Choice(C.VEHICLES, VEHICLE)
+POSITIONS = Choice(C.POSITIONS, POSITION, by_id=True)
+VEHICLES = Choice(C.VEHICLES, VEHICLE, by_id=True)
 PER_VEHICLE = f"one per vehicle, in the order of vehicles.ids ({C.N_VEHICLES})"
 
 
@@ -472,95 +305,13 @@ DECLARATION: tuple[Key | Table | Rows, ...] = (
 
 # ------------------------------------------------------------------ lookups
 
-
-def _named(entries) -> dict[str, Key | Table | Rows]:
-    return {e.name: e for e in entries}
-
-
-TOP = _named(DECLARATION)
-
-
-def scalar_keys() -> list[tuple[str, Key]]:
-    """(dotted path, Key) of every scalar key, in declaration order."""
-    out = []
-    for entry in DECLARATION:
-        if isinstance(entry, Table):
-            out += [
-                (f"{entry.name}.{k.name}", k)
-                for k in entry.entries
-                if isinstance(k, Key) and isinstance(k.kind, SCALAR_KINDS)
-            ]
-    return out
+SCHEMA = Schema(DECLARATION)
+TOP = SCHEMA.top
+find = SCHEMA.find
+scalar_keys = SCHEMA.scalar_keys
+unknown_keys = SCHEMA.unknown_keys
 
 
 def slot_name(key: Key) -> str:
     """The name of a scalar key's slot in the packed vector."""
     return key.slot or "S_" + key.name.upper()
-
-
-def find(path: str) -> Key | Table | Rows:
-    """The declaration of a dotted path without row selectors (`map.positions.fp`)."""
-    node: object = None
-    entries = TOP
-    for part in path.split("."):
-        if part not in entries:
-            raise KeyError(path)
-        node = entries[part]
-        if isinstance(node, Table):
-            entries = _named(node.entries)
-        elif isinstance(node, Rows):
-            entries = _named(node.columns)
-        else:
-            entries = {}
-    return node
-
-
-def nearest(name: str, known) -> str | None:
-    match = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-    return match[0] if match else None
-
-
-def unknown_message(name: str, known, prefix: str = "") -> str:
-    """`unknown key; did you mean roe.fire_allowed? (known: ...)`, or without a near
-    guess `unknown key (known: ...)`."""
-    known = [k for k in known if k != "source"]
-    guess = nearest(name, known)
-    hint = f"; did you mean {prefix}{guess}?" if guess else ""
-    return f"unknown key{hint} (known: {', '.join(known)})"
-
-
-def unknown_keys(data: dict) -> tuple[str, str] | None:
-    """The first key of `data` the declaration does not know, as (key path, message), or
-    None. Partial data is fine: only the keys present are looked at."""
-    return _unknown(data, TOP, "")
-
-
-def _unknown(node, entries: dict, prefix: str):
-    if not isinstance(node, dict):
-        return None
-    for name, value in node.items():
-        if name == "source":
-            continue
-        if name not in entries:
-            return prefix + name, unknown_message(name, entries, prefix)
-        entry = entries[name]
-        path = prefix + name
-        if isinstance(entry, Table):
-            found = _unknown(value, _named(entry.entries), path + ".")
-        elif isinstance(entry, Rows):
-            found = None
-            for i, row in enumerate(value if isinstance(value, list) else []):
-                label = row_label(entry, row, i)
-                found = found or _unknown(row, _named(entry.columns), f"{path}[{label}].")
-        else:
-            found = None  # inline tables are checked when read (Record)
-        if found:
-            return found
-    return None
-
-
-def row_label(rows: Rows, row, index: int) -> str:
-    """How a row is named in key paths: its label column, else its index."""
-    if rows.label and isinstance(row, dict) and isinstance(row.get(rows.label), str):
-        return row[rows.label]
-    return str(index)

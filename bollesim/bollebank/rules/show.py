@@ -12,9 +12,10 @@ import re
 from fractions import Fraction
 
 from bollesim.bollebank.rules import schema as S
-from bollesim.bollebank.rules.loader import Ruleset
+from bollesim.bollebank.rules.loader import BOOK, Ruleset
 from bollesim.bollebank.rules.odds import OddsTable, cell_text, odds_tables
-from bollesim.bollebank.rules.readings import READINGS, reading_keys
+from bollesim.bollebank.rules.readings import READINGS
+from bollesim.game.schema import is_whole
 from bollesim.terminal import printable
 
 ID_PATTERN = re.compile(r"\b[RI]-[A-Z0-9]+(?:-[A-Z0-9]+)*\b")
@@ -82,7 +83,7 @@ def show_readings(console, rules: Ruleset) -> None:
         if reading.id in cited:
             lines.append("cited in: " + _places(cited[reading.id]))
         values = [f"plays: {rules.readings[reading.id]}"]
-        values += [f"{k} = {lookup(data, k)}" for k in reading_keys(reading)]
+        values += [f"{k} = {lookup(data, k)}" for k in BOOK.reading_keys(reading)]
         t.add_row(reading.id, _p("\n".join(lines)), _p("\n".join(values)))
     for rid in sorted(set(cited) - {r.id for r in READINGS}):
         t.add_row(_p(rid), "(not a declared reading) cited in: " + _p(_places(cited[rid])), "")
@@ -221,7 +222,7 @@ def chits(data: dict):
         t.add_row(_fmt(g.get("type", "")), _fmt(g.get("letter", "")),
                   "yes" if g.get("double") is True else "", _fmt(g.get("art_target", "")),
                   _fmt(g.get("count", "")))
-    total = sum(g["count"] for g in groups if S.is_whole(g.get("count")))
+    total = sum(g["count"] for g in groups if is_whole(g.get("count")))
     t.columns[0].footer, t.columns[-1].footer = "total", str(total)
     return t
 
@@ -292,7 +293,7 @@ def abilities(data: dict):
 def other_keys(data: dict, readings: dict[str, str]) -> list:
     """Every declared key not drawn above, with its value and meaning: one table of rules,
     one of interpretations (with the reading each belongs to and the variant it plays)."""
-    reading_of = {k: r.id for r in READINGS for k in reading_keys(r)}
+    reading_of = {k: r.id for r in READINGS for k in BOOK.reading_keys(r)}
     rules = _table("Scalar rules", None, "key", "value", "meaning", "source")
     interp = _table("Interpretations (switches for ambiguous text)",
                     _section(data, "interpretations").get("source"), "key", "value", "reading",
@@ -359,10 +360,8 @@ def _places(wheres: list[str]) -> str:
 
 def lookup(data: dict, path: str) -> str:
     """The value at a key path on one line, or '(not in this ruleset)'."""
-    from bollesim.bollebank.rules.readings import get_path
-
     try:
-        value = get_path(data, path)
+        value = BOOK.get_path(data, path)
     except ValueError:
         return "(not in this ruleset)"
     return "(not in this ruleset)" if value is None else _format(value)

@@ -1,5 +1,5 @@
-"""Ruleset data as read: the shipped file, a TOML file read, typed access through the
-declaration (schema.py) and a dotted key found in the data.
+"""Ruleset data as read, for any game: a TOML file read, typed access through the game's
+declaration (a game/schema.py Schema) and a dotted key found in the data.
 
 Every value a table builder reads goes through a Reader, which checks it against its
 declared kind and raises a one-line RulesetError naming the file, the key and what is
@@ -12,18 +12,17 @@ import re
 import tomllib
 from pathlib import Path
 
-from bollesim.bollebank.rules import schema as S
 from bollesim.errors import RulesetError
+from bollesim.game import schema as S
 from bollesim.terminal import shown
-
-DEFAULT_PATH = Path(__file__).with_name("default.toml")
 
 
 class Reader:
-    """Reads declared keys of merged ruleset data; `source` names the data in errors."""
+    """Reads keys of merged ruleset data declared in `schema`; `source` names the data
+    in errors."""
 
-    def __init__(self, data: dict, source: str):
-        self.data, self.source = data, source
+    def __init__(self, data: dict, source: str, schema: S.Schema):
+        self.data, self.source, self.schema = data, source, schema
 
     def fail(self, key: str, problem: str):
         raise RulesetError(self.source, key, problem)
@@ -39,7 +38,7 @@ class Reader:
 
     def value(self, path: str):
         """The value of a declared key, read by its kind (a Choice gives its index)."""
-        key = S.find(path)
+        key = self.schema.find(path)
         value = self.raw(path)
         if value is S.REQUIRED:
             self.fail(path, f"missing: expected {key.kind.describe()}")
@@ -55,7 +54,7 @@ class Reader:
         """The rows of an array of tables, each a dict of its columns read by their kinds
         (omitted columns take their default), plus `_key`, the row's key path for
         messages (`map.positions[K1]`), and `_raw`, the row as written."""
-        rows_decl = S.find(path)
+        rows_decl = self.schema.find(path)
         value = self.raw(path)
         if value is S.REQUIRED:
             self.fail(path, "missing: expected one or more tables")
@@ -101,7 +100,7 @@ def read_toml(path: Path) -> dict:
 _PART = re.compile(r"([A-Za-z0-9_]+)(?:\[([^\]]+)\])?")
 
 
-def locate(data: dict, key: str, source: str):
+def locate(schema: S.Schema, data: dict, key: str, source: str):
     """(the dict holding the key's value, the key's last name, its declaration); tables
     on the way are created in `data` if absent."""
 
@@ -109,11 +108,11 @@ def locate(data: dict, key: str, source: str):
         raise RulesetError(source, where, problem)
 
     parts = key.split(".")
-    entries, node, done = S.TOP, data, ""
+    entries, node, done = schema.top, data, ""
     for i, part in enumerate(parts):
         m = _PART.fullmatch(part)
         if not m:
-            fail(key, "expected a dotted key such as roe.fire_allowed or map.positions[K1].fp")
+            fail(key, "expected a dotted key such as table.key or table.rows[ID].column")
         name, selector = m.groups()
         where = done + name
         if name not in entries:

@@ -1,0 +1,22 @@
+"""The Balkan Wars battle rules as the layers above the engine see them
+(bollesim.game.declaration): the attacker's close-assault question."""
+
+from bollesim.balkan.result import RESULT
+from bollesim.game.declaration import Game, Trigger
+
+GAME = Game(
+    name="balkan-wars",
+    title="The Balkan Wars",
+    result=RESULT,
+    policies="bollesim.balkan.policies",
+    baseline="assault",
+    scripted="assault",
+    triggers=(Trigger("assault", "losses", lambda rules: range(0, 17, 2)),),
+    opening={"policy": "assault", "params": {"losses": 0},
+             "note": "close assault after the first won firefight"},
+    engine="bollesim.balkan.play",
+    rules="bollesim.balkan.ruleset",
+    form="bollesim.balkan.form",
+    odds="bollesim.balkan.odds",
+    show="bollesim.balkan.show",
+)

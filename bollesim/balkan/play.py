@@ -1,0 +1,35 @@
+"""Balkan Wars engagements played into result rows by either engine (Game.engine): the
+attacker plays the scripted family `assault` (tactics.py) at each row's parameters."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from bollesim.balkan import engine as E
+from bollesim.balkan import reference
+from bollesim.balkan.result import RESULT
+from bollesim.balkan.ruleset import Ruleset
+from bollesim.blocks import in_blocks
+from bollesim.errors import UsageError
+
+
+def play_chunk(rules: Ruleset, policy, params: np.ndarray, seed: int, first_game: int,
+               engine: str) -> np.ndarray:
+    """Result rows (n, columns) int64 of games first_game .. first_game + n - 1."""
+    if not getattr(policy, "scripted", False):
+        raise UsageError(f"policy {policy.name!r}: Balkan Wars plays only its scripted "
+                         "family `assault` and its presets")
+    vectors = np.ascontiguousarray(policy.kernel_params(params), dtype=np.float64)
+    out = np.zeros((vectors.shape[0], len(RESULT.columns)), dtype=np.int64)
+    if engine == "reference":
+        for g in range(out.shape[0]):
+            out[g] = RESULT.ints(reference.play(rules, vectors[g], seed, first_game + g))
+    else:
+        tab, ns = E.tables(rules)
+
+        def play(lo, hi):
+            E.play_games(tab, ns, rules.scalars, vectors[lo:hi], seed, first_game + lo, out[lo:hi])
+
+        in_blocks(play, out.shape[0], numba.get_num_threads())
+    return out

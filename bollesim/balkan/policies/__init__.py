@@ -1,0 +1,1 @@
+"""Balkan Wars policies: the attacker's scripted family and its presets."""
