@@ -14,7 +14,7 @@ LAYERS = ("base", "learn", "game", "balkan", "bollebank", "policies", "stats", "
           "serve", "cli")
 """The layers, lowest first: each imports only from itself and those before it (the
 games, balkan and bollebank, import neither the other)."""
-BASE = {"blocks", "errors", "jit", "jit_cache", "rng", "bits", "inputs", "terminal", "resources", "bollesim"}
+BASE = {"blocks", "errors", "jit", "jit_cache", "rng", "bits", "inputs", "terminal", "resources", "bollesim", "pointer"}
 
 
 def modules() -> dict[str, Path]:

@@ -17,7 +17,7 @@ from bollesim.errors import UsageError
 def play_chunk(rules: Ruleset, policy, params: np.ndarray, seed: int, first_game: int,
                engine: str) -> np.ndarray:
     """Result rows (n, columns) int64 of games first_game .. first_game + n - 1."""
-    if not getattr(policy, "scripted", False):
+    if not getattr(policy, "compiled_in", 0):
         raise UsageError(f"policy {policy.name!r}: Balkan Wars plays only its scripted "
                          "family `assault` and its presets")
     vectors = np.ascontiguousarray(policy.kernel_params(params), dtype=np.float64)

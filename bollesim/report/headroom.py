@@ -284,8 +284,8 @@ def designer_sentence(best: Rung, clairvoyant: Rung, lost: int) -> str:
     b, c = best.rate(MAIN), clairvoyant.rate(MAIN)
     n = clairvoyant.counts[MAIN][1]
     return (
-        f"In words: today's best player ({best.label}) wins {pct(b.rate)} of games with "
-        f"a {LABELS[MAIN]}; no play, even one that knew the chits and dice in advance, "
+        f"In words: today's best player ({best.label}) reaches {LABELS[MAIN]} in "
+        f"{pct(b.rate)} of games; no play, even one that knew the chits and dice in advance, "
         f"wins more than {pct(c.rate)}. So today's best is at most "
         f"{100 * max(c.rate - b.rate, 0):.1f} points below the best possible play. Luck "
         f"that no play beats loses at least {pct(lost / n)} of games; how much of the "

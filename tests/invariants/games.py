@@ -7,9 +7,9 @@ from functools import partial
 
 import numpy as np
 
+from bollesim.blocks import in_blocks
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.engine import layout as L
-from bollesim.bollebank.engine.blocks import in_blocks
 from bollesim.bollebank.engine.core import new_game
 from bollesim.bollebank.engine.play import (
     BATCH_ARGS,

@@ -19,6 +19,7 @@ PARAMETERS = (
               "at effective range", "stands needed to close assault",
               setting="close assault with {} stands or more"),
 )
+COMPILED_IN = 1  # both engines play the family compiled in (tactics.py), never through decide
 
 
 def decide(candidates, defender_figures_lost, params):
