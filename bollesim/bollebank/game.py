@@ -35,7 +35,7 @@ GAME = Game(
     odds="bollesim.bollebank.rules.odds",
     narration="bollesim.bollebank.narrated",
     space="bollesim.bollebank.scripted.space",
-    # The lookahead player's choices, learned: within a point or two of it, 90 times faster
+    # The lookahead player's choices, learned: within two points of it, about 200 times faster
     # (docs/apprentice.md).
     strong="apprentice",
 )
