@@ -249,6 +249,16 @@ def read_spec(path: str | Path) -> dict:
         raise UsageError(f"{path}: {exc}") from None
 
 
+def spec_name(s: Spec, data: dict, path: Path) -> str:
+    """A spec's `name` (default: the file's stem), which names its out folder."""
+    name = s.text(data, "name", path.stem, limit="name")
+    if not NAME.fullmatch(name):
+        s.fail(
+            "name", f"use letters, digits, '_', '-' or '.' (it names the out folder), got {shown(name)}"
+        )
+    return name
+
+
 def load_experiment(path: str | Path) -> Experiment:
     """Read and validate a spec: its keys, every cell's policy and parameter values (against
     the policy's declared ranges) and its ruleset. Errors are one line, `FILE: KEY: problem`."""
@@ -256,11 +266,7 @@ def load_experiment(path: str | Path) -> Experiment:
     data = read_spec(path)
     s = Spec(path)
     s.known(data, SPEC_KEYS)
-    name = s.text(data, "name", path.stem, limit="name")
-    if not NAME.fullmatch(name):
-        s.fail(
-            "name", f"use letters, digits, '_', '-' or '.' (it names the out folder), got {shown(name)}"
-        )
+    name = spec_name(s, data, path)
     description = s.text(data, "description", "", limit="description") or ""
     seed = s.whole(data, "seed", "seed", default=DEFAULT_SEED)
     games = s.whole(data, "games", "games", low=1)

@@ -82,10 +82,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from bollesim.batch.limits import DEFAULT_SEED, LIMITS, NAME, held_out_games, search_budget
+from bollesim.batch.limits import DEFAULT_SEED, LIMITS, held_out_games, search_budget
 from bollesim.batch.manifest import play_record, ruleset_record
 from bollesim.batch.source import RulesetSource
-from bollesim.batch.spec import Spec, read_spec, ruleset_of
+from bollesim.batch.spec import Spec, read_spec, ruleset_of, spec_name
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Ruleset, declared
 from bollesim.game.policy import Policy, load_policy
@@ -227,9 +227,7 @@ def load_search(path: str | Path, budget: int | None = None) -> Search:
     data = read_spec(path)
     s = Spec(path)
     _known(s, data, SPEC_KEYS)
-    name = s.text(data, "name", path.stem, limit="name")
-    if not NAME.fullmatch(name):
-        s.fail("name", f"use letters, digits, '_', '-' or '.' (it names the out folder), got {name!r}")
+    name = spec_name(s, data, path)
     description = s.text(data, "description", "", limit="description") or ""
     policy_name = data.get("policy")
     if not isinstance(policy_name, str):

@@ -41,9 +41,9 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bollesim.batch.limits import DEFAULT_SEED, NAME
+from bollesim.batch.limits import DEFAULT_SEED
 from bollesim.batch.source import RulesetSource
-from bollesim.batch.spec import Spec, read_spec, ruleset_of
+from bollesim.batch.spec import Spec, read_spec, ruleset_of, spec_name
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Ruleset, declared
 from bollesim.game.policy import Policy, load_policy
@@ -130,9 +130,7 @@ def load_tune(path: str | Path, budget: int | None = None) -> Tune:
     data = read_spec(path)
     s = Spec(path)
     s.known(data, SPEC_KEYS)
-    name = s.text(data, "name", path.stem, limit="name")
-    if not NAME.fullmatch(name):
-        s.fail("name", f"use letters, digits, '_', '-' or '.' (it names the out folder), got {name!r}")
+    name = spec_name(s, data, path)
     description = s.text(data, "description", "", limit="description") or ""
     seed = s.whole(data, "seed", "seed", default=DEFAULT_SEED)
     holdout_seed = s.whole(data, "holdout_seed", "seed", default=(seed + 1) % 2**63)
