@@ -19,8 +19,12 @@
                               names the changed keys (as --set) and the parameters
     GET  /report/TOKEN/FILE   the files of a report written by this server
     POST /api/replay          {edits, policy, params, outcome}: an example game, narrated
+    POST /api/find            {edits, outcome, player, params, comparison, value, tolerance,
+                              keys, budget}: the smallest change that meets one target,
+                              certified on held-out games (find.py: `bollesim tune`'s code)
+    POST /api/find/cancel     {}: stop the search for a change that is running
 
-Every input is checked: a body is JSON of at most MAX_BODY bytes with only the fields of
+Every input is checked: a body is JSON of at most bodies.MAX_BODY bytes with only the fields of
 its route, edits name declared keys only (edits.py), a policy is one of policies/ and its
 parameters lie in their declared ranges. A request that fails is answered 400 (or 403,
 404, 413, 415, 429) with {"error": one line}; nothing answers with a traceback or a path.
@@ -59,15 +63,13 @@ from starlette.routing import Route
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Trigger
 from bollesim.game.patch import changed_units, partial_toml, value_at
-from bollesim.inputs import LimitError, loads_json
-from bollesim.serve import odds
+from bollesim.serve import find, odds
 from bollesim.serve.best import SHOWCASE
+from bollesim.serve.bodies import error, read_json
 from bollesim.serve.edits import BadRequest, assignments, build_ruleset, check_edits
 from bollesim.serve.worker import Busy, EngineWorker
 from bollesim.stats import analysis
 
-MAX_BODY = 512 * 1024
-"""Bytes of one request body (an edit of every key of the ruleset is about 40 KB)."""
 MAX_STREAMS = 8
 """Event streams open at once (one per open page)."""
 REPORT_GAMES = 2_000
@@ -141,6 +143,7 @@ class Server:
         self.latest: Latest | None = None
         self.worker: EngineWorker | None = None
         self.baselines = None
+        self.finding: find.Job | None = None  # the search for a change running (find.py)
 
     # -------------------------------------------------------------- lifecycle
 
@@ -258,40 +261,6 @@ def article(label: str) -> str:
     return ("an " if label[:1].lower() in "aeiou" else "a ") + label
 
 
-def error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
-
-
-def _reject_constant(name: str):
-    raise BadRequest(f"not JSON: {name} is not a number")
-
-
-async def read_json(request: Request, fields: set[str]) -> dict:
-    """The request's JSON object (checked: type, size, fields), or BadRequest/HTTPException."""
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        raise HTTPException(415, "send JSON (Content-Type: application/json)")
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise HTTPException(413, f"the request is larger than {MAX_BODY:,} bytes")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise HTTPException(413, f"the request is larger than {MAX_BODY:,} bytes")
-    try:
-        data = loads_json(body.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise BadRequest("not JSON") from None
-    except LimitError as exc:
-        raise BadRequest(f"not read: {exc}") from None
-    if not isinstance(data, dict):
-        raise BadRequest("expected a JSON object")
-    unknown = sorted(set(data) - fields)
-    if unknown:
-        raise BadRequest(f"unknown field {unknown[0][:40]!r} (fields: {', '.join(sorted(fields))})")
-    return data
-
-
 def _asset(name: str) -> bytes:
     return resources.files("bollesim.serve").joinpath("static", name).read_bytes()
 
@@ -340,7 +309,7 @@ async def form(request: Request) -> Response:
         "outcomes": [{"outcome": o, "label": analysis.LABELS[o],
                       "minimise": o in analysis.MINIMISE} for o in analysis.OUTCOMES],
         "game": odds.GAME.title, "best": s.best, "showcase": SHOWCASE, "max_games": s.max_games,
-        "seed": s.seed,
+        "seed": s.seed, "find": find.defaults(),
         "ready": server.ready.is_set()})
 
 
@@ -613,6 +582,8 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/report", make_report, methods=["POST"]),
         Route("/report/{token}/{name}", report_file),
         Route("/api/replay", replay, methods=["POST"]),
+        Route("/api/find", find.find_change, methods=["POST"]),
+        Route("/api/find/cancel", find.cancel_find, methods=["POST"]),
     ]
     hosts = LOOPBACK_NAMES if settings.loopback else ["*"]
     app = Starlette(
