@@ -21,14 +21,14 @@ TESTS = Path(__file__).parent
 SEED = 3  # the page's seed: the search plays it, certification plays SEED + 1
 QUICK = {"edits": {"game.target": 100}, "outcome": "steady", "player": "banker",
          "params": {"hold": 2, "start": 1}, "comparison": "equals", "tolerance": 0.03,
-         "budget": 60_000}
+         "budget": 80_000}
 HOSTILE = [
     ({"outcome": "defeat"}, "outcome: expected an outcome (reached, steady"),
     ({"player": "lookahead"}, "player: unknown policy 'lookahead'"),
     ({"value": 1.5}, "value: expected a rate from 0 to 1, got 1.5"),
     ({"value": "half"}, "value: expected a number"),
     ({"value": None}, "value: expected a number"),
-    ({"budget": 10**12}, "budget: expected a whole number of games from 60,000 to 600,000"),
+    ({"budget": 10**12}, "budget: expected a whole number of games from 70,000 to 600,000"),
     ({"budget": 1.5e5}, "budget: expected a whole number"),
     ({"keys": ["game.turnz"]}, "keys.game.turnz: not a key of the ruleset's tables; did you mean 'game.turns'?"),
     ({"keys": "game.turns"}, "keys: expected a list of 1 to 16 keys"),
@@ -119,7 +119,7 @@ def test_the_panel_offers_the_games_own_outcomes_and_keys(asked):
 def test_a_target_the_rules_already_meet_needs_no_change(asked):
     met = asked["met"]
     assert met["no_change_needed"] and met["change"] is None and not met["solution"]
-    assert met["sentence"].startswith("No change needed: the banker's never busted is ")
+    assert met["sentence"].startswith("No change needed: the banker policy's never busted is ")
     assert met["changes_tried"] == 1  # the rules as they are, nothing else
     assert met["start"]["low"] <= exact_steady(6) <= met["start"]["high"]
 
@@ -129,7 +129,7 @@ def test_a_target_that_needs_a_change_finds_the_one_number_of_turns(asked):
     found = asked["found"]
     change = found["change"]
     assert found["solution"] and change["label"] == "game.turns from 6 to 5"
-    assert found["sentence"].startswith("Change game.turns from 6 to 5: the banker's never "
+    assert found["sentence"].startswith("Change game.turns from 6 to 5: the banker policy's never "
                                         "busted becomes ")
     assert change["met"] and change["low"] <= exact_steady(5) <= change["high"]
     assert not found["start"]["met"]  # the page's rules (6 turns) miss: 33.5%
