@@ -60,11 +60,11 @@ SCRIPT = textwrap.dedent("""\
         server.latest.publish = lambda s: (messages.append(s), publish(s))
         found = client.post("/api/find", json={**quick, "value": 0.40}).json()
         out["found"], out["progress"] = found, [m["find"] for m in messages if "find" in m]
-        rules = build_ruleset(found["change"]["edits"]).rules
-        held_out = simulate("banker", 10_000, seed=%d + 1, params=quick["params"], rules=rules)
-        searched = simulate("banker", 10_000, seed=%d, params=quick["params"], rules=rules)
-        out["replayed"] = {"held_out": float(held_out["steady"].mean()),
-                           "searched": float(searched["steady"].mean())}
+        if found["change"]:  # its rate on the held-out games and on the search's
+            rules = build_ruleset(found["change"]["edits"]).rules
+            out["replayed"] = {name: float(simulate(
+                "banker", 10_000, seed=seed, params=quick["params"], rules=rules)["steady"].mean())
+                for name, seed in (("held_out", %d + 1), ("searched", %d))}
         out["hostile"] = [[r.status_code, r.json()] for r in
                           (client.post("/api/find", json={**quick, "value": 0.4, **h}) for h in hostile)]
         # Two at once: the engine thread is held busy, so the first search waits its turn;
@@ -141,7 +141,7 @@ def test_a_target_that_needs_a_change_finds_the_one_number_of_turns(asked):
 def test_certification_plays_held_out_games_not_the_searchs(asked):
     """The change's estimate is its rate on the games after the page's seed (never played
     by the search), not on the search's games, which flatter the change chosen on them."""
-    found, replayed = asked["found"], asked["replayed"]
+    found, replayed = asked["found"], asked.get("replayed", {})
     assert found["search_seed"] == SEED and found["holdout_seed"] == SEED + 1
     assert found["change"]["value"] == pytest.approx(replayed["held_out"])
     assert replayed["held_out"] != replayed["searched"]  # the check can tell them apart
