@@ -450,7 +450,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "best-minimises-victories",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/paired_tests.py",
         "score = -r if o in MINIMISE else r",
         "score = r",
         "best_trigger",
@@ -459,7 +459,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "best-tied-dropped",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/paired_tests.py",
         "tied = [labels[i] for i in range(len(values)) if i != ib and p[i] >= chosen_alpha]",
         "tied = []",
         "best_trigger",
@@ -496,7 +496,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "best-chosen-without-correction",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/paired_tests.py",
         "chosen_alpha = alpha / max(1, len(values) - 1)",
         "chosen_alpha = alpha",
         "best_trigger",
@@ -506,7 +506,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "worst-labelled-as-default",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/paired_tests.py",
         '"worst_label": labels[iw],',
         '"worst_label": labels[idef] if idef is not None else labels[iw],',
         "best_trigger",
@@ -624,8 +624,8 @@ REPORT = [  # what the balance report says (bollesim/report/balance.py, bollesim
     Mutant(
         "paired-table-sign-flipped",
         "bollesim/report/balance.py",
-        "cmp = analysis.paired_comparison(games, int(c), int(base), list(analysis.HEADLINE))",
-        "cmp = analysis.paired_comparison(games, int(base), int(c), list(analysis.HEADLINE))",
+        "cmp = paired_tests.paired_comparison(games, int(c), int(base), list(vocabulary.HEADLINE))",
+        "cmp = paired_tests.paired_comparison(games, int(base), int(c), list(vocabulary.HEADLINE))",
         "paired comparison",
         "the paired-differences table shows the base minus each cell, not the reverse",
         ("tests/test_report.py::test_paired_differences_table",),
@@ -669,8 +669,8 @@ REPORT = [  # what the balance report says (bollesim/report/balance.py, bollesim
     Mutant(
         "endings-defeat-inverted",
         "bollesim/report/balance.py",
-        "analysis.LABELS[RESULT.loss] if r[RESULT.loss] else \"\"",
-        "\"\" if r[RESULT.loss] else analysis.LABELS[RESULT.loss]",
+        "vocabulary.LABELS[RESULT.loss] if r[RESULT.loss] else \"\"",
+        "\"\" if r[RESULT.loss] else vocabulary.LABELS[RESULT.loss]",
         "§8",
         "the endings table marks the ends that are not defeats as defeats",
         ("tests/test_report.py::test_endings_table",),
@@ -762,8 +762,8 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (batch/spec.py, sessi
     Mutant(
         "compare-a-minus-b",
         "bollesim/stats/compare.py",
-        "cmp = analysis.paired_comparison(paired, 1, 0)",
-        "cmp = analysis.paired_comparison(paired, 0, 1)",
+        "cmp = paired_tests.paired_comparison(paired, 1, 0)",
+        "cmp = paired_tests.paired_comparison(paired, 0, 1)",
         "paired comparison",
         "compare reports A - B under the heading B - A",
         ("tests/test_compare.py::test_two_runs_b_minus_a", "tests/test_compare.py::test_the_report"),
@@ -851,10 +851,10 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (batch/spec.py, sessi
     ),
 ]
 
-OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/search/optimise.py)
+OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/search/optimise.py, race.py, optimise_*.py)
     Mutant(
         "race-seeds-per-candidate",
-        "bollesim/search/optimise.py",
+        "bollesim/search/race.py",
         "games = simulate(search.policy, stop - first, search.seed,",
         "games = simulate(search.policy, stop - first, search.seed + int(c),",
         "common random numbers",
@@ -863,7 +863,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
     Mutant(
         "race-keeps-the-worst",
-        "bollesim/search/optimise.py",
+        "bollesim/search/race.py",
         'return np.argsort(-means[:, 0], kind="stable")',
         'return np.argsort(means[:, 0], kind="stable")',
         "the finalists are the best trials",
@@ -908,7 +908,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
     Mutant(
         "pareto-one-front",
-        "bollesim/search/optimise.py",
+        "bollesim/search/race.py",
         "ranks[left[~dominated]] = rank",
         "ranks[left[~dominated]] = 0",
         "Pareto fronts",
@@ -917,7 +917,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
     Mutant(
         "seeds-without-presets",
-        "bollesim/search/optimise.py",
+        "bollesim/search/optimise_space.py",
         "if search.policy.name == declared().scripted:",
         "if search.policy.name != declared().scripted:",
         "the presets in the space are seeds",
@@ -926,7 +926,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
     Mutant(
         "categorical-as-integers",
-        "bollesim/search/optimise.py",
+        "bollesim/search/optimise_space.py",
         "out[axis.name] = CategoricalDistribution(axis.choices[int(axis.low):int(axis.high) + 1])",
         "out[axis.name] = IntDistribution(int(axis.low), int(axis.high))",
         "categorical parameters are choices",
@@ -935,7 +935,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
     Mutant(
         "sampler-unseeded",
-        "bollesim/search/optimise.py",
+        "bollesim/search/race.py",
         "seed=search.seed % 2**32,",
         "seed=None,",
         "reproducible: the same spec gives the same search",

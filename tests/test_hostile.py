@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 from test_sweep import SMALL, assert_one_line_error, invoke
 
 from bollesim.batch import runfolder as F
+from bollesim.batch.manifest import Manifest
+from bollesim.batch.workspace import Workspace
 
 # One worker: the module's fixture plays the run every case damages a copy of.
 pytestmark = pytest.mark.xdist_group("hostile")
@@ -52,7 +54,7 @@ def forge(folder: Path, table: pa.Table) -> None:
     for key in ("format", "data_bytes", "data_sha256", "manifest_sha256"):
         fields.pop(key)
     data = folder / "games.parquet"
-    manifest = F.Manifest.sealed(
+    manifest = Manifest.sealed(
         data_bytes=data.stat().st_size, data_sha256=F.file_sha256(data), **fields
     )
     (folder / "manifest.json").write_text(json.dumps(manifest.to_json()))
@@ -516,7 +518,7 @@ def reseal(folder: Path, fields: dict) -> None:
     """Write manifest fields back with a matching manifest_sha256 (a forger's edit)."""
     for key in ("format", "manifest_sha256"):
         fields.pop(key)
-    (folder / "manifest.json").write_text(json.dumps(F.Manifest.sealed(**fields).to_json()))
+    (folder / "manifest.json").write_text(json.dumps(Manifest.sealed(**fields).to_json()))
 
 
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
@@ -610,7 +612,7 @@ def test_fuzz_damaged_games(good, tmp_path_factory, data):
         fields = json.loads((run / "manifest.json").read_text())
         for key in ("format", "data_bytes", "data_sha256", "manifest_sha256"):
             fields.pop(key)
-        sealed = F.Manifest.sealed(data_bytes=len(raw), data_sha256=F.file_sha256(games), **fields)
+        sealed = Manifest.sealed(data_bytes=len(raw), data_sha256=F.file_sha256(games), **fields)
         (run / "manifest.json").write_text(json.dumps(sealed.to_json()))
     refused_untouched(["play", "--from", run, "--game", "1"], run.parent, may_succeed=forged)
 
@@ -697,7 +699,7 @@ def test_report_of_a_folder_a_live_run_is_writing(tmp_path):
     from filelock import FileLock
 
     out = tmp_path / "out"
-    ws = F.Workspace(out)
+    ws = Workspace(out)
     with FileLock(str(ws.lock_path), timeout=0):
         ws.chunks.mkdir(parents=True)
         (ws.partial / "plan.json").write_text('{"planned": 1000}')
@@ -854,7 +856,7 @@ def _sweep_spec_input(tmp: Path, value: str) -> None:
 
 
 def _optimise_spec_input(tmp: Path, value: str) -> None:
-    from bollesim.search.optimise import load_search
+    from bollesim.search.optimise_spec import load_search
 
     _through_reader(load_search, optimise_spec(tmp, budget=value))
     _through_reader(load_search, optimise_spec(tmp, overrides=f"[{json.dumps('map.roads=' + value)}]"))

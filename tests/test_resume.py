@@ -20,7 +20,9 @@ import pytest
 from test_sweep import SMALL, assert_one_line_error, invoke, write_spec
 
 from bollesim.batch import runner as R
-from bollesim.batch.runfolder import Workspace, interrupted_run, open_run
+from bollesim.batch.partial import interrupted_run
+from bollesim.batch.runfolder import open_run
+from bollesim.batch.workspace import Workspace
 
 # One worker: the module's fixture plays the whole run and sweep the resumed ones
 # must equal.

@@ -17,11 +17,12 @@ from test_sweep import assert_one_line_error, invoke, write_spec
 
 import bollesim
 from bollesim.batch import runner as R
-from bollesim.batch.runfolder import interrupted_run, open_run
+from bollesim.batch.partial import interrupted_run
+from bollesim.batch.runfolder import open_run
 from bollesim.batch.spec import load_experiment
 from bollesim.batch.sweeps import sweep_frame
 from bollesim.bollebank.rules.loader import load_ruleset
-from bollesim.stats import analysis as A
+from bollesim.stats import naming
 
 AXES = """
 name = "axes"
@@ -103,7 +104,7 @@ def test_manifest_and_labels_name_each_cells_ruleset(swept):
         assert record["ruleset_hash"] == key["ruleset_hash"] == digest
     assert "rules" not in manifest["cells"][8] and "ruleset_hash" not in manifest["plan"]["cells"][8]
     assert manifest["ruleset_hash"] == load_ruleset().digest  # the experiment's own ruleset
-    labels = A.cell_labels(games)["label"].to_list()
+    labels = naming.cell_labels(games)["label"].to_list()
     assert labels == [f"fire_at_roe k={k:g} tracks.tank_to_hit={hit} I-AIR={air}"
                       for k, hit, air in EXPECTED] + ["historical"]
 

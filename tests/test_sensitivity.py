@@ -25,7 +25,8 @@ from test_sweep import assert_one_line_error, invoke, write_spec
 
 import bollesim
 from bollesim.batch import runner as R
-from bollesim.batch.runfolder import interrupted_run, open_run
+from bollesim.batch.partial import interrupted_run
+from bollesim.batch.runfolder import open_run
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.bollebank.rules.readings import BY_ID
 

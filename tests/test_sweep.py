@@ -19,7 +19,7 @@ from bollesim.batch.spec import load_experiment
 from bollesim.cli.app import app
 from bollesim.errors import UsageError
 from bollesim.game.policy import available_policies, load_policy
-from bollesim.stats import analysis as A
+from bollesim.stats import naming
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTCOME_COLUMNS = [name for name, _ in R.RESULT_COLUMNS]
@@ -88,7 +88,7 @@ def test_shipped_specs():
     ts = [c.param_dict()["t"] for c in ff.cells if c.policy.name == "fire_at_turn"]
     assert ks == list(range(8, 26)) and ts == list(range(1, 21))
     assert [c.cell for c in ff.cells] == list(range(38))
-    assert A.never_value("fire_at_roe", "k") == 25  # the sentinel is the policy's "never"
+    assert naming.never_value("fire_at_roe", "k") == 25  # the sentinel is the policy's "never"
     pol = load_experiment(ROOT / "experiments" / "policies.toml")
     assert sorted(c.policy.name for c in pol.cells) == available_policies(deciding=True)
     for c in pol.cells:  # each at its declared defaults

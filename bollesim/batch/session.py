@@ -69,12 +69,9 @@ def run_cells(
     `chunk_size` defaults to the interrupted run's when resuming, else runner.default_chunk.
     """
     from bollesim.batch import runner
-    from bollesim.batch.runfolder import (
-        Workspace,
-        check_manifest_size,
-        interrupted_run,
-        manifest_fields,
-    )
+    from bollesim.batch.manifest import check_manifest_size, manifest_fields
+    from bollesim.batch.partial import interrupted_run
+    from bollesim.batch.workspace import Workspace
 
     check_count("the number of games", games, "games")
     check_count("the seed", seed, "seed")
@@ -231,7 +228,7 @@ class _Session:
 
     def __init__(self, ws, cells, rules, seed, plan, engine, cluster, progress):
         from bollesim.batch import runner
-        from bollesim.batch.runfolder import CHECKPOINT_ROWS
+        from bollesim.batch.workspace import CHECKPOINT_ROWS
 
         self.ws, self.cells, self.rules, self.seed = ws, list(cells), rules, seed
         self.plan, self.engine, self.cluster, self.progress = plan, engine, cluster, progress

@@ -331,9 +331,9 @@ def sensitivity(
     alternative moves its rate; a table saying whether each finding, the best trigger
     for each victory type and the ranking of the policies, still holds), and the CSV
     files. An interrupted run continues with --resume."""
-    from bollesim.batch.runfolder import Workspace
     from bollesim.batch.sensitivity import sensitivity_experiment
     from bollesim.batch.spec import load_experiment
+    from bollesim.batch.workspace import Workspace
     from bollesim.report.sensitivity import write_sensitivity
     from bollesim.stats.sensitivity import moved_sentences, steady_sentence
 

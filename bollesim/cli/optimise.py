@@ -65,10 +65,12 @@ def optimise(
     """
     from bollesim import resources
     from bollesim.batch.limits import check_count
-    from bollesim.batch.runfolder import SEARCH, Workspace
+    from bollesim.batch.runfolder import SEARCH
     from bollesim.batch.runner import FRAME_BYTES_PER_GAME
-    from bollesim.search.optimise import load_search, write_result
+    from bollesim.batch.workspace import Workspace
     from bollesim.search.optimise import optimise as run_search
+    from bollesim.search.optimise_report import write_result
+    from bollesim.search.optimise_spec import load_search
 
     if budget is not None:
         check_count("--budget", budget, "budget")

@@ -44,14 +44,14 @@ def timing_text(total: int, saved_before: int, timings: dict) -> str:
 
 def rates_line(rates: dict[str, float]) -> str:
     """A run's rates (analysis.run_rates) in one line."""
-    from bollesim.stats.analysis import SUMMARY
+    from bollesim.stats.vocabulary import SUMMARY
 
     return "  ".join(f"{c.replace('_', ' ')} {rates[c]:.1%}" for c in SUMMARY)
 
 
 def print_cells(cells, err: bool = False) -> None:
     """The sweep's table: one line of rates per cell, and why a row can pass 100%."""
-    from bollesim.stats.analysis import SUMMARY
+    from bollesim.stats.vocabulary import SUMMARY
 
     if cells.height == 0:
         return
