@@ -41,6 +41,7 @@ PURE_PYTHON = frozenset({
     "bollesim/batch/durable.py",
     "bollesim/batch/limits.py",
     "bollesim/batch/manifest.py",
+    "bollesim/batch/options.py",
     "bollesim/batch/partial.py",
     "bollesim/batch/precision.py",
     "bollesim/batch/replay.py",

@@ -519,8 +519,8 @@ PRECISION = [  # the --precision stopping rule (bollesim/batch/precision.py)
     Mutant(
         "precision-watches-operational-only",
         "bollesim/batch/precision.py",
-        "PRECISION_RATES = RESULT.flags",
-        "PRECISION_RATES = RESULT.flags[:1]",
+        "return tuple(declared().result.flags)",
+        "return tuple(declared().result.flags[:1])",
         "--precision",
         "the stopping rule watches the operational rate only",
         ("tests/test_sweep.py -k precision",),
@@ -585,8 +585,8 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/bat
     Mutant(
         "precision-counts-in-cell-0",
         "bollesim/batch/session.py",
-        "self.counts[i] += results[:, RATE_COLUMNS].sum(axis=0)",
-        "self.counts[0] += results[:, RATE_COLUMNS].sum(axis=0)",
+        "self.counts[i] += results[:, rate_columns()].sum(axis=0)",
+        "self.counts[0] += results[:, rate_columns()].sum(axis=0)",
         "--precision",
         "every cell's outcomes are counted as the first cell's",
         ("tests/test_sweep.py -k precision",),
@@ -1008,8 +1008,8 @@ TUNE = [  # inverse design: search, certification, knobs (bollesim/search/tune*.
     Mutant(
         "tune-certifies-on-search-games",
         "bollesim/search/certify.py",
-        "games = player_outcomes(tune, rules, tune.holdout_seed, 0, tune.holdout_games, threads,",
-        "games = player_outcomes(tune, rules, tune.seed, 0, tune.holdout_games, threads,",
+        "games = player_outcomes(tune, rules, tune.holdout_seed, 0, tune.holdout_games, RunOptions.of(options),",
+        "games = player_outcomes(tune, rules, tune.seed, 0, tune.holdout_games, RunOptions.of(options),",
         "a best choice is estimated on held-out seeds",
         "certification replays the proposals on the search's own games, which chose them",
         ("tests/test_tune.py::test_certification_plays_only_held_out_games",),

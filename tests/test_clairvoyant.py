@@ -8,12 +8,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from bollesim.batch.runner import RESULT, simulate
+from bollesim.batch.runner import simulate
 from bollesim.bollebank import clairvoyant as CV
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.lookahead import SETUP, Position, replaying
 from bollesim.bollebank.reference.play import play_game
+from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.game.policy import load_policy
 

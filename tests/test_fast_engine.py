@@ -11,13 +11,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from bollesim.batch.runner import RESULT, simulate
+from bollesim.batch.runner import simulate
 from bollesim.bollebank import codes as C
 from bollesim.bollebank import events as E
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.engine.trace import play_traced_game
 from bollesim.bollebank.reference.play import play_game
+from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.bollebank.rules.readings import READINGS
 from bollesim.game.policy import available_policies, from_module, load_policy

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bollesim import rng
-from bollesim.batch.runner import RESULT, simulate
+from bollesim.batch.runner import simulate
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import lookahead as LA
 from bollesim.bollebank.engine import layout as L
@@ -17,6 +17,7 @@ from bollesim.bollebank.engine import lookahead as search
 from bollesim.bollebank.engine import rollout as R
 from bollesim.bollebank.reference.chance import Chance
 from bollesim.bollebank.reference.play import play_game
+from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.cli.app import app
 from bollesim.game.policy import load_policy

@@ -1,4 +1,4 @@
-"""The loss columns (runner.RESULT_COLUMNS' note): how a game was lost, read back from the
+"""The loss columns (the result declaration's note): how a game was lost, read back from the
 reference engine's event trace game by game, and one game checked by hand. That the fast
 engine writes the same columns is test_fast_engine's comparison (RESULT.ints covers every
 result column)."""
@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from bollesim.batch.runner import RESULT, RESULT_COLUMNS
+from bollesim.batch.runner import result_columns
 from bollesim.bollebank import codes as C
 from bollesim.bollebank import events as E
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.narrate import WEAPON_WORDS
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.reference.state import new_game
+from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.game.policy import load_policy
 
@@ -87,7 +88,7 @@ def test_a_game_checked_by_hand():
 def test_the_engine_comparison_covers_the_loss_columns():
     """RESULT.ints (what test_fast_engine compares with the fast engine's row) turns every
     result column, the loss columns too, into the fast engine's slots (layout.R_*)."""
-    names = [n for n, _ in RESULT_COLUMNS]
+    names = [n for n, _ in result_columns()]
     assert len(names) == L.N_RESULTS
     slots = (L.R_FIRST_LOSS_TURN, L.R_LOSS_VEHICLE, L.R_LOSS_CAUSE, L.R_LOSS_PLACE)
     assert [names.index(c) for c in LOSS_COLUMNS] == list(slots)

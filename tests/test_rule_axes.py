@@ -41,7 +41,7 @@ policy = "historical"
 CHUNK = "128"
 EXPECTED = [(k, hit, air) for k in (8.0, 12.0) for hit in (7, 8) for air in ("floor", "ceil")]
 """(k, tank_to_hit, I-AIR) of cells 0..7: params, then rules, then readings, first slowest."""
-RESULTS = [name for name, _ in R.RESULT_COLUMNS]
+RESULTS = [name for name, _ in R.result_columns()]
 
 
 def oracle_rules(hit: int, air: str):

@@ -90,7 +90,7 @@ def test_every_cell_under_every_alternative_on_the_same_seeds(sens):
             for v in values:
                 rows = cell_rows(games, alternative, policy, v)
                 assert rows["game"].to_list() == list(range(600)), (alternative, policy, v)
-    results = [name for name, _ in R.RESULT_COLUMNS]
+    results = [name for name, _ in R.result_columns()]
     for alternative, policy, v in (("R-TRACK=tank-8", "fire_at_turn", 10.0),
                                    ("I-AIR=ceil", "fire_at_roe", 16.0), ("", "fire_at_roe", 8.0)):
         readings = dict([alternative.split("=")]) if alternative else {}
@@ -365,7 +365,7 @@ def test_games_played_differently_from_the_rows(sens):
     _, out, games, _ = sens
     rows = {r[0]: r[-1] for r in md_table((out / "sensitivity.md").read_text(encoding="utf-8"),
                                           "Rates under each alternative")}
-    columns = [c for c, _ in R.RESULT_COLUMNS]
+    columns = [c for c, _ in R.result_columns()]
     for alternative in ALTERNATIVES:
         changed = set()
         for policy, (_, values) in SETTINGS.items():

@@ -22,7 +22,7 @@ from bollesim.game.policy import available_policies, load_policy
 from bollesim.stats import naming
 
 ROOT = Path(__file__).resolve().parents[1]
-OUTCOME_COLUMNS = [name for name, _ in R.RESULT_COLUMNS]
+OUTCOME_COLUMNS = [name for name, _ in R.result_columns()]
 WATCHED = ("operational", "tactical", "strategic", "political", "defeat")
 """The rates --precision watches (docs/usage.md: "Experiments")."""
 cli = CliRunner()

@@ -7,7 +7,7 @@ The folder OUT (`bollesim run/sweep --out OUT`) holds
                      policies' parameter columns (float64, null where a policy has no such
                      parameter), in a sweep whose cells change the ruleset `ruleset` (what
                      the cell changes, "" for nothing) and `ruleset_hash` (strings), then
-                     runner.RESULT_COLUMNS; in row groups of ROW_GROUP_ROWS rows
+                     runner.result_columns(); in row groups of ROW_GROUP_ROWS rows
     manifest.json    a JSON object: the fields of `Manifest`, listed below
     report.*         `bollesim report OUT` adds report.html, report.md and report-*.png
     other files      written by whoever commits OUT, in the same commit (Workspace.commit
@@ -262,9 +262,9 @@ def fixed_columns():
     """The Arrow fields every games.parquet holds (parameter columns come in between)."""
     import pyarrow as pa
 
-    from bollesim.batch.runner import ARROW_TYPES, HEAD_COLUMNS, RESULT_COLUMNS
+    from bollesim.batch.runner import ARROW_TYPES, HEAD_COLUMNS, result_columns
 
-    return [pa.field(name, ARROW_TYPES[kind]) for name, kind in HEAD_COLUMNS + RESULT_COLUMNS]
+    return [pa.field(name, ARROW_TYPES[kind]) for name, kind in HEAD_COLUMNS + result_columns()]
 
 
 def ruleset_columns():

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from bollesim.batch.options import RunOptions
 from bollesim.cli.options import ClusterOption, JsonOption, ThreadsOption, WorkersOption
 from bollesim.cli.output import emit
 from bollesim.cli.running import dask_cluster, progress_bar, say_search_stopped, stop_on_signals
@@ -93,7 +94,7 @@ def optimise(
                 progress_bar(printable(f"optimise {search.name}")) as bar,
             ):
                 task = bar.add_task("games", total=None)
-                result = run_search(search, threads=threads, cluster=dask,
+                result = run_search(search, options=RunOptions(threads=threads, cluster=dask),
                                     progress=lambda done, total: bar.update(task, completed=done,
                                                                             total=total))
                 write_result(search, result, workspace)

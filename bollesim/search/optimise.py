@@ -77,6 +77,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
+from bollesim.batch.options import RunOptions
 from bollesim.game.result import Objective
 from bollesim.search.optimise_space import (
     Search,
@@ -110,8 +111,8 @@ class Result:
     games_searched: int
 
 
-def holdout(search: Search, held: list[tuple[str, np.ndarray]], *, threads=None,
-            cluster=None, progress=None) -> pl.DataFrame:
+def holdout(search: Search, held: list[tuple[str, np.ndarray]], *,
+            options: RunOptions | None = None, progress=None) -> pl.DataFrame:
     """The held-out cells (the finalists, the best seed, the defaults last) on the
     held-out seed."""
     from bollesim.batch.runner import simulate
@@ -120,20 +121,23 @@ def holdout(search: Search, held: list[tuple[str, np.ndarray]], *, threads=None,
     for cell, (_, vector) in enumerate(held):
         games = simulate(search.policy, search.holdout_games, search.holdout_seed,
                          params=as_params(search.policy, vector), rules=search.rules,
-                         threads=threads, cluster=cluster, progress=progress or False)
+                         options=options, progress=progress or False)
         frames.append(games.with_columns(pl.lit(cell, pl.Int32).alias("cell")))
     return pl.concat(frames)
 
 
-def optimise(search: Search, *, threads: int | None = None, cluster: Cluster | None = None,
+def optimise(search: Search, *, options: RunOptions | None = None, threads: int | None = None,
+             cluster: Cluster | None = None,
              progress: Callable[[int, int], None] | None = None) -> Result:
     """Race the seeds, then the sampler's trials until the budget or `candidates` runs
-    out; then replay the finalists, the best seed and the defaults on held-out games."""
+    out; then replay the finalists, the best seed and the defaults on held-out games.
+    How games are played: `options` (batch/options.py), threads and cluster put over it."""
     import optuna
 
     from bollesim.batch.runner import set_threads
 
-    set_threads(threads)
+    options = RunOptions.of(options, threads=threads, cluster=cluster)
+    set_threads(options.threads)
     seeds = seed_points(search)
     check_budget(search, len(seeds))  # load_search checked it; a search made in code too
     seen = [0]
@@ -144,7 +148,7 @@ def optimise(search: Search, *, threads: int | None = None, cluster: Cluster | N
             progress(seen[0], search.budget)
 
     t0 = time.perf_counter()
-    race = Race(search, threads, cluster, advance)
+    race = Race(search, options, advance)
     space = distributions(search)
     study = optuna.create_study(directions=["maximize"] * len(search.objectives),
                                 sampler=sampler(search, len(seeds)))
@@ -171,7 +175,7 @@ def optimise(search: Search, *, threads: int | None = None, cluster: Cluster | N
         held.append((f"best seed ({race.labels[best_seed]})", race.pool[best_seed]))
     held.append(("defaults", search.policy.param_vector()))
     t1 = time.perf_counter()
-    games = holdout(search, held, threads=threads, cluster=cluster, progress=advance)
+    games = holdout(search, held, options=options, progress=advance)
     t2 = time.perf_counter()
     best = best_record(search, race.pool[finalists[0]])
     timings = {"search_s": round(t1 - t0, 3), "holdout_s": round(t2 - t1, 3),

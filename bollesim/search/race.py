@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bollesim.batch.options import RunOptions
 from bollesim.errors import UsageError
 from bollesim.game.policy import Policy
 from bollesim.stats import vocabulary
 
 if TYPE_CHECKING:
-    from bollesim.batch.cluster import Cluster
     from bollesim.search.optimise_space import Search
 
 UNIT = 100
@@ -121,8 +121,7 @@ class Race:
     search seed of those played to the end, every trial's estimate, and the trajectory."""
 
     search: Search
-    threads: int | None = None
-    cluster: Cluster | None = None
+    options: RunOptions = field(default_factory=RunOptions)
     progress: Callable[[int], None] | None = None
     pool: list[np.ndarray] = field(default_factory=list)
     labels: list[str] = field(default_factory=list)
@@ -150,7 +149,7 @@ class Race:
         search = self.search
         games = simulate(search.policy, stop - first, search.seed,
                          params=as_params(search.policy, self.pool[c]), rules=search.rules,
-                         threads=self.threads, first_game=first, cluster=self.cluster,
+                         options=self.options, first_game=first,
                          progress=self.progress or False)
         self.played += games.height
         return np.column_stack([o.score(games, vocabulary.RESULT) for o in search.objectives])
