@@ -24,8 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bollesim.game.params import Parameter
-from bollesim.stats import analysis as A
-from bollesim.stats import intervals, naming, paired_tests, vocabulary
+from bollesim.stats import analysis, intervals, naming, paired_tests, vocabulary
 from bollesim.stats.intervals import paired_rates
 
 NEVER = 25.0
@@ -271,7 +270,7 @@ def test_paired_comparison_is_newcombes_method_10(table):
 
 
 def test_rates_match_counts(games):
-    table = A.rates(games, by="cell")
+    table = analysis.rates(games, by="cell")
     assert table.height == len(TRIGGERS) + 1
     assert table["cell"].to_list() == list(range(len(TRIGGERS) + 1))
     for row in table.iter_rows(named=True):
@@ -290,7 +289,7 @@ def test_rates_match_counts(games):
 
 
 def test_rates_cover_the_true_probabilities(games):
-    table = A.rates(games.filter(pl.col("policy") == "syn_fire"), by="k")
+    table = analysis.rates(games.filter(pl.col("policy") == "syn_fire"), by="k")
     assert table["k"].to_list() == list(TRIGGERS)
     covered = total = 0
     for row, k in zip(table.iter_rows(named=True), TRIGGERS, strict=True):
@@ -304,7 +303,7 @@ def test_rates_cover_the_true_probabilities(games):
 def test_rates_nan_and_null_are_one_group(games):
     never = games.with_columns(pl.when(pl.col("k") == NEVER).then(math.nan)
                                .otherwise(pl.col("k")).alias("k"))
-    table = A.rates(never, by="k")
+    table = analysis.rates(never, by="k")
     assert table["k"].to_list() == [*TRIGGERS[:-1], None]  # NaN joins the null group, last
     assert table["n"][-1] == 2 * 2000  # syn_fire k=NaN and syn_hold (k null)
 
@@ -312,26 +311,26 @@ def test_rates_nan_and_null_are_one_group(games):
 def test_rates_show_whole_parameters_as_integers(games):
     """A parameter column of whole numbers groups as integers (k = 8, not 8.0); one with
     a fraction stays as it is."""
-    table = A.rates(games, by="k")
+    table = analysis.rates(games, by="k")
     assert table.schema["k"] == pl.Int64 and table["k"].drop_nulls().to_list() == list(TRIGGERS)
-    halves = A.rates(games.with_columns(pl.col("k") + 0.5), by="k")
+    halves = analysis.rates(games.with_columns(pl.col("k") + 0.5), by="k")
     assert halves.schema["k"].is_float()
 
 
 def test_rates_whole_frame_long_and_empty(games):
-    one = A.rates(games)
+    one = analysis.rates(games)
     assert one.height == 1 and one["n"][0] == games.height
     assert "cell" not in one.columns
-    long = A.rates(games, by=["policy", "cell"], long=True)
+    long = analysis.rates(games, by=["policy", "cell"], long=True)
     assert long.columns == ["policy", "cell", "outcome", "n", "k", "rate", "low", "high"]
     assert long.height == (len(TRIGGERS) + 1) * len(vocabulary.OUTCOMES)
     assert set(long["outcome"]) == set(vocabulary.OUTCOMES)
-    empty = A.rates(games.head(0))
+    empty = analysis.rates(games.head(0))
     assert empty["n"][0] == 0 and math.isnan(empty["defeat_rate"][0])
 
 
 def test_rates_null_group_is_never_fired(games):
-    table = A.rates(games, by="first_fire_turn")
+    table = analysis.rates(games, by="first_fire_turn")
     never = table.filter(pl.col("first_fire_turn").is_null())
     assert never["n"][0] == games["first_fire_turn"].null_count()
     assert table["first_fire_turn"].to_list()[-1] is None
@@ -339,7 +338,7 @@ def test_rates_null_group_is_never_fired(games):
 
 def test_outcomes_partition_the_games(games):
     """Every game is exactly one of: some victory, defeat, no result."""
-    table = A.rates(games, by="cell")
+    table = analysis.rates(games, by="cell")
     anywin = vocabulary.with_outcomes(games).group_by("cell").agg(
         pl.any_horizontal(*vocabulary.VICTORIES).sum().alias("won")).sort("cell")
     total = anywin["won"] + table["defeat_k"] + table["no_result_k"]
@@ -347,12 +346,12 @@ def test_outcomes_partition_the_games(games):
 
 
 def test_end_reasons(games):
-    table = A.end_reasons(games, by="cell")
+    table = analysis.end_reasons(games, by="cell")
     per_cell = table.group_by("cell").agg(pl.col("k").sum(), pl.col("n").first())
     assert (per_cell["k"] == per_cell["n"]).all()
     defeats = table.filter(pl.col("defeat")).group_by("cell").agg(pl.col("k").sum()).sort("cell")
-    assert defeats["k"].to_list() == A.rates(games, by="cell")["defeat_k"].to_list()
-    overall = A.end_reasons(games)
+    assert defeats["k"].to_list() == analysis.rates(games, by="cell")["defeat_k"].to_list()
+    overall = analysis.end_reasons(games)
     assert overall["k"].sum() == games.height
     shares = dict(overall.filter(pl.col("defeat")).select("end_reason", "k").iter_rows())
     total = sum(shares.values())
@@ -366,7 +365,7 @@ def test_end_reasons(games):
 def test_defeat_breakdown_counts_the_rows(games, factor):
     """Each cell's defeats by one factor (or two), counted here row by row."""
     factors = [factor] if isinstance(factor, str) else factor
-    table = A.defeat_breakdown(games, factor, by="cell")
+    table = analysis.defeat_breakdown(games, factor, by="cell")
     rows = games.select("cell", "defeat", *factors).rows()
     expected: dict = {}
     for cell, defeat, *values in rows:
@@ -390,19 +389,19 @@ def test_defeat_breakdown_counts_the_rows(games, factor):
 
 def test_defeat_breakdown_orders_and_refuses():
     games = make_games(n=300, seed=5)
-    causes = A.defeat_breakdown(games, "loss_cause")
+    causes = analysis.defeat_breakdown(games, "loss_cause")
     assert causes["k"].to_list() == sorted(causes["k"].to_list(), reverse=True)
-    turns = A.defeat_breakdown(games, "end_turn")["end_turn"].to_list()
+    turns = analysis.defeat_breakdown(games, "end_turn")["end_turn"].to_list()
     assert turns == sorted(turns)
     with pytest.raises(ValueError, match="loss_cause"):
-        A.defeat_breakdown(games, "final_roe")
+        analysis.defeat_breakdown(games, "final_roe")
 
 
 @pytest.mark.parametrize("column", ["end_turn", "first_loss_turn"])
 def test_turns_by_outcome_counts_the_rows(games, column):
     """For each outcome, its games at each turn, counted here row by row; a game counts
     under every outcome it had, and a game with no loss under the null turn."""
-    table = A.turns_by_outcome(games, column, by="policy")
+    table = analysis.turns_by_outcome(games, column, by="policy")
     frame = vocabulary.with_outcomes(games)
     for (policy, outcome), part in table.group_by(["policy", "outcome"]):
         rows = frame.filter((pl.col("policy") == policy) & pl.col(outcome))[column].to_list()
@@ -505,7 +504,7 @@ def test_pairing_narrows_intervals(games):
 
 
 def test_distributions(games):
-    table = A.distributions(games, by="policy")
+    table = analysis.distributions(games, by="policy")
     assert set(table["variable"]) == set(vocabulary.DISTRIBUTION_VARIABLES)
     for (policy, _), part in table.group_by(["policy", "variable"]):
         assert part["n"].sum() == games.filter(pl.col("policy") == policy).height
@@ -518,12 +517,12 @@ def test_distributions(games):
     total = rows["heavy_damage"] + rows["light_damage"]
     assert dict(damage.select("value", "n").iter_rows()) == {
         int(v): int((total == v).sum()) for v in total.unique()}
-    turns = A.distributions(games, variables=["end_turn"])
+    turns = analysis.distributions(games, variables=["end_turn"])
     assert turns["value"].to_list() == sorted(games["end_turn"].unique().to_list())
 
 
 def test_summary(games):
-    table = A.summary(games, by="cell")
+    table = analysis.summary(games, by="cell")
     row = table.filter((pl.col("cell") == 0) & (pl.col("variable") == "end_turn")).row(
         0, named=True)
     cell0 = games.filter(pl.col("cell") == 0)
@@ -605,7 +604,7 @@ def test_parameters_and_labels(games):
 
 
 def test_examples(games):
-    ex = A.examples(games, k=3)
+    ex = analysis.examples(games, k=3)
     by = {r["outcome"]: r for r in ex.iter_rows(named=True)}
     assert by["defeat: vehicle destroyed"]["count"] == games.filter(
         pl.col("end_reason") == "vehicle destroyed").height
@@ -614,7 +613,7 @@ def test_examples(games):
         assert r["games"] == sorted(set(r["games"]))  # distinct games, lowest first
         for g, c in zip(r["games"], r["cells"], strict=True):
             row = games.filter((pl.col("game") == g) & (pl.col("cell") == c))
-            mask = A.outcome_masks(games)[r["outcome"]]
+            mask = analysis.outcome_masks(games)[r["outcome"]]
             assert vocabulary.with_outcomes(row).select(mask).item()
 
 

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_sweep import SMALL, assert_one_line_error, invoke
 
-from bollesim.batch import runfolder as F
+from bollesim.batch import runfolder
 from bollesim.batch.manifest import Manifest
 from bollesim.batch.workspace import Workspace
 
@@ -55,7 +55,7 @@ def forge(folder: Path, table: pa.Table) -> None:
         fields.pop(key)
     data = folder / "games.parquet"
     manifest = Manifest.sealed(
-        data_bytes=data.stat().st_size, data_sha256=F.file_sha256(data), **fields
+        data_bytes=data.stat().st_size, data_sha256=runfolder.file_sha256(data), **fields
     )
     (folder / "manifest.json").write_text(json.dumps(manifest.to_json()))
 
@@ -159,7 +159,7 @@ def _(run, tmp):
 
 @case("manifest too large", "larger than")
 def _(run, tmp):
-    (run / "manifest.json").write_bytes(b" " * (F.MANIFEST_LIMIT + 1))
+    (run / "manifest.json").write_bytes(b" " * (runfolder.MANIFEST_LIMIT + 1))
     return ["report", run]
 
 
@@ -551,10 +551,10 @@ def test_a_decoder_panic_is_refused_in_one_line(good, tmp_path, monkeypatch):
 
 
 def test_a_folder_deleted_mid_run(tmp_path, monkeypatch):
-    from bollesim.batch import runner as R
+    from bollesim.batch import runner
 
     results = tmp_path / "results"
-    real, calls = R.play_chunk, []
+    real, calls = runner.play_chunk, []
 
     def deleting(*args, **kwargs):
         calls.append(1)
@@ -562,7 +562,7 @@ def test_a_folder_deleted_mid_run(tmp_path, monkeypatch):
             shutil.rmtree(results)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(R, "play_chunk", deleting)
+    monkeypatch.setattr(runner, "play_chunk", deleting)
     result = invoke(*RUN, "-n", "20000", "--chunk", "4096", "--out", results / "out")
     assert_one_line_error(result, "cannot write", "was removed")
 
@@ -612,7 +612,7 @@ def test_fuzz_damaged_games(good, tmp_path_factory, data):
         fields = json.loads((run / "manifest.json").read_text())
         for key in ("format", "data_bytes", "data_sha256", "manifest_sha256"):
             fields.pop(key)
-        sealed = Manifest.sealed(data_bytes=len(raw), data_sha256=F.file_sha256(games), **fields)
+        sealed = Manifest.sealed(data_bytes=len(raw), data_sha256=runfolder.file_sha256(games), **fields)
         (run / "manifest.json").write_text(json.dumps(sealed.to_json()))
     refused_untouched(["play", "--from", run, "--game", "1"], run.parent, may_succeed=forged)
 
@@ -644,7 +644,7 @@ def test_fuzz_specs(tmp_path_factory, top, policy, params, garbage):
     before = tree(folder)
     result = invoke("sweep", folder / "s.toml", "-n", "1", "--out", folder / "out")
     if result.exit_code == 0:  # a valid spec: played, one game per cell
-        assert F.open_run(folder / "out").n_games >= 1
+        assert runfolder.open_run(folder / "out").n_games >= 1
         return
     assert_one_line_error(result)
     assert tree(folder) == before
@@ -711,9 +711,9 @@ def test_report_of_a_folder_a_live_run_is_writing(tmp_path):
 
 def stop_after(monkeypatch, chunks: int, exc=KeyboardInterrupt):
     """Make the engine stop (Ctrl-C) as chunk number `chunks` + 1 starts (after the warm-up)."""
-    from bollesim.batch import runner as R
+    from bollesim.batch import runner
 
-    real, calls = R.play_chunk, []
+    real, calls = runner.play_chunk, []
 
     def stopping(*args, **kwargs):
         calls.append(1)
@@ -721,8 +721,8 @@ def stop_after(monkeypatch, chunks: int, exc=KeyboardInterrupt):
             raise exc
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(R, "play_chunk", stopping)
-    return lambda: monkeypatch.setattr(R, "play_chunk", real)
+    monkeypatch.setattr(runner, "play_chunk", stopping)
+    return lambda: monkeypatch.setattr(runner, "play_chunk", real)
 
 
 def test_after_a_resume_the_timing_line_counts_this_sessions_games(tmp_path, monkeypatch):
@@ -755,16 +755,16 @@ def test_a_resume_refuses_a_chunk_of_another_run(tmp_path, monkeypatch):
     assert tree(tmp_path) == before
     (tmp_path / ".five.partial" / "chunks" / foreign.name).unlink()
     assert invoke(*five, "--resume").exit_code == 0
-    assert F.open_run(tmp_path / "five").read()["seed"].unique().to_list() == [5]
+    assert runfolder.open_run(tmp_path / "five").read()["seed"].unique().to_list() == [5]
 
 
 def test_a_manifest_too_large_to_read_is_refused_before_playing(tmp_path, monkeypatch):
     """Writer and reader agree on the manifest's limit: a sweep whose manifest would pass
     it is refused up front with the estimate, and none is committed that `report` refuses."""
-    from bollesim.batch import runner as R
+    from bollesim.batch import runner
 
-    monkeypatch.setattr(F, "MANIFEST_LIMIT", 20_000)
-    monkeypatch.setattr(R, "play_chunk", lambda *a, **k: pytest.fail("a game was played"))
+    monkeypatch.setattr(runfolder, "MANIFEST_LIMIT", 20_000)
+    monkeypatch.setattr(runner, "play_chunk", lambda *a, **k: pytest.fail("a game was played"))
     ks = ", ".join(f"{8 + i / 100:.2f}" for i in range(200))
     spec = sweep_spec(tmp_path, name='"wide"')
     spec.write_text(spec.read_text().replace("k = [12, 12, 25]", f"k = [{ks}]"))
@@ -781,9 +781,9 @@ def test_a_manifest_too_large_to_read_is_refused_before_playing(tmp_path, monkey
     ({"budget": "2000"}, ("budget of 2,000 games is too small", "3,000 held-out games")),
 ])
 def test_optimise_is_sized_before_it_plays(tmp_path, monkeypatch, top, words):
-    from bollesim.batch import runner as R
+    from bollesim.batch import runner
 
-    monkeypatch.setattr(R, "play_chunk", lambda *a, **k: pytest.fail("a game was played"))
+    monkeypatch.setattr(runner, "play_chunk", lambda *a, **k: pytest.fail("a game was played"))
     spec = optimise_spec(tmp_path, **top)
     before = tree(tmp_path)
     assert_one_line_error(invoke("optimise", spec, "--out", tmp_path / "o"), *words)

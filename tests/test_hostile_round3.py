@@ -190,7 +190,7 @@ def test_a_write_killed_midway_advises_what_works(tmp_path, monkeypatch):
     its commit, the work it leaves cannot be resumed, and no message may say --resume."""
     import polars as pl
 
-    from bollesim.batch import runfolder as F
+    from bollesim.batch import runfolder
     from bollesim.batch.workspace import Workspace, write_games
 
     games = pl.DataFrame({"game": [0, 1], "seed": [1, 1]})
@@ -202,8 +202,8 @@ def test_a_write_killed_midway_advises_what_works(tmp_path, monkeypatch):
     out = tmp_path / "search"
     with pytest.raises(KeyboardInterrupt):
         write_games(out, games, writer="bollesim optimise")
-    with pytest.raises(F.RunFolderError) as caught:
-        F.open_run(out)
+    with pytest.raises(runfolder.RunFolderError) as caught:
+        runfolder.open_run(out)
     assert "run bollesim optimise again" in str(caught.value)
     assert "--resume" not in str(caught.value)
 

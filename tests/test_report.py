@@ -26,8 +26,7 @@ from test_analysis import NEVER, make_games, synthetic_policies
 from bollesim.batch.runfolder import RunFolderError
 from bollesim.batch.workspace import write_games
 from bollesim.report import balance, chartdata, document
-from bollesim.stats import analysis as A
-from bollesim.stats import naming, vocabulary
+from bollesim.stats import analysis, naming, vocabulary
 
 # One worker: the module's fixture writes a whole balance report (about 20 s).
 pytestmark = pytest.mark.xdist_group("report")
@@ -387,7 +386,7 @@ def test_example_games_have_their_outcome(sweep):
     commands = re.findall(r"\| ([^|]+) \| [\d,]+ \| [^|]+ \| `bollesim play --from (\S+) "
                           r"--game (\d+) --cell (\d+)` \|", text)
     assert len(commands) >= 8
-    masks = A.outcome_masks(games)
+    masks = analysis.outcome_masks(games)
     for outcome, where, game, cell in commands:
         assert where == str(run)
         row = vocabulary.with_outcomes(games).filter((pl.col("game") == int(game))

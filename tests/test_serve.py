@@ -297,8 +297,7 @@ def test_the_trigger_chart_is_drawn_and_answered_in_words(page):
 def test_why_games_are_lost_counts_the_defeats_of_the_same_games(page):
     from bollesim import load_ruleset, simulate
     from bollesim.report.chartdata import NO_LOSS
-    from bollesim.stats import analysis as A
-    from bollesim.stats import naming, vocabulary
+    from bollesim.stats import analysis, naming, vocabulary
 
     address, digest = page.url, page.get_attribute("#count", "data-digest")
     before = page.get_attribute("#count", "data-job")
@@ -311,7 +310,7 @@ def test_why_games_are_lost_counts_the_defeats_of_the_same_games(page):
     df = vocabulary.with_outcomes(simulate(SHOWCASE["policy"], MAX_GAMES, seed=SEED,
                                   params=SHOWCASE["params"]))
     for factor in ("loss_cause", "loss_vehicle", "loss_place"):
-        table = A.defeat_breakdown(df, factor)
+        table = analysis.defeat_breakdown(df, factor)
         expected = {NO_LOSS if v is None else v: k
                     for v, k in zip(table[factor], table["k"], strict=True)}
         shown = page.eval_on_selector_all(

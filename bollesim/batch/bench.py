@@ -15,7 +15,7 @@ import numpy as np
 from bollesim import rng
 from bollesim.batch.runner import play_chunk, set_threads
 from bollesim.blocks import in_blocks
-from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine import layout
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.game.policy import Policy, available_policies, load_policy
 
@@ -68,7 +68,7 @@ def measure(
         lambda: play_chunk(rules, policy, params[:reference_games], seed, 0, "reference")
     )
     progress(f"reference engine: {reference_games / t_ref:,.1f} games/s")
-    draws = np.ascontiguousarray(results[:, L.R_RANDOM_DRAWS])
+    draws = np.ascontiguousarray(results[:, layout.R_RANDOM_DRAWS])
     sink = np.zeros(games, dtype=np.int64)
     floor = partial(rng.dice_floor, seed, draws, sink)
     floor(0, 16)
