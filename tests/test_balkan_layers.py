@@ -1,0 +1,94 @@
+"""The Balkan Wars game through the layers above its engines: the narrated engagement,
+bench, optimise and the what-if page's odds (tests/test_balkan.py holds the engines)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bollesim.balkan import luck, narrate
+from bollesim.balkan.play import play_chunk
+from bollesim.balkan.policies import assault
+from bollesim.balkan.result import RESULT
+from bollesim.balkan.ruleset import load_ruleset
+from bollesim.game.policy import from_module
+
+
+def assault_policy():
+    return from_module(assault)
+
+
+def balkan_cli(*args, cwd=None):
+    done = subprocess.run([sys.executable, "-m", "bollesim", "--game", "balkan-wars", *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "NUMBA_NUM_THREADS": "1"})
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+# ------------------------------------------------------------------ the narration
+
+
+@pytest.mark.parametrize("game", range(12))
+def test_the_narrations_events_add_up_to_the_row(game):
+    """Every casualty the narration tells is in the result row, every die's score is its
+    face plus its modifier kept within 1 to 6, each throw's total is its dice's, and the
+    narrated game is the fast engine's game."""
+    rules, policy = load_ruleset(), assault_policy()
+    params = policy.param_vector({"losses": 2})
+    log, row = narrate.events(rules, policy.kernel_params(params), 7, game)
+    told = {"attacker": 0, "defender": 0}
+    for _, kind, *facts in log:
+        if kind == "casualties":
+            told[facts[0]] += facts[1]
+        if kind == "dice":
+            _, rolls, total, sixes = facts
+            assert all(score == min(6, max(1, face + mod)) for _, face, mod, score in rolls)
+            assert total == sum(score for *_, score in rolls)
+            assert sixes == sum(score == 6 for *_, score in rolls)
+    assert (told["attacker"], told["defender"]) == (row["attacker_casualties"], row["defender_casualties"])
+    fast = RESULT.row(play_chunk(rules, policy, params[None, :], 7, game, "fast")[0])
+    assert fast == row
+
+
+def test_the_narration_tells_each_step_in_words():
+    rules, policy = load_ruleset(), assault_policy()
+    lines, row = narrate.narrated_game(rules, policy, policy.param_vector(), 7, 0)
+    text = "\n".join(lines)
+    for words in ("Bound 1", "Move: the attacker's good general throws", "advance from",
+                  "from out of range to at maximum range", "The attacker's dice:",
+                  "-1=", "Close assault:", "retires", "The battle ends: the defender broke",
+                  "Modifiers: the defender's cover (field) -1"):
+        assert words in text, words
+    assert lines[-1] == narrate.outcome(row)
+    moves = [line for line in lines if "Move: " in line]
+    assert len(moves) == row["end_bound"]
+
+
+def test_a_narrated_engagement_is_its_dice():
+    """The narration's dice are the stream's: the first move die told is the keyed die."""
+    from bollesim.rng import CHANCE, keyed_d6, new_stream
+
+    rules, policy = load_ruleset(), assault_policy()
+    log, _ = narrate.events(rules, policy.kernel_params(policy.param_vector()), 7, 3)
+    stream = new_stream(7, 3, CHANCE, luck.PURPOSES)
+    first_move = next(f for _, kind, *f in log if kind == "move")
+    assert first_move[0] == int(keyed_d6(stream, 1, luck.MOVE))
+
+
+def test_the_bands_of_a_rifle_stand():
+    stand = narrate.reference.Stand(weapon=0, quality=0, effective=2, maximum=8, dice_near=1,
+                                    figures=4, move=8, road=16, dist=20)
+    assert [narrate.band(stand, d) for d in (9, 8, 3, 2, 1)] == [
+        "out of range", "at maximum range", "at maximum range", "at effective range", "in contact"]
+
+
+def test_play_narrates_on_the_command_line():
+    out = balkan_cli("play", "-P", "assault", "--seed", "7")
+    assert "Bound 1" in out and "Outcome: defender broke" in out
+    data = json.loads(balkan_cli("play", "-P", "assault", "--seed", "7", "--json"))
+    assert data["game"] == "balkan-wars" and data["narration"][-1] == out.splitlines()[-1]
+    assert any(e["event"] == "dice" for e in data["events"])
