@@ -148,9 +148,7 @@ def firefight(stream, bound, tab, fig, status, dist, mover, ns, sc, purpose_m, p
     tm, sm = throw(stream, bound, purpose_m, mm, cm, md, mo, sc)
     to_, so = throw(stream, bound, purpose_o, om, co, od, oo, sc)
     winner, to_m, to_o = contest(tm, sm, to_, so)
-    everyone = scratch[6]
-    for i in range(MAX_STANDS):
-        everyone[i] = i
+    everyone = scratch[6]  # 0, 1, 2, ... (play_games)
     take(fig, status, dist, ATT, everyone, ns[ATT], to_m if mover == ATT else to_o)
     take(fig, status, dist, DEF, everyone, ns[DEF], to_o if mover == ATT else to_m)
     cas[ATT] += to_m if mover == ATT else to_o
@@ -172,23 +170,19 @@ def close(tab, status, dist, na, out):
 @compiled
 def healthiest(tab, fig, status, nd, k, troops_only, out):
     """reference.healthiest of the defender's stands on the field (troops only: no
-    artillery), into out; how many."""
+    artillery), into out; how many: the first k by figures, most first, ties in stand
+    order (an insertion sort, stable as Python's sorted)."""
     count = 0
-    for _ in range(k):
-        best = -1
-        for i in range(nd):
-            if status[DEF, i] != ON or (troops_only and tab[DEF, i, R.WEAPON] == R.ARTILLERY):
-                continue
-            taken = False
-            for c in range(count):
-                taken = taken or out[c] == i
-            if not taken and (best < 0 or fig[DEF, i] > fig[DEF, best]):
-                best = i
-        if best < 0:
-            break
-        out[count] = best
+    for i in range(nd):
+        if status[DEF, i] != ON or (troops_only and tab[DEF, i, R.WEAPON] == R.ARTILLERY):
+            continue
+        at = count
+        while at > 0 and fig[DEF, out[at - 1]] < fig[DEF, i]:
+            out[at] = out[at - 1]
+            at -= 1
+        out[at] = i
         count += 1
-    return count
+    return min(count, k)
 
 
 @compiled
@@ -229,15 +223,16 @@ def contact(stream, bound, tab, fig, status, dist, assaulting_side, a_members, c
 
 
 @compiled
-def play_one(tab, ns, sc, params, stream, fig, status, dist, scratch, out):
-    """One engagement into out (result.RESULT's columns, END_REASONS' codes)."""
+def play_one(tab, ns, sc, params, stream, fig, status, dist, scratch, cas, out):
+    """One engagement into out (result.RESULT's columns, END_REASONS' codes); cas: its
+    casualties per side (scratch)."""
     na, nd = ns[ATT], ns[DEF]
     for s in range(2):
         for i in range(ns[s]):
             fig[s, i] = tab[s, i, R.FIGURES]
             status[s, i] = ON
             dist[s, i] = sc[START] if s == ATT else 0
-    cas = np.zeros(2, dtype=np.int64)
+    cas[:] = 0
     first = assaults = 0
     code = -1
     bound = 0
@@ -307,9 +302,11 @@ def play_games(tab, ns, sc, params, seed, first_game, out):
     status = np.zeros((2, MAX_STANDS), dtype=np.int64)
     dist = np.zeros((2, MAX_STANDS), dtype=np.int64)
     scratch = np.zeros((9, MAX_STANDS * 2), dtype=np.int64)
+    scratch[6] = np.arange(MAX_STANDS * 2)  # every stand, in order (firefight)
+    cas = np.zeros(2, dtype=np.int64)
     for g in range(out.shape[0]):
         init_stream(stream, seed, first_game + g, CHANCE)
-        play_one(tab, ns, sc, params[g], stream, fig, status, dist, scratch, out[g])
+        play_one(tab, ns, sc, params[g], stream, fig, status, dist, scratch, cas, out[g])
 
 
 def tables(rules: R.Ruleset) -> tuple[np.ndarray, np.ndarray]:
