@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,8 @@ from bollesim.balkan.policies import assault
 from bollesim.balkan.result import RESULT
 from bollesim.balkan.ruleset import load_ruleset
 from bollesim.game.policy import from_module
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def assault_policy():
@@ -92,3 +95,24 @@ def test_play_narrates_on_the_command_line():
     data = json.loads(balkan_cli("play", "-P", "assault", "--seed", "7", "--json"))
     assert data["game"] == "balkan-wars" and data["narration"][-1] == out.splitlines()[-1]
     assert any(e["event"] == "dice" for e in data["events"])
+
+# ------------------------------------------------------------------ optimise
+
+
+def test_optimise_searches_the_assault_family(tmp_path):
+    """`optimise` plays the game's family end to end: the shipped spec's keys, a small
+    budget; the held-out winner is a point of the family and is never worse than the
+    defaults on the held-out games by more than their noise."""
+    shipped = (ROOT / "experiments" / "balkan_optimise_assault.toml").read_text(encoding="utf-8")
+    small = {"budget": 12000, "candidates": 3, "trial_games": 600, "holdout_games": 1500}
+    lines = [f"{k} = {small[k.strip()]}" if k.strip() in small else line
+             for line in shipped.splitlines() for k in [line.split("=")[0]]]
+    spec = tmp_path / "spec.toml"
+    spec.write_text("\n".join(lines), encoding="utf-8")
+    out = balkan_cli("optimise", str(spec), "--out", "o", cwd=tmp_path)
+    assert "best: assault advance_to=" in out
+    best = json.loads((tmp_path / "o" / "best.json").read_text(encoding="utf-8"))
+    assert best["policy"] == "assault"
+    assert set(best["params"]) == {p.name for p in assault.PARAMETERS}
+    report = (tmp_path / "o" / "optimise.md").read_text(encoding="utf-8")
+    assert "won with light losses rate" in report
