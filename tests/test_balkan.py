@@ -78,9 +78,20 @@ def test_exact_odds_of_a_worked_case():
     assert o["first's casualties"] == Fraction(1, 6)  # only the other's six: the difference is under six
 
 
-def test_exact_odds_refuse_more_than_twelve_dice():
-    with pytest.raises(ValueError, match="12 dice"):
-        odds.contest_odds([0] * 13, [0])
+def test_exact_odds_refuse_more_dice_than_they_count():
+    with pytest.raises(ValueError, match=f"{odds.MAX_DICE} dice"):
+        odds.contest_odds([0] * (odds.MAX_DICE + 1), [0])
+
+
+def test_the_shipped_scenarios_odds_are_all_counted():
+    """Every distance of the shipped scenario's odds table has its chances (its 13
+    attacking dice at close range included); a larger force is named, not left blank."""
+    table = odds.exact_odds(load_ruleset())[0]
+    assert max(row[1] for row in table["rows"]) > 12
+    assert all(isinstance(cell, dict) for row in table["rows"] for cell in row[3:])
+    big = load_ruleset(overrides=["attacker.stands[3].count=7"])  # 14 guns: 23 dice at short range
+    rows = odds.exact_odds(big)[0]["rows"]
+    assert any(str(row[3]).startswith("not counted") for row in rows)
 
 
 # ------------------------------------------------------------------ frequencies
