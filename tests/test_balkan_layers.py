@@ -116,3 +116,24 @@ def test_optimise_searches_the_assault_family(tmp_path):
     assert set(best["params"]) == {p.name for p in assault.PARAMETERS}
     report = (tmp_path / "o" / "optimise.md").read_text(encoding="utf-8")
     assert "won with light losses rate" in report
+
+# ------------------------------------------------------------------ the what-if page
+
+
+def test_the_pages_odds_sit_under_a_table_of_its_form():
+    """The page draws each odds table under the form's table its key names (page.js
+    drawExact): a key that names none is never shown."""
+    from bollesim.balkan import form, odds
+
+    tables = {e["name"] for e in form.form_model()["entries"] if e["type"] == "table"}
+    assert all(t["key"] in tables for t in odds.exact_odds(load_ruleset()))
+
+
+def test_the_page_can_replay_an_example_engagement():
+    """The page's example game (serve/app.py replay) asks the game's narration."""
+    from bollesim.game.declaration import declared
+
+    policy = assault_policy()
+    lines, row = declared("balkan-wars").narrated_game(load_ruleset(), policy,
+                                                       policy.param_vector(), 1, 0, "reference")
+    assert lines[0].startswith("The Balkan Wars") and row["end_bound"] >= 1
