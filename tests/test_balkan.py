@@ -262,8 +262,9 @@ def bollesim(*args, cwd):
 def test_run_sweep_and_report_play_balkan_wars(tmp_path):
     """`--game balkan-wars` plays the fast engine's rows through `run`, and `sweep` and
     `report` answer the close-assault question in words."""
-    bollesim("run", "-P", "assault", "-p", "losses=4", "-n", "300", "--seed", "9", "--out", "a",
-             cwd=tmp_path)
+    out = bollesim("run", "-P", "assault", "-p", "losses=4", "-n", "300", "--seed", "9",
+                   "--out", "a", cwd=tmp_path)
+    assert "A game can count several wins at once (attack won, light losses)" in out
     rows = pl.read_parquet(tmp_path / "a" / "games.parquet")
     rules = load_ruleset()
     tab, ns = E.tables(rules)
@@ -275,7 +276,9 @@ def test_run_sweep_and_report_play_balkan_wars(tmp_path):
     out = bollesim("sweep", str(spec), "-n", "500", "--out", "sweep", cwd=tmp_path)
     assert "close assault once the defender has lost" in out.lower()
     bollesim("report", "sweep", cwd=tmp_path)
-    assert "close assault" in (tmp_path / "sweep" / "report.md").read_text(encoding="utf-8").lower()
+    report = (tmp_path / "sweep" / "report.md").read_text(encoding="utf-8")
+    assert "close assault" in report.lower() and "narrated bound by bound" in report
+    assert "turn by turn" not in report and "victor" not in report
 
 
 @pytest.mark.parametrize("args, problem", [(["--game"], "--game needs a game's name"),

@@ -137,3 +137,33 @@ def test_the_page_can_replay_an_example_engagement():
     lines, row = declared("balkan-wars").narrated_game(load_ruleset(), policy,
                                                        policy.param_vector(), 1, 0, "reference")
     assert lines[0].startswith("The Balkan Wars") and row["end_bound"] >= 1
+
+# ------------------------------------------------------------------ the shared words
+
+
+BOLLEBANK_WORDS = ("victory type", "docs/readings.md", "turn by turn", "Fire order")
+
+
+@pytest.mark.parametrize("module", ["report/sensitivity.py", "report/balance.py",
+                                    "report/chartdata.py", "cli/output.py"])
+def test_the_shared_reports_take_their_words_from_the_declaration(module):
+    """What a report prints for every game names no Bøllebank word (its docstrings and
+    comments may): its outcomes, its clock and its readings' page are the game's
+    declaration's (Result.turn, Game.readings_page)."""
+    import ast
+
+    tree = ast.parse((ROOT / "bollesim" / module).read_text(encoding="utf-8"))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef)
+                  and node.body and isinstance(node.body[0], ast.Expr)}
+    printed = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
+               and isinstance(n.value, str) and id(n) not in docstrings]
+    assert not [(w, t) for t in printed for w in BOLLEBANK_WORDS if w in t]
+
+
+def test_the_games_words():
+    from bollesim.game.declaration import declared
+
+    assert declared("balkan-wars").result.turn == "bound"
+    assert "balkan-wars.md" in declared("balkan-wars").readings_page
+    assert declared("bollebank").readings_page == "docs/readings.md"

@@ -97,7 +97,8 @@ class Result:
     loss ended; first_loss: the column of the turn of a game's first loss ("" for none),
     and never_lost: what a game without one is, in words. draws: the column counting a
     game's random numbers drawn ("" for a game that does not count them; `bench` then has
-    no RNG floor).
+    no RNG floor). turn: what the game calls one step of its clock, in reports' words
+    ("turn", "bound").
     """
 
     columns: tuple[Column, ...]
@@ -120,6 +121,7 @@ class Result:
     never_lost: str = ""
     totals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     draws: str = ""
+    turn: str = "turn"
 
     def __post_init__(self):
         names = [c.name for c in self.columns]
