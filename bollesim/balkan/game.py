@@ -20,5 +20,5 @@ GAME = Game(
     odds="bollesim.balkan.odds",
     narration="bollesim.balkan.narrate",
     show="bollesim.balkan.show",
-    readings_page="docs/balkan-wars.md (Readings)",
+    readings_page="docs/balkan-wars.md",
 )
