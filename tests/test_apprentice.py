@@ -200,3 +200,18 @@ def test_the_shipped_model_is_the_one_its_record_names():
     record = shipped.record()
     assert record["command"].startswith("bollesim train")
     assert M.digest(shipped.shipped()) == record["model_digest"]
+
+
+def test_the_teacher_is_the_lookahead_over_the_plan_not_over_the_apprentice():
+    """`-P lookahead` plays over the apprentice by default; the labels still come from the
+    lookahead over the plan family at the expert point, so a model never learns from a
+    player that plays an earlier model of itself."""
+    from bollesim.bollebank import lookahead as LA
+
+    default = LA.player(RULES, load_policy("lookahead").param_vector())
+    assert default.base.name == "apprentice"
+    teacher = T.expert(RULES)
+    assert teacher.base.name == "plan"
+    names = [p.name for p in teacher.base.parameters]
+    expected = {**dict(zip(names, teacher.base.param_vector(), strict=True)), **LA.expert_base()}
+    assert dict(zip(names, teacher.base_vector, strict=True)) == pytest.approx(expected)

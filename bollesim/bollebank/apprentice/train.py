@@ -116,8 +116,10 @@ def rows(labels: Labels, rules) -> Rows:
 
 
 def expert(rules, base=None) -> LA.Lookahead:
-    """The lookahead player at its defaults, over its default base or the policy `base`."""
-    player = LA.player(rules, load_policy("lookahead").param_vector())
+    """The lookahead player at its defaults over the plan family at its expert point (the
+    teacher: not over the apprentice, which `-P lookahead` plays by default, so the labels
+    do not depend on the model they train), or over the policy `base`."""
+    player = LA.player(rules, load_policy("lookahead").param_vector({"base": "expert"}))
     if base is None:
         return player
     return LA.Lookahead(rules, player.rollouts, base, player.objective,
