@@ -32,6 +32,7 @@ PURE_PYTHON = frozenset({
     "bollesim/__main__.py",
     "bollesim/balkan/form.py",
     "bollesim/balkan/game.py",
+    "bollesim/balkan/narrate.py",
     "bollesim/balkan/odds.py",
     "bollesim/balkan/play.py",
     "bollesim/balkan/reference.py",
