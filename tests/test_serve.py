@@ -118,10 +118,10 @@ def predicted(rules, policy: str = SHOWCASE["policy"],
     """Games with each outcome among the page's games, played by bollesim.simulate (at the
     setting the page opens with, the showcase's)."""
     from bollesim import simulate
-    from bollesim.stats import analysis as A
+    from bollesim.stats import vocabulary
 
-    df = A.with_outcomes(simulate(policy, MAX_GAMES, seed=SEED, rules=rules, params=params))
-    return {o: int(df[o].sum()) for o in A.OUTCOMES}
+    df = vocabulary.with_outcomes(simulate(policy, MAX_GAMES, seed=SEED, rules=rules, params=params))
+    return {o: int(df[o].sum()) for o in vocabulary.OUTCOMES}
 
 
 def rules_check(*args: str) -> subprocess.CompletedProcess:
@@ -297,7 +297,7 @@ def test_the_trigger_chart_is_drawn_and_answered_in_words(page):
 def test_why_games_are_lost_counts_the_defeats_of_the_same_games(page):
     from bollesim import load_ruleset, simulate
     from bollesim.report.chartdata import NO_LOSS
-    from bollesim.stats import analysis as A
+    from bollesim.stats import analysis, naming, vocabulary
 
     address, digest = page.url, page.get_attribute("#count", "data-digest")
     before = page.get_attribute("#count", "data-job")
@@ -307,10 +307,10 @@ def test_why_games_are_lost_counts_the_defeats_of_the_same_games(page):
         "return c.job !== j && c.done === 'true'; }", arg=before, timeout=30_000)
     settle(page, load_ruleset().digest)
     assert page.input_value("#policy") == SHOWCASE["policy"]
-    df = A.with_outcomes(simulate(SHOWCASE["policy"], MAX_GAMES, seed=SEED,
+    df = vocabulary.with_outcomes(simulate(SHOWCASE["policy"], MAX_GAMES, seed=SEED,
                                   params=SHOWCASE["params"]))
     for factor in ("loss_cause", "loss_vehicle", "loss_place"):
-        table = A.defeat_breakdown(df, factor)
+        table = analysis.defeat_breakdown(df, factor)
         expected = {NO_LOSS if v is None else v: k
                     for v, k in zip(table[factor], table["k"], strict=True)}
         shown = page.eval_on_selector_all(
@@ -321,10 +321,10 @@ def test_why_games_are_lost_counts_the_defeats_of_the_same_games(page):
     assert f"{int(df['defeat'].sum()):,} of {MAX_GAMES:,} games" in page.inner_text("#losses-count")
     page.wait_for_function("document.querySelectorAll('#loss-charts svg').length === 2")
     charts = page.inner_text("#loss-charts")
-    for o in A.SUMMARY:  # the end-turn chart's medians, for each outcome it draws
+    for o in vocabulary.SUMMARY:  # the end-turn chart's medians, for each outcome it draws
         turns = df.filter(df[o])["end_turn"]
         if turns.len():
-            assert f"{A.LABELS[o]} {A.fmt_value(turns.median())}" in charts, o
+            assert f"{vocabulary.LABELS[o]} {naming.fmt_value(turns.median())}" in charts, o
     page.goto(address)  # the state the tests after this one start from
     page.reload()
     settle(page, digest)
@@ -835,7 +835,8 @@ def test_a_change_overtaken_while_its_rules_are_built_does_not_replace_the_later
 
     from starlette.testclient import TestClient
 
-    from bollesim.serve.app import Settings, create_app
+    from bollesim.serve.app import create_app
+    from bollesim.serve.state import Settings
 
     app = create_app(Settings(max_games=1000))
     server = app.state.server

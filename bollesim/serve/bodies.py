@@ -1,5 +1,5 @@
-"""The page's requests and error answers: a body is JSON of at most MAX_BODY bytes with
-only the fields of its route; an error is {"error": one line}."""
+"""The page's request bodies: JSON of at most MAX_BODY bytes with only the fields of its
+route (a route of app.py or find.py)."""
 
 from __future__ import annotations
 
@@ -7,17 +7,12 @@ import json
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from bollesim.inputs import LimitError, loads_json
 from bollesim.serve.edits import BadRequest
 
 MAX_BODY = 512 * 1024
 """Bytes of one request body (an edit of every key of the ruleset is about 40 KB)."""
-
-
-def error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
 
 
 def _reject_constant(name: str):
