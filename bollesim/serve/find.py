@@ -121,8 +121,8 @@ def tune_of_request(server, body: dict):
     keys = body.get("keys", list(declared().find_keys))
     if not isinstance(keys, list) or not keys or len(keys) > MAX_KEYS_LISTED \
             or not all(isinstance(k, str) and len(k) <= 100 for k in keys):
-        raise BadRequest(f"keys: expected a list of 1 to {MAX_KEYS_LISTED} keys of the ruleset, "
-                         f"e.g. {list(declared().find_keys[:2])}")
+        raise BadRequest(f"keys: expected a list of 1 to {MAX_KEYS_LISTED} keys of the ruleset "
+                         "as a tune spec's [keys] names them (docs/tune.md)")
     seed = server.settings.seed
     data = {**SPEC, "seed": seed, "holdout_seed": (seed + 1) % 2**63, "budget": budget,
             "overrides": assignments(edits),
