@@ -175,7 +175,7 @@ def test_bench_measures_the_declared_game(tmp_path):
     """`bench` plays the declared game's ruleset and policies (it used to load
     Bøllebank's ruleset, whatever the game); no RNG floor for a game whose rows do not
     count their draws."""
-    out = balkan_cli("bench", "--json", "--games", "2000", "--reference-games", "5", "--no-cold",
+    out = balkan_cli("bench", "--json", "--games", "2000", "--reference-games", "10", "--no-cold",
                      cwd=tmp_path)
     figures = json.loads(out.splitlines()[-1])
     assert figures["policy"] == "assault" and set(figures["policies"]) == {"assault"}
