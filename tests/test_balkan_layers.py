@@ -167,3 +167,17 @@ def test_the_games_words():
     assert declared("balkan-wars").result.turn == "bound"
     assert "balkan-wars.md" in declared("balkan-wars").readings_page
     assert declared("bollebank").readings_page == "docs/readings.md"
+
+# ------------------------------------------------------------------ bench
+
+
+def test_bench_measures_the_declared_game(tmp_path):
+    """`bench` plays the declared game's ruleset and policies (it used to load
+    Bøllebank's ruleset, whatever the game); no RNG floor for a game whose rows do not
+    count their draws."""
+    out = balkan_cli("bench", "--json", "--games", "2000", "--reference-games", "10", "--no-cold",
+                     cwd=tmp_path)
+    figures = json.loads(out.splitlines()[-1])
+    assert figures["policy"] == "assault" and set(figures["policies"]) == {"assault"}
+    assert figures["fast_games_per_s"] > 0 and figures["reference_games_per_s"] > 0
+    assert "rng_floor_games_per_s" not in figures
