@@ -138,6 +138,24 @@ def test_the_page_can_replay_an_example_engagement():
                                                        policy.param_vector(), 1, 0, "reference")
     assert lines[0].startswith("The Balkan Wars") and row["end_bound"] >= 1
 
+
+def test_the_pages_replay_command_chooses_the_game():
+    """The command the page prints under an example plays it again: for Balkan Wars it
+    chooses the game first, for the default game it needs no choice."""
+    from bollesim.game.declaration import playing
+    from bollesim.game.policy import load_policy
+    from bollesim.serve.app import replay_command
+
+    policy = assault_policy()
+    with playing("balkan-wars"):
+        command = replay_command(policy, policy.param_vector(), 1, 4, edited=True)
+    assert command.startswith("bollesim --game balkan-wars play -P assault -p ")
+    assert command.endswith("--seed 1 --game 4 --partial whatif.toml")
+    with playing("bollebank"):
+        plain = load_policy("historical")
+        assert replay_command(plain, plain.param_vector(), 1, 4, edited=False).startswith(
+            "bollesim play -P historical ")
+
 # ------------------------------------------------------------------ the shared words
 
 
