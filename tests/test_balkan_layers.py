@@ -138,6 +138,24 @@ def test_the_page_can_replay_an_example_engagement():
                                                        policy.param_vector(), 1, 0, "reference")
     assert lines[0].startswith("The Balkan Wars") and row["end_bound"] >= 1
 
+
+def test_the_pages_replay_command_chooses_the_game():
+    """The command the page prints under an example plays it again: for Balkan Wars it
+    chooses the game first, for the default game it needs no choice."""
+    from bollesim.game.declaration import playing
+    from bollesim.game.policy import load_policy
+    from bollesim.serve.app import replay_command
+
+    policy = assault_policy()
+    with playing("balkan-wars"):
+        command = replay_command(policy, policy.param_vector(), 1, 4, edited=True)
+    assert command.startswith("bollesim --game balkan-wars play -P assault -p ")
+    assert command.endswith("--seed 1 --game 4 --partial whatif.toml")
+    with playing("bollebank"):
+        plain = load_policy("historical")
+        assert replay_command(plain, plain.param_vector(), 1, 4, edited=False).startswith(
+            "bollesim play -P historical ")
+
 # ------------------------------------------------------------------ the shared words
 
 
@@ -167,3 +185,17 @@ def test_the_games_words():
     assert declared("balkan-wars").result.turn == "bound"
     assert "balkan-wars.md" in declared("balkan-wars").readings_page
     assert declared("bollebank").readings_page == "docs/readings.md"
+
+# ------------------------------------------------------------------ bench
+
+
+def test_bench_measures_the_declared_game(tmp_path):
+    """`bench` plays the declared game's ruleset and policies (it used to load
+    Bøllebank's ruleset, whatever the game); no RNG floor for a game whose rows do not
+    count their draws."""
+    out = balkan_cli("bench", "--json", "--games", "2000", "--reference-games", "10", "--no-cold",
+                     cwd=tmp_path)
+    figures = json.loads(out.splitlines()[-1])
+    assert figures["policy"] == "assault" and set(figures["policies"]) == {"assault"}
+    assert figures["fast_games_per_s"] > 0 and figures["reference_games_per_s"] > 0
+    assert "rng_floor_games_per_s" not in figures

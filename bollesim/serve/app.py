@@ -304,11 +304,21 @@ async def replay(request: Request) -> Response:
     from bollesim.batch.replay import narrated_game
 
     lines, _ = await asyncio.to_thread(narrated_game, built.rules, policy, params, seed, game)
-    args = " ".join(f"-p {p.name}={v:g}" for p, v in zip(policy.parameters, params, strict=True))
-    command = (f"bollesim play -P {policy.name} {args} --seed {seed} --game {game}"
-               + (" --partial whatif.toml" if body.get("edits") else ""))
+    command = replay_command(policy, params, seed, game, bool(body.get("edits")))
     return JSONResponse({"game": game, "seed": seed, "outcome": outcome, "lines": lines,
                          "command": command})
+
+
+def replay_command(policy, params, seed: int, game: int, edited: bool) -> str:
+    """The command line that plays game `game` of `seed` again, narrated: with the page's
+    game chosen first where it is not the default one (`bollesim --game NAME play`)."""
+    from bollesim.game.declaration import DEFAULT, declared
+
+    name = declared().name
+    chooser = "" if name == DEFAULT else f"--game {name} "
+    args = " ".join(f"-p {p.name}={v:g}" for p, v in zip(policy.parameters, params, strict=True))
+    return (f"bollesim {chooser}play -P {policy.name} {args} --seed {seed} --game {game}"
+            + (" --partial whatif.toml" if edited else ""))
 
 
 # ------------------------------------------------------------------ the application
