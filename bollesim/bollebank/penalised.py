@@ -155,3 +155,14 @@ class Penalised:
             return np.array([take]), lambda q: 0
 
         return self.evaluate(seed, game, choose)
+
+
+def best_of(inner: list[Penalised], fresh: list[Penalised], seed: int, game: int,
+            lines: list[tuple[int, tuple[int, ...]]]) -> tuple[float, float]:
+    """(the highest penalised value on the inner samples among candidate lines (k, line):
+    the line's choices, then inner[k]'s policy; the same line's value on fresh samples).
+    The fresh value is unbiased for that line, so its mean over games is a lower estimate
+    of the penalised bound (the max over every line)."""
+    valued = [(inner[k].replay(seed, game, line).value, k, line) for k, line in lines]
+    top, k, line = max(valued, key=lambda v: v[0])
+    return top, fresh[k].replay(seed, game, line).value
