@@ -16,8 +16,11 @@ against V at the end, so a line's penalised value is
 (no penalty before the first decision: one fewer mean-zero term changes no line's
 ranking and no mean). An unbiased Q keeps the penalty's mean zero, so the max over lines
 of this sum is still an upper bound; the max picks up Q's noise, which `replay` on fresh
-samples measures. The max over lines is exact only over the whole tree; `greedy` walks
-one line (the option of highest Q at each decision), a lower estimate of that max.
+samples measures. The max over lines is exact only over the whole tree, far beyond reach
+here: a line found gives a lower estimate of it. A line chosen without the tape (the
+option of highest Q at each decision, say) is an honest player's, whose penalised value
+has its win rate for mean: it says nothing about the bound. The lines that tell are those
+that use the tape, such as the plain clairvoyant's winning lines (`best_of`).
 """
 
 from __future__ import annotations
@@ -128,21 +131,6 @@ class Penalised:
             row, point = self.player.next_decision(seed, game, at)
         won = self.objective.won(row)
         return Line(start + total, tuple(line), len(line), won, start)
-
-    def greedy(self, seed: int, game: int) -> Line:
-        """The line of the highest estimated Q at every decision (the policy's choice on
-        a tie)."""
-
-        def choose(point: Point):
-            everyone = np.arange(len(point.options))
-
-            def pick(q: np.ndarray) -> int:
-                best = int(np.argmax(q))
-                return best if q[best] > q[point.base_choice] else point.base_choice
-
-            return everyone, pick
-
-        return self.evaluate(seed, game, choose)
 
     def replay(self, seed: int, game: int, line: tuple[int, ...]) -> Line:
         """A given line's penalised value on these samples (the policy's choices after

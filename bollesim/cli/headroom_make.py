@@ -123,9 +123,9 @@ def clairvoyant(baseline: dict, best: list[dict], s: Settings,
 def penalised(outcome: str, best: list[dict], baseline: dict, s: Settings,
               plain: list[CV.Verdict]) -> H.Penalised | None:
     """The penalised clairvoyant on the first s.penalised_games games (None for none), at
-    each V of the ladder (G.VALUE_TREES): per game, the best of two lines on the inner
-    samples (the plain clairvoyant's line, and the strong player's own game), and that
-    line on fresh ones (bollebank/penalised.py, value.py)."""
+    each V of the ladder (G.VALUE_TREES): per game, the best on the inner samples of the
+    plain clairvoyant's line, the strong player's own game and the objective's best known
+    point's, and that line on fresh ones (bollebank/penalised.py, value.py)."""
     from concurrent.futures import ThreadPoolExecutor
     from functools import partial
 
@@ -142,7 +142,9 @@ def penalised(outcome: str, best: list[dict], baseline: dict, s: Settings,
     strong = load_policy(G.VALUE_POLICY)
     x, y = VAL.decisions(rules, objective, strong, None, G.VALUE_SEED, s.value_games, s.threads)
     players = [(strong, None), *G.clairvoyant_bases(baseline, best)]
-    lines = [[(0, ()), (1 + v.base if v.status == CV.WON and not v.line else 1, v.line)]
+    own = 1 + [p["objective"] for p in best].index(name)  # the objective's best point
+    lines = [list(dict.fromkeys([(0, ()), (own, ()), (1 + v.base if v.status == CV.WON
+                                                      and not v.line else 1, v.line)]))
              for v in plain[:n]]
     steps = []
     for trees in G.VALUE_TREES:
@@ -316,9 +318,10 @@ def penalised_section(measured: list[H.Penalised], subset: list[H.Rung]) -> list
              f"games of seed {G.VALUE_SEED} (`bollesim/bollebank/value.py`), its "
              "expectation from samples of the chance to the next decision drawn off the "
              "game's tape (`bollesim/bollebank/penalised.py`). The max over every line is "
-             "out of reach; each game's best of two lines (the plain clairvoyant's, and "
-             f"{G.VALUE_POLICY}'s own game), valued again on fresh samples, is a lower "
-             "estimate of it: the penalised bound is at least that.", ""]
+             "out of reach; each game's best line of three (the plain clairvoyant's, "
+             f"{G.VALUE_POLICY}'s own game and the objective's best known point's), valued "
+             "again on fresh samples, is a lower estimate of it: the penalised bound is at "
+             "least that.", ""]
     if not measured:
         return [*lines, "Not measured in this report (`--penalised-games 0`).", ""]
     return [*lines, *(x for p in measured for x in H.penalised_lines(p, subset)), ""]
