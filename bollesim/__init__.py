@@ -52,6 +52,7 @@ jit_cache.configure()  # before any kernel is defined: a cache keyed by the sour
 
 _LAZY = {
     "simulate": ("bollesim.batch.runner", "simulate"),
+    "RunOptions": ("bollesim.batch.options", "RunOptions"),
     "sweep_frame": ("bollesim.batch.sweeps", "sweep_frame"),
     "narrate": ("bollesim.batch.replay", "narrate"),
     "load_experiment": ("bollesim.batch.spec", "load_experiment"),

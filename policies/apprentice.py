@@ -4,7 +4,7 @@ fitted to the lookahead's own choices says the expert would leave that choice, t
 option the model scores best; a first Fire order may be imposed (from an RoE, from a
 turn) while every other choice is its own (docs/apprentice.md)."""
 
-from bollesim.bollebank.apprentice import model as _model
+from bollesim.bollebank.apprentice import model
 from bollesim.bollebank.apprentice.shipped import kernel_rows as KERNEL_PARAMS
 from bollesim.bollebank.engine.player import APPRENTICE
 from bollesim.bollebank.expert import IMPOSED_PARAMETERS
@@ -16,4 +16,4 @@ __all__ = ["COMPILED_IN", "KERNEL_PARAMS", "PARAMETERS", "decide"]
 
 
 def decide(kind, obs, rules, options, n_options, params, prng):
-    return _model.decide(kind, obs, rules, options, n_options, params)
+    return model.decide(kind, obs, rules, options, n_options, params)

@@ -24,9 +24,11 @@ PARAMETERS = (
     Parameter("objective", 0, 0, len(OBJECTIVES) - 1,
               f"what a rollout is worth: {_objectives}", label="objective",
               choices=tuple(o.label for o in OBJECTIVES)),
-    Parameter("base", 0, 0, len(BASES) - 1,
-              f"the policy that plays the rollouts out: {_bases} (expert: the plan family"
-              " at bollesim/bollebank/expert_base.toml; the others at their defaults)",
+    Parameter("base", BASES.index("apprentice"), 0, len(BASES) - 1,
+              f"the policy that plays the rollouts out: {_bases} (apprentice, the default:"
+              " the learned strong player, policies/apprentice.py; expert: the plan family"
+              " at bollesim/bollebank/expert_base.toml, the apprentice's teacher's base;"
+              " the others at their defaults)",
               label="base policy", choices=BASES),
     Parameter("confidence", 1.25, 0, 5,
               "the best option is taken over the base policy's choice only when it beats it"

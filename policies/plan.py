@@ -7,12 +7,11 @@ points of it (bollesim/bollebank/scripted/space.py declares each parameter).
 The fast engine compiles this family into its kernel (docs/architecture.md §4)."""
 
 from bollesim.bollebank.engine.player import FAMILY
-from bollesim.bollebank.scripted import plan as _plan
-from bollesim.bollebank.scripted import space as _space
+from bollesim.bollebank.scripted import plan, space
 
-PARAMETERS = _space.PARAMETERS
+PARAMETERS = space.PARAMETERS
 COMPILED_IN = FAMILY  # the fast engine's kernel calls it directly (engine/player.py)
 
 
 def decide(kind, obs, rules, options, n_options, params, prng):
-    return _plan.play(kind, obs, rules, options, n_options, params)
+    return plan.play(kind, obs, rules, options, n_options, params)

@@ -16,9 +16,7 @@ from functools import cache
 import numpy as np
 from hypothesis import settings
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import luck
-from bollesim.bollebank import observation as O
+from bollesim.bollebank import codes, luck, observation
 from bollesim.bollebank.reference.chance import ScriptedChance
 from bollesim.bollebank.reference.state import Game, new_game
 from bollesim.bollebank.reference.table import Table
@@ -71,7 +69,7 @@ class Script:
 
     def decide(self, kind, obs, rules, options, n, params, prng):
         opts = [int(x) for x in options[:n]]
-        self.offers.append((int(kind), opts, (int(obs[O.CONTEXT_A]), int(obs[O.CONTEXT_B]))))
+        self.offers.append((int(kind), opts, (int(obs[observation.CONTEXT_A]), int(obs[observation.CONTEXT_B]))))
         if kind not in self.answers:
             raise UnexpectedDecision(f"unscripted decision kind {kind} with options {opts}")
         answer = self.answers[kind]
@@ -144,7 +142,7 @@ def stack_track(game: Game, kind: int, n: int, letter: int | None = None,
                 double: bool | None = None) -> list[int]:
     """Put n chits of a type on its track (from the pool); the last one gets `letter`
     and `double` if given, the others any letter and single fire."""
-    chits = [take_chit(game, kind, double=False if kind == C.HMG else None) for _ in range(n - 1)]
+    chits = [take_chit(game, kind, double=False if kind == codes.HMG else None) for _ in range(n - 1)]
     chits.append(take_chit(game, kind, letter, double))
     game.tracks[kind].extend(chits)
     return chits
@@ -174,7 +172,7 @@ def ability_index(game: Game, ability: int) -> tuple[int, int]:
 def ready(game: Game, ability: int) -> int:
     """Put an ability marker face up in its box and return its marker index."""
     a, side = ability_index(game, ability)
-    game.abilities[a].state = C.AVAILABLE
+    game.abilities[a].state = codes.AVAILABLE
     game.abilities[a].side = side
     return a
 

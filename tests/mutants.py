@@ -63,8 +63,8 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "stack-limit-plus-one",
         "bollesim/bollebank/engine/execution.py",
-        "count > st[T.POS_STACK + p]:",
-        "count > st[T.POS_STACK + p] + 1:",
+        "count > st[tables.POS_STACK + p]:",
+        "count > st[tables.POS_STACK + p] + 1:",
         "§2.1.1, §6.2",
         "moves may fill a position one vehicle beyond its stacking limit",
         (FAST_GAMES,),
@@ -90,8 +90,8 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "airstrike-twice",
         "bollesim/bollebank/engine/orders.py",
-        "if st[O.AIRSTRIKE_PENDING] or st[O.AIRSTRIKES_USED] >= st[T.S_AIRSTRIKES]:",
-        "if st[O.AIRSTRIKE_PENDING]:",
+        "if st[observation.AIRSTRIKE_PENDING] or st[observation.AIRSTRIKES_USED] >= st[tables.S_AIRSTRIKES]:",
+        "if st[observation.AIRSTRIKE_PENDING]:",
         "§5.4.4, I-AIR",
         "an airstrike may be called again after the game's one is used",
         (FAST_GAMES,),
@@ -99,8 +99,8 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "two-road-steps",
         "bollesim/bollebank/engine/execution.py",
-        "st[L.SCRATCH_TARGET + v] = step(st, v)",
-        "st[L.SCRATCH_TARGET + v] = next_step(st, step(st, v), heading(st, v))",
+        "st[layout.SCRATCH_TARGET + v] = step(st, v)",
+        "st[layout.SCRATCH_TARGET + v] = next_step(st, step(st, v), heading(st, v))",
         "§6.2",
         "a regular move takes two road steps instead of one",
         (FAST_GAMES,),
@@ -117,7 +117,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "tow-link-one-sided",
         "bollesim/bollebank/engine/core.py",
-        "        st[vx(towed, O.V_TOWED_BY)] = -1\n",
+        "        st[vx(towed, observation.V_TOWED_BY)] = -1\n",
         "",
         "§5.4.3",
         "a released tow clears the rescuer's side of the link but not the towed tank's",
@@ -126,8 +126,8 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "hull-hit-no-stun",
         "bollesim/bollebank/engine/core.py",
-        "if location == C.HULL or location == C.TURRET:",
-        "if location == C.TURRET:",
+        "if location == codes.HULL or location == codes.TURRET:",
+        "if location == codes.TURRET:",
         "§7.1.3",
         "a hull hit does not stun the tank",
         (FAST_GAMES,),
@@ -135,8 +135,8 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "roe-below-track",
         "bollesim/bollebank/engine/core.py",
-        "new = min(max(st[O.ROE] + delta, st[T.S_ROE_MIN]), st[T.S_ROE_MAX])",
-        "new = min(st[O.ROE] + delta, st[T.S_ROE_MAX])",
+        "new = min(max(st[observation.ROE] + delta, st[T.S_ROE_MIN]), st[T.S_ROE_MAX])",
+        "new = min(st[observation.ROE] + delta, st[T.S_ROE_MAX])",
         "I-ROE0",
         "the RoE change is clamped only at the top, so the RoE can drop below level 1",
         (FAST_GAMES,),
@@ -144,7 +144,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "artillery-chit-twice",
         "bollesim/bollebank/engine/reaction.py",
-        "                st[L.X_N_ASIDE] -= 1\n",
+        "                st[layout.X_N_ASIDE] -= 1\n",
         "",
         "§7.2",
         "artillery returns a random-unit chit to the pool without taking it from aside",
@@ -153,8 +153,8 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "turn-past-limit",
         "bollesim/bollebank/engine/end.py",
-        "if st[O.TURN] >= st[T.S_TURN_LIMIT]:",
-        "if st[O.TURN] > st[T.S_TURN_LIMIT]:",
+        "if st[observation.TURN] >= st[tables.S_TURN_LIMIT]:",
+        "if st[observation.TURN] > st[tables.S_TURN_LIMIT]:",
         "§4",
         "the game plays on past the turn limit",
         (FAST_GAMES,),
@@ -171,8 +171,8 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "hull-marker-stays-green",
         "bollesim/bollebank/engine/end.py",
-        "st[vx(v, O.V_HULL_GREEN)] = 1 - st[vx(v, O.V_HULL_GREEN)]",
-        "st[vx(v, O.V_HULL_GREEN)] = 1",
+        "st[vx(v, observation.V_HULL_GREEN)] = 1 - st[vx(v, observation.V_HULL_GREEN)]",
+        "st[vx(v, observation.V_HULL_GREEN)] = 1",
         "§6.2, §7.1.3",
         "the End phase never flips a hull marker to red, so a hull-hit tank moves every turn",
         (FAST_GAMES,),
@@ -180,7 +180,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "stunned-tank-fires",
         "bollesim/bollebank/engine/execution.py",
-        "        or st[vx(v, O.V_STUN)]\n",
+        "        or st[vx(v, observation.V_STUN)]\n",
         "",
         "§6, §7.1.3",
         "a stunned tank on its Fire side still attacks in the Execution phase",
@@ -189,7 +189,7 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "operational-after-deadline",
         "bollesim/bollebank/engine/end.py",
-        "if st[O.TURN] <= st[O.DEADLINE] and at_t2",
+        "if st[observation.TURN] <= st[observation.DEADLINE] and at_t2",
         "if at_t2",
         "I-OPV",
         "two tanks reaching T2 after the deadline still count for an operational victory",
@@ -198,8 +198,8 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "tactical-on-light-damage",
         "bollesim/bollebank/engine/end.py",
-        "if st[vx(v, O.V_HEAVY)] and not in_saraci",
-        "if st[vx(v, O.V_LIGHT)] and not in_saraci",
+        "if st[vx(v, observation.V_HEAVY)] and not in_saraci",
+        "if st[vx(v, observation.V_LIGHT)] and not in_saraci",
         "§8, I-TACV",
         "tactical victory asks for lightly, not heavily, damaged vehicles to be in Saraci",
         (FAST_GAMES,),
@@ -214,8 +214,8 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     Mutant(
         "tactical-turn-limit-extended",
         "bollesim/bollebank/engine/end.py",
-        "tactical = silent and st[O.TURN] <= st[T.S_BASE_TURN_LIMIT]",
-        "tactical = silent and st[O.TURN] <= st[T.S_TURN_LIMIT]",
+        "tactical = silent and st[observation.TURN] <= st[tables.S_BASE_TURN_LIMIT]",
+        "tactical = silent and st[observation.TURN] <= st[tables.S_TURN_LIMIT]",
         "§8, I-TACV",
         "the fast engine allows a tactical victory up to turn 40 in the extended game",
         (BOTH_TACTICAL,),
@@ -259,7 +259,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     Mutant(
         "in-saraci-without-overwatches",
         "bollesim/bollebank/rules/access.py",
-        "return rules[at + P.TOWN_OF + p] == C.TOWN_S",
+        "return rules[at + P.TOWN_OF + p] == codes.TOWN_S",
         "return p == rules[at + P.S_SARACI]",
         "I-TACV, I-TOW-SARACI",
         "the compiled 'in Saraci' (fast engine and policies) drops the Saraci overwatches",
@@ -268,7 +268,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     Mutant(
         "reference-in-saraci-without-overwatches",
         "bollesim/bollebank/reference/orders.py",
-        "return game.rules.town_of[position] == C.TOWN_S",
+        "return game.rules.town_of[position] == codes.TOWN_S",
         "return position == game.rules.saraci",
         "I-TACV, I-TOW-SARACI",
         "the reference engine's 'in Saraci' drops the Saraci overwatches",
@@ -286,7 +286,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     Mutant(
         "operational-with-one-tank",
         "bollesim/bollebank/engine/end.py",
-        "at_t2 >= st[T.S_TANKS_NEEDED]",
+        "at_t2 >= st[tables.S_TANKS_NEEDED]",
         "at_t2 >= 1",
         "§8, I-OPV",
         "one tank at T2 is enough for an operational victory",
@@ -295,7 +295,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     Mutant(
         "silent-before-the-setup-marker-flips",
         "bollesim/bollebank/engine/core.py",
-        "        return st[L.X_SETUP_FLIPPED] == 1\n",
+        "        return st[layout.X_SETUP_FLIPPED] == 1\n",
         "        return True\n",
         "§8, §6.3",
         "artillery counts as silent while the Saraci setup marker still shows Saraci",
@@ -304,8 +304,8 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     Mutant(
         "victories-not-sticky",
         "bollesim/bollebank/engine/end.py",
-        "        st[O.OPERATIONAL] |= operational\n",
-        "        st[O.OPERATIONAL] = operational\n",
+        "        st[observation.OPERATIONAL] |= operational\n",
+        "        st[observation.OPERATIONAL] = operational\n",
         "I-STICKY",
         "an operational victory met once is lost when its conditions lapse",
         ("tests/test_rules_both_engines.py -k STICKY",),
@@ -322,8 +322,8 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     Mutant(
         "political-reversed",
         "bollesim/bollebank/engine/play.py",
-        "political = not fired or st[O.FIRE_ROE] <= st[O.ROE]",
-        "political = not fired or st[O.FIRE_ROE] >= st[O.ROE]",
+        "political = not fired or st[observation.FIRE_ROE] <= st[observation.ROE]",
+        "political = not fired or st[observation.FIRE_ROE] >= st[observation.ROE]",
         "§8",
         "political victory asks for the fire status at or above the RoE, not below",
         (FAST_GAMES,),
@@ -331,7 +331,7 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     Mutant(
         "diplomatic-without-military",
         "bollesim/bollebank/engine/play.py",
-        "if st[T.S_DIPLO_MILITARY] or defeat:",
+        "if st[tables.S_DIPLO_MILITARY] or defeat:",
         "if defeat:",
         "§8, I-DIPLO",
         "strategic and political victories count without an operational or tactical one",
@@ -450,7 +450,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "best-minimises-victories",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/paired_tests.py",
         "score = -r if o in MINIMISE else r",
         "score = r",
         "best_trigger",
@@ -459,7 +459,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "best-tied-dropped",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/paired_tests.py",
         "tied = [labels[i] for i in range(len(values)) if i != ib and p[i] >= chosen_alpha]",
         "tied = []",
         "best_trigger",
@@ -496,7 +496,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "best-chosen-without-correction",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/paired_tests.py",
         "chosen_alpha = alpha / max(1, len(values) - 1)",
         "chosen_alpha = alpha",
         "best_trigger",
@@ -506,7 +506,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     ),
     Mutant(
         "worst-labelled-as-default",
-        "bollesim/stats/analysis.py",
+        "bollesim/stats/paired_tests.py",
         '"worst_label": labels[iw],',
         '"worst_label": labels[idef] if idef is not None else labels[iw],',
         "best_trigger",
@@ -519,8 +519,8 @@ PRECISION = [  # the --precision stopping rule (bollesim/batch/precision.py)
     Mutant(
         "precision-watches-operational-only",
         "bollesim/batch/precision.py",
-        "PRECISION_RATES = RESULT.flags",
-        "PRECISION_RATES = RESULT.flags[:1]",
+        "return tuple(declared().result.flags)",
+        "return tuple(declared().result.flags[:1])",
         "--precision",
         "the stopping rule watches the operational rate only",
         ("tests/test_sweep.py -k precision",),
@@ -585,8 +585,8 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/bat
     Mutant(
         "precision-counts-in-cell-0",
         "bollesim/batch/session.py",
-        "self.counts[i] += results[:, RATE_COLUMNS].sum(axis=0)",
-        "self.counts[0] += results[:, RATE_COLUMNS].sum(axis=0)",
+        "self.counts[i] += results[:, rate_columns()].sum(axis=0)",
+        "self.counts[0] += results[:, rate_columns()].sum(axis=0)",
         "--precision",
         "every cell's outcomes are counted as the first cell's",
         ("tests/test_sweep.py -k precision",),
@@ -624,8 +624,8 @@ REPORT = [  # what the balance report says (bollesim/report/balance.py, bollesim
     Mutant(
         "paired-table-sign-flipped",
         "bollesim/report/balance.py",
-        "cmp = analysis.paired_comparison(games, int(c), int(base), list(analysis.HEADLINE))",
-        "cmp = analysis.paired_comparison(games, int(base), int(c), list(analysis.HEADLINE))",
+        "cmp = paired_tests.paired_comparison(games, int(c), int(base), list(vocabulary.HEADLINE))",
+        "cmp = paired_tests.paired_comparison(games, int(base), int(c), list(vocabulary.HEADLINE))",
         "paired comparison",
         "the paired-differences table shows the base minus each cell, not the reverse",
         ("tests/test_report.py::test_paired_differences_table",),
@@ -669,8 +669,8 @@ REPORT = [  # what the balance report says (bollesim/report/balance.py, bollesim
     Mutant(
         "endings-defeat-inverted",
         "bollesim/report/balance.py",
-        "analysis.LABELS[RESULT.loss] if r[RESULT.loss] else \"\"",
-        "\"\" if r[RESULT.loss] else analysis.LABELS[RESULT.loss]",
+        "vocabulary.LABELS[RESULT.loss] if r[RESULT.loss] else \"\"",
+        "\"\" if r[RESULT.loss] else vocabulary.LABELS[RESULT.loss]",
         "§8",
         "the endings table marks the ends that are not defeats as defeats",
         ("tests/test_report.py::test_endings_table",),
@@ -762,8 +762,8 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (batch/spec.py, sessi
     Mutant(
         "compare-a-minus-b",
         "bollesim/stats/compare.py",
-        "cmp = analysis.paired_comparison(paired, 1, 0)",
-        "cmp = analysis.paired_comparison(paired, 0, 1)",
+        "cmp = paired_tests.paired_comparison(paired, 1, 0)",
+        "cmp = paired_tests.paired_comparison(paired, 0, 1)",
         "paired comparison",
         "compare reports A - B under the heading B - A",
         ("tests/test_compare.py::test_two_runs_b_minus_a", "tests/test_compare.py::test_the_report"),
@@ -851,10 +851,10 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (batch/spec.py, sessi
     ),
 ]
 
-OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/search/optimise.py)
+OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/search/optimise.py, race.py, optimise_*.py)
     Mutant(
         "race-seeds-per-candidate",
-        "bollesim/search/optimise.py",
+        "bollesim/search/race.py",
         "games = simulate(search.policy, stop - first, search.seed,",
         "games = simulate(search.policy, stop - first, search.seed + int(c),",
         "common random numbers",
@@ -863,7 +863,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
     Mutant(
         "race-keeps-the-worst",
-        "bollesim/search/optimise.py",
+        "bollesim/search/race.py",
         'return np.argsort(-means[:, 0], kind="stable")',
         'return np.argsort(means[:, 0], kind="stable")',
         "the finalists are the best trials",
@@ -908,7 +908,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
     Mutant(
         "pareto-one-front",
-        "bollesim/search/optimise.py",
+        "bollesim/search/race.py",
         "ranks[left[~dominated]] = rank",
         "ranks[left[~dominated]] = 0",
         "Pareto fronts",
@@ -917,7 +917,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
     Mutant(
         "seeds-without-presets",
-        "bollesim/search/optimise.py",
+        "bollesim/search/optimise_space.py",
         "if search.policy.name == declared().scripted:",
         "if search.policy.name != declared().scripted:",
         "the presets in the space are seeds",
@@ -926,7 +926,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
     Mutant(
         "categorical-as-integers",
-        "bollesim/search/optimise.py",
+        "bollesim/search/optimise_space.py",
         "out[axis.name] = CategoricalDistribution(axis.choices[int(axis.low):int(axis.high) + 1])",
         "out[axis.name] = IntDistribution(int(axis.low), int(axis.high))",
         "categorical parameters are choices",
@@ -935,7 +935,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
     Mutant(
         "sampler-unseeded",
-        "bollesim/search/optimise.py",
+        "bollesim/search/race.py",
         "seed=search.seed % 2**32,",
         "seed=None,",
         "reproducible: the same spec gives the same search",
@@ -948,8 +948,8 @@ LOOKAHEAD = [  # the lookahead player (bollesim/bollebank/lookahead.py, engine/r
     Mutant(
         "rollout-on-the-games-stream",
         "bollesim/bollebank/engine/script.py",
-        "st[L.CHANCE] = st[L.SCRIPT_KEYS]",
-        "st[L.CHANCE] = st[L.CHANCE]",
+        "st[layout.CHANCE] = st[layout.SCRIPT_KEYS]",
+        "st[layout.CHANCE] = st[layout.CHANCE]",
         "issue 12: rollouts draw from a chance stream keyed apart from the game's",
         "the rollouts replay the game's own draws after the decision: they see its future",
         ("tests/test_lookahead.py -k oracle", "tests/test_lookahead.py -k future"),
@@ -1008,8 +1008,8 @@ TUNE = [  # inverse design: search, certification, knobs (bollesim/search/tune*.
     Mutant(
         "tune-certifies-on-search-games",
         "bollesim/search/certify.py",
-        "games = player_outcomes(tune, rules, tune.holdout_seed, 0, tune.holdout_games, threads,",
-        "games = player_outcomes(tune, rules, tune.seed, 0, tune.holdout_games, threads,",
+        "games = player_outcomes(tune, rules, tune.holdout_seed, 0, tune.holdout_games, RunOptions.of(options),",
+        "games = player_outcomes(tune, rules, tune.seed, 0, tune.holdout_games, RunOptions.of(options),",
         "a best choice is estimated on held-out seeds",
         "certification replays the proposals on the search's own games, which chose them",
         ("tests/test_tune.py::test_certification_plays_only_held_out_games",),

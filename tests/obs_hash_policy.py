@@ -4,7 +4,7 @@ observations or rules make it choose differently."""
 
 import numpy as np
 
-from bollesim.bollebank import observation as O
+from bollesim.bollebank import observation
 from bollesim.rng import mix64
 
 PARAMETERS = ()
@@ -12,7 +12,7 @@ PARAMETERS = ()
 
 def decide(kind, obs, rules, options, n_options, params, prng):
     h = mix64(kind + 1)
-    for i in range(O.SIZE):
+    for i in range(observation.SIZE):
         h = mix64(h ^ mix64(obs[i] + 7919 * i))
     checksum = 0
     for i in range(rules.shape[0]):

@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bollesim.game.params import Parameter
-from bollesim.stats import analysis as A
+from bollesim.stats import analysis, intervals, naming, paired_tests, vocabulary
 from bollesim.stats.intervals import paired_rates
 
 NEVER = 25.0
@@ -81,10 +81,10 @@ def expected_rates(k: float) -> dict[str, float]:
     """True rates of the recorded outcomes: a defeat cancels every victory."""
     p = true_probabilities(k)
     alive = 1.0 - p["defeat"]
-    out = {v: p[v] * alive for v in A.VICTORIES}
-    out["perfect"] = math.prod(p[v] for v in A.VICTORIES) * alive
+    out = {v: p[v] * alive for v in vocabulary.VICTORIES}
+    out["perfect"] = math.prod(p[v] for v in vocabulary.VICTORIES) * alive
     out["defeat"] = p["defeat"]
-    out["no_result"] = math.prod(1.0 - p[v] for v in A.VICTORIES) * alive
+    out["no_result"] = math.prod(1.0 - p[v] for v in vocabulary.VICTORIES) * alive
     return out
 
 
@@ -92,7 +92,7 @@ def _cell(u: dict, extra: np.random.Generator, k: float, n: int, first: int, see
           policy: str, cell: int) -> pl.DataFrame:
     p = true_probabilities(k)
     defeat = u["defeat"] < p["defeat"]
-    won = {v: (u[v] < p[v]) & ~defeat for v in A.VICTORIES}
+    won = {v: (u[v] < p[v]) & ~defeat for v in vocabulary.VICTORIES}
     reason_draw = extra.random(n)
     reasons = np.where(reason_draw < DEFEAT_SPLIT[0], "vehicle destroyed",
                        np.where(reason_draw < DEFEAT_SPLIT[0] + DEFEAT_SPLIT[1],
@@ -162,7 +162,7 @@ def make_games(n: int = 2000, seed: int = 11, triggers=TRIGGERS, hold_fire: bool
                first_game: int = 0) -> pl.DataFrame:
     """A synthetic sweep: one syn_fire cell per trigger value, plus syn_hold (k null)."""
     rng = np.random.default_rng(seed)
-    u = {o: rng.random(n) for o in (*A.VICTORIES, "defeat")}  # common random numbers
+    u = {o: rng.random(n) for o in (*vocabulary.VICTORIES, "defeat")}  # common random numbers
     cells = [_cell(u, np.random.default_rng([seed, c]), k, n, first_game, seed, "syn_fire", c)
              for c, k in enumerate(triggers)]
     if hold_fire:
@@ -189,23 +189,23 @@ def games() -> pl.DataFrame:
     (1, 29, 0.0061, 0.1718),    # idem, example (d)
 ])
 def test_wilson_known_values(k, n, low, high):
-    lo, hi = A.wilson(k, n)
+    lo, hi = intervals.wilson(k, n)
     assert isinstance(lo, float) and isinstance(hi, float)
     assert lo == pytest.approx(low, abs=5e-5)
     assert hi == pytest.approx(high, abs=5e-5)
 
 
 def test_wilson_vectorised_and_edges():
-    lo, hi = A.wilson(np.array([0, 5, 10, 0]), np.array([10, 10, 10, 0]))
+    lo, hi = intervals.wilson(np.array([0, 5, 10, 0]), np.array([10, 10, 10, 0]))
     assert lo.shape == hi.shape == (4,)
     np.testing.assert_allclose(lo[:3], [0.0, 0.2366, 0.7225], atol=5e-5)
     np.testing.assert_allclose(hi[:3], [0.2775, 0.7634, 1.0], atol=5e-5)
     assert lo[0] == 0.0 and hi[2] == 1.0  # exact at the ends
     assert np.isnan(lo[3]) and np.isnan(hi[3])  # no games: no interval
-    wide = A.wilson(5, 10, z=2.576)
+    wide = intervals.wilson(5, 10, z=2.576)
     assert wide[0] < 0.2366 and wide[1] > 0.7634
     with pytest.raises(ValueError):
-        A.wilson(11, 10)
+        intervals.wilson(11, 10)
 
 
 Z_VALUES = st.sampled_from([1.0, 1.645, 1.96, 2.576])
@@ -216,19 +216,19 @@ def test_wilson_is_the_score_interval(n, share, z):
     """The interval solves |k/n - p| = z sqrt(p(1 - p)/n) (oracles.wilson), contains k/n,
     and is symmetric: n - k successes give the mirror image."""
     k = round(share * n)
-    low, high = A.wilson(k, n, z)
+    low, high = intervals.wilson(k, n, z)
     assert (low, high) == pytest.approx(oracles.wilson(k, n, z), abs=1e-12)
     assert low <= k / n <= high
-    mirror = A.wilson(n - k, n, z)
+    mirror = intervals.wilson(n - k, n, z)
     assert mirror == pytest.approx((1 - high, 1 - low), abs=1e-12)
-    many_low, many_high = A.wilson(np.array([k, n - k]), np.array([n, n]), z)
+    many_low, many_high = intervals.wilson(np.array([k, n - k]), np.array([n, n]), z)
     assert (many_low[0], many_high[0]) == pytest.approx((low, high), abs=1e-15)
 
 
 @given(b=st.integers(0, 120), c=st.integers(0, 120))
 def test_mcnemar_is_the_exact_binomial_test(b, c):
-    assert A.mcnemar_exact(b, c) == pytest.approx(oracles.mcnemar(b, c), rel=1e-9, abs=1e-300)
-    assert A.mcnemar_exact(b, c) == A.mcnemar_exact(c, b)
+    assert intervals.mcnemar_exact(b, c) == pytest.approx(oracles.mcnemar(b, c), rel=1e-9, abs=1e-300)
+    assert intervals.mcnemar_exact(b, c) == intervals.mcnemar_exact(c, b)
 
 
 def paired_frame(n11: int, n10: int, n01: int, n00: int) -> pl.DataFrame:
@@ -253,7 +253,7 @@ def test_paired_comparison_is_newcombes_method_10(table):
     of the discordant games and its verdict, for any 2x2 table."""
     n11, n10, n01, n00 = table
     n = sum(table)
-    row = A.paired_comparison(paired_frame(*table), "a", "b", "operational").row(0, named=True)
+    row = paired_tests.paired_comparison(paired_frame(*table), "a", "b", "operational").row(0, named=True)
     diff, low, high = oracles.paired_difference(*table)
     assert row["n"] == n and (row["only_a"], row["only_b"]) == (n10, n01)
     assert row["rate_a"] == pytest.approx((n11 + n10) / n)
@@ -270,18 +270,18 @@ def test_paired_comparison_is_newcombes_method_10(table):
 
 
 def test_rates_match_counts(games):
-    table = A.rates(games, by="cell")
+    table = analysis.rates(games, by="cell")
     assert table.height == len(TRIGGERS) + 1
     assert table["cell"].to_list() == list(range(len(TRIGGERS) + 1))
     for row in table.iter_rows(named=True):
         rows = games.filter(pl.col("cell") == row["cell"])
-        v = {o: rows[o].to_numpy() for o in (*A.VICTORIES, "defeat")}
+        v = {o: rows[o].to_numpy() for o in (*vocabulary.VICTORIES, "defeat")}
         counts = {o: int(v[o].sum()) for o in v}
-        counts["perfect"] = int(np.all([v[o] for o in A.VICTORIES], axis=0).sum())
-        counts["no_result"] = int((~np.any([v[o] for o in A.VICTORIES], axis=0)
+        counts["perfect"] = int(np.all([v[o] for o in vocabulary.VICTORIES], axis=0).sum())
+        counts["no_result"] = int((~np.any([v[o] for o in vocabulary.VICTORIES], axis=0)
                                    & ~v["defeat"]).sum())
         assert row["n"] == rows.height
-        for o in A.OUTCOMES:
+        for o in vocabulary.OUTCOMES:
             assert row[f"{o}_k"] == counts[o], o
             assert row[f"{o}_rate"] == pytest.approx(counts[o] / rows.height)
             lo, hi = oracles.wilson(counts[o], rows.height)
@@ -289,7 +289,7 @@ def test_rates_match_counts(games):
 
 
 def test_rates_cover_the_true_probabilities(games):
-    table = A.rates(games.filter(pl.col("policy") == "syn_fire"), by="k")
+    table = analysis.rates(games.filter(pl.col("policy") == "syn_fire"), by="k")
     assert table["k"].to_list() == list(TRIGGERS)
     covered = total = 0
     for row, k in zip(table.iter_rows(named=True), TRIGGERS, strict=True):
@@ -303,7 +303,7 @@ def test_rates_cover_the_true_probabilities(games):
 def test_rates_nan_and_null_are_one_group(games):
     never = games.with_columns(pl.when(pl.col("k") == NEVER).then(math.nan)
                                .otherwise(pl.col("k")).alias("k"))
-    table = A.rates(never, by="k")
+    table = analysis.rates(never, by="k")
     assert table["k"].to_list() == [*TRIGGERS[:-1], None]  # NaN joins the null group, last
     assert table["n"][-1] == 2 * 2000  # syn_fire k=NaN and syn_hold (k null)
 
@@ -311,26 +311,26 @@ def test_rates_nan_and_null_are_one_group(games):
 def test_rates_show_whole_parameters_as_integers(games):
     """A parameter column of whole numbers groups as integers (k = 8, not 8.0); one with
     a fraction stays as it is."""
-    table = A.rates(games, by="k")
+    table = analysis.rates(games, by="k")
     assert table.schema["k"] == pl.Int64 and table["k"].drop_nulls().to_list() == list(TRIGGERS)
-    halves = A.rates(games.with_columns(pl.col("k") + 0.5), by="k")
+    halves = analysis.rates(games.with_columns(pl.col("k") + 0.5), by="k")
     assert halves.schema["k"].is_float()
 
 
 def test_rates_whole_frame_long_and_empty(games):
-    one = A.rates(games)
+    one = analysis.rates(games)
     assert one.height == 1 and one["n"][0] == games.height
     assert "cell" not in one.columns
-    long = A.rates(games, by=["policy", "cell"], long=True)
+    long = analysis.rates(games, by=["policy", "cell"], long=True)
     assert long.columns == ["policy", "cell", "outcome", "n", "k", "rate", "low", "high"]
-    assert long.height == (len(TRIGGERS) + 1) * len(A.OUTCOMES)
-    assert set(long["outcome"]) == set(A.OUTCOMES)
-    empty = A.rates(games.head(0))
+    assert long.height == (len(TRIGGERS) + 1) * len(vocabulary.OUTCOMES)
+    assert set(long["outcome"]) == set(vocabulary.OUTCOMES)
+    empty = analysis.rates(games.head(0))
     assert empty["n"][0] == 0 and math.isnan(empty["defeat_rate"][0])
 
 
 def test_rates_null_group_is_never_fired(games):
-    table = A.rates(games, by="first_fire_turn")
+    table = analysis.rates(games, by="first_fire_turn")
     never = table.filter(pl.col("first_fire_turn").is_null())
     assert never["n"][0] == games["first_fire_turn"].null_count()
     assert table["first_fire_turn"].to_list()[-1] is None
@@ -338,20 +338,20 @@ def test_rates_null_group_is_never_fired(games):
 
 def test_outcomes_partition_the_games(games):
     """Every game is exactly one of: some victory, defeat, no result."""
-    table = A.rates(games, by="cell")
-    anywin = A.with_outcomes(games).group_by("cell").agg(
-        pl.any_horizontal(*A.VICTORIES).sum().alias("won")).sort("cell")
+    table = analysis.rates(games, by="cell")
+    anywin = vocabulary.with_outcomes(games).group_by("cell").agg(
+        pl.any_horizontal(*vocabulary.VICTORIES).sum().alias("won")).sort("cell")
     total = anywin["won"] + table["defeat_k"] + table["no_result_k"]
     assert (total == table["n"]).all()
 
 
 def test_end_reasons(games):
-    table = A.end_reasons(games, by="cell")
+    table = analysis.end_reasons(games, by="cell")
     per_cell = table.group_by("cell").agg(pl.col("k").sum(), pl.col("n").first())
     assert (per_cell["k"] == per_cell["n"]).all()
     defeats = table.filter(pl.col("defeat")).group_by("cell").agg(pl.col("k").sum()).sort("cell")
-    assert defeats["k"].to_list() == A.rates(games, by="cell")["defeat_k"].to_list()
-    overall = A.end_reasons(games)
+    assert defeats["k"].to_list() == analysis.rates(games, by="cell")["defeat_k"].to_list()
+    overall = analysis.end_reasons(games)
     assert overall["k"].sum() == games.height
     shares = dict(overall.filter(pl.col("defeat")).select("end_reason", "k").iter_rows())
     total = sum(shares.values())
@@ -361,11 +361,11 @@ def test_end_reasons(games):
 # -- why games are lost ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("factor", [*A.LOSS_FACTORS, ["loss_cause", "end_turn"]])
+@pytest.mark.parametrize("factor", [*vocabulary.LOSS_FACTORS, ["loss_cause", "end_turn"]])
 def test_defeat_breakdown_counts_the_rows(games, factor):
     """Each cell's defeats by one factor (or two), counted here row by row."""
     factors = [factor] if isinstance(factor, str) else factor
-    table = A.defeat_breakdown(games, factor, by="cell")
+    table = analysis.defeat_breakdown(games, factor, by="cell")
     rows = games.select("cell", "defeat", *factors).rows()
     expected: dict = {}
     for cell, defeat, *values in rows:
@@ -381,7 +381,7 @@ def test_defeat_breakdown_counts_the_rows(games, factor):
         r = got[key]
         assert (r["k"], r["games"], r["defeats"]) == (k, games_in, defeats_in), key
         assert r["share"] == pytest.approx(k / defeats_in) and r["rate"] == pytest.approx(k / games_in)
-        assert (r["low"], r["high"]) == pytest.approx(A.wilson(k, games_in))
+        assert (r["low"], r["high"]) == pytest.approx(intervals.wilson(k, games_in))
     turn_40 = [r for r in got.values() if r[factors[0]] is None]
     if factors[0] != "end_turn":  # a defeat at turn 40 has no loss: its own (null) row
         assert turn_40 and all(r["k"] > 0 for r in turn_40)
@@ -389,27 +389,27 @@ def test_defeat_breakdown_counts_the_rows(games, factor):
 
 def test_defeat_breakdown_orders_and_refuses():
     games = make_games(n=300, seed=5)
-    causes = A.defeat_breakdown(games, "loss_cause")
+    causes = analysis.defeat_breakdown(games, "loss_cause")
     assert causes["k"].to_list() == sorted(causes["k"].to_list(), reverse=True)
-    turns = A.defeat_breakdown(games, "end_turn")["end_turn"].to_list()
+    turns = analysis.defeat_breakdown(games, "end_turn")["end_turn"].to_list()
     assert turns == sorted(turns)
     with pytest.raises(ValueError, match="loss_cause"):
-        A.defeat_breakdown(games, "final_roe")
+        analysis.defeat_breakdown(games, "final_roe")
 
 
 @pytest.mark.parametrize("column", ["end_turn", "first_loss_turn"])
 def test_turns_by_outcome_counts_the_rows(games, column):
     """For each outcome, its games at each turn, counted here row by row; a game counts
     under every outcome it had, and a game with no loss under the null turn."""
-    table = A.turns_by_outcome(games, column, by="policy")
-    frame = A.with_outcomes(games)
+    table = analysis.turns_by_outcome(games, column, by="policy")
+    frame = vocabulary.with_outcomes(games)
     for (policy, outcome), part in table.group_by(["policy", "outcome"]):
         rows = frame.filter((pl.col("policy") == policy) & pl.col(outcome))[column].to_list()
         expected = {t: rows.count(t) for t in set(rows)}
         assert dict(part.select("turn", "k").iter_rows()) == expected, (policy, outcome)
         assert set(part["n"].to_list()) == {len(rows)}
         assert part["share"].sum() == pytest.approx(1.0)
-    had = {o for o in A.OUTCOMES if frame[o].any()}
+    had = {o for o in vocabulary.OUTCOMES if frame[o].any()}
     assert set(table["outcome"].unique().to_list()) == had
 
 
@@ -418,7 +418,7 @@ def test_turns_by_outcome_counts_the_rows(games, column):
 
 def test_paired_comparison_detects_a_real_difference(games):
     # k=8 vs k=24: operational 0.60 vs 0.36 before defeats
-    out = A.paired_comparison(games, {"k": 8.0}, {"k": 24.0}, "operational")
+    out = paired_tests.paired_comparison(games, {"k": 8.0}, {"k": 24.0}, "operational")
     assert out.height == 1
     row = out.row(0, named=True)
     true = expected_rates(8.0)["operational"] - expected_rates(24.0)["operational"]
@@ -442,8 +442,8 @@ def test_paired_comparison_ignores_a_null_difference():
                           "operational": np.r_[a, b], "tactical": np.r_[a, a],
                           "strategic": np.r_[b, b], "political": np.r_[a, b],
                           "defeat": np.zeros(2 * n, dtype=bool)})
-    out = A.paired_comparison(frame, "a", "b")
-    assert out["outcome"].to_list() == list(A.OUTCOMES)
+    out = paired_tests.paired_comparison(frame, "a", "b")
+    assert out["outcome"].to_list() == list(vocabulary.OUTCOMES)
     op = out.filter(pl.col("outcome") == "operational").row(0, named=True)
     assert not op["significant"] and op["p_value"] > 0.05
     assert op["diff_low"] < 0 < op["diff_high"]
@@ -460,41 +460,41 @@ def test_paired_interval_known_value():
     stats = paired_rates(a, b, 1.96, 0.05)
     assert stats["diff"] == pytest.approx(-0.0621, abs=5e-5)
     assert (stats["diff_low"], stats["diff_high"]) == pytest.approx((-0.1186, -0.0046), abs=5e-5)
-    assert stats["p_value"] == pytest.approx(A.mcnemar_exact(6, 16))
+    assert stats["p_value"] == pytest.approx(intervals.mcnemar_exact(6, 16))
 
 
 def test_mcnemar_exact():
-    assert A.mcnemar_exact(0, 0) == 1.0
-    assert A.mcnemar_exact(10, 2) == pytest.approx(2 * (1 + 12 + 66) / 4096)
-    assert A.mcnemar_exact(0, 5) == pytest.approx(2 / 32)
-    assert A.mcnemar_exact(3, 3) == 1.0
-    big = A.mcnemar_exact(200_000, 201_000)  # large counts stay finite and sensible
+    assert intervals.mcnemar_exact(0, 0) == 1.0
+    assert intervals.mcnemar_exact(10, 2) == pytest.approx(2 * (1 + 12 + 66) / 4096)
+    assert intervals.mcnemar_exact(0, 5) == pytest.approx(2 / 32)
+    assert intervals.mcnemar_exact(3, 3) == 1.0
+    big = intervals.mcnemar_exact(200_000, 201_000)  # large counts stay finite and sensible
     assert 0.05 < big < 0.5
 
 
 def test_paired_comparison_selectors_and_errors(games):
-    by_cell = A.paired_comparison(games, 0, 5, "strategic")
+    by_cell = paired_tests.paired_comparison(games, 0, 5, "strategic")
     assert by_cell["a"][0] == "syn_fire k=8" and by_cell["b"][0] == "syn_fire k=25 (never)"
-    by_expr = A.paired_comparison(games, pl.col("cell") == 0, pl.col("cell") == 5, "strategic")
+    by_expr = paired_tests.paired_comparison(games, pl.col("cell") == 0, pl.col("cell") == 5, "strategic")
     assert by_cell["diff"][0] == by_expr["diff"][0]
-    never = A.paired_comparison(games, {"policy": "syn_fire", "k": 25}, "syn_hold", "defeat")
+    never = paired_tests.paired_comparison(games, {"policy": "syn_fire", "k": 25}, "syn_hold", "defeat")
     assert never["diff"][0] == 0.0  # the same luck and the same probabilities
     with pytest.raises(ValueError, match="several games"):
-        A.paired_comparison(games, "syn_fire", "syn_hold", "defeat")
+        paired_tests.paired_comparison(games, "syn_fire", "syn_hold", "defeat")
     with pytest.raises(ValueError, match="no games"):
-        A.paired_comparison(games, "nobody", "syn_hold", "defeat")
+        paired_tests.paired_comparison(games, "nobody", "syn_hold", "defeat")
     with pytest.raises(ValueError, match="unknown outcome"):
-        A.paired_comparison(games, 0, 1, "glory")
+        paired_tests.paired_comparison(games, 0, 1, "glory")
     other_seed = games.filter(pl.col("cell") == 1).with_columns(
         pl.lit(12345, dtype=pl.Int64).alias("seed"))
     mixed = pl.concat([games.filter(pl.col("cell") == 0), other_seed])
     with pytest.raises(ValueError, match="common random numbers"):
-        A.paired_comparison(mixed, 0, 1, "defeat")
+        paired_tests.paired_comparison(mixed, 0, 1, "defeat")
 
 
 def test_pairing_narrows_intervals(games):
     """Common random numbers: the paired interval is narrower than an unpaired one."""
-    row = A.paired_comparison(games, {"k": 12.0}, {"k": 16.0}, "operational").row(0, named=True)
+    row = paired_tests.paired_comparison(games, {"k": 12.0}, {"k": 16.0}, "operational").row(0, named=True)
     n, pa, pb = row["n"], row["rate_a"], row["rate_b"]
     se = math.sqrt(pa * (1 - pa) / n + pb * (1 - pb) / n)
     assert row["diff_high"] - row["diff_low"] < 0.5 * (2 * 1.96 * se)
@@ -504,8 +504,8 @@ def test_pairing_narrows_intervals(games):
 
 
 def test_distributions(games):
-    table = A.distributions(games, by="policy")
-    assert set(table["variable"]) == set(A.DISTRIBUTION_VARIABLES)
+    table = analysis.distributions(games, by="policy")
+    assert set(table["variable"]) == set(vocabulary.DISTRIBUTION_VARIABLES)
     for (policy, _), part in table.group_by(["policy", "variable"]):
         assert part["n"].sum() == games.filter(pl.col("policy") == policy).height
         assert part["share"].sum() == pytest.approx(1.0)
@@ -517,12 +517,12 @@ def test_distributions(games):
     total = rows["heavy_damage"] + rows["light_damage"]
     assert dict(damage.select("value", "n").iter_rows()) == {
         int(v): int((total == v).sum()) for v in total.unique()}
-    turns = A.distributions(games, variables=["end_turn"])
+    turns = analysis.distributions(games, variables=["end_turn"])
     assert turns["value"].to_list() == sorted(games["end_turn"].unique().to_list())
 
 
 def test_summary(games):
-    table = A.summary(games, by="cell")
+    table = analysis.summary(games, by="cell")
     row = table.filter((pl.col("cell") == 0) & (pl.col("variable") == "end_turn")).row(
         0, named=True)
     cell0 = games.filter(pl.col("cell") == 0)
@@ -536,9 +536,9 @@ def test_summary(games):
 
 
 def test_best_trigger(games):
-    best = A.best_trigger(games, "k")  # default 12 and "25: never" from the declaration
+    best = paired_tests.best_trigger(games, "k")  # default 12 and "25: never" from the declaration
     by = {r["outcome"]: r for r in best.iter_rows(named=True)}
-    assert list(by) == list(A.HEADLINE)
+    assert list(by) == list(vocabulary.HEADLINE)
     assert by["operational"]["best"] == 8.0 and by["operational"]["worst"] is None
     assert by["operational"]["worst_label"] == "never"
     assert by["strategic"]["best"] in (20.0, 24.0, None)  # all three share p = 0.75
@@ -559,52 +559,52 @@ def test_best_trigger(games):
     assert any(r["tied"] for r in by.values())  # some outcome has settings tied with its best
     for o, r in by.items():  # tied: exactly the settings the paired test cannot split
         for k in TRIGGERS:
-            label = A.fmt_value(k) if k != NEVER else "never"
+            label = naming.fmt_value(k) if k != NEVER else "never"
             if label == r["best_label"]:
                 continue
-            p = A.paired_comparison(games, {"k": r["best"] if r["best"] is not None else NEVER},
+            p = paired_tests.paired_comparison(games, {"k": r["best"] if r["best"] is not None else NEVER},
                                     {"k": k}, o)["p_value"][0]
             assert (label in r["tied"]) == (p >= 0.05 / (len(TRIGGERS) - 1)), (o, label, p)
     # p-values agree with paired_comparison on the same two cells
-    direct = A.paired_comparison(games, {"k": 8.0}, {"k": NEVER}, "operational")
+    direct = paired_tests.paired_comparison(games, {"k": 8.0}, {"k": NEVER}, "operational")
     assert op["p_vs_worst"] == pytest.approx(direct["p_value"][0])
 
 
 def test_best_trigger_without_declaration_or_pairs(games):
     undeclared = games.with_columns(pl.lit("syn_unknown").alias("policy"))
-    best = A.best_trigger(undeclared, "k", outcomes=["operational"])
+    best = paired_tests.best_trigger(undeclared, "k", outcomes=["operational"])
     assert best["default"][0] is None and best["gain_vs_default"][0] is None
     assert best["worst_label"][0] == "25"  # nobody said 25 means never
-    given = A.best_trigger(undeclared, "k", default=16, never=25, outcomes=["operational"])
+    given = paired_tests.best_trigger(undeclared, "k", default=16, never=25, outcomes=["operational"])
     assert given["worst_label"][0] == "never" and given["default_label"][0] == "16"
     doubled = pl.concat([games, games.filter(pl.col("cell") == 0).with_columns(
         pl.lit(40, dtype=pl.Int32).alias("cell"))])
-    unpaired = A.best_trigger(doubled, "k", outcomes=["operational"])
+    unpaired = paired_tests.best_trigger(doubled, "k", outcomes=["operational"])
     assert unpaired["p_vs_worst"][0] is None  # two cells share k=8: no one-to-one pairing
     with pytest.raises(ValueError, match="no column"):
-        A.best_trigger(games, "nope")
+        paired_tests.best_trigger(games, "nope")
 
 
 # -- helpers --------------------------------------------------------------------------------
 
 
 def test_parameters_and_labels(games):
-    assert A.param_columns(games) == ["k", "stop_at_tanks"]
-    assert A.swept_parameters(games) == {"syn_fire": ["k"], "syn_hold": []}
-    labels = A.cell_labels(games)
+    assert naming.param_columns(games) == ["k", "stop_at_tanks"]
+    assert naming.swept_parameters(games) == {"syn_fire": ["k"], "syn_hold": []}
+    labels = naming.cell_labels(games)
     assert labels["label"].to_list() == ["syn_fire k=8", "syn_fire k=12", "syn_fire k=16",
                                          "syn_fire k=20", "syn_fire k=24",
                                          "syn_fire k=25 (never)", "syn_hold"]
-    assert A.fmt_value(12.0) == "12" and A.fmt_value(0.25) == "0.25"
-    assert A.fmt_value(None) == A.fmt_value(math.nan) == A.fmt_value(math.inf) == "never"
-    assert A.declared_parameter("syn_fire", "k").default == 12
-    assert A.never_value("syn_fire", "k") == 25.0
-    assert A.never_value("syn_fire", "stop_at_tanks") is None
-    assert A.declared_parameter("no_such_policy", "k") is None
+    assert naming.fmt_value(12.0) == "12" and naming.fmt_value(0.25) == "0.25"
+    assert naming.fmt_value(None) == naming.fmt_value(math.nan) == naming.fmt_value(math.inf) == "never"
+    assert naming.declared_parameter("syn_fire", "k").default == 12
+    assert naming.never_value("syn_fire", "k") == 25.0
+    assert naming.never_value("syn_fire", "stop_at_tanks") is None
+    assert naming.declared_parameter("no_such_policy", "k") is None
 
 
 def test_examples(games):
-    ex = A.examples(games, k=3)
+    ex = analysis.examples(games, k=3)
     by = {r["outcome"]: r for r in ex.iter_rows(named=True)}
     assert by["defeat: vehicle destroyed"]["count"] == games.filter(
         pl.col("end_reason") == "vehicle destroyed").height
@@ -613,8 +613,8 @@ def test_examples(games):
         assert r["games"] == sorted(set(r["games"]))  # distinct games, lowest first
         for g, c in zip(r["games"], r["cells"], strict=True):
             row = games.filter((pl.col("game") == g) & (pl.col("cell") == c))
-            mask = A.outcome_masks(games)[r["outcome"]]
-            assert A.with_outcomes(row).select(mask).item()
+            mask = analysis.outcome_masks(games)[r["outcome"]]
+            assert vocabulary.with_outcomes(row).select(mask).item()
 
 
 def noise_sweep(games: pl.DataFrame, seed: int) -> pl.DataFrame:
@@ -633,12 +633,12 @@ def test_the_best_of_equal_settings_ties_with_them_all(games):
     any other, since it was chosen among them on these same games (the tie test is
     corrected for the choice); uncorrected, the same games call it better than one."""
     noise = noise_sweep(games.filter(pl.col("policy") == "syn_fire"), NOISE_SEED)
-    row = A.best_trigger(noise, "k", outcomes=["operational"]).row(0, named=True)
+    row = paired_tests.best_trigger(noise, "k", outcomes=["operational"]).row(0, named=True)
     assert sorted(row["tied"]) == sorted(
-        A.fmt_value(k) if k != NEVER else "never" for k in TRIGGERS
-        if (A.fmt_value(k) if k != NEVER else "never") != row["best_label"])
+        naming.fmt_value(k) if k != NEVER else "never" for k in TRIGGERS
+        if (naming.fmt_value(k) if k != NEVER else "never") != row["best_label"])
     best = {"k": row["best"] if row["best"] is not None else NEVER}
-    p = [A.paired_comparison(noise, best, {"k": k}, "operational")["p_value"][0]
+    p = [paired_tests.paired_comparison(noise, best, {"k": k}, "operational")["p_value"][0]
          for k in TRIGGERS if k != best["k"]]
     assert min(p) < 0.05  # the selection: the uncorrected test calls one of them worse
 
@@ -655,10 +655,10 @@ def test_larger_change_names_the_side_that_moved_more_by_its_size(seed, big, sig
     step = 1 if sign >= 0 else -1
     new_a = np.where(rng.random(n) < big / 10, step < 0, old_a)  # a small shift, one way
     new_b = np.where(rng.random(n) < big, step > 0, old_b)  # a large one, the other way
-    out = A.larger_change(new_a, old_a, new_b, old_b)
+    out = paired_tests.larger_change(new_a, old_a, new_b, old_b)
     size_a = abs(new_a.mean() - old_a.mean())
     size_b = abs(new_b.mean() - old_b.mean())
     assert out["which"] == "b" and out["low"] <= size_b - size_a <= out["high"]
     assert math.isclose(out["more"], size_b - size_a, abs_tol=1e-12)
-    assert A.larger_change(new_b, old_b, new_a, old_a)["which"] == "a"
-    assert A.larger_change(new_b, old_b, new_b, old_b)["which"] == "neither"
+    assert paired_tests.larger_change(new_b, old_b, new_a, old_a)["which"] == "a"
+    assert paired_tests.larger_change(new_b, old_b, new_b, old_b)["which"] == "neither"

@@ -9,11 +9,9 @@ import numpy as np
 import pytest
 
 from bollesim.bollebank import decisions as D
-from bollesim.bollebank import observation as O
+from bollesim.bollebank import observation
 from bollesim.bollebank.apprentice import features as X
-from bollesim.bollebank.apprentice import model as M
-from bollesim.bollebank.apprentice import shipped
-from bollesim.bollebank.apprentice import train as T
+from bollesim.bollebank.apprentice import model, shipped, train
 from bollesim.bollebank.engine import player as P
 from bollesim.bollebank.play import play_chunk
 from bollesim.bollebank.result import RESULT
@@ -60,7 +58,7 @@ def test_a_packed_forest_scores_as_lightgbm():
 @pytest.fixture(scope="module")
 def labelled():
     """The order decisions of a few lookahead games (seed 11), with their rows."""
-    player = T.expert(RULES)
+    player = train.expert(RULES)
     games = [player.play(11, g, record=True, observe=True) for g in range(6)]
     return player, games
 
@@ -73,7 +71,7 @@ def restated(obs, options, score):
     def block(code, s):
         mask = code >> 11
         first = (mask & -mask).bit_length() - 1 if mask else -1
-        fields = [obs[O.VEH + O.V_FIELDS * first + f] if first >= 0 else -9
+        fields = [obs[observation.VEH + observation.V_FIELDS * first + f] if first >= 0 else -9
                   for f in range(X.VEHICLE_FIELDS)]
         return [code == 0, (code & 7) if code else -1, ((code >> 3) & 255) - 1 if code else -2,
                 bin(mask).count("1"), first, s, *fields]
@@ -111,8 +109,8 @@ def test_features_are_what_the_layout_says(labelled):
 def test_the_base_choice_is_the_plans(labelled):
     """With a gate that never opens the apprentice plays its base, the plan family at the
     lookahead's expert point, game for game."""
-    never = M.with_threshold(shipped.shipped(), np.inf)
-    rows = T.play(RULES, never, 21, 300)
+    never = model.with_threshold(shipped.shipped(), np.inf)
+    rows = train.play(RULES, never, 21, 300)
     plan = load_policy("plan")
     from bollesim.bollebank.expert import expert_base
 
@@ -158,24 +156,24 @@ def test_an_imposed_first_fire_order_is_kept(roe, turn):
 
 def test_training_is_reproducible(labelled, tmp_path):
     """The same labels and seed give the same model digest; another seed another."""
-    labels, _ = T.label(RULES, 11, 20)
-    again, _ = T.label(RULES, 11, 20)
+    labels, _ = train.label(RULES, 11, 20)
+    again, _ = train.label(RULES, 11, 20)
     assert labels.digest() == again.digest()
-    data = T.rows(labels, RULES)
-    a, b = T.fit(data, 1), T.fit(T.rows(again, RULES), 1)
-    assert M.digest(a) == M.digest(b)
-    assert M.digest(T.fit(data, 2)) != M.digest(a)
-    trained = T.Trained(a, {"model_digest": M.digest(a), "tune_seed": 3, "tune_games": 10,
+    data = train.rows(labels, RULES)
+    a, b = train.fit(data, 1), train.fit(train.rows(again, RULES), 1)
+    assert model.digest(a) == model.digest(b)
+    assert model.digest(train.fit(data, 2)) != model.digest(a)
+    trained = train.Trained(a, {"model_digest": model.digest(a), "tune_seed": 3, "tune_games": 10,
                             "seconds": 1, "rounds": []})
-    T.save(tmp_path / "m.npz", trained, "bollesim train")
-    assert M.digest(M.load(tmp_path / "m.npz")) == M.digest(a)
+    train.save(tmp_path / "m.npz", trained, "bollesim train")
+    assert model.digest(model.load(tmp_path / "m.npz")) == model.digest(a)
     assert 'model_digest = "' in (tmp_path / "m.toml").read_text()
 
 
 def test_a_file_that_is_no_model_is_refused(tmp_path):
     np.savez(tmp_path / "x.npz", model=np.arange(10.0))
     with pytest.raises(ValueError, match="not an apprentice model"):
-        M.load(tmp_path / "x.npz")
+        model.load(tmp_path / "x.npz")
 
 
 @pytest.mark.parametrize("args,words", [
@@ -199,4 +197,19 @@ def test_the_shipped_model_is_the_one_its_record_names():
     """shipped.toml (written by the command it holds) names the shipped model's digest."""
     record = shipped.record()
     assert record["command"].startswith("bollesim train")
-    assert M.digest(shipped.shipped()) == record["model_digest"]
+    assert model.digest(shipped.shipped()) == record["model_digest"]
+
+
+def test_the_teacher_is_the_lookahead_over_the_plan_not_over_the_apprentice():
+    """`-P lookahead` plays over the apprentice by default; the labels still come from the
+    lookahead over the plan family at the expert point, so a model never learns from a
+    player that plays an earlier model of itself."""
+    from bollesim.bollebank import lookahead
+
+    default = lookahead.player(RULES, load_policy("lookahead").param_vector())
+    assert default.base.name == "apprentice"
+    teacher = train.expert(RULES)
+    assert teacher.base.name == "plan"
+    names = [p.name for p in teacher.base.parameters]
+    expected = {**dict(zip(names, teacher.base.param_vector(), strict=True)), **lookahead.expert_base()}
+    assert dict(zip(names, teacher.base_vector, strict=True)) == pytest.approx(expected)

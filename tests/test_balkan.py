@@ -18,10 +18,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from bollesim.balkan import engine as E
-from bollesim.balkan import odds
-from bollesim.balkan import reference as ref
-from bollesim.balkan import schema as S
+from bollesim.balkan import engine, odds, reference, schema
 from bollesim.balkan.result import RESULT
 from bollesim.balkan.ruleset import BOOK, SCALARS, build, load_ruleset
 from bollesim.balkan.tactics import NEVER
@@ -78,9 +75,20 @@ def test_exact_odds_of_a_worked_case():
     assert o["first's casualties"] == Fraction(1, 6)  # only the other's six: the difference is under six
 
 
-def test_exact_odds_refuse_more_than_twelve_dice():
-    with pytest.raises(ValueError, match="12 dice"):
-        odds.contest_odds([0] * 13, [0])
+def test_exact_odds_refuse_more_dice_than_they_count():
+    with pytest.raises(ValueError, match=f"{odds.MAX_DICE} dice"):
+        odds.contest_odds([0] * (odds.MAX_DICE + 1), [0])
+
+
+def test_the_shipped_scenarios_odds_are_all_counted():
+    """Every distance of the shipped scenario's odds table has its chances (its 13
+    attacking dice at close range included); a larger force is named, not left blank."""
+    table = odds.exact_odds(load_ruleset())[0]
+    assert max(row[1] for row in table["rows"]) > 12
+    assert all(isinstance(cell, dict) for row in table["rows"] for cell in row[3:])
+    big = load_ruleset(overrides=["attacker.stands[3].count=7"])  # 14 guns: 23 dice at short range
+    rows = odds.exact_odds(big)[0]["rows"]
+    assert any(str(row[3]).startswith("not counted") for row in rows)
 
 
 # ------------------------------------------------------------------ frequencies
@@ -102,7 +110,7 @@ def check_frequencies(first, second, six_rolled, clamp_total, n, seed):
     sc = np.zeros(len(SCALARS), dtype=np.int64)
     sc[SCALARS.index("six_rolled")], sc[SCALARS.index("clamp_total")] = six_rolled, clamp_total
     counts = np.zeros((n, 3), dtype=np.int64)
-    E.firefights(np.array(first, dtype=np.int64), np.array(second, dtype=np.int64), sc, seed, counts)
+    engine.firefights(np.array(first, dtype=np.int64), np.array(second, dtype=np.int64), sc, seed, counts)
     exact = odds.contest_odds(first, second, six_rolled, clamp_total)
     for column in range(3):
         marginal: dict[int, Fraction] = {}
@@ -132,7 +140,7 @@ def test_frequency_check_catches_a_wrong_distribution():
     first, second = [0, 0, 0], [0, 0]
     sc = np.zeros(len(SCALARS), dtype=np.int64)
     counts = np.zeros((50_000, 3), dtype=np.int64)
-    E.firefights(np.array(first), np.array(second), sc, 5, counts)
+    engine.firefights(np.array(first), np.array(second), sc, 5, counts)
     wrong = odds.summary(odds.contest_odds([1, 0, 0], second))["first wins"]
     half = Z * math.sqrt(float(wrong) * (1 - float(wrong)) / 50_000)
     assert abs((counts[:, 0] == 2).mean() - float(wrong)) > half
@@ -149,16 +157,16 @@ def random_scenario(rng) -> tuple[dict, np.ndarray]:
     for side in ("attacker", "defender"):
         stands = []
         for _ in range(rng.integers(1, 5)):
-            kind = str(rng.choice(S.TYPES))
-            qualities = S.QUALITIES if kind in TROOPS else S.QUALITIES[:2]
+            kind = str(rng.choice(schema.TYPES))
+            qualities = schema.QUALITIES if kind in TROOPS else schema.QUALITIES[:2]
             stands.append({"type": kind, "quality": str(rng.choice(qualities)),
                            "count": int(rng.integers(1, 4))})
-        data[side].update(stands=stands, general=str(rng.choice(S.GENERALS)),
-                          cover=str(rng.choice(S.COVERS)),
+        data[side].update(stands=stands, general=str(rng.choice(schema.GENERALS)),
+                          cover=str(rng.choice(schema.COVERS)),
                           artillery_sees=bool(rng.integers(2)),
                           other_stands=int(rng.integers(0, 3)))
     data["battle"].update(bounds=int(rng.integers(1, 15)), start_distance=int(rng.integers(1, 60)),
-                          approach=str(rng.choice(S.TERRAINS)), counter=bool(rng.integers(2)),
+                          approach=str(rng.choice(schema.TERRAINS)), counter=bool(rng.integers(2)),
                           break_percent=int(rng.choice([25, 25, 50])))
     chosen = {r.id: str(rng.choice([v.name for v in r.variants()])) for r in BOOK.readings}
     data = BOOK.apply_readings(data, chosen)
@@ -173,10 +181,10 @@ def compare(n_scenarios, games, seed):
     for s in range(n_scenarios):
         data, params = random_scenario(rng)
         rules = build(data)
-        tab, ns = E.tables(rules)
+        tab, ns = engine.tables(rules)
         fast = np.zeros((games, len(RESULT.columns)), dtype=np.int64)
-        E.play_games(tab, ns, rules.scalars, np.tile(params, (games, 1)), seed, s * games, fast)
-        slow = np.array([RESULT.ints(ref.play(rules, params, seed, s * games + g))
+        engine.play_games(tab, ns, rules.scalars, np.tile(params, (games, 1)), seed, s * games, fast)
+        slow = np.array([RESULT.ints(reference.play(rules, params, seed, s * games + g))
                          for g in range(games)])
         assert (fast == slow).all(), (s, params.tolist(), rules.readings, slow, fast)
 
@@ -195,9 +203,9 @@ def test_default_scenario_plays_the_same_in_both_engines():
     params = np.array([[2, 8, 0, 1], [1, 4, 6, 3], [2, 8, NEVER, 1]], dtype=np.float64)
     for p in params:
         fast = np.zeros((40, len(RESULT.columns)), dtype=np.int64)
-        tab, ns = E.tables(rules)
-        E.play_games(tab, ns, rules.scalars, np.tile(p, (40, 1)), 3, 0, fast)
-        slow = np.array([RESULT.ints(ref.play(rules, p, 3, g)) for g in range(40)])
+        tab, ns = engine.tables(rules)
+        engine.play_games(tab, ns, rules.scalars, np.tile(p, (40, 1)), 3, 0, fast)
+        slow = np.array([RESULT.ints(reference.play(rules, p, 3, g)) for g in range(40)])
         assert (fast == slow).all()
         if p[2] == NEVER:
             assert (fast[:, RESULT.slot("assaults")] == 0).all()
@@ -224,7 +232,7 @@ def test_a_close_assault_needs_a_won_firefight():
         {"type": "machine_gun", "quality": "veteran", "count": 1},
         {"type": "heavy_artillery", "quality": "veteran", "count": 4}])
     rules = build(data)
-    rows = [ref.play(rules, np.array([8, 8, 0, 1.0]), 1, g) for g in range(30)]
+    rows = [reference.play(rules, np.array([8, 8, 0, 1.0]), 1, g) for g in range(30)]
     assert all(r["assaults"] == 0 for r in rows)
     assert all(r["lost"] for r in rows)
 
@@ -255,16 +263,19 @@ def test_run_sweep_and_report_play_balkan_wars(tmp_path):
              cwd=tmp_path)
     rows = pl.read_parquet(tmp_path / "a" / "games.parquet")
     rules = load_ruleset()
-    tab, ns = E.tables(rules)
+    tab, ns = engine.tables(rules)
     fast = np.zeros((300, len(RESULT.columns)), dtype=np.int64)
-    E.play_games(tab, ns, rules.scalars, np.tile([2, 8, 4, 1.0], (300, 1)), 9, 0, fast)
+    engine.play_games(tab, ns, rules.scalars, np.tile([2, 8, 4, 1.0], (300, 1)), 9, 0, fast)
     assert rows["won"].to_list() == [bool(v) for v in fast[:, RESULT.slot("won")]]
     assert rows["defender_casualties"].to_list() == fast[:, RESULT.slot("defender_casualties")].tolist()
     spec = ROOT / "experiments" / "balkan_close_assault.toml"
     out = bollesim("sweep", str(spec), "-n", "500", "--out", "sweep", cwd=tmp_path)
     assert "close assault once the defender has lost" in out.lower()
+    assert "A game can count several wins at once (attack won, light losses)" in out
     bollesim("report", "sweep", cwd=tmp_path)
-    assert "close assault" in (tmp_path / "sweep" / "report.md").read_text(encoding="utf-8").lower()
+    report = (tmp_path / "sweep" / "report.md").read_text(encoding="utf-8")
+    assert "close assault" in report.lower() and "narrated bound by bound" in report
+    assert "turn by turn" not in report and "victor" not in report
 
 
 @pytest.mark.parametrize("args, problem", [(["--game"], "--game needs a game's name"),

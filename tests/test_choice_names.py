@@ -65,7 +65,7 @@ def test_a_spec_takes_names(tmp_path):
 
 
 def test_a_search_spec_takes_names(tmp_path):
-    from bollesim.search.optimise import load_search
+    from bollesim.search.optimise_spec import load_search
 
     spec = tmp_path / "search.toml"
     spec.write_text('policy = "fire_at_roe"\nobjective = "operational"\nbudget = 10000\n'

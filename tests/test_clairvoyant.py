@@ -8,12 +8,13 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from bollesim.batch.runner import RESULT, simulate
+from bollesim.batch.runner import simulate
 from bollesim.bollebank import clairvoyant as CV
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank import observation
+from bollesim.bollebank.engine import layout
 from bollesim.bollebank.lookahead import SETUP, Position, replaying
 from bollesim.bollebank.reference.play import play_game
+from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.game.policy import load_policy
 
@@ -71,7 +72,7 @@ def test_wins_games_the_presets_lose_with_lines_the_reference_engine_confirms(ve
         assert v.line  # found by the search: historical alone loses it
         policy = replaying(base, [SimpleNamespace(choice=c) for c in v.line])
         row = RESULT.ints(play_game(RULES, policy, base.param_vector(), SEED, int(g)))
-        assert row[L.R_OPERATIONAL] == 1
+        assert row[layout.R_OPERATIONAL] == 1
         assert row == list(v.row)
 
 
@@ -105,7 +106,7 @@ def test_a_line_is_cut_only_past_the_latest_deadline():
 
     def at(turn, reached, objective=OPERATIONAL):
         obs = point.obs.copy()
-        obs[O.TURN], obs[O.T2_REACHED] = turn, reached
+        obs[observation.TURN], obs[observation.T2_REACHED] = turn, reached
         p = CV.Clairvoyant(RULES, objective, [(load_policy("historical"), None)], 1)
         return p.hopeless(SimpleNamespace(obs=obs))
 

@@ -9,7 +9,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from bollesim.batch import runner as R
+from bollesim.batch import runner
 from bollesim.cli.app import app
 from bollesim.game.policy import available_policies, load_policy
 
@@ -140,7 +140,7 @@ def test_bench_measures_with_small_counts():
         assert figures[key] > 0, key
     ratio = figures["fast_games_per_s_1thread"] / figures["reference_games_per_s"]
     assert figures["ratio_per_core"] == pytest.approx(ratio, rel=0.01)
-    draws = R.simulate("rush", 1000, seed=1)["random_draws"].mean()
+    draws = runner.simulate("rush", 1000, seed=1)["random_draws"].mean()
     assert figures["draws_per_game"] == pytest.approx(draws, abs=0.005)
     assert set(figures["policies"]) == set(available_policies())  # every shipped policy
     for rates in figures["policies"].values():
@@ -155,7 +155,7 @@ def test_play_tells_the_outcome_of_the_game(game):
     result = cli.invoke(app, ["play", "-P", "historical", "--seed", "7", "--game", str(game)])
     assert result.exit_code == 0, result.output
     outcome = result.output.strip().splitlines()[-1]
-    row = R.simulate("historical", game + 1, seed=7).row(game, named=True)
+    row = runner.simulate("historical", game + 1, seed=7).row(game, named=True)
     won = [v for v in ("operational", "tactical", "strategic", "political") if row[v]]
     if row["defeat"]:
         assert outcome == f"Outcome: DEFEAT on turn {row['end_turn']} ({row['end_reason']})."

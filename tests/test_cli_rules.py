@@ -222,7 +222,7 @@ def test_show_tables():
 def test_show_map_positions_fit_80_columns_with_their_columns_explained():
     """No header of the map positions is split on an 80-column terminal, and each column
     but the id is explained by its meaning in the declaration."""
-    from bollesim.bollebank.rules import schema as S
+    from bollesim.bollebank.rules import schema
 
     out = CliRunner(env={"COLUMNS": "80"}).invoke(app, ["rules", "show"]).stdout
     lines = out.splitlines()
@@ -231,7 +231,7 @@ def test_show_map_positions_fit_80_columns_with_their_columns_explained():
     heads = [[c.strip() for c in line.split("┃")[1:-1]] for line in lines[start:end]
              if line.startswith("┃")]
     assert len(heads) == 2, heads  # one header line in each of the two tables
-    columns = S.find("map.positions").columns
+    columns = schema.find("map.positions").columns
     assert sorted(sum(heads, [])) == sorted(["id", "id", "source", *(c.name for c in columns
                                                                       if c.name != "id")])
     legend = " ".join(lines[start:end])

@@ -263,7 +263,7 @@ def test_difference_chart_draws_each_difference(folders):
 def test_a_folder_another_command_writes_is_refused(folders, tmp_path):
     """compare takes the folder lock every writing command takes (runfolder.Workspace):
     while a run or a report holds OUT, the comparison is refused and writes nothing."""
-    from bollesim.batch.runfolder import Workspace
+    from bollesim.batch.workspace import Workspace
 
     out = tmp_path / "busy"
     with Workspace(out):

@@ -9,7 +9,7 @@ import pytest
 from test_invariants import Checker, check_row
 
 from bollesim import rng
-from bollesim.bollebank import decisions as D
+from bollesim.bollebank import decisions
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.reference.steps import GameState
 from bollesim.bollebank.reference.table import IllegalChoice
@@ -60,7 +60,7 @@ def test_random_legal_games_keep_the_invariants():
         for _ in range(MAX_STEPS):
             n = len(info["options"])
             assert n >= 2, "a decision without a choice reached the agent"
-            assert info["kind_name"] == D.KIND_NAMES[info["kind"]]
+            assert info["kind_name"] == decisions.KIND_NAMES[info["kind"]]
             assert info["action_mask"].sum() == n == info["action_mask"][:n].sum()
             assert np.array_equal(info["action_mask"], env.unwrapped.action_masks())
             assert space.contains(obs)
@@ -92,7 +92,7 @@ def test_a_policy_driven_step_by_step_plays_the_engines_games(name):
     policy = load_policy(name)
     params = policy.kernel_params(policy.param_vector())
     env = bollebank_env.BollebankEnv(rules)
-    buffer = np.zeros(D.MAX_OPTIONS, dtype=np.int64)
+    buffer = np.zeros(decisions.MAX_OPTIONS, dtype=np.int64)
     for game in range(6):
         obs, info = env.reset(seed=SEED) if game == 0 else env.reset()
         prng = rng.new_stream(SEED, game, rng.POLICY)

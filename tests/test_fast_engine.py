@@ -11,13 +11,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from bollesim.batch.runner import RESULT, simulate
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import events as E
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.engine import layout as L
+from bollesim.batch.runner import simulate
+from bollesim.bollebank import codes, events, observation
+from bollesim.bollebank.engine import layout
 from bollesim.bollebank.engine.trace import play_traced_game
 from bollesim.bollebank.reference.play import play_game
+from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.bollebank.rules.readings import READINGS
 from bollesim.game.policy import available_policies, from_module, load_policy
@@ -166,13 +165,13 @@ def test_every_chit_in_exactly_one_place_at_the_end():
     everything = list(range(len(RULES.chit_type)))
     for g in range(2000):
         _, _, st = play_traced_game(RULES, policy, policy.param_vector(), SEED, g)
-        places = list(st[L.POOL : L.POOL + st[L.X_N_POOL]])
-        places += list(st[L.ASIDE : L.ASIDE + st[L.X_N_ASIDE]])
-        for t in range(C.N_TRACKS):
-            start = L.TRACKS + L.TRACK_CAP * t
-            places += list(st[start : start + st[O.TRACK_LEN + t]])
-        if st[L.X_RETIRED] >= 0:
-            places.append(st[L.X_RETIRED])
+        places = list(st[layout.POOL : layout.POOL + st[layout.X_N_POOL]])
+        places += list(st[layout.ASIDE : layout.ASIDE + st[layout.X_N_ASIDE]])
+        for t in range(codes.N_TRACKS):
+            start = layout.TRACKS + layout.TRACK_CAP * t
+            places += list(st[start : start + st[observation.TRACK_LEN + t]])
+        if st[layout.X_RETIRED] >= 0:
+            places.append(st[layout.X_RETIRED])
         assert sorted(places) == everything, f"game {g}"
 
 
@@ -207,7 +206,7 @@ def first_pair_distribution() -> dict[tuple[int, int], Fraction]:
             if na <= 0 or nb <= 0:
                 continue
             w = weight * Fraction(na, total) * Fraction(nb, total - 1)
-            if C.CAR in (a, b):
+            if codes.CAR in (a, b):
                 rest = dict(pool)
                 rest[a] -= 1
                 rest[b] -= 1
@@ -225,7 +224,7 @@ def test_oracle_first_pair_of_turn_one():
     seen: dict[tuple[int, int], int] = {}
     n = 20_000
     for trace in fast_traces(n):
-        a, b = next(ev[2:4] for ev in trace if ev[1] == E.PAIR)
+        a, b = next(ev[2:4] for ev in trace if ev[1] == events.PAIR)
         key = (int(RULES.chit_type[a]), int(RULES.chit_type[b]))
         seen[key] = seen.get(key, 0) + 1
     for key, p in law.items():
@@ -252,21 +251,21 @@ def test_oracle_attack_hits_and_locations():
         dtf_turns = {
             ev[0]
             for ev in trace
-            if ev[1] == E.ABILITY
-            and ev[3] == E.ABILITY_USED
-            and RULES.ability_sides[ev[2], ev[4]] == C.DRAW_THEIR_FIRE
+            if ev[1] == events.ABILITY
+            and ev[3] == events.ABILITY_USED
+            and RULES.ability_sides[ev[2], ev[4]] == codes.DRAW_THEIR_FIRE
         }
         for i, (turn, kind, weapon, _, roll, need) in enumerate(trace):
-            if kind != E.ATTACK or weapon == C.ATGM or turn in dtf_turns:
+            if kind != events.ATTACK or weapon == codes.ATGM or turn in dtf_turns:
                 continue
             attacks.setdefault(need, []).append(roll >= need)
-            if roll >= need and trace[i + 1][1] == E.HEAVY_DAMAGE:
+            if roll >= need and trace[i + 1][1] == events.HEAVY_DAMAGE:
                 loc = trace[i + 1][3]
                 locations[(weapon, loc)] = locations.get((weapon, loc), 0) + 1
     assert len(attacks) >= 3
     for need, hits in attacks.items():
         assert_close(sum(hits), len(hits), two_d6_at_least(need), f"to-hit {need}")
-    for weapon in (C.TANK, C.HMG):
+    for weapon in (codes.TANK, codes.HMG):
         n = sum(c for (w, _), c in locations.items() if w == weapon)
         for loc in range(3):
             exact = Fraction(int((RULES.hit_table[weapon] == loc).sum()), 6)
@@ -274,7 +273,7 @@ def test_oracle_attack_hits_and_locations():
                 locations.get((weapon, loc), 0),
                 n,
                 exact,
-                f"{C.WEAPON_NAMES[weapon]} location {loc}",
+                f"{codes.WEAPON_NAMES[weapon]} location {loc}",
             )
 
 
@@ -283,7 +282,7 @@ def test_oracle_radio_check():
     checks: dict[int, list[int]] = {}
     for trace in fast_traces(20_000):
         for ev in trace:
-            if ev[1] == E.RADIO and ev[3] > 0:
+            if ev[1] == events.RADIO and ev[3] > 0:
                 checks.setdefault(ev[4], []).append(ev[5])
     assert checks, "no radio roll in the sample"
     for quality, ok in checks.items():

@@ -16,8 +16,7 @@ from collections import deque
 import numpy as np
 import pytest
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
+from bollesim.bollebank import codes, decisions
 from bollesim.bollebank import events as E
 from bollesim.bollebank.decisions import pack_order
 from bollesim.bollebank.narrate import Narrator
@@ -46,7 +45,7 @@ class Chits:
         self.rules = rules
         self.used: set[int] = set()
 
-    def take(self, kind: int, letter: int = C.NO_LETTER, target: int | None = None) -> int:
+    def take(self, kind: int, letter: int = codes.NO_LETTER, target: int | None = None) -> int:
         r = self.rules
         for c in range(r.n_pool_chits):
             if (
@@ -58,7 +57,7 @@ class Chits:
             ):
                 self.used.add(c)
                 return c
-        raise AssertionError(f"the ruleset has no free {C.WEAPON_NAMES[kind]} chit {letter}")
+        raise AssertionError(f"the ruleset has no free {codes.WEAPON_NAMES[kind]} chit {letter}")
 
 
 def ru_chit(rules: Ruleset, vehicle: int) -> int:
@@ -71,46 +70,47 @@ class Example:
 
     def __init__(self, rules: Ruleset):
         chits = Chits(rules)
-        L, Cn, R = C.LETTER_L, C.LETTER_C, C.LETTER_R
+        L, Cn, R = codes.LETTER_L, codes.LETTER_C, codes.LETTER_R
         # On the tracks at the start of turn 4. One tank chit: §11 turn 4 makes it two,
         # and the two drawn later are the only L and R tanks, so this one is a C.
-        self.tank0 = chits.take(C.TANK, Cn)
+        self.tank0 = chits.take(codes.TANK, Cn)
         # Three ATGM chits, so that the ATGM (R) of turn 4 makes the to-hit 10 (§11).
-        self.atgm0 = [chits.take(C.ATGM, L), chits.take(C.ATGM, Cn), chits.take(C.ATGM, R)]
+        self.atgm0 = [chits.take(codes.ATGM, L), chits.take(codes.ATGM, Cn), chits.take(codes.ATGM, R)]
         # At most one HMG chit: with it, three HMG chits at the turn-5 attack still hit
         # only on 12 (§11).
-        self.hmg0 = chits.take(C.HMG, R)
-        self.art_t2 = chits.take(C.ART, target=C.TARGET_T2)  # artillery fires at T2 (§11)
+        self.hmg0 = chits.take(codes.HMG, R)
+        self.art_t2 = chits.take(codes.ART, target=codes.TARGET_T2)  # artillery fires at T2 (§11)
         # Turn 4 draws.
-        self.atgm_r = chits.take(C.ATGM, R)
-        self.tank_r = chits.take(C.TANK, R)
-        self.hmg_c = chits.take(C.HMG, Cn)
-        self.hmg_l = chits.take(C.HMG, L)
-        self.ru_vl2 = ru_chit(rules, C.VL2)
+        self.atgm_r = chits.take(codes.ATGM, R)
+        self.tank_r = chits.take(codes.TANK, R)
+        self.hmg_c = chits.take(codes.HMG, Cn)
+        self.hmg_l = chits.take(codes.HMG, L)
+        self.ru_vl2 = ru_chit(rules, codes.VL2)
         # Turn 5 draws.
-        self.car = chits.take(C.CAR)
-        self.atgm_c = chits.take(C.ATGM, Cn)
-        self.atgm_l = chits.take(C.ATGM, L)
-        self.art_s = chits.take(C.ART, target=C.TARGET_S)
-        self.tank_l = chits.take(C.TANK, L)
-        self.hmg_l2 = chits.take(C.HMG, L)
+        self.car = chits.take(codes.CAR)
+        self.atgm_c = chits.take(codes.ATGM, Cn)
+        self.atgm_l = chits.take(codes.ATGM, L)
+        self.art_s = chits.take(codes.ART, target=codes.TARGET_S)
+        self.tank_l = chits.take(codes.TANK, L)
+        self.hmg_l2 = chits.take(codes.HMG, L)
         # Turn 5 artillery on Saraci draws one of BQ, FB, GB: the text does not say which.
-        self.ru_drawn = ru_chit(rules, C.FB)
+        self.ru_drawn = ru_chit(rules, codes.FB)
 
 
 def start_of_turn_4(rules: Ruleset, x: Example) -> Game:
     """The position at turn 4's start, as §11's text describes it."""
     game = new_game(rules)
     place = {
-        C.VL2: C.SK1, C.QL3: C.SAR, C.QL1: C.SK2, C.AQ: C.SK2, C.EA: C.SK2, C.FA: C.SK3,
-        C.BQ: C.SAR, C.FB: C.SAR, C.GB: C.S3,
+        codes.VL2: codes.SK1, codes.QL3: codes.SAR, codes.QL1: codes.SK2, codes.AQ: codes.SK2, codes.EA: codes.SK2,
+        codes.FA: codes.SK3,
+        codes.BQ: codes.SAR, codes.FB: codes.SAR, codes.GB: codes.S3,
     }
     for v in game.vehicles:
         v.position = place[v.index]
-    for v in (C.QL1, C.AQ, C.EA, C.FA):  # platoon 1 and QL1 under Move orders to Kalesija
-        game.vehicles[v].order = C.MOVE
-        game.vehicles[v].destination = C.KAL
-    game.vehicles[C.VL2].destination = C.OPN  # VL2, the player, heads for OP N
+    for v in (codes.QL1, codes.AQ, codes.EA, codes.FA):  # platoon 1 and QL1 under Move orders to Kalesija
+        game.vehicles[v].order = codes.MOVE
+        game.vehicles[v].destination = codes.KAL
+    game.vehicles[codes.VL2].destination = codes.OPN  # VL2, the player, heads for OP N
     game.turn = 4
     game.roe = 6  # fire status Hold (fire_roe 0)
     game.deadline = 17  # I-DEADLINE: the T2 artillery of turn 4 brings it to 16
@@ -123,8 +123,8 @@ def start_of_turn_4(rules: Ruleset, x: Example) -> Game:
     on_tracks = {c for track in game.tracks for c in track}
     game.pool = [c for c in game.pool if c not in on_tracks]
     # Enemy-action markers already drawn for SK2 and SK3; FP7 is left in its pool.
-    game.markers = {C.SK2: (FP8, SIDE_A), C.SK3: (FP9, SIDE_B)}
-    game.marker_pools[C.POOL_789] = [FP7]
+    game.markers = {codes.SK2: (FP8, SIDE_A), codes.SK3: (FP9, SIDE_B)}
+    game.marker_pools[codes.POOL_789] = [FP7]
     # VL2's random-unit chit went into the pool through artillery in an earlier turn.
     game.aside.remove(x.ru_vl2)
     game.pool.append(x.ru_vl2)
@@ -145,21 +145,21 @@ class ScriptedPlayer:
         self.steps = deque(steps)
 
     def decide(self, kind, obs, rules, options, n_options, params, prng):
-        assert self.steps, f"unscripted decision {D.KIND_NAMES[kind]}"
+        assert self.steps, f"unscripted decision {decisions.KIND_NAMES[kind]}"
         want_kind, value = self.steps.popleft()
-        name = D.KIND_NAMES[kind]
-        assert kind == want_kind, f"asked {name}, the script has {D.KIND_NAMES[want_kind]}"
+        name = decisions.KIND_NAMES[kind]
+        assert kind == want_kind, f"asked {name}, the script has {decisions.KIND_NAMES[want_kind]}"
         offered = [int(o) for o in options[:n_options]]
         assert offered.count(value) == 1, f"{name}: {value} not among {offered}"
         return offered.index(value)
 
 
 def move(vehicle: int, dest: int) -> int:
-    return pack_order(C.MOVE, 1 << vehicle, dest)
+    return pack_order(codes.MOVE, 1 << vehicle, dest)
 
 
 def fire(*vehicles: int) -> int:
-    return pack_order(C.FIRE, sum(1 << v for v in vehicles), -1)
+    return pack_order(codes.FIRE, sum(1 << v for v in vehicles), -1)
 
 
 # ------------------------------------------------------------------ reading the trace
@@ -234,23 +234,23 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
     )
     player = ScriptedPlayer([
         # turn 4
-        (D.VL2_DESTINATION, D.PASS),  # VL2 keeps heading for OP N
-        (D.ISSUE_ORDER, move(C.BQ, C.S1)),  # ATGM (R) + Tank (R): Move for one vehicle
-        (D.DRAW_AGAIN, 1),
-        (D.ISSUE_ORDER, move(C.QL3, C.OPN)),  # HMG (C) + HMG (L): a platoon Move, to QL3
-        (D.STACK_PRIORITY, C.AQ),  # AQ enters SK3; QL1 and EA stay in SK2
-        (D.ABILITY_SIDE, 1),  # RoE 8: VL2's marker on its Extra order side
+        (decisions.VL2_DESTINATION, decisions.PASS),  # VL2 keeps heading for OP N
+        (decisions.ISSUE_ORDER, move(codes.BQ, codes.S1)),  # ATGM (R) + Tank (R): Move for one vehicle
+        (decisions.DRAW_AGAIN, 1),
+        (decisions.ISSUE_ORDER, move(codes.QL3, codes.OPN)),  # HMG (C) + HMG (L): a platoon Move, to QL3
+        (decisions.STACK_PRIORITY, codes.AQ),  # AQ enters SK3; QL1 and EA stay in SK2
+        (decisions.ABILITY_SIDE, 1),  # RoE 8: VL2's marker on its Extra order side
         # turn 5
-        (D.VL2_DESTINATION, D.PASS),
-        (D.ISSUE_ORDER, fire(C.AQ, C.EA, C.FA)),  # ATGM (L) + Art (S): platoon Fire
-        (D.DRAW_AGAIN, 1),
-        (D.ISSUE_ORDER, fire(C.GB)),  # Tank (L) + HMG (L): Fire for one vehicle
-        (D.DRAW_AGAIN, 0),  # three tank chits on the track: stop
-        (D.STACK_PRIORITY, C.QL1),  # QL1 enters SK3 (AQ leaves it); EA stays in SK2
-        (D.FIRE_ORDER, C.EA),  # "He decides to start with EA firing from SK-2"
-        (D.FIRE_TARGET, C.TANK),  # EA at SK2: tank or ATGM, it fires at the tank
-        (D.FIRE_ORDER, C.AQ),  # then AQ at SK4 (one target: the HMG); GB is left last
-        (D.FIRE_TARGET, C.ATGM),  # GB at S3: the last ATGM is an L
+        (decisions.VL2_DESTINATION, decisions.PASS),
+        (decisions.ISSUE_ORDER, fire(codes.AQ, codes.EA, codes.FA)),  # ATGM (L) + Art (S): platoon Fire
+        (decisions.DRAW_AGAIN, 1),
+        (decisions.ISSUE_ORDER, fire(codes.GB)),  # Tank (L) + HMG (L): Fire for one vehicle
+        (decisions.DRAW_AGAIN, 0),  # three tank chits on the track: stop
+        (decisions.STACK_PRIORITY, codes.QL1),  # QL1 enters SK3 (AQ leaves it); EA stays in SK2
+        (decisions.FIRE_ORDER, codes.EA),  # "He decides to start with EA firing from SK-2"
+        (decisions.FIRE_TARGET, codes.TANK),  # EA at SK2: tank or ATGM, it fires at the tank
+        (decisions.FIRE_ORDER, codes.AQ),  # then AQ at SK4 (one target: the HMG); GB is left last
+        (decisions.FIRE_TARGET, codes.ATGM),  # GB at S3: the last ATGM is an L
     ])
     policy = DecidePolicy(name="script", doc="", parameters=(), decide=player.decide)
     trace: list = []
@@ -268,13 +268,13 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
     pairs = of(ev, E.PAIR)
     assert pairs[0] == (x.atgm_r, x.tank_r, 1, 1)  # fire allowed by the matrix, move, single
     assert pairs[1] == (x.hmg_c, x.hmg_l, 0, 1 + 2)  # move, platoon scope
-    assert of(ev, E.LIGHT_DAMAGE) == [(C.VL2, C.RADIO, 2, 0)]
-    assert V[C.VL2].light == {C.RADIO}
+    assert of(ev, E.LIGHT_DAMAGE) == [(codes.VL2, codes.RADIO, 2, 0)]
+    assert V[codes.VL2].light == {codes.RADIO}
     assert x.ru_vl2 in game.aside and x.ru_vl2 not in game.pool  # set aside (§5.3)
-    assert V[C.BQ].order == C.MOVE and V[C.BQ].destination == C.S1
-    assert V[C.QL3].order == C.MOVE and V[C.QL3].destination == C.OPN
+    assert V[codes.BQ].order == codes.MOVE and V[codes.BQ].destination == codes.S1
+    assert V[codes.QL3].order == codes.MOVE and V[codes.QL3].destination == codes.OPN
     # BQ's order needs no roll; QL3's crosses VL2's damaged radio: a 2 of 1-3, no drm.
-    assert of(ev, E.RADIO) == [(C.BQ, 0, radio.AUTOMATIC, 1), (C.QL3, 2, 3, 1)]
+    assert of(ev, E.RADIO) == [(codes.BQ, 0, radio.AUTOMATIC, 1), (codes.QL3, 2, 3, 1)]
     assert not game.fired and game.roe == 6
     assert game.tracks == [
         [x.tank0, x.tank_r],
@@ -282,7 +282,7 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
         [x.hmg0, x.hmg_c, x.hmg_l],
         [rules.setup_chit, x.art_t2],
     ]
-    assert rules.atgm_to_hit[len(game.tracks[C.ATGM]) - 1] == 10  # §11: "to-hit value is 10"
+    assert rules.atgm_to_hit[len(game.tracks[codes.ATGM]) - 1] == 10  # §11: "to-hit value is 10"
     assert game.pairs_this_turn == 2  # the doubles ended the phase
     assert sorted(game.pool) == sorted(c for c in pool0 if c not in drawn4)
 
@@ -293,13 +293,13 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
         "BQ": "S1", "FB": "SAR", "GB": "S3",
     }
     # QL1 and EA cannot enter SK3: stacking limit 1 (§2.1.1), AQ took the place.
-    assert of(ev, E.NOT_MOVED) == [(C.QL1, E.STACKING, -1, 0), (C.EA, E.STACKING, -1, 0)]
-    assert of(ev, E.MARKER_DRAWN) == [(C.SK4, FP7, SIDE_A, 0)]
-    assert game.markers[C.SK4] == (FP7, SIDE_A) and game.marker_pools[C.POOL_789] == []
+    assert of(ev, E.NOT_MOVED) == [(codes.QL1, E.STACKING, -1, 0), (codes.EA, E.STACKING, -1, 0)]
+    assert of(ev, E.MARKER_DRAWN) == [(codes.SK4, FP7, SIDE_A, 0)]
+    assert game.markers[codes.SK4] == (FP7, SIDE_A) and game.marker_pools[codes.POOL_789] == []
     # BQ reaches S1 and its Move marker returns to the Order Matrix.
-    assert of(ev, E.ARRIVED) == [(C.BQ, C.S1, 0, 0)]
-    assert V[C.BQ].order == C.NO_ORDER and V[C.BQ].destination == -1
-    assert all(v.destination == C.KAL for v in V if v.index in (C.QL1, C.AQ, C.EA, C.FA))
+    assert of(ev, E.ARRIVED) == [(codes.BQ, codes.S1, 0, 0)]
+    assert V[codes.BQ].order == codes.NO_ORDER and V[codes.BQ].destination == -1
+    assert all(v.destination == codes.KAL for v in V if v.index in (codes.QL1, codes.AQ, codes.EA, codes.FA))
     assert of(ev, E.FIRE) == []  # no Fire orders: the fire segment is skipped
 
     # ---------------------------------------------------------------- turn 4, reaction
@@ -308,15 +308,15 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
     assert not game.tank_hot
     # ATGM at FA (SK4, FP 7): 10, -1 for BQ in the R overwatch S1 = 9 against 10, miss.
     # HMG at FA: 6 against 12, miss. Each attack under Hold Fire: RoE +1.
-    assert of(ev, E.ATTACK) == [(C.ATGM, C.FA, 9, 10), (C.HMG, C.FA, 6, 12)]
+    assert of(ev, E.ATTACK) == [(codes.ATGM, codes.FA, 9, 10), (codes.HMG, codes.FA, 6, 12)]
     assert of(ev, E.ROE) == [(7, 1, E.ROE_HOLD_ATTACK, 0), (8, 1, E.ROE_HOLD_ATTACK, 0)]
     assert game.roe == 8
     # RoE 8: VL2's ability becomes available, Extra order side up (§5.5).
     assert of(ev, E.ABILITY) == [(0, E.ABILITY_AVAILABLE, 1, 0)]
-    assert game.abilities[0].state == C.AVAILABLE
-    assert rules.ability_sides[0, game.abilities[0].side] == C.EXTRA_ORDER
+    assert game.abilities[0].state == codes.AVAILABLE
+    assert rules.ability_sides[0, game.abilities[0].side] == codes.EXTRA_ORDER
     # Artillery at T2 (no vehicles there): the T2 deadline drops to 16 (I-DEADLINE).
-    assert of(ev, E.ARTILLERY) == [(C.TARGET_T2, 0, 0, 0)]
+    assert of(ev, E.ARTILLERY) == [(codes.TARGET_T2, 0, 0, 0)]
     assert of(ev, E.DEADLINE) == [(16, -1, 0, 0)]
     assert game.deadline == 16
     assert of(ev, E.HEAVY_DAMAGE) == [] and not any(v.heavy for v in V)
@@ -337,17 +337,17 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
     assert of(ev, E.FIRE_STATUS) == [(8, 0, 0, 0)]
     assert game.fire_roe == 8 and game.fire_turn == 5
     assert of(ev, E.ORDER) == [
-        (fire(C.AQ, C.EA, C.FA), D.ISSUE_ORDER, 0, 0),
-        (fire(C.GB), D.ISSUE_ORDER, 0, 0),
+        (fire(codes.AQ, codes.EA, codes.FA), decisions.ISSUE_ORDER, 0, 0),
+        (fire(codes.GB), decisions.ISSUE_ORDER, 0, 0),
     ]
     if per_vehicle_radio:
-        platoon_checks = [(C.AQ, 3, 3, 1), (C.EA, 3, 3, 1), (C.FA, 2, 3, 1)]
+        platoon_checks = [(codes.AQ, 3, 3, 1), (codes.EA, 3, 3, 1), (codes.FA, 2, 3, 1)]
     else:
-        platoon_checks = [(C.AQ, 3, 3, 1), (C.EA, 3, 3, 1), (C.FA, 3, 3, 1)]
-    assert of(ev, E.RADIO) == [*platoon_checks, (C.GB, 1, 3, 1)]
+        platoon_checks = [(codes.AQ, 3, 3, 1), (codes.EA, 3, 3, 1), (codes.FA, 3, 3, 1)]
+    assert of(ev, E.RADIO) == [*platoon_checks, (codes.GB, 1, 3, 1)]
     assert {v.name for v in V if v.fire} == {"AQ", "EA", "FA", "GB"}
     # VL2 is not yet at OP N: no Extra order (§11 note), the marker stays available.
-    assert game.abilities[0].state == C.AVAILABLE
+    assert game.abilities[0].state == codes.AVAILABLE
     assert game.tracks == [
         [x.tank0, x.tank_r, x.tank_l],  # "already three enemy tank counters"
         [*x.atgm0, x.atgm_r, x.atgm_c, x.atgm_l],
@@ -364,19 +364,19 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
         "VL2": "OPN", "QL3": "OPN1", "QL1": "SK3", "AQ": "SK4", "EA": "SK2", "FA": "KAL",
         "BQ": "S1", "FB": "SAR", "GB": "S3",
     }
-    assert of(ev, E.NOT_MOVED) == [(C.EA, E.STACKING, -1, 0)]
-    assert sorted(of(ev, E.ARRIVED)) == sorted([(C.FA, C.KAL, 0, 0), (C.VL2, C.OPN, 0, 0)])
-    assert V[C.FA].order == C.NO_ORDER and V[C.VL2].destination == -1
+    assert of(ev, E.NOT_MOVED) == [(codes.EA, E.STACKING, -1, 0)]
+    assert sorted(of(ev, E.ARRIVED)) == sorted([(codes.FA, codes.KAL, 0, 0), (codes.VL2, codes.OPN, 0, 0)])
+    assert V[codes.FA].order == codes.NO_ORDER and V[codes.VL2].destination == -1
     assert of(ev, E.MARKER_DRAWN) == []
     # Fire "in any order desired": EA at SK2 removes the last tank, AQ at SK4 the last
     # HMG, GB at S3 fires indirectly at the ATGM (L) and misses on a 6. FA at Kalesija has
     # no icons to fire from.
-    assert of(ev, E.FIRE) == [(C.EA, C.TANK, 0, 1), (C.AQ, C.HMG, 0, 1), (C.GB, C.ATGM, 6, 0)]
-    assert of(ev, E.REMOVED) == [(x.tank_l, C.TANK, 0, 0), (x.hmg_l2, C.HMG, 0, 0)]
+    assert of(ev, E.FIRE) == [(codes.EA, codes.TANK, 0, 1), (codes.AQ, codes.HMG, 0, 1), (codes.GB, codes.ATGM, 6, 0)]
+    assert of(ev, E.REMOVED) == [(x.tank_l, codes.TANK, 0, 0), (x.hmg_l2, codes.HMG, 0, 0)]
     assert x.hmg_l2 in game.pool and x.tank_l in game.pool
-    assert game.tracks[C.TANK] == [x.tank0, x.tank_r]
-    assert game.tracks[C.HMG] == [x.hmg0, x.hmg_c, x.hmg_l]
-    assert len(game.tracks[C.ATGM]) == 6 and game.tracks[C.ATGM][-1] == x.atgm_l
+    assert game.tracks[codes.TANK] == [x.tank0, x.tank_r]
+    assert game.tracks[codes.HMG] == [x.hmg0, x.hmg_c, x.hmg_l]
+    assert len(game.tracks[codes.ATGM]) == 6 and game.tracks[codes.ATGM][-1] == x.atgm_l
 
     # ---------------------------------------------------------------- turn 5, reaction
     ev = run(reaction_phase)
@@ -388,31 +388,32 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
     # ATGM (L) of this turn's first pair, and GB stands in S3, the L overwatch, so the
     # engine applies the -1 (§7.1.1): 8 - 1 = 7 against 10. A miss either way.
     # HMG at AQ: 12 against 12, a hit; location 4: hull (R-HIT, §11).
-    assert of(ev, E.ATTACK) == [(C.TANK, C.EA, 6, 7), (C.ATGM, C.AQ, 7, 10), (C.HMG, C.AQ, 12, 12)]
-    assert rules.atgm_to_hit[len(game.tracks[C.ATGM]) - 1] == 10
-    assert rules.hmg_to_hit[len(game.tracks[C.HMG]) - 1] == 12
-    assert of(ev, E.HEAVY_DAMAGE) == [(C.AQ, C.HULL, 4, 0)]
-    aq = V[C.AQ]
-    assert aq.heavy == {C.HULL} and aq.hull_green and aq.stunned
+    assert of(ev, E.ATTACK) == [(codes.TANK, codes.EA, 6, 7), (codes.ATGM, codes.AQ, 7, 10),
+                                (codes.HMG, codes.AQ, 12, 12)]
+    assert rules.atgm_to_hit[len(game.tracks[codes.ATGM]) - 1] == 10
+    assert rules.hmg_to_hit[len(game.tracks[codes.HMG]) - 1] == 12
+    assert of(ev, E.HEAVY_DAMAGE) == [(codes.AQ, codes.HULL, 4, 0)]
+    aq = V[codes.AQ]
+    assert aq.heavy == {codes.HULL} and aq.hull_green and aq.stunned
     assert of(ev, E.COMMANDER_ROLL) == []  # AQ was not unbuttoned
     # RoE: heavy damage under Fire at Will -2 to 6, and VL2's ability goes back to the
     # track; then the artillery on Saraci +1 to 7, not enough to bring it back.
     assert of(ev, E.ROE) == [(6, -2, E.ROE_HEAVY, 0), (7, 1, E.ROE_ART, 0)]
     assert of(ev, E.ABILITY) == [(0, E.ABILITY_RETURNED, 1, 0)]
-    assert game.abilities[0].state == C.ON_TRACK
+    assert game.abilities[0].state == codes.ON_TRACK
     # Artillery on Saraci: BQ (S1), FB (SAR) and GB (S3) are there; 2d6 = 11: one of
     # their random-unit chits goes into the enemy weapon pool, the others stay aside.
-    assert of(ev, E.ARTILLERY) == [(C.TARGET_S, 11, 3, 0)]
-    assert of(ev, E.ARTILLERY_DRAW) == [(C.FB, 1, 0, 0)]
+    assert of(ev, E.ARTILLERY) == [(codes.TARGET_S, 11, 3, 0)]
+    assert of(ev, E.ARTILLERY_DRAW) == [(codes.FB, 1, 0, 0)]
     assert x.ru_drawn in game.pool and x.ru_drawn not in game.aside
-    assert {ru_chit(rules, v) for v in (C.BQ, C.GB)} <= set(game.aside)
+    assert {ru_chit(rules, v) for v in (codes.BQ, codes.GB)} <= set(game.aside)
     assert game.roe == 7 and game.fire_roe == 8
     assert game.deadline == 16
 
     # ---------------------------------------------------------------- turn 5, end
     ev = run(end_phase)
     assert of(ev, E.VICTORY) == []
-    assert of(ev, E.HULL_FLIP) == [(C.AQ, 0, 0, 0)]  # the hull marker flips to red
+    assert of(ev, E.HULL_FLIP) == [(codes.AQ, 0, 0, 0)]  # the hull marker flips to red
     assert not aq.hull_green
     assert game.turn == 6 and not game.over
 

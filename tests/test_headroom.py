@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bollesim.cli import headroom_make as M
-from bollesim.report import headroom as H
+from bollesim.cli import headroom_make
+from bollesim.report import headroom
 from bollesim.stats import skill
 from bollesim.stats.intervals import wilson
 
@@ -18,10 +18,10 @@ PATHS = ("--spec", str(ROOT / "experiments" / "first_fire.toml"),
 
 
 def rung(label, operational, defeat, bound=False, n=N):
-    counts = {o: (0, n) for o in H.OUTCOMES}
+    counts = {o: (0, n) for o in headroom.OUTCOMES}
     counts["operational"] = (operational, n)
     counts["defeat"] = (defeat, n)
-    return H.Rung(label, counts, bound)
+    return headroom.Rung(label, counts, bound)
 
 
 def test_relative_skill_is_the_share_of_the_distance_to_the_clairvoyant():
@@ -44,16 +44,16 @@ def test_defeat_is_turned_into_a_rate_to_reach():
 
 
 def test_the_ladder_table_marks_the_bound_and_shows_wilson_intervals():
-    lines = H.ladder_table([rung("a", 600, 400), rung("clairvoyant", 1900, 20, bound=True)])
+    lines = headroom.ladder_table([rung("a", 600, 400), rung("clairvoyant", 1900, 20, bound=True)])
     low, high = wilson(600, N)
     assert f"30.0% ({100 * low:.1f}–{100 * high:.1f})" in lines[2]
     assert "≤ 95.0%" in lines[3] and "≥ 1.0%" in lines[3]
-    assert H.half_width([rung("a", 600, 400)], "operational") == pytest.approx((high - low) / 2)
+    assert headroom.half_width([rung("a", 600, 400)], "operational") == pytest.approx((high - low) / 2)
 
 
 def test_the_bracket_states_both_ends_and_the_proven_losses():
     best, clair = rung("expert", 900, 300), rung("clairvoyant", 1940, 0, bound=True)
-    text = H.bracket_sentence(best, clair, undecided=40, lost=60)
+    text = headroom.bracket_sentence(best, clair, undecided=40, lost=60)
     assert "45.0%" in text and "97.0%" in text
     assert "1,900 games won by a line found, 40 undecided" in text
     assert "60 proven lost" in text and "(3.0%)" in text
@@ -65,15 +65,15 @@ def penalised(objective, outcome, fresh, n=100):
     import numpy as np
 
     values = fresh + np.random.default_rng(1).normal(0, 0.1, n)
-    steps = [H.ValueStep("10 trees", values + 0.3, values + 0.1),
-             H.ValueStep("100 trees", values + 0.25, values)]
-    return H.Penalised(objective, outcome, steps, 95, 1000, 16), values
+    steps = [headroom.ValueStep("10 trees", values + 0.3, values + 0.1),
+             headroom.ValueStep("100 trees", values + 0.25, values)]
+    return headroom.Penalised(objective, outcome, steps, 95, 1000, 16), values
 
 
 def test_the_bracket_in_a_designers_words():
     best, clair = rung("expert", 900, 300), rung("clairvoyant", 1940, 0, bound=True)
     safest = rung("careful", 100, 40)
-    text = H.designer_sentence(best, clair, 60, safest)
+    text = headroom.designer_sentence(best, clair, 60, safest)
     assert "reaches operational victory in 45.0% of games" in text and "no play" in text
     assert "more than 97.0%" in text
     assert "at most 52.0 points below the best possible play" in text
@@ -82,7 +82,7 @@ def test_the_bracket_in_a_designers_words():
     assert "loses at least 3.0% of games" in text and "penalised" not in text
     op, values = penalised("operational victory", "operational", 0.8)
     nd, defeat = penalised("no defeat", "defeat", 0.99)
-    text = H.designer_sentence(best, clair, 60, safest, [op, nd])
+    text = headroom.designer_sentence(best, clair, 60, safest, [op, nd])
     assert (f"below {100 * values.mean():.1f}% for operational victory, "
             f"{100 * defeat.mean():.1f}% for no defeat.") in text
 
@@ -94,10 +94,10 @@ def test_the_penalised_ladder_of_v(fresh):
     at the low end the text says this V cannot close it, else that it is only a lower
     estimate; the plain bound stays the best proven one."""
     p, values = penalised("operational victory", "operational", fresh)
-    lines = H.penalised_lines(p, [rung("expert", 900, 300), rung("random", 0, 1900)])
+    lines = headroom.penalised_lines(p, [rung("expert", 900, 300), rung("random", 0, 1900)])
     table = "\n".join(lines)
     assert "| 0 (the plain clairvoyant: its bound) | – | 95.0% | 50.0 | – |" in table
-    m, low, high = H.mean_interval(values)
+    m, low, high = headroom.mean_interval(values)
     assert "| 100 trees | " in table and f"| {100 * m:.1f} ({100 * low:.1f} to {100 * high:.1f}) |" in table
     assert f"| {100 * (m - 0.45):.1f} | 25.0 (25.0 to 25.0) |" in table
     assert ("cannot bring the bound within 10 points" in table) == (low - 0.45 > 0.10)
@@ -107,19 +107,19 @@ def test_the_penalised_ladder_of_v(fresh):
 
 def test_the_best_honest_player_is_never_the_bound():
     rungs = [rung("a", 600, 400), rung("b", 700, 900), rung("c", 1900, 0, bound=True)]
-    assert H.best_honest(rungs, "operational").label == "b"
-    assert H.best_honest(rungs, "defeat").label == "a"
+    assert headroom.best_honest(rungs, "operational").label == "b"
+    assert headroom.best_honest(rungs, "defeat").label == "a"
 
 
 def test_skill_rows_and_sentence_from_the_rates():
     rungs = [rung("random", 100, 1800), rung("expert", 900, 300)]
     clair = rung("clairvoyant", 1900, 40, bound=True)
-    rows = H.skill_rows(rungs, "random", clair)
+    rows = headroom.skill_rows(rungs, "random", clair)
     op = next(r for r in rows if r["outcome"] == "operational")
     assert op["skill"] == pytest.approx((0.45 - 0.05) / (0.95 - 0.05))
     defeat = next(r for r in rows if r["outcome"] == "defeat")
     assert defeat["skill"] == pytest.approx((0.85 - 0.10) / (0.98 - 0.10))
-    assert f"{(0.45 - 0.05) / 0.9:.2f}" in H.skill_sentence(rows)
+    assert f"{(0.45 - 0.05) / 0.9:.2f}" in headroom.skill_sentence(rows)
 
 
 def trigger_row(best, significant, tied=()):
@@ -127,20 +127,20 @@ def trigger_row(best, significant, tied=()):
 
 
 def test_a_flat_line_is_no_effect_not_advice_that_holds():
-    assert H.advice_word(trigger_row("8", False), trigger_row("8", False)) == "no effect"
-    assert H.advice_word(trigger_row("8", False), trigger_row("9", True)) == "no effect for the preset"
-    assert H.advice_word(trigger_row("8", True), trigger_row("8", False)) == "no effect for the other player"
-    assert H.advice_word(trigger_row("8", True), trigger_row("8", True)) == "holds"
-    assert H.advice_word(trigger_row("8", True), trigger_row("9", True, ["8"])) == "holds"
-    assert H.advice_word(trigger_row("8", True), trigger_row("9", True, ["10"])) == "changes"
+    assert headroom.advice_word(trigger_row("8", False), trigger_row("8", False)) == "no effect"
+    assert headroom.advice_word(trigger_row("8", False), trigger_row("9", True)) == "no effect for the preset"
+    assert headroom.advice_word(trigger_row("8", True), trigger_row("8", False)) == "no effect for the other player"
+    assert headroom.advice_word(trigger_row("8", True), trigger_row("8", True)) == "holds"
+    assert headroom.advice_word(trigger_row("8", True), trigger_row("9", True, ["8"])) == "holds"
+    assert headroom.advice_word(trigger_row("8", True), trigger_row("9", True, ["10"])) == "changes"
 
 
 def test_the_verdict_counts_only_lines_with_an_effect():
-    text = H.advice_verdict(["holds", "no effect", "changes", "holds"], "X",
+    text = headroom.advice_verdict(["holds", "no effect", "changes", "holds"], "X",
                             ("defeat: t = 4, not 1",))
     assert text.endswith("(holds for 2, no effect for 1, changes for 1): defeat: t = 4, not 1.")
     assert "of the 3 outcome lines" in text and "holds for 2 and changes for 1" in text
-    assert "no advice to compare" in H.advice_verdict(["no effect", "no effect"], "X")
+    assert "no advice to compare" in headroom.advice_verdict(["no effect", "no effect"], "X")
 
 
 def test_no_headline_for_a_player_that_wins_nothing():
@@ -153,7 +153,7 @@ def test_no_headline_for_a_player_that_wins_nothing():
         y = next(r for r in rungs if r.label == b).rate(outcome).rate
         return x - y, x - y - 0.02, x - y + 0.02, abs(x - y) > 0.02, N
 
-    text = H.headline(rungs, "preset", compare)
+    text = headroom.headline(rungs, "preset", compare)
     assert "timid" not in text
     assert "The highest operational victory rate: expert, 47.5%" in text
     assert "lowest defeat rate: expert, 15.0%" in text
@@ -220,10 +220,10 @@ def test_the_widest_interval_of_a_sweep():
 
     games = pl.DataFrame({
         "k": [8] * 10 + [9] * 30,
-        **{o: [False] * 40 for o in H.OUTCOMES},
+        **{o: [False] * 40 for o in headroom.OUTCOMES},
     }).with_columns(pl.Series("operational", [True] * 5 + [False] * 35))
     low, high = wilson(5, 10)
-    assert H.widest_interval(games, "k") == pytest.approx((high - low) / 2)
+    assert headroom.widest_interval(games, "k") == pytest.approx((high - low) / 2)
 
 
 def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
@@ -243,8 +243,8 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
     result = CliRunner().invoke(app, ["sweep", str(spec), "--out", str(folder)])
     assert result.exit_code == 0, result.output
     found = [(preset, k, p, before, None) for preset, k, p, before, _ in
-             M.sweeps(ROOT / "experiments" / "first_fire.toml", {"params": {}}, 40, family=False)]
-    lines, verdict = M.restricted_section(folder, found)
+             headroom_make.sweeps(ROOT / "experiments" / "first_fire.toml", {"params": {}}, 40, family=False)]
+    lines, verdict = headroom_make.restricted_section(folder, found)
     text = "\n".join(lines)
     assert ("| outcome | best `k` (fire_at_roe) | best `imposed_roe` (restricted lookahead) "
             "| advice |") in text
@@ -252,5 +252,5 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
     assert "best `t`" not in text  # the stand-in sweeps k only
     assert lines[-2] == verdict and verdict.startswith("Under the lookahead with its first Fire "
                                                         "order imposed")
-    absent, none = M.restricted_section(None, found)
+    absent, none = headroom_make.restricted_section(None, found)
     assert "no folder" in absent[2] and none is None

@@ -19,7 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_sweep import SMALL, assert_one_line_error, invoke
 
-from bollesim.batch import runfolder as F
+from bollesim.batch import runfolder
+from bollesim.batch.manifest import Manifest
+from bollesim.batch.workspace import Workspace
 
 # One worker: the module's fixture plays the run every case damages a copy of.
 pytestmark = pytest.mark.xdist_group("hostile")
@@ -52,8 +54,8 @@ def forge(folder: Path, table: pa.Table) -> None:
     for key in ("format", "data_bytes", "data_sha256", "manifest_sha256"):
         fields.pop(key)
     data = folder / "games.parquet"
-    manifest = F.Manifest.sealed(
-        data_bytes=data.stat().st_size, data_sha256=F.file_sha256(data), **fields
+    manifest = Manifest.sealed(
+        data_bytes=data.stat().st_size, data_sha256=runfolder.file_sha256(data), **fields
     )
     (folder / "manifest.json").write_text(json.dumps(manifest.to_json()))
 
@@ -157,7 +159,7 @@ def _(run, tmp):
 
 @case("manifest too large", "larger than")
 def _(run, tmp):
-    (run / "manifest.json").write_bytes(b" " * (F.MANIFEST_LIMIT + 1))
+    (run / "manifest.json").write_bytes(b" " * (runfolder.MANIFEST_LIMIT + 1))
     return ["report", run]
 
 
@@ -516,7 +518,7 @@ def reseal(folder: Path, fields: dict) -> None:
     """Write manifest fields back with a matching manifest_sha256 (a forger's edit)."""
     for key in ("format", "manifest_sha256"):
         fields.pop(key)
-    (folder / "manifest.json").write_text(json.dumps(F.Manifest.sealed(**fields).to_json()))
+    (folder / "manifest.json").write_text(json.dumps(Manifest.sealed(**fields).to_json()))
 
 
 @pytest.mark.parametrize("case", CASES, ids=list(CASES))
@@ -549,10 +551,10 @@ def test_a_decoder_panic_is_refused_in_one_line(good, tmp_path, monkeypatch):
 
 
 def test_a_folder_deleted_mid_run(tmp_path, monkeypatch):
-    from bollesim.batch import runner as R
+    from bollesim.batch import runner
 
     results = tmp_path / "results"
-    real, calls = R.play_chunk, []
+    real, calls = runner.play_chunk, []
 
     def deleting(*args, **kwargs):
         calls.append(1)
@@ -560,7 +562,7 @@ def test_a_folder_deleted_mid_run(tmp_path, monkeypatch):
             shutil.rmtree(results)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(R, "play_chunk", deleting)
+    monkeypatch.setattr(runner, "play_chunk", deleting)
     result = invoke(*RUN, "-n", "20000", "--chunk", "4096", "--out", results / "out")
     assert_one_line_error(result, "cannot write", "was removed")
 
@@ -610,7 +612,7 @@ def test_fuzz_damaged_games(good, tmp_path_factory, data):
         fields = json.loads((run / "manifest.json").read_text())
         for key in ("format", "data_bytes", "data_sha256", "manifest_sha256"):
             fields.pop(key)
-        sealed = F.Manifest.sealed(data_bytes=len(raw), data_sha256=F.file_sha256(games), **fields)
+        sealed = Manifest.sealed(data_bytes=len(raw), data_sha256=runfolder.file_sha256(games), **fields)
         (run / "manifest.json").write_text(json.dumps(sealed.to_json()))
     refused_untouched(["play", "--from", run, "--game", "1"], run.parent, may_succeed=forged)
 
@@ -642,7 +644,7 @@ def test_fuzz_specs(tmp_path_factory, top, policy, params, garbage):
     before = tree(folder)
     result = invoke("sweep", folder / "s.toml", "-n", "1", "--out", folder / "out")
     if result.exit_code == 0:  # a valid spec: played, one game per cell
-        assert F.open_run(folder / "out").n_games >= 1
+        assert runfolder.open_run(folder / "out").n_games >= 1
         return
     assert_one_line_error(result)
     assert tree(folder) == before
@@ -697,7 +699,7 @@ def test_report_of_a_folder_a_live_run_is_writing(tmp_path):
     from filelock import FileLock
 
     out = tmp_path / "out"
-    ws = F.Workspace(out)
+    ws = Workspace(out)
     with FileLock(str(ws.lock_path), timeout=0):
         ws.chunks.mkdir(parents=True)
         (ws.partial / "plan.json").write_text('{"planned": 1000}')
@@ -709,9 +711,9 @@ def test_report_of_a_folder_a_live_run_is_writing(tmp_path):
 
 def stop_after(monkeypatch, chunks: int, exc=KeyboardInterrupt):
     """Make the engine stop (Ctrl-C) as chunk number `chunks` + 1 starts (after the warm-up)."""
-    from bollesim.batch import runner as R
+    from bollesim.batch import runner
 
-    real, calls = R.play_chunk, []
+    real, calls = runner.play_chunk, []
 
     def stopping(*args, **kwargs):
         calls.append(1)
@@ -719,8 +721,8 @@ def stop_after(monkeypatch, chunks: int, exc=KeyboardInterrupt):
             raise exc
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(R, "play_chunk", stopping)
-    return lambda: monkeypatch.setattr(R, "play_chunk", real)
+    monkeypatch.setattr(runner, "play_chunk", stopping)
+    return lambda: monkeypatch.setattr(runner, "play_chunk", real)
 
 
 def test_after_a_resume_the_timing_line_counts_this_sessions_games(tmp_path, monkeypatch):
@@ -753,16 +755,16 @@ def test_a_resume_refuses_a_chunk_of_another_run(tmp_path, monkeypatch):
     assert tree(tmp_path) == before
     (tmp_path / ".five.partial" / "chunks" / foreign.name).unlink()
     assert invoke(*five, "--resume").exit_code == 0
-    assert F.open_run(tmp_path / "five").read()["seed"].unique().to_list() == [5]
+    assert runfolder.open_run(tmp_path / "five").read()["seed"].unique().to_list() == [5]
 
 
 def test_a_manifest_too_large_to_read_is_refused_before_playing(tmp_path, monkeypatch):
     """Writer and reader agree on the manifest's limit: a sweep whose manifest would pass
     it is refused up front with the estimate, and none is committed that `report` refuses."""
-    from bollesim.batch import runner as R
+    from bollesim.batch import runner
 
-    monkeypatch.setattr(F, "MANIFEST_LIMIT", 20_000)
-    monkeypatch.setattr(R, "play_chunk", lambda *a, **k: pytest.fail("a game was played"))
+    monkeypatch.setattr(runfolder, "MANIFEST_LIMIT", 20_000)
+    monkeypatch.setattr(runner, "play_chunk", lambda *a, **k: pytest.fail("a game was played"))
     ks = ", ".join(f"{8 + i / 100:.2f}" for i in range(200))
     spec = sweep_spec(tmp_path, name='"wide"')
     spec.write_text(spec.read_text().replace("k = [12, 12, 25]", f"k = [{ks}]"))
@@ -779,9 +781,9 @@ def test_a_manifest_too_large_to_read_is_refused_before_playing(tmp_path, monkey
     ({"budget": "2000"}, ("budget of 2,000 games is too small", "3,000 held-out games")),
 ])
 def test_optimise_is_sized_before_it_plays(tmp_path, monkeypatch, top, words):
-    from bollesim.batch import runner as R
+    from bollesim.batch import runner
 
-    monkeypatch.setattr(R, "play_chunk", lambda *a, **k: pytest.fail("a game was played"))
+    monkeypatch.setattr(runner, "play_chunk", lambda *a, **k: pytest.fail("a game was played"))
     spec = optimise_spec(tmp_path, **top)
     before = tree(tmp_path)
     assert_one_line_error(invoke("optimise", spec, "--out", tmp_path / "o"), *words)
@@ -854,7 +856,7 @@ def _sweep_spec_input(tmp: Path, value: str) -> None:
 
 
 def _optimise_spec_input(tmp: Path, value: str) -> None:
-    from bollesim.search.optimise import load_search
+    from bollesim.search.optimise_spec import load_search
 
     _through_reader(load_search, optimise_spec(tmp, budget=value))
     _through_reader(load_search, optimise_spec(tmp, overrides=f"[{json.dumps('map.roads=' + value)}]"))

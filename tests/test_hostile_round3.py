@@ -190,19 +190,20 @@ def test_a_write_killed_midway_advises_what_works(tmp_path, monkeypatch):
     its commit, the work it leaves cannot be resumed, and no message may say --resume."""
     import polars as pl
 
-    from bollesim.batch import runfolder as F
+    from bollesim.batch import runfolder
+    from bollesim.batch.workspace import Workspace, write_games
 
     games = pl.DataFrame({"game": [0, 1], "seed": [1, 1]})
 
     def killed(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(F.Workspace, "commit", killed)
+    monkeypatch.setattr(Workspace, "commit", killed)
     out = tmp_path / "search"
     with pytest.raises(KeyboardInterrupt):
-        F.write_games(out, games, writer="bollesim optimise")
-    with pytest.raises(F.RunFolderError) as caught:
-        F.open_run(out)
+        write_games(out, games, writer="bollesim optimise")
+    with pytest.raises(runfolder.RunFolderError) as caught:
+        runfolder.open_run(out)
     assert "run bollesim optimise again" in str(caught.value)
     assert "--resume" not in str(caught.value)
 
@@ -293,7 +294,7 @@ def test_a_report_onto_a_file_is_refused(two_runs, tmp_path):
 
 
 def test_a_report_folder_in_use_is_refused(two_runs, tmp_path):
-    from bollesim.batch.runfolder import Workspace
+    from bollesim.batch.workspace import Workspace
 
     a, _ = two_runs
     with Workspace(tmp_path / "reports"):
@@ -306,7 +307,7 @@ def test_runs_and_searches_do_not_replace_each_others_folders(two_runs, tmp_path
 
     from test_optimise import K_SEARCH
 
-    from bollesim.search import optimise as O
+    from bollesim.search import optimise
 
     a, _ = two_runs
     search = tmp_path / "search"
@@ -315,15 +316,16 @@ def test_runs_and_searches_do_not_replace_each_others_folders(two_runs, tmp_path
     assert_one_line_error(invoke(*RUN, 3, "--out", search), "holds a policy search's result")
     assert (search / "best.json").read_text() == "{}"
     (spec := tmp_path / "spec.toml").write_text(K_SEARCH)
-    monkeypatch.setattr(O, "optimise", lambda *a, **k: pytest.fail("the search ran"))
+    monkeypatch.setattr(optimise, "optimise", lambda *a, **k: pytest.fail("the search ran"))
     assert_one_line_error(invoke("optimise", spec, "--out", a), "holds a run's or sweep's games")
 
 
 def test_a_search_holds_its_folder_while_it_searches(tmp_path, monkeypatch):
     from test_optimise import K_SEARCH
 
-    from bollesim.batch.runfolder import RunFolderBusy, Workspace
-    from bollesim.search import optimise as O
+    from bollesim.batch.runfolder import RunFolderBusy
+    from bollesim.batch.workspace import Workspace
+    from bollesim.search import optimise
 
     out = tmp_path / "out"
 
@@ -333,7 +335,7 @@ def test_a_search_holds_its_folder_while_it_searches(tmp_path, monkeypatch):
         raise KeyboardInterrupt  # Ctrl-C: nothing is written
 
     (spec := tmp_path / "spec.toml").write_text(K_SEARCH)
-    monkeypatch.setattr(O, "optimise", searching)
+    monkeypatch.setattr(optimise, "optimise", searching)
     result = invoke("optimise", spec, "--out", out)
     assert result.exit_code == 130, result.output
     assert not out.exists()
@@ -342,7 +344,8 @@ def test_a_search_holds_its_folder_while_it_searches(tmp_path, monkeypatch):
 def test_a_report_folder_holds_one_runs_report_and_one_runs_sensitivity(two_runs, tmp_path):
     """The showcase holds a sweep's balance report and a sensitivity run's report (their
     files differ): each kind is claimed by one run."""
-    from bollesim.batch.runfolder import RunFolderError, claim_report_folder, open_run
+    from bollesim.batch.runfolder import RunFolderError, open_run
+    from bollesim.batch.workspace import claim_report_folder
 
     a, b = (open_run(f) for f in two_runs)
     out = tmp_path / "showcase"

@@ -26,8 +26,7 @@ from dataclasses import dataclass
 import pytest
 
 from bollesim.batch.replay import narrated_game
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
+from bollesim.bollebank import codes, decisions
 from bollesim.bollebank import events as E
 from bollesim.bollebank.reference.chance import Chance
 from bollesim.bollebank.reference.end import end_phase
@@ -77,7 +76,7 @@ def orders_of(v) -> dict:
 
 
 def members(mask: int) -> list[int]:
-    return [v for v in range(C.N_VEHICLES) if mask >> v & 1]
+    return [v for v in range(codes.N_VEHICLES) if mask >> v & 1]
 
 
 # ------------------------------------------------------------------ the checker
@@ -103,9 +102,9 @@ class Checker:
         events = [ev[1:] for ev in self.trace[self.seen:]]
         self.seen = len(self.trace)
         if self.before is None:  # the first phase of the game starts from the §3 setup
-            setup = VehicleView(self.rules.start_position, C.NO_ORDER, -1, -1, False,
+            setup = VehicleView(self.rules.start_position, codes.NO_ORDER, -1, -1, False,
                                 frozenset(), frozenset(), False, False, -1, -1)
-            self.before = [setup] * C.N_VEHICLES
+            self.before = [setup] * codes.N_VEHICLES
         self.phases += 1
         where = f"turn {game.turn}, after {phase.__name__}"
         try:
@@ -136,12 +135,12 @@ class Checker:
         n_chits = len(r.chit_type)
         places = game.pool + [c for t in game.tracks for c in t] + game.aside + game.retired
         assert sorted(places) == list(range(n_chits)), "a chit is lost or in two places"
-        assert game.tracks[C.ART] and game.tracks[C.ART][0] == r.setup_chit
-        assert r.setup_chit not in game.tracks[C.ART][1:]
+        assert game.tracks[codes.ART] and game.tracks[codes.ART][0] == r.setup_chit
+        assert r.setup_chit not in game.tracks[codes.ART][1:]
         for t, track in enumerate(game.tracks):
             assert all(r.chit_type[c] == t for c in track), f"wrong chit type on track {t}"
-        assert all(r.chit_type[c] == C.RU for c in game.aside)
-        assert all(r.chit_type[c] == C.CAR for c in game.retired)
+        assert all(r.chit_type[c] == codes.RU for c in game.aside)
+        assert all(r.chit_type[c] == codes.CAR for c in game.retired)
         assert r.setup_chit not in game.pool
 
     def check_markers(self, game: Game) -> None:
@@ -168,9 +167,9 @@ class Checker:
                 assert lo <= a <= hi, f"RoE event to {a}"
         for a, marker in enumerate(game.abilities):
             level = r.ability_level[a]
-            if marker.state == C.AVAILABLE:
+            if marker.state == codes.AVAILABLE:
                 assert game.roe >= level, f"ability {a} available at RoE {game.roe}"
-            if marker.state == C.ON_TRACK:
+            if marker.state == codes.ON_TRACK:
                 assert game.roe < level, f"ability {a} left on the track at RoE {game.roe}"
         fire_allowed = r.p("roe", "fire_allowed")
         statuses = [a for kind, a, *_ in events if kind == E.FIRE_STATUS]
@@ -194,14 +193,14 @@ class Checker:
         r = self.rules
         before = self.before
         expect = [orders_of(v) for v in before]
-        radio_damaged = {i for i, v in enumerate(before) if C.RADIO in v.light}
+        radio_damaged = {i for i, v in enumerate(before) if codes.RADIO in v.light}
         pair = None  # (fire allowed, move allowed, platoon scope) of the current pair
         issued_kind = None
         pending: list[int] = []
         spread: dict[int, int] = {}
         for kind, a, b, c, d in events:
             if kind == E.LIGHT_DAMAGE and b >= 0:
-                if b == C.RADIO:
+                if b == codes.RADIO:
                     radio_damaged.add(a)
             elif kind == E.VL2_DESTINATION:
                 expect[r.commander]["destination"] = a
@@ -212,17 +211,17 @@ class Checker:
             elif kind == E.ORDER:
                 assert not pending, "an order before the last one's radio checks"
                 code, decision = a, b
-                okind, mask, dest = D.order_kind(code), D.order_mask(code), D.order_dest(code)
+                okind, mask, dest = decisions.order_kind(code), decisions.order_mask(code), decisions.order_dest(code)
                 self.check_order_legal(okind, mask, dest, decision, pair, issued_kind, before)
-                if decision == D.ISSUE_ORDER:
+                if decision == decisions.ISSUE_ORDER:
                     issued_kind = okind
-                pending = [] if okind == C.AIRSTRIKE else members(mask)
+                pending = [] if okind == codes.AIRSTRIKE else members(mask)
                 spread = {v: k for k, v in enumerate(members(mask))}
                 current = (okind, dest)
             elif kind == E.RADIO:
                 assert pending and a == pending.pop(0), "a radio check for a vehicle not ordered"
                 v, die, quality, received = a, b, c, d
-                chain_damaged = ({r.commander, C.QL1, C.QL3, v} & radio_damaged)
+                chain_damaged = ({r.commander, codes.QL1, codes.QL3, v} & radio_damaged)
                 with_vl2 = before[v].position == before[r.commander].position
                 if die == 0:
                     assert received == 1 and quality == AUTOMATIC
@@ -242,16 +241,16 @@ class Checker:
         """What a received order does to vehicle v (§5.4)."""
         r = self.rules
         okind, dest = current
-        if okind == C.MOVE:
-            if dest >= D.SPREAD:  # I-OW-SPREAD: the k-th vehicle to the town's k-th OW
+        if okind == codes.MOVE:
+            if dest >= decisions.SPREAD:  # I-OW-SPREAD: the k-th vehicle to the town's k-th OW
                 ows = [p for p in range(len(r.position_ids))
-                       if r.pos_kind[p] == C.OW and r.pos_town[p] == dest - D.SPREAD]
+                       if r.pos_kind[p] == codes.OW and r.pos_town[p] == dest - decisions.SPREAD]
                 dest = ows[k]
-            expect[v].update(order=C.MOVE, destination=dest, tow_target=-1)
-        elif okind == C.FIRE:
+            expect[v].update(order=codes.MOVE, destination=dest, tow_target=-1)
+        elif okind == codes.FIRE:
             expect[v]["fire"] = True
-        elif okind == C.TOW:
-            expect[v].update(order=C.TOW, tow_target=dest, destination=before[dest].position)
+        elif okind == codes.TOW:
+            expect[v].update(order=codes.TOW, tow_target=dest, destination=before[dest].position)
 
     def check_order_legal(self, okind, mask, dest, decision, pair, issued_kind, before) -> None:
         """§5.3-§5.5: the order the pair allows, to legal recipients and destinations."""
@@ -259,43 +258,43 @@ class Checker:
         assert pair is not None, "an order without a pair"
         fire_ok, move_ok, platoon = pair
         vs = members(mask)
-        if decision == D.EXTRA_ORDER:  # §5.5: the same type of order just determined
+        if decision == decisions.EXTRA_ORDER:  # §5.5: the same type of order just determined
             assert okind == issued_kind
-        if okind == C.AIRSTRIKE:  # §5.4.4, I-AIR
+        if okind == codes.AIRSTRIKE:  # §5.4.4, I-AIR
             assert fire_ok and mask == 0
             assert self.roe_before >= r.p("roe", "unrestricted") or any(v.heavy for v in before)
             return
         assert vs, "an order to nobody"
-        if okind == C.TOW:  # §5.4.3: in place of any order, a tank for a tracks-damaged tank
+        if okind == codes.TOW:  # §5.4.3: in place of any order, a tank for a tracks-damaged tank
             assert len(vs) == 1 and r.is_tank[vs[0]] and dest != vs[0]
-            assert C.TRACKS in before[dest].heavy and C.TRACKS not in before[vs[0]].heavy
+            assert codes.TRACKS in before[dest].heavy and codes.TRACKS not in before[vs[0]].heavy
             return
         if not platoon:
             assert len(vs) == 1, "a platoon order from a single-vehicle cell"
         elif len(vs) > 1:
             assert len({int(r.platoon[v]) for v in vs}) == 1 and r.platoon[vs[0]] > 0
-        if okind == C.FIRE:
+        if okind == codes.FIRE:
             assert fire_ok, "a Fire order from a cell without Fire"
             assert self.fired_before or self.roe_before >= r.p("roe", "fire_allowed"), (
                 f"a Fire order at RoE {self.roe_before} under Hold Fire")
             assert all(r.is_tank[v] for v in vs), "a Fire order to an APC (§5.4.2)"
             return
-        assert okind == C.MOVE and move_ok, "a Move order from a cell without Move"
+        assert okind == codes.MOVE and move_ok, "a Move order from a cell without Move"
         assert r.commander not in vs, "VL2 needs no orders (§5)"
         for v in vs:
-            assert C.TRACKS not in before[v].heavy, "a Move order to an immobilised tank"
-            if dest >= D.SPREAD:
+            assert codes.TRACKS not in before[v].heavy, "a Move order to an immobilised tank"
+            if dest >= decisions.SPREAD:
                 continue
             here = before[v].position
-            assert r.pos_kind[dest] in (C.CP, C.OW) and dest != here
+            assert r.pos_kind[dest] in (codes.CP, codes.OW) and dest != here
             on_t2_road = bool(r.pos_kt2_road[here]) or here == r.tango2
             if dest == r.tango2:
                 assert here == r.kalesija or r.pos_kt2_road[here], "T2 from too far (§5.4.1)"
             if on_t2_road:
                 assert dest in (r.kalesija, r.tango2), "off the Tango 2 road (§5.4.1)"
-            if r.pos_kind[dest] == C.OW:
+            if r.pos_kind[dest] == codes.OW:
                 town = r.pos_town[dest]
-                cp = r.saraci if town == C.TOWN_S else r.kalesija
+                cp = r.saraci if town == codes.TOWN_S else r.kalesija
                 assert here == cp or r.pos_town[here] == town, "an OW of another town (§5.4.1)"
 
     # -------------------------------------------------------------- execution
@@ -313,15 +312,15 @@ class Checker:
                 name = r.vehicle_ids[a]
                 assert r.adjacent[b, c], f"{name} jumps {b} -> {c}"
                 assert not before[a].stunned and a not in skipping, f"{name} moves, unable to act"
-                assert C.TRACKS not in before[a].heavy, f"immobilised {name} moves"
+                assert codes.TRACKS not in before[a].heavy, f"immobilised {name} moves"
                 assert before[a].towed_by < 0, "a towed tank moves by itself"
             elif kind == E.FIRE:
                 assert r.is_tank[a] and before[a].fire, "fire without a Fire order"
                 assert not before[a].stunned and a not in skipping, "fire, unable to act"
-                assert C.TURRET not in before[a].heavy, "a turret-damaged tank fires (§7.1.3)"
+                assert codes.TURRET not in before[a].heavy, "a turret-damaged tank fires (§7.1.3)"
         assert not any(v.stunned for v in game.vehicles), "a stun marker left after Execution"
         for v in game.vehicles:  # §6.2: on arrival the Move marker goes back to the roster
-            assert not (v.order == C.MOVE and v.position == v.destination), f"{v.name} arrived"
+            assert not (v.order == codes.MOVE and v.position == v.destination), f"{v.name} arrived"
 
     def check_stacking(self, game: Game, events: list[tuple]) -> None:
         """§2.1.1 stacking limits after the moves (§6.2: judged at the end of all moves);
@@ -351,15 +350,15 @@ class Checker:
         heavy damage, VL2's commander is never marked killed (that ends the game)."""
         r = self.rules
         for v in game.vehicles:
-            if C.TRACKS in v.heavy:
-                assert v.order == C.NO_ORDER and v.towing < 0, f"immobilised {v.name} under orders"
+            if codes.TRACKS in v.heavy:
+                assert v.order == codes.NO_ORDER and v.towing < 0, f"immobilised {v.name} under orders"
             assert v.is_tank or not v.heavy, f"APC {v.name} with heavy damage"
             assert not (v.index == r.commander and v.commander_killed)
-            assert v.order != C.MOVE or v.destination >= 0
+            assert v.order != codes.MOVE or v.destination >= 0
             if v.towing >= 0:
                 towed = game.vehicles[v.towing]
                 assert towed.towed_by == v.index and towed.position == v.position
-                assert v.is_tank and C.TRACKS in towed.heavy
+                assert v.is_tank and codes.TRACKS in towed.heavy
             if v.towed_by >= 0:
                 assert game.vehicles[v.towed_by].towing == v.index
 
@@ -384,11 +383,11 @@ class Checker:
 def stack_counts(vehicles) -> list[int]:
     """Vehicles counting for stacking at each position (§5.4.3 exclusions); works on the
     engine's vehicles and on snapshots alike."""
-    counts = [0] * C.N_POSITIONS
+    counts = [0] * codes.N_POSITIONS
     for i, v in enumerate(vehicles):
         if v.towed_by >= 0:
             continue
-        if any(o.order == C.TOW and o.towing < 0 and o.tow_target == i and o.position == v.position
+        if any(o.order == codes.TOW and o.towing < 0 and o.tow_target == i and o.position == v.position
                for o in vehicles):
             continue
         counts[v.position] += 1

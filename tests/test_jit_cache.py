@@ -316,18 +316,18 @@ def test_the_first_play_of_a_policy_is_announced_once(tmp_path, monkeypatch):
     game on this machine: that game is announced, the next is not."""
     import sys
 
-    from bollesim.bollebank import narrated as replay
+    from bollesim.bollebank import narrated
     from bollesim.game.policy import load_policy
 
     terminal = _Stream(True)
-    monkeypatch.setattr(replay.numba.config, "CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(narrated.numba.config, "CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(sys, "stderr", terminal)
     policy = load_policy("historical")
-    with replay.policy_compile_notice(policy):
+    with narrated.policy_compile_notice(policy):
         pass
     assert terminal.text.count("\n") == 1 and "compiling the policy historical" in terminal.text
-    with replay.policy_compile_notice(policy):
+    with narrated.policy_compile_notice(policy):
         pass
-    with replay.policy_compile_notice(load_policy("fire_at_roe")):  # the same family's decide
+    with narrated.policy_compile_notice(load_policy("fire_at_roe")):  # the same family's decide
         pass
     assert terminal.text.count("\n") == 1

@@ -9,14 +9,15 @@ import pytest
 from typer.testing import CliRunner
 
 from bollesim import rng
-from bollesim.batch.runner import RESULT, simulate
+from bollesim.batch.runner import simulate
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import lookahead as LA
-from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine import layout
 from bollesim.bollebank.engine import lookahead as search
 from bollesim.bollebank.engine import rollout as R
 from bollesim.bollebank.reference.chance import Chance
 from bollesim.bollebank.reference.play import play_game
+from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.cli.app import app
 from bollesim.game.policy import load_policy
@@ -106,8 +107,8 @@ def test_rollouts_never_draw_from_the_games_future(player):
     jobs = np.repeat(np.arange(n), 3), np.tile(np.arange(3), n)
     rows, _, _ = player._play(point.at.snapshot, [], *jobs, R.ROLLOUT, SEED, 0)
     other = point.at.snapshot.copy()
-    other[L.CHANCE] ^= 0x5DEECE66D  # another future for the game
-    other[L.PRNG] ^= 0x5DEECE66D
+    other[layout.CHANCE] ^= 0x5DEECE66D  # another future for the game
+    other[layout.PRNG] ^= 0x5DEECE66D
     again, _, _ = player._play(other, [], *jobs, R.ROLLOUT, SEED, 0)
     assert (rows == again).all()
     assert len({tuple(r) for r in rows}) > 1  # the rollouts differ from one another
@@ -120,7 +121,7 @@ def test_scores_are_the_objectives_mean_over_rollouts(player, game):
     out, _, _ = player._play(point.at.snapshot, point.at.script, np.repeat(np.arange(n), r),
                              np.tile(np.arange(r), n), R.ROLLOUT, SEED, 2)
     by_hand = [
-        np.mean([out[o * r + i, L.R_OPERATIONAL] - out[o * r + i, L.R_DEFEAT] for i in range(r)])
+        np.mean([out[o * r + i, layout.R_OPERATIONAL] - out[o * r + i, layout.R_DEFEAT] for i in range(r)])
         for o in range(n)
     ]
     assert player.scores(SEED, 2, point) == pytest.approx(by_hand)
@@ -135,9 +136,9 @@ def test_with_every_option_tied_it_plays_as_its_base():
     for g in range(3):
         row, decisions = tied.play(SEED, g)
         assert all(d.choice == d.base_choice for d in decisions)
-        assert row[L.R_END_TURN] == base["end_turn"][g]
-        assert bool(row[L.R_DEFEAT]) == base["defeat"][g]
-        assert row[L.R_CHITS_DRAWN] == base["chits_drawn"][g]
+        assert row[layout.R_END_TURN] == base["end_turn"][g]
+        assert bool(row[layout.R_DEFEAT]) == base["defeat"][g]
+        assert row[layout.R_CHITS_DRAWN] == base["chits_drawn"][g]
 
 
 def test_the_final_comparison_keeps_the_base_choice_on_a_tie():
@@ -240,8 +241,8 @@ def test_the_players_choices_never_see_the_games_future():
     for point in phase_openers(expert, 0, 3, opening):
         row, decisions = expert.play(SEED, 0, at=LA.Position(point.at.snapshot, []))
         other = point.at.snapshot.copy()
-        other[L.CHANCE] ^= 0x5DEECE66D  # another future for the game
-        other[L.PRNG] ^= 0x5DEECE66D
+        other[layout.CHANCE] ^= 0x5DEECE66D  # another future for the game
+        other[layout.PRNG] ^= 0x5DEECE66D
         again, redrawn = expert.play(SEED, 0, at=LA.Position(other, []))
         assert decisions[0].rollouts > 0
         np.testing.assert_array_equal(decisions[0].scores, redrawn[0].scores)
@@ -254,18 +255,17 @@ def first_fire_checked(rules, decisions, roe: int, turn: int):
     """A policy for the reference engine that replays `decisions` and checks each order
     decision before the first Fire order against the imposed trigger: no Fire order before
     it is met, a Fire order at the first decision offering one once it is."""
-    from bollesim.bollebank import codes as C
-    from bollesim.bollebank import observation as O
+    from bollesim.bollebank import codes, observation
 
     taken = [0]
 
     def decide(kind, obs, rules, options, n_options, params, prng):
         d = decisions[taken[0]]
         taken[0] += 1
-        fire = [o != D.PASS and D.order_kind(o) == C.FIRE for o in options[:n_options]]
-        if kind in (D.ISSUE_ORDER, D.EXTRA_ORDER) and not obs[O.FIRED] and any(fire):
-            met = obs[O.ROE] >= roe and obs[O.TURN] >= turn
-            assert fire[d.choice] == met, (int(obs[O.TURN]), int(obs[O.ROE]), met)
+        fire = [o != D.PASS and D.order_kind(o) == codes.FIRE for o in options[:n_options]]
+        if kind in (D.ISSUE_ORDER, D.EXTRA_ORDER) and not obs[observation.FIRED] and any(fire):
+            met = obs[observation.ROE] >= roe and obs[observation.TURN] >= turn
+            assert fire[d.choice] == met, (int(obs[observation.TURN]), int(obs[observation.ROE]), met)
         return d.choice
 
     return replace(load_policy("plan"), decide=decide)
@@ -282,9 +282,9 @@ def test_restricted_play_obeys_its_imposed_first_fire_order(roe, turn):
     fired = 0
     for g in range(24):
         row, decisions = expert.play(SEED, g)
-        if row[L.R_FIRST_FIRE_TURN]:
+        if row[layout.R_FIRST_FIRE_TURN]:
             fired += 1
-            assert row[L.R_FIRST_FIRE_ROE] >= roe and row[L.R_FIRST_FIRE_TURN] >= turn
+            assert row[layout.R_FIRST_FIRE_ROE] >= roe and row[layout.R_FIRST_FIRE_TURN] >= turn
         policy = first_fire_checked(RULES, decisions, roe, turn)
         again = play_game(RULES, policy, expert.base_vector, SEED, g)
         assert RESULT.ints(again) == list(row)

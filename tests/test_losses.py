@@ -1,4 +1,4 @@
-"""The loss columns (runner.RESULT_COLUMNS' note): how a game was lost, read back from the
+"""The loss columns (the result declaration's note): how a game was lost, read back from the
 reference engine's event trace game by game, and one game checked by hand. That the fast
 engine writes the same columns is test_fast_engine's comparison (RESULT.ints covers every
 result column)."""
@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from bollesim.batch.runner import RESULT, RESULT_COLUMNS
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import events as E
-from bollesim.bollebank.engine import layout as L
+from bollesim.batch.runner import result_columns
+from bollesim.bollebank import codes, events
+from bollesim.bollebank.engine import layout
 from bollesim.bollebank.narrate import WEAPON_WORDS
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.reference.state import new_game
+from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.game.policy import load_policy
 
@@ -31,18 +31,18 @@ def from_trace(trace: list, positions: list[int]) -> dict:
     at the end (`positions`, nothing moves after the game ends)."""
     first, weapon, hit, lost = None, None, None, None
     for turn, kind, a, _b, c, _d in trace:
-        if kind == E.ATTACK:
+        if kind == events.ATTACK:
             weapon = a
-        elif kind == E.ARTILLERY_DRAW:
-            weapon = C.ART
-        elif kind == E.HEAVY_DAMAGE or (kind == E.COMMANDER_ROLL and c):
+        elif kind == events.ARTILLERY_DRAW:
+            weapon = codes.ART
+        elif kind == events.HEAVY_DAMAGE or (kind == events.COMMANDER_ROLL and c):
             first = first or turn
             hit = a
-        elif kind == E.DESTROYED or (kind == E.GAME_END and a == E.END_VL2_KILLED):
-            lost = (a if kind == E.DESTROYED else hit, weapon)
+        elif kind == events.DESTROYED or (kind == events.GAME_END and a == events.END_VL2_KILLED):
+            lost = (a if kind == events.DESTROYED else hit, weapon)
     return {
         "first_loss_turn": first,
-        "loss_vehicle": None if lost is None else C.VEHICLES[lost[0]],
+        "loss_vehicle": None if lost is None else codes.VEHICLES[lost[0]],
         "loss_cause": None if lost is None else WEAPON_WORDS[lost[1]],
         "loss_place": None if lost is None else RULES.position_names[positions[lost[0]]],
     }
@@ -87,10 +87,10 @@ def test_a_game_checked_by_hand():
 def test_the_engine_comparison_covers_the_loss_columns():
     """RESULT.ints (what test_fast_engine compares with the fast engine's row) turns every
     result column, the loss columns too, into the fast engine's slots (layout.R_*)."""
-    names = [n for n, _ in RESULT_COLUMNS]
-    assert len(names) == L.N_RESULTS
-    slots = (L.R_FIRST_LOSS_TURN, L.R_LOSS_VEHICLE, L.R_LOSS_CAUSE, L.R_LOSS_PLACE)
+    names = [n for n, _ in result_columns()]
+    assert len(names) == layout.N_RESULTS
+    slots = (layout.R_FIRST_LOSS_TURN, layout.R_LOSS_VEHICLE, layout.R_LOSS_CAUSE, layout.R_LOSS_PLACE)
     assert [names.index(c) for c in LOSS_COLUMNS] == list(slots)
     row, _ = played("historical", 1, 18)
     ints = RESULT.ints(row)
-    assert [ints[s] for s in slots] == [2, C.EA + 1, C.TANK + 1, C.SK2 + 1]
+    assert [ints[s] for s in slots] == [2, codes.EA + 1, codes.TANK + 1, codes.SK2 + 1]

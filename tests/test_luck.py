@@ -8,8 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bollesim import rng
-from bollesim.bollebank import events as E
-from bollesim.bollebank import luck
+from bollesim.bollebank import events, luck
 from bollesim.bollebank.reference.play import play_game
 from bollesim.game.policy import load_policy
 from tests.conftest import ruleset
@@ -56,7 +55,7 @@ def test_two_players_roll_the_same_tank_status_die_each_turn():
             policy = load_policy(name)
             trace: list = []
             play_game(rules, policy, policy.param_vector(), 5, g, trace)
-            dice.append({turn: a for turn, kind, a, *_ in trace if kind == E.TANK_STATUS})
+            dice.append({turn: a for turn, kind, a, *_ in trace if kind == events.TANK_STATUS})
             traces.append(trace)
         common = dice[0].keys() & dice[1].keys()
         assert all(dice[0][t] == dice[1][t] for t in common), g

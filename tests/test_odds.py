@@ -14,8 +14,7 @@ from fractions import Fraction
 
 import pytest
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import events as E
+from bollesim.bollebank import codes, events
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.bollebank.rules.odds import (
     TWO_D6,
@@ -59,15 +58,15 @@ def attacks(traces):
     for trace in traces:
         drm, last = 0, None
         for _turn, kind, a, b, c, d in trace:
-            if kind == E.MODIFIER:
+            if kind == events.MODIFIER:
                 drm += b
-            elif kind == E.ATTACK:
+            elif kind == events.ATTACK:
                 rolls.append((a, d, drm, c - drm, c >= d))
                 drm, last = 0, (a if c >= d else None)
-            elif kind == E.HEAVY_DAMAGE and last is not None:
+            elif kind == events.HEAVY_DAMAGE and last is not None:
                 locations.append((last, b))  # the hit's own location roll (§7.1.3)
                 last = None
-            elif kind in (E.ARTILLERY, E.ARTILLERY_DRAW, E.TURN_START):
+            elif kind in (events.ARTILLERY, events.ARTILLERY_DRAW, events.TURN_START):
                 last = None
     return rolls, locations
 
@@ -91,11 +90,11 @@ def test_attacks_hit_as_often_as_the_exact_odds(traces):
 
 def test_hits_land_where_the_tables_say(traces):
     _, locations = attacks(traces)
-    for weapon in C.DIRECT_TRACKS:
+    for weapon in codes.DIRECT_TRACKS:
         landed = Counter(loc for w, loc in locations if w == weapon)
         n = sum(landed.values())
         assert n >= MIN_N, weapon
-        for loc in range(len(C.HEAVY_NAMES)):
+        for loc in range(len(codes.HEAVY_NAMES)):
             p = Fraction(sum(1 for v in RULES.hit_table[weapon] if v == loc), 6)
             assert within(landed[loc], n, p), (weapon, loc, landed, n)
 
@@ -103,7 +102,7 @@ def test_hits_land_where_the_tables_say(traces):
 def test_tanks_turn_hot_as_often_as_the_exact_odds(traces):
     checks: dict[int, list[bool]] = defaultdict(list)
     for trace in traces:
-        for _turn, _kind, _die, hot, chits, _ in (ev for ev in trace if ev[1] == E.TANK_STATUS):
+        for _turn, _kind, _die, hot, chits, _ in (ev for ev in trace if ev[1] == events.TANK_STATUS):
             checks[chits].append(bool(hot))
     assert len(checks) == len(RULES.tank_hot_min)
     for chits, hot in checks.items():
@@ -113,7 +112,7 @@ def test_tanks_turn_hot_as_often_as_the_exact_odds(traces):
 def test_artillery_results_follow_the_exact_odds(traces):
     low = RULES.p("artillery", "only_effects_roll")
     heavy = RULES.p("artillery", "heavy_damage_roll")
-    rolls = [ev[3] for trace in traces for ev in trace if ev[1] == E.ARTILLERY and ev[3]]
+    rolls = [ev[3] for trace in traces for ev in trace if ev[1] == events.ARTILLERY and ev[3]]
     n = len(rolls)
     assert n > 1_000
     assert within(sum(r <= low for r in rolls), n, 1 - on_2d6(low + 1))
@@ -125,7 +124,7 @@ def test_the_first_pair_follows_the_exact_odds(traces):
     assert sum(exact.values()) == 1
     first = Counter()
     for trace in traces:
-        pair = next(ev for ev in trace if ev[1] == E.PAIR)
+        pair = next(ev for ev in trace if ev[1] == events.PAIR)
         first[(int(RULES.chit_type[pair[2]]), int(RULES.chit_type[pair[3]]))] += 1
     n = sum(first.values())
     for cell, p in exact.items():

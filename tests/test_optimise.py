@@ -20,8 +20,8 @@ from bollesim.cli.app import app
 from bollesim.errors import UsageError
 from bollesim.game.policy import load_policy
 from bollesim.game.result import Objective
-from bollesim.search import optimise as O
-from bollesim.stats.analysis import RESULT
+from bollesim.search import optimise, optimise_report, optimise_space, optimise_spec, race
+from bollesim.stats.vocabulary import RESULT
 
 cli = CliRunner()
 
@@ -53,9 +53,9 @@ def write(tmp_path: Path, text: str, name: str = "spec.toml") -> Path:
 @pytest.fixture(scope="module")
 def k_search(tmp_path_factory):
     folder = tmp_path_factory.mktemp("k_search")
-    search = O.load_search(write(folder, K_SEARCH))
-    result = O.optimise(search)
-    O.write_result(search, result, folder / "out")
+    search = optimise_spec.load_search(write(folder, K_SEARCH))
+    result = optimise.optimise(search)
+    optimise_report.write_result(search, result, folder / "out")
     return search, result, folder / "out"
 
 
@@ -96,7 +96,7 @@ def test_the_held_out_games_never_meet_the_search_games(k_search):
     (spec := out.parent / "same.toml").write_text(K_SEARCH.replace("holdout_seed = 6",
                                                                    "holdout_seed = 5"))
     with pytest.raises(UsageError, match="holdout_seed"):
-        O.load_search(spec)
+        optimise_spec.load_search(spec)
 
 
 def test_best_json_is_the_contract(k_search):
@@ -118,7 +118,7 @@ def test_the_held_out_report_pairs_the_winner_with_the_defaults(k_search):
     assert last.unique().rows() == [tuple(declared)]  # the policy's own defaults
     winner = held.filter(pl.col("cell") == 0)["operational"].to_numpy()
     defaults = held.filter(pl.col("cell") == 1)["operational"].to_numpy()
-    table = O.holdout_table(search, held)
+    table = optimise.holdout_table(search, held)
     row = table.filter(pl.col("cell") == 0).row(0, named=True)
     assert row["mean"] == pytest.approx(winner.mean())
     assert row["diff"] == pytest.approx(winner.mean() - defaults.mean())
@@ -138,7 +138,7 @@ def test_weighted_scores_follow_the_rows():
 
 def test_pareto_ranks_match_a_pairwise_oracle():
     points = np.random.default_rng(3).integers(0, 6, size=(40, 2)).astype(float)
-    ranks = O.pareto_ranks(points)
+    ranks = race.pareto_ranks(points)
     for i, p in enumerate(points):
         dominators = [q for q in points if np.all(q >= p) and np.any(q > p)]
         assert (ranks[i] == 0) == (not dominators)
@@ -149,13 +149,13 @@ def test_pareto_ranks_match_a_pairwise_oracle():
 def test_the_rungs_grow_by_eta_to_the_trial_games(k_search):
     search, _, _ = k_search
     for trial_games, eta in [(4500, 3), (20000, 3), (27000, 3), (1000, 2), (300, 3)]:
-        plan = O.rungs(dataclasses.replace(search, trial_games=trial_games, eta=eta))
+        plan = race.rungs(dataclasses.replace(search, trial_games=trial_games, eta=eta))
         assert plan[-1] == trial_games and plan == sorted(set(plan))
-        assert all(t % O.UNIT == 0 and t >= O.FIRST_GAMES for t in plan[:-1])
+        assert all(t % race.UNIT == 0 and t >= race.FIRST_GAMES for t in plan[:-1])
         assert all(b // a in (eta, eta + 1) for a, b in zip(plan, plan[1:], strict=False))
-    assert O.rungs(dataclasses.replace(search, trial_games=20000)) == [700, 2200, 6600, 20000]
+    assert race.rungs(dataclasses.replace(search, trial_games=20000)) == [700, 2200, 6600, 20000]
     with pytest.raises(UsageError, match="budget"):
-        O.check_budget(dataclasses.replace(search, budget=10000), 18)
+        race.check_budget(dataclasses.replace(search, budget=10000), 18)
 
 
 def test_pareto_mode_draws_the_front(tmp_path):
@@ -203,8 +203,8 @@ vl2_post = true
 
 @pytest.fixture(scope="module")
 def tiny_plan(tmp_path_factory):
-    search = O.load_search(write(tmp_path_factory.mktemp("tiny_plan"), TINY_PLAN))
-    return search, O.optimise(search)
+    search = optimise_spec.load_search(write(tmp_path_factory.mktemp("tiny_plan"), TINY_PLAN))
+    return search, optimise.optimise(search)
 
 
 def test_categorical_parameters_are_offered_as_choices(tiny_plan):
@@ -213,12 +213,12 @@ def test_categorical_parameters_are_offered_as_choices(tiny_plan):
     from bollesim.bollebank.scripted.space import POSTS, TANGO2, VL2_POST
 
     search, result = tiny_plan
-    space = O.distributions(search)
+    space = optimise_space.distributions(search)
     assert space["vl2_post"] == CategoricalDistribution(POSTS)
     assert space["fire_roe"] == IntDistribution(8, 12)
-    vector = O.vector_of(search, {"vl2_post": "Tango 2", "fire_roe": 9, "stop_at_tanks": 1})
+    vector = optimise_space.vector_of(search, {"vl2_post": "Tango 2", "fire_roe": 9, "stop_at_tanks": 1})
     assert vector[VL2_POST] == TANGO2
-    assert O.params_of(search, vector)["vl2_post"] == "Tango 2"
+    assert optimise_space.params_of(search, vector)["vl2_post"] == "Tango 2"
     tried = set(result.trajectory["vl2_post"].to_list())
     assert len(tried) > 1 and tried <= set(range(len(POSTS)))  # the sampler moved the post
 
@@ -242,7 +242,7 @@ def test_the_presets_in_the_space_are_seeds_and_the_winner_is_no_worse(tiny_plan
 
 def test_the_same_spec_gives_the_same_search(tiny_plan):
     search, result = tiny_plan
-    again = O.optimise(search)
+    again = optimise.optimise(search)
     assert again.trajectory.equals(result.trajectory)
     assert again.best == result.best and again.holdout.equals(result.holdout)
 
@@ -278,7 +278,7 @@ def test_a_folder_that_cannot_take_the_result_is_refused_before_the_search(tmp_p
     spec = write(tmp_path, K_SEARCH)
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "thesis.tex").write_text("mine")
-    monkeypatch.setattr(O, "optimise", lambda *a, **k: pytest.fail("the search ran"))
+    monkeypatch.setattr(optimise, "optimise", lambda *a, **k: pytest.fail("the search ran"))
     result = cli.invoke(app, ["optimise", str(spec), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2
     assert "not a bollesim run" in result.stderr
@@ -292,7 +292,7 @@ def test_a_weighted_difference_is_paired_game_by_game(k_search):
     a, b = (held.filter(pl.col("cell") == c).sort("game").iter_rows(named=True) for c in (0, 1))
     diffs = [(ra["operational"] - ra["defeat"]) - (rb["operational"] - rb["defeat"])
              for ra, rb in zip(a, b, strict=True)]
-    d = O.paired(objective, held, 0, 1)
+    d = optimise.paired(objective, held, 0, 1)
     assert d["diff"] == pytest.approx(np.mean(diffs))
     half = 1.96 * np.std(diffs, ddof=1) / np.sqrt(len(diffs))
     assert d["diff_high"] - d["diff"] == pytest.approx(half)
@@ -305,10 +305,10 @@ def test_on_a_local_cluster_the_search_is_the_same(tmp_path):
 
     small = K_SEARCH.replace("trial_games = 4500", "trial_games = 1500").replace(
         "holdout_games = 2000", "holdout_games = 300")
-    search = O.load_search(write(tmp_path, small))
-    here = O.optimise(search)
+    search = optimise_spec.load_search(write(tmp_path, small))
+    here = optimise.optimise(search)
     with Cluster("local", 2, 1) as cluster:
-        there = O.optimise(search, cluster=cluster)
+        there = optimise.optimise(search, cluster=cluster)
     assert there.trajectory.equals(here.trajectory)
     assert there.finalists == here.finalists and there.best == here.best
     assert there.holdout.equals(here.holdout)

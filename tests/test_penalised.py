@@ -6,7 +6,7 @@ fitted value of the decision (bollesim/bollebank/value.py)."""
 import numpy as np
 import pytest
 
-from bollesim.bollebank import value as VAL
+from bollesim.bollebank import value as valued
 from bollesim.bollebank.clairvoyant import WIN_BY_NAME
 from bollesim.bollebank.engine.rollout import MAX_ROLLOUTS
 from bollesim.bollebank.lookahead import SETUP, Position
@@ -22,12 +22,12 @@ CAUTIOUS = load_policy("cautious")
 
 @pytest.fixture(scope="module")
 def data():
-    return VAL.decisions(RULES, OPERATIONAL, CAUTIOUS, None, 11, 60)
+    return valued.decisions(RULES, OPERATIONAL, CAUTIOUS, None, 11, 60)
 
 
 @pytest.fixture(scope="module")
 def value(data):
-    return VAL.fit(*data, trees=5, threads=1)
+    return valued.fit(*data, trees=5, threads=1)
 
 
 def penalised(value, offset=0, samples=4):
@@ -38,10 +38,10 @@ def test_v_is_fitted_on_every_decision_and_reads_as_a_probability(data, value):
     """A row per decision of the policy's games (kind, observation), labelled by its game's
     end; refitting the same data gives the same V."""
     x, y = data
-    assert x.shape[1] == VAL.FEATURES and len(x) > 60 * 10 and set(np.unique(y)) <= {0.0, 1.0}
+    assert x.shape[1] == valued.FEATURES and len(x) > 60 * 10 and set(np.unique(y)) <= {0.0, 1.0}
     v = value(x)
     assert ((0 <= v) & (v <= 1)).all()
-    assert np.array_equal(VAL.fit(x, y, trees=5, threads=1)(x), v)
+    assert np.array_equal(valued.fit(x, y, trees=5, threads=1)(x), v)
 
 
 def test_a_line_is_v_at_its_first_decision_plus_q_minus_v_at_each(value):
@@ -56,7 +56,7 @@ def test_a_line_is_v_at_its_first_decision_plus_q_minus_v_at_each(value):
         points, rows = steps(p.player, SEED, GAME, point, np.full(n, point.base_choice),
                              np.arange(INNER, INNER + n))
         values = [float(OPERATIONAL.won(r)) if q[0] < 0 else
-                  float(value(VAL.features([q[1]], [q[3:3 + len(point.obs)]]))[0])
+                  float(value(valued.features([q[1]], [q[3:3 + len(point.obs)]]))[0])
                   for q, r in zip(points, rows, strict=True)]
         total += np.mean(values) - p.v(point)
         row, point = p.player.next_decision(

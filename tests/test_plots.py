@@ -206,10 +206,10 @@ def test_difference_chart_draws_each_paired_difference(games):
     """The bars of a paired-differences chart (compare, sensitivity) read back from the
     figure: one per outcome, top to bottom, each as long as B - A computed from the rows."""
     from bollesim.report import chartdata
-    from bollesim.stats import analysis
+    from bollesim.stats import paired_tests, vocabulary
 
     a, b = 0, 3
-    table = analysis.paired_comparison(games, b, a, list(HUMAN)).select(
+    table = paired_tests.paired_comparison(games, b, a, list(HUMAN)).select(
         "outcome", "n", "rate_a", "rate_b", "diff", "diff_low", "diff_high", "significant")
     fig = plots.draw(chartdata.compared(table, "A", "B"))
     assert_clean(fig)
@@ -227,6 +227,6 @@ def test_difference_chart_draws_each_paired_difference(games):
     bars = top_first(ax.patches, lambda p: p.get_y())
     assert [bar.get_width() for bar in bars] == pytest.approx(want)
     ticks = top_first(ax.get_yticklabels(), lambda t: t.get_position()[1])
-    assert [t.get_text() for t in ticks] == [analysis.LABELS[o] for o in HUMAN]
+    assert [t.get_text() for t in ticks] == [vocabulary.LABELS[o] for o in HUMAN]
     for (start, end), w in zip(ax.collections[0].get_segments(), want, strict=True):
         assert start[0] <= w <= end[0]  # each bar inside its interval's line

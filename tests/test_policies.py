@@ -17,15 +17,13 @@ import numpy as np
 import pytest
 
 from bollesim.batch.runner import default_chunk, play_chunk
-from bollesim.bollebank import codes as C
+from bollesim.bollebank import codes, events, observation
 from bollesim.bollebank import decisions as D
-from bollesim.bollebank import events as E
-from bollesim.bollebank import observation as O
 from bollesim.bollebank.engine.player import DECIDE, FAMILY
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.bollebank.scripted import plan as _plan
-from bollesim.bollebank.scripted import space as _space
+from bollesim.bollebank.scripted import space
 from bollesim.game.params import Parameter
 from bollesim.game.policy import (
     DecidePolicy,
@@ -81,8 +79,8 @@ def _games(name: str, n: int, params: tuple) -> tuple[Played, ...]:
         def decide(kind, obs, rules, options, n_options, p, prng, decisions=decisions):
             i = policy.decide(kind, obs, rules, options, n_options, p, prng)
             decisions.append(Decision(
-                int(kind), int(obs[O.TURN]), int(obs[O.ROE]), bool(obs[O.FIRED]),
-                int(obs[O.TRACK_LEN + C.TANK]), tuple(int(x) for x in options[:n_options]),
+                int(kind), int(obs[observation.TURN]), int(obs[observation.ROE]), bool(obs[observation.FIRED]),
+                int(obs[observation.TRACK_LEN + codes.TANK]), tuple(int(x) for x in options[:n_options]),
                 int(options[i]),
             ))
             return i
@@ -140,7 +138,7 @@ def test_each_module_shape_makes_its_kind():
     preset = load_policy("fire_at_roe")
     assert type(preset) is Preset and preset.decide is plan.decide and preset.compiled_in == FAMILY
     own = preset.param_vector({"k": 15})
-    assert preset.kernel_params(own)[_space.FIRE_ROE] == 15
+    assert preset.kernel_params(own)[space.FIRE_ROE] == 15
     assert np.array_equal(preset.kernel_params(np.tile(own, (3, 1))),
                           np.tile(preset.kernel_params(own), (3, 1)))
     assert type(load_policy("lookahead")) is GamePlayer
@@ -168,7 +166,7 @@ def test_a_player_of_whole_games_plays_its_own_chunks():
 
 def test_shared_knobs_are_declared_once():
     """A knob means the same (range, meaning) in every policy that has it."""
-    shared = {p.name: p for p in _space.knobs()}
+    shared = {p.name: p for p in space.knobs()}
     for name in available_policies():
         for p in load_policy(name).parameters:
             if p.name in shared:
@@ -182,7 +180,7 @@ def test_policy_plays_200_games(name):
     assert len(played) == N_GAMES
     for p in played:
         assert p.row["end_turn"] <= 20
-        assert p.trace[-1][1] == E.GAME_END
+        assert p.trace[-1][1] == events.GAME_END
 
 
 # ------------------------------------------------------------------ fire triggers
@@ -192,8 +190,8 @@ def test_hold_fire_never_fires():
     played = games("hold_fire")
     assert all(p.row["first_fire_turn"] is None for p in played)
     decisions = [d for p in played for d in p.decisions]
-    assert any(offers(d, C.FIRE) for d in decisions), "Fire was never offered: the test is vacuous"
-    assert not any(chose(d, C.FIRE) for d in decisions)
+    assert any(offers(d, codes.FIRE) for d in decisions), "Fire was never offered: the test is vacuous"
+    assert not any(chose(d, codes.FIRE) for d in decisions)
 
 
 def first_fire_checks(name: str, trigger, n: int = N_GAMES, **params: float) -> int:
@@ -205,12 +203,12 @@ def first_fire_checks(name: str, trigger, n: int = N_GAMES, **params: float) -> 
         for d in p.decisions:
             if d.kind not in ORDER_KINDS or d.fired:
                 continue
-            if chose(d, C.FIRE):
+            if chose(d, codes.FIRE):
                 assert trigger(d), f"{name} fired early: turn {d.turn}, RoE {d.roe}"
                 break
-            assert not (offers(d, C.FIRE) and trigger(d) and not chose(d, C.AIRSTRIKE)), (
+            assert not (offers(d, codes.FIRE) and trigger(d) and not chose(d, codes.AIRSTRIKE)), (
                 f"{name} let a Fire order pass at turn {d.turn}, RoE {d.roe}")
-        fire_events = [ev for ev in p.trace if ev[1] == E.FIRE_STATUS]
+        fire_events = [ev for ev in p.trace if ev[1] == events.FIRE_STATUS]
         if p.row["first_fire_turn"] is not None:
             fired += 1
             assert fire_events[0][2] == p.row["first_fire_roe"]
@@ -249,8 +247,8 @@ def test_historical_fires_as_soon_as_allowed():
 
 def test_cautious_waits_for_unrestricted_and_calls_the_airstrike():
     assert first_fire_checks("cautious", lambda d: d.roe >= 18) >= N_GAMES // 4
-    airstrikes = [d for p in games("cautious") for d in p.decisions if offers(d, C.AIRSTRIKE)]
-    assert airstrikes and all(chose(d, C.AIRSTRIKE) for d in airstrikes)
+    airstrikes = [d for p in games("cautious") for d in p.decisions if offers(d, codes.AIRSTRIKE)]
+    assert airstrikes and all(chose(d, codes.AIRSTRIKE) for d in airstrikes)
 
 
 # ------------------------------------------------------------------ movement
@@ -262,11 +260,11 @@ def tanks_at_t2(name: str) -> float:
 
 def test_rush_sends_tanks_only_toward_tango_2():
     """Tanks are only sent to Kalesija or Tango 2, the APCs (apcs=0) only to OP N."""
-    apcs = 1 << C.VL2 | 1 << C.QL3
+    apcs = 1 << codes.VL2 | 1 << codes.QL3
     for p in games("rush"):
         for d in p.decisions:
-            if chose(d, C.MOVE) or (d.kind == D.VL2_DESTINATION and d.choice != D.PASS):
-                wanted = (C.OPN,) if D.order_mask(d.choice) & apcs else (C.KAL, C.T2)
+            if chose(d, codes.MOVE) or (d.kind == D.VL2_DESTINATION and d.choice != D.PASS):
+                wanted = (codes.OPN,) if D.order_mask(d.choice) & apcs else (codes.KAL, codes.T2)
                 assert D.order_dest(d.choice) in wanted
     assert tanks_at_t2("rush") > tanks_at_t2("hold_fire") + 0.05
 
@@ -274,33 +272,34 @@ def test_rush_sends_tanks_only_toward_tango_2():
 def test_historical_plan_destinations():
     """Platoon 1 and QL1 only to Kalesija or Tango 2, platoon 2 only to the Saraci
     overwatches; no tank once at Tango 2 is ordered back."""
-    saraci_ows = (C.S1, C.S2, C.S3, D.SPREAD + C.TOWN_S)
-    goals = {C.QL1: (C.KAL, C.T2), C.AQ: (C.KAL, C.T2), C.EA: (C.KAL, C.T2), C.FA: (C.KAL, C.T2),
-             C.BQ: saraci_ows, C.FB: saraci_ows, C.GB: saraci_ows}
+    saraci_ows = (codes.S1, codes.S2, codes.S3, D.SPREAD + codes.TOWN_S)
+    goals = {codes.QL1: (codes.KAL, codes.T2), codes.AQ: (codes.KAL, codes.T2), codes.EA: (codes.KAL, codes.T2),
+             codes.FA: (codes.KAL, codes.T2),
+             codes.BQ: saraci_ows, codes.FB: saraci_ows, codes.GB: saraci_ows}
     for p in games("historical"):
         at = {}
         for ev in p.trace:
-            if ev[1] == E.MOVE:
+            if ev[1] == events.MOVE:
                 at[ev[2]] = ev[4]
-            if ev[1] == E.ORDER and D.order_kind(ev[2]) == C.MOVE:
-                for v in range(C.N_VEHICLES):
+            if ev[1] == events.ORDER and D.order_kind(ev[2]) == codes.MOVE:
+                for v in range(codes.N_VEHICLES):
                     if D.order_mask(ev[2]) >> v & 1:
-                        assert D.order_dest(ev[2]) in goals[v], (C.VEHICLES[v], D.order_dest(ev[2]))
-                        assert at.get(v) != C.T2, f"{C.VEHICLES[v]} ordered away from Tango 2"
+                        assert D.order_dest(ev[2]) in goals[v], (codes.VEHICLES[v], D.order_dest(ev[2]))
+                        assert at.get(v) != codes.T2, f"{codes.VEHICLES[v]} ordered away from Tango 2"
 
 
 def test_tow_knob():
     """tow=0 never tows; cautious (tow=1) tows, out of fire, never from Kalesija."""
-    assert not any(chose(d, C.TOW) for p in games("historical") for d in p.decisions)
+    assert not any(chose(d, codes.TOW) for p in games("historical") for d in p.decisions)
     tows = 0
     for p in games("cautious"):
         at = {}
         for ev in p.trace:
-            if ev[1] == E.MOVE:
+            if ev[1] == events.MOVE:
                 at[ev[2]] = ev[4]
-            if ev[1] == E.ORDER and D.order_kind(ev[2]) == C.TOW:
+            if ev[1] == events.ORDER and D.order_kind(ev[2]) == codes.TOW:
                 tows += 1
-                assert at.get(D.order_dest(ev[2]), C.SAR) not in (C.KAL, C.T2)
+                assert at.get(D.order_dest(ev[2]), codes.SAR) not in (codes.KAL, codes.T2)
     assert tows >= 10
 
 
@@ -310,7 +309,7 @@ def test_tow_knob():
 def pairs_per_turn(p: Played) -> list[int]:
     counts: dict[int, int] = {}
     for ev in p.trace:
-        if ev[1] == E.PAIR:
+        if ev[1] == events.PAIR:
             counts[ev[0]] = counts.get(ev[0], 0) + 1
     return list(counts.values())
 
@@ -340,6 +339,6 @@ def test_play_on_knob():
     """play_on=0 stops at the first victory; play_on=1 plays on for the missing type."""
     def stops(**params):
         return [ev[4] for p in games("historical", 50, stop_at_tanks=0, **params)
-                for ev in p.trace if ev[1] == E.VICTORY]
+                for ev in p.trace if ev[1] == events.VICTORY]
     assert stops() and all(stops())
     assert 0 in stops(play_on=1)

@@ -7,8 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cache
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
+from bollesim.bollebank import codes, decisions
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.game.policy import load_policy
@@ -37,19 +36,19 @@ def played(name: str, overrides: tuple[str, ...] = ()) -> tuple[list[dict], list
 
 def move_destinations(choices) -> set[int]:
     return {
-        D.order_dest(code)
+        decisions.order_dest(code)
         for kind, code in choices
-        if kind in (D.ISSUE_ORDER, D.EXTRA_ORDER)
-        and code != D.PASS
-        and D.order_kind(code) == C.MOVE
+        if kind in (decisions.ISSUE_ORDER, decisions.EXTRA_ORDER)
+        and code != decisions.PASS
+        and decisions.order_kind(code) == codes.MOVE
     }
 
 
 def test_historical_heads_for_tango2_wherever_the_map_puts_it():
     _, default = played("historical")
-    assert C.T2 in move_destinations(default) and C.T23 not in move_destinations(default)
+    assert codes.T2 in move_destinations(default) and codes.T23 not in move_destinations(default)
     rows, moved = played("historical", NEAR_T2)
-    assert C.T23 in move_destinations(moved) and C.T2 not in move_destinations(moved)
+    assert codes.T23 in move_destinations(moved) and codes.T2 not in move_destinations(moved)
     assert any(r["tanks_at_t2"] >= 2 for r in rows)  # they get there: T23 counts
 
 

@@ -8,7 +8,7 @@ import pytest
 from toygame import optimum as P
 from toygame.rules import load_ruleset
 
-from bollesim.game import relaxation as X
+from bollesim.game import relaxation
 
 RULES = load_ruleset()
 SEED = 5
@@ -16,7 +16,7 @@ OPTIMUM = P.optimum(RULES)
 
 
 def bounds(baseline, games: int, rules=RULES) -> np.ndarray:
-    return np.array([X.bound(P.PigTape(rules, SEED, g), baseline).value for g in range(games)])
+    return np.array([relaxation.bound(P.PigTape(rules, SEED, g), baseline).value for g in range(games)])
 
 
 def exact_on_every_game(baseline, games: int) -> None:
@@ -35,7 +35,7 @@ def test_the_optimum_is_a_probability_the_strong_banker_does_not_reach():
 def test_with_no_penalty_it_is_the_plain_clairvoyant():
     """V = 0: the bound of each game is 1 where some banking schedule wins on its dice
     (found by a search of its own), else 0."""
-    found = bounds(X.Zero(), 2000)
+    found = bounds(relaxation.Zero(), 2000)
     plain = [P.plain_clairvoyant(RULES, P.tape_of(RULES, SEED, g)) for g in range(2000)]
     assert np.array_equal(found, np.array(plain, dtype=float))
     assert found.mean() > OPTIMUM + 0.05  # foresight is worth something here
@@ -65,7 +65,7 @@ def test_with_a_rough_value_it_lies_between():
     optimum beyond three standard errors) and tighter than the plain clairvoyant's."""
     games = 2000
     rough = bounds(P.Enumerated(RULES, P.banker_value(RULES, 10)), games)
-    plain = bounds(X.Zero(), games)
+    plain = bounds(relaxation.Zero(), games)
     error = rough.std() / games ** 0.5
     assert rough.mean() - 3 * error > OPTIMUM
     assert rough.mean() < plain.mean() - 0.03
@@ -79,7 +79,7 @@ def test_inner_samples_keep_a_bound_biased_upward_by_their_noise():
     games, exact = 60, P.optimal_value(RULES)
     bias = {}
     for m in (4, 64):
-        found = np.array([X.bound(P.PigTape(RULES, SEED, g), P.Sampled(RULES, exact, m, SEED, g)).value
+        found = np.array([relaxation.bound(P.PigTape(RULES, SEED, g), P.Sampled(RULES, exact, m, SEED, g)).value
                           for g in range(games)])
         bias[m] = found.mean() - OPTIMUM
         assert bias[m] - 3 * found.std() / games ** 0.5 > 0

@@ -23,9 +23,10 @@ import pytest
 from oracles import outcome_hits as _hits
 from test_analysis import NEVER, make_games, synthetic_policies
 
-from bollesim.batch.runfolder import RunFolderError, write_games
+from bollesim.batch.runfolder import RunFolderError
+from bollesim.batch.workspace import write_games
 from bollesim.report import balance, chartdata, document
-from bollesim.stats import analysis as A
+from bollesim.stats import analysis, naming, vocabulary
 
 # One worker: the module's fixture writes a whole balance report (about 20 s).
 pytestmark = pytest.mark.xdist_group("report")
@@ -46,7 +47,7 @@ LOSS_CHARTS = {"report-defeats-cause.png", "report-defeats-place.png", "report-d
 
 
 def write_run(folder: Path, games: pl.DataFrame, **manifest) -> Path:
-    cells = A.cell_labels(games)
+    cells = naming.cell_labels(games)
     info = {"ruleset": "default", "ruleset_hash": HASH, "policy": cells["policy"][0],
             "params": {}, "seed": int(games["seed"][0]),
             "version": "0.1.0", "engine": "fast",
@@ -213,7 +214,7 @@ def test_findings_follow_the_answer_and_the_headline_chart(sweep):
     peak = max(settings, key=lambda s: share(settings[s], top))
     assert (f"{LABELS[top]} peaks at {quoted[peak]} "
             f"({100 * share(settings[peak], top):.1f}%)") in findings
-    everything = A.with_outcomes(games)
+    everything = vocabulary.with_outcomes(games)
     assert f"**Lost** {100 * share(everything, 'defeat'):.1f}% of all 5,600 games" in findings
     assert f"**no result** {pct_text(share(everything, 'no_result'))}, **perfect (all four victories)** " \
         f"{pct_text(share(everything, 'perfect'))}." in findings
@@ -385,10 +386,10 @@ def test_example_games_have_their_outcome(sweep):
     commands = re.findall(r"\| ([^|]+) \| [\d,]+ \| [^|]+ \| `bollesim play --from (\S+) "
                           r"--game (\d+) --cell (\d+)` \|", text)
     assert len(commands) >= 8
-    masks = A.outcome_masks(games)
+    masks = analysis.outcome_masks(games)
     for outcome, where, game, cell in commands:
         assert where == str(run)
-        row = A.with_outcomes(games).filter((pl.col("game") == int(game))
+        row = vocabulary.with_outcomes(games).filter((pl.col("game") == int(game))
                                             & (pl.col("cell") == int(cell)))
         assert row.select(masks[outcome.strip()]).item(), (outcome, game, cell)
 

@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from bollesim.batch.runner import dataset_schema, to_frame
-from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine import layout
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import load_ruleset
@@ -18,8 +18,8 @@ from bollesim.game.result import Column
 
 
 def test_the_engine_slots_and_the_schema_follow_the_declaration():
-    assert L.N_RESULTS == len(RESULT.columns)
-    assert [L.R_OPERATIONAL, L.R_DEFEAT, L.R_END_REASON, L.R_RANDOM_DRAWS] == \
+    assert layout.N_RESULTS == len(RESULT.columns)
+    assert [layout.R_OPERATIONAL, layout.R_DEFEAT, layout.R_END_REASON, layout.R_RANDOM_DRAWS] == \
         [RESULT.slot(n) for n in ("operational", "defeat", "end_reason", "random_draws")]
     schema = dataset_schema([])
     results = [f for f in schema if f.name in RESULT.names]

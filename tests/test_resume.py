@@ -19,8 +19,10 @@ from pathlib import Path
 import pytest
 from test_sweep import SMALL, assert_one_line_error, invoke, write_spec
 
-from bollesim.batch import runner as R
-from bollesim.batch.runfolder import Workspace, interrupted_run, open_run
+from bollesim.batch import runner
+from bollesim.batch.partial import interrupted_run
+from bollesim.batch.runfolder import open_run
+from bollesim.batch.workspace import Workspace
 
 # One worker: the module's fixture plays the whole run and sweep the resumed ones
 # must equal.
@@ -81,7 +83,7 @@ def uninterrupted(tmp_path_factory) -> dict[str, str]:
 def count_played(monkeypatch) -> list[int]:
     """Games handed to the engine (here or to a cluster) from now on, warm-up excluded."""
     played = [0]
-    real = R.play_chunks
+    real = runner.play_chunks
 
     def counting(jobs, engine="fast", cluster=None):
         def counted():
@@ -91,7 +93,7 @@ def count_played(monkeypatch) -> list[int]:
 
         return real(counted(), engine, cluster)
 
-    monkeypatch.setattr(R, "play_chunks", counting)
+    monkeypatch.setattr(runner, "play_chunks", counting)
     return played
 
 
@@ -125,7 +127,7 @@ def test_sigkill_at_a_random_point_then_resume(uninterrupted, tmp_path, count_pl
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
 def test_a_signal_saves_and_says_how_to_resume(uninterrupted, tmp_path, monkeypatch, sig):
     out = tmp_path / "out"
-    real, calls = R.play_chunk, []
+    real, calls = runner.play_chunk, []
 
     def signalled(*args, **kwargs):
         calls.append(1)
@@ -133,7 +135,7 @@ def test_a_signal_saves_and_says_how_to_resume(uninterrupted, tmp_path, monkeypa
             os.kill(os.getpid(), sig)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(R, "play_chunk", signalled)
+    monkeypatch.setattr(runner, "play_chunk", signalled)
     monkeypatch.setattr(sys, "argv", ["/venv/bin/bollesim", *map(str, RUN), "--out", str(out)])
     result = invoke(*RUN, "--out", out)
     assert result.exit_code == 128 + sig, result.output
@@ -141,7 +143,7 @@ def test_a_signal_saves_and_says_how_to_resume(uninterrupted, tmp_path, monkeypa
     assert len(lines) == 1 and lines[0].startswith("interrupted: 8,192 of 24,000 games"), lines
     assert lines[0].endswith(f"continue with: bollesim {' '.join(RUN)} --out {out} --resume")
     assert not list(tmp_path.glob(".out.partial/**/*.tmp"))
-    monkeypatch.setattr(R, "play_chunk", real)
+    monkeypatch.setattr(runner, "play_chunk", real)
     assert invoke(*RUN, "--out", out, "--resume").exit_code == 0
     assert digest(out) == uninterrupted["run"]
     assert signal.getsignal(sig) is signal.SIG_DFL  # the handler is gone after the run
@@ -154,7 +156,7 @@ def test_precision_rounds_resume_exactly(tmp_path, monkeypatch, count_played):
     assert result.exit_code == 0 and "precision reached" in result.stdout
     whole = open_run(tmp_path / "whole").manifest
     assert whole["games_per_cell"] > 300 + 2 * 500  # a round that adds several chunks
-    calls, real = [], R.play_chunk
+    calls, real = [], runner.play_chunk
 
     def stop_in_the_second_round(rules, policy, params, seed, first_game, engine="fast"):
         calls.append(first_game)
@@ -162,12 +164,12 @@ def test_precision_rounds_resume_exactly(tmp_path, monkeypatch, count_played):
             raise KeyboardInterrupt
         return real(rules, policy, params, seed, first_game, engine)
 
-    monkeypatch.setattr(R, "play_chunk", stop_in_the_second_round)
+    monkeypatch.setattr(runner, "play_chunk", stop_in_the_second_round)
     out = tmp_path / "out"
     result = invoke(*args, "--out", out)
     # Ctrl-C saves the finished chunks (the first round, the first chunk of the second)
     assert result.exit_code == 130 and "interrupted: 800 of" in result.stderr
-    monkeypatch.setattr(R, "play_chunk", real)
+    monkeypatch.setattr(runner, "play_chunk", real)
     count_played[0] = 0
     result = invoke(*args, "--out", out, "--resume")
     assert result.exit_code == 0, result.output
@@ -198,7 +200,7 @@ def test_a_folder_in_use_is_refused(tmp_path):
 
 def test_what_to_do_with_an_interrupted_run(uninterrupted, tmp_path, monkeypatch):
     out = tmp_path / "out"
-    real = R.play_chunk
+    real = runner.play_chunk
     calls = []
 
     def stop_after_two(*args, **kwargs):
@@ -207,9 +209,9 @@ def test_what_to_do_with_an_interrupted_run(uninterrupted, tmp_path, monkeypatch
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(R, "play_chunk", stop_after_two)
+    monkeypatch.setattr(runner, "play_chunk", stop_after_two)
     assert invoke(*RUN, "--out", out).exit_code == 130
-    monkeypatch.setattr(R, "play_chunk", real)
+    monkeypatch.setattr(runner, "play_chunk", real)
     saved = interrupted_run(out)
     assert saved.saved == 2 * 4096
     # a plain run, a report or a replay names the interrupted run and both ways on
@@ -235,9 +237,9 @@ def test_what_to_do_with_an_interrupted_run(uninterrupted, tmp_path, monkeypatch
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"]
     assert digest(out) == uninterrupted["run"]
     # --restart discards an interrupted run
-    monkeypatch.setattr(R, "play_chunk", stop_after_two)
+    monkeypatch.setattr(runner, "play_chunk", stop_after_two)
     calls.clear()
     assert invoke(*RUN, "--out", out).exit_code == 130
-    monkeypatch.setattr(R, "play_chunk", real)
+    monkeypatch.setattr(runner, "play_chunk", real)
     assert invoke(*RUN[:3], "-n", "10", "--out", out, "--restart").exit_code == 0
     assert interrupted_run(out) is None and open_run(out).n_games == 10

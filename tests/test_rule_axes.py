@@ -16,12 +16,13 @@ import pytest
 from test_sweep import assert_one_line_error, invoke, write_spec
 
 import bollesim
-from bollesim.batch import runner as R
-from bollesim.batch.runfolder import interrupted_run, open_run
+from bollesim.batch import runner
+from bollesim.batch.partial import interrupted_run
+from bollesim.batch.runfolder import open_run
 from bollesim.batch.spec import load_experiment
 from bollesim.batch.sweeps import sweep_frame
 from bollesim.bollebank.rules.loader import load_ruleset
-from bollesim.stats import analysis as A
+from bollesim.stats import naming
 
 AXES = """
 name = "axes"
@@ -40,7 +41,7 @@ policy = "historical"
 CHUNK = "128"
 EXPECTED = [(k, hit, air) for k in (8.0, 12.0) for hit in (7, 8) for air in ("floor", "ceil")]
 """(k, tank_to_hit, I-AIR) of cells 0..7: params, then rules, then readings, first slowest."""
-RESULTS = [name for name, _ in R.RESULT_COLUMNS]
+RESULTS = [name for name, _ in runner.result_columns()]
 
 
 def oracle_rules(hit: int, air: str):
@@ -103,7 +104,7 @@ def test_manifest_and_labels_name_each_cells_ruleset(swept):
         assert record["ruleset_hash"] == key["ruleset_hash"] == digest
     assert "rules" not in manifest["cells"][8] and "ruleset_hash" not in manifest["plan"]["cells"][8]
     assert manifest["ruleset_hash"] == load_ruleset().digest  # the experiment's own ruleset
-    labels = A.cell_labels(games)["label"].to_list()
+    labels = naming.cell_labels(games)["label"].to_list()
     assert labels == [f"fire_at_roe k={k:g} tracks.tank_to_hit={hit} I-AIR={air}"
                       for k, hit, air in EXPECTED] + ["historical"]
 
@@ -121,7 +122,7 @@ def test_rows_do_not_depend_on_chunks_threads_or_memory(swept, tmp_path):
 def test_resume_is_exact_and_refuses_other_rules(swept, tmp_path, monkeypatch):
     spec, _, _, manifest = swept
     out = tmp_path / "out"
-    real, calls = R.play_chunk, []
+    real, calls = runner.play_chunk, []
 
     def stop_after_ten(*args, **kwargs):
         calls.append(1)
@@ -129,9 +130,9 @@ def test_resume_is_exact_and_refuses_other_rules(swept, tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(R, "play_chunk", stop_after_ten)
+    monkeypatch.setattr(runner, "play_chunk", stop_after_ten)
     assert invoke("sweep", spec, "--out", out, "--chunk", CHUNK).exit_code == 130
-    monkeypatch.setattr(R, "play_chunk", real)
+    monkeypatch.setattr(runner, "play_chunk", real)
     assert interrupted_run(out).saved > 0
     edited = write_spec(tmp_path, AXES.replace("[7, 8]", "[7, 9]"), "edited.toml")
     assert_one_line_error(invoke("sweep", edited, "--out", out, "--resume"), "other cells")

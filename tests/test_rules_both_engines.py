@@ -12,11 +12,10 @@ from __future__ import annotations
 import pytest
 from conftest import fresh_game, make_table, place, take_chit
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import observation as O
+from bollesim.bollebank import codes, observation
 from bollesim.bollebank.codes import AQ, EA, GB, K1, K2, K3, KAL, S1, S3, SAR, SK1, T2, T21
 from bollesim.bollebank.engine import end as fast_end
-from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine import layout
 from bollesim.bollebank.engine import reaction as fast_reaction
 from bollesim.bollebank.engine.core import new_game
 from bollesim.bollebank.engine.play import new_vector
@@ -32,11 +31,11 @@ def fast_state(game: Game):
     tracks' chits and the bookkeeping that targets and victories read."""
     st = new_vector(game.rules.packed, 0, 0)
     new_game(st, 1, 0)
-    observe(game, st[: O.SIZE])
+    observe(game, st[: observation.SIZE])
     for t, track in enumerate(game.tracks):
-        st[L.TRACKS + L.TRACK_CAP * t : L.TRACKS + L.TRACK_CAP * t + len(track)] = track
-    st[L.X_SETUP_FLIPPED] = game.setup_flipped
-    st[L.X_TANKS_AT_T2] = game.tanks_at_t2
+        st[layout.TRACKS + layout.TRACK_CAP * t : layout.TRACKS + layout.TRACK_CAP * t + len(track)] = track
+    st[layout.X_SETUP_FLIPPED] = game.setup_flipped
+    st[layout.X_TANKS_AT_T2] = game.tanks_at_t2
     return st
 
 
@@ -56,7 +55,7 @@ def victory_position(*overrides: str, silent=True, direct_chit=False, turn=10, *
     game = fresh_game(*overrides)
     game.setup_flipped = silent
     if direct_chit:
-        game.tracks[C.HMG] = [take_chit(game, C.HMG)]
+        game.tracks[codes.HMG] = [take_chit(game, codes.HMG)]
     place(game, **where)
     game.turn = turn
     return game
@@ -64,7 +63,7 @@ def victory_position(*overrides: str, silent=True, direct_chit=False, turn=10, *
 
 def heavy(game: Game, *vehicles: int) -> Game:
     for v in vehicles:
-        game.vehicles[v].heavy = {C.TRACKS}
+        game.vehicles[v].heavy = {codes.TRACKS}
     return game
 
 
@@ -124,23 +123,23 @@ def target_position(*overrides: str, marker=None, **where):
 # K3, K2, K1 show firing priorities 4, 5, 6 to all three BSA weapons (R-FOF); the FP2
 # marker on T21 shows FP 2 to ATGM and HMG, not to tanks (R-EAM).
 TARGETS = {  # name: (position, heavily damaged vehicles, weapon, exclude, target)
-    "lowest FP": (target_position(AQ=K3, EA=K1), (), C.HMG, -1, AQ),
-    "damaged first": (target_position(AQ=K3, EA=K1), (EA,), C.HMG, -1, EA),
+    "lowest FP": (target_position(AQ=K3, EA=K1), (), codes.HMG, -1, AQ),
+    "damaged first": (target_position(AQ=K3, EA=K1), (EA,), codes.HMG, -1, EA),
     "lowest FP among the damaged": (
-        target_position(AQ=K3, EA=K1, GB=K2), (EA, GB), C.ATGM, -1, GB),
+        target_position(AQ=K3, EA=K1, GB=K2), (EA, GB), codes.ATGM, -1, GB),
     "a damaged vehicle out of the field of fire": (
-        target_position(AQ=K3, EA=SAR), (EA,), C.TANK, -1, AQ),
+        target_position(AQ=K3, EA=SAR), (EA,), codes.TANK, -1, AQ),
     "literal reading: one damaged vehicle first": (
-        target_position(LITERAL, AQ=K3, EA=K1), (EA,), C.HMG, -1, EA),
+        target_position(LITERAL, AQ=K3, EA=K1), (EA,), codes.HMG, -1, EA),
     "literal reading: two damaged, lowest FP of all": (
-        target_position(LITERAL, AQ=K3, EA=K1, GB=K2), (EA, GB), C.HMG, -1, AQ),
+        target_position(LITERAL, AQ=K3, EA=K1, GB=K2), (EA, GB), codes.HMG, -1, AQ),
     "second attack of a double chit at another vehicle": (
-        target_position(AQ=K3, EA=K1), (EA,), C.HMG, EA, AQ),
-    "second attack with no other target": (target_position(EA=K1), (EA,), C.HMG, EA, -1),
+        target_position(AQ=K3, EA=K1), (EA,), codes.HMG, EA, AQ),
+    "second attack with no other target": (target_position(EA=K1), (EA,), codes.HMG, EA, -1),
     "an enemy-action marker's FP": (
-        target_position(AQ=K3, marker=(T21, "FP2", 0), GB=T21), (), C.HMG, -1, GB),
+        target_position(AQ=K3, marker=(T21, "FP2", 0), GB=T21), (), codes.HMG, -1, GB),
     "a marker side the weapon cannot fire at": (
-        target_position(AQ=K3, marker=(T21, "FP2", 0), GB=T21), (), C.TANK, -1, AQ),
+        target_position(AQ=K3, marker=(T21, "FP2", 0), GB=T21), (), codes.TANK, -1, AQ),
 }
 
 
@@ -162,7 +161,7 @@ def test_a_victory_met_stays_won_in_both_engines_8_I_STICKY():
     assert both_assess(game) == ((False, False), (False, False))
     game.operational = True
     st = fast_state(game)
-    st[L.SCRIPTED] = 0
+    st[layout.SCRIPTED] = 0
     fast_end.end_phase(st, load_policy("random").decide)
     end.end_phase(make_table(game))
-    assert game.operational and st[O.OPERATIONAL] == 1
+    assert game.operational and st[observation.OPERATIONAL] == 1

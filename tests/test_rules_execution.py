@@ -9,7 +9,7 @@ import pytest
 from conftest import events, everyone_at, fresh_game, make_table, take_chit
 
 from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
+from bollesim.bollebank import decisions
 from bollesim.bollebank import events as E
 from bollesim.bollebank.codes import (
     AQ,
@@ -165,9 +165,9 @@ def test_stacking_6_2_player_picks_who_takes_the_last_place():
     game = road_game()
     send(game, AQ, SK2, KAL)
     send(game, EA, SK2, KAL)
-    table = make_table(game, script={D.STACK_PRIORITY: EA})
+    table = make_table(game, script={decisions.STACK_PRIORITY: EA})
     execution.move_step(table)
-    assert table.script.offers == [(D.STACK_PRIORITY, [AQ, EA], (0, SK3))]
+    assert table.script.offers == [(decisions.STACK_PRIORITY, [AQ, EA], (0, SK3))]
     assert (game.vehicles[AQ].position, game.vehicles[EA].position) == (SK2, SK3)
     assert events(table, E.NOT_MOVED) == [(AQ, E.STACKING, -1, 0)]
 
@@ -297,9 +297,9 @@ def test_tow_5_4_3_player_chooses_among_equally_near_cps():
     """§5.4.3: the player chooses when two contact points are equally near (T2-2 is two
     steps from both Kalesija and Tango 2)."""
     game, aq, fa = tow_game(T22, T21)
-    table = make_table(game, script={D.TOW_DESTINATION: T2})
+    table = make_table(game, script={decisions.TOW_DESTINATION: T2})
     execution.move_step(table)
-    assert table.script.offered(D.TOW_DESTINATION) == [[KAL, T2]]
+    assert table.script.offered(decisions.TOW_DESTINATION) == [[KAL, T2]]
     assert fa.destination == T2
 
 
@@ -335,7 +335,7 @@ def test_tow_5_4_3_tank_in_kalesija_can_be_towed_to_saraci():
     """§5.4.3: "Ignore actual contact point in assigning destination (i.e. a tank in
     Kalesija can be towed to Saraci)"."""
     game, aq, fa = tow_game(KAL, KAL)
-    table = make_table(game, script={D.TOW_DESTINATION: SAR})
+    table = make_table(game, script={decisions.TOW_DESTINATION: SAR})
     execution.move_step(table)
     assert fa.towing == AQ and fa.destination == SAR
 
@@ -446,9 +446,9 @@ def test_fire_6_3_direct_fire_hits_without_a_roll_chosen_target():
     hmgs = [take_chit(game, C.HMG, C.LETTER_R, double=False) for _ in range(2)]
     game.tracks[C.HMG] = list(hmgs)
     game.setup_flipped = True  # no artillery target
-    table = make_table(game, script={D.FIRE_TARGET: C.HMG})
+    table = make_table(game, script={decisions.FIRE_TARGET: C.HMG})
     execution.fire_step(table)
-    assert table.script.offers == [(D.FIRE_TARGET, [C.ATGM, C.HMG], (AQ, 0))]
+    assert table.script.offers == [(decisions.FIRE_TARGET, [C.ATGM, C.HMG], (AQ, 0))]
     assert game.tracks[C.HMG] == hmgs[:1] and hmgs[1] in game.pool
     assert events(table, E.FIRE) == [(AQ, C.HMG, 0, 1)]
     assert events(table, E.REMOVED) == [(hmgs[1], C.HMG, 0, 0)]
@@ -528,7 +528,7 @@ def test_fire_6_3_regular_artillery_chit_is_removed_above_the_setup_marker():
     assert chit in game.pool
 
 
-IN_TURN = {D.FIRE_ORDER: lambda tanks: tanks[0]}  # the tanks fire in vehicle order
+IN_TURN = {decisions.FIRE_ORDER: lambda tanks: tanks[0]}  # the tanks fire in vehicle order
 
 
 @pytest.mark.parametrize("first, removed", [(GB, 1), (EA, 2)])
@@ -539,10 +539,10 @@ def test_fire_order_11_in_any_order_the_letter_of_the_last_chit(first, removed):
     game = fire_game(EA=SK2, GB=S3)
     game.markers[SK2] = (marker(game, "FP8"), 0)  # UN targets tank, ATGM
     game.tracks[C.ATGM] = [take_chit(game, C.ATGM, C.LETTER_L), take_chit(game, C.ATGM, C.LETTER_C)]
-    script = {D.FIRE_ORDER: first, D.FIRE_TARGET: C.ATGM}
+    script = {decisions.FIRE_ORDER: first, decisions.FIRE_TARGET: C.ATGM}
     table = make_table(game, ScriptedChance(d6=[1] if first == EA else []), script)
     execution.fire_step(table)
-    assert table.script.offered(D.FIRE_ORDER)[0] == [EA, GB]
+    assert table.script.offered(decisions.FIRE_ORDER)[0] == [EA, GB]
     assert 2 - len(game.tracks[C.ATGM]) == removed
 
 
@@ -562,10 +562,10 @@ def test_ammunition_depot_6_3_three_ones_empty_a_track_of_choice():
     player's choice is emptied, its chits back to the pool."""
     game = depot_game()
     atgm = list(game.tracks[C.ATGM])
-    table = make_table(game, ScriptedChance(d6=[1, 1, 1]), {D.DEPOT_TRACK: C.ATGM, **IN_TURN})
+    table = make_table(game, ScriptedChance(d6=[1, 1, 1]), {decisions.DEPOT_TRACK: C.ATGM, **IN_TURN})
     execution.fire_step(table)
     assert [ev[:2] for ev in events(table, E.FIRE)] == [(BQ, C.TANK), (FB, C.HMG), (GB, C.ATGM)]
-    assert table.script.offered(D.DEPOT_TRACK) == [[C.ATGM, C.ART]]
+    assert table.script.offered(decisions.DEPOT_TRACK) == [[C.ATGM, C.ART]]
     assert game.tracks[C.ATGM] == [] and all(c in game.pool for c in atgm)
     assert events(table, E.DEPOT) == [(C.ATGM, 0, 0, 0)]
 
@@ -573,7 +573,7 @@ def test_ammunition_depot_6_3_three_ones_empty_a_track_of_choice():
 def test_ammunition_depot_6_3_artillery_choice_flips_the_setup_marker():
     """§6.3: choosing artillery returns its chits and flips the setup marker."""
     game = depot_game()
-    table = make_table(game, ScriptedChance(d6=[1, 1, 1]), {D.DEPOT_TRACK: C.ART, **IN_TURN})
+    table = make_table(game, ScriptedChance(d6=[1, 1, 1]), {decisions.DEPOT_TRACK: C.ART, **IN_TURN})
     execution.fire_step(table)
     assert game.tracks[C.ART] == [game.rules.setup_chit] and game.setup_flipped
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bollesim.bollebank import codes as C
+from bollesim.bollebank import codes
 from bollesim.bollebank.rules.loader import DEFAULT_PATH, UNLIMITED, RulesetError, load_ruleset
 
 DEFAULT_TEXT = DEFAULT_PATH.read_text(encoding="utf-8")
@@ -59,7 +59,7 @@ def test_pool_chits_39(rules):
     # §3 step 1: four tanks, fourteen ATGMs, fourteen HMGs, six artillery and the civilian car
     pool = rules.chit_type[: rules.n_pool_chits]
     assert rules.n_pool_chits == 39
-    counts = {name: int((pool == code).sum()) for code, name in enumerate(C.WEAPON_NAMES)}
+    counts = {name: int((pool == code).sum()) for code, name in enumerate(codes.WEAPON_NAMES)}
     assert counts == {"tank": 4, "atgm": 14, "hmg": 14, "art": 6, "car": 1, "ru": 0}
 
 
@@ -68,26 +68,26 @@ def test_chit_details(rules):
     pool = slice(0, n)
     # R-CHITS: four HMG chits fire at two targets (§7.1), one L, two C, one R
     doubles = rules.chit_double[pool]
-    assert doubles.sum() == 4 and (rules.chit_type[pool][doubles] == C.HMG).all()
+    assert doubles.sum() == 4 and (rules.chit_type[pool][doubles] == codes.HMG).all()
     assert sorted(rules.chit_letter[pool][doubles]) == sorted(
-        [C.LETTER_L, C.LETTER_C, C.LETTER_C, C.LETTER_R]
+        [codes.LETTER_L, codes.LETTER_C, codes.LETTER_C, codes.LETTER_R]
     )
     # R-CHITS: artillery targets S x2, K x2, T2 x1, "No art." x1
-    art = rules.chit_art_target[pool][rules.chit_type[pool] == C.ART]
+    art = rules.chit_art_target[pool][rules.chit_type[pool] == codes.ART]
     assert sorted(art.tolist()) == sorted(
-        [C.TARGET_S, C.TARGET_S, C.TARGET_K, C.TARGET_K, C.TARGET_T2, C.NO_ART]
+        [codes.TARGET_S, codes.TARGET_S, codes.TARGET_K, codes.TARGET_K, codes.TARGET_T2, codes.NO_ART]
     )
     # every tank, ATGM and HMG chit has a line-of-sight letter (§2.2.2)
-    direct = np.isin(rules.chit_type[pool], C.DIRECT_TRACKS)
-    assert (rules.chit_letter[pool][direct] != C.NO_LETTER).all()
+    direct = np.isin(rules.chit_type[pool], codes.DIRECT_TRACKS)
+    assert (rules.chit_letter[pool][direct] != codes.NO_LETTER).all()
     # §7.2: one random-unit chit per vehicle after the pool, then the Saraci setup marker (§3)
     nv = len(rules.vehicle_ids)
-    assert (rules.chit_type[n : n + nv] == C.RU).all()
+    assert (rules.chit_type[n : n + nv] == codes.RU).all()
     assert list(rules.chit_vehicle[n : n + nv]) == list(range(nv))
     assert (rules.chit_vehicle[pool] == -1).all()
     assert rules.setup_chit == n + nv == len(rules.chit_type) - 1
-    assert rules.chit_type[rules.setup_chit] == C.ART
-    assert rules.chit_art_target[rules.setup_chit] == C.TARGET_S
+    assert rules.chit_type[rules.setup_chit] == codes.ART
+    assert rules.chit_art_target[rules.setup_chit] == codes.TARGET_S
 
 
 def test_tracks(rules):
@@ -112,7 +112,7 @@ def test_map(rules):
     # from K1 a UN tank may fire at tanks, ATGMs, HMGs (letter R) and artillery
     k1 = pos("K1")
     assert rules.pos_fp[k1] == 6
-    assert rules.pos_letter[k1] == C.LETTER_R
+    assert rules.pos_letter[k1] == codes.LETTER_R
     assert rules.pos_bsa[k1].tolist() == [True, True, True]
     assert rules.pos_un[k1].tolist() == [True, True, True, True]
     # §2.1.1: SK1 and SK2 stack three, other checkpoints and overwatches one, CPs unlimited
@@ -120,18 +120,18 @@ def test_map(rules):
     for p in ("SK3", "SK4", "T21", "T22", "T23", "OPN1", "S1", "S2", "S3", "K1", "K2", "K3"):
         assert rules.pos_stack[pos(p)] == 1, p
     for p in ("SAR", "KAL", "OPN", "T2"):
-        assert rules.pos_stack[pos(p)] == UNLIMITED and rules.pos_kind[pos(p)] == C.CP
+        assert rules.pos_stack[pos(p)] == UNLIMITED and rules.pos_kind[pos(p)] == codes.CP
     # §2.1.1: SK-2 is exposed, SK-1 is not; §6.2: markers are drawn for SK2-4 and T21-23
-    assert rules.pos_eam_pool[pos("SK1")] == C.NO_POOL
+    assert rules.pos_eam_pool[pos("SK1")] == codes.NO_POOL
     for p in ("SK2", "SK3", "SK4"):
-        assert rules.pos_eam_pool[pos(p)] == C.POOL_789
+        assert rules.pos_eam_pool[pos(p)] == codes.POOL_789
     for p in ("T21", "T22", "T23"):
-        assert rules.pos_eam_pool[pos(p)] == C.POOL_123 and rules.pos_kt2_road[pos(p)]
+        assert rules.pos_eam_pool[pos(p)] == codes.POOL_123 and rules.pos_kt2_road[pos(p)]
     # §2.1.1: all contact points except OP N are artillery targets
-    assert rules.pos_art[pos("OPN")] == C.NO_ART
-    assert rules.pos_art[pos("T2")] == C.TARGET_T2
+    assert rules.pos_art[pos("OPN")] == codes.NO_ART
+    assert rules.pos_art[pos("T2")] == codes.TARGET_T2
     # §6.3, §11: S3 is L (GB at S3 may fire at an L marker), Saraci OW fire is indirect
-    assert rules.pos_letter[pos("S3")] == C.LETTER_L
+    assert rules.pos_letter[pos("S3")] == codes.LETTER_L
     assert rules.pos_indirect[[pos("S1"), pos("S2"), pos("S3")]].all()
     assert not rules.pos_indirect[k1]
 
@@ -152,7 +152,7 @@ def test_roads(rules):
 
 
 def test_order_matrix(rules):
-    t, a, h, art = C.TANK, C.ATGM, C.HMG, C.ART
+    t, a, h, art = codes.TANK, codes.ATGM, codes.HMG, codes.ART
     # §11: ATGM then tank -> fire or move, single vehicle
     assert rules.matrix_fire[a, t] and rules.matrix_move[a, t] and not rules.matrix_platoon[a, t]
     # §11: HMG + HMG -> move, platoon
@@ -172,9 +172,9 @@ def test_order_matrix(rules):
 def test_damage_tables(rules):
     assert rules.hit_table.shape == (4, 6) and rules.light_table.shape == (6,)
     # §11: an HMG hit location roll of 4 hits the hull
-    assert rules.hit_table[C.HMG, 3] == C.HULL
+    assert rules.hit_table[codes.HMG, 3] == codes.HULL
     # §7.2.1: light damage 1-2 radio (§11: a 2 damages the radio), 3-4 night vision, 5-6 sights
-    assert list(rules.light_table) == [C.RADIO] * 2 + [C.NIGHT_VISION] * 2 + [C.SIGHTS] * 2
+    assert list(rules.light_table) == [codes.RADIO] * 2 + [codes.NIGHT_VISION] * 2 + [codes.SIGHTS] * 2
 
 
 def test_scalar_rules(rules):
@@ -186,7 +186,7 @@ def test_scalar_rules(rules):
     assert rules.p("roe", "heavy_damage_fire") == -2  # §7.1.3, §11 "drops by 2 levels"
     assert rules.p("roe", "heavy_damage_hold") == 5  # §7.1.3
     assert list(rules.ability_level) == [8, 11, 14]  # §5.5
-    assert rules.p("interpretations", "target_priority") == C.TARGET_DAMAGED_FIRST  # I-TARGET
+    assert rules.p("interpretations", "target_priority") == codes.TARGET_DAMAGED_FIRST  # I-TARGET
 
 
 # --------------------------------------------------------------------------- overrides
@@ -202,7 +202,7 @@ def test_set_overrides():
         ]
     )
     assert rules.p("roe", "fire_allowed") == 10
-    assert rules.p("interpretations", "target_priority") == C.TARGET_LITERAL
+    assert rules.p("interpretations", "target_priority") == codes.TARGET_LITERAL
     assert rules.tank_to_hit == 8
     assert rules.p("game", "extend_to_40") is True
     assert rules.data["roe"]["fire_allowed"] == 10

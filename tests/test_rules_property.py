@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import strategies as st
 from test_fast_engine import compare_engines, obs_hash_policy
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank.rules import schema as S
+from bollesim.bollebank import codes
+from bollesim.bollebank.rules import schema
 from bollesim.bollebank.rules.loader import (
     DEFAULT_PATH,
     RulesetError,
@@ -36,17 +36,17 @@ FIXED_COLUMNS = {"id", "type", "count"}  # row names, and chit counts the tracks
 
 def values(kind, length: int | None = None):
     """A strategy for valid TOML values of a declared kind."""
-    if isinstance(kind, S.Int):
+    if isinstance(kind, schema.Int):
         return st.integers(kind.lo, kind.hi)
-    if isinstance(kind, S.Flag):
+    if isinstance(kind, schema.Flag):
         return st.booleans()
-    if isinstance(kind, S.Choice):
+    if isinstance(kind, schema.Choice):
         return st.sampled_from(kind.names)
-    if isinstance(kind, S.Mask):
+    if isinstance(kind, schema.Mask):
         return st.lists(st.sampled_from(kind.names), unique=True)
-    if isinstance(kind, S.Record):
+    if isinstance(kind, schema.Record):
         return st.fixed_dictionaries({k.name: values(k.kind) for k in kind.keys})
-    if isinstance(kind, S.ListOf):
+    if isinstance(kind, schema.ListOf):
         n = kind.length if kind.length is not None else length
         return st.lists(values(kind.item), min_size=n, max_size=n)
     raise TypeError(kind)
@@ -56,18 +56,18 @@ def sites() -> list[tuple[str, object]]:
     """(key path, strategy) for every value a drawing may change, from the declaration."""
     out = []
 
-    def add(path: str, key: S.Key, default) -> None:
-        if path in FIXED or isinstance(key.kind, S.Text):
+    def add(path: str, key: schema.Key, default) -> None:
+        if path in FIXED or isinstance(key.kind, schema.Text):
             return
         length = len(default) if isinstance(default, list) else None
         out.append((path, values(key.kind, length)))
 
-    for entry in S.DECLARATION:
-        tables = [entry] if isinstance(entry, S.Table) else []
-        rows_decls = [(entry.name, entry)] if isinstance(entry, S.Rows) else []
+    for entry in schema.DECLARATION:
+        tables = [entry] if isinstance(entry, schema.Table) else []
+        rows_decls = [(entry.name, entry)] if isinstance(entry, schema.Rows) else []
         for table in tables:
             for e in table.entries:
-                if isinstance(e, S.Key):
+                if isinstance(e, schema.Key):
                     add(f"{table.name}.{e.name}", e, DEFAULT[table.name].get(e.name))
                 else:
                     rows_decls.append((f"{table.name}.{e.name}", e))
@@ -86,17 +86,17 @@ def sites() -> list[tuple[str, object]]:
 # Keys the loader ties together, drawn together: the four named places are four distinct
 # contact points; an extended game is no shorter than the regular one.
 PLACES = ("map.saraci", "map.kalesija", "map.tango2", "map.op_n")
-CONTACT_POINTS = [p for p, row in zip(C.POSITIONS, DEFAULT["map"]["positions"], strict=True)
+CONTACT_POINTS = [p for p, row in zip(codes.POSITIONS, DEFAULT["map"]["positions"], strict=True)
                   if row["kind"] == "cp"]
 JOINT = {
     "map places": st.permutations(CONTACT_POINTS).map(lambda cps: list(zip(PLACES, cps, strict=True))),
-    "game.extended_turn_limit": st.integers(DEFAULT["game"]["turn_limit"], S.MAX_TURNS).map(
+    "game.extended_turn_limit": st.integers(DEFAULT["game"]["turn_limit"], schema.MAX_TURNS).map(
         lambda n: [("game.extended_turn_limit", n)]),
 }
 SITES = [s for s in sites() if s[0] not in (*PLACES, *JOINT)]
 SITES += [(name, strategy) for name, strategy in JOINT.items()]
-SCALARS = {path for path, _ in S.scalar_keys()} | {"map places"}
-ROAD = st.lists(st.sampled_from(C.POSITIONS), min_size=2, max_size=2, unique=True)
+SCALARS = {path for path, _ in schema.scalar_keys()} | {"map places"}
+ROAD = st.lists(st.sampled_from(codes.POSITIONS), min_size=2, max_size=2, unique=True)
 
 
 def changes(of_sites: list, low: int, high: int):
@@ -144,7 +144,7 @@ def test_the_drawings_reach_every_part_of_the_declaration():
     """Every scalar key of the declaration is a site (a new key is drawn without a test
     change), and so are the lists, masks and row columns."""
     paths = {path for path, _ in SITES} | set(PLACES)
-    assert {path for path, _ in S.scalar_keys()} <= paths
+    assert {path for path, _ in schema.scalar_keys()} <= paths
     for path in ("vehicles.platoon", "tracks.atgm_to_hit", "damage.hmg_hit",
                  "map.positions[K1].bsa", "enemy_action_markers[FP7].sides",
                  "chits.groups[7].double", "abilities[QL1].level", "order_matrix.scope"):

@@ -18,8 +18,7 @@ from conftest import (
     take_chit,
 )
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
+from bollesim.bollebank import codes, decisions
 from bollesim.bollebank import events as E
 from bollesim.bollebank.codes import (
     AQ,
@@ -82,12 +81,12 @@ def test_tank_status_7_1_by_chits_on_the_track(n, die, hot):
     last tank chit; hot tanks fire, cold ones do not (and a hot marker reverts)."""
     game = quiet_game()
     game.tank_hot = not hot
-    game.tracks[C.TANK] = [take_chit(game, C.TANK) for _ in range(n)]
+    game.tracks[codes.TANK] = [take_chit(game, codes.TANK) for _ in range(n)]
     table = make_table(game, ScriptedChance(d6=[die]))
     reaction.reaction_phase(table)
     assert game.tank_hot == hot
     assert events(table, E.TANK_STATUS) == [(die, int(hot), n, 0)]
-    assert events(table, E.ATTACK_SKIPPED) == ([(C.TANK, 0, 0, 0)] if hot else [])
+    assert events(table, E.ATTACK_SKIPPED) == ([(codes.TANK, 0, 0, 0)] if hot else [])
 
 
 def test_tank_status_7_1_no_roll_with_an_empty_track():
@@ -104,27 +103,27 @@ def test_to_hit_7_1_1_from_the_track_in_phase_order():
     then HMG (1 chit: 12); 2d6 against the value of the last chit's space."""
     game = quiet_game()
     at(game, AQ=K3)
-    game.tracks[C.TANK] = [take_chit(game, C.TANK) for _ in range(2)]
-    game.tracks[C.ATGM] = [take_chit(game, C.ATGM, C.LETTER_R) for _ in range(4)]
-    game.tracks[C.ATGM].append(take_chit(game, C.ATGM, C.LETTER_C))
-    game.tracks[C.HMG] = [take_chit(game, C.HMG, double=False)]
+    game.tracks[codes.TANK] = [take_chit(game, codes.TANK) for _ in range(2)]
+    game.tracks[codes.ATGM] = [take_chit(game, codes.ATGM, codes.LETTER_R) for _ in range(4)]
+    game.tracks[codes.ATGM].append(take_chit(game, codes.ATGM, codes.LETTER_C))
+    game.tracks[codes.HMG] = [take_chit(game, codes.HMG, double=False)]
     table = make_table(game, ScriptedChance(d6=[6], two_d6=[2, 2, 2]))
     reaction.reaction_phase(table)
-    assert events(table, E.ATTACK) == [(C.TANK, AQ, 2, 7), (C.ATGM, AQ, 2, 10), (C.HMG, AQ, 2, 12)]
+    assert events(table, E.ATTACK) == [(codes.TANK, AQ, 2, 7), (codes.ATGM, AQ, 2, 10), (codes.HMG, AQ, 2, 12)]
 
 
-@pytest.mark.parametrize("weapon", [C.ATGM, C.HMG])
+@pytest.mark.parametrize("weapon", [codes.ATGM, codes.HMG])
 def test_to_hit_7_1_1_every_track_space(weapon):
     """R-TRACK, §7.1.1: with n chits the to-hit is the track's n-th space (§7.1.1: the
     6th ATGM space needs 10)."""
     rules = fresh_game().rules
-    table_values = rules.atgm_to_hit if weapon == C.ATGM else rules.hmg_to_hit
-    assert weapon != C.ATGM or (table_values[4], table_values[5]) == (10, 10)
+    table_values = rules.atgm_to_hit if weapon == codes.ATGM else rules.hmg_to_hit
+    assert weapon != codes.ATGM or (table_values[4], table_values[5]) == (10, 10)
     for n in range(1, len(table_values) + 1):
         game = quiet_game()
         at(game, AQ=K3)  # K-3 is an L overwatch: the last ATGM chit must not be L
         chits = sorted(pool_chits(game, weapon), key=lambda c: (
-            not rules.chit_double[c], rules.chit_letter[c] == C.LETTER_C))
+            not rules.chit_double[c], rules.chit_letter[c] == codes.LETTER_C))
         game.tracks[weapon] = chits[-n:]  # the last one is single-target, letter C
         for c in chits[-n:]:
             game.pool.remove(c)
@@ -145,14 +144,14 @@ def targets_game(*overrides: str, **where):
 def test_target_7_1_lowest_firing_priority():
     """§7.1 priority 2, R-FOF: K-3 (FP 4) before K-1 (FP 6)."""
     game = targets_game(AQ=K3, EA=K1)
-    assert reaction.choose_target(make_table(game), C.ATGM) == AQ
+    assert reaction.choose_target(make_table(game), codes.ATGM) == AQ
 
 
 def test_target_7_1_heavily_damaged_vehicle_first():
     """§7.1 priority 1: a vehicle with heavy damage is fired on first."""
     game = targets_game(AQ=K3, EA=K1)
-    game.vehicles[EA].heavy = {C.HULL}
-    assert reaction.choose_target(make_table(game), C.ATGM) == EA
+    game.vehicles[EA].heavy = {codes.HULL}
+    assert reaction.choose_target(make_table(game), codes.ATGM) == EA
 
 
 def test_target_I_TARGET_damaged_vehicle_only_counts_where_the_weapon_reaches():
@@ -160,10 +159,10 @@ def test_target_I_TARGET_damaged_vehicle_only_counts_where_the_weapon_reaches():
     SK-4 has no BSA tanks)."""
     game = targets_game(AQ=K3, EA=SK4)
     game.markers[SK4] = (marker(game, "FP7"), 0)
-    game.vehicles[EA].heavy = {C.HULL}
+    game.vehicles[EA].heavy = {codes.HULL}
     table = make_table(game)
-    assert reaction.choose_target(table, C.TANK) == AQ
-    assert reaction.choose_target(table, C.ATGM) == EA
+    assert reaction.choose_target(table, codes.TANK) == AQ
+    assert reaction.choose_target(table, codes.ATGM) == EA
 
 
 def test_target_7_1_ties_at_random():
@@ -171,7 +170,7 @@ def test_target_7_1_ties_at_random():
     game = targets_game(AQ=SK2, EA=SK2)
     game.markers[SK2] = (marker(game, "FP8"), 0)
     chance = RecordingChance(picks={"target": [EA]})
-    assert reaction.choose_target(make_table(game, chance), C.HMG) == EA
+    assert reaction.choose_target(make_table(game, chance), codes.HMG) == EA
     assert chance.offered == [("target", [AQ, EA])]
 
 
@@ -181,11 +180,11 @@ def test_target_I_TARGET_two_damaged_vehicles_both_readings(reading, expected):
     K-3 (FP 4), the default reading fires on the damaged FP 5; the literal reading ("if
     more than one, lowest FP") on the undamaged FP 4."""
     game = targets_game(f'interpretations.target_priority="{reading}"', AQ=K3, FA=K2, EA=K1)
-    game.vehicles[FA].heavy = {C.HULL}
-    game.vehicles[EA].heavy = {C.TRACKS}
-    assert reaction.choose_target(make_table(game), C.ATGM) == expected
+    game.vehicles[FA].heavy = {codes.HULL}
+    game.vehicles[EA].heavy = {codes.TRACKS}
+    assert reaction.choose_target(make_table(game), codes.ATGM) == expected
     game.vehicles[FA].heavy = set()  # a single damaged vehicle: both readings agree
-    assert reaction.choose_target(make_table(game), C.ATGM) == EA
+    assert reaction.choose_target(make_table(game), codes.ATGM) == EA
 
 
 def test_target_2_1_1_only_exposed_positions():
@@ -193,12 +192,12 @@ def test_target_2_1_1_only_exposed_positions():
     Saraci OWs)."""
     game = targets_game(AQ=SAR, EA=SK1, FA=S1, GB=KAL, QL1=OPN, QL3=T2)
     table = make_table(game)
-    assert all(reaction.choose_target(table, w) == -1 for w in C.DIRECT_TRACKS)
+    assert all(reaction.choose_target(table, w) == -1 for w in codes.DIRECT_TRACKS)
 
 
 def double_hmg(game) -> int:
-    chit = take_chit(game, C.HMG, double=True)
-    game.tracks[C.HMG] = [chit]
+    chit = take_chit(game, codes.HMG, double=True)
+    game.tracks[codes.HMG] = [chit]
     return chit
 
 
@@ -208,8 +207,8 @@ def test_double_target_7_1_second_attack_on_the_next_target():
     game = targets_game(AQ=K3, EA=K1)
     double_hmg(game)
     table = make_table(game, ScriptedChance(two_d6=[2, 2]))
-    reaction.direct_fire(table, C.HMG, 12, NO_DRM)
-    assert [ev[:2] for ev in events(table, E.ATTACK)] == [(C.HMG, AQ), (C.HMG, EA)]
+    reaction.direct_fire(table, codes.HMG, 12, NO_DRM)
+    assert [ev[:2] for ev in events(table, E.ATTACK)] == [(codes.HMG, AQ), (codes.HMG, EA)]
     assert game.roe == 3
 
 
@@ -218,16 +217,16 @@ def test_double_target_7_1_ignored_with_a_single_target():
     game = targets_game(AQ=K3)
     double_hmg(game)
     table = make_table(game, ScriptedChance(two_d6=[2]))
-    reaction.direct_fire(table, C.HMG, 12, NO_DRM)
-    assert [ev[:2] for ev in events(table, E.ATTACK)] == [(C.HMG, AQ)]
+    reaction.direct_fire(table, codes.HMG, 12, NO_DRM)
+    assert [ev[:2] for ev in events(table, E.ATTACK)] == [(codes.HMG, AQ)]
 
 
 def test_single_target_chit_attacks_once():
     """§7.1: a chit without the two-targets symbol attacks once."""
     game = targets_game(AQ=K3, EA=K1)
-    game.tracks[C.HMG] = [take_chit(game, C.HMG, double=False)]
+    game.tracks[codes.HMG] = [take_chit(game, codes.HMG, double=False)]
     table = make_table(game, ScriptedChance(two_d6=[2]))
-    reaction.direct_fire(table, C.HMG, 12, NO_DRM)
+    reaction.direct_fire(table, codes.HMG, 12, NO_DRM)
     assert len(events(table, E.ATTACK)) == 1
 
 
@@ -235,11 +234,11 @@ def test_single_target_chit_attacks_once():
 
 
 @pytest.mark.parametrize("watcher_at, killed, weapon, roll", [
-    (S1, False, C.ATGM, 9),  # an R overwatch occupied, last ATGM chit R: -1
-    (K1, False, C.ATGM, 9),
-    (S2, False, C.ATGM, 10),  # a C overwatch: no modifier
-    (S1, True, C.ATGM, 10),  # §7.1.3: a commander killed stops the overwatch bonus
-    (S1, False, C.HMG, 10),  # only ATGM attacks
+    (S1, False, codes.ATGM, 9),  # an R overwatch occupied, last ATGM chit R: -1
+    (K1, False, codes.ATGM, 9),
+    (S2, False, codes.ATGM, 10),  # a C overwatch: no modifier
+    (S1, True, codes.ATGM, 10),  # §7.1.3: a commander killed stops the overwatch bonus
+    (S1, False, codes.HMG, 10),  # only ATGM attacks
 ])
 def test_atgm_overwatch_7_1_1_modifier(watcher_at, killed, weapon, roll):
     """§7.1.1: -1 to an ATGM attack if a UN vehicle occupies an OW of the last ATGM
@@ -247,8 +246,8 @@ def test_atgm_overwatch_7_1_1_modifier(watcher_at, killed, weapon, roll):
     game = targets_game(AQ=K3)
     at(game, GB=watcher_at)
     game.vehicles[GB].commander_killed = killed
-    game.tracks[C.ATGM] = [take_chit(game, C.ATGM, C.LETTER_R)]
-    game.tracks[C.HMG] = [take_chit(game, C.HMG, C.LETTER_R, double=False)]
+    game.tracks[codes.ATGM] = [take_chit(game, codes.ATGM, codes.LETTER_R)]
+    game.tracks[codes.HMG] = [take_chit(game, codes.HMG, codes.LETTER_R, double=False)]
     table = make_table(game, ScriptedChance(two_d6=[10]))
     reaction.attack(table, weapon, game.vehicles[AQ], 11, NO_DRM)
     assert events(table, E.ATTACK) == [(weapon, AQ, roll, 11)]
@@ -261,14 +260,14 @@ def test_draw_their_fire_5_5_minus_one_at_kalesija_ows_sk4_and_t21():
     game.markers[SK4] = (marker(game, "FP7"), 0)  # ATGM, HMG
     game.markers[SK3] = (marker(game, "FP9"), 0)  # tanks, ATGM, HMG
     game.fire_roe, game.roe = 8, 9  # Fire at Will: the RoE stays put during the attacks
-    a = ready(game, C.DRAW_THEIR_FIRE)
-    game.tracks[C.ATGM] = [take_chit(game, C.ATGM, C.LETTER_C)]
+    a = ready(game, codes.DRAW_THEIR_FIRE)
+    game.tracks[codes.ATGM] = [take_chit(game, codes.ATGM, codes.LETTER_C)]
     double_hmg(game)
-    table = make_table(game, ScriptedChance(two_d6=[10, 10, 10]), {D.USE_ABILITY: 1})
+    table = make_table(game, ScriptedChance(two_d6=[10, 10, 10]), {decisions.USE_ABILITY: 1})
     reaction.reaction_phase(table)
     assert events(table, E.ATTACK) == [
-        (C.ATGM, AQ, 9, 12), (C.HMG, AQ, 9, 12), (C.HMG, EA, 10, 12)]
-    assert game.abilities[a].state == C.SPENT
+        (codes.ATGM, AQ, 9, 12), (codes.HMG, AQ, 9, 12), (codes.HMG, EA, 10, 12)]
+    assert game.abilities[a].state == codes.SPENT
 
 
 # --------------------------------------------------------------------------- §7.1.2 RoE
@@ -281,9 +280,9 @@ def test_roe_7_1_2_plus_one_per_attack_under_hold_fire(fired, roe_after):
     game = targets_game(AQ=K3)
     game.roe = 5
     game.fire_roe = 3 if fired else 0
-    game.tracks[C.ATGM] = [take_chit(game, C.ATGM, C.LETTER_C)]
+    game.tracks[codes.ATGM] = [take_chit(game, codes.ATGM, codes.LETTER_C)]
     table = make_table(game, ScriptedChance(two_d6=[2]))
-    reaction.attack(table, C.ATGM, game.vehicles[AQ], 12, NO_DRM)
+    reaction.attack(table, codes.ATGM, game.vehicles[AQ], 12, NO_DRM)
     assert game.roe == roe_after
     assert events(table, E.ROE) == ([] if fired else [(6, 1, E.ROE_HOLD_ATTACK, 0)])
 
@@ -292,22 +291,23 @@ def test_roe_7_1_2_plus_one_per_attack_under_hold_fire(fired, roe_after):
 
 
 R_HIT = {
-    C.TANK: [C.TRACKS, C.TRACKS, C.HULL, C.HULL, C.TURRET, C.TURRET],
-    C.ATGM: [C.TRACKS, C.HULL, C.HULL, C.HULL, C.TURRET, C.TURRET],
-    C.HMG: [C.TRACKS, C.TRACKS, C.TRACKS, C.HULL, C.HULL, C.TURRET],  # §11: a 4 hits the hull
+    codes.TANK: [codes.TRACKS, codes.TRACKS, codes.HULL, codes.HULL, codes.TURRET, codes.TURRET],
+    codes.ATGM: [codes.TRACKS, codes.HULL, codes.HULL, codes.HULL, codes.TURRET, codes.TURRET],
+    # §11: a 4 hits the hull
+    codes.HMG: [codes.TRACKS, codes.TRACKS, codes.TRACKS, codes.HULL, codes.HULL, codes.TURRET],
 }
 
 
 def hit(game, weapon: int, target: int, die: int):
     """One attack that hits (2d6 = 12 against 2); `die` is the hit-location roll."""
     if not game.tracks[weapon]:
-        game.tracks[weapon] = [take_chit(game, weapon, double=False if weapon == C.HMG else None)]
+        game.tracks[weapon] = [take_chit(game, weapon, double=False if weapon == codes.HMG else None)]
     table = make_table(game, ScriptedChance(two_d6=[12], d6=[die]))
     reaction.attack(table, weapon, game.vehicles[target], 2, NO_DRM)
     return table
 
 
-@pytest.mark.parametrize("weapon", [C.TANK, C.ATGM, C.HMG])
+@pytest.mark.parametrize("weapon", [codes.TANK, codes.ATGM, codes.HMG])
 @pytest.mark.parametrize("die", range(1, 7))
 def test_hit_location_7_1_3_tables(weapon, die):
     """§7.1.3, R-HIT: the hit location by weapon and d6."""
@@ -323,7 +323,7 @@ def test_hit_location_7_1_3_tables(weapon, die):
 def test_apc_hit_7_1_3_destroys_it(die):
     """§7.1.3: any location hit on a PBV 302 destroys it: game over, a defeat (§8)."""
     game = targets_game(QL3=K3)
-    table = hit(game, C.ATGM, QL3, die)
+    table = hit(game, codes.ATGM, QL3, die)
     assert game.over and game.end_reason == E.END_DESTROYED
     assert events(table, E.DESTROYED) == [(QL3, 0, 0, 0)]
     assert result_row(game, 0)["defeat"]
@@ -334,10 +334,10 @@ def test_second_hit_7_1_3_same_location_destroys_the_tank():
     does not."""
     game = targets_game(AQ=K3)
     game.fire_roe = game.roe = 5  # Fire at Will: RoE goes down, no ability comes up
-    game.vehicles[AQ].heavy = {C.HULL}
-    hit(game, C.ATGM, AQ, 5)  # turret
-    assert game.vehicles[AQ].heavy == {C.HULL, C.TURRET} and not game.over
-    table = hit(game, C.ATGM, AQ, 2)  # hull again
+    game.vehicles[AQ].heavy = {codes.HULL}
+    hit(game, codes.ATGM, AQ, 5)  # turret
+    assert game.vehicles[AQ].heavy == {codes.HULL, codes.TURRET} and not game.over
+    table = hit(game, codes.ATGM, AQ, 2)  # hull again
     assert game.over and game.end_reason == E.END_DESTROYED
     assert events(table, E.DESTROYED) == [(AQ, 0, 0, 0)]
 
@@ -345,11 +345,11 @@ def test_second_hit_7_1_3_same_location_destroys_the_tank():
 def test_destroyed_4_game_ends_before_the_next_weapon_fires():
     """§4, §8: the game ends at once when a vehicle is destroyed (no HMG fire after)."""
     game = targets_game(QL3=K3)
-    game.tracks[C.ATGM] = [take_chit(game, C.ATGM, C.LETTER_C)]
-    game.tracks[C.HMG] = [take_chit(game, C.HMG, double=False)]
+    game.tracks[codes.ATGM] = [take_chit(game, codes.ATGM, codes.LETTER_C)]
+    game.tracks[codes.HMG] = [take_chit(game, codes.HMG, double=False)]
     table = make_table(game, ScriptedChance(two_d6=[12], d6=[3]))
     reaction.reaction_phase(table)
-    assert game.over and [ev[0] for ev in events(table, E.ATTACK)] == [C.ATGM]
+    assert game.over and [ev[0] for ev in events(table, E.ATTACK)] == [codes.ATGM]
 
 
 def test_destroyed_4_no_second_attack_after_the_first_destroyed_a_vehicle():
@@ -358,26 +358,26 @@ def test_destroyed_4_no_second_attack_after_the_first_destroyed_a_vehicle():
     game = targets_game(QL3=K3, EA=K1)
     double_hmg(game)
     table = make_table(game, ScriptedChance(two_d6=[12], d6=[2]))
-    reaction.direct_fire(table, C.HMG, 12, NO_DRM)
+    reaction.direct_fire(table, codes.HMG, 12, NO_DRM)
     assert game.over and [ev[1] for ev in events(table, E.ATTACK)] == [QL3]
 
 
 @pytest.mark.parametrize("die, location, stunned", [
-    (1, C.TRACKS, False), (2, C.HULL, True), (5, C.TURRET, True)])
+    (1, codes.TRACKS, False), (2, codes.HULL, True), (5, codes.TURRET, True)])
 def test_stun_7_1_3_on_hull_or_turret(die, location, stunned):
     """§7.1.3: Hull and Turret hits also stun; Hull goes green side up; a Tracks hit
     immobilises and the Move marker comes back (§5.4.1)."""
     game = targets_game(AQ=K3)
     aq = game.vehicles[AQ]
-    aq.order, aq.destination = C.MOVE, KAL
-    hit(game, C.ATGM, AQ, die)
+    aq.order, aq.destination = codes.MOVE, KAL
+    hit(game, codes.ATGM, AQ, die)
     assert aq.stunned == stunned
-    if location == C.HULL:
+    if location == codes.HULL:
         assert aq.hull_green
-    if location == C.TRACKS:
-        assert (aq.order, aq.destination) == (C.NO_ORDER, -1)
+    if location == codes.TRACKS:
+        assert (aq.order, aq.destination) == (codes.NO_ORDER, -1)
     else:
-        assert (aq.order, aq.destination) == (C.MOVE, KAL)
+        assert (aq.order, aq.destination) == (codes.MOVE, KAL)
 
 
 @pytest.mark.parametrize("fired, roe, roe_after", [(False, 1, 7), (True, 10, 8)])
@@ -387,8 +387,8 @@ def test_roe_7_1_3_heavy_damage_plus_5_hold_minus_2_fire(fired, roe, roe_after):
     game = targets_game(AQ=K3)
     game.roe, game.fire_roe = roe, (8 if fired else 0)
     if fired:
-        ready(game, C.DRAW_THEIR_FIRE)
-    table = hit(game, C.ATGM, AQ, 2)
+        ready(game, codes.DRAW_THEIR_FIRE)
+    table = hit(game, codes.ATGM, AQ, 2)
     assert game.roe == roe_after
     assert [ev[1:3] for ev in events(table, E.ROE)][-1] == ((-2 if fired else 5), E.ROE_HEAVY)
 
@@ -405,12 +405,12 @@ def test_hmg_7_1_2_unbuttoned_commander_killed_on_a_6(unbuttoned, die, killed):
     game = targets_game(AQ=K3)
     aq = game.vehicles[AQ]
     if unbuttoned == "night_vision":
-        aq.light = {C.NIGHT_VISION}
+        aq.light = {codes.NIGHT_VISION}
     else:
-        aq.heavy = {C.TURRET}
-    game.tracks[C.HMG] = [take_chit(game, C.HMG, double=False)]
+        aq.heavy = {codes.TURRET}
+    game.tracks[codes.HMG] = [take_chit(game, codes.HMG, double=False)]
     table = make_table(game, ScriptedChance(two_d6=[2], d6=[die]))
-    reaction.attack(table, C.HMG, aq, 12, NO_DRM)
+    reaction.attack(table, codes.HMG, aq, 12, NO_DRM)
     assert aq.commander_killed == killed
     assert events(table, E.COMMANDER_ROLL) == [(AQ, die, int(killed), 0)]
     assert game.roe == (7 if killed else 2)
@@ -422,9 +422,9 @@ def test_hmg_7_1_2_no_commander_roll(case, die):
     Turret damage comes with this very attack ("already assigned")."""
     game = targets_game(AQ=K3)
     aq = game.vehicles[AQ]
-    weapon = C.ATGM if case == "atgm" else C.HMG
+    weapon = codes.ATGM if case == "atgm" else codes.HMG
     if case == "atgm":
-        aq.light = {C.NIGHT_VISION}
+        aq.light = {codes.NIGHT_VISION}
     table = hit(game, weapon, AQ, die)  # the d6 script holds the hit location only
     assert events(table, E.COMMANDER_ROLL) == [] and not aq.commander_killed
 
@@ -434,24 +434,24 @@ def test_commander_killed_7_1_3_fire_at_will_minus_5_and_only_once():
     same vehicle is ignored."""
     game = targets_game(AQ=K3)
     game.roe, game.fire_roe = 15, 9
-    for ability in (C.DRAW_THEIR_FIRE, C.EXTRA_TURN, C.EXTRA_FIRE):
+    for ability in (codes.DRAW_THEIR_FIRE, codes.EXTRA_TURN, codes.EXTRA_FIRE):
         ready(game, ability)
-    game.vehicles[AQ].light = {C.NIGHT_VISION}
-    game.tracks[C.HMG] = [take_chit(game, C.HMG, double=False)]
-    reaction.attack(make_table(game, ScriptedChance(two_d6=[2], d6=[6])), C.HMG,
+    game.vehicles[AQ].light = {codes.NIGHT_VISION}
+    game.tracks[codes.HMG] = [take_chit(game, codes.HMG, double=False)]
+    reaction.attack(make_table(game, ScriptedChance(two_d6=[2], d6=[6])), codes.HMG,
                     game.vehicles[AQ], 12, NO_DRM)
     assert game.vehicles[AQ].commander_killed and game.roe == 10
     table = make_table(game, ScriptedChance(two_d6=[2], d6=[6]))
-    reaction.attack(table, C.HMG, game.vehicles[AQ], 12, NO_DRM)
+    reaction.attack(table, codes.HMG, game.vehicles[AQ], 12, NO_DRM)
     assert game.roe == 10 and events(table, E.ROE) == []
 
 
 def test_commander_killed_7_1_2_vl2_is_game_over():
     """§7.1.2: if VL2's commander is killed, game over (a defeat, §8)."""
     game = targets_game(VL2=K2)
-    game.vehicles[VL2].light = {C.NIGHT_VISION}
-    game.tracks[C.HMG] = [take_chit(game, C.HMG, double=False)]
-    reaction.attack(make_table(game, ScriptedChance(two_d6=[2], d6=[6])), C.HMG,
+    game.vehicles[VL2].light = {codes.NIGHT_VISION}
+    game.tracks[codes.HMG] = [take_chit(game, codes.HMG, double=False)]
+    reaction.attack(make_table(game, ScriptedChance(two_d6=[2], d6=[6])), codes.HMG,
                     game.vehicles[VL2], 12, NO_DRM)
     assert game.over and game.end_reason == E.END_VL2_KILLED
     assert result_row(game, 0)["defeat"]
@@ -464,15 +464,15 @@ def test_commander_killed_7_1_3_acts_on_1_to_4_before_each_execution(die, acts):
     game = quiet_game()
     game.fire_roe = game.roe = 10
     mover, gunner = game.vehicles[AQ], game.vehicles[EA]
-    mover.position, mover.order, mover.destination = SAR, C.MOVE, KAL
+    mover.position, mover.order, mover.destination = SAR, codes.MOVE, KAL
     gunner.position, gunner.fire = K1, True
     mover.commander_killed = gunner.commander_killed = True
-    game.tracks[C.ATGM] = [take_chit(game, C.ATGM, C.LETTER_R) for _ in range(2)]
+    game.tracks[codes.ATGM] = [take_chit(game, codes.ATGM, codes.LETTER_R) for _ in range(2)]
     table = make_table(game, ScriptedChance(d6=[die, die]))
     execution.execution_phase(table)
     assert events(table, E.COMMANDER_CHECK) == [(AQ, die, int(acts), 0), (EA, die, int(acts), 0)]
     assert mover.position == (SK1 if acts else SAR)
-    assert len(game.tracks[C.ATGM]) == (1 if acts else 2)
+    assert len(game.tracks[codes.ATGM]) == (1 if acts else 2)
     assert not mover.skip and not gunner.skip  # the roll is made again next turn
 
 
@@ -483,9 +483,9 @@ def artillery_game(target: int, *overrides: str, **where):
     """The last artillery chit aims at `target`; vehicles where given, the rest at T2
     (or at OP N when T2 is the target)."""
     game = fresh_game(*overrides)
-    everyone_at(game, OPN if target == C.TARGET_T2 else T2)
+    everyone_at(game, OPN if target == codes.TARGET_T2 else T2)
     at(game, **where)
-    game.tracks[C.ART].append(take_chit(game, C.ART, target=target))
+    game.tracks[codes.ART].append(take_chit(game, codes.ART, target=target))
     return game
 
 
@@ -494,17 +494,17 @@ def test_artillery_I_ROE_ART_effects_even_without_vehicles(always, roe_after):
     """I-ROE-ART: the RoE +1 of fire on Saraci applies even with nobody there (switch
     artillery_effects_always = false: only with vehicles at the target); no 2d6."""
     switch = f"interpretations.artillery_effects_always={str(always).lower()}"
-    game = artillery_game(C.TARGET_S, switch)
+    game = artillery_game(codes.TARGET_S, switch)
     game.roe = 5
     table = make_table(game)
     reaction.artillery(table)
-    assert game.roe == roe_after and events(table, E.ARTILLERY) == [(C.TARGET_S, 0, 0, 0)]
+    assert game.roe == roe_after and events(table, E.ARTILLERY) == [(codes.TARGET_S, 0, 0, 0)]
 
 
 def test_artillery_7_2_tango_2_brings_the_deadline_closer():
     """§7.2 further effects, §2.1 caption ("drop 1 box to 16"): fire on T2 moves the
     deadline one turn earlier."""
-    game = artillery_game(C.TARGET_T2)
+    game = artillery_game(codes.TARGET_T2)
     table = make_table(game)
     reaction.artillery(table)
     assert game.deadline == 17 and events(table, E.DEADLINE) == [(17, -1, 0, 0)]
@@ -512,7 +512,7 @@ def test_artillery_7_2_tango_2_brings_the_deadline_closer():
 
 def test_artillery_7_2_regular_no_art_lowers_the_roe():
     """§7.2: a regular No art. marker: nothing is hit and the RoE drops one level."""
-    game = artillery_game(C.NO_ART)
+    game = artillery_game(codes.NO_ART)
     game.roe = 5
     reaction.artillery(make_table(game))
     assert game.roe == 4
@@ -521,7 +521,7 @@ def test_artillery_7_2_regular_no_art_lowers_the_roe():
 def test_artillery_I_ROE_ART_no_art_effect_does_not_depend_on_vehicles():
     """§7.2: "No art.: No location is affected ... RoE marker decreases by one level":
     the -1 has no target location, so it applies under either I-ROE-ART reading."""
-    game = artillery_game(C.NO_ART, "interpretations.artillery_effects_always=false")
+    game = artillery_game(codes.NO_ART, "interpretations.artillery_effects_always=false")
     game.roe = 5
     reaction.artillery(make_table(game))
     assert game.roe == 4
@@ -541,19 +541,19 @@ def test_artillery_7_2_setup_marker(flipped, roe_after):
 
 def test_artillery_7_2_a_2_gives_only_the_further_effects():
     """§7.2: vehicles at the target: 2d6; on a 2 only the further effects apply."""
-    game = artillery_game(C.TARGET_S, AQ=SAR)
+    game = artillery_game(codes.TARGET_S, AQ=SAR)
     game.roe = 5
     aside = list(game.aside)
     table = make_table(game, ScriptedChance(two_d6=[2]))
     reaction.artillery(table)
     assert game.roe == 6 and game.aside == aside
-    assert events(table, E.ARTILLERY) == [(C.TARGET_S, 2, 1, 0)]
+    assert events(table, E.ARTILLERY) == [(codes.TARGET_S, 2, 1, 0)]
 
 
 def test_artillery_7_2_3_to_11_random_unit_chit_joins_the_weapon_pool():
     """§7.2: on 3-11 one random-unit chit of the vehicles at the target (Kalesija with
     its OWs) and still available is drawn and put in the enemy weapon pool."""
-    game = artillery_game(C.TARGET_K, AQ=KAL, EA=K2, FA=K3)
+    game = artillery_game(codes.TARGET_K, AQ=KAL, EA=K2, FA=K3)
     fa_chit = ru_chit(game, FA)
     game.aside.remove(fa_chit)
     game.pool.append(fa_chit)  # FA's chit is already in the pool: not available
@@ -568,12 +568,12 @@ def test_artillery_7_2_3_to_11_random_unit_chit_joins_the_weapon_pool():
     assert events(table, E.ARTILLERY_DRAW) == [(EA, 1, 0, 0)]
 
 
-@pytest.mark.parametrize("die, location", [(1, C.TRACKS), (2, C.TRACKS), (3, C.HULL),
-                                           (4, C.HULL), (5, C.TURRET), (6, C.TURRET)])
+@pytest.mark.parametrize("die, location", [(1, codes.TRACKS), (2, codes.TRACKS), (3, codes.HULL),
+                                           (4, codes.HULL), (5, codes.TURRET), (6, codes.TURRET)])
 def test_artillery_7_2_a_12_is_heavy_damage(die, location):
     """§7.2: on a 12 the drawn vehicle takes heavy damage (1-2 Tracks, 3-4 Hull, 5-6
     Turret); its chit stays aside; RoE +1 (Saraci) then +5 (heavy, Hold Fire)."""
-    game = artillery_game(C.TARGET_S, AQ=S2)
+    game = artillery_game(codes.TARGET_S, AQ=S2)
     game.roe = 1
     chit = ru_chit(game, AQ)
     table = make_table(game, ScriptedChance(picks={"ru": [chit]}, two_d6=[12], d6=[die]))
@@ -585,7 +585,7 @@ def test_artillery_7_2_a_12_is_heavy_damage(die, location):
 
 def test_artillery_7_2_a_12_on_an_apc_destroys_it():
     """§7.2, §7.1.3: heavy damage on an APC destroys it."""
-    game = artillery_game(C.TARGET_S, QL3=SAR)
+    game = artillery_game(codes.TARGET_S, QL3=SAR)
     chance = ScriptedChance(picks={"ru": [ru_chit(game, QL3)]}, two_d6=[12], d6=[4])
     table = make_table(game, chance)
     reaction.artillery(table)
@@ -594,7 +594,7 @@ def test_artillery_7_2_a_12_on_an_apc_destroys_it():
 
 def test_artillery_7_2_no_available_chit_no_draw():
     """§7.2: only available random-unit chits go in the artillery pool; none, no draw."""
-    game = artillery_game(C.TARGET_S, AQ=SAR)
+    game = artillery_game(codes.TARGET_S, AQ=SAR)
     chit = ru_chit(game, AQ)
     game.aside.remove(chit)
     game.pool.append(chit)
@@ -610,7 +610,7 @@ def victory_game(*overrides: str, silent: bool = True, direct_chit: bool = False
     game = fresh_game(*overrides)
     game.setup_flipped = silent
     if direct_chit:
-        game.tracks[C.HMG] = [take_chit(game, C.HMG)]
+        game.tracks[codes.HMG] = [take_chit(game, codes.HMG)]
     return game
 
 
@@ -647,7 +647,7 @@ def test_operational_victory_I_OPV_silence_may_come_later():
     assert end.assess(game) == (False, False) and game.t2_reached
     at(game, AQ=KAL, EA=KAL)
     game.turn, game.deadline = 19, 15
-    game.tracks[C.ART].append(take_chit(game, C.ART, target=C.NO_ART))  # regular No art.
+    game.tracks[codes.ART].append(take_chit(game, codes.ART, target=codes.NO_ART))  # regular No art.
     assert end.assess(game) == (True, False)
 
 
@@ -669,7 +669,7 @@ def test_tactical_victory_8_I_TACV(where, silent, chit, turn, overrides, won):
     rule plays on to turn 40."""
     game = victory_game(*overrides, silent=silent, direct_chit=chit)
     at(game, AQ=where)
-    game.vehicles[AQ].heavy = {C.TRACKS}
+    game.vehicles[AQ].heavy = {codes.TRACKS}
     game.turn = turn
     assert end.assess(game) == (False, won)
 
@@ -716,7 +716,7 @@ def test_hull_flip_4_end_phase_turns_the_hull_marker():
     (green, then red, then green)."""
     game = victory_game(silent=False)
     aq = game.vehicles[AQ]
-    aq.heavy, aq.hull_green = {C.HULL}, True
+    aq.heavy, aq.hull_green = {codes.HULL}, True
     table = make_table(game)
     end.end_phase(table)
     assert not aq.hull_green and game.turn == 2
@@ -764,9 +764,9 @@ def test_stop_on_victory_8_I_END_player_chooses(stop):
     game = victory_game(direct_chit=True)
     at(game, AQ=T2, EA=T2)
     game.turn = 8
-    table = make_table(game, script={D.STOP_ON_VICTORY: stop})
+    table = make_table(game, script={decisions.STOP_ON_VICTORY: stop})
     end.end_phase(table)
-    assert table.script.offered(D.STOP_ON_VICTORY) == [[0, 1]]
+    assert table.script.offered(decisions.STOP_ON_VICTORY) == [[0, 1]]
     assert events(table, E.VICTORY) == [(1, 0, stop, 0)]
     assert game.over == bool(stop) and game.operational
     if stop:

@@ -10,8 +10,7 @@ from functools import cache
 import pytest
 from conftest import events, everyone_at, make_table, take_chit
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
+from bollesim.bollebank import codes, decisions
 from bollesim.bollebank import events as E
 from bollesim.bollebank.codes import AQ, EA, FA, KAL, OPN, QL3, SAR, SK1, T2, T23
 from bollesim.bollebank.decisions import pack_order
@@ -93,15 +92,15 @@ def test_airstrike_I_AIR_floor_or_ceil_of_half(variant, kept):
     """I-AIR: 3 tank, 5 ATGM, 1 HMG and 3 regular artillery chits keep floor(n/2) or,
     under "ceil", ceil(n/2); the setup marker stays under either."""
     game = game_reading("I-AIR", variant)
-    game.tracks[C.TANK] = [take_chit(game, C.TANK) for _ in range(3)]
-    game.tracks[C.ATGM] = [take_chit(game, C.ATGM) for _ in range(5)]
-    game.tracks[C.HMG] = [take_chit(game, C.HMG)]
-    game.tracks[C.ART] += [take_chit(game, C.ART, target=t)
-                           for t in (C.TARGET_S, C.TARGET_K, C.TARGET_T2)]
+    game.tracks[codes.TANK] = [take_chit(game, codes.TANK) for _ in range(3)]
+    game.tracks[codes.ATGM] = [take_chit(game, codes.ATGM) for _ in range(5)]
+    game.tracks[codes.HMG] = [take_chit(game, codes.HMG)]
+    game.tracks[codes.ART] += [take_chit(game, codes.ART, target=t)
+                           for t in (codes.TARGET_S, codes.TARGET_K, codes.TARGET_T2)]
     game.airstrike_pending = True
     table = make_table(game)
     execution.airstrike(table)
-    assert tuple(len(game.tracks[t]) - (t == C.ART) for t in range(4)) == kept
+    assert tuple(len(game.tracks[t]) - (t == codes.ART) for t in range(4)) == kept
     assert events(table, E.AIRSTRIKE) == [tuple(n - k for n, k in zip((3, 5, 1, 3), kept,
                                                                           strict=True))]
 
@@ -114,7 +113,7 @@ def apc_under_fire(variant: str):
     game = game_reading("I-ART-APC", variant)
     everyone_at(game, T2)
     game.vehicles[QL3].position = SAR
-    game.tracks[C.ART].append(take_chit(game, C.ART, target=C.TARGET_S))
+    game.tracks[codes.ART].append(take_chit(game, codes.ART, target=codes.TARGET_S))
     chit = next(c for c in game.aside if game.rules.chit_vehicle[c] == QL3)
     return game, chit
 
@@ -134,16 +133,16 @@ def test_artillery_I_ART_APC_location_an_apc_survives_one_hit():
     reaction.artillery(make_table(game, ScriptedChance(picks={"ru": [chit]}, two_d6=[12],
                                                        d6=[4])))
     ql3 = game.vehicles[QL3]
-    assert not game.over and ql3.heavy == {C.HULL} and ql3.stunned and game.roe == 7
+    assert not game.over and ql3.heavy == {codes.HULL} and ql3.stunned and game.roe == 7
     second = ScriptedChance(picks={"ru": [chit]}, two_d6=[12], d6=[3])
-    reaction.artillery(make_table(game, second, {D.ABILITY_SIDE: 0}))  # RoE 8: VL2's marker
+    reaction.artillery(make_table(game, second, {decisions.ABILITY_SIDE: 0}))  # RoE 8: VL2's marker
     assert game.over and game.end_reason == E.END_DESTROYED
 
 
 def test_I_ART_APC_a_damaged_apc_is_no_tow_and_no_airstrike_reason():
     """§5.4.3 tows tanks only; §5.4.4 needs a tank with heavy damage."""
     game = game_reading("I-ART-APC", "location")
-    game.vehicles[QL3].heavy = {C.TRACKS}
+    game.vehicles[QL3].heavy = {codes.TRACKS}
     game.vehicles[QL3].position = SK1
     table = make_table(game)
     assert orders.tow_options(table) == []
@@ -160,10 +159,10 @@ def test_fire_I_FIRST_FIRE_later_orders_and_the_roe(variant, offered):
     game = game_reading("I-FIRST-FIRE", variant)
     game.roe = 9
     table = make_table(game)
-    orders.issue(table, pack_order(C.FIRE, 1 << AQ, -1))
+    orders.issue(table, pack_order(codes.FIRE, 1 << AQ, -1))
     game.roe = 5
-    options = orders.order_options(table, (C.TANK, C.HMG))  # fire, single vehicle
-    assert any(D.order_kind(o) == C.FIRE for o in options[1:]) == offered
+    options = orders.order_options(table, (codes.TANK, codes.HMG))  # fire, single vehicle
+    assert any(decisions.order_kind(o) == codes.FIRE for o in options[1:]) == offered
 
 
 # --------------------------------------------------------------------------- I-OPV
@@ -178,7 +177,7 @@ def test_operational_I_OPV_tanks_at_tango2_before_the_deadline_moves(variant, re
     everyone_at(game, OPN)
     for v in (AQ, EA):
         vehicle = game.vehicles[v]
-        vehicle.position, vehicle.order, vehicle.destination = T23, C.MOVE, T2
+        vehicle.position, vehicle.order, vehicle.destination = T23, codes.MOVE, T2
     game.turn, game.deadline = 17, 17
     execution.move_step(make_table(game))
     game.deadline = 16
@@ -196,11 +195,11 @@ def test_tow_I_TOW_CP_from_a_contact_point(variant, offered):
     game = game_reading("I-TOW-CP", variant)
     everyone_at(game, OPN)
     aq, fa = game.vehicles[AQ], game.vehicles[FA]
-    aq.position, aq.heavy = KAL, {C.TRACKS}
-    fa.position, fa.order, fa.tow_target, fa.destination = KAL, C.TOW, AQ, KAL
-    table = make_table(game, script={D.TOW_DESTINATION: offered[-1]})
+    aq.position, aq.heavy = KAL, {codes.TRACKS}
+    fa.position, fa.order, fa.tow_target, fa.destination = KAL, codes.TOW, AQ, KAL
+    table = make_table(game, script={decisions.TOW_DESTINATION: offered[-1]})
     execution.hook_tows(table)
-    assert (table.script.offered(D.TOW_DESTINATION) or [[fa.destination]]) == [offered]
+    assert (table.script.offered(decisions.TOW_DESTINATION) or [[fa.destination]]) == [offered]
     assert fa.towing == AQ and fa.destination == offered[-1]
 
 

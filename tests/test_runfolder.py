@@ -17,8 +17,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_sweep import assert_one_line_error, invoke
 
-from bollesim.batch import runfolder as F
-from bollesim.batch.runfolder import Manifest, open_run
+from bollesim.batch import durable, runfolder, workspace
+from bollesim.batch import manifest as manifest_module
+from bollesim.batch.manifest import FORMAT, Manifest, manifest_fields
+from bollesim.batch.runfolder import open_run
+from bollesim.batch.workspace import Workspace
 
 RUN = ("run", "-P", "historical", "--seed", "3")
 
@@ -47,9 +50,9 @@ def plain(tmp_path_factory) -> tuple[Path, pl.DataFrame, dict]:
 
 def test_the_manifest_records_the_data(plain):
     out, games, manifest = plain
-    assert manifest["format"] == F.FORMAT and manifest["n_games"] == games.height == 3000
+    assert manifest["format"] == FORMAT and manifest["n_games"] == games.height == 3000
     assert manifest["data_bytes"] == (out / "games.parquet").stat().st_size
-    assert manifest["data_sha256"] == F.file_sha256(out / "games.parquet")
+    assert manifest["data_sha256"] == runfolder.file_sha256(out / "games.parquet")
     assert manifest["sessions"] == 1 and manifest["plan"]["chunk_size"] == 700
     run = open_run(out)
     assert run.n_games == 3000 and run.read().equals(games)
@@ -59,8 +62,8 @@ def test_the_manifest_records_the_data(plain):
 
 
 def test_the_docstring_documents_every_manifest_field():
-    documented = re.findall(r"^    (\w+) {2,}", F.__doc__.split("Manifest fields")[1], re.M)
-    assert documented == list(F.manifest_fields())
+    documented = re.findall(r"^    (\w+) {2,}", manifest_module.__doc__.split("Manifest fields")[1], re.M)
+    assert documented == list(manifest_fields())
 
 
 def test_the_file_does_not_depend_on_chunks_or_threads(plain, tmp_path):
@@ -74,7 +77,7 @@ def test_row_groups_do_not_follow_chunks(plain, tmp_path, monkeypatch):
     run_into(tmp_path / "tiny", "-n", "3000", "--chunk", "7")  # 429 chunks
     assert digest(tmp_path / "tiny") == plain[2]["data_sha256"]
     assert pq.read_metadata(tmp_path / "tiny" / "games.parquet").num_row_groups == 1
-    monkeypatch.setattr(F, "ROW_GROUP_ROWS", 1000)
+    monkeypatch.setattr(workspace, "ROW_GROUP_ROWS", 1000)
     run_into(tmp_path / "o", "-n", "2500", "--chunk", "7")
     meta = pq.read_metadata(tmp_path / "o" / "games.parquet")
     assert [meta.row_group(i).num_rows for i in range(meta.num_row_groups)] == [1000, 1000, 500]
@@ -95,7 +98,7 @@ def test_memory_before_play_does_not_grow_with_games(tmp_path, monkeypatch):
     import tracemalloc
 
     from bollesim import resources
-    from bollesim.batch import runner as R
+    from bollesim.batch import runner
 
     monkeypatch.setattr(resources, "check_disk", lambda *args: None)
     seen = []
@@ -106,8 +109,8 @@ def test_memory_before_play_does_not_grow_with_games(tmp_path, monkeypatch):
         seen.append(tracemalloc.get_traced_memory()[1])
         raise KeyboardInterrupt
 
-    real = R.play_chunk
-    monkeypatch.setattr(R, "play_chunk", first_chunk)
+    real = runner.play_chunk
+    monkeypatch.setattr(runner, "play_chunk", first_chunk)
     tracemalloc.start()
     try:
         result = invoke(*RUN, "-n", str(10**12), "--out", tmp_path / "huge")
@@ -126,7 +129,7 @@ def test_requests_the_machine_cannot_hold(tmp_path, monkeypatch):
     monkeypatch.setattr(resources, "available_memory", lambda: 2 * 10**9)
     result = invoke(*RUN, "-n", str(10**7), "--chunk", str(10**7), "--out", tmp_path / "big")
     assert_one_line_error(result, "needs about", "GB of memory", "2.0 GB available", "--chunk")
-    with pytest.raises(F.UsageError, match="simulate.*of memory"):
+    with pytest.raises(runfolder.UsageError, match="simulate.*of memory"):
         simulate("historical", 10**9)
     assert list(tmp_path.iterdir()) == []
 
@@ -177,14 +180,14 @@ def test_zero_games(tmp_path):
 
 def full_disk_at(name: str, monkeypatch) -> None:
     """The disk fills up when the file `name` is written."""
-    real = F._write_durable
+    real = workspace.write_durable
 
     def write(path: Path, data: bytes) -> None:
         if path.name == name:
             raise OSError(errno.ENOSPC, "No space left on device")
         real(path, data)
 
-    monkeypatch.setattr(F, "_write_durable", write)
+    monkeypatch.setattr(workspace, "write_durable", write)
 
 
 def test_a_full_disk_at_the_manifest_keeps_the_old_run(plain, tmp_path, monkeypatch):
@@ -212,20 +215,20 @@ def test_a_full_disk_at_the_manifest_keeps_the_old_run(plain, tmp_path, monkeypa
 def test_a_commit_cut_short_is_completed(plain, tmp_path, monkeypatch, stop):
     out = tmp_path / "out"
     run_into(out, "-n", "100")
-    real_replace, real_clean = F.Workspace._replace, F.Workspace._clean_up
+    real_replace, real_clean = Workspace._replace, Workspace._clean_up
 
     def die(self):
         raise SystemExit("killed")
 
     if stop == "before the swap":
-        monkeypatch.setattr(F.Workspace, "_replace", die)
+        monkeypatch.setattr(Workspace, "_replace", die)
     else:
-        monkeypatch.setattr(F.Workspace, "_clean_up", die)
+        monkeypatch.setattr(Workspace, "_clean_up", die)
     assert invoke(*RUN, "-n", "3000", "--chunk", "700", "--out", out).exit_code != 0
     expected = 100 if stop == "before the swap" else 3000
     assert open_run(out).n_games == expected  # a reader sees one whole run or the other
-    monkeypatch.setattr(F.Workspace, "_replace", real_replace)
-    monkeypatch.setattr(F.Workspace, "_clean_up", real_clean)
+    monkeypatch.setattr(Workspace, "_replace", real_replace)
+    monkeypatch.setattr(Workspace, "_clean_up", real_clean)
     result = invoke(*RUN, "-n", "3000", "--chunk", "700", "--out", out, "--resume")
     assert result.exit_code == 0, result.output
     assert open_run(out).manifest["data_sha256"] == plain[2]["data_sha256"]
@@ -233,7 +236,7 @@ def test_a_commit_cut_short_is_completed(plain, tmp_path, monkeypatch, stop):
 
 
 def test_without_exchange_two_renames_do(plain, tmp_path, monkeypatch):
-    monkeypatch.setattr(F, "_exchange", lambda a, b: False)
+    monkeypatch.setattr(durable, "_exchange", lambda a, b: False)
     out = tmp_path / "out"
     run_into(out, "-n", "100")
     run_into(out, "-n", "3000", "--chunk", "700")
@@ -282,14 +285,14 @@ def test_columns_built_from_buffers_equal_pa_array(kind, values, nulls):
     import numpy as np
     import pyarrow as pa
 
-    from bollesim.batch import runner as R
-    from bollesim.bollebank import events as E
+    from bollesim.batch import runner
+    from bollesim.bollebank import events
 
     data = np.array(values, dtype=np.int64)
     mask = data <= 0 if nulls else None
     arrow_type = getattr(pa, "bool_" if kind == "bool" else kind)()
     want = pa.array(data.astype(arrow_type.to_pandas_dtype()), arrow_type, mask=mask)
-    assert R._arrow(data, arrow_type, mask).equals(want)
-    codes = np.abs(data) % len(E.END_REASONS)
-    want = pa.array([E.END_REASONS[c] for c in codes], pa.string())
-    assert R._arrow_texts(E.END_REASONS, codes).equals(want)
+    assert runner._arrow(data, arrow_type, mask).equals(want)
+    codes = np.abs(data) % len(events.END_REASONS)
+    want = pa.array([events.END_REASONS[c] for c in codes], pa.string())
+    assert runner._arrow_texts(events.END_REASONS, codes).equals(want)

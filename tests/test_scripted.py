@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 from bollesim.batch.runner import play_chunk
-from bollesim.bollebank import codes as C
+from bollesim.bollebank import codes
 from bollesim.bollebank.engine.player import DECIDE, FAMILY
 from bollesim.bollebank.rules.loader import load_ruleset
-from bollesim.bollebank.scripted import space as S
+from bollesim.bollebank.scripted import space
 from bollesim.game.policy import load_policy
 
 N = 400
@@ -51,11 +51,11 @@ POINTS = [
     ("hold_fire", {}, {"fire_roe": 25}),
     ("fire_at_roe", {"k": 15, "max_pairs": 4}, {"fire_roe": 15, "max_pairs": 4}),
     ("fire_at_turn", {"t": 6, "play_on": 1}, {"fire_turn": 6, "play_on": 1}),
-    ("cautious", {}, {"fire_unrestricted": 1, "airstrike": S.AIRSTRIKE_FIRST,
+    ("cautious", {}, {"fire_unrestricted": 1, "airstrike": space.AIRSTRIKE_FIRST,
                       "stop_at_tanks": 0, "tow_immobile": 1, "withdraw": 1}),
-    ("rush", {}, {"t2_tanks": 7, "fire_first": 0, "ql3_post": S.OP_N}),
-    ("rush", {"apcs": 1}, {"t2_tanks": 7, "fire_first": 0, "vl2_post": S.KALESIJA,
-                           "ql3_post": S.KALESIJA}),
+    ("rush", {}, {"t2_tanks": 7, "fire_first": 0, "ql3_post": space.OP_N}),
+    ("rush", {"apcs": 1}, {"t2_tanks": 7, "fire_first": 0, "vl2_post": space.KALESIJA,
+                           "ql3_post": space.KALESIJA}),
 ]
 
 
@@ -76,7 +76,7 @@ def random_points(n: int, seed: int) -> np.ndarray:
     """n random integer points of the family's space."""
     gen = np.random.default_rng(seed)
     return np.array(
-        [[gen.integers(p.low, p.high + 1) for p in S.PARAMETERS] for _ in range(n)],
+        [[gen.integers(p.low, p.high + 1) for p in space.PARAMETERS] for _ in range(n)],
         dtype=np.float64,
     )
 
@@ -100,23 +100,23 @@ def test_t2_together_changes_games():
 def wishes_at(positions: dict[int, int], point: dict, towed: tuple[int, ...] = ()) -> dict:
     """The family's wish (_plan.routes) for each vehicle, turn 1, with the given vehicles
     at the given positions (the others in Saraci), `towed` in tow."""
-    from bollesim.bollebank import observation as O
+    from bollesim.bollebank import observation
     from bollesim.bollebank.scripted import plan as _plan
     from bollesim.bollebank.scripted.tactics import place_of
 
     packed = rules().packed
     params = load_policy("plan").param_vector(point)
-    obs = np.zeros(O.SIZE, dtype=np.int64)
-    obs[O.TURN] = 1
-    for v in range(C.N_VEHICLES):
-        at = O.VEH + O.V_FIELDS * v
-        obs[at + O.V_POS] = positions.get(v, rules().position("SAR"))
-        obs[at + O.V_DEST] = -1
-        obs[at + O.V_TOWED_BY] = 1 if v in towed else -1
-        obs[at + O.V_TOW_TARGET] = -1
+    obs = np.zeros(observation.SIZE, dtype=np.int64)
+    obs[observation.TURN] = 1
+    for v in range(codes.N_VEHICLES):
+        at = observation.VEH + observation.V_FIELDS * v
+        obs[at + observation.V_POS] = positions.get(v, rules().position("SAR"))
+        obs[at + observation.V_DEST] = -1
+        obs[at + observation.V_TOWED_BY] = 1 if v in towed else -1
+        obs[at + observation.V_TOW_TARGET] = -1
     goal = _plan.goals(packed, params)
-    wishes = _plan.routes(obs, packed, params, goal, (1 << C.N_VEHICLES) - 1)
-    return {v: place_of(wishes, v) for v in range(C.N_VEHICLES)}
+    wishes = _plan.routes(obs, packed, params, goal, (1 << codes.N_VEHICLES) - 1)
+    return {v: place_of(wishes, v) for v in range(codes.N_VEHICLES)}
 
 
 def test_t2_together_waits_in_kalesija_for_the_last_tank():
@@ -124,7 +124,7 @@ def test_t2_together_waits_in_kalesija_for_the_last_tank():
     the fourth is still on its way, unless it is in tow; with all four there they go on,
     as they do at once without t2_together."""
     kalesija, saraci = rules().position("KAL"), rules().position("SAR")
-    bound = (C.QL1, C.AQ, C.EA, C.FA)
+    bound = (codes.QL1, codes.AQ, codes.EA, codes.FA)
     three = {v: kalesija for v in bound[:3]}
     everyone = {v: kalesija for v in bound}
     waiting = wishes_at(three, {"t2_together": 1})

@@ -123,7 +123,8 @@ def test_the_what_if_api_plays_an_edited_ruleset_of_the_second_game(tmp_path):
     script = textwrap.dedent("""\
         import json, time
         from starlette.testclient import TestClient
-        from bollesim.serve.app import Settings, create_app
+        from bollesim.serve.app import create_app
+        from bollesim.serve.state import Settings
 
         app = create_app(Settings(max_games=600, seed=3))
         server = app.state.server

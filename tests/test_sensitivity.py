@@ -24,8 +24,9 @@ from test_report import md_table, page_selftest, page_specs
 from test_sweep import assert_one_line_error, invoke, write_spec
 
 import bollesim
-from bollesim.batch import runner as R
-from bollesim.batch.runfolder import interrupted_run, open_run
+from bollesim.batch import runner
+from bollesim.batch.partial import interrupted_run
+from bollesim.batch.runfolder import open_run
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.bollebank.rules.readings import BY_ID
 
@@ -89,7 +90,7 @@ def test_every_cell_under_every_alternative_on_the_same_seeds(sens):
             for v in values:
                 rows = cell_rows(games, alternative, policy, v)
                 assert rows["game"].to_list() == list(range(600)), (alternative, policy, v)
-    results = [name for name, _ in R.RESULT_COLUMNS]
+    results = [name for name, _ in runner.result_columns()]
     for alternative, policy, v in (("R-TRACK=tank-8", "fire_at_turn", 10.0),
                                    ("I-AIR=ceil", "fire_at_roe", 16.0), ("", "fire_at_roe", 8.0)):
         readings = dict([alternative.split("=")]) if alternative else {}
@@ -295,7 +296,7 @@ def test_the_findings_say_which_findings_move_and_how_far(sens):
 def test_resume_and_report_of_the_folder(sens, tmp_path, monkeypatch):
     spec, _, games, answer = sens
     out = tmp_path / "out"
-    real, calls = R.play_chunk, []
+    real, calls = runner.play_chunk, []
 
     def stop_after_twenty(*args, **kwargs):
         calls.append(1)
@@ -303,9 +304,9 @@ def test_resume_and_report_of_the_folder(sens, tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(R, "play_chunk", stop_after_twenty)
+    monkeypatch.setattr(runner, "play_chunk", stop_after_twenty)
     assert invoke("sensitivity", spec, *ONLY, "--out", out).exit_code == 130
-    monkeypatch.setattr(R, "play_chunk", real)
+    monkeypatch.setattr(runner, "play_chunk", real)
     assert interrupted_run(out).saved == 20 * 600
     result = invoke("sensitivity", spec, *ONLY, "--out", out, "--resume")
     assert result.exit_code == 0, result.output
@@ -364,7 +365,7 @@ def test_games_played_differently_from_the_rows(sens):
     _, out, games, _ = sens
     rows = {r[0]: r[-1] for r in md_table((out / "sensitivity.md").read_text(encoding="utf-8"),
                                           "Rates under each alternative")}
-    columns = [c for c, _ in R.RESULT_COLUMNS]
+    columns = [c for c, _ in runner.result_columns()]
     for alternative in ALTERNATIVES:
         changed = set()
         for policy, (_, values) in SETTINGS.items():

@@ -118,10 +118,10 @@ def predicted(rules, policy: str = SHOWCASE["policy"],
     """Games with each outcome among the page's games, played by bollesim.simulate (at the
     setting the page opens with, the showcase's)."""
     from bollesim import simulate
-    from bollesim.stats import analysis as A
+    from bollesim.stats import vocabulary
 
-    df = A.with_outcomes(simulate(policy, MAX_GAMES, seed=SEED, rules=rules, params=params))
-    return {o: int(df[o].sum()) for o in A.OUTCOMES}
+    df = vocabulary.with_outcomes(simulate(policy, MAX_GAMES, seed=SEED, rules=rules, params=params))
+    return {o: int(df[o].sum()) for o in vocabulary.OUTCOMES}
 
 
 def rules_check(*args: str) -> subprocess.CompletedProcess:
@@ -297,7 +297,7 @@ def test_the_trigger_chart_is_drawn_and_answered_in_words(page):
 def test_why_games_are_lost_counts_the_defeats_of_the_same_games(page):
     from bollesim import load_ruleset, simulate
     from bollesim.report.chartdata import NO_LOSS
-    from bollesim.stats import analysis as A
+    from bollesim.stats import analysis, naming, vocabulary
 
     address, digest = page.url, page.get_attribute("#count", "data-digest")
     before = page.get_attribute("#count", "data-job")
@@ -307,10 +307,10 @@ def test_why_games_are_lost_counts_the_defeats_of_the_same_games(page):
         "return c.job !== j && c.done === 'true'; }", arg=before, timeout=30_000)
     settle(page, load_ruleset().digest)
     assert page.input_value("#policy") == SHOWCASE["policy"]
-    df = A.with_outcomes(simulate(SHOWCASE["policy"], MAX_GAMES, seed=SEED,
+    df = vocabulary.with_outcomes(simulate(SHOWCASE["policy"], MAX_GAMES, seed=SEED,
                                   params=SHOWCASE["params"]))
     for factor in ("loss_cause", "loss_vehicle", "loss_place"):
-        table = A.defeat_breakdown(df, factor)
+        table = analysis.defeat_breakdown(df, factor)
         expected = {NO_LOSS if v is None else v: k
                     for v, k in zip(table[factor], table["k"], strict=True)}
         shown = page.eval_on_selector_all(
@@ -321,10 +321,10 @@ def test_why_games_are_lost_counts_the_defeats_of_the_same_games(page):
     assert f"{int(df['defeat'].sum()):,} of {MAX_GAMES:,} games" in page.inner_text("#losses-count")
     page.wait_for_function("document.querySelectorAll('#loss-charts svg').length === 2")
     charts = page.inner_text("#loss-charts")
-    for o in A.SUMMARY:  # the end-turn chart's medians, for each outcome it draws
+    for o in vocabulary.SUMMARY:  # the end-turn chart's medians, for each outcome it draws
         turns = df.filter(df[o])["end_turn"]
         if turns.len():
-            assert f"{A.LABELS[o]} {A.fmt_value(turns.median())}" in charts, o
+            assert f"{vocabulary.LABELS[o]} {naming.fmt_value(turns.median())}" in charts, o
     page.goto(address)  # the state the tests after this one start from
     page.reload()
     settle(page, digest)
@@ -547,6 +547,46 @@ def test_the_exact_odds_follow_an_edited_table(page):
     page.wait_for_function("document.querySelector('.exact[data-key=\"tracks\"]')"
                            ".textContent.includes('hit (11 or more on 2d6)')", timeout=30_000)
     assert shown() == expected(load_ruleset(overrides=["tracks.tank_to_hit=11"]))
+
+
+def test_find_a_change_opens_the_change_it_found_as_the_current_setting(page):
+    """The panel, clicked: from the shipped rules, the historical plan's defeat at most 80%
+    (83% as shipped) by one key on a small budget; the answer is certified on held-out
+    games, and "Open as the current setting" sets the form to the change and plays it
+    with the target's player. The panel and its answer fit 400 px."""
+    from bollesim import load_ruleset
+
+    page.click("#reset")
+    page.select_option("#find-outcome", "defeat")
+    page.select_option("#find-player", "historical")
+    page.select_option("#find-comparison", "at_most")
+    page.fill("#find-value", "80")
+    page.fill("#find-keys", "tracks.tank_to_hit")
+    page.fill("#find-budget", "80000")
+    page.click("#find-go")
+    page.wait_for_selector("#find-answer .sentence", timeout=300_000)
+    sentence = page.inner_text("#find-answer .sentence")
+    found = re.match(r"Change tracks\.tank_to_hit from 7 to (\d+): the historical policy's defeat "
+                     r"becomes [\d.]+% \([\d.]+–[\d.]+\) on 10,000 held-out games\.", sentence)
+    assert found, sentence
+    assert "held-out games of seed 4" in page.inner_text("#find-answer .cost")
+    assert page.inner_text("#find-answer ul").count("met") >= 2  # both rulesets' verdicts
+    page.click("#find-open")
+    value = found.group(1)
+    assert page.input_value(TANK) == value
+    assert page.input_value("#policy") == "historical"
+    rules = load_ruleset(overrides=[f"tracks.tank_to_hit={value}"])
+    shown = settle(page, rules.digest, timeout=60_000)
+    assert {o: r["k"] for o, r in shown.items()} == predicted(rules, "historical", {})
+    page.set_viewport_size({"width": 400, "height": 1000})
+    try:
+        page.wait_for_timeout(300)
+        fit = page.evaluate("""() => ({overflow: document.documentElement.scrollWidth - innerWidth,
+          clipped: [...document.querySelectorAll('#find .body, .find-form, #find-answer')]
+                     .filter(n => n.scrollWidth > n.clientWidth + 1).map(n => n.className)})""")
+    finally:
+        page.set_viewport_size({"width": 1500, "height": 1000})
+    assert fit == {"overflow": 0, "clipped": []}, fit
 
 
 @pytest.mark.skipif(not os.environ.get("BOLLESIM_SCREENSHOT"), reason="set BOLLESIM_SCREENSHOT")
@@ -795,7 +835,8 @@ def test_a_change_overtaken_while_its_rules_are_built_does_not_replace_the_later
 
     from starlette.testclient import TestClient
 
-    from bollesim.serve.app import Settings, create_app
+    from bollesim.serve.app import create_app
+    from bollesim.serve.state import Settings
 
     app = create_app(Settings(max_games=1000))
     server = app.state.server

@@ -12,17 +12,17 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from bollesim.batch import runner as R
+from bollesim.batch import runner
 from bollesim.batch.replay import replay_from_run
 from bollesim.batch.session import run_to_dir
 from bollesim.batch.spec import load_experiment
 from bollesim.cli.app import app
 from bollesim.errors import UsageError
 from bollesim.game.policy import available_policies, load_policy
-from bollesim.stats import analysis as A
+from bollesim.stats import naming
 
 ROOT = Path(__file__).resolve().parents[1]
-OUTCOME_COLUMNS = [name for name, _ in R.RESULT_COLUMNS]
+OUTCOME_COLUMNS = [name for name, _ in runner.result_columns()]
 WATCHED = ("operational", "tactical", "strategic", "political", "defeat")
 """The rates --precision watches (docs/usage.md: "Experiments")."""
 cli = CliRunner()
@@ -88,7 +88,7 @@ def test_shipped_specs():
     ts = [c.param_dict()["t"] for c in ff.cells if c.policy.name == "fire_at_turn"]
     assert ks == list(range(8, 26)) and ts == list(range(1, 21))
     assert [c.cell for c in ff.cells] == list(range(38))
-    assert A.never_value("fire_at_roe", "k") == 25  # the sentinel is the policy's "never"
+    assert naming.never_value("fire_at_roe", "k") == 25  # the sentinel is the policy's "never"
     pol = load_experiment(ROOT / "experiments" / "policies.toml")
     assert sorted(c.policy.name for c in pol.cells) == available_policies(deciding=True)
     for c in pol.cells:  # each at its declared defaults
@@ -149,7 +149,7 @@ def test_common_random_numbers(small):
     b = games.filter(pl.col("cell") == 1).sort("game").drop("cell")
     assert a.equals(b)  # identical parameters: identical rows
     # the same rows as a plain run of that cell (the seed scheme is the runner's)
-    alone = R.simulate("fire_at_roe", 40, seed=11, params={"k": 12})
+    alone = runner.simulate("fire_at_roe", 40, seed=11, params={"k": 12})
     assert a.select(OUTCOME_COLUMNS).equals(alone.select(OUTCOME_COLUMNS))
     never = games.filter(pl.col("cell") == 2)
     assert never["first_fire_turn"].null_count() == 40  # k=25: never fires
@@ -186,7 +186,7 @@ def test_precision_stops_when_reached(tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["precision"]["reached"] is True and manifest["n_games"] == n
     # the first n games of a bigger run are the same games
-    assert games.equals(R.simulate("historical", n, seed=3))
+    assert games.equals(runner.simulate("historical", n, seed=3))
 
 
 def test_precision_sentence_counts_its_points():
@@ -211,7 +211,7 @@ PRECISION_GAMES, PRECISION_SEED = 300, 4
 @pytest.fixture(scope="module")
 def first_games() -> dict[str, float]:
     """The half-widths of the first PRECISION_GAMES historical games of PRECISION_SEED."""
-    return half_widths(R.simulate("historical", PRECISION_GAMES, seed=PRECISION_SEED))
+    return half_widths(runner.simulate("historical", PRECISION_GAMES, seed=PRECISION_SEED))
 
 
 def run_with_precision(folder: Path, precision: float) -> pl.DataFrame:
@@ -239,7 +239,7 @@ def test_precision_watches_every_rate(first_games, tmp_path):
     games = run_with_precision(tmp_path, asked)
     assert len(games) > PRECISION_GAMES
     assert max(half_widths(games).values()) <= asked
-    assert games.equals(R.simulate("historical", len(games), seed=PRECISION_SEED))
+    assert games.equals(runner.simulate("historical", len(games), seed=PRECISION_SEED))
 
 
 def test_sweep_precision_holds_in_every_cell(tmp_path):
@@ -391,8 +391,8 @@ def test_interrupted_sweep_leaves_nothing_half_written(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return play_chunk(*args, **kwargs)
 
-    play_chunk = R.play_chunk
-    monkeypatch.setattr(R, "play_chunk", failing)
+    play_chunk = runner.play_chunk
+    monkeypatch.setattr(runner, "play_chunk", failing)
     result = invoke("sweep", spec, "-n", "20", "--out", out)
     assert result.exit_code != 0 and len(calls) == 4
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the old run, untouched
@@ -410,8 +410,8 @@ def test_interrupted_run_leaves_nothing_half_written(tmp_path, monkeypatch):
             raise KeyboardInterrupt
         return play_chunk(*args, **kwargs)
 
-    play_chunk = R.play_chunk
-    monkeypatch.setattr(R, "play_chunk", failing)
+    play_chunk = runner.play_chunk
+    monkeypatch.setattr(runner, "play_chunk", failing)
     result = invoke("run", "-P", "historical", "-n", "20", "--chunk", "10", "--out", out)
     assert result.exit_code != 0 and len(calls) == 3
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the old run, untouched
@@ -430,4 +430,4 @@ def test_manifest_names_the_parameters_or_says_they_vary(tmp_path):
 def test_an_unknown_parameter_is_named(values):
     """One value or one per game: the error names the parameter and the policy's own."""
     with pytest.raises(UsageError, match="'random' has no parameter 'stop_at_tanks'.*none"):
-        R.simulate("random", 4, params={"stop_at_tanks": values})
+        runner.simulate("random", 4, params={"stop_at_tanks": values})

@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
+from functools import lru_cache
 
 from bollesim.balkan import ruleset as R
 
-MAX_DICE = 12
+MAX_DICE = 20
+"""Dice a side the enumeration takes: 20 against 20 takes about a second (the pairs of
+both sides' (total, sixes) grow as the fourth power of the dice). A scenario's 16 stands
+could throw 32 at short range; the odds table says so where it does not count."""
 
 
 def side_counts(mods: list[int], six_rolled: bool, clamp_total: bool) -> Counter:
@@ -43,6 +47,11 @@ def contest_odds(first: list[int], second: list[int], six_rolled: bool = False,
     difference divided by six rounded down, and each six one more on the other side."""
     if len(first) > MAX_DICE or len(second) > MAX_DICE:
         raise ValueError(f"at most {MAX_DICE} dice a side")
+    return dict(_contest(tuple(first), tuple(second), six_rolled, clamp_total))
+
+
+@lru_cache(maxsize=256)  # the what-if page asks again at each edit of another table
+def _contest(first: tuple, second: tuple, six_rolled: bool, clamp_total: bool) -> dict:
     a = side_counts(first, six_rolled, clamp_total)
     d = side_counts(second, six_rolled, clamp_total)
     out: Counter = Counter()
@@ -85,17 +94,18 @@ def summary(odds: dict) -> dict[str, Fraction]:
 def exact_odds(rules: R.Ruleset) -> list[dict]:
     """The scenario's opening firefight at each range band the attacker crosses, as plain
     data (Game.odds, the what-if page): the attacker's chance to win, of a tie, and each
-    side's expected casualties ("-" where a side throws more than MAX_DICE dice)."""
+    side's expected casualties (where a side throws more than MAX_DICE dice, the row says
+    it is not counted). Shown under the modifiers' table on the page."""
     six, clamp = bool(rules.p("six_rolled")), bool(rules.p("clamp_total"))
     rows = []
     for distance in sorted({1, 2, 4, 8, 16, rules.p("start_distance")}):
         first, second = scenario_sides(rules, distance)
-        cells = [None] * 4
+        cells = [f"not counted: over {MAX_DICE} dice a side", None, None, None]
         if max(len(first), len(second)) <= MAX_DICE:
             cells = [{"chance": float(v), "exact": str(v), "text": f"{float(v):.3g}"}
                      for v in summary(contest_odds(first, second, six, clamp)).values()]
         rows.append([f"{distance * 0.125:g} km", len(first), len(second), *cells])
-    return [{"key": "firefight", "title": "Exact odds: the attacker's firefight, by distance",
+    return [{"key": "modifiers", "title": "Exact odds: the attacker's firefight, by distance",
              "source": "Firing Rules, Firing Modifiers", "rows": rows,
              "columns": ["distance", "attacker's dice", "defender's dice", "attacker wins",
                          "tie", "attacker's casualties", "defender's casualties"]}]

@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from bollesim.errors import UsageError
-from bollesim.stats import analysis
+from bollesim.stats import naming
 from bollesim.terminal import shown
 
 _NUMBER = re.compile(r"\d+")
@@ -37,7 +37,7 @@ def cells(run_dir: str | Path) -> pl.DataFrame:
 
     run = open_run(run_dir)
     scan = run.scan()
-    params = analysis.param_columns(run.collect(scan.head(0)))
+    params = naming.param_columns(run.collect(scan.head(0)))
     per_cell = run.collect(
         scan.group_by("cell").agg(
             pl.col("policy").first(),
@@ -47,7 +47,7 @@ def cells(run_dir: str | Path) -> pl.DataFrame:
             *[pl.col(p).first() for p in params],
         ).sort("cell")
     )
-    labels = analysis.cell_labels(per_cell).select("cell", "label")
+    labels = naming.cell_labels(per_cell).select("cell", "label")
     readings = {c.get("cell"): _readings_text(c) for c in _records(run.manifest)}
     return per_cell.join(labels, on="cell").with_columns(
         pl.Series("readings", [readings.get(c, "") for c in per_cell["cell"]], pl.Utf8)
@@ -112,9 +112,9 @@ def _matches(record: dict, term: str, run_dir, records: list[dict]) -> bool:
 
 def _parameter_value(policy: str, name: str, given: str) -> float:
     """The number `given` stands for: a number, a choice's name, or "never"."""
-    p = analysis.declared_parameter(policy, name)
+    p = naming.declared_parameter(policy, name)
     if given.casefold() == "never":
-        never = analysis.never_value(policy, name)
+        never = naming.never_value(policy, name)
         return math.nan if never is None else never
     if p is not None:
         try:

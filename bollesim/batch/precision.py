@@ -8,15 +8,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bollesim.batch.runner import RESULT
+from bollesim.game.declaration import declared
 from bollesim.stats.intervals import Z95
 
-PRECISION_RATES = RESULT.flags
-"""The rates `--precision` watches, in every cell: the outcome flags."""
+
+def precision_rates() -> tuple[str, ...]:
+    """The rates `--precision` watches, in every cell: the outcome flags of the game played."""
+    return tuple(declared().result.flags)
 
 
-RATE_COLUMNS = [RESULT.slot(rate) for rate in PRECISION_RATES]
-"""Where they are in the engine's result array."""
+def rate_columns() -> list[int]:
+    """Where the precision_rates are in the engine's result array."""
+    result = declared().result
+    return [result.slot(rate) for rate in precision_rates()]
 
 
 DEFAULT_MAX_GAMES = 1_000_000
@@ -138,6 +142,6 @@ def judge(counts: np.ndarray, n: int, precision: float | None, cap: int) -> Outc
         bool(worst <= precision),
         worst,
         int(i),
-        PRECISION_RATES[j],
+        precision_rates()[j],
         cap,
     )

@@ -118,15 +118,17 @@ def replay_from_run(run_dir: str | Path, game: int, cell: int | str | None = Non
 
 def result_differences(stored: dict, replayed: dict) -> list[str]:
     """The result columns in which two rows of the same game differ."""
-    from bollesim.batch.runner import RESULT
+    from bollesim.game.declaration import declared
+
+    result = declared().result
 
     def norm(name, value):
-        if name in RESULT.nullable and not value:
+        if name in result.nullable and not value:
             return None
         return value if value is None or isinstance(value, str) else int(value)
 
     out = []
-    for name in RESULT.names:
+    for name in result.names:
         if name not in stored:
             continue
         a, b = norm(name, stored[name]), norm(name, replayed.get(name))

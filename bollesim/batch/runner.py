@@ -8,7 +8,6 @@ number of threads or the chunk size.
 
 from __future__ import annotations
 
-import numbers
 import os
 import platform
 import time
@@ -20,17 +19,13 @@ import polars as pl
 import pyarrow as pa
 
 from bollesim.batch.limits import DEFAULT_SEED, check_count
+from bollesim.batch.options import RunOptions, check_threads
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset, declared, playing
 from bollesim.game.policy import Policy, load_policy
-from bollesim.terminal import shown
 
-GAME = declared()
-RESULT = GAME.result
 HEAD_COLUMNS = (("game", pl.Int64), ("seed", pl.Int64), ("policy", pl.Utf8), ("cell", pl.Int32))
 """The columns before the parameters."""
-RESULT_COLUMNS = tuple((c.name, c.dtype) for c in RESULT.columns)
-"""The result columns in the engine's order, with their dtypes (the game's declaration)."""
 RULESET_COLUMNS = (("ruleset", pl.Utf8), ("ruleset_hash", pl.Utf8))
 """The columns of a sweep whose cells change the ruleset (spec.py, a grid's `rules`
 and `readings`): what the row's cell changes in the experiment's ruleset, one line ("" for
@@ -43,7 +38,6 @@ ARROW_TYPES = {
     pl.Float64: pa.float64(),
     pl.Utf8: pa.string(),
 }
-ENGINES = ("fast", "reference")
 DEFAULT_CHUNK = {"fast": 250_000, "reference": 1_000}
 """Games per chunk: a few seconds of play on two cores for either engine."""
 FRAME_BYTES_PER_GAME = 200
@@ -101,6 +95,12 @@ def param_matrix(policy: Policy, n_games: int, params=None) -> np.ndarray:
     return out
 
 
+def result_columns(game: str | None = None) -> tuple[tuple[str, type], ...]:
+    """The game's result columns in its engine's order, with their dtypes (its declaration;
+    default: the game being played, declaration.chosen)."""
+    return tuple((c.name, c.dtype) for c in declared(game).result.columns)
+
+
 def check_counts(n_games: int, seed: int) -> None:
     """A number of games and a run seed within limits.LIMITS."""
     check_count("the number of games", n_games, "games")
@@ -115,7 +115,7 @@ def play_chunk(
     first_game: int,
     engine: str = "fast",
 ) -> np.ndarray:
-    """Results (n, len(RESULT_COLUMNS)) int64 of games first_game .. first_game + n - 1,
+    """Results (n, the game's result columns) int64 of games first_game .. first_game + n - 1,
     played as the policy's kind plays them (game.policy)."""
     # Both engines hand rows of params to the compiled decide(), which takes writable
     # contiguous float64 vectors: a read-only broadcast view is copied here.
@@ -158,7 +158,7 @@ def to_table(
 ) -> pa.Table:
     """The rows of to_frame as an Arrow table of `schema` (default: this policy's
     dataset_schema; parameters of other policies are null)."""
-    schema = schema or dataset_schema(p.name for p in policy.parameters)
+    schema = schema or dataset_schema((p.name for p in policy.parameters), game=policy.game or None)
     n = results.shape[0]
     columns = {
         "game": _arrow(np.arange(first_game, first_game + n), pa.int64()),
@@ -168,7 +168,7 @@ def to_table(
     }
     for i, p in enumerate(policy.parameters):
         columns[p.name] = _arrow(params[:, i], pa.float64())
-    for i, c in enumerate(RESULT.columns):
+    for i, c in enumerate(declared(policy.game or None).result.columns):
         values = results[:, i]
         mask = values <= 0 if c.null_when_zero else None
         if c.texts:
@@ -204,14 +204,15 @@ def _arrow_texts(texts, codes: np.ndarray, mask: np.ndarray | None = None) -> pa
     return pa.DictionaryArray.from_arrays(indices, dictionary).cast(pa.string())
 
 
-def dataset_schema(param_names: Iterable[str], rulesets: bool = False) -> pa.Schema:
+def dataset_schema(param_names: Iterable[str], rulesets: bool = False,
+                   game: str | None = None) -> pa.Schema:
     """The Arrow schema of games.parquet: HEAD_COLUMNS, the parameters, RULESET_COLUMNS
-    (with `rulesets`: a sweep whose cells change the ruleset), RESULT_COLUMNS."""
+    (with `rulesets`: a sweep whose cells change the ruleset), the game's result_columns."""
     head = [pa.field(name, ARROW_TYPES[kind]) for name, kind in HEAD_COLUMNS]
     params = [pa.field(name, pa.float64()) for name in param_names]
     ruleset = [pa.field(name, ARROW_TYPES[kind]) for name, kind in RULESET_COLUMNS] \
         if rulesets else []
-    results = [pa.field(name, ARROW_TYPES[kind]) for name, kind in RESULT_COLUMNS]
+    results = [pa.field(name, ARROW_TYPES[kind]) for name, kind in result_columns(game)]
     return pa.schema(head + params + ruleset + results)
 
 
@@ -237,15 +238,12 @@ def threads_used(threads: int | None) -> int:
 
 
 def set_threads(threads: int | None) -> None:
+    """Give the fast engine `threads` threads (None: leave them as they are)."""
     import numba
 
-    if threads is None:
-        return
-    whole = isinstance(threads, numbers.Integral) and not isinstance(threads, bool)
-    if not whole or not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
-        raise UsageError(f"threads (--threads) must be a whole number from 1 to "
-                         f"{numba.config.NUMBA_NUM_THREADS}, got {shown(threads)}")
-    numba.set_num_threads(threads)
+    check_threads(threads)
+    if threads is not None:
+        numba.set_num_threads(threads)
 
 
 def simulate(
@@ -254,12 +252,14 @@ def simulate(
     seed: int = DEFAULT_SEED,
     params=None,
     rules: Ruleset | None = None,
-    engine: str = "fast",
+    engine: str | None = None,
     threads: int | None = None,
     chunk_size: int | None = None,
     first_game: int = 0,
     cluster: ChunkPlayer | None = None,
     progress: bool | Callable[[int], None] = False,
+    options: RunOptions | None = None,
+    game: str | None = None,
 ) -> pl.DataFrame:
     """Play games first_game .. first_game + n_games - 1 and return one row per game.
 
@@ -277,12 +277,16 @@ def simulate(
         its choice, in any case ({"target": "tank"})
     rules : a Ruleset of the game (bollesim.load_ruleset(overrides=["roe.fire_allowed=10"]));
         None: the shipped default
-    engine : "fast" (numba, compiled on first use, then cached) or "reference" (plain
-        Python: the same games, slowly)
-    threads : threads of the fast engine (None: all cores)
-    chunk_size : games per piece of work
+    engine, threads, chunk_size, cluster : how the games are played (they change no row),
+        given here or as `options`, a bollesim.batch.options.RunOptions (keywords given
+        here are put over it): engine "fast" (numba, compiled on first use, then cached)
+        or "reference" (plain Python: the same games, slowly); threads of the fast engine
+        (None: all cores); games per piece of work; a bollesim.batch.cluster.Cluster that
+        plays the pieces as tasks on its workers
     first_game : index of the first game (to continue a batch)
-    cluster : a bollesim.batch.cluster.Cluster: play the pieces as tasks on its workers
+    game : the game to play, a name of bollesim.game.declaration.GAMES ("bollebank",
+        "balkan-wars") or the dotted name of a module declaring GAME (None: the game being
+        played, $BOLLESIM_GAME, else Operation Bøllebank); its policies, rules and columns
     progress : True shows a progress bar (tqdm.auto: a widget in Jupyter, text in a
         terminal) that moves as games finish; a callable gets the number of games each
         finished piece played. Either way the work goes in pieces of about 1% of the games
@@ -308,24 +312,33 @@ def simulate(
     >>> A.rates(df)                                         # every rate with its 95% interval
     >>> early = simulate("fire_at_roe", 10_000, params={"k": 8})   # same seeds: paired
     """
+    with playing(game):
+        return _simulate(policy, n_games, seed, params, rules, first_game, progress,
+                         RunOptions.of(options, engine=engine, threads=threads,
+                                       chunk_size=chunk_size, cluster=cluster))
+
+
+def _simulate(policy, n_games: int, seed: int, params, rules: Ruleset | None, first_game: int,
+              progress, options: RunOptions) -> pl.DataFrame:
+    """simulate() in the game being played, with its options made."""
     from bollesim.resources import check_memory
 
+    if options.precision is not None or options.mode != "new":
+        raise UsageError("simulate plays a fixed number of games in memory: precision and "
+                         "mode are for a run folder (run_to_dir, sweep)")
     check_counts(n_games, seed)
     check_count("first_game", first_game, "games")
     check_count("first_game + n_games", first_game + n_games, "games")
-    if chunk_size is not None:
-        check_count("chunk_size", chunk_size, "chunk")
-    if engine not in ENGINES:
-        raise UsageError(f"unknown engine {shown(engine)} (choose fast or reference)")
     if rules is not None and not all(hasattr(rules, a) for a in ("name", "digest", "data", "readings")):
         raise TypeError(f"rules must be a Ruleset (bollesim.load_ruleset(...)) or None, "
                         f"not {type(rules).__name__}")
     check_memory(n_games * FRAME_BYTES_PER_GAME, f"simulate() of {n_games:,} games")
     policy = resolve_policy(policy)
-    rules = rules or GAME.load_ruleset()
+    rules = rules or declared(policy.game or None).load_ruleset()
     matrix = param_matrix(policy, n_games, params)
-    set_threads(threads)
-    size = max(1, chunk_size or default_chunk(policy, engine))
+    set_threads(options.threads)
+    engine = options.engine
+    size = max(1, options.chunk_size or default_chunk(policy, engine))
     bar, advance = _progress(progress, n_games, policy.name)
     if advance is not None:
         size = min(size, progress_chunk(n_games))
@@ -333,7 +346,7 @@ def simulate(
     jobs = ((policy, matrix[a:b], seed, first_game + a, rules) for a, b in spans)
     frames = []
     try:
-        for (a, b), results in zip(spans, play_chunks(jobs, engine, cluster), strict=True):
+        for (a, b), results in zip(spans, play_chunks(jobs, engine, options.cluster), strict=True):
             frames.append(to_frame(results, policy, matrix[a:b], seed, first_game + a))
             if advance is not None:
                 advance(b - a)
@@ -341,7 +354,7 @@ def simulate(
         if bar is not None:
             bar.close()
     if not frames:
-        empty = np.zeros((0, len(RESULT_COLUMNS)), dtype=np.int64)
+        empty = np.zeros((0, len(result_columns())), dtype=np.int64)
         return to_frame(empty, policy, matrix, seed, first_game)
     return pl.concat(frames)
 

@@ -16,15 +16,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from bollesim.batch.limits import DEFAULT_SEED, check_count, check_precision
+from bollesim.batch.limits import DEFAULT_SEED, check_count
 from bollesim.batch.manifest import play_record, ruleset_record
+from bollesim.batch.options import RunOptions
 from bollesim.batch.precision import (
     DEFAULT_MAX_GAMES,
-    PRECISION_RATES,
-    RATE_COLUMNS,
     Outcome,
     games_needed,
     judge,
+    precision_rates,
+    rate_columns,
     round_up,
 )
 from bollesim.batch.runner import check_counts, param_matrix, resolve_policy
@@ -43,57 +44,46 @@ def run_cells(
     rules: Ruleset,
     seed: int,
     games: int,
+    options: RunOptions | None = None,
     *,
-    precision: float | None = None,
-    max_games: int | None = None,
-    threads: int | None = None,
-    chunk_size: int | None = None,
-    engine: str = "fast",
     progress: Callable[[int, int], None] | None = None,
     extra_manifest: dict | None = None,
-    cluster: Cluster | None = None,
-    mode: str = "new",
 ) -> tuple[dict, Outcome]:
     """Play games 0..games-1 of every cell into the run folder out_dir (runfolder.py), here
-    or, with a cluster.Cluster, as tasks on its workers. Returns (manifest, outcome).
+    or, with options.cluster, as tasks on its workers. Returns (manifest, outcome).
 
-    With `precision`, keep adding games (continuing the game indices, so the seed scheme is
-    unchanged and every cell still plays the same games) until every cell's rates of
-    PRECISION_RATES have a 95% Wilson half-width of at most `precision`, or a cell has
-    `max_games` games (default DEFAULT_MAX_GAMES). progress(done, total) gets game counts
-    over all cells.
+    With options.precision, keep adding games (continuing the game indices, so the seed
+    scheme is unchanged and every cell still plays the same games) until every cell's rates
+    of precision_rates() have a 95% Wilson half-width of at most that, or a cell has
+    options.max_games games (default DEFAULT_MAX_GAMES). progress(done, total) gets game
+    counts over all cells.
 
-    Finished chunks are saved as they complete. mode "resume" continues an interrupted run
-    (its saved chunks are not played again; the result is the same file as an uninterrupted
-    run's), "restart" discards it, and the default "new" refuses a folder holding one.
-    `chunk_size` defaults to the interrupted run's when resuming, else runner.default_chunk.
+    Finished chunks are saved as they complete. options.mode "resume" continues an
+    interrupted run (its saved chunks are not played again; the result is the same file as
+    an uninterrupted run's), "restart" discards it, and the default "new" refuses a folder
+    holding one. The chunk size defaults to the interrupted run's when resuming, else
+    runner.default_chunk.
     """
     from bollesim.batch import runner
-    from bollesim.batch.runfolder import (
-        Workspace,
-        check_manifest_size,
-        interrupted_run,
-        manifest_fields,
-    )
+    from bollesim.batch.manifest import check_manifest_size, manifest_fields
+    from bollesim.batch.partial import interrupted_run
+    from bollesim.batch.workspace import Workspace
 
     check_count("the number of games", games, "games")
     check_count("the seed", seed, "seed")
     if not cells:
         raise UsageError("no cells to play")
     check_count("the number of cells", len(cells), "cells")
+    options = RunOptions.of(options)
+    precision, mode, engine, cluster, threads = (options.precision, options.mode, options.engine,
+                                                 options.cluster, options.threads)
     if precision is not None:
-        check_precision(precision)
         if any(c.per_game for c in cells):
             raise UsageError("--precision adds games: give one parameter set, not one per game")
-    elif max_games is not None:
+    elif options.max_games is not None:
         raise UsageError("--max-games caps the games added for --precision: give --precision too")
-    cap = DEFAULT_MAX_GAMES if max_games is None else check_count("--max-games", max_games, "max_games")
-    if chunk_size is not None:
-        check_count("--chunk", chunk_size, "chunk")
-    if engine not in runner.ENGINES:
-        raise UsageError(f"unknown engine {engine!r} (choose fast or reference)")
-    if mode not in ("new", "resume", "restart"):
-        raise UsageError(f"unknown mode {mode!r} (new, resume or restart)")
+    cap = DEFAULT_MAX_GAMES if options.max_games is None else options.max_games
+    chunk_size = options.chunk_size
     extra = {**ruleset_record(rules), **(extra_manifest or {})}
     unknown = sorted(set(extra) - set(manifest_fields()))
     if unknown:
@@ -155,20 +145,25 @@ def run_to_dir(
     seed: int = DEFAULT_SEED,
     params=None,
     rules: Ruleset | None = None,
-    engine: str = "fast",
+    engine: str | None = None,
     threads: int | None = None,
     chunk_size: int | None = None,
     progress: Callable[[int], None] | None = None,
     extra_manifest: dict | None = None,
     cluster: Cluster | None = None,
-    mode: str = "new",
+    mode: str | None = None,
+    options: RunOptions | None = None,
 ) -> dict:
     """Play a batch into the run folder out_dir (games.parquet and manifest.json, see
     runfolder.py), chunk by chunk (with a cluster.Cluster, as tasks on its workers), and
     return its manifest. `params` as for simulate(), one value or one per game.
 
-    mode "resume" continues an interrupted run into out_dir, "restart" discards it; the
-    default refuses a folder holding one. progress(k) is told of every k games played."""
+    engine, threads, chunk_size, cluster and mode, or `options` (a RunOptions, with the
+    keywords given put over it): how the games are played (batch/options.py). mode
+    "resume" continues an interrupted run into out_dir, "restart" discards it; the default
+    refuses a folder holding one. progress(k) is told of every k games played."""
+    options = RunOptions.of(options, engine=engine, threads=threads, chunk_size=chunk_size,
+                            cluster=cluster, mode=mode)
     check_counts(n_games, seed)
     policy = resolve_policy(policy)
     per_game = isinstance(params, np.ndarray) or any(
@@ -192,13 +187,9 @@ def run_to_dir(
         rules or declared().load_ruleset(),
         seed,
         n_games,
-        threads=threads,
-        chunk_size=chunk_size,
-        engine=engine,
+        options,
         progress=advance,
         extra_manifest=extra_manifest,
-        cluster=cluster,
-        mode=mode,
     )
     return manifest
 
@@ -231,7 +222,7 @@ class _Session:
 
     def __init__(self, ws, cells, rules, seed, plan, engine, cluster, progress):
         from bollesim.batch import runner
-        from bollesim.batch.runfolder import CHECKPOINT_ROWS
+        from bollesim.batch.workspace import CHECKPOINT_ROWS
 
         self.ws, self.cells, self.rules, self.seed = ws, list(cells), rules, seed
         self.plan, self.engine, self.cluster, self.progress = plan, engine, cluster, progress
@@ -240,7 +231,7 @@ class _Session:
         self.with_rulesets = any(c.changes_rules for c in cells)
         self.schema = runner.dataset_schema(param_names(cells), rulesets=self.with_rulesets)
         self.index = {c.cell: i for i, c in enumerate(cells)}
-        self.counts = np.zeros((len(cells), len(PRECISION_RATES)), dtype=np.int64)
+        self.counts = np.zeros((len(cells), len(precision_rates())), dtype=np.int64)
         self.played = 0  # games played (or found saved) so far, over all cells
         self.saved_before = 0  # games an interrupted run had saved
         self.warm_s = self.run_s = 0.0
@@ -353,7 +344,7 @@ class _Session:
         if self.with_rulesets:
             table = runner.with_ruleset(table, cell.ruleset_text(), self.ruleset(i).digest)
         if self.precision is not None:
-            self.counts[i] += results[:, RATE_COLUMNS].sum(axis=0)
+            self.counts[i] += results[:, rate_columns()].sum(axis=0)
         self.ws.add(done, job, table)
         self.played += b - a
         self._report(done, target)
@@ -364,9 +355,9 @@ class _Session:
 
     def _count(self, table) -> None:
         sums = (
-            pl.from_arrow(table.select(["cell", *PRECISION_RATES]))
+            pl.from_arrow(table.select(["cell", *precision_rates()]))
             .group_by("cell")
-            .agg(pl.col(PRECISION_RATES).sum())
+            .agg(pl.col(precision_rates()).sum())
         )
         for row in sums.iter_rows():
             self.counts[self.index[row[0]]] += row[1:]
@@ -406,17 +397,22 @@ def sweep(
     chunk_size: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     cluster: Cluster | None = None,
-    mode: str = "new",
+    mode: str | None = None,
+    options: RunOptions | None = None,
 ) -> tuple[dict, Outcome]:
     """Play every cell of an experiment on common random numbers (arguments given here
     override the spec's) into out_dir (default results/<name>), here or on a cluster.
-    mode: "new", "resume" or "restart", as for run_cells. Returns (manifest, outcome)."""
+    How the games are played: the keywords or `options`, as for run_cells (the spec's
+    precision and max_games where neither gives them). Returns (manifest, outcome)."""
+    options = RunOptions.of(options, precision=precision, max_games=max_games, threads=threads,
+                            chunk_size=chunk_size, cluster=cluster, mode=mode)
     out = Path(out_dir) if out_dir is not None else Path("results") / experiment.name
-    if precision is None and max_games is not None and experiment.precision is None:
+    if options.precision is None and options.max_games is not None and experiment.precision is None:
         raise UsageError("--max-games caps the games added for --precision: give --precision too")
-    precision = precision if precision is not None else experiment.precision
-    if max_games is None and precision is not None:
-        max_games = experiment.max_games  # the spec's cap, if any (else DEFAULT_MAX_GAMES)
+    if options.precision is None and experiment.precision is not None:
+        options = options.replace(precision=experiment.precision)
+    if options.max_games is None and options.precision is not None and experiment.max_games is not None:
+        options = options.replace(max_games=experiment.max_games)  # the spec's cap
     extra = {
         "experiment": experiment.name,
         "description": experiment.description,
@@ -431,12 +427,7 @@ def sweep(
         experiment.rules,
         experiment.seed if seed is None else seed,
         experiment.games if games is None else games,
-        precision=precision,
-        max_games=max_games,
-        threads=threads,
-        chunk_size=chunk_size,
+        options,
         progress=progress,
         extra_manifest=extra,
-        cluster=cluster,
-        mode=mode,
     )

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import polars as pl
 
+from bollesim.batch.options import RunOptions
 from bollesim.batch.spec import Experiment, load_experiment, param_names
 
 
 def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None,
-                seed: int | None = None, engine: str = "fast", threads: int | None = None,
-                progress: bool = False) -> pl.DataFrame:
+                seed: int | None = None, engine: str | None = None, threads: int | None = None,
+                progress: bool = False, options: RunOptions | None = None) -> pl.DataFrame:
     """Play every cell of an experiment on common random numbers and return the games.
 
     Parameters
@@ -30,7 +31,7 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
         Experiment from bollesim.batch.spec.load_experiment
     games : games per cell (None: the spec's)
     seed : the run seed (None: the spec's)
-    engine, threads : as for bollesim.simulate
+    engine, threads, options : as for bollesim.simulate
     progress : show one progress bar over all the cells' games (tqdm.auto)
 
     Returns
@@ -49,6 +50,7 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
     """
     from bollesim.batch.runner import check_counts, dataset_schema, simulate
 
+    options = RunOptions.of(options, engine=engine, threads=threads)
     spec = experiment if isinstance(experiment, Experiment) else load_experiment(experiment)
     n = spec.games if games is None else games
     seed = spec.seed if seed is None else seed
@@ -66,7 +68,7 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
         for cell in spec.cells:
             rules = cell.ruleset or spec.rules
             frame = simulate(cell.policy, n, seed, params=cell.param_dict(), rules=rules,
-                             engine=engine, threads=threads,
+                             options=options,
                              progress=bar.update if bar is not None else False)
             frame = frame.with_columns(pl.lit(cell.cell, pl.Int32).alias("cell"))
             if rulesets:

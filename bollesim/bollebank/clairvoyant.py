@@ -29,9 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.engine import layout as L
-from bollesim.bollebank.engine import rollout as R
+from bollesim.bollebank import observation
+from bollesim.bollebank.engine import layout, rollout
 from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, Lookahead, Point, Position
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.bollebank.rules.packed import SLOTS
@@ -51,17 +50,17 @@ class WinObjective:
 
     @property
     def needs_operational(self) -> bool:
-        return (L.R_OPERATIONAL, 1) in self.needs
+        return (layout.R_OPERATIONAL, 1) in self.needs
 
 
 WIN_OBJECTIVES = (
-    WinObjective("operational victory", ((L.R_OPERATIONAL, 1),)),
-    WinObjective("no defeat", ((L.R_DEFEAT, 0),)),
-    WinObjective("operational victory and no defeat", ((L.R_OPERATIONAL, 1), (L.R_DEFEAT, 0))),
-    WinObjective("tactical victory", ((L.R_TACTICAL, 1),)),
-    WinObjective("strategic victory", ((L.R_STRATEGIC, 1),)),
-    WinObjective("political victory", ((L.R_POLITICAL, 1),)),
-    WinObjective("all four victories", tuple((flag, 1) for flag in range(L.R_DEFEAT))),
+    WinObjective("operational victory", ((layout.R_OPERATIONAL, 1),)),
+    WinObjective("no defeat", ((layout.R_DEFEAT, 0),)),
+    WinObjective("operational victory and no defeat", ((layout.R_OPERATIONAL, 1), (layout.R_DEFEAT, 0))),
+    WinObjective("tactical victory", ((layout.R_TACTICAL, 1),)),
+    WinObjective("strategic victory", ((layout.R_STRATEGIC, 1),)),
+    WinObjective("political victory", ((layout.R_POLITICAL, 1),)),
+    WinObjective("all four victories", tuple((flag, 1) for flag in range(layout.R_DEFEAT))),
 )
 WIN_BY_NAME = {w.name: w for w in WIN_OBJECTIVES}
 
@@ -124,7 +123,7 @@ class Clairvoyant:
         the tanks in Tango 2 (I-OPV: T2_REACHED is only set by the deadline)."""
         obs = point.obs
         return (self.objective.needs_operational and self._last_deadline is not None
-                and not obs[O.T2_REACHED] and obs[O.TURN] > self._last_deadline)
+                and not obs[observation.T2_REACHED] and obs[observation.TURN] > self._last_deadline)
 
     def order(self, rows: list[np.ndarray], base_choice: int) -> list[int]:
         """The options in the order searched: the base policy's choice first, then by
@@ -134,8 +133,8 @@ class Clairvoyant:
         def key(i: int):
             row = rows[i]
             met = sum(int(row[flag]) == value for flag, value in self.objective.needs)
-            return (i != base_choice, -met, -int(row[L.R_TANKS_AT_T2]),
-                    -int(row[L.R_END_TURN]), int(row[L.R_HEAVY]), i)
+            return (i != base_choice, -met, -int(row[layout.R_TANKS_AT_T2]),
+                    -int(row[layout.R_END_TURN]), int(row[layout.R_HEAVY]), i)
 
         return sorted(range(len(rows)), key=key)
 
@@ -166,7 +165,7 @@ class Clairvoyant:
                 return None, True
             if depth == 0:
                 return None, False
-            if len(point.at.script) + 1 >= L.MAX_SCRIPT or nodes[0] >= self.budget:
+            if len(point.at.script) + 1 >= layout.MAX_SCRIPT or nodes[0] >= self.budget:
                 raise _OutOfBudget
             nodes[0] += 1
             children = []
@@ -232,7 +231,7 @@ def _state_key(point: Point) -> bytes:
     snapshot of their phase (without its count of decisions asked before it) and the
     choices replayed since."""
     snap = point.at.snapshot
-    return (snap[: R.SNAP_AT].tobytes() + np.asarray(point.at.script, np.int64).tobytes())
+    return (snap[: rollout.SNAP_AT].tobytes() + np.asarray(point.at.script, np.int64).tobytes())
 
 
 def bound(verdicts: list[Verdict]) -> dict[str, int]:

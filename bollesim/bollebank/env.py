@@ -40,8 +40,7 @@ except ImportError as exc:  # an optional dependency
     raise ImportError("the Gymnasium environment needs the agents extra: "
                       "pip install 'bollesim[agents]'") from exc
 
-from bollesim.bollebank import decisions as D
-from bollesim.bollebank import observation as O
+from bollesim.bollebank import decisions, observation
 from bollesim.bollebank.reference.steps import GameState
 from bollesim.bollebank.reference.table import IllegalChoice
 from bollesim.bollebank.result import RESULT
@@ -60,14 +59,14 @@ class BollebankEnv(gym.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, rules: Ruleset | None = None, max_options: int = D.MAX_OPTIONS,
+    def __init__(self, rules: Ruleset | None = None, max_options: int = decisions.MAX_OPTIONS,
                  reward: Callable[[dict], float] = default_reward):
         self.rules = rules if rules is not None else load_ruleset()
         self.run_seed: int | None = None
         self.next_game = 0
         self.reward = reward
         bound = np.iinfo(np.int64)
-        self.observation_space = gym.spaces.Box(bound.min, bound.max, (O.SIZE,), np.int64)
+        self.observation_space = gym.spaces.Box(bound.min, bound.max, (observation.SIZE,), np.int64)
         self.action_space = gym.spaces.Discrete(max_options)
         self.state: GameState | None = None
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bollesim.bollebank.scripted import space as S
+from bollesim.bollebank.scripted import space
 from bollesim.game.params import Parameter
 
 EXPERT_BASE_FILE = Path(__file__).with_name("expert_base.toml")
@@ -52,9 +52,9 @@ def with_trigger(family: np.ndarray, first_fire: FirstFire) -> np.ndarray:
     """The plan family's vector with its first Fire order at the imposed trigger, given at
     the first chance (bollesim/bollebank/scripted/plan.py fire_now, fire_score)."""
     out = family.copy()
-    out[S.FIRE_ROE] = max(first_fire.roe, 1)
-    out[S.FIRE_TURN] = max(first_fire.turn, 1)
-    out[S.FIRE_UNRESTRICTED] = 0
-    out[S.FIRE_WHEN_HOT] = 0
-    out[S.FIRE_FIRST] = 1
+    out[space.FIRE_ROE] = max(first_fire.roe, 1)
+    out[space.FIRE_TURN] = max(first_fire.turn, 1)
+    out[space.FIRE_UNRESTRICTED] = 0
+    out[space.FIRE_WHEN_HOT] = 0
+    out[space.FIRE_FIRST] = 1
     return out

@@ -9,8 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-from bollesim.bollebank import decisions as D
-from bollesim.bollebank import events as E
+from bollesim.bollebank import decisions, events
 from bollesim.bollebank.result import RESULT
 
 PATH = Path(__file__).resolve().parents[2] / "docs" / "game.schema.json"
@@ -35,7 +34,7 @@ def _object(properties: dict, description: str = "") -> dict:
 def schema() -> dict:
     event = _object({
         "turn": INTEGER,
-        "event": {"enum": list(E.EVENT_NAMES), "description": "bollesim/bollebank/events.py"},
+        "event": {"enum": list(events.EVENT_NAMES), "description": "bollesim/bollebank/events.py"},
         "args": {"type": "array", "items": INTEGER, "minItems": 4, "maxItems": 4,
                  "description": "the event's four integers, as events.py says for each"},
     }, "an event of the reference engine's trace: a chit drawn, a die rolled, a move...")
@@ -43,7 +42,7 @@ def schema() -> dict:
                      "a legal option, packed as decisions.py says, and in words")
     decision = _object({
         "turn": INTEGER,
-        "decision": {"enum": list(D.KIND_NAMES), "description": "bollesim/bollebank/decisions.py"},
+        "decision": {"enum": list(decisions.KIND_NAMES), "description": "bollesim/bollebank/decisions.py"},
         "context": {"type": "array", "items": INTEGER, "minItems": 2, "maxItems": 2,
                     "description": "observation.py's CONTEXT_A and CONTEXT_B"},
         "options": {"type": "array", "items": option, "minItems": 2},

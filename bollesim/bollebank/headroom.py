@@ -30,7 +30,9 @@ TRIGGERS = {"fire_at_roe": ("k", "fire_roe"), "fire_at_turn": ("t", "fire_turn")
 """A preset's trigger parameter and the family's parameter it sets
 (bollesim/bollebank/scripted/space.py)."""
 STRONG = "apprentice (the strong player)"
-OVER_STRONG = "expert (lookahead) over the apprentice"
+TEACHER = "the apprentice's teacher (lookahead over the plan family)"
+"""The lookahead over its former base, the plan family at the expert point: the player the
+apprentice learned from, kept on the ladder so the step its apprentice gave shows."""
 IMPOSED = {"k": "imposed_roe", "t": "imposed_turn"}
 """The restricted expert's parameter that imposes each preset trigger (policies/lookahead.py;
 0: not imposed)."""
@@ -76,11 +78,12 @@ def honest_players(baseline: dict, best: list[dict]) -> list[tuple[str, str, dic
 
 
 def expert_players() -> list[tuple[str, str, dict]]:
-    """The expert at each of EXPERT_FACTORS, and at its defaults over the apprentice."""
+    """The expert (the lookahead over the apprentice, its default base) at each of
+    EXPERT_FACTORS, and the apprentice's teacher at its defaults."""
     default = next(p.default for p in load_policy(EXPERT).parameters if p.name == "rollouts")
     return [*((f"expert (lookahead), {f}x: {int(f * default)} rollouts", EXPERT,
                {"rollouts": int(f * default)}) for f in EXPERT_FACTORS),
-            (OVER_STRONG, EXPERT, {"base": "apprentice"})]
+            (TEACHER, EXPERT, {"base": "expert"})]
 
 
 def clairvoyant_bases(baseline: dict, best: list[dict]) -> list[tuple]:

@@ -27,10 +27,9 @@ from functools import cached_property
 import numpy as np
 
 from bollesim.bollebank import decisions as D
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank import observation
+from bollesim.bollebank.engine import layout, rollout
 from bollesim.bollebank.engine import lookahead as EL
-from bollesim.bollebank.engine import rollout as R
 from bollesim.bollebank.engine.player import FAMILY
 from bollesim.bollebank.engine.script import PAUSE, ROLLOUT
 from bollesim.bollebank.expert import IMPOSED_PARAMETERS, FirstFire, expert_base, with_trigger
@@ -83,8 +82,8 @@ class Position:
     script: list[int]
 
 
-SETUP = np.zeros(R.SNAP_SIZE, dtype=np.int64)
-SETUP[R.SNAP_PHASE] = -1  # rollout.restore: from setup
+SETUP = np.zeros(rollout.SNAP_SIZE, dtype=np.int64)
+SETUP[rollout.SNAP_PHASE] = -1  # rollout.restore: from setup
 
 
 @dataclass(frozen=True)
@@ -113,7 +112,7 @@ class Decision:
     obs: np.ndarray | None = None  # the observation it was taken on (play(observe=True))
 
 
-LOG_ROWS = L.MAX_SCRIPT  # decisions of a game kept for the reference engine and `play`
+LOG_ROWS = layout.MAX_SCRIPT  # decisions of a game kept for the reference engine and `play`
 LOG_OPTIONS = 1 << 16  # their options, flat
 
 
@@ -169,9 +168,9 @@ class Lookahead:
         return _kernel(self.base)[0]
 
     def _play(self, start, script, options, rollouts, mode, seed, game):
-        out = np.zeros((len(options), L.N_RESULTS), dtype=np.int64)
-        point = np.zeros(R.POINT_WIDTH, dtype=np.int64)
-        snapshot = np.zeros(R.SNAP_SIZE, dtype=np.int64)
+        out = np.zeros((len(options), layout.N_RESULTS), dtype=np.int64)
+        point = np.zeros(rollout.POINT_WIDTH, dtype=np.int64)
+        snapshot = np.zeros(rollout.SNAP_SIZE, dtype=np.int64)
         self._kernel(
             self.rules.packed, self._decide, self._scripted, self._params, seed, game, start,
             np.asarray(script, dtype=np.int64), options, rollouts, mode, out, point, snapshot,
@@ -186,10 +185,10 @@ class Lookahead:
         choice, kind, n = (int(x) for x in point[:3])
         if choice < 0:
             return out[0], None
-        since = int(snapshot[R.SNAP_AT] - at.snapshot[R.SNAP_AT])  # choices before its phase
+        since = int(snapshot[rollout.SNAP_AT] - at.snapshot[rollout.SNAP_AT])  # choices before its phase
         where = Position(snapshot, at.script[since:])
-        obs = point[3 : 3 + O.SIZE].copy()
-        return out[0], Point(where, kind, point[3 + O.SIZE : 3 + O.SIZE + n].copy(), obs, choice)
+        obs = point[3 : 3 + observation.SIZE].copy()
+        return out[0], Point(where, kind, point[3 + observation.SIZE : 3 + observation.SIZE + n].copy(), obs, choice)
 
     def values(self, seed: int, game: int, point: Point) -> np.ndarray:
         """(options, rollouts): the objective's value of each of `rollouts` rollouts of
@@ -218,13 +217,13 @@ class Lookahead:
         """One game, from setup or from `at`: its result row (layout.R_*) and, if record,
         the decisions it took (from `at`), with their observations if observe."""
         at = at or Position(SETUP, [])
-        out = np.zeros(L.N_RESULTS, dtype=np.int64)
+        out = np.zeros(layout.N_RESULTS, dtype=np.int64)
         tally = np.zeros(3, dtype=np.int64)
         rows, flat = (LOG_ROWS, LOG_OPTIONS) if record else (0, 0)
         log = np.zeros((rows, EL.LOG_WIDTH), dtype=np.int64)
         options = np.zeros(flat, dtype=np.int64)
         scores = np.zeros(flat, dtype=np.float64)
-        seen = np.zeros((rows if observe else 0, O.SIZE), dtype=np.int64)
+        seen = np.zeros((rows if observe else 0, observation.SIZE), dtype=np.int64)
         self._game_kernel(self.rules.packed, self._decide, self._scripted, self._params, seed,
                           game, at.snapshot, np.asarray(at.script, dtype=np.int64), self.config,
                           out, tally, log, options, scores, seen)
@@ -255,7 +254,7 @@ def _kernel(base: Policy, game: bool = False):
 
     if game:
         return for_policy(EL.play_lookahead, EL.LOOKAHEAD_ARGS, base)
-    return for_policy(R.play_scripted, R.SCRIPTED_ARGS, base)
+    return for_policy(rollout.play_scripted, rollout.SCRIPTED_ARGS, base)
 
 
 def player(rules: Ruleset, params: np.ndarray, base_params: dict | None = None) -> Lookahead:
@@ -295,7 +294,7 @@ def play_games(
             return chosen.reference_row(seed, first_game + g, decisions)
         return row
 
-    out = np.zeros((params.shape[0], L.N_RESULTS), dtype=np.int64)
+    out = np.zeros((params.shape[0], layout.N_RESULTS), dtype=np.int64)
     with ThreadPoolExecutor(numba.get_num_threads()) as pool:
         for g, row in enumerate(pool.map(one, range(params.shape[0]))):
             out[g] = row

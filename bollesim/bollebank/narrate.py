@@ -10,29 +10,27 @@ light damage and tank chits untold.
 
 from __future__ import annotations
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
-from bollesim.bollebank import events as E
+from bollesim.bollebank import codes, decisions, events
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.bollebank.rules.odds import d6_at_least, d6_up_to, on_2d6, percent
 
 PHASE_OF = {  # the phase heading an event opens, when it is the first of its phase
-    E.VL2_DESTINATION: "Orders phase",
-    E.DRAW: "Orders phase",
-    E.COMMANDER_CHECK: "Execution phase",
-    E.AIRSTRIKE: "Execution phase",
-    E.MOVE: "Execution phase",
-    E.NOT_MOVED: "Execution phase",
-    E.FIRE: "Execution phase",
-    E.TANK_STATUS: "Enemy reaction phase",
-    E.ATTACK: "Enemy reaction phase",
-    E.MODIFIER: "Enemy reaction phase",
-    E.ARTILLERY: "Enemy reaction phase",
-    E.ATTACK_SKIPPED: "Enemy reaction phase",
-    E.VICTORY: "End phase",
-    E.HULL_FLIP: "End phase",
+    events.VL2_DESTINATION: "Orders phase",
+    events.DRAW: "Orders phase",
+    events.COMMANDER_CHECK: "Execution phase",
+    events.AIRSTRIKE: "Execution phase",
+    events.MOVE: "Execution phase",
+    events.NOT_MOVED: "Execution phase",
+    events.FIRE: "Execution phase",
+    events.TANK_STATUS: "Enemy reaction phase",
+    events.ATTACK: "Enemy reaction phase",
+    events.MODIFIER: "Enemy reaction phase",
+    events.ARTILLERY: "Enemy reaction phase",
+    events.ATTACK_SKIPPED: "Enemy reaction phase",
+    events.VICTORY: "End phase",
+    events.HULL_FLIP: "End phase",
 }
-WEAPON_WORDS = C.WEAPON_WORDS
+WEAPON_WORDS = codes.WEAPON_WORDS
 TYPE_WORDS = ("tank", "ATGM", "HMG", "artillery")  # the same within a sentence
 
 
@@ -47,11 +45,11 @@ def _words(name: str) -> str:
 
 def _modifier_words(cause: int, drm: int, detail: int) -> str:
     """ "-1 for a UN vehicle in an R overwatch" (§7.1.1), "-1 for Draw their fire" (§5.5)."""
-    if cause == E.MOD_OVERWATCH:
-        letter = C.LETTER_NAMES[detail]
+    if cause == events.MOD_OVERWATCH:
+        letter = codes.LETTER_NAMES[detail]
         article = "an" if letter in ("L", "R") else "a"
         return f"{drm:+d} for a UN vehicle in {article} {letter} overwatch"
-    return f"{drm:+d} for {E.MODIFIER_CAUSES[cause]}"
+    return f"{drm:+d} for {events.MODIFIER_CAUSES[cause]}"
 
 
 class Narrator:
@@ -77,16 +75,16 @@ class Narrator:
     def chit(self, c: int) -> str:
         r = self.rules
         t = r.chit_type[c]
-        if t == C.RU:
+        if t == codes.RU:
             return f"random unit ({r.vehicle_ids[r.chit_vehicle[c]]})"
-        if t == C.CAR:
+        if t == codes.CAR:
             return "civilian car (VW Golf)"
         if c == r.setup_chit:
             return "Saraci setup artillery"
-        if t == C.ART:
-            return f"Artillery ({C.ART_TARGET_NAMES[r.chit_art_target[c]].replace('none', 'No art.')})"
+        if t == codes.ART:
+            return f"Artillery ({codes.ART_TARGET_NAMES[r.chit_art_target[c]].replace('none', 'No art.')})"
         double = ", 2 targets" if r.chit_double[c] else ""
-        return f"{WEAPON_WORDS[t]} ({C.LETTER_NAMES[r.chit_letter[c]]}{double})"
+        return f"{WEAPON_WORDS[t]} ({codes.LETTER_NAMES[r.chit_letter[c]]}{double})"
 
     def pos(self, p: int) -> str:
         return self.rules.position_names[p] if p >= 0 else "-"
@@ -97,49 +95,49 @@ class Narrator:
     def art_target(self, target: int) -> str:
         """An artillery target as the rulebook names it: its contact point (§7.2)."""
         r = self.rules
-        if target == C.NO_ART:
+        if target == codes.NO_ART:
             return "nothing (Vis is silent)"
-        cps = [p for p in range(len(r.position_ids)) if r.pos_art[p] == target and r.pos_kind[p] == C.CP]
-        return self.pos(cps[0]) if cps else C.ART_TARGET_NAMES[target]
+        cps = [p for p in range(len(r.position_ids)) if r.pos_art[p] == target and r.pos_kind[p] == codes.CP]
+        return self.pos(cps[0]) if cps else codes.ART_TARGET_NAMES[target]
 
     def order(self, code: int) -> str:
-        kind, mask, dest = D.order_kind(code), D.order_mask(code), D.order_dest(code)
+        kind, mask, dest = decisions.order_kind(code), decisions.order_mask(code), decisions.order_dest(code)
         names = ", ".join(self.veh(v) for v in range(len(self.rules.vehicle_ids)) if mask >> v & 1)
-        if kind == C.MOVE:
-            if dest >= D.SPREAD:
-                town = self.rules.saraci if dest - D.SPREAD == C.TOWN_S else self.rules.kalesija
+        if kind == codes.MOVE:
+            if dest >= decisions.SPREAD:
+                town = self.rules.saraci if dest - decisions.SPREAD == codes.TOWN_S else self.rules.kalesija
                 where = f"the overwatches of {self.pos(town)}"
             else:
                 where = self.pos(dest)
             return f"Move to {where} for {names}"
-        if kind == C.FIRE:
+        if kind == codes.FIRE:
             return f"Fire for {names}"
-        if kind == C.TOW:
+        if kind == codes.TOW:
             return f"Tow: {names} to recover {self.veh(dest)}"
         return "Call for airstrike"
 
     def option(self, kind: int, option: int) -> str:
         """One option of a decision (decisions.py), in words."""
-        if kind in (D.VL2_DESTINATION, D.ISSUE_ORDER, D.EXTRA_ORDER):
-            return "no order" if option == D.PASS else self.order(option)
-        if kind in (D.DRAW_AGAIN, D.USE_ABILITY, D.STOP_ON_VICTORY):
+        if kind in (decisions.VL2_DESTINATION, decisions.ISSUE_ORDER, decisions.EXTRA_ORDER):
+            return "no order" if option == decisions.PASS else self.order(option)
+        if kind in (decisions.DRAW_AGAIN, decisions.USE_ABILITY, decisions.STOP_ON_VICTORY):
             words = {
-                D.DRAW_AGAIN: ("stop drawing", "draw another pair"),
-                D.USE_ABILITY: ("not now", "use it"),
-                D.STOP_ON_VICTORY: ("play on", "stop and claim the victory"),
+                decisions.DRAW_AGAIN: ("stop drawing", "draw another pair"),
+                decisions.USE_ABILITY: ("not now", "use it"),
+                decisions.STOP_ON_VICTORY: ("play on", "stop and claim the victory"),
             }
             return words[kind][option]
-        if kind == D.REFRESH_ABILITY:
+        if kind == decisions.REFRESH_ABILITY:
             if option == 0:
                 return "none"
             a, side = divmod(option - 1, 2)
-            return _words(C.ABILITY_NAMES[self.rules.ability_sides[a, side]])
-        if kind == D.ABILITY_SIDE:
+            return _words(codes.ABILITY_NAMES[self.rules.ability_sides[a, side]])
+        if kind == decisions.ABILITY_SIDE:
             return f"side {option + 1}"
-        if kind == D.TOW_DESTINATION:
+        if kind == decisions.TOW_DESTINATION:
             return self.pos(option)
-        if kind in (D.FIRE_TARGET, D.DEPOT_TRACK):
-            return f"the {C.WEAPON_NAMES[option]} track"
+        if kind in (decisions.FIRE_TARGET, decisions.DEPOT_TRACK):
+            return f"the {codes.WEAPON_NAMES[option]} track"
         return "none" if option < 0 else self.veh(option)  # the decisions naming a vehicle
 
     # -------------------------------------------------------------- reasons
@@ -148,7 +146,7 @@ class Narrator:
         """Why a Fire order cannot be given now (§5.4.2, I-FIRST-FIRE), or None."""
         r = self.rules
         needed = r.p("roe", "fire_allowed")
-        every = r.p("interpretations", "fire_order_roe") == C.FIRE_ROE_EVERY
+        every = r.p("interpretations", "fire_order_roe") == codes.FIRE_ROE_EVERY
         if self.roe is None or (self.fired and not every) or self.roe >= needed:
             return None
         return f"cannot fire: RoE {self.roe} < {needed}"
@@ -162,7 +160,7 @@ class Narrator:
             out.append("No order can be issued." if self.only_refused else "The player issues no order.")
         if first == second:
             out.append(f"Two {TYPE_WORDS[first]} chits: the Orders phase ends (§5.3).")
-        elif next_kind not in (E.DRAW, E.POOL_EXHAUSTED):
+        elif next_kind not in (events.DRAW, events.POOL_EXHAUSTED):
             tanks = "" if self.tank_chits is None else (
                 f", with {plural(self.tank_chits, 'tank chit')} on the track"
             )
@@ -187,7 +185,7 @@ class Narrator:
         target = f"{self.veh(vehicle)} fires at the {TYPE_WORDS[track]} track"
         if not die:
             return f"{target}: {'hit' if hit else 'miss'}."
-        sights = C.SIGHTS in self.light[vehicle]
+        sights = codes.SIGHTS in self.light[vehicle]
         best = p("fire", "sights_hit_max") if sights else p("fire", "indirect_hit_max")
         why = "misaligned sights" if sights else "indirect fire"
         return (f"{target}, {why}: needs 1-{best} on a d6 ({percent(d6_up_to(best))}); "
@@ -197,19 +195,19 @@ class Narrator:
 
     def line(self, kind: int, a: int, b: int, c: int, d: int) -> str:
         r, veh, pos, W = self.rules, self.veh, self.pos, WEAPON_WORDS
-        ability = lambda a, side: _words(C.ABILITY_NAMES[r.ability_sides[a, side]])  # noqa: E731
+        ability = lambda a, side: _words(codes.ABILITY_NAMES[r.ability_sides[a, side]])  # noqa: E731
         match kind:
-            case E.VL2_DESTINATION:
+            case events.VL2_DESTINATION:
                 return f"VL2 (the player) heads for {pos(a)}."
-            case E.DRAW:
+            case events.DRAW:
                 return f"Draws {self.chit(a)}."
-            case E.LIGHT_DAMAGE:
+            case events.LIGHT_DAMAGE:
                 if b < 0:
                     return f"{veh(a)} already has every light damage: no effect."
-                return f"{veh(a)} takes light damage: {_words(C.LIGHT_NAMES[b])} (d6 {c})."
-            case E.CIVILIAN_CAR:
+                return f"{veh(a)} takes light damage: {_words(codes.LIGHT_NAMES[b])} (d6 {c})."
+            case events.CIVILIAN_CAR:
                 return f"The civilian car is retired; {self.chit(b)} goes to its track, no order."
-            case E.PAIR:
+            case events.PAIR:
                 orders = [o for o, ok in (("Fire", c), ("Move", d & 1)) if ok]
                 scope = "a platoon or one vehicle" if d & 2 else "one vehicle"
                 refused = self.fire_refused() if c else None
@@ -219,93 +217,93 @@ class Narrator:
                     f"Pair {self.chit(a)} + {self.chit(b)}: the Order Matrix gives "
                     f"{' or '.join(orders)} for {scope}{tail}."
                 )
-            case E.ORDER:
-                extra = " (Extra order)" if b == D.EXTRA_ORDER else ""
+            case events.ORDER:
+                extra = " (Extra order)" if b == decisions.EXTRA_ORDER else ""
                 return f"Issues {self.order(a)}{extra}."
-            case E.RADIO:
+            case events.RADIO:
                 if b == 0:
                     return f"  {veh(a)} receives the order."
                 if c <= 0:
                     return f"  Radio check for {veh(a)}: no roll can succeed: lost."
                 return (f"  Radio check for {veh(a)}: needs {c} or less on a d6 "
                         f"({percent(d6_up_to(c))}); rolls {b}: {'received' if d else 'lost'}.")
-            case E.FIRE_STATUS:
+            case events.FIRE_STATUS:
                 return f"First Fire order: the fire status marker goes to RoE {a} (Fire at Will)."
-            case E.PLACE:
+            case events.PLACE:
                 return f"  {self.chit(a)} goes on the {TYPE_WORDS[b]} track ({c} there)."
-            case E.ROE:
-                return f"RoE {b:+d} ({E.ROE_CAUSES[c]}): now {a}."
-            case E.ABILITY:
+            case events.ROE:
+                return f"RoE {b:+d} ({events.ROE_CAUSES[c]}): now {a}."
+            case events.ABILITY:
                 what = ("becomes available", "returns to the RoE track", "is used", "is refreshed")[b]
                 return f"{veh(r.ability_vehicle[a])} ability '{ability(a, c)}' {what}."
-            case E.POOL_EXHAUSTED:
+            case events.POOL_EXHAUSTED:
                 return (f"Only {plural(a, 'weapon chit')} left in the pool: the Orders phase "
                         "ends (I-POOL).")
-            case E.COMMANDER_CHECK:
+            case events.COMMANDER_CHECK:
                 acts = r.p("damage", "commander_killed_acts_max")
                 return (f"{veh(a)} (commander killed) acts on 1-{acts} on a d6; rolls {b}: "
                         f"{'acts' if c else 'does nothing this turn'}.")
-            case E.AIRSTRIKE:
+            case events.AIRSTRIKE:
                 return f"Airstrike on Vis! Removed tank {a}, ATGM {b}, HMG {c}, artillery {d}."
-            case E.MOVE:
+            case events.MOVE:
                 return f"{veh(a)} moves from {pos(b)} to {pos(c)}."
-            case E.NOT_MOVED:
-                reason = E.NOT_MOVED_REASONS[b]
-                if b == E.NIGHT_VISION_FAILED:
+            case events.NOT_MOVED:
+                reason = events.NOT_MOVED_REASONS[b]
+                if b == events.NIGHT_VISION_FAILED:
                     fail = r.p("movement", "night_vision_fail_min")
                     reason += f" (rolls {c}, modified; stays on {fail} or more)"
                 return f"{veh(a)} does not move: {reason}."
-            case E.MARKER_DRAWN:
+            case events.MARKER_DRAWN:
                 return f"First entry into {pos(a)}: enemy action marker {r.marker_ids[b]} side {'ab'[c]}."
-            case E.ARRIVED:
+            case events.ARRIVED:
                 return f"{veh(a)} reaches {pos(b)}."
-            case E.TOW_HOOKED:
+            case events.TOW_HOOKED:
                 return f"{veh(a)} hooks up {veh(b)}; the tow heads for {pos(c)}."
-            case E.TOW_DONE:
+            case events.TOW_DONE:
                 return f"{veh(a)} brings {veh(b)} to {pos(c)}."
-            case E.TOW_DROPPED:
+            case events.TOW_DROPPED:
                 return f"  {veh(a)} leaves {veh(b)} where it stands for its new order."
-            case E.FIRE:
+            case events.FIRE:
                 return self.un_fire(a, b, c, d)
-            case E.REMOVED:
+            case events.REMOVED:
                 return f"  {self.chit(a)} returns to the pool."
-            case E.SETUP_FLIPPED:
+            case events.SETUP_FLIPPED:
                 return "  The Saraci setup artillery marker flips to No Artillery."
-            case E.DEPOT:
+            case events.DEPOT:
                 return (f"Three 1s from Saraci: the ammunition depot on Vis explodes! The "
                         f"{TYPE_WORDS[a]} track is emptied.")
-            case E.TANK_STATUS:
+            case events.TANK_STATUS:
                 low = int(r.tank_hot_min[c - 1])
                 return (f"Tank status with {plural(c, 'tank chit')}: hot on {low} or more on a "
                         f"d6 ({percent(d6_at_least(low))}); rolls {a}: "
                         f"{'HOT, they fire' if b else 'cold, no tank fire'}.")
-            case E.ATTACK:
+            case events.ATTACK:
                 return self.attack(a, b, c, d)
-            case E.ATTACK_SKIPPED:
+            case events.ATTACK_SKIPPED:
                 return f"{W[a]}: no UN vehicle in its fields of fire."
-            case E.HEAVY_DAMAGE:
-                return f"  {veh(a)} hit in the {C.HEAVY_NAMES[b]} (d6 {c})."
-            case E.DESTROYED:
+            case events.HEAVY_DAMAGE:
+                return f"  {veh(a)} hit in the {codes.HEAVY_NAMES[b]} (d6 {c})."
+            case events.DESTROYED:
                 return f"  {veh(a)} is DESTROYED."
-            case E.COMMANDER_ROLL:
+            case events.COMMANDER_ROLL:
                 kill = r.p("damage", "hmg_kills_commander_on")
                 return (f"  {veh(a)}'s commander is unbuttoned: killed on {kill} or more on a "
                         f"d6; rolls {b}{': KILLED' if c else ', safe'}.")
-            case E.ARTILLERY:
+            case events.ARTILLERY:
                 return self.artillery(a, b, c)
-            case E.ARTILLERY_DRAW:
+            case events.ARTILLERY_DRAW:
                 return f"  Artillery pool: {veh(a)}'s chit {'joins the weapon pool' if b else 'takes heavy damage'}."
-            case E.DEADLINE:
+            case events.DEADLINE:
                 return f"T2 deadline {b:+d}: now turn {a}."
-            case E.VICTORY:
+            case events.VICTORY:
                 kinds = [k for k, ok in (("operational", a), ("tactical", b)) if ok]
                 return f"Victory conditions met: {' and '.join(kinds)}. {'The player stops.' if c else 'Play goes on.'}"
-            case E.HULL_FLIP:
+            case events.HULL_FLIP:
                 return f"{veh(a)}'s hull marker flips to {'green' if b else 'red'}."
-            case E.STUN_CLEARED:
+            case events.STUN_CLEARED:
                 return f"{veh(a)}'s stun marker is removed."
-            case E.GAME_END:
-                return f"Game over: {E.END_REASONS[a]}."
+            case events.GAME_END:
+                return f"Game over: {events.END_REASONS[a]}."
         return f"event {kind}: {a} {b} {c} {d}"
 
     def artillery(self, target: int, roll: int, present: int) -> str:
@@ -326,31 +324,31 @@ class Narrator:
     def follow(self, kind: int, a: int, b: int, c: int, d: int) -> None:
         """Keep the facts the reasons need, after an event's line."""
         match kind:
-            case E.ROE:
+            case events.ROE:
                 self.roe = a
-            case E.FIRE_STATUS:
+            case events.FIRE_STATUS:
                 self.fired = True
-            case E.LIGHT_DAMAGE if b >= 0:
+            case events.LIGHT_DAMAGE if b >= 0:
                 self.light[a].add(b)
-            case E.MODIFIER:
+            case events.MODIFIER:
                 self.modifiers.append((a, b, c))
-            case E.PAIR:
+            case events.PAIR:
                 types = self.rules.chit_type
                 self.pair, self.placed, self.ordered = (int(types[a]), int(types[b])), 0, False
-            case E.ORDER:
+            case events.ORDER:
                 self.ordered = True
-            case E.PLACE:
-                if b == C.TANK:
+            case events.PLACE:
+                if b == codes.TANK:
                     self.tank_chits = c
                 if self.pair is not None:
                     self.placed += 1
-            case E.TANK_STATUS:
+            case events.TANK_STATUS:
                 self.tank_chits = c
-            case E.REMOVED if b == C.TANK and self.tank_chits is not None:
+            case events.REMOVED if b == codes.TANK and self.tank_chits is not None:
                 self.tank_chits -= 1
-            case E.AIRSTRIKE if self.tank_chits is not None:
+            case events.AIRSTRIKE if self.tank_chits is not None:
                 self.tank_chits -= a
-            case E.DEPOT if a == C.TANK:
+            case events.DEPOT if a == codes.TANK:
                 self.tank_chits = 0
 
     def narrate(self, trace: list[tuple], notes: dict[int, list[str]] | None = None) -> list[str]:
@@ -360,7 +358,7 @@ class Narrator:
         notes = notes or {}
         for i, (_turn, kind, a, b, c, d) in enumerate(trace):
             lines += notes.get(i, [])
-            if kind == E.TURN_START:
+            if kind == events.TURN_START:
                 if i == 0:
                     self.reset(turn=a)
                 self.roe, self.fired = c, d > 0
@@ -371,10 +369,10 @@ class Narrator:
             if heading and heading != phase and _later(heading, phase):
                 lines.append(f"-- {heading}")
                 phase = heading
-            if kind != E.MODIFIER:  # a modifier is told with its attack
+            if kind != events.MODIFIER:  # a modifier is told with its attack
                 lines.append(self.line(kind, a, b, c, d))
             self.follow(kind, a, b, c, d)
-            if kind == E.PLACE and self.pair is not None and self.placed == 2:
+            if kind == events.PLACE and self.pair is not None and self.placed == 2:
                 following = trace[i + 1][1] if i + 1 < len(trace) else None
                 lines += self.pair_closed(following)
         return lines

@@ -10,9 +10,8 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from bollesim.bollebank import decisions as D
+from bollesim.bollebank import decisions, observation
 from bollesim.bollebank import events as E
-from bollesim.bollebank import observation as O
 from bollesim.bollebank.narrate import Narrator, outcome_line
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.result import RESULT
@@ -63,9 +62,9 @@ def game_document(rules: Ruleset, policy: DecidePolicy, params: np.ndarray, seed
     def recorded(kind, obs, packed, options, n_options, kernel_params, prng):
         choice = int(decide(kind, obs, packed, options, n_options, kernel_params, prng))
         steps.append((len(trace), {
-            "turn": int(obs[O.TURN]),
-            "decision": D.KIND_NAMES[kind],
-            "context": [int(obs[O.CONTEXT_A]), int(obs[O.CONTEXT_B])],
+            "turn": int(obs[observation.TURN]),
+            "decision": decisions.KIND_NAMES[kind],
+            "context": [int(obs[observation.CONTEXT_A]), int(obs[observation.CONTEXT_B])],
             "options": [{"code": int(o), "words": words.option(kind, int(o))} for o in options[:n_options]],
             "chosen": choice,
         }))

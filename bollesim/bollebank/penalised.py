@@ -29,10 +29,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bollesim.bollebank import observation as O
+from bollesim.bollebank import observation
 from bollesim.bollebank.clairvoyant import WinObjective
-from bollesim.bollebank.engine import layout as L
-from bollesim.bollebank.engine import rollout as R
+from bollesim.bollebank.engine import layout, rollout
 from bollesim.bollebank.engine.script import STEP
 from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, Lookahead, Point, Position
 from bollesim.bollebank.rules.loader import Ruleset
@@ -67,15 +66,15 @@ def steps(player: Lookahead, seed: int, game: int, point: Point, options: np.nda
     and draws the chance to the next decision from rollout numbers[j] (-1: the game's
     own tape). A point's choice is -1 where the game ended first."""
     jobs = len(options)
-    out = np.zeros((jobs, L.N_RESULTS), dtype=np.int64)
-    points = np.zeros(jobs * R.POINT_WIDTH, dtype=np.int64)
-    snapshot = np.zeros(R.SNAP_SIZE, dtype=np.int64)
+    out = np.zeros((jobs, layout.N_RESULTS), dtype=np.int64)
+    points = np.zeros(jobs * rollout.POINT_WIDTH, dtype=np.int64)
+    snapshot = np.zeros(rollout.SNAP_SIZE, dtype=np.int64)
     at = point.at
     player._kernel(player.rules.packed, player._decide, player._scripted, player._params,
                    seed, game, at.snapshot, np.asarray(at.script, dtype=np.int64),
                    np.ascontiguousarray(options, dtype=np.int64),
                    np.ascontiguousarray(numbers, dtype=np.int64), STEP, out, points, snapshot)
-    return points.reshape(jobs, R.POINT_WIDTH), out
+    return points.reshape(jobs, rollout.POINT_WIDTH), out
 
 
 class Penalised:
@@ -108,7 +107,7 @@ class Penalised:
         values = np.array([float(self.objective.won(row)) for row in rows])
         going = points[:, 0] >= 0
         if going.any():
-            obs = points[going, 3 : 3 + O.SIZE]
+            obs = points[going, 3 : 3 + observation.SIZE]
             values[going] = self.value(features(points[going, 1], obs))
         return values.reshape(n, m).mean(axis=1)
 

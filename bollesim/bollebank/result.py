@@ -3,7 +3,7 @@ engine's slot order and its outcomes, declared once (bollesim.game.result)."""
 
 import tomllib
 
-from bollesim.bollebank import codes as C
+from bollesim.bollebank import codes
 from bollesim.bollebank.events import END_REASONS
 from bollesim.bollebank.rules.schema import DEFAULT_PATH
 from bollesim.game.result import Column, Outcome, Result
@@ -49,9 +49,9 @@ RESULT = Result(
         Column("first_loss_turn", "int16", "the turn of the first loss; null: none", "turn of the first loss",
                null_when_zero=True),
         Column("loss_vehicle", "text", "the vehicle lost in a defeat", "the vehicle lost", null_when_zero=True,
-               texts=C.VEHICLES),
+               texts=codes.VEHICLES),
         Column("loss_cause", "text", "the weapon that did it", "the weapon that did it", null_when_zero=True,
-               texts=C.WEAPON_WORDS),
+               texts=codes.WEAPON_WORDS),
         Column("loss_place", "text", "where the vehicle stood (the rulebook's name)", "where it stood",
                null_when_zero=True, texts=_place_names()),
     ),
@@ -87,4 +87,5 @@ RESULT = Result(
     no_loss="no loss (turn 40)",  # §8 optional rule: not won by turn 40
     first_loss="first_loss_turn",
     never_lost="no vehicle lost anything (heavy damage or commander)",
+    draws="random_draws",
 )

@@ -14,13 +14,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bollesim.bollebank import observation as O
+from bollesim.bollebank import observation
 from bollesim.bollebank.clairvoyant import WinObjective
 from bollesim.bollebank.lookahead import OBJECTIVES, Lookahead
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.game.policy import DecidePolicy
 
-FEATURES = 1 + O.SIZE  # the decision's kind, then its observation
+FEATURES = 1 + observation.SIZE  # the decision's kind, then its observation
 PARAMS = {"objective": "binary", "learning_rate": 0.1, "num_leaves": 63,
           "min_data_in_leaf": 50, "verbose": -1, "deterministic": True, "seed": 1}
 

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from bollesim.batch.limits import DEFAULT_SEED
+from bollesim.batch.options import RunOptions
 from bollesim.cli.options import (
     ChunkOption,
     ClusterOption,
@@ -118,6 +119,8 @@ def run(
     if chunk is None and engine == "fast" and mode != "resume":
         # about 1% of the games, so the progress bar moves
         chunk = min(progress_chunk(games), default_chunk(chosen, engine))
+    options = RunOptions(engine=engine, threads=threads, chunk_size=chunk, precision=precision,
+                         max_games=max_games, mode=mode)
     try:
         with (
             stop_on_signals(),
@@ -131,15 +134,9 @@ def run(
                 ruleset,
                 seed,
                 games,
-                precision=precision,
-                max_games=max_games,
-                threads=threads,
-                chunk_size=chunk,
-                engine=engine,
+                options.replace(cluster=dask),
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
                 extra_manifest=ruleset_record(ruleset, source),
-                cluster=dask,
-                mode=mode,
             )
     except KeyboardInterrupt as exc:
         say_interrupted(folder, exc)
@@ -178,7 +175,7 @@ def _play_experiment(experiment, folder: Path, *, mode: str, cluster: str | None
         ):
             task = bar.add_task("games", total=None)
             manifest, outcome = run_sweep(
-                experiment, folder, threads=threads, cluster=dask, mode=mode,
+                experiment, folder, options=RunOptions(threads=threads, cluster=dask, mode=mode),
                 progress=lambda done, total: bar.update(task, completed=done, total=total),
                 **options)
     except KeyboardInterrupt as exc:
@@ -331,9 +328,9 @@ def sensitivity(
     alternative moves its rate; a table saying whether each finding, the best trigger
     for each victory type and the ranking of the policies, still holds), and the CSV
     files. An interrupted run continues with --resume."""
-    from bollesim.batch.runfolder import Workspace
     from bollesim.batch.sensitivity import sensitivity_experiment
     from bollesim.batch.spec import load_experiment
+    from bollesim.batch.workspace import Workspace
     from bollesim.report.sensitivity import write_sensitivity
     from bollesim.stats.sensitivity import moved_sentences, steady_sentence
 

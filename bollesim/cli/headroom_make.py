@@ -19,9 +19,9 @@ from bollesim.bollebank import headroom as G
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.report import headroom as H
 from bollesim.report import plots
-from bollesim.stats import analysis
-from bollesim.stats.analysis import pct
+from bollesim.stats import naming, paired_tests, vocabulary
 from bollesim.stats.intervals import mcnemar_exact, newcombe_paired
+from bollesim.stats.naming import pct
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def play(label: str, policy, games: int, params=None) -> pl.DataFrame:
     df = simulate(policy, games, seed=G.SEED, params=params or None)
     print(f"{label}: {games:,} games, {games / (time.perf_counter() - t):,.1f} games/s",
           file=sys.stderr)
-    return analysis.with_outcomes(df).select("game", *H.OUTCOMES).with_columns(
+    return vocabulary.with_outcomes(df).select("game", *H.OUTCOMES).with_columns(
         pl.lit(label).alias("player"))
 
 
@@ -129,7 +129,7 @@ def penalised(outcome: str, best: list[dict], baseline: dict, s: Settings,
     from concurrent.futures import ThreadPoolExecutor
     from functools import partial
 
-    from bollesim.bollebank import value as VAL
+    from bollesim.bollebank import value
     from bollesim.bollebank.penalised import FRESH, Penalised, best_of
     from bollesim.game.policy import load_policy
 
@@ -140,7 +140,7 @@ def penalised(outcome: str, best: list[dict], baseline: dict, s: Settings,
     rules, objective = load_ruleset(), CV.WIN_BY_NAME[name]
     t = time.perf_counter()
     strong = load_policy(G.VALUE_POLICY)
-    x, y = VAL.decisions(rules, objective, strong, None, G.VALUE_SEED, s.value_games, s.threads)
+    x, y = value.decisions(rules, objective, strong, None, G.VALUE_SEED, s.value_games, s.threads)
     players = [(strong, None), *G.clairvoyant_bases(baseline, best)]
     own = 1 + [p["objective"] for p in best].index(name)  # the objective's best point
     lines = [list(dict.fromkeys([(0, ()), (own, ()), (1 + v.base if v.status == CV.WON
@@ -148,8 +148,8 @@ def penalised(outcome: str, best: list[dict], baseline: dict, s: Settings,
              for v in plain[:n]]
     steps = []
     for trees in G.VALUE_TREES:
-        value = VAL.fit(x, y, trees, s.threads)
-        inner, fresh = ([Penalised(rules, objective, policy, params, value, s.inner, offset)
+        fitted = value.fit(x, y, trees, s.threads)
+        inner, fresh = ([Penalised(rules, objective, policy, params, fitted, s.inner, offset)
                          for policy, params in players] for offset in (0, FRESH))
         with ThreadPoolExecutor(s.threads) as pool:
             values = np.array(list(pool.map(partial(best_of, inner, fresh, G.SEED),
@@ -223,7 +223,7 @@ def sweep_section(spec: Path, out: Path, found, best_op: dict, games: int) -> tu
         name = f"headroom-trigger-{preset}.png"
         plots.rates_by_trigger(after, p, policy=G.FAMILY).savefig(out / name, dpi=110,
                                                                  facecolor="white")
-        lines += [f"### {analysis.parameter_label(preset, k)}", "", f"![{p}]({name})", ""]
+        lines += [f"### {naming.parameter_label(preset, k)}", "", f"![{p}]({name})", ""]
         lines += advice_table(words, preset, k, before, G.FAMILY, p, after, best_op["label"],
                               changes)
     return lines, H.advice_verdict(words, best_op["label"], tuple(changes))
@@ -237,16 +237,16 @@ def advice_table(words: list[str], preset: str, k: str, before: pl.DataFrame, po
     instead to `changes`)."""
     lines = [f"| outcome | best `{k}` ({preset}) | best `{param}` ({who}) | advice |",
              "|---|---|---|---|"]
-    for b, a in zip(analysis.best_trigger(before, k).iter_rows(named=True),
-                    analysis.best_trigger(after, param, policy=policy,
+    for b, a in zip(paired_tests.best_trigger(before, k).iter_rows(named=True),
+                    paired_tests.best_trigger(after, param, policy=policy,
                                           default=None).iter_rows(named=True),
                     strict=True):
         word = H.advice_word(b, a)
         words.append(word)
         if word == "changes" and changes is not None:
-            changes.append(f"{analysis.LABELS[b['outcome']]}, {param} = {a['best_label']} "
+            changes.append(f"{vocabulary.LABELS[b['outcome']]}, {param} = {a['best_label']} "
                            f"({pct(a['best_rate'])}) instead of {k} = {b['best_label']}")
-        lines.append(f"| {analysis.LABELS[b['outcome']]} | {b['best_label']} "
+        lines.append(f"| {vocabulary.LABELS[b['outcome']]} | {b['best_label']} "
                      f"({pct(b['best_rate'])}) | {a['best_label']} ({pct(a['best_rate'])}) "
                      f"| {word} |")
     return [*lines, ""]
@@ -270,7 +270,7 @@ def restricted_section(folder: Path | None, found) -> tuple[list[str], str | Non
             continue
         own = games.filter(pl.col(imposed) > 0)
         n = own.group_by(imposed).len()["len"].min()
-        lines += [f"### {analysis.parameter_label(preset, k)}", "",
+        lines += [f"### {naming.parameter_label(preset, k)}", "",
                   f"{n:,} games per setting of the restricted {player} (95% intervals up "
                   f"to ±{100 * 1.96 * (0.25 / n) ** 0.5:.1f} points).", ""]
         lines += advice_table(words, preset, k, before, player, imposed, own,
@@ -296,7 +296,7 @@ def ladder_chart(rungs: list[H.Rung], path: Path) -> None:
         colors = ["#b2182b" if r.bound else "#2166ac" for r in rungs]
         ax.barh(y, x, color=colors, alpha=0.7)
         ax.errorbar(x, y, xerr=err, fmt="none", ecolor="black", capsize=2, lw=0.8)
-        ax.set_title(analysis.LABELS[o], fontsize=9)
+        ax.set_title(vocabulary.LABELS[o], fontsize=9)
         ax.set_xlim(0, 100)
         ax.set_xlabel("% of games", fontsize=8)
     axes[0].set_yticks(y, [r.label for r in rungs], fontsize=8)

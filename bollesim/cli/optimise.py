@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from bollesim.batch.options import RunOptions
 from bollesim.cli.options import ClusterOption, JsonOption, ThreadsOption, WorkersOption
 from bollesim.cli.output import emit
 from bollesim.cli.running import dask_cluster, progress_bar, say_search_stopped, stop_on_signals
@@ -65,10 +66,12 @@ def optimise(
     """
     from bollesim import resources
     from bollesim.batch.limits import check_count
-    from bollesim.batch.runfolder import SEARCH, Workspace
+    from bollesim.batch.runfolder import SEARCH
     from bollesim.batch.runner import FRAME_BYTES_PER_GAME
-    from bollesim.search.optimise import load_search, write_result
+    from bollesim.batch.workspace import Workspace
     from bollesim.search.optimise import optimise as run_search
+    from bollesim.search.optimise_report import write_result
+    from bollesim.search.optimise_spec import load_search
 
     if budget is not None:
         check_count("--budget", budget, "budget")
@@ -91,7 +94,7 @@ def optimise(
                 progress_bar(printable(f"optimise {search.name}")) as bar,
             ):
                 task = bar.add_task("games", total=None)
-                result = run_search(search, threads=threads, cluster=dask,
+                result = run_search(search, options=RunOptions(threads=threads, cluster=dask),
                                     progress=lambda done, total: bar.update(task, completed=done,
                                                                             total=total))
                 write_result(search, result, workspace)

@@ -138,8 +138,8 @@ def play(
             "name a policy with -P POLICY, or replay a stored game with --from DIR --game N"
         )
     from bollesim.batch.limits import check_count
+    from bollesim.batch.options import ENGINES
     from bollesim.batch.replay import narrated_game
-    from bollesim.batch.runner import ENGINES
     from bollesim.game.policy import load_policy
 
     if engine not in ENGINES:

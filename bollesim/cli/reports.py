@@ -46,7 +46,8 @@ def report(
     counts). The folder of a `bollesim sensitivity` run gets its sensitivity report
     (sensitivity.html, sensitivity.md, sensitivity-*.csv)."""
     from bollesim.batch.manifest import check_ruleset_record
-    from bollesim.batch.runfolder import Workspace, claim_report_folder, open_run
+    from bollesim.batch.runfolder import open_run
+    from bollesim.batch.workspace import Workspace, claim_report_folder
     from bollesim.inputs import check_out_folder
     from bollesim.report.balance import write_report
     from bollesim.report.sensitivity import write_sensitivity
@@ -133,12 +134,12 @@ def compare(
     the exact McNemar test, what B changes (policy, parameters, readings, ruleset
     values), and writes the comparison's report: compare.html (interactive), compare.md
     with its chart, compare.csv."""
-    from bollesim.batch.runfolder import Workspace
+    from bollesim.batch.workspace import Workspace
     from bollesim.inputs import check_out_folder
     from bollesim.report.chartdata import signed_ci
     from bollesim.report.compare import default_out, open_side, write_compare
     from bollesim.report.document import p_text
-    from bollesim.stats import analysis
+    from bollesim.stats import vocabulary
     from bollesim.stats.compare import what_differs
 
     if out is not None:
@@ -156,10 +157,10 @@ def compare(
     say(printable(f"A: {a} ({side_a.label}); B: {b} ({side_b.label})"))
     say(printable("B changes: " + ("; ".join(changes) if changes else "nothing recorded")))
     say(f"paired on {int(table['n'][0]):,} games (the same seeds); B - A in points:")
-    width = max(len(analysis.LABELS[o]) for o in table["outcome"])
+    width = max(len(vocabulary.LABELS[o]) for o in table["outcome"])
     for r in table.iter_rows(named=True):
         mark = " *" if r["significant"] else "  "
-        say(f"  {analysis.LABELS[r['outcome']]:<{width}} {r['rate_a']:>7.1%} {r['rate_b']:>7.1%}"
+        say(f"  {vocabulary.LABELS[r['outcome']]:<{width}} {r['rate_a']:>7.1%} {r['rate_b']:>7.1%}"
             f"  {signed_ci(r['diff'], r['diff_low'], r['diff_high'])}{mark} {p_text(r['p_value'])}")
     say("* significant (exact McNemar, p < 0.05)")
     say(printable(f"wrote {written['html']}, {written['markdown']} and {written['tables'][0]}"))
@@ -216,7 +217,7 @@ def cells(
 
 
 def _value(policy: str, name: str, value) -> str:
-    from bollesim.stats.analysis import declared_parameter, fmt_value
+    from bollesim.stats.naming import declared_parameter, fmt_value
 
     p = declared_parameter(policy, name)
     return p.text(value) if p is not None and value == value else fmt_value(value)

@@ -77,7 +77,7 @@ def run_mode(resume: bool, restart: bool) -> str:
 
 def say_interrupted(folder: Path, exc: KeyboardInterrupt) -> NoReturn:
     """Say what an interrupted run saved and how to continue it; exit 128 + the signal."""
-    from bollesim.batch.runfolder import interrupted_run
+    from bollesim.batch.partial import interrupted_run
 
     waiting = interrupted_run(folder)
     saved = f"{waiting.saved:,} of {waiting.planned:,} games are saved" if waiting else "no game was saved"

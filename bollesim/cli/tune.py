@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from bollesim.batch.options import RunOptions
 from bollesim.cli.options import JsonOption, ThreadsOption
 from bollesim.cli.output import emit
 from bollesim.cli.running import progress_bar, stop_on_signals
@@ -64,7 +65,7 @@ def tune(
     folder = out or Path("results") / job.name
     with stop_on_signals(), progress_bar(printable(f"tune {job.name}")) as bar:
         task = bar.add_task("games", total=job.budget)
-        result = answer(job, threads=threads,
+        result = answer(job, options=RunOptions(threads=threads),
                         progress=lambda done: bar.update(task, advance=done))
     record = write_result(result, folder)
     typer.echo(printable(result.sentence()), err=json_)

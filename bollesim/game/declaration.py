@@ -14,7 +14,9 @@ import importlib
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -97,6 +99,9 @@ class Game:
     every preset shares, and SEEDED_KNOBS, those a search seeds each preset at every value
     of ("" for a game without a scripted family); strong: the strong player, a policy fast
     enough for every tool, that the tools put beside the one asked about ("" for none).
+    readings_page: the docs page that tells the game's readings, as reports cite it.
+    find_keys: the keys the what-if page's "find a change" panel may change unless asked
+    otherwise (a tune spec's [keys] syntax, each over its declared range; docs/tune.md).
     """
 
     name: str
@@ -115,6 +120,8 @@ class Game:
     space: str = ""
     strong: str = ""
     show: str = ""
+    readings_page: str = "docs/readings.md"
+    find_keys: tuple[str, ...] = ()
 
     @property
     def rulebook(self):
@@ -176,11 +183,36 @@ CHOICE = "BOLLESIM_GAME"
 the dotted name of a module whose GAME declares one (a game outside the package)."""
 
 
+_PLAYING: ContextVar[str | None] = ContextVar("bollesim_game", default=None)
+"""The game `playing` chose for the code running in this context (None: the default)."""
+
+
+def chosen(name: str | None = None) -> str:
+    """The name that chooses the game: `name` if given, else the one `playing` set, else
+    $BOLLESIM_GAME, else DEFAULT."""
+    return name or _PLAYING.get() or os.environ.get(CHOICE) or DEFAULT
+
+
 def declared(name: str | None = None) -> Game:
-    """The declaration of the game `name` (default: the one $BOLLESIM_GAME chooses, else
-    Operation Bøllebank), imported when first asked for. The layers above the engine
-    derive their vocabulary from it once, at import: one process plays one game."""
-    return _declared(name or os.environ.get(CHOICE) or DEFAULT)
+    """The declaration of the game `name` (default: `chosen()`), imported when first
+    asked for. Read it when it is needed, not once at import: one process may play
+    several games, one `playing` block after another."""
+    return _declared(chosen(name))
+
+
+@contextmanager
+def playing(name: str | None) -> Iterator[Game]:
+    """Play the game `name` (a name of GAMES or a dotted module name) in this block: every
+    declared() in it, here or in what it calls, is that game's. None: keep the current."""
+    if name is None:
+        yield declared()
+        return
+    game = declared(name)  # an unknown name is refused before anything is changed
+    token = _PLAYING.set(name)
+    try:
+        yield game
+    finally:
+        _PLAYING.reset(token)
 
 
 @cache

@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit, types
 
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset, chosen, declared
 from bollesim.game.params import Parameter
 from bollesim.jit import cache_on_disk
 
@@ -68,6 +68,9 @@ class Policy(ABC):
     name: str
     doc: str
     parameters: tuple[Parameter, ...]
+    game: str = field(default="", kw_only=True)
+    """The name that chose its game (declaration.chosen), so it plays that game's games
+    wherever it is played (another thread, a cluster's worker)."""
     chunk = None
     """Games per piece of work, for a policy far slower than the engines (None: the engine's)."""
 
@@ -128,7 +131,7 @@ class DecidePolicy(Policy):
 
     def play_chunk(self, rules: Ruleset, params: np.ndarray, seed: int, first_game: int,
                    engine: str) -> np.ndarray:
-        return declared().play_chunk(rules, self, params, seed, first_game, engine)
+        return declared(self.game or None).play_chunk(rules, self, params, seed, first_game, engine)
 
 
 @dataclass(frozen=True)
@@ -160,43 +163,52 @@ class GamePlayer(Policy):
         return self.play_games(rules, params, seed, first_game, engine)
 
 
-def available_policies(deciding: bool = False) -> list[str]:
-    """Names of the modules in the policies package; deciding: only those the engines ask
-    for each choice (decide policies and presets, not players of whole games)."""
-    package = importlib.import_module(declared().policies)
+def available_policies(deciding: bool = False, game: str | None = None) -> list[str]:
+    """Names of the modules in the game's policies package (default: declaration.chosen);
+    deciding: only those the engines ask for each choice (decide policies and presets, not
+    players of whole games)."""
+    package = importlib.import_module(declared(game).policies)
     names = sorted(
         m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")
     )
-    return [n for n in names if isinstance(load_policy(n), DecidePolicy)] if deciding else names
+    if not deciding:
+        return names
+    return [n for n in names if isinstance(load_policy(n, game), DecidePolicy)]
 
 
-def from_module(module: ModuleType, name: str | None = None) -> Policy:
+def from_module(module: ModuleType, name: str | None = None, game: str | None = None) -> Policy:
     """The policy of any module (or notebook namespace) with PARAMETERS and one of:
     decide (a DecidePolicy), PRESET (a Preset of the scripted family) or play_games (a
-    GamePlayer, with CHUNK and narrated_game)."""
+    GamePlayer, with CHUNK and narrated_game), of the game `game` (default: chosen())."""
+    game = chosen(game)
     first_paragraph = (module.__doc__ or "").strip().split("\n\n")[0]
     name = name or module.__name__.rsplit(".", 1)[-1]
     doc = " ".join(first_paragraph.split())
     parameters = tuple(module.PARAMETERS)
     if hasattr(module, "play_games"):
         return GamePlayer(name, doc, parameters, module.play_games, module.CHUNK,
-                          module.narrated_game)
+                          module.narrated_game, game=game)
     if hasattr(module, "PRESET"):
-        family = load_policy(declared().scripted)
+        family = load_policy(declared(game).scripted, game)
         return Preset(name, doc, parameters, family.decide, family.compiled_in,
-                      to_family=module.PRESET)
+                      to_family=module.PRESET, game=game)
     # Compiled on first use: for the signature from Python (the reference engine), or for
     # DECIDE_SIGNATURE when the fast engine takes it as a function pointer.
     decide = njit(module.decide)
     if hasattr(module, "__file__"):
         cache_on_disk(decide)
     return DecidePolicy(name, doc, parameters, decide, getattr(module, "COMPILED_IN", 0),
-                        to_kernel=getattr(module, "KERNEL_PARAMS", None))
+                        to_kernel=getattr(module, "KERNEL_PARAMS", None), game=game)
+
+
+def load_policy(name: str, game: str | None = None) -> Policy:
+    """The policy named `name` of the game `game` (default: chosen()); an unknown name
+    raises UsageError."""
+    return _load_policy(name, chosen(game))
 
 
 @cache
-def load_policy(name: str) -> Policy:
-    """The policy named `name` from policies/; an unknown name raises UsageError."""
-    if name not in available_policies():
-        raise UsageError(f"unknown policy {name!r} (known: {', '.join(available_policies())})")
-    return from_module(declared().policy_module(name), name)
+def _load_policy(name: str, game: str) -> Policy:
+    if name not in available_policies(game=game):
+        raise UsageError(f"unknown policy {name!r} (known: {', '.join(available_policies(game=game))})")
+    return from_module(declared(game).policy_module(name), name, game)

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from bollesim.stats import analysis
-from bollesim.stats.analysis import pct
+from bollesim.stats import analysis, naming, paired_tests, vocabulary
+from bollesim.stats.naming import pct
 
-RESULT = analysis.RESULT
+RESULT = vocabulary.RESULT
 GAME_COLUMNS = tuple(c for c in (*RESULT.flags, RESULT.end_turn, RESULT.end_reason, RESULT.trigger) if c)
 """The columns that make two games the same game: outcomes, how and when it ended, and
 when the player first acted (the trigger column)."""
@@ -40,19 +40,19 @@ class Setting:
 
     @property
     def label(self) -> str:
-        return analysis.fmt_value(self.value)
+        return naming.fmt_value(self.value)
 
     @property
     def words(self) -> str:
         """What the setting means in the game ("fire first from turn 4 on"), from the
         parameter's declared `setting`; else "<label> = value"."""
-        p = analysis.declared_parameter(self.policy, self.param)
+        p = naming.declared_parameter(self.policy, self.param)
         if self.value is None:
             return f"never ({self.param} = never)"
         if p is not None and p.setting:
             text = p.setting.format(self.label)
         else:
-            text = f"{analysis.parameter_label(self.policy, self.param)} = {self.label}"
+            text = f"{naming.parameter_label(self.policy, self.param)} = {self.label}"
         lowest = getattr(p, "lowest", "") if p is not None else ""
         return f"{text}, {lowest}" if lowest and self.value == p.low else text
 
@@ -61,9 +61,9 @@ def same_game_groups(df: pl.DataFrame, param: str, policy: str) -> list[list[str
     """Runs of neighbouring settings (in the order of their values, never last) under which
     every game ends exactly alike (GAME_COLUMNS equal game by game), as lists of labels;
     only runs of two or more."""
-    never = analysis.never_value(policy, param)
+    never = naming.never_value(policy, param)
     games = df.filter(pl.col("policy") == policy).with_columns(
-        analysis.never_as_null(param, never).cast(pl.Float64).alias("_setting"))
+        naming.never_as_null(param, never).cast(pl.Float64).alias("_setting"))
     columns = [c for c in GAME_COLUMNS if c in games.columns]
     keyed = (games.sort("game")
              .group_by("_setting", maintain_order=True)
@@ -72,7 +72,7 @@ def same_game_groups(df: pl.DataFrame, param: str, policy: str) -> list[list[str
     groups: list[list[str]] = []
     previous = None
     for value, rows in keyed.iter_rows():
-        label = analysis.fmt_value(value)
+        label = naming.fmt_value(value)
         if previous is not None and rows == previous:
             groups[-1].append(label)
         else:
@@ -88,13 +88,13 @@ def _and(items: Sequence[str]) -> str:
 
 def _aim(outcome: str) -> str:
     """What a player plays for: "operational victory", "avoiding defeat"."""
-    label = analysis.LABELS[outcome]
-    return f"avoiding {label}" if outcome in analysis.MINIMISE else label
+    label = vocabulary.LABELS[outcome]
+    return f"avoiding {label}" if outcome in vocabulary.MINIMISE else label
 
 
 def _rate(outcome: str, rate: float) -> str:
     """"28.3%" for what a player wants, "defeat in 23.9%" for what he avoids."""
-    return f"{analysis.LABELS[outcome]} in {pct(rate)}" if outcome in analysis.MINIMISE else pct(rate)
+    return f"{vocabulary.LABELS[outcome]} in {pct(rate)}" if outcome in vocabulary.MINIMISE else pct(rate)
 
 
 def _span(labels: list[str], param: str, order: Sequence[str] | None = None) -> str:
@@ -109,7 +109,7 @@ def _span(labels: list[str], param: str, order: Sequence[str] | None = None) -> 
             runs.append([label])
     parts: list[str] = []
     for r in runs:
-        if len(r) > 2 and r[-1] == analysis.fmt_value(None):
+        if len(r) > 2 and r[-1] == naming.fmt_value(None):
             parts += [f"{r[0]} to {r[-2]}", r[-1]] if len(r) > 3 else r
         else:
             parts += [f"{r[0]} to {r[-1]}"] if len(r) > 2 else r
@@ -125,13 +125,13 @@ def sentences(df: pl.DataFrame, param: str, *, policy: str,
     the main setting, is a trade-off. `best`: analysis.best_trigger of the same games when
     the caller has it (its rows of `outcomes` are used)."""
     if best is None:
-        best = analysis.best_trigger(df, param, policy=policy, outcomes=outcomes)
+        best = paired_tests.best_trigger(df, param, policy=policy, outcomes=outcomes)
     best = {r["outcome"]: r for r in best.iter_rows(named=True) if r["outcome"] in outcomes}
-    never = analysis.never_value(policy, param)
+    never = naming.never_value(policy, param)
     games = df.filter(pl.col("policy") == policy).with_columns(
-        analysis.never_as_null(param, never).cast(pl.Float64).alias("_setting"))
+        naming.never_as_null(param, never).cast(pl.Float64).alias("_setting"))
     table = analysis.rates(games, by="_setting", outcomes=outcomes)
-    rate = {(analysis.fmt_value(v), o): table[f"{o}_rate"][i]
+    rate = {(naming.fmt_value(v), o): table[f"{o}_rate"][i]
             for i, v in enumerate(table["_setting"].to_list()) for o in outcomes}
     same = same_game_groups(df, param, policy)
     merged = {label for g in same for label in g[1:]}
@@ -155,12 +155,12 @@ def sentences(df: pl.DataFrame, param: str, *, policy: str,
     for o in outcomes:
         if not tied_with_main(o):
             there = best[o]["best_label"]
-            cost = (f"; {analysis.LABELS[loss]} there {pct(rate[(there, loss)])} against "
+            cost = (f"; {vocabulary.LABELS[loss]} there {pct(rate[(there, loss)])} against "
                     f"{pct(rate[(main, loss)])}" if loss and o != loss else "")
             out.append(f"Unless you play for {_aim(o)}: then {words(o)} "
                        f"({pct(best[o]['best_rate'])} against {pct(rate[(main, o)])} at {main}"
                        f"{cost}){_acted(games, best[o]['best'])}.")
-    order = [analysis.fmt_value(v) for v in table["_setting"].to_list()]
+    order = [naming.fmt_value(v) for v in table["_setting"].to_list()]
     ties: dict[tuple, list[str]] = {}  # (best, the settings tied with it): outcomes
     for o in outcomes:
         tied = tuple(t for t in (best[o]["tied"] or []) if t not in merged)
@@ -198,8 +198,8 @@ def _held_fixed(games: pl.DataFrame, param: str, policy: str) -> list[str]:
     """The policy's other parameters that all these games hold at one value other than
     its default, in words: "stop_at_tanks = 0 (stop drawing pairs ...; the default is 3)"."""
     out = []
-    for name in analysis.param_columns(games):
-        p = analysis.declared_parameter(policy, name)
+    for name in naming.param_columns(games):
+        p = naming.declared_parameter(policy, name)
         if name in (param, "_setting") or p is None:
             continue
         values = games[name].unique().to_list()
@@ -217,9 +217,9 @@ def swept(games: pl.DataFrame) -> list[tuple[str, pl.DataFrame, str, str]]:
     out = []
     for ruleset in rulesets:
         rows = games.filter(pl.col("ruleset") == ruleset) if len(rulesets) > 1 else games
-        out += [(ruleset if len(rulesets) > 1 else "", analysis.own_cells(rows, policy, param, params),
+        out += [(ruleset if len(rulesets) > 1 else "", naming.own_cells(rows, policy, param, params),
                  policy, param)
-                for policy, params in analysis.swept_parameters(rows).items() for param in params]
+                for policy, params in naming.swept_parameters(rows).items() for param in params]
     return out
 
 
@@ -228,7 +228,7 @@ def answers(games: pl.DataFrame) -> list[tuple[str, list[str]]]:
     sweep` prints and the report opens with."""
     out = []
     for ruleset, rows, policy, param in swept(games):
-        label = analysis.parameter_label(policy, param)
+        label = naming.parameter_label(policy, param)
         under = f" under {ruleset}" if ruleset else ""
         out.append((f"{label[:1].upper()}{label[1:]} ({policy} {param}{under})",
                     sentences(rows, param, policy=policy)))

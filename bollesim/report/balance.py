@@ -31,10 +31,10 @@ import polars as pl
 from bollesim.report import answer, chartdata, plots
 from bollesim.report.chartdata import RateChart, signed_ci
 from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
-from bollesim.stats import analysis
-from bollesim.stats.analysis import pct
+from bollesim.stats import analysis, naming, paired_tests, vocabulary
+from bollesim.stats.naming import pct
 
-GAME = analysis.GAME
+GAME = vocabulary.GAME
 RESULT = GAME.result
 
 EXAMPLES_PER_OUTCOME = 5
@@ -66,7 +66,7 @@ def load_run(run_dir: str | Path) -> tuple[pl.DataFrame, dict]:
 
 
 def _label_map(games: pl.DataFrame) -> dict[int, str]:
-    return dict(analysis.cell_labels(games).select("cell", "label").iter_rows())
+    return dict(naming.cell_labels(games).select("cell", "label").iter_rows())
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class Trigger:
 
     @property
     def label(self) -> str:
-        return analysis.parameter_label(self.policy, self.param)
+        return naming.parameter_label(self.policy, self.param)
 
     @property
     def name(self) -> str:
@@ -101,7 +101,7 @@ def _triggers(games: pl.DataFrame) -> list[Trigger]:
     the answer in words."""
     out = []
     for ruleset, rows, policy, param in answer.swept(games):
-        best = analysis.best_trigger(rows, param, policy=policy)
+        best = paired_tests.best_trigger(rows, param, policy=policy)
         out.append(Trigger(policy, param, best, chartdata.trigger(rows, param, policy=policy),
                            ruleset, tuple(answer.sentences(rows, param, policy=policy, best=best))))
     return out
@@ -122,11 +122,11 @@ def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
         items.append(f"**{t.label[:1].upper() + t.label[1:]}** (`{t.policy}`{t.under}, {n_settings} "
                      f"settings on the same seeds): {t.chart.finding}")
     if n_cells == 1:
-        wins = ", ".join(f"{analysis.LABELS[v]} {pct(overall[f'{v}_rate'])}" for v in RESULT.wins)
+        wins = ", ".join(f"{vocabulary.LABELS[v]} {pct(overall[f'{v}_rate'])}" for v in RESULT.wins)
         items.append(f"**Victories**: {wins}.")
     items.append(f"**Lost** {pct(overall[f'{RESULT.loss}_rate'])} of all {_games(overall['n'])}, "
-                 f"**{analysis.LABELS[RESULT.no_result]}** {pct(overall[f'{RESULT.no_result}_rate'])}, "
-                 f"**{analysis.LABELS[RESULT.all_wins]}** {pct(overall[f'{RESULT.all_wins}_rate'])}.")
+                 f"**{vocabulary.LABELS[RESULT.no_result]}** {pct(overall[f'{RESULT.no_result}_rate'])}, "
+                 f"**{vocabulary.LABELS[RESULT.all_wins]}** {pct(overall[f'{RESULT.all_wins}_rate'])}.")
     for i, t in enumerate(triggers):
         if i == 0:
             rep.h(2, "The answer")
@@ -176,7 +176,7 @@ def _trigger_tables(rep: Report, triggers: list[Trigger]) -> None:
                    if paired else "") + ")")
             tied = [x for x in (r["tied"] or []) if x != r["best_label"]]
             rows.append([
-                analysis.LABELS[r["outcome"]],
+                vocabulary.LABELS[r["outcome"]],
                 r["best_label"], pct_ci(r["best_rate"], r["best_low"], r["best_high"]),
                 f"{r['worst_label']}: {pct(r['worst_rate'])}",
                 _gap(r["gain_vs_worst"], r["goal"]),
@@ -204,16 +204,16 @@ def _best_cells(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> Non
     if by_cell.height < 2:
         return
     rows = []
-    for o in analysis.HEADLINE:
-        ordered = by_cell.sort(f"{o}_rate", descending=o not in analysis.MINIMISE, maintain_order=True)
+    for o in vocabulary.HEADLINE:
+        ordered = by_cell.sort(f"{o}_rate", descending=o not in vocabulary.MINIMISE, maintain_order=True)
         best, worst = ordered.row(0, named=True), ordered.row(-1, named=True)
         try:
-            cmp = analysis.paired_comparison(games, int(best["cell"]), int(worst["cell"]), o).row(
+            cmp = paired_tests.paired_comparison(games, int(best["cell"]), int(worst["cell"]), o).row(
                 0, named=True)
             sig = _verdict(cmp["significant"], cmp["p_value"])
         except ValueError:
             sig = "not paired"
-        rows.append([analysis.LABELS[o], labels[best["cell"]],
+        rows.append([vocabulary.LABELS[o], labels[best["cell"]],
                      pct_ci(best[f"{o}_rate"], best[f"{o}_low"], best[f"{o}_high"]),
                      labels[worst["cell"]], pct(worst[f"{o}_rate"]),
                      points(best[f"{o}_rate"] - worst[f"{o}_rate"]), sig])
@@ -225,19 +225,19 @@ def _best_cells(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> Non
 def _rates_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
     rep.h(3, "Rates with 95% intervals")
     table = analysis.rates(games, by="cell")
-    header = ["cell", "games"] + [analysis.LABELS[o] for o in analysis.OUTCOMES]
+    header = ["cell", "games"] + [vocabulary.LABELS[o] for o in vocabulary.OUTCOMES]
     rows = []
     for r in table.iter_rows(named=True):
         rows.append([labels[r["cell"]], f"{r['n']:,}"]
-                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in analysis.OUTCOMES])
+                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in vocabulary.OUTCOMES])
     if table.height > 1:
         r = analysis.rates(games).row(0, named=True)
         rows.append(["**all cells**", f"{r['n']:,}"]
-                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in analysis.OUTCOMES])
+                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in vocabulary.OUTCOMES])
     rep.p("Share of games with each outcome, 95% Wilson interval in brackets. A game can win "
           "in several ways, so a row's wins and losses can add up to more than 100%; "
-          f"\"{analysis.LABELS[RESULT.all_wins]}\" counts games that won every one, "
-          f"\"{analysis.LABELS[RESULT.no_result]}\" games with neither a win nor a loss. The "
+          f"\"{vocabulary.LABELS[RESULT.all_wins]}\" counts games that won every one, "
+          f"\"{vocabulary.LABELS[RESULT.no_result]}\" games with neither a win nor a loss. The "
           f"same numbers, with counts, are in `{RATES_CSV}`.")
     rep.table(header, rows, right=set(range(1, len(header))), total=table.height > 1)
 
@@ -246,14 +246,14 @@ def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> N
     cells = sorted(games["cell"].unique().to_list())
     if not 2 <= len(cells) <= MAX_COMPARED_CELLS:
         return
-    policies = dict(analysis.cell_labels(games).select("cell", "policy").iter_rows())
+    policies = dict(naming.cell_labels(games).select("cell", "policy").iter_rows())
     base = next((c for c in cells if policies[c] == GAME.baseline), cells[0])
     rows = []
     for c in cells:
         if c == base:
             continue
         try:
-            cmp = analysis.paired_comparison(games, int(c), int(base), list(analysis.HEADLINE))
+            cmp = paired_tests.paired_comparison(games, int(c), int(base), list(vocabulary.HEADLINE))
         except ValueError:
             continue
         cells_text = []
@@ -267,14 +267,14 @@ def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> N
     rep.p(f"Rate of each cell minus the rate of {labels[base]} on the same games, in "
           "percentage points, with its 95% interval (Newcombe's paired method); * marks a "
           "significant difference (exact McNemar test, p < 0.05).")
-    rep.table(["cell"] + [analysis.LABELS[o] for o in analysis.HEADLINE], rows,
-              right=set(range(1, len(analysis.HEADLINE) + 1)))
+    rep.table(["cell"] + [vocabulary.LABELS[o] for o in vocabulary.HEADLINE], rows,
+              right=set(range(1, len(vocabulary.HEADLINE) + 1)))
 
 
 def _endings(rep: Report, games: pl.DataFrame) -> None:
     rep.h(3, "How games end")
     table = analysis.end_reasons(games)
-    rows = [[r[RESULT.end_reason], analysis.LABELS[RESULT.loss] if r[RESULT.loss] else "", f"{r['k']:,}",
+    rows = [[r[RESULT.end_reason], vocabulary.LABELS[RESULT.loss] if r[RESULT.loss] else "", f"{r['k']:,}",
              pct_ci(r["rate"], r["low"], r["high"])] for r in table.iter_rows(named=True)]
     rep.table(["end reason", "", "games", "share (95% CI)"], rows, right={2, 3})
     summary = analysis.summary(games)
@@ -359,7 +359,7 @@ def _examples(rep: Report, games: pl.DataFrame, run_dir: Path, labels: dict[int,
         rows.append([r["outcome"], f"{r['count']:,}", shown,
                      f"`{command(r['games'][0], r['cells'][0])}`"])
     rep.p("A few games of each outcome (lowest game numbers first). Each replays exactly, "
-          "narrated turn by turn, from its run folder" + (" and cell" if multi else "") + ":")
+          f"narrated {RESULT.turn} by {RESULT.turn}, from its run folder" + (" and cell" if multi else "") + ":")
     rep.table(["outcome", "games", "examples", "replay the first"], rows, right={1})
 
 
@@ -419,16 +419,16 @@ def _what_was_run(rep: Report, games: pl.DataFrame, manifest: dict, run_dir: Pat
         if key not in known and isinstance(value, str | int | float | bool):
             rows.append([key.replace("_", " "), f"{value}"])
     rep.table(["", ""], rows)
-    swept = analysis.swept_parameters(games)
-    params = analysis.param_columns(games)
+    swept = naming.swept_parameters(games)
+    params = naming.param_columns(games)
     lines = []
     for policy in policies:
         mine = games.filter(pl.col("policy") == policy)
         own = [p for p in params if mine[p].null_count() < mine.height]
-        fixed = [f"{p}={analysis.fmt_value(mine[p].drop_nulls()[0])}" for p in own
+        fixed = [f"{p}={naming.fmt_value(mine[p].drop_nulls()[0])}" for p in own
                  if p not in swept.get(policy, [])]
         varied = [f"**{p}** over " + ", ".join(
-            analysis.fmt_value(v) for v in mine[p].unique().sort(nulls_last=True).to_list())
+            naming.fmt_value(v) for v in mine[p].unique().sort(nulls_last=True).to_list())
             for p in swept.get(policy, [])]
         text = f"`{policy}`: " + "; ".join(varied + ([", ".join(fixed)] if fixed else []))
         lines.append(text if own else f"`{policy}`: no parameters")
@@ -466,7 +466,7 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path) -> Re
     """The report's content (blocks and charts) for a run's games and manifest: the
     findings and the headline chart first, then tables, then what was run."""
     run_dir = Path(run_dir)
-    games = analysis.with_outcomes(games)
+    games = vocabulary.with_outcomes(games)
     labels = _label_map(games)
     title = report_title(manifest, run_dir)
     rep = Report(title)
@@ -497,9 +497,9 @@ def rates_frame(games: pl.DataFrame) -> pl.DataFrame:
     """Every cell and outcome, tidy: `cell`, `label`, `policy`, the parameter columns,
     `outcome`, `games`, `games_with` (games with the outcome), `rate`, `low`, `high` (95%
     Wilson interval). What rates.csv holds."""
-    games = analysis.with_outcomes(games)
-    cells = analysis.cell_labels(games)
-    params = analysis.param_columns(games)
+    games = vocabulary.with_outcomes(games)
+    cells = naming.cell_labels(games)
+    params = naming.param_columns(games)
     values = games.group_by("cell").agg(*[pl.col(p).first() for p in params])
     long = analysis.rates(games, by="cell", long=True).rename({"n": "games", "k": "games_with"})
     return (long.join(cells, on="cell").join(values, on="cell")

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from bollesim.stats import analysis
-from bollesim.stats.analysis import pct
+from bollesim.stats import analysis, naming, vocabulary
 from bollesim.stats.intervals import wilson
+from bollesim.stats.naming import pct
 
-RESULT = analysis.RESULT
+RESULT = vocabulary.RESULT
 
 DRAWN = RESULT.flags
 """The outcomes a rate chart draws by default: the wins and the loss."""
@@ -112,14 +112,14 @@ def signed_ci(diff: float, low: float, high: float) -> str:
 
 def _tidy(df: pl.DataFrame, x: str, outcomes: Sequence[str], never: float | None,
           panel: str) -> pl.DataFrame:
-    frame = df.select(analysis.never_as_null(x, never).cast(pl.Float64).alias("_x"), *RESULT.flags)
+    frame = df.select(naming.never_as_null(x, never).cast(pl.Float64).alias("_x"), *RESULT.flags)
     long = analysis.rates(frame, by="_x", outcomes=outcomes, long=True)
     order = {o: i for i, o in enumerate(outcomes)}
     return (long.rename({"_x": "x"})
             .with_columns(pl.lit(panel).alias("panel"),
-                          pl.col("x").map_elements(analysis.fmt_value, return_dtype=pl.Utf8,
+                          pl.col("x").map_elements(naming.fmt_value, return_dtype=pl.Utf8,
                                                    skip_nulls=False).alias("x_label"),
-                          pl.col("outcome").replace_strict(analysis.LABELS).alias("label"),
+                          pl.col("outcome").replace_strict(vocabulary.LABELS).alias("label"),
                           pl.col("outcome").replace_strict(order, return_dtype=pl.Int32)
                           .alias("_order"))
             .sort("x", "_order", nulls_last=True)
@@ -143,7 +143,7 @@ def trigger(df: pl.DataFrame, param: str, *, policy: str | None = None,
     over them.
     """
     if param not in df.columns:
-        raise ValueError(f"no column {param!r} (parameters: {', '.join(analysis.param_columns(df))})")
+        raise ValueError(f"no column {param!r} (parameters: {', '.join(naming.param_columns(df))})")
     if policy is None:
         owners = _owners(df, param)
         if len(owners) != 1:
@@ -153,16 +153,16 @@ def trigger(df: pl.DataFrame, param: str, *, policy: str | None = None,
     games = df.filter(pl.col("policy") == policy)
     if games.height == 0:
         raise ValueError(f"no games of policy {policy!r}")
-    never = analysis.never_value(policy, param)
+    never = naming.never_value(policy, param)
     frame = _tidy(games, param, outcomes, never, policy)
-    label = analysis.parameter_label(policy, param)
+    label = naming.parameter_label(policy, param)
     per_setting = frame.group_by("x_label").agg(pl.col("n").first())["n"]
     n_text = (f"{_games(int(per_setting[0]))} per setting" if per_setting.n_unique() == 1
               else f"{_games(int(per_setting.min()))} to {int(per_setting.max()):,} per setting")
-    others = [p for p in analysis.swept_parameters(games).get(policy, []) if p != param]
+    others = [p for p in naming.swept_parameters(games).get(policy, []) if p != param]
     note = [f"policy {policy}", n_text, "the same seeds at every setting", INTERVALS]
     if others:
-        note.append("averaged over " + ", ".join(analysis.parameter_label(policy, p) for p in others))
+        note.append("averaged over " + ", ".join(naming.parameter_label(policy, p) for p in others))
     return RateChart(frame, f"Outcomes by the {label}", label, tuple(outcomes), "trigger",
                      _trigger_finding(frame, outcomes), " · ".join(note))
 
@@ -175,7 +175,7 @@ def _trigger_finding(frame: pl.DataFrame, outcomes: Sequence[str]) -> str:
         d = frame.filter(pl.col("outcome") == RESULT.loss)
         lo, hi = d.sort("rate", maintain_order=True).row(0, named=True), \
             d.sort("rate", descending=True, maintain_order=True).row(0, named=True)
-        loss = analysis.LABELS[RESULT.loss].capitalize()
+        loss = vocabulary.LABELS[RESULT.loss].capitalize()
         parts.append(f"{loss} is least likely at {_at(lo)} ({pct(lo['rate'])}) and most "
                      f"likely at {_at(hi)} ({pct(hi['rate'])})")
     wins = [o for o in outcomes if o in RESULT.wins]
@@ -186,7 +186,7 @@ def _trigger_finding(frame: pl.DataFrame, outcomes: Sequence[str]) -> str:
         top = spread["outcome"][0]
         peak = (frame.filter(pl.col("outcome") == top)
                 .sort("rate", descending=True, maintain_order=True).row(0, named=True))
-        parts.append(f"{analysis.LABELS[top]} peaks at {_at(peak)} ({pct(peak['rate'])})")
+        parts.append(f"{vocabulary.LABELS[top]} peaks at {_at(peak)} ({pct(peak['rate'])})")
     if not parts:
         return ""
     sentence = "; ".join(parts)
@@ -259,7 +259,7 @@ def comparison(df: pl.DataFrame, by: str = "policy", *, outcomes: Sequence[str] 
     analysis.cell_labels) side by side; x is categorical, `x_label` the group's name."""
     table = analysis.rates(df, by=by, outcomes=outcomes, long=True)
     if labels is None and by == "cell" and "policy" in df.columns:
-        labels = dict(analysis.cell_labels(df).select("cell", "label").iter_rows())
+        labels = dict(naming.cell_labels(df).select("cell", "label").iter_rows())
     keys = table[by].unique(maintain_order=True).to_list()
     names = {k: str((labels or {}).get(k, k)) for k in keys}
     order = {o: i for i, o in enumerate(outcomes)}
@@ -268,7 +268,7 @@ def comparison(df: pl.DataFrame, by: str = "policy", *, outcomes: Sequence[str] 
         pl.col(by).replace_strict({k: float(i) for i, k in enumerate(keys)},
                                   return_dtype=pl.Float64).alias("x"),
         pl.col(by).replace_strict(names, return_dtype=pl.Utf8).alias("x_label"),
-        pl.col("outcome").replace_strict(analysis.LABELS).alias("label"),
+        pl.col("outcome").replace_strict(vocabulary.LABELS).alias("label"),
         pl.col("outcome").replace_strict(order, return_dtype=pl.Int32).alias("_order"))
         .sort("x", "_order")
         .select("panel", "x", "x_label", "outcome", "label", "n", "k", "rate", "low", "high"))
@@ -315,7 +315,7 @@ class DiffChart:
 def for_player() -> pl.Expr:
     """Whether a significant difference (`diff` of `outcome`) is better or worse for the
     player: PLAYER_COLOURS' keys."""
-    gains = (pl.col("diff") > 0) != pl.col("outcome").is_in(list(analysis.MINIMISE))
+    gains = (pl.col("diff") > 0) != pl.col("outcome").is_in(list(vocabulary.MINIMISE))
     return (pl.when(~pl.col("significant")).then(pl.lit("no clear change"))
             .when(gains).then(pl.lit("better")).otherwise(pl.lit("worse")).alias("for_player"))
 
@@ -328,7 +328,7 @@ def compared(table: pl.DataFrame, a: str, b: str) -> DiffChart:
     """The chart of a comparison (bollesim.stats.compare.differences): one bar per outcome, the
     rate of B minus the rate of A on the same games."""
     frame = table.select(
-        pl.col("outcome").replace_strict(analysis.LABELS).alias("row"), "outcome", "diff",
+        pl.col("outcome").replace_strict(vocabulary.LABELS).alias("row"), "outcome", "diff",
         pl.col("diff_low").alias("low"), pl.col("diff_high").alias("high"), "significant",
         "rate_a", "rate_b", "n").with_columns(
         pl.col("row").alias("shown"), pl.col("row").alias("meaning"), for_player())
@@ -355,7 +355,7 @@ def tornado(effects: pl.DataFrame, outcome: str,
                         pl.col("rate_alternative").alias("rate_b"), "n").with_columns(
         pl.Series("shown", shown, dtype=pl.Utf8), pl.Series("meaning", meaning, dtype=pl.Utf8),
         for_player())
-    label = analysis.LABELS[outcome]
+    label = vocabulary.LABELS[outcome]
     finding = ""
     if frame.height:
         top = frame.row(0, named=True)
@@ -429,11 +429,11 @@ def defeats_by_turn(df: pl.DataFrame) -> RateChart:
     if table.height:
         peak = (table.group_by(RESULT.end_turn).agg(pl.col("k").sum())
                 .sort("k", RESULT.end_turn, descending=[True, False]).row(0, named=True))
-        finding = (f"Most defeats come on turn {peak[RESULT.end_turn]} ({pct(peak['k'] / df.height)} "
+        finding = (f"Most defeats come on {RESULT.turn} {peak[RESULT.end_turn]} ({pct(peak['k'] / df.height)} "
                    f"of all games); {names[0]} ends most of them overall.")
     note = ["one line per weapon that ended the game", f"share of all {_games(df.height)}",
             INTERVALS]
-    return RateChart(frame, "Defeats by turn and the weapon that did it", "turn", tuple(names),
+    return RateChart(frame, f"Defeats by {RESULT.turn} and the weapon that did it", RESULT.turn, tuple(names),
                      "trigger", finding, " · ".join(note),
                      outcome_title=LOSS_NAMES[CAUSE])
 
@@ -457,23 +457,23 @@ def turns_by_outcome(df: pl.DataFrame, column: str = RESULT.end_turn,
     order = {o: i for i, o in enumerate(present)}
     frame = (filled.select(
         pl.lit("").alias("panel"), pl.col("turn").cast(pl.Float64).alias("x"),
-        pl.col("turn").map_elements(analysis.fmt_value, return_dtype=pl.Utf8,
+        pl.col("turn").map_elements(naming.fmt_value, return_dtype=pl.Utf8,
                                     skip_nulls=False).alias("x_label"),
-        "outcome", pl.col("outcome").replace_strict(analysis.LABELS).alias("label"),
+        "outcome", pl.col("outcome").replace_strict(vocabulary.LABELS).alias("label"),
         pl.col("n").cast(pl.Int64), pl.col("k").cast(pl.Int64),
         (pl.col("k") / pl.col("n")).alias("rate"), pl.Series("low", low, dtype=pl.Float64),
         pl.Series("high", high, dtype=pl.Float64))
         .with_columns(pl.col("outcome").replace_strict(order, return_dtype=pl.Int32).alias("_o"))
         .sort("x", "_o", nulls_last=True).drop("_o"))
     name = RESULT.title(column)
-    medians = (df.pipe(analysis.with_outcomes)
+    medians = (df.pipe(vocabulary.with_outcomes)
                .select(*[pl.col(column).filter(pl.col(o).fill_null(False)).median().alias(o)
                          for o in present]).row(0, named=True))
-    finding = "; ".join(f"{analysis.LABELS[o]} {analysis.fmt_value(medians[o])}"
+    finding = "; ".join(f"{vocabulary.LABELS[o]} {naming.fmt_value(medians[o])}"
                         for o in present if medians[o] is not None)
     finding = f"Median {name}: {finding}." if finding else ""
-    note = ["each line: the share of that outcome's games at each turn", INTERVALS]
+    note = [f"each line: the share of that outcome's games at each {RESULT.turn}", INTERVALS]
     if column == RESULT.first_loss:
         note.insert(1, f"“{NEVER_LABEL}”: {RESULT.never_lost}")
-    return RateChart(frame, f"The {name}, by outcome", "turn", tuple(present), "trigger",
+    return RateChart(frame, f"The {name}, by outcome", RESULT.turn, tuple(present), "trigger",
                      finding, " · ".join(note))

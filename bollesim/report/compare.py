@@ -19,9 +19,9 @@ from bollesim.inputs import INT_DIGITS, check_path
 from bollesim.report import chartdata, plots
 from bollesim.report.chartdata import signed_ci, signed_interval
 from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
-from bollesim.stats import analysis
-from bollesim.stats.analysis import pct
+from bollesim.stats import naming, vocabulary
 from bollesim.stats.compare import OUTCOME_COLUMNS, Side, differences, what_differs
+from bollesim.stats.naming import pct
 from bollesim.terminal import one_line
 
 _CELL = re.compile(r"(.+):([^:/]+)")
@@ -66,7 +66,7 @@ def open_side(text: str) -> Side:
     if rows["game"].n_unique() != rows.height:
         raise UsageError(f"{text} holds a game number more than once: cannot pair its games")
     first_rows = run.collect(scan.group_by("cell").agg(pl.all().first()))  # one per cell
-    labels = analysis.cell_labels(first_rows)
+    labels = naming.cell_labels(first_rows)
     label = labels.filter(pl.col("cell") == chosen)["label"][0]
     games = rows.select("game", "seed", *OUTCOME_COLUMNS).sort("game")
     return Side(text, path, cell, label, games, run.manifest,
@@ -92,10 +92,10 @@ def build_report(a: Side, b: Side, table: pl.DataFrame) -> Report:
     items = []
     for r in table.filter(pl.col("significant")).iter_rows(named=True):
         more = "more" if r["diff"] > 0 else "less"
-        items.append(f"**{analysis.LABELS[r['outcome']]}**: B has it {more} often, "
+        items.append(f"**{vocabulary.LABELS[r['outcome']]}**: B has it {more} often, "
                      f"{pct(r['rate_a'])} → {pct(r['rate_b'])} ({points(r['diff'])} "
                      f"{'up' if r['diff'] > 0 else 'down'}, {_interval(r)}; {p_text(r['p_value'])}).")
-    same = [analysis.LABELS[o] for o in table.filter(~pl.col("significant"))["outcome"].to_list()]
+    same = [vocabulary.LABELS[o] for o in table.filter(~pl.col("significant"))["outcome"].to_list()]
     if same:
         items.append("No significant difference (p ≥ 0.05) in " + ", ".join(same) + ".")
     items.append("**What B changes**: " + ("; ".join(f"`{c}`" for c in changes)
@@ -106,7 +106,7 @@ def build_report(a: Side, b: Side, table: pl.DataFrame) -> Report:
     rep.chart("differences", plots.draw(chart), "The rate of each outcome in B minus its rate "
               "in A on the same games, in percentage points, with 95% intervals.", chart)
     rep.h(2, "Paired differences (B − A)")
-    rows = [[analysis.LABELS[r["outcome"]], pct_ci(r["rate_a"], r["a_low"], r["a_high"]),
+    rows = [[vocabulary.LABELS[r["outcome"]], pct_ci(r["rate_a"], r["a_low"], r["a_high"]),
              pct_ci(r["rate_b"], r["b_low"], r["b_high"]),
              signed_ci(r["diff"], r["diff_low"], r["diff_high"]),
              f"{r['only_a']:,}", f"{r['only_b']:,}",
@@ -138,7 +138,7 @@ def _facts(a: Side, b: Side) -> list[tuple[str, list[str]]]:
     def params(side: Side) -> str:
         p = side.record.get("params")
         if isinstance(p, dict):
-            return ", ".join(f"{k}={analysis.fmt_value(v)}" for k, v in p.items()) or "none"
+            return ", ".join(f"{k}={naming.fmt_value(v)}" for k, v in p.items()) or "none"
         return str(p or "not recorded")
 
     def each(get) -> list[str]:
@@ -171,7 +171,7 @@ def write_compare(a: Side, b: Side, out: str | Path) -> dict:
     takes its place (an earlier comparison there is replaced; a folder holding other files,
     or a file, is refused with UsageError). Returns {"html", "markdown", "charts",
     "tables", "differences": the table}."""
-    from bollesim.batch.runfolder import put_in_place
+    from bollesim.batch.durable import put_in_place
 
     out = Path(out)
     table = differences(a, b)

@@ -17,7 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from bollesim.report.chartdata import DiffChart, RateChart
-from bollesim.stats.analysis import p_text, pct  # noqa: F401  p_text: the reports' name for it
+from bollesim.stats.naming import p_text, pct  # noqa: F401  p_text: the reports' name for it
 
 CHART_DPI = 110
 

@@ -21,8 +21,9 @@ import numpy as np
 from bollesim.report.chartdata import signed_ci
 from bollesim.report.document import pct_ci
 from bollesim.stats import skill
-from bollesim.stats.analysis import LABELS, RESULT, pct
 from bollesim.stats.intervals import wilson
+from bollesim.stats.naming import pct
+from bollesim.stats.vocabulary import LABELS, RESULT
 
 OUTCOMES = RESULT.headline
 """The outcomes of the ladder: the wins, all of them, the loss."""

@@ -49,12 +49,15 @@ from bollesim.report.chartdata import (  # noqa: E402
     DiffChart,
     RateChart,
 )
-from bollesim.stats import analysis  # noqa: E402
+from bollesim.stats import (  # noqa: E402
+    naming,
+    vocabulary,
+)
 
-MARKERS = {o.name: o.marker for o in analysis.RESULT.outcomes}
+MARKERS = {o.name: o.marker for o in vocabulary.RESULT.outcomes}
 """One marker shape per outcome, so outcomes differ by shape as well as colour."""
 
-DASHES = {o.name: o.dash for o in analysis.RESULT.outcomes if o.dash}
+DASHES = {o.name: o.dash for o in vocabulary.RESULT.outcomes if o.dash}
 SIZE = (10.0, 6.0)
 """Figure size (inches) of a chart drawn into a new figure; with a count panel, 7 high."""
 TITLE_PT, FINDING_PT, NOTE_PT = 13.0, 10.0, 8.5
@@ -121,7 +124,7 @@ def _ticks(ax, finite: list[float], never_x: float | None) -> None:
     ticks = list(finite)
     if len(ticks) > 25:
         ticks = ticks[::math.ceil(len(ticks) / 20)]
-    labels = [analysis.fmt_value(float(t)) for t in ticks]
+    labels = [naming.fmt_value(float(t)) for t in ticks]
     if never_x is not None:
         ticks.append(never_x)
         labels.append(chartdata.NEVER_LABEL)
@@ -138,7 +141,7 @@ def _draw_lines(chart: RateChart, panel: str, ax, ax_n=None) -> None:
         fin = rows.filter(pl.col("x").is_not_null())
         ys, lo, hi = (fin[c].to_numpy() * 100 for c in ("rate", "low", "high"))
         ax.plot(fin["pos"].to_numpy(), ys, color=colour, marker=marker, markersize=5,
-                linewidth=1.8, linestyle=DASHES.get(o, "-"), label=analysis.LABELS.get(o, o), zorder=3)
+                linewidth=1.8, linestyle=DASHES.get(o, "-"), label=vocabulary.LABELS.get(o, o), zorder=3)
         ax.vlines(fin["pos"].to_numpy(), lo, hi, color=colour, linewidth=1.2, zorder=2)
         never = rows.filter(pl.col("x").is_null())
         if never.height:
@@ -247,7 +250,7 @@ def _draw_bars(chart: RateChart, ax, values: bool | None = None) -> Figure:
             for x, r, h in zip(xs, rate, high, strict=True):
                 ax.text(x, h + 0.8, f"{r:.1f}", ha="center", va="bottom", fontsize=7)
     _percent_axis(ax, top * 1.08)
-    ax.set_xticks(centres, [analysis.LABELS.get(o, o).replace(" ", "\n", 1) for o in chart.outcomes])
+    ax.set_xticks(centres, [vocabulary.LABELS.get(o, o).replace(" ", "\n", 1) for o in chart.outcomes])
     ax.set_xlabel(chart.outcome_title)
     _header(ax, chart.title, chart.finding, chart.note)
     _legend(ax, chart.x_title)

@@ -14,8 +14,8 @@ from bollesim.game.declaration import declared
 from bollesim.report import chartdata, plots
 from bollesim.report.chartdata import signed_ci
 from bollesim.report.document import Report, write_pages
-from bollesim.stats import analysis
-from bollesim.stats.analysis import pct
+from bollesim.stats import vocabulary
+from bollesim.stats.naming import pct
 from bollesim.stats.sensitivity import (
     AS_SPECIFIED,
     FINDING_OUTCOMES,
@@ -45,7 +45,7 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
     alternatives = "the alternative reading" if len(names) == 2 else \
         f"each of {len(names) - 1} alternative readings"
     rep.p(f"The experiment's {n_cells} cells played as specified and under {alternatives} "
-          "of the rules (docs/readings.md), "
+          f"of the rules ({declared().readings_page}), "
           f"{g:,} games per cell on the same seeds: {games.height:,} games. "
           + _precision(games, effect, g))
     rep.h(2, "Findings")
@@ -54,7 +54,7 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
         mine = effect.filter(pl.col("outcome") == o)
         top = mine.sort(pl.col("diff").abs(), descending=True).row(0, named=True)
         moved = int(mine["significant"].sum())
-        items.append(f"**{analysis.LABELS[o][:1].upper() + analysis.LABELS[o][1:]}** "
+        items.append(f"**{vocabulary.LABELS[o][:1].upper() + vocabulary.LABELS[o][1:]}** "
                      f"({pct(top['rate_default'])} as specified): `{top['alternative']}` moves "
                      f"it most, to {pct(top['rate_alternative'])} ({100 * top['diff']:+.1f} "
                      f"points); {moved} of {mine.height} alternatives move it significantly.")
@@ -70,7 +70,7 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
     for o in FINDING_OUTCOMES:
         chart = chartdata.tornado(effect, o, meanings)
         rep.chart(f"tornado-{o}", plots.draw(chart),
-                  f"Change in the {analysis.LABELS[o]} rate under each alternative reading, over "
+                  f"Change in the {vocabulary.LABELS[o]} rate under each alternative reading, over "
                   "all cells on the same seeds, in percentage points with 95% intervals.",
                   chart)
     rep.h(2, "Do the findings hold?")
@@ -157,16 +157,16 @@ def _rates_table(rep: Report, effect: pl.DataFrame, played: pl.DataFrame) -> Non
     differently = {r["alternative"]: r for r in played.iter_rows(named=True)}
     first = effect.filter(pl.col("alternative") == effect["alternative"][0])
     base = {r["outcome"]: r["rate_default"] for r in first.iter_rows(named=True)}
-    rows = [[AS_SPECIFIED] + [pct(base[o]) for o in analysis.OUTCOMES] + ["–"]]
+    rows = [[AS_SPECIFIED] + [pct(base[o]) for o in vocabulary.OUTCOMES] + ["–"]]
     for name, part in effect.group_by("alternative", maintain_order=True):
         by = {r["outcome"]: r for r in part.iter_rows(named=True)}
         rows.append([f"`{name[0]}`"] + [
             f"{pct(by[o]['rate_alternative'])} "
             f"{signed_ci(by[o]['diff'], by[o]['low'], by[o]['high'])}"
-            + (" *" if by[o]["significant"] else "") for o in analysis.OUTCOMES]
+            + (" *" if by[o]["significant"] else "") for o in vocabulary.OUTCOMES]
             + [_differently(differently[name[0]])])
-    rep.table(["reading"] + [analysis.LABELS[o] for o in analysis.OUTCOMES] + ["games played differently"],
-              rows, right=set(range(1, len(analysis.OUTCOMES) + 2)))
+    rep.table(["reading"] + [vocabulary.LABELS[o] for o in vocabulary.OUTCOMES] + ["games played differently"],
+              rows, right=set(range(1, len(vocabulary.OUTCOMES) + 2)))
 
 
 def _differently(row: dict) -> str:
@@ -219,7 +219,7 @@ def load_games(run_dir: str | Path) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
     run = open_run(run_dir)
     layout(run.manifest)
     dropped = ["ruleset", "ruleset_hash", "seed",
-               *(c for c in analysis.RESULT.names if c not in analysis.RESULT.flags)]
+               *(c for c in vocabulary.RESULT.names if c not in vocabulary.RESULT.flags)]
     played = run.collect(with_played(run.scan()).select("cell", "game", PLAYED))
     return run.collect(run.scan().drop(dropped, strict=False)), played, run.manifest
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from bollesim.batch.options import RunOptions
 from bollesim.game.declaration import Ruleset, declared
 from bollesim.search.tune import player_outcomes
 from bollesim.search.tune_spec import Target, Tune
@@ -66,10 +67,11 @@ class Certificate:
         return min(self.estimates, key=lambda e: e.margin)
 
 
-def certify(tune: Tune, rules: Ruleset, *, threads: int | None = None, progress=None) -> Certificate:
+def certify(tune: Tune, rules: Ruleset, *, options: RunOptions | None = None,
+            progress=None) -> Certificate:
     """`rules` replayed on holdout_games games of the held-out seed, every player."""
     seconds: dict[str, float] = {}
-    games = player_outcomes(tune, rules, tune.holdout_seed, 0, tune.holdout_games, threads,
+    games = player_outcomes(tune, rules, tune.holdout_seed, 0, tune.holdout_games, RunOptions.of(options),
                             progress, seconds)
     return Certificate(tuple(estimate(t, games) for t in tune.targets), games, seconds)
 

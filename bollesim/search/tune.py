@@ -32,8 +32,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from bollesim.batch.options import RunOptions
 from bollesim.game.declaration import Ruleset, declared
-from bollesim.search.optimise import DROP_Z, STARTUP_SHARE, rung_sizes
+from bollesim.search.race import DROP_Z, STARTUP_SHARE, rung_sizes
 from bollesim.search.tune_space import ruleset_of_change
 from bollesim.search.tune_spec import Tune
 
@@ -73,7 +74,7 @@ class Search:
     """The search's state: every trial in the order played and the search games spent."""
 
     tune: Tune
-    threads: int | None = None
+    options: RunOptions = field(default_factory=RunOptions)
     progress: Callable[[int], None] | None = None
     trials: list[Trial] = field(default_factory=list)
     played: int = 0
@@ -83,7 +84,7 @@ class Search:
         """Per game and target (games, targets): the player's outcome (0/1), or for a gap
         the first player's minus the second's, on games first..stop-1 of the search seed."""
         self.played += (stop - first) * len(self.tune.players)
-        return target_scores(self.tune, rules, self.tune.seed, first, stop, self.threads,
+        return target_scores(self.tune, rules, self.tune.seed, first, stop, self.options,
                              self.progress)
 
     def trial_cost(self) -> int:
@@ -118,9 +119,9 @@ class Search:
 
 
 def target_scores(tune: Tune, rules: Ruleset, seed: int, first: int, stop: int,
-                  threads: int | None, progress) -> np.ndarray:
+                  options: RunOptions, progress) -> np.ndarray:
     """Every target's per-game score on games first..stop-1 of `seed` (see Search.scores)."""
-    outcomes = player_outcomes(tune, rules, seed, first, stop, threads, progress)
+    outcomes = player_outcomes(tune, rules, seed, first, stop, options, progress)
     return np.column_stack([
         outcomes[t.players[0]][t.outcome].to_numpy().astype(float)
         - (outcomes[t.players[1]][t.outcome].to_numpy().astype(float) if t.is_gap else 0.0)
@@ -128,7 +129,7 @@ def target_scores(tune: Tune, rules: Ruleset, seed: int, first: int, stop: int,
 
 
 def player_outcomes(tune: Tune, rules: Ruleset, seed: int, first: int, stop: int,
-                    threads: int | None, progress, seconds: dict | None = None
+                    options: RunOptions, progress, seconds: dict | None = None
                     ) -> dict[str, pl.DataFrame]:
     """Each player's games first..stop-1 of `seed` on `rules`, with every outcome column;
     `seconds` ({player: s}), if given, gets the time each player took."""
@@ -139,7 +140,7 @@ def player_outcomes(tune: Tune, rules: Ruleset, seed: int, first: int, stop: int
     for name, player in tune.players.items():
         t0 = time.perf_counter()
         games = simulate(player.policy, stop - first, seed, params=player.params or None,
-                         rules=rules, threads=threads, first_game=first,
+                         rules=rules, options=options, first_game=first,
                          progress=progress or False)
         if seconds is not None:
             seconds[name] = time.perf_counter() - t0
@@ -178,15 +179,16 @@ def _margin(tune: Tune, trial: Trial) -> float:
     return min(t.margin(m) for t, m in zip(tune.targets, trial.means, strict=True))
 
 
-def search(tune: Tune, *, threads: int | None = None,
+def search(tune: Tune, *, options: RunOptions | None = None,
            progress: Callable[[int], None] | None = None) -> Found:
     """Stage by stage, fewest keys first, until a stage finds changes meeting the targets
     or the search games run out."""
     from bollesim.batch.runner import set_threads
 
-    set_threads(threads)
+    options = RunOptions.of(options)
+    set_threads(options.threads)
     t0 = time.perf_counter()
-    state = Search(tune, threads, progress)
+    state = Search(tune, options, progress)
     state.play({})
     stage = 0
     while not smallest(tune, state.trials) and stage < tune.max_keys and state.can_play():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from bollesim.batch.options import RunOptions
 from bollesim.game.declaration import Ruleset
 from bollesim.search.certify import Certificate, Estimate, certify
 from bollesim.search.tune import Found, Trial, label, search
@@ -97,15 +98,15 @@ def proposals_of(tune: Tune, found: Found) -> list[Trial]:
     return played[: tune.proposals]
 
 
-def answer(tune: Tune, *, threads: int | None = None, progress=None) -> Answer:
+def answer(tune: Tune, *, options: RunOptions | None = None, progress=None) -> Answer:
     """Search, then certify the proposals and the starting rules on held-out games."""
-    found = search(tune, threads=threads, progress=progress)
+    found = search(tune, options=options, progress=progress)
     t0 = time.perf_counter()
-    start = certify(tune, tune.rules, threads=threads, progress=progress)
+    start = certify(tune, tune.rules, options=options, progress=progress)
     proposals = []
     for trial in proposals_of(tune, found):
         rules = ruleset_of_change(tune.rules, tune.knobs, trial.change)
-        certificate = start if not trial.change else certify(tune, rules, threads=threads,
+        certificate = start if not trial.change else certify(tune, rules, options=options,
                                                               progress=progress)
         proposals.append(Proposal(trial, label(tune, trial), rules, certificate))
     return Answer(tune, found, start, tuple(proposals), time.perf_counter() - t0)

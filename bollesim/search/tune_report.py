@@ -22,7 +22,7 @@ import polars as pl
 
 from bollesim.game.declaration import declared
 from bollesim.game.patch import changed_units, partial_toml, value_at
-from bollesim.search.optimise import report_html, report_markdown
+from bollesim.search.optimise_report import report_html, report_markdown
 from bollesim.search.tune import label
 from bollesim.search.tune_answer import Answer, Proposal
 

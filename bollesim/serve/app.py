@@ -19,8 +19,12 @@
                               names the changed keys (as --set) and the parameters
     GET  /report/TOKEN/FILE   the files of a report written by this server
     POST /api/replay          {edits, policy, params, outcome}: an example game, narrated
+    POST /api/find            {edits, outcome, player, params, comparison, value, tolerance,
+                              keys, budget}: the smallest change that meets one target,
+                              certified on held-out games (find.py: `bollesim tune`'s code)
+    POST /api/find/cancel     {}: stop the search for a change that is running
 
-Every input is checked: a body is JSON of at most MAX_BODY bytes with only the fields of
+Every input is checked: a body is JSON of at most bodies.MAX_BODY bytes with only the fields of
 its route, edits name declared keys only (edits.py), a policy is one of policies/ and its
 parameters lie in their declared ranges. A request that fails is answered 400 (or 403,
 404, 413, 415, 429) with {"error": one line}; nothing answers with a traceback or a path.
@@ -36,18 +40,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
-import math
 import re
 import sys
-import threading
 import time
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-import numpy as np
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -57,17 +56,16 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Trigger
 from bollesim.game.patch import changed_units, partial_toml, value_at
-from bollesim.inputs import LimitError, loads_json
-from bollesim.serve import odds
+from bollesim.serve import find, odds
 from bollesim.serve.best import SHOWCASE
+from bollesim.serve.bodies import read_json
 from bollesim.serve.edits import BadRequest, assignments, build_ruleset, check_edits
-from bollesim.serve.worker import Busy, EngineWorker
-from bollesim.stats import analysis
+from bollesim.serve.guards import error, one_framing, same_origin
+from bollesim.serve.state import Server, Settings
+from bollesim.serve.worker import Busy
+from bollesim.stats import naming, vocabulary
 
-MAX_BODY = 512 * 1024
-"""Bytes of one request body (an edit of every key of the ruleset is about 40 KB)."""
 MAX_STREAMS = 8
 """Event streams open at once (one per open page)."""
 REPORT_GAMES = 2_000
@@ -80,216 +78,12 @@ LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
 ASSETS = {"page.js": "text/javascript", "page.css": "text/css", "index.html": "text/html"}
 
 
-@dataclass
-class Settings:
-    """What `bollesim serve` was started with."""
-
-    max_games: int = 100_000
-    seed: int = 1
-    best: dict | None = None  # {"policy", "params", "folder"} of --from (best.py)
-    loopback: bool = True
-    results: Path = Path("results")  # where the reports' run folders are kept
-
-
-@dataclass
-class Latest:
-    """The latest snapshot as JSON, published by the engine thread (which also writes the
-    JSON, off the event loop) and awaited by the event streams."""
-
-    loop: asyncio.AbstractEventLoop
-    value: str | None = None
-    version: int = 0
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
-
-    def publish(self, snapshot: dict) -> None:
-        """From any thread."""
-        try:
-            text = json.dumps(snapshot, allow_nan=False, separators=(",", ":"))
-        except (TypeError, ValueError) as exc:
-            print(f"bollesim serve: a snapshot could not be sent: {exc}", file=sys.stderr)
-            return
-        self.loop.call_soon_threadsafe(self._set, text)
-
-    def _set(self, text: str) -> None:
-        self.value, self.version = text, self.version + 1
-        self.changed.set()
-        self.changed = asyncio.Event()
-
-    async def after(self, version: int, timeout: float) -> tuple[str | None, int]:
-        """The snapshot newer than `version`, or (None, version) after `timeout` seconds."""
-        if self.version == version:
-            try:
-                await asyncio.wait_for(self.changed.wait(), timeout)
-            except TimeoutError:
-                return None, version
-        return self.value, self.version
-
-
-class Server:
-    """The state behind the routes: the engine thread, the policies, the reports."""
-
-    def __init__(self, settings: Settings):
-        self.settings = settings
-        self.policies: dict = {}
-        self._loading = threading.Lock()
-        self.job = 0
-        self.changes = 0  # /api/odds requests received: the newest is the one to evaluate
-        self.streams = 0  # event streams admitted and not yet ended
-        self.reports: dict[str, Path] = {}  # the reports written: token (folder name) -> folder
-        self.ready = threading.Event()
-        self.stopping = False
-        self.latest: Latest | None = None
-        self.worker: EngineWorker | None = None
-        self.baselines = None
-
-    # -------------------------------------------------------------- lifecycle
-
-    def start(self) -> None:
-        self.latest = Latest(asyncio.get_running_loop())
-        self.worker = EngineWorker(self.latest.publish)
-        self.worker.start()
-        self.baselines = odds.Baselines(odds.GAME.load_ruleset())
-        self.worker.submit(self._warm_up).add_done_callback(_say_if_failed)
-
-    def closing(self) -> None:
-        """Ctrl-C: tell the open pages and end their event streams (from any thread)."""
-        self.stopping = True
-        if self.latest is not None:
-            self.latest.publish({"stopped": True})
-
-    def stop(self) -> None:
-        self.stopping = True
-        if self.worker is not None:
-            self.worker.stop()
-
-    def _warm_up(self) -> None:
-        """Load (or compile) the engine, the first policy, the strong player and the trigger
-        families' before the first change; other policies load when first chosen."""
-        first = (self.settings.best or SHOWCASE)["policy"]
-        strong = [odds.GAME.strong] if odds.GAME.strong else []
-        for name in dict.fromkeys([first, *strong, *(f.policy for f in odds.FAMILIES)]):
-            self.policy(name)
-        for name in dict.fromkeys([first, *strong]):  # compiled before the first change
-            policy = self.policies[name]
-            odds.play(policy, policy.param_vector(), self.baselines.rules, self.settings.seed,
-                      0, 1)
-        self.ready.set()
-        self.latest.publish({"ready": True})
-
-    def policy(self, name):
-        from bollesim.game.policy import available_policies, load_policy
-
-        known = available_policies(deciding=True)  # the lookahead player is far too slow here
-        if name is None:
-            raise BadRequest(f'no policy: the request needs "policy", one of {", ".join(known)}')
-        if not isinstance(name, str) or name not in known:
-            raise BadRequest(f"unknown policy {str(name)[:40]!r} (known: {', '.join(known)})")
-        with self._loading:
-            if name not in self.policies:
-                self.policies[name] = load_policy(name)
-        return self.policies[name]
-
-    # -------------------------------------------------------------- requests
-
-    def params(self, policy, raw) -> np.ndarray:
-        if not isinstance(raw, dict):
-            raise BadRequest("params: expected an object {name: number}")
-        for name, value in raw.items():
-            if isinstance(value, bool) or not isinstance(value, int | float) \
-                    or not math.isfinite(value):
-                raise BadRequest(f"params: {str(name)[:40]!r} must be a number")
-        try:
-            return policy.param_vector(raw)
-        except UsageError as exc:
-            raise BadRequest(f"params: {exc}") from None
-
-    def family(self, raw) -> Trigger:
-        for f in odds.FAMILIES:
-            if raw == f.id:
-                return f
-        known = ", ".join(f.id for f in odds.FAMILIES)
-        raise BadRequest(f"family: expected one of {known}")
-
-    def setting(self, body: dict):
-        """(edits.Built: the ruleset or the loader's errors, policy, parameter vector) of a
-        request; BadRequest for anything no page sends."""
-        edits = check_edits(body.get("edits", {}))
-        policy = self.policy(body.get("policy"))
-        params = self.params(policy, body.get("params", {}))
-        built = build_ruleset(edits)
-        return built, policy, params
-
-    def pinned(self, raw) -> odds.Setting | None:
-        """The pinned setting A of a request ({edits, policy, params}), or None."""
-        if raw is None:
-            return None
-        if not isinstance(raw, dict) or set(raw) - {"edits", "policy", "params"}:
-            raise BadRequest("pinned: expected an object {edits, policy, params}")
-        built, policy, params = self.setting(raw)
-        if built.rules is None:
-            raise BadRequest(f"pinned: {built.errors[0]['message']}")
-        return odds.Setting(built.rules, policy, params)
-
-    def evaluation(self, rules, policy, params, family: Trigger,
-                   pinned: odds.Setting | None = None) -> odds.Evaluation:
-        self.job += 1
-        family_policy = self.policy(family.policy)
-        family_params = params if family_policy is policy else family_policy.param_vector()
-        strong = None
-        if odds.GAME.strong and odds.GAME.strong != policy.name:
-            strong_policy = self.policy(odds.GAME.strong)
-            strong = odds.Setting(rules, strong_policy, strong_policy.param_vector())
-        return odds.Evaluation(self.job, rules, policy, params, self.settings.seed, family,
-                               family_policy, family_params, self.settings.max_games,
-                               self.baselines, pinned, strong)
-
-
 # ------------------------------------------------------------------ helpers
-
-
-def _say_if_failed(future) -> None:
-    if not future.cancelled() and future.exception() is not None:
-        print(f"bollesim serve: the engine could not start: {future.exception()!r}",
-              file=sys.stderr)
 
 
 def article(label: str) -> str:
     """"an operational victory", "a defeat"."""
     return ("an " if label[:1].lower() in "aeiou" else "a ") + label
-
-
-def error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": " ".join(str(message).split())}, status_code=status)
-
-
-def _reject_constant(name: str):
-    raise BadRequest(f"not JSON: {name} is not a number")
-
-
-async def read_json(request: Request, fields: set[str]) -> dict:
-    """The request's JSON object (checked: type, size, fields), or BadRequest/HTTPException."""
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        raise HTTPException(415, "send JSON (Content-Type: application/json)")
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise HTTPException(413, f"the request is larger than {MAX_BODY:,} bytes")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise HTTPException(413, f"the request is larger than {MAX_BODY:,} bytes")
-    try:
-        data = loads_json(body.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise BadRequest("not JSON") from None
-    except LimitError as exc:
-        raise BadRequest(f"not read: {exc}") from None
-    if not isinstance(data, dict):
-        raise BadRequest("expected a JSON object")
-    unknown = sorted(set(data) - fields)
-    if unknown:
-        raise BadRequest(f"unknown field {unknown[0][:40]!r} (fields: {', '.join(sorted(fields))})")
-    return data
 
 
 def _asset(name: str) -> bytes:
@@ -336,11 +130,11 @@ async def form(request: Request) -> Response:
     return JSONResponse({
         **odds.GAME.form_module.form_model(), "policies": policies,
         "families": [{"id": f.id, "policy": f.policy, "param": f.param,
-                      "label": analysis.parameter_label(f.policy, f.param)} for f in odds.FAMILIES],
-        "outcomes": [{"outcome": o, "label": analysis.LABELS[o],
-                      "minimise": o in analysis.MINIMISE} for o in analysis.OUTCOMES],
+                      "label": naming.parameter_label(f.policy, f.param)} for f in odds.FAMILIES],
+        "outcomes": [{"outcome": o, "label": vocabulary.LABELS[o],
+                      "minimise": o in vocabulary.MINIMISE} for o in vocabulary.OUTCOMES],
         "game": odds.GAME.title, "best": s.best, "showcase": SHOWCASE, "max_games": s.max_games,
-        "seed": s.seed,
+        "seed": s.seed, "find": find.defaults(),
         "ready": server.ready.is_set()})
 
 
@@ -495,8 +289,8 @@ async def replay(request: Request) -> Response:
     server: Server = request.app.state.server
     body = await read_json(request, {"edits", "policy", "params", "outcome"})
     outcome = body.get("outcome")
-    if outcome not in analysis.OUTCOMES:
-        raise BadRequest(f"outcome: expected one of {', '.join(analysis.OUTCOMES)}")
+    if outcome not in vocabulary.OUTCOMES:
+        raise BadRequest(f"outcome: expected one of {', '.join(vocabulary.OUTCOMES)}")
     built, policy, params = await asyncio.to_thread(server.setting, body)
     if built.rules is None:
         return JSONResponse({"errors": built.errors}, status_code=422)
@@ -506,15 +300,25 @@ async def replay(request: Request) -> Response:
         lambda: odds.example_game(built.rules, policy, params, seed, outcome, search)))
     if game is None:
         return JSONResponse({"game": None, "message": f"none of the first {search:,} games "
-                             f"ends with {article(analysis.LABELS[outcome])}"})
+                             f"ends with {article(vocabulary.LABELS[outcome])}"})
     from bollesim.batch.replay import narrated_game
 
     lines, _ = await asyncio.to_thread(narrated_game, built.rules, policy, params, seed, game)
-    args = " ".join(f"-p {p.name}={v:g}" for p, v in zip(policy.parameters, params, strict=True))
-    command = (f"bollesim play -P {policy.name} {args} --seed {seed} --game {game}"
-               + (" --partial whatif.toml" if body.get("edits") else ""))
+    command = replay_command(policy, params, seed, game, bool(body.get("edits")))
     return JSONResponse({"game": game, "seed": seed, "outcome": outcome, "lines": lines,
                          "command": command})
+
+
+def replay_command(policy, params, seed: int, game: int, edited: bool) -> str:
+    """The command line that plays game `game` of `seed` again, narrated: with the page's
+    game chosen first where it is not the default one (`bollesim --game NAME play`)."""
+    from bollesim.game.declaration import DEFAULT, declared
+
+    name = declared().name
+    chooser = "" if name == DEFAULT else f"--game {name} "
+    args = " ".join(f"-p {p.name}={v:g}" for p, v in zip(policy.parameters, params, strict=True))
+    return (f"bollesim {chooser}play -P {policy.name} {args} --seed {seed} --game {game}"
+            + (" --partial whatif.toml" if edited else ""))
 
 
 # ------------------------------------------------------------------ the application
@@ -545,52 +349,6 @@ async def _internal(request: Request, exc: Exception) -> Response:
     return error(500, "internal error (see the server's terminal)")
 
 
-def cross_site(scope) -> bool:
-    """Whether a request comes from another site's page: its Origin is not the page's own,
-    or the browser says (Sec-Fetch-Site) it is not same-origin. Following a link to one of
-    the pages (not the API) from elsewhere is allowed, as typing its address is."""
-    headers = dict(scope["headers"])
-    origin = headers.get(b"origin")
-    host = headers.get(b"host", b"")
-    if origin is not None and origin not in (b"http://" + host, b"https://" + host):
-        return True
-    site = headers.get(b"sec-fetch-site", b"none")
-    if site in (b"same-origin", b"none"):
-        return False
-    return not (headers.get(b"sec-fetch-mode") == b"navigate" and scope["method"] == "GET"
-                and not scope["path"].startswith("/api/"))
-
-
-def same_origin(app):
-    """Refuse a request of another site's page on every route: its script could hold the
-    event streams or start the engine."""
-
-    async def middleware(scope, receive, send):
-        if scope["type"] == "http" and cross_site(scope):
-            await error(403, "cross-site request refused")(scope, receive, send)
-            return
-        await app(scope, receive, send)
-
-    return middleware
-
-
-def one_framing(app):
-    """Answer a request that gives both Content-Length and Transfer-Encoding 400 and close
-    its connection: a proxy in front may have framed its body by the other header, so
-    what follows on the connection may be a smuggled request (RFC 9112 §6.3)."""
-
-    async def middleware(scope, receive, send):
-        names = {name for name, _ in scope.get("headers", ())}
-        if scope["type"] == "http" and {b"content-length", b"transfer-encoding"} <= names:
-            answer = error(400, "both Content-Length and Transfer-Encoding: refused")
-            answer.headers["Connection"] = "close"
-            await answer(scope, receive, send)
-            return
-        await app(scope, receive, send)
-
-    return middleware
-
-
 def create_app(settings: Settings) -> Starlette:
     server = Server(settings)
 
@@ -613,6 +371,8 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/report", make_report, methods=["POST"]),
         Route("/report/{token}/{name}", report_file),
         Route("/api/replay", replay, methods=["POST"]),
+        Route("/api/find", find.find_change, methods=["POST"]),
+        Route("/api/find/cancel", find.cancel_find, methods=["POST"]),
     ]
     hosts = LOOPBACK_NAMES if settings.loopback else ["*"]
     app = Starlette(

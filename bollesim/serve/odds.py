@@ -30,7 +30,7 @@ import polars as pl
 
 from bollesim.game.declaration import Ruleset, Trigger, declared
 from bollesim.game.policy import Policy
-from bollesim.stats import analysis
+from bollesim.stats import analysis, paired_tests, vocabulary
 
 GAME = declared()
 RESULT = GAME.result
@@ -210,7 +210,7 @@ class Evaluation:
         base = self.baselines.games(self.policy, self.params, self.seed, n)
         games = self.main.select("game", *OUTCOME_COLUMNS)
         rows = [{
-            "outcome": r["outcome"], "label": analysis.LABELS[r["outcome"]], "n": r["n"],
+            "outcome": r["outcome"], "label": vocabulary.LABELS[r["outcome"]], "n": r["n"],
             "k": round(r["rate_a"] * r["n"]), "rate": r["rate_a"], "low": r["a_low"],
             "high": r["a_high"], "base_k": round(r["rate_b"] * r["n"]),
             "base_rate": r["rate_b"], "base_low": r["b_low"], "base_high": r["b_high"],
@@ -238,13 +238,13 @@ class Evaluation:
         strong = self.strong_main.head(n).select("game", *OUTCOME_COLUMNS)
         strong_base = self.baselines.games(s.policy, s.params, self.seed, n)
         def both(new, old):
-            return analysis.with_outcomes(new).join(analysis.with_outcomes(old), on="game",
+            return vocabulary.with_outcomes(new).join(vocabulary.with_outcomes(old), on="game",
                                                     suffix="_shipped")
 
         page, other = both(games, base), both(strong, strong_base)
         for row, r in zip(rows, _paired(strong, strong_base).iter_rows(named=True), strict=True):
             o = row["outcome"]
-            larger = analysis.larger_change(*(
+            larger = paired_tests.larger_change(*(
                 frame[c].to_numpy() for frame in (page, other) for c in (o, f"{o}_shipped")))
             row["strong"] = {
                 "policy": s.policy.name, "k": round(r["rate_a"] * r["n"]), "rate": r["rate_a"],
@@ -277,7 +277,7 @@ class Evaluation:
         charts = [chartdata.defeats_by_turn(games)] if RESULT.loss_factors else []
         charts.append(chartdata.turns_by_outcome(games))
         self._losses = {"games": n, "defeats": int(games[RESULT.loss].sum()),
-                        "label": analysis.LABELS[RESULT.loss], "tables": tables,
+                        "label": vocabulary.LABELS[RESULT.loss], "tables": tables,
                         "charts": [_on_page(chart, 220) for chart in charts]}
         return self._losses
 
@@ -364,7 +364,7 @@ def _paired(games: pl.DataFrame, other: pl.DataFrame) -> pl.DataFrame:
     """analysis.paired_comparison of `games` (side a) with `other` (side b), game by game."""
     both = pl.concat([games.with_columns(pl.lit(1).alias("cell")),
                       other.with_columns(pl.lit(0).alias("cell"))])
-    return analysis.paired_comparison(both, {"cell": 1}, {"cell": 0})
+    return paired_tests.paired_comparison(both, {"cell": 1}, {"cell": 0})
 
 
 def example_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, outcome: str,
@@ -372,7 +372,7 @@ def example_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, 
     """The first game of the page's seeds whose result is `outcome`, among `search` games."""
     done = 0
     while done < search:
-        games = analysis.with_outcomes(play(policy, params, rules, seed, done, min(PIECE, search - done)))
+        games = vocabulary.with_outcomes(play(policy, params, rules, seed, done, min(PIECE, search - done)))
         hits = games.filter(pl.col(outcome))["game"]
         if hits.len():
             return int(hits[0])

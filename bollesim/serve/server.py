@@ -22,7 +22,8 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from bollesim.errors import UsageError
-from bollesim.serve.app import Settings, create_app
+from bollesim.serve.app import create_app
+from bollesim.serve.state import Settings
 
 DEFAULT_PORT = 8765
 PROCESS_BYTES = 700 << 20

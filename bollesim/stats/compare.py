@@ -30,9 +30,9 @@ import polars as pl
 
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Ruleset, declared
-from bollesim.stats import analysis
+from bollesim.stats import naming, paired_tests, vocabulary
 
-OUTCOME_COLUMNS = analysis.RESULT.flags
+OUTCOME_COLUMNS = vocabulary.RESULT.flags
 """The outcome columns a side reads (the derived outcomes come from them)."""
 
 
@@ -87,7 +87,7 @@ def differences(a: Side, b: Side) -> pl.DataFrame:
     `only_a`, `only_b` (games where only that side had the outcome), `p_value` (exact
     McNemar), `significant` (p < 0.05)."""
     paired = pair(a, b)
-    cmp = analysis.paired_comparison(paired, 1, 0)  # analysis's "a" is B here: diff = B - A
+    cmp = paired_tests.paired_comparison(paired, 1, 0)  # analysis's "a" is B here: diff = B - A
     return cmp.select(
         "outcome", "n",
         pl.col("rate_b").alias("rate_a"), pl.col("b_low").alias("a_low"),
@@ -133,7 +133,7 @@ def what_differs(a: Side, b: Side) -> list[str]:
     if isinstance(pa, dict) and isinstance(pb, dict):
         for name in dict.fromkeys([*pa, *pb]):
             if pa.get(name) != pb.get(name) and ra.get("policy") == rb.get("policy"):
-                out.append(f"{name}: {analysis.fmt_value(pa.get(name))} -> {analysis.fmt_value(pb.get(name))}")
+                out.append(f"{name}: {naming.fmt_value(pa.get(name))} -> {naming.fmt_value(pb.get(name))}")
     elif pa != pb:
         out.append("parameters: see each folder's cells")
     switched = [rid for rid in rulebook.READINGS if a.rules.readings[rid] != b.rules.readings[rid]]

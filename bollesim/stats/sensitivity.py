@@ -38,11 +38,11 @@ import polars as pl
 
 from bollesim.errors import UsageError
 from bollesim.game.declaration import declared
-from bollesim.stats import analysis
-from bollesim.stats.analysis import pct
+from bollesim.stats import analysis, naming, paired_tests, vocabulary
 from bollesim.stats.intervals import Z95
+from bollesim.stats.naming import pct
 
-FINDING_OUTCOMES = analysis.RESULT.flags
+FINDING_OUTCOMES = vocabulary.RESULT.flags
 """The outcomes whose findings are checked and whose tornado charts are drawn."""
 
 
@@ -71,7 +71,7 @@ def tagged(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
     the ruleset columns dropped."""
     n, names = layout(manifest)
     index = (pl.col("cell") // n).cast(pl.Int64)
-    return (analysis.with_outcomes(games).drop("ruleset", "ruleset_hash", strict=False)
+    return (vocabulary.with_outcomes(games).drop("ruleset", "ruleset_hash", strict=False)
             .with_columns(index.alias("variant_index"),
                           index.replace_strict(dict(enumerate(names)), return_dtype=pl.Utf8)
                           .alias("variant"),
@@ -79,7 +79,7 @@ def tagged(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
 
 
 def effects(games: pl.DataFrame, manifest: dict,
-            outcomes: Sequence[str] = analysis.OUTCOMES) -> pl.DataFrame:
+            outcomes: Sequence[str] = vocabulary.OUTCOMES) -> pl.DataFrame:
     """How far each alternative moves each outcome's rate over all the cells: one row per
     (alternative, outcome) with `alternative`, `outcome`, `cells`, `n` (games per cell),
     `rate_default` (as specified), `rate_alternative`, `diff` (alternative minus as
@@ -117,7 +117,7 @@ included): two rows with the same hash played the game the same way (`with_playe
 
 def with_played(frame: pl.LazyFrame | pl.DataFrame):
     """The rows with PLAYED, the hash of every result column of each row."""
-    return frame.with_columns(pl.struct(*analysis.RESULT.names).hash(seed=0).alias(PLAYED))
+    return frame.with_columns(pl.struct(*vocabulary.RESULT.names).hash(seed=0).alias(PLAYED))
 
 
 def played_differently(rows: pl.DataFrame, manifest: dict) -> pl.DataFrame:
@@ -158,17 +158,17 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
     rows = tagged(games, manifest)
     parts = [rows.filter(pl.col("variant_index") == v) for v in range(len(names))]
     found = []
-    swept = analysis.swept_parameters(parts[0])
+    swept = naming.swept_parameters(parts[0])
     def best_in(part, policy, param, default=None):
-        own = analysis.own_cells(part, policy, param, swept[policy])
-        return analysis.best_trigger(own, param, policy=policy, outcomes=FINDING_OUTCOMES,
+        own = naming.own_cells(part, policy, param, swept[policy])
+        return paired_tests.best_trigger(own, param, policy=policy, outcomes=FINDING_OUTCOMES,
                                      default=default)
 
     best_of = {(policy, param): best_in(parts[0], policy, param)
                for policy, params in swept.items() for param in params}
     for policy, params in swept.items():
         for param in params:
-            label = analysis.parameter_label(policy, param)
+            label = naming.parameter_label(policy, param)
             strong = best_of.get(strong_counterpart(policy, param))
             for i, o in enumerate(FINDING_OUTCOMES):
                 mine = best_of[policy, param].row(i, named=True)
@@ -178,7 +178,7 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
                     # the alternative's best, and the as-specified answer's rate under it
                     theirs = best_in(parts[v], policy, param, default=specified).row(i, named=True)
                     found.append({
-                        "finding": f"best {label} ({policy} {param}) for {analysis.LABELS[o]}",
+                        "finding": f"best {label} ({policy} {param}) for {vocabulary.LABELS[o]}",
                         "kind": "trigger", "outcome": o, "alternative": names[v],
                         "verdict": trigger_verdict(mine, theirs),
                         "as_specified": _setting(mine), "answer": _setting(theirs),
@@ -188,13 +188,13 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
                         else trigger_verdict(mine, by_strong),
                         "strong_answer": None if by_strong is None else _setting(by_strong)})
     if parts[0]["policy"].n_unique() > 1:
-        labels = dict(analysis.cell_labels(parts[0]).select("cell", "label").iter_rows())
+        labels = dict(naming.cell_labels(parts[0]).select("cell", "label").iter_rows())
         for o in FINDING_OUTCOMES:
             mine = ranking(parts[0], o)
             for v in range(1, len(names)):
                 theirs = ranking(parts[v], o)
                 found.append({
-                    "finding": f"ranking of the policies by {analysis.LABELS[o]}", "kind": "ranking",
+                    "finding": f"ranking of the policies by {vocabulary.LABELS[o]}", "kind": "ranking",
                     "outcome": o, "alternative": names[v],
                     "verdict": ranking_verdict(mine, theirs, parts[v], o),
                     "as_specified": _order(mine, labels), "answer": _order(theirs, labels),
@@ -256,7 +256,7 @@ def _move(r: dict) -> str:
     text = f"to {r['answer']} under `{r['alternative']}`"
     if r["gain"] is not None and r["specified_there"] is not None:
         sign = "+" if r["gain"] >= 0 else "-"
-        paired = "" if r["p_value"] is None else f", {analysis.p_text(r['p_value'])}"
+        paired = "" if r["p_value"] is None else f", {naming.p_text(r['p_value'])}"
         text += (f", where the answer as specified gets {pct(r['specified_there'])}: "
                  f"{sign}{100 * abs(r['gain']):.1f} points{paired}")
     return text + (" (within noise)" if r["verdict"] != "changes" else "")
@@ -297,7 +297,7 @@ def ranking(rows: pl.DataFrame, outcome: str) -> list[dict]:
     """The policies, best first, by the rate of their best cell for `outcome` (ties by
     name): [{policy, cell, rate}]."""
     rates = analysis.rates(rows, by=["policy", "cell"], outcomes=[outcome])
-    sign = -1.0 if outcome in analysis.MINIMISE else 1.0
+    sign = -1.0 if outcome in vocabulary.MINIMISE else 1.0
     best = {}
     for r in rates.sort("cell").iter_rows(named=True):
         score = sign * r[f"{outcome}_rate"]
@@ -319,7 +319,7 @@ def ranking_verdict(mine: list[dict], theirs: list[dict], rows: pl.DataFrame,
     swapped = [(p, q) for i, p in enumerate(before) for q in before[i + 1:]
                if after.index(q) < after.index(p)]
     for p, q in swapped:
-        cmp = analysis.paired_comparison(rows, int(cell[p]), int(cell[q]), outcome).row(0, named=True)
+        cmp = paired_tests.paired_comparison(rows, int(cell[p]), int(cell[q]), outcome).row(0, named=True)
         if cmp["p_value"] < ALPHA:
             return "changes"
     return "holds within noise"

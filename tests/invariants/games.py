@@ -8,8 +8,8 @@ from functools import partial
 import numpy as np
 
 from bollesim.blocks import in_blocks
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank import observation
+from bollesim.bollebank.engine import layout
 from bollesim.bollebank.engine.core import new_game
 from bollesim.bollebank.engine.play import (
     BATCH_ARGS,
@@ -104,19 +104,19 @@ def play_checked_game(st, decide, seed, game, before, row, error):
     error[:] = 0
     new_game(st, seed, game)
     phase = ORDERS
-    while not st[L.X_OVER]:
-        st[L.X_N_EVENTS] = 0  # only core.log reads it: play is unchanged
-        before[:] = st[: L.STATE_SIZE]
+    while not st[layout.X_OVER]:
+        st[layout.X_N_EVENTS] = 0  # only core.log reads it: play is unchanged
+        before[:] = st[: layout.STATE_SIZE]
         played = phase
         phase = play_phase(st, decide, phase)
         code = check_phase(before, st, played)
         if code:
-            error[0], error[1], error[2] = code, before[O.TURN], played
+            error[0], error[1], error[2] = code, before[observation.TURN], played
             return
-    write_result(st, st[L.CHANCE + 1], row)
+    write_result(st, st[layout.CHANCE + 1], row)
     code = check_result(st, row)
     if code:
-        error[0], error[1], error[2] = code, st[O.TURN], RESULT_ROW
+        error[0], error[1], error[2] = code, st[observation.TURN], RESULT_ROW
 
 
 @compiled(nogil=True)  # threads play blocks at once (blocks.py)
@@ -126,10 +126,10 @@ def play_checked_games(rules, decide, scripted, params, seed, first_game, errors
     (code, turn, phase) of the game's first violation, or zeros."""
     owner = new_vector(rules, TRACE_EVENTS, scripted)
     st = unmanaged(owner)
-    before = np.empty(L.STATE_SIZE, dtype=np.int64)
-    row = np.empty(L.N_RESULTS, dtype=np.int64)
+    before = np.empty(layout.STATE_SIZE, dtype=np.int64)
+    row = np.empty(layout.N_RESULTS, dtype=np.int64)
     for g in range(lo, hi):
-        st[L.PARAMS : L.PARAMS + params.shape[1]] = params[g].view(np.int64)
+        st[layout.PARAMS : layout.PARAMS + params.shape[1]] = params[g].view(np.int64)
         play_checked_game(st, decide, seed, first_game + g, before, row, errors[g])
     owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
 

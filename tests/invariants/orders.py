@@ -3,10 +3,8 @@ the fire status and Fire sides, standing orders and Tow orders."""
 
 from __future__ import annotations
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.engine import layout as L
-from bollesim.bollebank.engine import tables as T
+from bollesim.bollebank import codes, observation
+from bollesim.bollebank.engine import layout, tables
 from bollesim.bollebank.engine.core import has, pos, vx
 from bollesim.bollebank.engine.play import EXECUTION, ORDERS, REACTION
 from bollesim.jit import compiled
@@ -27,10 +25,10 @@ from invariants.violations import (
 def setup_marker(before, st, phase):
     """§3 step 6: the setup marker is the artillery track's first chit; §6.3: fire flips
     it to "No Artillery" in the Execution phase, for the rest of the game."""
-    first = L.TRACKS + L.TRACK_CAP * C.ART
-    if st[O.TRACK_LEN + C.ART] < 1 or st[first] != st[T.S_SETUP_CHIT]:
+    first = layout.TRACKS + layout.TRACK_CAP * codes.ART
+    if st[observation.TRACK_LEN + codes.ART] < 1 or st[first] != st[tables.S_SETUP_CHIT]:
         return SETUP_MARKER
-    was, now = before[L.X_SETUP_FLIPPED], st[L.X_SETUP_FLIPPED]
+    was, now = before[layout.X_SETUP_FLIPPED], st[layout.X_SETUP_FLIPPED]
     if now != was and (now != 1 or phase != EXECUTION):
         return SETUP_MARKER
     return OK
@@ -41,16 +39,16 @@ def track_changes(before, st, phase):
     """§5.3 d: chits join the end of a track in the Orders phase; §6.1, §6.3: they leave
     from its end in the Execution phase, and an airstrike leaves at most half of each
     track's regular chits (I-AIR); the other phases leave the tracks alone."""
-    for t in range(C.N_TRACKS):
-        was, now = before[O.TRACK_LEN + t], st[O.TRACK_LEN + t]
-        start = L.TRACKS + L.TRACK_CAP * t
+    for t in range(codes.N_TRACKS):
+        was, now = before[observation.TRACK_LEN + t], st[observation.TRACK_LEN + t]
+        start = layout.TRACKS + layout.TRACK_CAP * t
         for i in range(min(was, now)):
             if st[start + i] != before[start + i]:
                 return TRACK_CHANGE
         if (now > was and phase != ORDERS) or (now < was and phase != EXECUTION):
             return TRACK_CHANGE
-        setup = t == C.ART
-        if phase == EXECUTION and before[O.AIRSTRIKE_PENDING] and now - setup > (was - setup) // 2:
+        setup = t == codes.ART
+        if phase == EXECUTION and before[observation.AIRSTRIKE_PENDING] and now - setup > (was - setup) // 2:
             return TRACK_CHANGE
     return OK
 
@@ -61,12 +59,12 @@ def ability_moves(before, st, phase):
     move in the phases that use abilities before it could rise); a spent one comes back
     only by the refresh after doubles in the Orders phase (§5.3), or under I-SPENT's other
     reading to the track when the RoE drops (and on up to its box when it rises again)."""
-    returns = phase == REACTION and st[T.S_SPENT_RETURNS] != 0
+    returns = phase == REACTION and st[tables.S_SPENT_RETURNS] != 0
     for a in range(3):
-        was, now = before[O.ABIL + 2 * a], st[O.ABIL + 2 * a]
-        if was == C.ON_TRACK and now == C.SPENT:
+        was, now = before[observation.ABIL + 2 * a], st[observation.ABIL + 2 * a]
+        if was == codes.ON_TRACK and now == codes.SPENT:
             return ABILITY_MOVE
-        if was == C.SPENT and now != C.SPENT and not (phase == ORDERS or returns):
+        if was == codes.SPENT and now != codes.SPENT and not (phase == ORDERS or returns):
             return ABILITY_MOVE
     return OK
 
@@ -75,17 +73,17 @@ def ability_moves(before, st, phase):
 def fire_status(before, st, phase):
     """§5.2, §5.4.2: the fire status marker is placed once, by the first Fire order (an
     Orders phase), at that moment's RoE, which must allow fire; then it never moves."""
-    placed, turn = st[O.FIRE_ROE], st[L.X_FIRE_TURN]
-    if before[O.FIRE_ROE] > 0:
-        same = placed == before[O.FIRE_ROE] and turn == before[L.X_FIRE_TURN]
+    placed, turn = st[observation.FIRE_ROE], st[layout.X_FIRE_TURN]
+    if before[observation.FIRE_ROE] > 0:
+        same = placed == before[observation.FIRE_ROE] and turn == before[layout.X_FIRE_TURN]
         return OK if same else FIRE_STATUS
     if placed == 0:
         return OK if turn == 0 else FIRE_STATUS
     if (
         phase != ORDERS
-        or placed != st[O.ROE]
-        or placed < st[T.S_FIRE_ALLOWED]
-        or turn != st[O.TURN]
+        or placed != st[observation.ROE]
+        or placed < st[tables.S_FIRE_ALLOWED]
+        or turn != st[observation.TURN]
     ):
         return FIRE_STATUS
     return OK
@@ -95,11 +93,11 @@ def fire_status(before, st, phase):
 def fire_sides(before, st, phase):
     """§5.4.2: a Fire order flips a tank (never an APC) to its Fire side, in the Orders
     phase, once the fire status is set; nothing flips it back."""
-    for v in range(T.NV):
-        side = st[vx(v, O.V_FIRE)]
-        if side != 0 and (side != 1 or not st[T.IS_TANK + v] or st[O.FIRE_ROE] == 0):
+    for v in range(tables.NV):
+        side = st[vx(v, observation.V_FIRE)]
+        if side != 0 and (side != 1 or not st[tables.IS_TANK + v] or st[observation.FIRE_ROE] == 0):
             return FIRE_SIDE
-        if side != before[vx(v, O.V_FIRE)] and (side == 0 or phase != ORDERS):
+        if side != before[vx(v, observation.V_FIRE)] and (side == 0 or phase != ORDERS):
             return FIRE_SIDE
     return OK
 
@@ -110,19 +108,20 @@ def standing_orders(st, phase):
     order has a destination, a Tow order a tank to reach or in tow; VL2 needs no orders
     (§5); after the moves no vehicle stands at its destination with its Move marker or
     VL2's reminder still out (§6.2: it comes back on arrival)."""
-    for v in range(T.NV):
-        order, dest = st[vx(v, O.V_ORDER)], st[vx(v, O.V_DEST)]
-        if not (order == C.NO_ORDER or order == C.MOVE or order == C.TOW):
+    for v in range(tables.NV):
+        order, dest = st[vx(v, observation.V_ORDER)], st[vx(v, observation.V_DEST)]
+        if not (order == codes.NO_ORDER or order == codes.MOVE or order == codes.TOW):
             return ORDERS_INCONSISTENT
-        if has(st, v, O.V_HEAVY, C.TRACKS) and (order != C.NO_ORDER or st[vx(v, O.V_TOWING)] >= 0):
+        if has(st, v, observation.V_HEAVY, codes.TRACKS) and (order != codes.NO_ORDER
+                                                               or st[vx(v, observation.V_TOWING)] >= 0):
             return ORDERS_INCONSISTENT
-        if order == C.MOVE and dest < 0:
+        if order == codes.MOVE and dest < 0:
             return ORDERS_INCONSISTENT
-        if order == C.TOW and st[vx(v, O.V_TOW_TARGET)] < 0 and st[vx(v, O.V_TOWING)] < 0:
+        if order == codes.TOW and st[vx(v, observation.V_TOW_TARGET)] < 0 and st[vx(v, observation.V_TOWING)] < 0:
             return ORDERS_INCONSISTENT
-        if v == st[T.S_COMMANDER] and order != C.NO_ORDER:
+        if v == st[tables.S_COMMANDER] and order != codes.NO_ORDER:
             return ORDERS_INCONSISTENT
-        if phase == EXECUTION and order != C.TOW and dest == pos(st, v):
+        if phase == EXECUTION and order != codes.TOW and dest == pos(st, v):
             return ORDERS_INCONSISTENT
     return OK
 
@@ -131,16 +130,16 @@ def standing_orders(st, phase):
 def tow_orders(before, st, phase):
     """§5.4.3, I-TOW-SARACI: a Tow order, given in the Orders phase, sends a tank to
     another tank with tracks damage that is not in tow and not already in Saraci."""
-    for v in range(T.NV):
-        target = st[vx(v, O.V_TOW_TARGET)]
-        if target < 0 or target == before[vx(v, O.V_TOW_TARGET)]:
+    for v in range(tables.NV):
+        target = st[vx(v, observation.V_TOW_TARGET)]
+        if target < 0 or target == before[vx(v, observation.V_TOW_TARGET)]:
             continue
         if (
             phase != ORDERS
-            or not st[T.IS_TANK + v]
+            or not st[tables.IS_TANK + v]
             or target == v
-            or not has(st, target, O.V_HEAVY, C.TRACKS)
-            or st[vx(target, O.V_TOWED_BY)] >= 0
+            or not has(st, target, observation.V_HEAVY, codes.TRACKS)
+            or st[vx(target, observation.V_TOWED_BY)] >= 0
             or in_saraci(st, pos(st, target))
         ):
             return TOW_ORDER

@@ -3,11 +3,8 @@ direct-fire attack at a first-priority target."""
 
 from __future__ import annotations
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import events as E
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.engine import layout as L
-from bollesim.bollebank.engine import tables as T
+from bollesim.bollebank import codes, events, observation
+from bollesim.bollebank.engine import layout, tables
 from bollesim.bollebank.engine.core import pos, vx
 from bollesim.bollebank.engine.play import EXECUTION, ORDERS, REACTION
 from bollesim.jit import compiled
@@ -30,10 +27,10 @@ from invariants.violations import (
 def roe(before, st, phase):
     """I-ROE0: the RoE stays on its track; every RoE effect is an attack, damage or
     artillery (§7.1.2, §7.1.3, §7.2), so it moves only in the Enemy reaction phase."""
-    level = st[O.ROE]
-    if not st[T.S_ROE_MIN] <= level <= st[T.S_ROE_MAX]:
+    level = st[observation.ROE]
+    if not st[tables.S_ROE_MIN] <= level <= st[tables.S_ROE_MAX]:
         return ROE_ILLEGAL
-    if level != before[O.ROE] and phase != REACTION:
+    if level != before[observation.ROE] and phase != REACTION:
         return ROE_ILLEGAL
     return OK
 
@@ -44,12 +41,12 @@ def damage(before, st, phase):
     the Orders phase (§5.3, §7.2.1), heavy damage and killed commanders from the Enemy
     reaction (§7.1.2, §7.1.3, §7.2); a hit APC or VL2's killed commander ends the game
     instead of being marked (§7.1.2, §7.1.3)."""
-    for v in range(T.NV):
-        light, heavy, kia = st[vx(v, O.V_LIGHT)], st[vx(v, O.V_HEAVY)], st[vx(v, O.V_KIA)]
+    for v in range(tables.NV):
+        light, heavy, kia = st[vx(v, observation.V_LIGHT)], st[vx(v, observation.V_HEAVY)], st[vx(v, observation.V_KIA)]
         was_light, was_heavy, was_kia = (
-            before[vx(v, O.V_LIGHT)],
-            before[vx(v, O.V_HEAVY)],
-            before[vx(v, O.V_KIA)],
+            before[vx(v, observation.V_LIGHT)],
+            before[vx(v, observation.V_HEAVY)],
+            before[vx(v, observation.V_KIA)],
         )
         if was_light & ~light or was_heavy & ~heavy or was_kia & ~kia:
             return DAMAGE_HEALED
@@ -59,7 +56,7 @@ def damage(before, st, phase):
             return DAMAGE_OUT_OF_PHASE
         if not (0 <= light < 8 and 0 <= heavy < 8 and 0 <= kia <= 1):
             return DAMAGE_INVALID
-        if (heavy and not st[T.IS_TANK + v]) or (kia and v == st[T.S_COMMANDER]):
+        if (heavy and not st[tables.IS_TANK + v]) or (kia and v == st[tables.S_COMMANDER]):
             return DAMAGE_INVALID
     return OK
 
@@ -69,14 +66,14 @@ def stun_and_skip(before, st, phase):
     """§7.1.3: a hull or turret hit brings a stun marker, and nothing else does; it goes
     at the end of the next Execution phase (§6 d). A commander's skip (§7.1.3) lasts only
     within the Execution phase."""
-    for v in range(T.NV):
-        if st[vx(v, O.V_SKIP)]:
+    for v in range(tables.NV):
+        if st[vx(v, observation.V_SKIP)]:
             return STUN_OR_SKIP
-        stunned = st[vx(v, O.V_STUN)]
-        hit = st[vx(v, O.V_HEAVY)] & ~before[vx(v, O.V_HEAVY)] & HULL_OR_TURRET
+        stunned = st[vx(v, observation.V_STUN)]
+        hit = st[vx(v, observation.V_HEAVY)] & ~before[vx(v, observation.V_HEAVY)] & HULL_OR_TURRET
         if hit and not stunned:
             return STUN_OR_SKIP
-        if stunned and (phase == EXECUTION or not (before[vx(v, O.V_STUN)] or hit)):
+        if stunned and (phase == EXECUTION or not (before[vx(v, observation.V_STUN)] or hit)):
             return STUN_OR_SKIP
     return OK
 
@@ -89,7 +86,7 @@ def first_priority(st, weapon, target, exclude, damaged):
     of those, the lowest firing priority (ties are drawn at random)."""
     n_damaged = 0
     low_damaged = low_all = 1 << 30
-    for v in range(T.NV):
+    for v in range(tables.NV):
         can, fp = exposed(st, pos(st, v), weapon)
         if can and v != exclude:
             low_all = min(low_all, fp)
@@ -101,7 +98,7 @@ def first_priority(st, weapon, target, exclude, damaged):
     can, fp = exposed(st, pos(st, target), weapon)
     if not can or target == exclude:
         return False
-    if st[T.S_TARGET_RULE] == C.TARGET_DAMAGED_FIRST:
+    if st[tables.S_TARGET_RULE] == codes.TARGET_DAMAGED_FIRST:
         damaged_first = n_damaged > 0
     else:
         damaged_first = n_damaged == 1
@@ -119,20 +116,20 @@ def target_priority(before, st, phase):
     phase, so st shows where every vehicle stood."""
     if phase != REACTION or not traced(st):
         return OK
-    n = st[L.X_N_EVENTS]
+    n = st[layout.X_N_EVENTS]
     if n > TRACE_EVENTS:
         return UNCHECKED
     damaged = 0
-    for v in range(T.NV):
-        if before[vx(v, O.V_HEAVY)]:
+    for v in range(tables.NV):
+        if before[vx(v, observation.V_HEAVY)]:
             damaged |= 1 << v
     weapon, first = -1, NO_EXCLUSION
     for i in range(n):
         kind = event_kind(st, i)
-        if kind == E.HEAVY_DAMAGE:
+        if kind == events.HEAVY_DAMAGE:
             damaged |= 1 << event(st, i, 0)
-        elif kind == E.ATTACK or kind == E.ATTACK_SKIPPED:
-            target = event(st, i, 1) if kind == E.ATTACK else -1
+        elif kind == events.ATTACK or kind == events.ATTACK_SKIPPED:
+            target = event(st, i, 1) if kind == events.ATTACK else -1
             second = event(st, i, 0) == weapon
             weapon = event(st, i, 0)
             exclude = first if second else NO_EXCLUSION

@@ -15,7 +15,7 @@ base thinks of each option, how close the base's call was, and where the option 
 import numpy as np
 
 from bollesim.bits import lowest, popcount
-from bollesim.bollebank import decisions as D
+from bollesim.bollebank import decisions
 from bollesim.bollebank import observation as O
 from bollesim.bollebank.scripted import plan as F
 from bollesim.jit import compiled
@@ -43,11 +43,11 @@ def names() -> list[str]:
 @compiled
 def order_block(code, obs, score, out, at):
     """ORDER_FIELDS and the first vehicle's fields of one packed order into out[at:]."""
-    mask = D.order_mask(code)
+    mask = decisions.order_mask(code)
     first = lowest(mask) if mask else -1
-    out[at] = code == D.PASS
-    out[at + 1] = D.order_kind(code) if code != D.PASS else -1
-    out[at + 2] = D.order_dest(code) if code != D.PASS else -2
+    out[at] = code == decisions.PASS
+    out[at + 1] = decisions.order_kind(code) if code != decisions.PASS else -1
+    out[at + 2] = decisions.order_dest(code) if code != decisions.PASS else -2
     out[at + 3] = popcount(mask)
     out[at + 4] = first
     out[at + 5] = score
@@ -93,9 +93,9 @@ def fill_option(obs, options, n_options, scores, base, option, out):
     code, base_code = options[option], options[base]
     order_block(code, obs, scores[option], out, OPTION)
     out[RELATION] = code == base_code
-    out[RELATION + 1] = D.order_kind(code) == D.order_kind(base_code)
-    out[RELATION + 2] = D.order_mask(code) == D.order_mask(base_code)
-    out[RELATION + 3] = D.order_dest(code) == D.order_dest(base_code)
+    out[RELATION + 1] = decisions.order_kind(code) == decisions.order_kind(base_code)
+    out[RELATION + 2] = decisions.order_mask(code) == decisions.order_mask(base_code)
+    out[RELATION + 3] = decisions.order_dest(code) == decisions.order_dest(base_code)
     out[RELATION + 4] = scores[option] - scores[base]
     rank = 0
     for i in range(n_options):

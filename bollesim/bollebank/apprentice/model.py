@@ -32,12 +32,10 @@ from pathlib import Path
 import numpy as np
 from numba import carray
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.apprentice import features as X
+from bollesim.bollebank import codes, decisions, observation
+from bollesim.bollebank.apprentice import features
 from bollesim.bollebank.scripted import plan as F
-from bollesim.bollebank.scripted import space as S
+from bollesim.bollebank.scripted import space
 from bollesim.jit import compiled
 from bollesim.learn import forest
 from bollesim.pointer import as_pointer
@@ -56,7 +54,7 @@ SHORTLIST = 4
 
 # The kernel vector: the family's parameters, then the model's address and length, and
 # whether the first Fire order is imposed.
-ADDRESS = S.N_PARAMETERS
+ADDRESS = space.N_PARAMETERS
 LENGTH = ADDRESS + 1
 IMPOSED = LENGTH + 1
 KERNEL_SIZE = IMPOSED + 1
@@ -70,7 +68,7 @@ def compose(gate: np.ndarray, chooser: np.ndarray, threshold: float) -> np.ndarr
     head[HEAD_SCREEN] = SCREEN
     head[HEAD_SHORTLIST] = SHORTLIST
     head[HEAD_MAGIC] = MAGIC
-    head[HEAD_FEATURES] = X.SIZE
+    head[HEAD_FEATURES] = features.SIZE
     head[HEAD_GATE] = HEADER
     head[HEAD_CHOOSER] = HEADER + len(gate)
     head[HEAD_SIZE] = HEADER + len(gate) + len(chooser)
@@ -103,9 +101,9 @@ def check(model: np.ndarray, source) -> None:
         raise ValueError(f"{source}: not an apprentice model")
     if model[HEAD_SCREEN] < 1 or model[HEAD_SHORTLIST] < 1:
         raise ValueError(f"{source}: an apprentice model whose chooser looks at no option")
-    if model[HEAD_FEATURES] != X.SIZE:
+    if model[HEAD_FEATURES] != features.SIZE:
         raise ValueError(f"{source}: a model for {model[HEAD_FEATURES]:g} features, not "
-                         f"{X.SIZE}: train it again (bollesim train)")
+                         f"{features.SIZE}: train it again (bollesim train)")
 
 
 def with_threshold(model: np.ndarray, threshold: float) -> np.ndarray:
@@ -145,20 +143,20 @@ def model_of(params):
 
 @compiled
 def is_fire(code):
-    return code != D.PASS and D.order_kind(code) == C.FIRE
+    return code != decisions.PASS and decisions.order_kind(code) == codes.FIRE
 
 
 @compiled
 def choose(obs, rules, params, model, options, n_options):
     """The apprentice's order among options[:n_options]."""
     plan = F.order_plan(obs, rules, params)
-    scores, base = X.plan_scores(obs, rules, plan, options, n_options)
-    x = np.empty(X.SIZE)
-    X.fill_decision(obs, options, n_options, scores, base, x)
-    X.fill_option(obs, options, n_options, scores, base, base, x)
+    scores, base = features.plan_scores(obs, rules, plan, options, n_options)
+    x = np.empty(features.SIZE)
+    features.fill_decision(obs, options, n_options, scores, base, x)
+    features.fill_option(obs, options, n_options, scores, base, base, x)
     if forest.score(model, np.int64(model[HEAD_GATE]), x) <= model[HEAD_THRESHOLD]:
         return base
-    imposed = params[IMPOSED] > 0 and not obs[O.FIRED]
+    imposed = params[IMPOSED] > 0 and not obs[observation.FIRED]
     candidates = np.empty(n_options, dtype=np.int64)
     n = 0
     for i in range(n_options):
@@ -172,12 +170,12 @@ def choose(obs, rules, params, model, options, n_options):
     screen = min(np.int64(model[HEAD_SCREEN]), trees)
     first = np.empty(n)
     for r in range(n):  # x's option part is the candidate's, its shared part stays
-        X.fill_option(obs, options, n_options, scores, base, candidates[r], x)
+        features.fill_option(obs, options, n_options, scores, base, candidates[r], x)
         first[r] = forest.walk(model, chooser, x, 0, screen)
     shortlist = np.argsort(-first, kind="mergesort")[:np.int64(model[HEAD_SHORTLIST])]
     best, best_total = base, -np.inf  # ties: the earlier option (the sort is stable)
     for r in shortlist:
-        X.fill_option(obs, options, n_options, scores, base, candidates[r], x)
+        features.fill_option(obs, options, n_options, scores, base, candidates[r], x)
         total = first[r] + forest.walk(model, chooser, x, screen, trees)
         if total > best_total:
             best, best_total = candidates[r], total
@@ -187,6 +185,6 @@ def choose(obs, rules, params, model, options, n_options):
 @compiled
 def decide(kind, obs, rules, options, n_options, params):
     """Every decision of the apprentice (the policy protocol of game/policy.py)."""
-    if kind != D.ISSUE_ORDER:
+    if kind != decisions.ISSUE_ORDER:
         return F.play(kind, obs, rules, options, n_options, params)
     return choose(obs, rules, params, model_of(params), options, n_options)

@@ -26,12 +26,11 @@ from pathlib import Path
 import numpy as np
 
 from bollesim.bollebank import decisions as D
-from bollesim.bollebank import lookahead as LA
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.apprentice import features as X
+from bollesim.bollebank import lookahead, observation
+from bollesim.bollebank.apprentice import features
 from bollesim.bollebank.apprentice import model as M
 from bollesim.bollebank.result import RESULT
-from bollesim.bollebank.scripted import space as S
+from bollesim.bollebank.scripted import space
 from bollesim.game.policy import load_policy
 
 # The gate is asked at every order decision and the chooser only where the gate opens,
@@ -94,11 +93,11 @@ def rows(labels: Labels, rules) -> Rows:
     """The training rows of labels: the gate's (did the lookahead leave the plan's
     choice?) and the chooser's (which other option did it take?)."""
     decisions = len(labels.choice)
-    gate_x, gate_y = np.empty((decisions, X.SIZE)), np.empty(decisions, dtype=np.int8)
+    gate_x, gate_y = np.empty((decisions, features.SIZE)), np.empty(decisions, dtype=np.int8)
     choose_x, choose_y, groups = [], [], []
     for d in range(decisions):
         options = labels.options[labels.starts[d]:labels.starts[d + 1]]
-        table, base = X.table(labels.obs[d], rules.packed, labels.family, options,
+        table, base = features.table(labels.obs[d], rules.packed, labels.family, options,
                               len(options))
         gate_x[d] = table[base]
         left = labels.choice[d] != base
@@ -115,12 +114,14 @@ def rows(labels: Labels, rules) -> Rows:
                 np.array(groups, dtype=np.int64))
 
 
-def expert(rules, base=None) -> LA.Lookahead:
-    """The lookahead player at its defaults, over its default base or the policy `base`."""
-    player = LA.player(rules, load_policy("lookahead").param_vector())
+def expert(rules, base=None) -> lookahead.Lookahead:
+    """The lookahead player at its defaults over the plan family at its expert point (the
+    teacher: not over the apprentice, which `-P lookahead` plays by default, so the labels
+    do not depend on the model they train), or over the policy `base`."""
+    player = lookahead.player(rules, load_policy("lookahead").param_vector({"base": "expert"}))
     if base is None:
         return player
-    return LA.Lookahead(rules, player.rollouts, base, player.objective,
+    return lookahead.Lookahead(rules, player.rollouts, base, player.objective,
                         confidence=player.confidence)
 
 
@@ -129,7 +130,7 @@ def label(rules, seed: int, games: int, base=None, threads: int = 2,
     """(the order decisions of `games` lookahead games of `seed` with more than one
     option, their result rows); progress(n) is called as games finish."""
     player = expert(rules, base)
-    family = np.ascontiguousarray(player._params[:S.N_PARAMETERS])
+    family = np.ascontiguousarray(player._params[:space.N_PARAMETERS])
 
     def one(g):
         row, decisions = player.play(seed, g, record=True, observe=True)
@@ -146,7 +147,7 @@ def label(rules, seed: int, games: int, base=None, threads: int = 2,
                 choice.append(d.choice)
             if progress is not None:
                 progress(1)
-    labels = Labels(np.array(obs, dtype=np.int64).reshape(-1, O.SIZE),
+    labels = Labels(np.array(obs, dtype=np.int64).reshape(-1, observation.SIZE),
                     np.concatenate(options) if options else np.zeros(0, np.int64),
                     np.array(starts, dtype=np.int64), np.array(choice, dtype=np.int64),
                     family)

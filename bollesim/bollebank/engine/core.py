@@ -7,21 +7,18 @@ in one int64 vector) and, where a player choice may come up, `decide` (player.py
 """
 
 from bollesim import rng
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
-from bollesim.bollebank import events as E
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank import codes, decisions, events, observation
+from bollesim.bollebank.engine import layout
 from bollesim.bollebank.engine import tables as T
 from bollesim.bollebank.engine.player import ask_yes_no
-from bollesim.bollebank.rules import access as A
+from bollesim.bollebank.rules import access
 from bollesim.jit import compiled
 
 
 @compiled(inline=True)
 def vx(v, field):
     """Index of a vehicle field in the state."""
-    return O.VEH + O.V_FIELDS * v + field
+    return observation.VEH + observation.V_FIELDS * v + field
 
 
 @compiled(inline=True)
@@ -31,25 +28,25 @@ def has(st, v, field, bit):
 
 @compiled(inline=True)
 def pos(st, v):
-    return st[vx(v, O.V_POS)]
+    return st[vx(v, observation.V_POS)]
 
 
 @compiled
 def log(st, kind, a, b, c, d):
     """Record an event while the trace region has room (rows: turn, kind, a, b, c, d)."""
-    capacity = (st.shape[0] - L.TRACE) // L.TRACE_WIDTH
+    capacity = (st.shape[0] - layout.TRACE) // layout.TRACE_WIDTH
     if capacity == 0:
         return
-    n = st[L.X_N_EVENTS]
+    n = st[layout.X_N_EVENTS]
     if n < capacity:
-        row = L.TRACE + L.TRACE_WIDTH * n
-        st[row] = st[O.TURN]
+        row = layout.TRACE + layout.TRACE_WIDTH * n
+        st[row] = st[observation.TURN]
         st[row + 1] = kind
         st[row + 2] = a
         st[row + 3] = b
         st[row + 4] = c
         st[row + 5] = d
-    st[L.X_N_EVENTS] = n + 1
+    st[layout.X_N_EVENTS] = n + 1
 
 
 # ------------------------------------------------------------------ regions and luck
@@ -65,18 +62,18 @@ def fill(st, at, n, value):
 @compiled
 def d6(st, purpose):
     """One die of `purpose` (luck.py) this turn."""
-    return rng.keyed_d6(st, st[O.TURN], purpose, L.CHANCE)
+    return rng.keyed_d6(st, st[observation.TURN], purpose, layout.CHANCE)
 
 
 @compiled
 def two_d6(st, purpose):
-    return rng.keyed_two_d6(st, st[O.TURN], purpose, L.CHANCE)
+    return rng.keyed_two_d6(st, st[observation.TURN], purpose, layout.CHANCE)
 
 
 @compiled
 def pick(st, n, purpose):
     """One of n items, drawn for `purpose` this turn."""
-    return rng.keyed_below(st, n, st[O.TURN], purpose, L.CHANCE)
+    return rng.keyed_below(st, n, st[observation.TURN], purpose, layout.CHANCE)
 
 
 # ------------------------------------------------------------------ multi-dimensional rules
@@ -85,67 +82,67 @@ def pick(st, n, purpose):
 
 @compiled(inline=True)
 def distance(st, a, b):
-    return A.distance(st, a, b, L.RULES)
+    return access.distance(st, a, b, layout.RULES)
 
 
 @compiled(inline=True)
 def next_step(st, a, b):
-    return A.next_step(st, a, b, L.RULES)
+    return access.next_step(st, a, b, layout.RULES)
 
 
 @compiled(inline=True)
 def adjacent(st, a, b):
-    return A.adjacent(st, a, b, L.RULES)
+    return access.adjacent(st, a, b, layout.RULES)
 
 
 @compiled(inline=True)
 def pos_bsa(st, p, weapon):
-    return A.pos_bsa(st, p, weapon, L.RULES)
+    return access.pos_bsa(st, p, weapon, layout.RULES)
 
 
 @compiled(inline=True)
 def pos_un(st, p, track):
-    return A.pos_un(st, p, track, L.RULES)
+    return access.pos_un(st, p, track, layout.RULES)
 
 
 @compiled(inline=True)
 def marker_bsa(st, m, side, weapon):
-    return A.marker_bsa(st, m, side, weapon, L.RULES)
+    return access.marker_bsa(st, m, side, weapon, layout.RULES)
 
 
 @compiled(inline=True)
 def marker_un(st, m, side, track):
-    return A.marker_un(st, m, side, track, L.RULES)
+    return access.marker_un(st, m, side, track, layout.RULES)
 
 
 @compiled(inline=True)
 def spread(st, town, k):
-    return A.spread(st, town, k, L.RULES)
+    return access.spread(st, town, k, layout.RULES)
 
 
 @compiled(inline=True)
 def matrix_fire(st, a, b):
-    return A.matrix_fire(st, a, b, L.RULES)
+    return access.matrix_fire(st, a, b, layout.RULES)
 
 
 @compiled(inline=True)
 def matrix_move(st, a, b):
-    return A.matrix_move(st, a, b, L.RULES)
+    return access.matrix_move(st, a, b, layout.RULES)
 
 
 @compiled(inline=True)
 def matrix_platoon(st, a, b):
-    return A.matrix_platoon(st, a, b, L.RULES)
+    return access.matrix_platoon(st, a, b, layout.RULES)
 
 
 @compiled(inline=True)
 def hit_table(st, weapon, face):
-    return A.hit_table(st, weapon, face, L.RULES)
+    return access.hit_table(st, weapon, face, layout.RULES)
 
 
 @compiled(inline=True)
 def ability_sides(st, a, side):
-    return A.ability_sides(st, a, side, L.RULES)
+    return access.ability_sides(st, a, side, layout.RULES)
 
 
 # ------------------------------------------------------------------ tracks and pool
@@ -153,48 +150,48 @@ def ability_sides(st, a, side):
 
 @compiled(inline=True)
 def track_len(st, t):
-    return st[O.TRACK_LEN + t]
+    return st[observation.TRACK_LEN + t]
 
 
 @compiled(inline=True)
 def last_chit(st, t):
-    return st[L.TRACKS + L.TRACK_CAP * t + st[O.TRACK_LEN + t] - 1]
+    return st[layout.TRACKS + layout.TRACK_CAP * t + st[observation.TRACK_LEN + t] - 1]
 
 
 @compiled(inline=True)
 def count_in_pool(st, chit, delta):
     """Keep the observation's pool counts live as chit enters (+1) or leaves (-1)."""
     kind = st[T.CHIT_TYPE + chit]
-    st[O.POOL_WEAPONS] += delta * (kind != C.RU)
-    st[O.POOL_TANKS] += delta * (kind == C.TANK)
+    st[observation.POOL_WEAPONS] += delta * (kind != codes.RU)
+    st[observation.POOL_TANKS] += delta * (kind == codes.TANK)
 
 
 @compiled(inline=True)
 def pool_append(st, chit):
-    st[L.POOL + st[L.X_N_POOL]] = chit
-    st[L.X_N_POOL] += 1
+    st[layout.POOL + st[layout.X_N_POOL]] = chit
+    st[layout.X_N_POOL] += 1
     count_in_pool(st, chit, 1)
 
 
 @compiled
 def artillery_silent(st):
     """§8: the lowest artillery marker is a "No Artillery" one."""
-    last = last_chit(st, C.ART)
+    last = last_chit(st, codes.ART)
     if last == st[T.S_SETUP_CHIT]:
-        return st[L.X_SETUP_FLIPPED] == 1
-    return st[T.CHIT_ART_TARGET + last] == C.NO_ART
+        return st[layout.X_SETUP_FLIPPED] == 1
+    return st[T.CHIT_ART_TARGET + last] == codes.NO_ART
 
 
 @compiled(inline=True)
 def in_town(st, position, town):
     """At a town's contact point or one of its overwatches (§5.4.1)."""
-    return A.town_of(st, position, L.RULES) == town
+    return access.town_of(st, position, layout.RULES) == town
 
 
 @compiled(inline=True)
 def in_saraci(st, position):
     """I-TACV, I-TOW-SARACI."""
-    return A.in_saraci(st, position, L.RULES)
+    return access.in_saraci(st, position, layout.RULES)
 
 
 # ------------------------------------------------------------------ decisions
@@ -204,11 +201,11 @@ def in_saraci(st, position):
 def track_changed(st, t):
     """Keep the observation's view of track t live: its last chit's letter, and for the
     artillery track whether it is silent (§8) and its target (§7.2)."""
-    st[O.TRACK_LETTER + t] = st[T.CHIT_LETTER + last_chit(st, t)] if track_len(st, t) else 0
-    if t == C.ART:
+    st[observation.TRACK_LETTER + t] = st[T.CHIT_LETTER + last_chit(st, t)] if track_len(st, t) else 0
+    if t == codes.ART:
         silent = artillery_silent(st)
-        st[O.ART_SILENT] = silent
-        st[O.ART_TARGET] = C.NO_ART if silent else st[T.CHIT_ART_TARGET + last_chit(st, C.ART)]
+        st[observation.ART_SILENT] = silent
+        st[observation.ART_TARGET] = codes.NO_ART if silent else st[T.CHIT_ART_TARGET + last_chit(st, codes.ART)]
 
 
 # ------------------------------------------------------------------ effects
@@ -216,19 +213,19 @@ def track_changed(st, t):
 
 @compiled
 def end_game(st, reason):
-    if st[L.X_OVER] == 0:
-        st[L.X_OVER] = 1
-        st[L.X_END_REASON] = reason
-        log(st, E.GAME_END, reason, 0, 0, 0)
+    if st[layout.X_OVER] == 0:
+        st[layout.X_OVER] = 1
+        st[layout.X_END_REASON] = reason
+        log(st, events.GAME_END, reason, 0, 0, 0)
 
 
 @compiled
 def change_roe(st, decide, delta, cause):
     """Move the RoE marker, clamped to the track (I-ROE0), then check abilities (§5.5)."""
-    new = min(max(st[O.ROE] + delta, st[T.S_ROE_MIN]), st[T.S_ROE_MAX])
-    if new != st[O.ROE]:
-        st[O.ROE] = new
-        log(st, E.ROE, new, delta, cause, 0)
+    new = min(max(st[observation.ROE] + delta, st[T.S_ROE_MIN]), st[T.S_ROE_MAX])
+    if new != st[observation.ROE]:
+        st[observation.ROE] = new
+        log(st, events.ROE, new, delta, cause, 0)
     update_abilities(st, decide)
 
 
@@ -236,17 +233,17 @@ def change_roe(st, decide, delta, cause):
 def update_abilities(st, decide):
     """§5.5 availability at the ability's RoE level; back to the track below it (I-SPENT)."""
     for a in range(3):
-        state = O.ABIL + 2 * a
+        state = observation.ABIL + 2 * a
         level = st[T.ABILITY_LEVEL + a]
-        if st[state] == C.ON_TRACK and st[O.ROE] >= level:
-            st[state + 1] = ask_yes_no(st, decide, D.ABILITY_SIDE, a)
-            st[state] = C.AVAILABLE
-            log(st, E.ABILITY, a, E.ABILITY_AVAILABLE, st[state + 1], 0)
-        elif st[O.ROE] < level and (
-            st[state] == C.AVAILABLE or (st[state] == C.SPENT and st[T.S_SPENT_RETURNS])
+        if st[state] == codes.ON_TRACK and st[observation.ROE] >= level:
+            st[state + 1] = ask_yes_no(st, decide, decisions.ABILITY_SIDE, a)
+            st[state] = codes.AVAILABLE
+            log(st, events.ABILITY, a, events.ABILITY_AVAILABLE, st[state + 1], 0)
+        elif st[observation.ROE] < level and (
+            st[state] == codes.AVAILABLE or (st[state] == codes.SPENT and st[T.S_SPENT_RETURNS])
         ):
-            st[state] = C.ON_TRACK
-            log(st, E.ABILITY, a, E.ABILITY_RETURNED, st[state + 1], 0)
+            st[state] = codes.ON_TRACK
+            log(st, events.ABILITY, a, events.ABILITY_RETURNED, st[state + 1], 0)
 
 
 @compiled
@@ -254,9 +251,9 @@ def ability_ready(st, ability):
     """The marker showing `ability` in its box with its commander alive, else -1."""
     for a in range(3):
         if (
-            st[O.ABIL + 2 * a] == C.AVAILABLE
-            and ability_sides(st, a, st[O.ABIL + 2 * a + 1]) == ability
-            and st[vx(st[T.ABILITY_VEHICLE + a], O.V_KIA)] == 0
+            st[observation.ABIL + 2 * a] == codes.AVAILABLE
+            and ability_sides(st, a, st[observation.ABIL + 2 * a + 1]) == ability
+            and st[vx(st[T.ABILITY_VEHICLE + a], observation.V_KIA)] == 0
         ):
             return a
     return -1
@@ -276,31 +273,31 @@ def within_reach(st, a, v):
 
 @compiled
 def spend_ability(st, a):
-    st[O.ABIL + 2 * a] = C.SPENT
-    log(st, E.ABILITY, a, E.ABILITY_USED, st[O.ABIL + 2 * a + 1], 0)
+    st[observation.ABIL + 2 * a] = codes.SPENT
+    log(st, events.ABILITY, a, events.ABILITY_USED, st[observation.ABIL + 2 * a + 1], 0)
 
 
 @compiled
 def release_tow(st, v):
     """Unhook a tow that v pulls."""
-    towed = st[vx(v, O.V_TOWING)]
+    towed = st[vx(v, observation.V_TOWING)]
     if towed >= 0:
-        st[vx(towed, O.V_TOWED_BY)] = -1
-        st[vx(v, O.V_TOWING)] = -1
-        st[vx(v, O.V_ORDER)] = C.NO_ORDER
-        st[vx(v, O.V_DEST)] = -1
+        st[vx(towed, observation.V_TOWED_BY)] = -1
+        st[vx(v, observation.V_TOWING)] = -1
+        st[vx(v, observation.V_ORDER)] = codes.NO_ORDER
+        st[vx(v, observation.V_DEST)] = -1
 
 
 @compiled
 def note_loss(st, v, weapon, ends_game):
     """The loss columns (reference: effects.note_loss): the turn of the first loss, and
     for the loss that ends the game (§8 defeat) the vehicle, the weapon and its place."""
-    if st[L.X_FIRST_LOSS_TURN] == 0:
-        st[L.X_FIRST_LOSS_TURN] = st[O.TURN]
+    if st[layout.X_FIRST_LOSS_TURN] == 0:
+        st[layout.X_FIRST_LOSS_TURN] = st[observation.TURN]
     if ends_game:
-        st[L.X_LOSS_VEHICLE] = v + 1
-        st[L.X_LOSS_CAUSE] = weapon + 1
-        st[L.X_LOSS_PLACE] = pos(st, v) + 1
+        st[layout.X_LOSS_VEHICLE] = v + 1
+        st[layout.X_LOSS_CAUSE] = weapon + 1
+        st[layout.X_LOSS_PLACE] = pos(st, v) + 1
 
 
 @compiled
@@ -308,26 +305,26 @@ def heavy_damage(st, decide, v, location, die, apc_survives, weapon):
     """§7.1.3: destroyed (APC, or a location hit twice), else marked, stunned on hull or
     turret, immobilised on tracks; the RoE moves. With apc_survives (artillery under
     I-ART-APC "location") an APC is marked like a tank. weapon: the attack's (§7)."""
-    log(st, E.HEAVY_DAMAGE, v, location, die, 0)
-    st[L.X_HEAVY_HITS] += 1
-    destroyed = (not st[T.IS_TANK + v] and not apc_survives) or has(st, v, O.V_HEAVY, location)
+    log(st, events.HEAVY_DAMAGE, v, location, die, 0)
+    st[layout.X_HEAVY_HITS] += 1
+    destroyed = (not st[T.IS_TANK + v] and not apc_survives) or has(st, v, observation.V_HEAVY, location)
     note_loss(st, v, weapon, destroyed)
     if destroyed:
-        log(st, E.DESTROYED, v, 0, 0, 0)
-        end_game(st, E.END_DESTROYED)
+        log(st, events.DESTROYED, v, 0, 0, 0)
+        end_game(st, events.END_DESTROYED)
         return
-    st[vx(v, O.V_HEAVY)] |= 1 << location
-    if location == C.HULL:
-        st[vx(v, O.V_HULL_GREEN)] = 1
-    if location == C.HULL or location == C.TURRET:
-        st[vx(v, O.V_STUN)] = 1
-    if location == C.TRACKS:
+    st[vx(v, observation.V_HEAVY)] |= 1 << location
+    if location == codes.HULL:
+        st[vx(v, observation.V_HULL_GREEN)] = 1
+    if location == codes.HULL or location == codes.TURRET:
+        st[vx(v, observation.V_STUN)] = 1
+    if location == codes.TRACKS:
         release_tow(st, v)
-        st[vx(v, O.V_ORDER)] = C.NO_ORDER
-        st[vx(v, O.V_DEST)] = -1
-        st[vx(v, O.V_TOW_TARGET)] = -1
-    delta = st[T.S_HEAVY_FIRE] if st[O.FIRE_ROE] > 0 else st[T.S_HEAVY_HOLD]
-    change_roe(st, decide, delta, E.ROE_HEAVY)
+        st[vx(v, observation.V_ORDER)] = codes.NO_ORDER
+        st[vx(v, observation.V_DEST)] = -1
+        st[vx(v, observation.V_TOW_TARGET)] = -1
+    delta = st[T.S_HEAVY_FIRE] if st[observation.FIRE_ROE] > 0 else st[T.S_HEAVY_HOLD]
+    change_roe(st, decide, delta, events.ROE_HEAVY)
 
 
 @compiled
@@ -335,48 +332,48 @@ def kill_commander(st, decide, v):
     """§7.1.2-7.1.3: VL2's commander loses the game; others get one TC KIA marker. Only
     an HMG attack kills a commander (§7.1.2)."""
     if v == st[T.S_COMMANDER]:
-        note_loss(st, v, C.HMG, True)
-        end_game(st, E.END_VL2_KILLED)
+        note_loss(st, v, codes.HMG, True)
+        end_game(st, events.END_VL2_KILLED)
         return
-    if st[vx(v, O.V_KIA)]:
+    if st[vx(v, observation.V_KIA)]:
         return
-    note_loss(st, v, C.HMG, False)
-    st[vx(v, O.V_KIA)] = 1
-    delta = st[T.S_KIA_FIRE] if st[O.FIRE_ROE] > 0 else st[T.S_KIA_HOLD]
-    change_roe(st, decide, delta, E.ROE_KIA)
+    note_loss(st, v, codes.HMG, False)
+    st[vx(v, observation.V_KIA)] = 1
+    delta = st[T.S_KIA_FIRE] if st[observation.FIRE_ROE] > 0 else st[T.S_KIA_HOLD]
+    change_roe(st, decide, delta, events.ROE_KIA)
 
 
 @compiled
 def new_game(st, seed, game):
     """§3 Prepare for play: reset the state region of st (the rules, parameters and trace
     regions stay) and seed the game's two streams from (seed, game)."""
-    st[: L.STATE_SIZE] = 0
-    st[L.PLAN_GOALS] = -1
-    rng.init_stream(st[L.CHANCE : L.CHANCE + L.CHANCE_SIZE], seed, game, rng.CHANCE)
-    rng.init_stream(st[L.PRNG : L.PRNG + 2], seed, game, rng.POLICY)
-    st[O.MARKER : O.MARKER + C.N_POSITIONS] = -1
-    st[O.TURN] = 1
-    st[O.TURN_LIMIT] = st[T.S_TURN_LIMIT]
-    st[O.DEADLINE] = st[T.S_DEADLINE_START]
-    st[O.ROE] = st[T.S_ROE_START]
-    st[O.PAIR_FIRST] = -1
-    st[O.PAIR_SECOND] = -1
+    st[: layout.STATE_SIZE] = 0
+    st[layout.PLAN_GOALS] = -1
+    rng.init_stream(st[layout.CHANCE : layout.CHANCE + layout.CHANCE_SIZE], seed, game, rng.CHANCE)
+    rng.init_stream(st[layout.PRNG : layout.PRNG + 2], seed, game, rng.POLICY)
+    st[observation.MARKER : observation.MARKER + codes.N_POSITIONS] = -1
+    st[observation.TURN] = 1
+    st[observation.TURN_LIMIT] = st[T.S_TURN_LIMIT]
+    st[observation.DEADLINE] = st[T.S_DEADLINE_START]
+    st[observation.ROE] = st[T.S_ROE_START]
+    st[observation.PAIR_FIRST] = -1
+    st[observation.PAIR_SECOND] = -1
     for v in range(T.NV):
-        st[vx(v, O.V_POS)] = st[T.S_START]
-        st[vx(v, O.V_DEST)] = -1
-        st[vx(v, O.V_HULL_GREEN)] = 1
-        st[vx(v, O.V_TOWING)] = -1
-        st[vx(v, O.V_TOWED_BY)] = -1
-        st[vx(v, O.V_TOW_TARGET)] = -1
-        st[L.ASIDE + v] = st[T.S_N_POOL_CHITS] + v
-    st[L.X_N_ASIDE] = T.NV
+        st[vx(v, observation.V_POS)] = st[T.S_START]
+        st[vx(v, observation.V_DEST)] = -1
+        st[vx(v, observation.V_HULL_GREEN)] = 1
+        st[vx(v, observation.V_TOWING)] = -1
+        st[vx(v, observation.V_TOWED_BY)] = -1
+        st[vx(v, observation.V_TOW_TARGET)] = -1
+        st[layout.ASIDE + v] = st[T.S_N_POOL_CHITS] + v
+    st[layout.X_N_ASIDE] = T.NV
     for i in range(st[T.S_N_POOL_CHITS]):
         pool_append(st, i)
-    st[L.TRACKS + L.TRACK_CAP * C.ART] = st[T.S_SETUP_CHIT]
-    st[O.TRACK_LEN + C.ART] = 1
-    track_changed(st, C.ART)
-    st[L.X_RETIRED] = -1
+    st[layout.TRACKS + layout.TRACK_CAP * codes.ART] = st[T.S_SETUP_CHIT]
+    st[observation.TRACK_LEN + codes.ART] = 1
+    track_changed(st, codes.ART)
+    st[layout.X_RETIRED] = -1
     for m in range(st[T.S_N_MARKERS]):
         k = st[T.MARKER_POOL + m] - 1
-        st[L.MPOOLS + L.MPOOL_CAP * k + st[L.X_N_MPOOL + k]] = m
-        st[L.X_N_MPOOL + k] += 1
+        st[layout.MPOOLS + layout.MPOOL_CAP * k + st[layout.X_N_MPOOL + k]] = m
+        st[layout.X_N_MPOOL + k] += 1

@@ -39,13 +39,11 @@ random-unit chit per vehicle (n_pool_chits + vehicle), then the setup artillery 
 """
 
 from bollesim import rng
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import luck
+from bollesim.bollebank import codes, luck
 from bollesim.bollebank.decisions import MAX_OPTIONS
 from bollesim.bollebank.observation import SIZE
 from bollesim.bollebank.result import RESULT
-from bollesim.bollebank.rules import packed as P
-from bollesim.bollebank.rules import schema as S
+from bollesim.bollebank.rules import packed, schema
 
 
 class _Region:
@@ -60,10 +58,10 @@ class _Region:
         return at
 
 
-POOL_CAP = P.MAX_CHITS  # every chit but the setup marker fits in the pool
-TRACK_CAP = S.MAX_TRACK
-ASIDE_CAP = C.N_VEHICLES  # one random-unit chit per vehicle
-MPOOL_CAP = S.MARKERS_PER_POOL
+POOL_CAP = packed.MAX_CHITS  # every chit but the setup marker fits in the pool
+TRACK_CAP = schema.MAX_TRACK
+ASIDE_CAP = codes.N_VEHICLES  # one random-unit chit per vehicle
+MPOOL_CAP = schema.MARKERS_PER_POOL
 MAX_PARAMS = 32
 
 _st = _Region(SIZE)
@@ -88,7 +86,7 @@ X_LOSS_VEHICLE = _st.take(1)  # the vehicle lost that ended the game (§8), + 1;
 X_LOSS_CAUSE = _st.take(1)  # the weapon (codes.TANK..ART) that did it, + 1; 0 = none
 X_LOSS_PLACE = _st.take(1)  # where the vehicle stood (codes.POSITIONS), + 1; 0 = none
 POOL = _st.take(POOL_CAP)
-TRACKS = _st.take(C.N_TRACKS * TRACK_CAP)
+TRACKS = _st.take(codes.N_TRACKS * TRACK_CAP)
 ASIDE = _st.take(ASIDE_CAP)
 MPOOLS = _st.take(2 * MPOOL_CAP)
 STATE_SIZE = _st.end
@@ -102,20 +100,20 @@ SCRIPTED = _rest.take(1)  # who plays: decide, or one compiled in (player.py)
 OPTS = _rest.take(MAX_OPTIONS)
 PLAN_GOALS = _rest.take(1)  # the scripted family's goals this game (player.py), -1: not yet
 # Work arrays of the kernels (no allocation per call).
-SCRATCH_TARGET = _rest.take(C.N_VEHICLES)  # next position of each mover (move step)
-SCRATCH_SECOND = _rest.take(C.N_VEHICLES)  # the optional APC second step
-SCRATCH_EXTRA = _rest.take(C.N_VEHICLES)  # QL1's Extra move
-SCRATCH_KEEP = _rest.take(C.N_VEHICLES)  # movers kept into an overfull position
-SCRATCH_MOVED = _rest.take(C.N_VEHICLES)  # who moved
-SCRATCH_TRACKS = _rest.take(C.N_TRACKS)  # tracks a tank may fire at
-ROLLS_CAP = 1 + 2 * C.N_VEHICLES  # a count, then every Saraci overwatch die of a turn
+SCRATCH_TARGET = _rest.take(codes.N_VEHICLES)  # next position of each mover (move step)
+SCRATCH_SECOND = _rest.take(codes.N_VEHICLES)  # the optional APC second step
+SCRATCH_EXTRA = _rest.take(codes.N_VEHICLES)  # QL1's Extra move
+SCRATCH_KEEP = _rest.take(codes.N_VEHICLES)  # movers kept into an overfull position
+SCRATCH_MOVED = _rest.take(codes.N_VEHICLES)  # who moved
+SCRATCH_TRACKS = _rest.take(codes.N_TRACKS)  # tracks a tank may fire at
+ROLLS_CAP = 1 + 2 * codes.N_VEHICLES  # a count, then every Saraci overwatch die of a turn
 SCRATCH_ROLLS = _rest.take(ROLLS_CAP)
-SCRATCH_FP = _rest.take(C.N_VEHICLES)  # firing priority of each exposed vehicle
+SCRATCH_FP = _rest.take(codes.N_VEHICLES)  # firing priority of each exposed vehicle
 SCRATCH_CHITS = _rest.take(ASIDE_CAP)  # random-unit chits in the artillery pool
 SCRATCH_CHAIN = _rest.take(3)  # a radio link
-SCRATCH_REMOVED = _rest.take(C.N_TRACKS)  # chits an airstrike removed per track
-RULES = _rest.take(P.SIZE)  # the packed ruleset (rules/packed.py, engine/tables.py)
-RULES_SIZE = P.SIZE
+SCRATCH_REMOVED = _rest.take(codes.N_TRACKS)  # chits an airstrike removed per track
+RULES = _rest.take(packed.SIZE)  # the packed ruleset (rules/packed.py, engine/tables.py)
+RULES_SIZE = packed.SIZE
 # Replayed decisions (engine/rollout.py); SCRIPT_ON is 0 in every other game.
 MAX_SCRIPT = 2048  # decisions a game's replay can hold
 SCRIPT_ON = _rest.take(1)  # 1 while the script is replayed or the point after it awaited

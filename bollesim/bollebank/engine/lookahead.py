@@ -27,16 +27,14 @@ the rollouts obey it too.
 import numpy as np
 from numba import types
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank import codes, decisions, observation
+from bollesim.bollebank.engine import layout
 from bollesim.bollebank.engine.play import DECIDE_TYPE, new_vector, unmanaged, write_result
 from bollesim.bollebank.engine.rollout import SNAP_AT, SNAP_SIZE, pause, rollout
 from bollesim.jit import compiled
 
 # The player's configuration (float64), one slot each:
-N_OUTCOMES = L.R_DEFEAT + 1
+N_OUTCOMES = layout.R_DEFEAT + 1
 CFG_WEIGHTS = 0  # the objective's weight of each outcome flag (layout.R_OPERATIONAL...)
 CFG_ROLLOUTS = N_OUTCOMES  # the most rollouts an option gets
 CFG_FIRST = CFG_ROLLOUTS + 1  # the rollouts of every option in the first round
@@ -77,33 +75,33 @@ def play_lookahead(rules, decide, scripted, params, seed, game, start, start_scr
                    out, tally, log, log_options, log_scores, log_obs):
     """Lookahead game `game` of `seed` from `start` and the choices since (start_script)
     into out; the decisions it asked from there into the logs as far as they hold them."""
-    if start_script.shape[0] >= L.MAX_SCRIPT:
+    if start_script.shape[0] >= layout.MAX_SCRIPT:
         raise ValueError("a script longer than layout.MAX_SCRIPT")
     owner = new_vector(rules, 0, scripted)
     st = unmanaged(owner)
     here = start.copy()
     there = np.zeros(SNAP_SIZE, dtype=np.int64)
-    script = np.zeros(L.MAX_SCRIPT, dtype=np.int64)  # the choices since `here`
+    script = np.zeros(layout.MAX_SCRIPT, dtype=np.int64)  # the choices since `here`
     n = start_script.shape[0]
     script[:n] = start_script
-    row = np.zeros(L.N_RESULTS, dtype=np.int64)
+    row = np.zeros(layout.N_RESULTS, dtype=np.int64)
     kinds = np.int64(config[CFG_KINDS])
     tally[:] = 0
     logged = 0
     while True:
-        to_end = n + 1 >= L.MAX_SCRIPT  # no room to replay more: the base plays on
+        to_end = n + 1 >= layout.MAX_SCRIPT  # no room to replay more: the base plays on
         pause(st, decide, params, seed, game, here, script, n, there, to_end)
-        if st[L.POINT_CHOICE] < 0 or to_end:
+        if st[layout.POINT_CHOICE] < 0 or to_end:
             break
         since = there[SNAP_AT] - here[SNAP_AT]  # choices made before the point's phase
         script[: n - since] = script[since:n]
         n -= since
         here[:] = there
-        kind, m, base = st[L.POINT_KIND], st[L.POINT_N], st[L.POINT_CHOICE]
-        options = st[L.POINT_OPTS : L.POINT_OPTS + m].copy()
-        turn = st[L.POINT_OBS + O.TURN]
-        allowed = allowed_options(kind, options, st[L.POINT_OBS + O.FIRED],
-                                  st[L.POINT_OBS + O.ROE], turn, config)
+        kind, m, base = st[layout.POINT_KIND], st[layout.POINT_N], st[layout.POINT_CHOICE]
+        options = st[layout.POINT_OPTS : layout.POINT_OPTS + m].copy()
+        turn = st[layout.POINT_OBS + observation.TURN]
+        allowed = allowed_options(kind, options, st[layout.POINT_OBS + observation.FIRED],
+                                  st[layout.POINT_OBS + observation.ROE], turn, config)
         values = np.zeros((m, max(1, 2 * np.int64(config[CFG_ROLLOUTS]))))
         spent = np.zeros(m, dtype=np.int64)
         choice = base
@@ -127,7 +125,7 @@ def play_lookahead(rules, decide, scripted, params, seed, game, start, start_scr
             log[logged, LOG_ROLLOUTS] = spent.sum()
             log_options[at : at + m] = options
             if logged < log_obs.shape[0]:
-                log_obs[logged] = st[L.POINT_OBS : L.POINT_OBS + O.SIZE]
+                log_obs[logged] = st[layout.POINT_OBS : layout.POINT_OBS + observation.SIZE]
             for i in range(m):
                 log_scores[at + i] = values[i, : spent[i]].mean() if spent[i] else np.nan
             logged += 1
@@ -135,7 +133,7 @@ def play_lookahead(rules, decide, scripted, params, seed, game, start, start_scr
                 log[logged, LOG_AT] = at + m
         script[n] = choice
         n += 1
-    write_result(st, st[L.CHANCE + 1], out)
+    write_result(st, st[layout.CHANCE + 1], out)
     owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
 
 
@@ -153,11 +151,11 @@ def allowed_options(kind, options, fired, roe, turn, config):
     first Fire order (module docstring) at an order decision before the first Fire order."""
     m = options.shape[0]
     imposed = config[CFG_FIRE_ROE] > 0 or config[CFG_FIRE_TURN] > 0
-    if not imposed or fired or (kind != D.ISSUE_ORDER and kind != D.EXTRA_ORDER):
+    if not imposed or fired or (kind != decisions.ISSUE_ORDER and kind != decisions.EXTRA_ORDER):
         return np.arange(m)
     fire = np.zeros(m, dtype=np.bool_)
     for i in range(m):
-        fire[i] = options[i] != D.PASS and D.order_kind(options[i]) == C.FIRE
+        fire[i] = options[i] != decisions.PASS and decisions.order_kind(options[i]) == codes.FIRE
     if not fire.any():
         return np.arange(m)
     met = roe >= config[CFG_FIRE_ROE] and turn >= config[CFG_FIRE_TURN]

@@ -18,10 +18,9 @@ import numpy as np
 from filelock import FileLock, Timeout
 from numba import carray, types
 
-from bollesim.bollebank import events as E
-from bollesim.bollebank import observation as O
+from bollesim.bollebank import events, observation
 from bollesim.bollebank.engine import layout as L
-from bollesim.bollebank.engine import tables as T
+from bollesim.bollebank.engine import tables
 from bollesim.bollebank.engine.core import log, new_game
 from bollesim.bollebank.engine.end import end_phase
 from bollesim.bollebank.engine.execution import execution_phase
@@ -42,7 +41,8 @@ ORDERS, EXECUTION, REACTION, END = range(4)  # §4: the phases of a turn, in ord
 def play_phase(st, decide, phase):
     """§4: one phase of the turn; returns the phase that comes next."""
     if phase == ORDERS:
-        log(st, E.TURN_START, st[O.TURN], st[O.DEADLINE], st[O.ROE], st[O.FIRE_ROE])
+        log(st, events.TURN_START, st[observation.TURN], st[observation.DEADLINE], st[observation.ROE],
+            st[observation.FIRE_ROE])
         orders_phase(st, decide)
     elif phase == EXECUTION:
         execution_phase(st, decide)
@@ -64,14 +64,14 @@ def play_out(st, decide, phase):
 def write_result(st, draws, out):
     """One result row (layout.R_*), as reference/play.py's result_row."""
     reason = st[L.X_END_REASON]
-    defeat = reason == E.END_DESTROYED or reason == E.END_VL2_KILLED or reason == E.END_TURN_40
-    operational = st[O.OPERATIONAL] == 1 and not defeat
-    tactical = st[O.TACTICAL] == 1 and not defeat
+    defeat = reason == events.END_DESTROYED or reason == events.END_VL2_KILLED or reason == events.END_TURN_40
+    operational = st[observation.OPERATIONAL] == 1 and not defeat
+    tactical = st[observation.TACTICAL] == 1 and not defeat
     military = operational or tactical
-    fired = st[O.FIRE_ROE] > 0
-    strategic = not fired or st[O.FIRE_ROE] >= st[T.S_UNRESTRICTED]
-    political = not fired or st[O.FIRE_ROE] <= st[O.ROE]
-    if st[T.S_DIPLO_MILITARY] or defeat:
+    fired = st[observation.FIRE_ROE] > 0
+    strategic = not fired or st[observation.FIRE_ROE] >= st[tables.S_UNRESTRICTED]
+    political = not fired or st[observation.FIRE_ROE] <= st[observation.ROE]
+    if st[tables.S_DIPLO_MILITARY] or defeat:
         strategic = strategic and military
         political = political and military
     out[L.R_OPERATIONAL] = operational
@@ -79,12 +79,12 @@ def write_result(st, draws, out):
     out[L.R_STRATEGIC] = strategic
     out[L.R_POLITICAL] = political
     out[L.R_DEFEAT] = defeat
-    out[L.R_END_TURN] = st[O.TURN]
+    out[L.R_END_TURN] = st[observation.TURN]
     out[L.R_END_REASON] = reason
     out[L.R_FIRST_FIRE_TURN] = st[L.X_FIRE_TURN]
-    out[L.R_FIRST_FIRE_ROE] = st[O.FIRE_ROE]
-    out[L.R_FINAL_ROE] = st[O.ROE]
-    out[L.R_DEADLINE] = st[O.DEADLINE]
+    out[L.R_FIRST_FIRE_ROE] = st[observation.FIRE_ROE]
+    out[L.R_FINAL_ROE] = st[observation.ROE]
+    out[L.R_DEADLINE] = st[observation.DEADLINE]
     out[L.R_TANKS_AT_T2] = st[L.X_TANKS_AT_T2]
     out[L.R_AIRSTRIKE_TURN] = st[L.X_AIRSTRIKE_TURN]
     out[L.R_HEAVY] = st[L.X_HEAVY_HITS]

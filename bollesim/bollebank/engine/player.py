@@ -21,9 +21,9 @@ of a kernel serves every policy (play.for_policy).
 
 import numpy as np
 
-from bollesim.bollebank import decisions as D
+from bollesim.bollebank import decisions
 from bollesim.bollebank import observation as O
-from bollesim.bollebank.apprentice import model as M
+from bollesim.bollebank.apprentice import model
 from bollesim.bollebank.decisions import MAX_OPTIONS
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.engine.script import record_point, replayed
@@ -61,7 +61,7 @@ def ruleset(st):
 def family_plays(st, kind):
     """Whether the scripted family, compiled in, makes this kind of decision."""
     who = st[L.SCRIPTED]
-    return who == FAMILY or (who == APPRENTICE and kind != D.ISSUE_ORDER)
+    return who == FAMILY or (who == APPRENTICE and kind != decisions.ISSUE_ORDER)
 
 
 @compiled
@@ -78,7 +78,7 @@ def ask(st, decide, kind, n, context_a, context_b):
     if family_plays(st, kind):
         index = F.play(kind, observation(st), ruleset(st), options(st), n, params(st))
     elif st[L.SCRIPTED] == APPRENTICE:
-        index = M.decide(kind, observation(st), ruleset(st), options(st), n, params(st))
+        index = model.decide(kind, observation(st), ruleset(st), options(st), n, params(st))
     else:
         prng = st[L.PRNG : L.PRNG + 2]
         index = decide(kind, observation(st), ruleset(st), options(st), n, params(st), prng)

@@ -1,11 +1,7 @@
 """§5.1 Radio network and chain of command (reference: reference/radio.py)."""
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import events as E
-from bollesim.bollebank import luck
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.engine import layout as L
-from bollesim.bollebank.engine import tables as T
+from bollesim.bollebank import codes, events, luck, observation
+from bollesim.bollebank.engine import layout, tables
 from bollesim.bollebank.engine.core import (
     d6,
     has,
@@ -25,39 +21,39 @@ def chain_quality(st, chain, n):
     damaged = 0
     which = -1
     for i in range(n):
-        if has(st, st[chain + i], O.V_LIGHT, C.RADIO):
+        if has(st, st[chain + i], observation.V_LIGHT, codes.RADIO):
             damaged += 1
             which = st[chain + i]
     if damaged == 0:
         return AUTOMATIC
     if damaged >= 2:
-        return min(st[T.S_RADIO_TWO_MAX], BEST_ROLL)
+        return min(st[tables.S_RADIO_TWO_MAX], BEST_ROLL)
     drm = 0
-    for o in range(T.NV):
-        if o != which and pos(st, o) == pos(st, which) and not has(st, o, O.V_LIGHT, C.RADIO):
-            drm += st[T.S_RADIO_SAME_DRM]
+    for o in range(tables.NV):
+        if o != which and pos(st, o) == pos(st, which) and not has(st, o, observation.V_LIGHT, codes.RADIO):
+            drm += st[tables.S_RADIO_SAME_DRM]
             break
-    if pos(st, C.QL3) == st[T.S_OPN] and not has(st, C.QL3, O.V_LIGHT, C.RADIO):
-        drm += st[T.S_RADIO_QL3_DRM]
-    return min(st[T.S_RADIO_ONE_MAX] - drm, BEST_ROLL)
+    if pos(st, codes.QL3) == st[tables.S_OPN] and not has(st, codes.QL3, observation.V_LIGHT, codes.RADIO):
+        drm += st[tables.S_RADIO_QL3_DRM]
+    return min(st[tables.S_RADIO_ONE_MAX] - drm, BEST_ROLL)
 
 
 @compiled(inline=True)
 def link_quality(st, receiver):
     """The highest d6 that gets an order to receiver over its best link (§5.1)."""
-    commander = st[T.S_COMMANDER]
+    commander = st[tables.S_COMMANDER]
     if pos(st, receiver) == pos(st, commander):
         return AUTOMATIC
-    chain = L.SCRATCH_CHAIN  # commander, relay, receiver
+    chain = layout.SCRATCH_CHAIN  # commander, relay, receiver
     st[chain] = commander
     st[chain + 2] = receiver
     best = 0
-    if receiver == st[T.RELAYS + 0] or receiver == st[T.RELAYS + 1]:
+    if receiver == st[tables.RELAYS + 0] or receiver == st[tables.RELAYS + 1]:
         st[chain + 1] = receiver
         quality = chain_quality(st, chain, 2)
         return quality if quality == AUTOMATIC else max(best, quality)
     for r in range(2):
-        st[chain + 1] = st[T.RELAYS + r]
+        st[chain + 1] = st[tables.RELAYS + r]
         quality = chain_quality(st, chain, 3)
         if quality == AUTOMATIC:
             return AUTOMATIC
@@ -70,10 +66,10 @@ def received(st, receiver):
     """One vehicle's radio check; the die is shared by an order unless I-RADIO."""
     quality = link_quality(st, receiver)
     if quality == AUTOMATIC:
-        log(st, E.RADIO, receiver, 0, quality, 1)
+        log(st, events.RADIO, receiver, 0, quality, 1)
         return True
-    if st[T.S_RADIO_PER_VEHICLE] or st[L.X_SHARED_DIE] == 0:
-        st[L.X_SHARED_DIE] = d6(st, luck.RADIO)
-    ok = st[L.X_SHARED_DIE] <= quality
-    log(st, E.RADIO, receiver, st[L.X_SHARED_DIE], quality, ok)
+    if st[tables.S_RADIO_PER_VEHICLE] or st[layout.X_SHARED_DIE] == 0:
+        st[layout.X_SHARED_DIE] = d6(st, luck.RADIO)
+    ok = st[layout.X_SHARED_DIE] <= quality
+    log(st, events.RADIO, receiver, st[layout.X_SHARED_DIE], quality, ok)
     return ok

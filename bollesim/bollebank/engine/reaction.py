@@ -1,13 +1,8 @@
 """§7 Enemy reaction (reference: reference/reaction.py)."""
 
 from bollesim.bits import lowest, popcount
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
-from bollesim.bollebank import events as E
-from bollesim.bollebank import luck
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.engine import layout as L
-from bollesim.bollebank.engine import tables as T
+from bollesim.bollebank import codes, decisions, events, luck, observation
+from bollesim.bollebank.engine import layout, tables
 from bollesim.bollebank.engine.core import (
     ability_at,
     ability_ready,
@@ -37,36 +32,36 @@ from bollesim.jit import compiled
 def reaction_phase(st, decide):
     """§4 step 3: tank status, tanks, ATGM, HMG, artillery."""
     drawing_fire = draw_their_fire(st, decide)
-    n = track_len(st, C.TANK)
+    n = track_len(st, codes.TANK)
     hot = 0
     if n:
         die = d6(st, luck.TANK_STATUS)
-        hot = die >= st[T.TANK_HOT_MIN + (n - 1)]
-        log(st, E.TANK_STATUS, die, hot, n, 0)
-    st[O.TANK_HOT] = hot
+        hot = die >= st[tables.TANK_HOT_MIN + (n - 1)]
+        log(st, events.TANK_STATUS, die, hot, n, 0)
+    st[observation.TANK_HOT] = hot
     if hot:
-        direct_fire(st, decide, C.TANK, st[T.S_TANK_TO_HIT], drawing_fire)
-    n = track_len(st, C.ATGM)
-    if n and not st[L.X_OVER]:
-        direct_fire(st, decide, C.ATGM, st[T.ATGM_TO_HIT + (n - 1)], drawing_fire)
-    n = track_len(st, C.HMG)
-    if n and not st[L.X_OVER]:
-        direct_fire(st, decide, C.HMG, st[T.HMG_TO_HIT + (n - 1)], drawing_fire)
-    if not st[L.X_OVER]:
+        direct_fire(st, decide, codes.TANK, st[tables.S_TANK_TO_HIT], drawing_fire)
+    n = track_len(st, codes.ATGM)
+    if n and not st[layout.X_OVER]:
+        direct_fire(st, decide, codes.ATGM, st[tables.ATGM_TO_HIT + (n - 1)], drawing_fire)
+    n = track_len(st, codes.HMG)
+    if n and not st[layout.X_OVER]:
+        direct_fire(st, decide, codes.HMG, st[tables.HMG_TO_HIT + (n - 1)], drawing_fire)
+    if not st[layout.X_OVER]:
         artillery(st, decide)
 
 
 @compiled
 def draw_their_fire(st, decide):
     """§5.5 Draw their fire: True if used this turn."""
-    a = ability_ready(st, C.DRAW_THEIR_FIRE)
-    if a < 0 or not ability_at(st, a, T.S_DTF_AT):
+    a = ability_ready(st, codes.DRAW_THEIR_FIRE)
+    if a < 0 or not ability_at(st, a, tables.S_DTF_AT):
         return False
     anyone = False
-    for v in range(T.NV):
-        if st[T.DTF_POSITIONS + (pos(st, v))]:
+    for v in range(tables.NV):
+        if st[tables.DTF_POSITIONS + (pos(st, v))]:
             anyone = True
-    if not anyone or not ask_yes_no(st, decide, D.USE_ABILITY, a):
+    if not anyone or not ask_yes_no(st, decide, decisions.USE_ABILITY, a):
         return False
     spend_ability(st, a)
     return True
@@ -75,11 +70,11 @@ def draw_their_fire(st, decide):
 @compiled(inline=True)
 def exposure(st, p, weapon):
     """(can `weapon` fire at p, firing priority of p)."""
-    marker = st[O.MARKER + p]
+    marker = st[observation.MARKER + p]
     if marker >= 0:
         m, side = marker // 2, marker % 2
-        return marker_bsa(st, m, side, weapon) == 1, st[T.MARKER_FP + m]
-    return pos_bsa(st, p, weapon) == 1, st[T.POS_FP + p]
+        return marker_bsa(st, m, side, weapon) == 1, st[tables.MARKER_FP + m]
+    return pos_bsa(st, p, weapon) == 1, st[tables.POS_FP + p]
 
 
 @compiled
@@ -87,27 +82,27 @@ def choose_target(st, weapon, exclude):
     """§7.1 target priority (I-TARGET): damaged first, lowest FP, ties at random."""
     exposed = 0  # bit masks over vehicles
     damaged = 0
-    fp = L.SCRATCH_FP  # firing priority of each exposed vehicle
-    for v in range(T.NV):
+    fp = layout.SCRATCH_FP  # firing priority of each exposed vehicle
+    for v in range(tables.NV):
         can, priority = exposure(st, pos(st, v), weapon)
         if v != exclude and can:
             exposed |= 1 << v
             st[fp + v] = priority
-            if st[vx(v, O.V_HEAVY)] != 0:
+            if st[vx(v, observation.V_HEAVY)] != 0:
                 damaged |= 1 << v
     if exposed == 0:
         return -1
-    if st[T.S_TARGET_RULE] == C.TARGET_DAMAGED_FIRST:
+    if st[tables.S_TARGET_RULE] == codes.TARGET_DAMAGED_FIRST:
         only_damaged = damaged != 0
     else:
         only_damaged = popcount(damaged) == 1
     candidates = damaged if only_damaged else exposed
     low = 1 << 30
-    for v in range(T.NV):
+    for v in range(tables.NV):
         if (candidates >> v) & 1:
             low = min(low, st[fp + v])
     tied = 0
-    for v in range(T.NV):
+    for v in range(tables.NV):
         if (candidates >> v) & 1 and st[fp + v] == low:
             tied |= 1 << v
     n = popcount(tied)
@@ -119,16 +114,16 @@ def choose_target(st, weapon, exclude):
 @compiled
 def direct_fire(st, decide, weapon, to_hit, drawing_fire):
     """§7.1: one attack, two for a double-target chit (different vehicles)."""
-    attacks = 2 if st[T.CHIT_DOUBLE + (last_chit(st, weapon))] else 1
+    attacks = 2 if st[tables.CHIT_DOUBLE + (last_chit(st, weapon))] else 1
     first = -1
     for _ in range(attacks):
         target = choose_target(st, weapon, first)
         if target < 0:
             if first < 0:
-                log(st, E.ATTACK_SKIPPED, weapon, 0, 0, 0)
+                log(st, events.ATTACK_SKIPPED, weapon, 0, 0, 0)
             return
         attack(st, decide, weapon, target, to_hit, drawing_fire)
-        if st[L.X_OVER]:
+        if st[layout.X_OVER]:
             return
         first = target
 
@@ -136,10 +131,11 @@ def direct_fire(st, decide, weapon, to_hit, drawing_fire):
 @compiled(inline=True)
 def atgm_overwatch(st):
     """§7.1.1: a UN vehicle in an overwatch of the last ATGM chit's letter."""
-    letter = st[T.CHIT_LETTER + (last_chit(st, C.ATGM))]
-    for v in range(T.NV):
+    letter = st[tables.CHIT_LETTER + (last_chit(st, codes.ATGM))]
+    for v in range(tables.NV):
         p = pos(st, v)
-        if st[T.POS_KIND + p] == C.OW and st[T.POS_LETTER + p] == letter and not st[vx(v, O.V_KIA)]:
+        if (st[tables.POS_KIND + p] == codes.OW and st[tables.POS_LETTER + p] == letter
+                and not st[vx(v, observation.V_KIA)]):
             return True
     return False
 
@@ -147,26 +143,27 @@ def atgm_overwatch(st):
 @compiled
 def attack(st, decide, weapon, target, to_hit, drawing_fire):
     """§7.1.2-7.1.3: 2d6 + modifiers; Hold Fire RoE +1; location; HMG commander roll."""
-    unbuttoned = has(st, target, O.V_LIGHT, C.NIGHT_VISION) or has(st, target, O.V_HEAVY, C.TURRET)
+    unbuttoned = (has(st, target, observation.V_LIGHT, codes.NIGHT_VISION)
+                  or has(st, target, observation.V_HEAVY, codes.TURRET))
     roll = two_d6(st, luck.ATTACK + weapon)
-    if weapon == C.ATGM and atgm_overwatch(st):
-        roll += st[T.S_ATGM_OW_DRM]
-        letter = st[T.CHIT_LETTER + (last_chit(st, C.ATGM))]
-        log(st, E.MODIFIER, E.MOD_OVERWATCH, st[T.S_ATGM_OW_DRM], letter, 0)
-    if drawing_fire and st[T.DTF_POSITIONS + (pos(st, target))]:
-        roll += st[T.S_DTF_DRM]
-        log(st, E.MODIFIER, E.MOD_DRAW_THEIR_FIRE, st[T.S_DTF_DRM], 0, 0)
+    if weapon == codes.ATGM and atgm_overwatch(st):
+        roll += st[tables.S_ATGM_OW_DRM]
+        letter = st[tables.CHIT_LETTER + (last_chit(st, codes.ATGM))]
+        log(st, events.MODIFIER, events.MOD_OVERWATCH, st[tables.S_ATGM_OW_DRM], letter, 0)
+    if drawing_fire and st[tables.DTF_POSITIONS + (pos(st, target))]:
+        roll += st[tables.S_DTF_DRM]
+        log(st, events.MODIFIER, events.MOD_DRAW_THEIR_FIRE, st[tables.S_DTF_DRM], 0, 0)
     hit = roll >= to_hit
-    log(st, E.ATTACK, weapon, target, roll, to_hit)
-    if st[O.FIRE_ROE] == 0:
-        change_roe(st, decide, st[T.S_HOLD_ATTACK], E.ROE_HOLD_ATTACK)
+    log(st, events.ATTACK, weapon, target, roll, to_hit)
+    if st[observation.FIRE_ROE] == 0:
+        change_roe(st, decide, st[tables.S_HOLD_ATTACK], events.ROE_HOLD_ATTACK)
     if hit:
         die = d6(st, luck.LOCATION + weapon)
         heavy_damage(st, decide, target, hit_table(st, weapon, die - 1), die, False, weapon)
-    if weapon == C.HMG and unbuttoned and not st[L.X_OVER]:
+    if weapon == codes.HMG and unbuttoned and not st[layout.X_OVER]:
         die = d6(st, luck.HMG_COMMANDER)
-        killed = die >= st[T.S_HMG_KILL_ON]
-        log(st, E.COMMANDER_ROLL, target, die, killed, 0)
+        killed = die >= st[tables.S_HMG_KILL_ON]
+        log(st, events.COMMANDER_ROLL, target, die, killed, 0)
         if killed:
             kill_commander(st, decide, target)
 
@@ -175,56 +172,56 @@ def attack(st, decide, weapon, target, to_hit, drawing_fire):
 def artillery(st, decide):
     """§7.2 with I-ROE-ART: 2 only effects, 3-11 random unit to the pool, 12 heavy
     (I-ART-APC: an APC destroyed, or damaged like a tank)."""
-    last = last_chit(st, C.ART)
-    if last == st[T.S_SETUP_CHIT] and st[L.X_SETUP_FLIPPED]:
-        log(st, E.ARTILLERY, C.NO_ART, 0, 0, 0)
+    last = last_chit(st, codes.ART)
+    if last == st[tables.S_SETUP_CHIT] and st[layout.X_SETUP_FLIPPED]:
+        log(st, events.ARTILLERY, codes.NO_ART, 0, 0, 0)
         return
-    target = st[T.CHIT_ART_TARGET + last]
+    target = st[tables.CHIT_ART_TARGET + last]
     present = 0
-    for v in range(T.NV):
-        if target != C.NO_ART and st[T.POS_ART + (pos(st, v))] == target:
+    for v in range(tables.NV):
+        if target != codes.NO_ART and st[tables.POS_ART + (pos(st, v))] == target:
             present += 1
     roll = two_d6(st, luck.ARTILLERY) if present else 0
-    log(st, E.ARTILLERY, target, roll, present, 0)
-    if present or target == C.NO_ART or st[T.S_ART_ALWAYS]:
+    log(st, events.ARTILLERY, target, roll, present, 0)
+    if present or target == codes.NO_ART or st[tables.S_ART_ALWAYS]:
         further_effects(st, decide, target)
-    if not present or roll <= st[T.S_ART_ONLY_EFFECTS]:
+    if not present or roll <= st[tables.S_ART_ONLY_EFFECTS]:
         return
-    chits = L.SCRATCH_CHITS  # the random-unit chits of those there
+    chits = layout.SCRATCH_CHITS  # the random-unit chits of those there
     n = 0
-    for v in range(T.NV):
-        if target != C.NO_ART and st[T.POS_ART + (pos(st, v))] == target:
-            for i in range(st[L.X_N_ASIDE]):
-                if st[T.CHIT_VEHICLE + (st[L.ASIDE + i])] == v:
-                    st[chits + n] = st[L.ASIDE + i]
+    for v in range(tables.NV):
+        if target != codes.NO_ART and st[tables.POS_ART + (pos(st, v))] == target:
+            for i in range(st[layout.X_N_ASIDE]):
+                if st[tables.CHIT_VEHICLE + (st[layout.ASIDE + i])] == v:
+                    st[chits + n] = st[layout.ASIDE + i]
                     n += 1
     if n == 0:
         return
     chit = st[chits + pick(st, n, luck.RU)]
-    victim = st[T.CHIT_VEHICLE + chit]
-    to_pool = roll < st[T.S_ART_HEAVY]
-    log(st, E.ARTILLERY_DRAW, victim, to_pool, 0, 0)
+    victim = st[tables.CHIT_VEHICLE + chit]
+    to_pool = roll < st[tables.S_ART_HEAVY]
+    log(st, events.ARTILLERY_DRAW, victim, to_pool, 0, 0)
     if to_pool:
-        for i in range(st[L.X_N_ASIDE]):
-            if st[L.ASIDE + i] == chit:
-                st[L.ASIDE + i] = st[L.ASIDE + st[L.X_N_ASIDE] - 1]
-                st[L.X_N_ASIDE] -= 1
+        for i in range(st[layout.X_N_ASIDE]):
+            if st[layout.ASIDE + i] == chit:
+                st[layout.ASIDE + i] = st[layout.ASIDE + st[layout.X_N_ASIDE] - 1]
+                st[layout.X_N_ASIDE] -= 1
                 break
         pool_append(st, chit)
     else:
-        die = d6(st, luck.LOCATION + C.ART)
-        apc_survives = st[T.S_ART_ON_APC] == C.ART_APC_LOCATION  # I-ART-APC
-        heavy_damage(st, decide, victim, hit_table(st, C.ART, die - 1), die, apc_survives, C.ART)
+        die = d6(st, luck.LOCATION + codes.ART)
+        apc_survives = st[tables.S_ART_ON_APC] == codes.ART_APC_LOCATION  # I-ART-APC
+        heavy_damage(st, decide, victim, hit_table(st, codes.ART, die - 1), die, apc_survives, codes.ART)
 
 
 @compiled
 def further_effects(st, decide, target):
     """§7.2: S/K RoE +1, T2 deadline -1, regular No art. RoE -1."""
-    if target == C.TARGET_S or target == C.TARGET_K:
-        change_roe(st, decide, st[T.S_ART_ROE_SK], E.ROE_ART)
-    elif target == C.TARGET_T2:
-        change = st[T.S_ART_DEADLINE_T2]
-        st[O.DEADLINE] = max(st[O.DEADLINE] + change, 0)
-        log(st, E.DEADLINE, st[O.DEADLINE], change, 0, 0)
+    if target == codes.TARGET_S or target == codes.TARGET_K:
+        change_roe(st, decide, st[tables.S_ART_ROE_SK], events.ROE_ART)
+    elif target == codes.TARGET_T2:
+        change = st[tables.S_ART_DEADLINE_T2]
+        st[observation.DEADLINE] = max(st[observation.DEADLINE] + change, 0)
+        log(st, events.DEADLINE, st[observation.DEADLINE], change, 0, 0)
     else:
-        change_roe(st, decide, st[T.S_ART_ROE_NO_ART], E.ROE_NO_ART)
+        change_roe(st, decide, st[tables.S_ART_ROE_NO_ART], events.ROE_NO_ART)

@@ -25,9 +25,9 @@ import numpy as np
 from numba import types
 
 from bollesim import rng
-from bollesim.bollebank import observation as O
+from bollesim.bollebank import observation
 from bollesim.bollebank.decisions import MAX_OPTIONS
-from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine import layout
 from bollesim.bollebank.engine.core import new_game
 from bollesim.bollebank.engine.play import (
     DECIDE_TYPE,
@@ -55,11 +55,11 @@ def rollout_key(seed, game, decision, rollout, stream):
 
 # A snapshot: st[:OPTS] (the state, the streams, the parameters) and the kernels' scratch
 # (a turn's overwatch dice outlive a phase), then the phase and the script's position.
-_SCRATCH = L.OPTS + MAX_OPTIONS
-SNAP_PHASE = L.OPTS + (L.RULES - _SCRATCH)
+_SCRATCH = layout.OPTS + MAX_OPTIONS
+SNAP_PHASE = layout.OPTS + (layout.RULES - _SCRATCH)
 SNAP_AT = SNAP_PHASE + 1
 SNAP_SIZE = SNAP_AT + 1
-POINT_WIDTH = 3 + O.SIZE + MAX_OPTIONS
+POINT_WIDTH = 3 + observation.SIZE + MAX_OPTIONS
 
 SCRIPTED_ARGS = (
     types.int64[::1],  # rules: the packed ruleset
@@ -90,7 +90,7 @@ def play_scripted(
     `seed` from `start`, replayed through `script`, then (ROLLOUT) job j's option on its
     own streams, played out by decide."""
     n = script.shape[0]
-    if (n if mode == PAUSE else n + 1) > L.MAX_SCRIPT:
+    if (n if mode == PAUSE else n + 1) > layout.MAX_SCRIPT:
         raise ValueError("a script longer than layout.MAX_SCRIPT")
     owner = new_vector(rules, 0, scripted)
     st = unmanaged(owner)
@@ -100,11 +100,11 @@ def play_scripted(
                     out[j])
         elif mode == STEP:
             step(st, decide, params, seed, game, start, script, n, options[j], rollouts[j])
-            write_result(st, st[L.CHANCE + 1], out[j])
+            write_result(st, st[layout.CHANCE + 1], out[j])
             keep_point(st, point[j * POINT_WIDTH : (j + 1) * POINT_WIDTH])
         else:
             pause(st, decide, params, seed, game, start, script, n, snapshot, True)
-            write_result(st, st[L.CHANCE + 1], out[j])
+            write_result(st, st[layout.CHANCE + 1], out[j])
             keep_point(st, point)
     owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
 
@@ -113,14 +113,14 @@ def play_scripted(
 def replay(st, params, seed, game, start, script, n, mode):
     """Set st to the snapshot `start` with the player's parameters, ready to replay
     script[:n] in `mode`; returns the phase to play."""
-    st[L.PARAMS : L.PARAMS + params.shape[0]] = params.view(np.int64)
+    st[layout.PARAMS : layout.PARAMS + params.shape[0]] = params.view(np.int64)
     phase = restore(st, start, seed, game)
-    st[L.SCRIPT : L.SCRIPT + n] = script[:n]
-    st[L.SCRIPT_MODE] = mode
-    st[L.SCRIPT_N] = n
-    st[L.SCRIPT_AT] = 0
-    st[L.POINT_CHOICE] = -1
-    st[L.SCRIPT_ON] = 1
+    st[layout.SCRIPT : layout.SCRIPT + n] = script[:n]
+    st[layout.SCRIPT_MODE] = mode
+    st[layout.SCRIPT_N] = n
+    st[layout.SCRIPT_AT] = 0
+    st[layout.POINT_CHOICE] = -1
+    st[layout.SCRIPT_ON] = 1
     return phase
 
 
@@ -131,13 +131,13 @@ def pause(st, decide, params, seed, game, start, script, n, snapshot, to_end):
     under decide, on the game's own streams; else stop at the end of that phase (the
     state is then of no use but for the point)."""
     phase = replay(st, params, seed, game, start, script, n, PAUSE)
-    while not st[L.X_OVER]:
-        if st[L.SCRIPT_ON]:
+    while not st[layout.X_OVER]:
+        if st[layout.SCRIPT_ON]:
             take_snapshot(st, phase, start[SNAP_AT], snapshot)
         elif not to_end:
             break
         phase = play_phase(st, decide, phase)
-    st[L.SCRIPT_ON] = 0
+    st[layout.SCRIPT_ON] = 0
 
 
 @compiled
@@ -146,15 +146,15 @@ def rollout(st, decide, params, seed, game, start, script, n, option, r, row):
     after it, and from that moment play rollout r's own streams (rollout_key) out under
     decide; the result row goes to row (layout.R_*)."""
     phase = replay(st, params, seed, game, start, script, n, ROLLOUT)
-    st[L.SCRIPT + n] = option
-    st[L.SCRIPT_N] = n + 1
+    st[layout.SCRIPT + n] = option
+    st[layout.SCRIPT_N] = n + 1
     decision = start[SNAP_AT] + n  # the decisions asked in the game before it
-    st[L.SCRIPT_KEYS] = rollout_key(seed, game, decision, r, rng.CHANCE)
-    st[L.SCRIPT_KEYS + 1] = rollout_key(seed, game, decision, r, rng.POLICY)
-    while not st[L.X_OVER]:
+    st[layout.SCRIPT_KEYS] = rollout_key(seed, game, decision, r, rng.CHANCE)
+    st[layout.SCRIPT_KEYS + 1] = rollout_key(seed, game, decision, r, rng.POLICY)
+    while not st[layout.X_OVER]:
         phase = play_phase(st, decide, phase)
-    st[L.SCRIPT_ON] = 0
-    write_result(st, st[L.CHANCE + 1], row)
+    st[layout.SCRIPT_ON] = 0
+    write_result(st, st[layout.CHANCE + 1], row)
 
 
 @compiled
@@ -164,18 +164,18 @@ def step(st, decide, params, seed, game, start, script, n, option, r):
     check against PAUSE) up to the next decision, recorded (keep_point), or the game's
     end. The state is then of no use but for the point and the result."""
     phase = replay(st, params, seed, game, start, script, n, STEP)
-    st[L.SCRIPT + n] = option
-    st[L.SCRIPT_N] = n + 1
+    st[layout.SCRIPT + n] = option
+    st[layout.SCRIPT_N] = n + 1
     decision = start[SNAP_AT] + n
     if r < 0:
-        st[L.SCRIPT_KEYS] = np.int64(rng.stream_key(seed, game, rng.CHANCE))
-        st[L.SCRIPT_KEYS + 1] = np.int64(rng.stream_key(seed, game, rng.POLICY))
+        st[layout.SCRIPT_KEYS] = np.int64(rng.stream_key(seed, game, rng.CHANCE))
+        st[layout.SCRIPT_KEYS + 1] = np.int64(rng.stream_key(seed, game, rng.POLICY))
     else:
-        st[L.SCRIPT_KEYS] = rollout_key(seed, game, decision, r, rng.CHANCE)
-        st[L.SCRIPT_KEYS + 1] = rollout_key(seed, game, decision, r, rng.POLICY)
-    while not st[L.X_OVER] and st[L.SCRIPT_ON]:
+        st[layout.SCRIPT_KEYS] = rollout_key(seed, game, decision, r, rng.CHANCE)
+        st[layout.SCRIPT_KEYS + 1] = rollout_key(seed, game, decision, r, rng.POLICY)
+    while not st[layout.X_OVER] and st[layout.SCRIPT_ON]:
         phase = play_phase(st, decide, phase)
-    st[L.SCRIPT_ON] = 0
+    st[layout.SCRIPT_ON] = 0
 
 
 @compiled
@@ -184,8 +184,8 @@ def restore(st, start, seed, game):
     if start[SNAP_PHASE] < 0:
         new_game(st, seed, game)
         return ORDERS
-    st[: L.OPTS] = start[: L.OPTS]
-    st[_SCRATCH : L.RULES] = start[L.OPTS : SNAP_PHASE]
+    st[: layout.OPTS] = start[: layout.OPTS]
+    st[_SCRATCH : layout.RULES] = start[layout.OPTS : SNAP_PHASE]
     return start[SNAP_PHASE]
 
 
@@ -193,19 +193,19 @@ def restore(st, start, seed, game):
 def take_snapshot(st, phase, asked_before_start, snapshot):
     """The snapshot of st at the start of `phase`; SNAP_AT: the decisions asked in the
     game before it."""
-    snapshot[: L.OPTS] = st[: L.OPTS]
-    snapshot[L.OPTS : SNAP_PHASE] = st[_SCRATCH : L.RULES]
+    snapshot[: layout.OPTS] = st[: layout.OPTS]
+    snapshot[layout.OPTS : SNAP_PHASE] = st[_SCRATCH : layout.RULES]
     snapshot[SNAP_PHASE] = phase
-    snapshot[SNAP_AT] = asked_before_start + st[L.SCRIPT_AT]
+    snapshot[SNAP_AT] = asked_before_start + st[layout.SCRIPT_AT]
 
 
 @compiled
 def keep_point(st, row):
     """PAUSE: (the policy's choice, kind, n, observation..., options...) of the decision
     after the script; choice -1 when the game ended first."""
-    row[0] = st[L.POINT_CHOICE]
-    row[1] = st[L.POINT_KIND]
-    row[2] = st[L.POINT_N]
-    row[3 : 3 + O.SIZE] = st[L.POINT_OBS : L.POINT_OBS + O.SIZE]
-    n = st[L.POINT_N] if st[L.POINT_CHOICE] >= 0 else 0
-    row[3 + O.SIZE : 3 + O.SIZE + n] = st[L.POINT_OPTS : L.POINT_OPTS + n]
+    row[0] = st[layout.POINT_CHOICE]
+    row[1] = st[layout.POINT_KIND]
+    row[2] = st[layout.POINT_N]
+    row[3 : 3 + observation.SIZE] = st[layout.POINT_OBS : layout.POINT_OBS + observation.SIZE]
+    n = st[layout.POINT_N] if st[layout.POINT_CHOICE] >= 0 else 0
+    row[3 + observation.SIZE : 3 + observation.SIZE + n] = st[layout.POINT_OPTS : layout.POINT_OPTS + n]

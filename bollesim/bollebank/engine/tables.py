@@ -7,10 +7,10 @@ packed.py's. Multi-dimensional tables are read through core.py's accessors.
 
 from __future__ import annotations
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank.engine import layout as L
-from bollesim.bollebank.rules import packed as P
+from bollesim.bollebank import codes
+from bollesim.bollebank.engine import layout
+from bollesim.bollebank.rules import packed
 
-NP, NV = C.N_POSITIONS, C.N_VEHICLES
-globals().update({name: L.RULES + offset for name, offset in P.SLOTS.items()})
-globals().update(P.STRIDES)
+NP, NV = codes.N_POSITIONS, codes.N_VEHICLES
+globals().update({name: layout.RULES + offset for name, offset in packed.SLOTS.items()})
+globals().update(packed.STRIDES)

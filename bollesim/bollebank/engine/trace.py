@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bollesim.bollebank.engine import layout as L
+from bollesim.bollebank.engine import layout
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.game.policy import DecidePolicy
 
@@ -16,9 +16,9 @@ def play_traced_game(
     its final state region)."""
     from bollesim.bollebank.engine.play import TRACED_ARGS, for_policy, play_traced
 
-    trace = np.zeros(1 + L.TRACE_WIDTH * capacity, dtype=np.int64)
-    out = np.zeros(L.N_RESULTS, dtype=np.int64)
-    final = np.zeros(L.STATE_SIZE, dtype=np.int64)
+    trace = np.zeros(1 + layout.TRACE_WIDTH * capacity, dtype=np.int64)
+    out = np.zeros(layout.N_RESULTS, dtype=np.int64)
+    final = np.zeros(layout.STATE_SIZE, dtype=np.int64)
     kernel, decide, scripted = for_policy(play_traced, TRACED_ARGS, policy)
     kernel(
         rules.packed,
@@ -34,5 +34,5 @@ def play_traced_game(
     n = int(trace[0])
     if n > capacity:
         raise RuntimeError(f"trace buffer too small: {n} events, room for {capacity}")
-    rows = trace[1 : 1 + L.TRACE_WIDTH * n].reshape(n, L.TRACE_WIDTH)
+    rows = trace[1 : 1 + layout.TRACE_WIDTH * n].reshape(n, layout.TRACE_WIDTH)
     return list(map(tuple, rows.tolist())), out, final

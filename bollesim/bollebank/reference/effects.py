@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
-from bollesim.bollebank import events as E
+from bollesim.bollebank import codes, decisions, events
 from bollesim.bollebank.reference.state import Vehicle
 from bollesim.bollebank.reference.table import Table
 
@@ -14,7 +12,7 @@ def end_game(table: Table, reason: int) -> None:
     if not game.over:
         game.over = True
         game.end_reason = reason
-        table.log(E.GAME_END, reason)
+        table.log(events.GAME_END, reason)
 
 
 def change_roe(table: Table, delta: int, cause: int) -> None:
@@ -23,7 +21,7 @@ def change_roe(table: Table, delta: int, cause: int) -> None:
     new = min(max(game.roe + delta, table.rules.p("roe", "min")), table.rules.p("roe", "max"))
     if new != game.roe:
         game.roe = new
-        table.log(E.ROE, new, delta, cause)
+        table.log(events.ROE, new, delta, cause)
     update_abilities(table)
 
 
@@ -34,15 +32,15 @@ def update_abilities(table: Table) -> None:
     back_from_spent = rules.p("interpretations", "spent_returns_to_track")
     for a, marker in enumerate(game.abilities):
         level = rules.ability_level[a]
-        if marker.state == C.ON_TRACK and game.roe >= level:
-            marker.side = table.ask(D.ABILITY_SIDE, [0, 1], (a, 0))
-            marker.state = C.AVAILABLE
-            table.log(E.ABILITY, a, E.ABILITY_AVAILABLE, marker.side)
+        if marker.state == codes.ON_TRACK and game.roe >= level:
+            marker.side = table.ask(decisions.ABILITY_SIDE, [0, 1], (a, 0))
+            marker.state = codes.AVAILABLE
+            table.log(events.ABILITY, a, events.ABILITY_AVAILABLE, marker.side)
         elif game.roe < level and (
-            marker.state == C.AVAILABLE or (marker.state == C.SPENT and back_from_spent)
+            marker.state == codes.AVAILABLE or (marker.state == codes.SPENT and back_from_spent)
         ):
-            marker.state = C.ON_TRACK
-            table.log(E.ABILITY, a, E.ABILITY_RETURNED, marker.side)
+            marker.state = codes.ON_TRACK
+            table.log(events.ABILITY, a, events.ABILITY_RETURNED, marker.side)
 
 
 def ability_ready(table: Table, ability: int) -> int:
@@ -51,7 +49,7 @@ def ability_ready(table: Table, ability: int) -> int:
     game, rules = table.game, table.rules
     for a, marker in enumerate(game.abilities):
         if (
-            marker.state == C.AVAILABLE
+            marker.state == codes.AVAILABLE
             and rules.ability_sides[a, marker.side] == ability
             and not game.vehicles[rules.ability_vehicle[a]].commander_killed
         ):
@@ -73,8 +71,8 @@ def within_reach(table: Table, a: int, v: Vehicle) -> bool:
 
 def spend_ability(table: Table, a: int) -> None:
     marker = table.game.abilities[a]
-    marker.state = C.SPENT
-    table.log(E.ABILITY, a, E.ABILITY_USED, marker.side)
+    marker.state = codes.SPENT
+    table.log(events.ABILITY, a, events.ABILITY_USED, marker.side)
 
 
 def note_loss(game, v: Vehicle, weapon: int, ends_game: bool) -> None:
@@ -96,26 +94,26 @@ def heavy_damage(
     `apc_survives` (artillery under I-ART-APC "location") an APC is marked like a tank.
     weapon: the attack's (codes.TANK..ART, §7)."""
     game, rules = table.game, table.rules
-    table.log(E.HEAVY_DAMAGE, v.index, location, die)
+    table.log(events.HEAVY_DAMAGE, v.index, location, die)
     game.heavy_hits += 1
     destroyed = (not v.is_tank and not apc_survives) or location in v.heavy
     note_loss(game, v, weapon, destroyed)
     if destroyed:
-        table.log(E.DESTROYED, v.index)
-        end_game(table, E.END_DESTROYED)
+        table.log(events.DESTROYED, v.index)
+        end_game(table, events.END_DESTROYED)
         return
     v.heavy.add(location)
-    if location == C.HULL:
+    if location == codes.HULL:
         v.hull_green = True
-    if location in (C.HULL, C.TURRET):
+    if location in (codes.HULL, codes.TURRET):
         v.stunned = True
-    if location == C.TRACKS:  # immobilised: its Move or Tow marker comes back (§5.4.1)
+    if location == codes.TRACKS:  # immobilised: its Move or Tow marker comes back (§5.4.1)
         release_tow(game, v)
-        v.order, v.destination, v.tow_target = C.NO_ORDER, -1, -1
+        v.order, v.destination, v.tow_target = codes.NO_ORDER, -1, -1
     change_roe(
         table,
         rules.p("roe", "heavy_damage_fire" if game.fired else "heavy_damage_hold"),
-        E.ROE_HEAVY,
+        events.ROE_HEAVY,
     )
 
 
@@ -124,7 +122,7 @@ def release_tow(game, v: Vehicle) -> None:
     if v.towing >= 0:
         game.vehicles[v.towing].towed_by = -1
         v.towing = -1
-        v.order, v.destination = C.NO_ORDER, -1
+        v.order, v.destination = codes.NO_ORDER, -1
 
 
 def kill_commander(table: Table, v: Vehicle) -> None:
@@ -132,12 +130,12 @@ def kill_commander(table: Table, v: Vehicle) -> None:
     (once) and moves the RoE. Only an HMG attack kills a commander (§7.1.2)."""
     game, rules = table.game, table.rules
     if v.index == rules.commander:
-        note_loss(game, v, C.HMG, True)
-        end_game(table, E.END_VL2_KILLED)
+        note_loss(game, v, codes.HMG, True)
+        end_game(table, events.END_VL2_KILLED)
         return
     if v.commander_killed:
         return
-    note_loss(game, v, C.HMG, False)
+    note_loss(game, v, codes.HMG, False)
     v.commander_killed = True
     key = "commander_killed_fire" if game.fired else "commander_killed_hold"
-    change_roe(table, rules.p("roe", key), E.ROE_KIA)
+    change_roe(table, rules.p("roe", key), events.ROE_KIA)

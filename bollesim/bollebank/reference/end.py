@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
-from bollesim.bollebank import events as E
+from bollesim.bollebank import codes, decisions, events
 from bollesim.bollebank.reference.effects import ability_at, ability_ready, end_game, spend_ability
 from bollesim.bollebank.reference.orders import in_saraci
 from bollesim.bollebank.reference.state import Game, artillery_silent
@@ -22,19 +20,19 @@ def end_phase(table: Table) -> None:
     else:
         game.operational, game.tactical = operational, tactical
     if operational or tactical:  # I-END: stopping is the player's choice
-        stop = table.ask(D.STOP_ON_VICTORY, [0, 1])
-        table.log(E.VICTORY, operational, tactical, stop)
+        stop = table.ask(decisions.STOP_ON_VICTORY, [0, 1])
+        table.log(events.VICTORY, operational, tactical, stop)
         if stop:
-            end_game(table, E.END_VICTORY)
+            end_game(table, events.END_VICTORY)
             return
     for v in game.vehicles:
-        if C.HULL in v.heavy:
+        if codes.HULL in v.heavy:
             v.hull_green = not v.hull_green
-            table.log(E.HULL_FLIP, v.index, v.hull_green)
+            table.log(events.HULL_FLIP, v.index, v.hull_green)
     if game.turn >= rules.turn_limit:
         won = game.operational or game.tactical
         extended = rules.p("game", "extend_to_40")
-        end_game(table, E.END_TURN_40 if extended and not won else E.END_TURN_LIMIT)
+        end_game(table, events.END_TURN_40 if extended and not won else events.END_TURN_LIMIT)
         return
     game.turn += 1
 
@@ -43,16 +41,16 @@ def extra_turn(table: Table) -> None:
     """§5.5 Extra turn (I-ABILITY-PHASE): with its vehicle (QL3) at Kalesija, the T2
     deadline marker moves one box toward turn 20."""
     game, rules = table.game, table.rules
-    a = ability_ready(table, C.EXTRA_TURN)
+    a = ability_ready(table, codes.EXTRA_TURN)
     if a < 0 or not ability_at(table, a, rules.extra_turn_at):
         return
     if game.deadline >= rules.p("game", "deadline_max") or not table.ask(
-        D.USE_ABILITY, [0, 1], (a, 0)
+        decisions.USE_ABILITY, [0, 1], (a, 0)
     ):
         return
     spend_ability(table, a)
     game.deadline += 1
-    table.log(E.DEADLINE, game.deadline, 1)
+    table.log(events.DEADLINE, game.deadline, 1)
 
 
 def note_tango2(game: Game) -> None:
@@ -75,7 +73,7 @@ def assess(game: Game) -> tuple[bool, bool]:
     tactical = (
         silent
         and game.turn <= rules.p("game", "turn_limit")
-        and all(not game.tracks[t] for t in C.DIRECT_TRACKS)
+        and all(not game.tracks[t] for t in codes.DIRECT_TRACKS)
         and all(in_saraci(game, v.position) for v in game.vehicles if v.heavy)
     )
     return operational, tactical

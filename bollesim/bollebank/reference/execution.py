@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
-from bollesim.bollebank import events as E
-from bollesim.bollebank import luck
+from bollesim.bollebank import codes, decisions, events, luck
 from bollesim.bollebank.reference.effects import (
     ability_at,
     ability_ready,
@@ -27,7 +24,7 @@ def execution_phase(table: Table) -> None:
     for v in table.game.vehicles:
         if v.stunned:
             v.stunned = False
-            table.log(E.STUN_CLEARED, v.index)
+            table.log(events.STUN_CLEARED, v.index)
         v.skip = False
 
 
@@ -38,7 +35,7 @@ def commander_checks(table: Table) -> None:
         if v.commander_killed:
             die = table.d6(luck.COMMANDER)
             v.skip = die > acts_max
-            table.log(E.COMMANDER_CHECK, v.index, die, not v.skip)
+            table.log(events.COMMANDER_CHECK, v.index, die, not v.skip)
 
 
 # ------------------------------------------------------------------ §6.1 airstrike
@@ -51,9 +48,9 @@ def airstrike(table: Table) -> None:
     game = table.game
     if not game.airstrike_pending:
         return
-    ceil = table.rules.p("interpretations", "airstrike_leaves") == C.AIR_CEIL
+    ceil = table.rules.p("interpretations", "airstrike_leaves") == codes.AIR_CEIL
     removed = []
-    for t in range(C.N_TRACKS):
+    for t in range(codes.N_TRACKS):
         n = regular_chits(game, t)
         keep = (n + 1) // 2 if ceil else n // 2
         removed.append(n - keep)
@@ -61,13 +58,13 @@ def airstrike(table: Table) -> None:
             remove_last(table, t)
     game.airstrike_pending = False
     game.airstrike_turn = game.turn
-    table.log(E.AIRSTRIKE, *removed)
+    table.log(events.AIRSTRIKE, *removed)
 
 
 def regular_chits(game: Game, track: int) -> int:
     """Chits on a track, the setup artillery marker not counted."""
     chits = game.tracks[track]
-    return len(chits) - (track == C.ART)
+    return len(chits) - (track == codes.ART)
 
 
 def remove_last(table: Table, track: int) -> None:
@@ -76,11 +73,11 @@ def remove_last(table: Table, track: int) -> None:
     chit = game.tracks[track][-1]
     if chit == table.rules.setup_chit:
         game.setup_flipped = True
-        table.log(E.SETUP_FLIPPED)
+        table.log(events.SETUP_FLIPPED)
         return
     game.tracks[track].pop()
     game.pool.append(chit)
-    table.log(E.REMOVED, chit, track)
+    table.log(events.REMOVED, chit, track)
 
 
 # ------------------------------------------------------------------ §6.2 move and tow
@@ -91,7 +88,7 @@ def heading(game: Game, v: Vehicle) -> int:
     (VL2) the player's destination. A towed tank goes where its rescuer goes."""
     if v.towed_by >= 0:
         return -1
-    if v.order == C.TOW and v.towing < 0:
+    if v.order == codes.TOW and v.towing < 0:
         return game.vehicles[v.tow_target].position
     return v.destination
 
@@ -107,17 +104,17 @@ def may_move(table: Table, v: Vehicle, extra: bool = False) -> bool:
     game, rules = table.game, table.rules
     reason = -1
     if v.stunned:
-        reason = E.STUNNED
+        reason = events.STUNNED
     elif v.skip:
-        reason = E.SKIPPING
-    elif C.TRACKS in v.heavy:
-        reason = E.IMMOBILE
-    elif C.HULL in v.heavy and not v.hull_green and not extra:
-        reason = E.HULL_RED
+        reason = events.SKIPPING
+    elif codes.TRACKS in v.heavy:
+        reason = events.IMMOBILE
+    elif codes.HULL in v.heavy and not v.hull_green and not extra:
+        reason = events.HULL_RED
     if reason >= 0:
-        table.log(E.NOT_MOVED, v.index, reason, -1)
+        table.log(events.NOT_MOVED, v.index, reason, -1)
         return False
-    if C.NIGHT_VISION in v.light:
+    if codes.NIGHT_VISION in v.light:
         die = table.d6(luck.NIGHT_VISION)
         helpers = sum(
             1
@@ -128,7 +125,7 @@ def may_move(table: Table, v: Vehicle, extra: bool = False) -> bool:
         if die + helpers * rules.p("movement", "night_vision_adjacent_drm") >= rules.p(
             "movement", "night_vision_fail_min"
         ):
-            table.log(E.NOT_MOVED, v.index, E.NIGHT_VISION_FAILED, die)
+            table.log(events.NOT_MOVED, v.index, events.NIGHT_VISION_FAILED, die)
             return False
     return True
 
@@ -138,7 +135,7 @@ def move_step(table: Table) -> None:
     rule and tows hook up. QL1's Extra move (§5.5) comes before or after, as the player
     chooses."""
     game, rules = table.game, table.rules
-    extra_move(table, D.EXTRA_MOVE_BEFORE)
+    extra_move(table, decisions.EXTRA_MOVE_BEFORE)
     movers = [
         (v, step(game, v)) for v in game.vehicles if wants_to_move(game, v) and may_move(table, v)
     ]
@@ -156,7 +153,7 @@ def move_step(table: Table) -> None:
         ]
         perform_moves(table, second)
     hook_tows(table)
-    extra_move(table, D.EXTRA_MOVE)
+    extra_move(table, decisions.EXTRA_MOVE)
 
 
 def step(game: Game, v: Vehicle) -> int:
@@ -184,14 +181,14 @@ def perform_moves(table: Table, movers: list[tuple[Vehicle, int]]) -> list[Vehic
         keep: list[int] = []
         while len(keep) < rules.pos_stack[over] - stayers:
             left = [i for i in arrivers if i not in keep]
-            keep.append(table.ask(D.STACK_PRIORITY, left, (0, over)))
+            keep.append(table.ask(decisions.STACK_PRIORITY, left, (0, over)))
         for i in arrivers:
             if i not in keep:
                 del moving[i]
-                table.log(E.NOT_MOVED, i, E.STACKING, -1)
+                table.log(events.NOT_MOVED, i, events.STACKING, -1)
     moved = [game.vehicles[i] for i in sorted(moving)]
     for v in moved:
-        table.log(E.MOVE, v.index, v.position, moving[v.index])
+        table.log(events.MOVE, v.index, v.position, moving[v.index])
         v.position = moving[v.index]
         if v.is_tank and v.position == rules.kalesija:
             game.tank_reached_kalesija = True
@@ -202,7 +199,7 @@ def perform_moves(table: Table, movers: list[tuple[Vehicle, int]]) -> list[Vehic
             draw_marker(table, p)
     for v in moved:
         arrive(table, v)
-    if rules.p("interpretations", "t2_reached_at") == C.T2_AT_ANY_MOMENT:
+    if rules.p("interpretations", "t2_reached_at") == codes.T2_AT_ANY_MOMENT:
         note_tango2(game)
     return moved
 
@@ -218,7 +215,7 @@ def counts_for_stacking(game: Game, v: Vehicle, moving: dict[int, int]) -> bool:
     if v.towed_by >= 0:
         return False
     return not any(
-        r.order == C.TOW
+        r.order == codes.TOW
         and r.towing < 0
         and r.tow_target == v.index
         and final(r, moving) == v.position
@@ -247,9 +244,9 @@ def draw_marker(table: Table, position: int) -> None:
     marker = pool[i]
     pool[i] = pool[-1]
     pool.pop()
-    side = table.coin(luck.MARKER_SIDE) if rules.pos_eam_pool[position] == C.POOL_789 else 0
+    side = table.coin(luck.MARKER_SIDE) if rules.pos_eam_pool[position] == codes.POOL_789 else 0
     game.markers[position] = (marker, side)
-    table.log(E.MARKER_DRAWN, position, marker, side)
+    table.log(events.MARKER_DRAWN, position, marker, side)
 
 
 def arrive(table: Table, v: Vehicle) -> None:
@@ -259,13 +256,13 @@ def arrive(table: Table, v: Vehicle) -> None:
         return
     game = table.game
     if v.towing >= 0:
-        table.log(E.TOW_DONE, v.index, v.towing, v.position)
+        table.log(events.TOW_DONE, v.index, v.towing, v.position)
         release_tow(game, v)
         return
-    if v.order == C.TOW:
+    if v.order == codes.TOW:
         return
-    v.order, v.destination = C.NO_ORDER, -1
-    table.log(E.ARRIVED, v.index, v.position)
+    v.order, v.destination = codes.NO_ORDER, -1
+    table.log(events.ARRIVED, v.index, v.position)
 
 
 def hook_tows(table: Table) -> None:
@@ -273,11 +270,11 @@ def hook_tows(table: Table) -> None:
     goes to the nearest other contact point (the player's choice among the nearest)."""
     game, rules = table.game, table.rules
     for r in game.vehicles:
-        if r.order != C.TOW or r.towing >= 0:
+        if r.order != codes.TOW or r.towing >= 0:
             continue
         damaged = game.vehicles[r.tow_target]
         if damaged.towed_by >= 0:  # someone else got there first
-            r.order, r.destination, r.tow_target = C.NO_ORDER, -1, -1
+            r.order, r.destination, r.tow_target = codes.NO_ORDER, -1, -1
             continue
         if damaged.position != r.position:
             r.destination = damaged.position
@@ -285,18 +282,18 @@ def hook_tows(table: Table) -> None:
         cps = [
             p
             for p in range(len(rules.position_ids))
-            if rules.pos_kind[p] == C.CP and p != r.position
+            if rules.pos_kind[p] == codes.CP and p != r.position
         ]
-        anywhere = rules.pos_kind[r.position] == C.CP and (
-            rules.p("interpretations", "tow_from_cp") == C.TOW_ANY_CP
+        anywhere = rules.pos_kind[r.position] == codes.CP and (
+            rules.p("interpretations", "tow_from_cp") == codes.TOW_ANY_CP
         )
         if not anywhere:  # I-TOW-CP: from a contact point, any other
             nearest = min(rules.distance[r.position, p] for p in cps)
             cps = [p for p in cps if rules.distance[r.position, p] == nearest]
-        dest = table.ask(D.TOW_DESTINATION, cps)
+        dest = table.ask(decisions.TOW_DESTINATION, cps)
         r.towing, r.destination, r.tow_target = damaged.index, dest, -1
         damaged.towed_by = r.index
-        table.log(E.TOW_HOOKED, r.index, damaged.index, dest)
+        table.log(events.TOW_HOOKED, r.index, damaged.index, dest)
 
 
 def extra_move(table: Table, kind: int) -> None:
@@ -304,7 +301,7 @@ def extra_move(table: Table, kind: int) -> None:
     tracks damage; night vision still rolls; the hull marker does not matter), before
     the Move step (decision EXTRA_MOVE_BEFORE) or after it (EXTRA_MOVE)."""
     game = table.game
-    a = ability_ready(table, C.EXTRA_MOVE)
+    a = ability_ready(table, codes.EXTRA_MOVE)
     if a < 0:
         return
     candidates = [
@@ -315,7 +312,7 @@ def extra_move(table: Table, kind: int) -> None:
         and v.towing < 0
         and not v.stunned
         and not v.skip
-        and C.TRACKS not in v.heavy
+        and codes.TRACKS not in v.heavy
     ]
     if not candidates:
         return
@@ -339,7 +336,7 @@ def fire_icons(game: Game, position: int) -> list[int]:
         icons = rules.marker_un[marker, side]
     else:
         icons = rules.pos_un[position]
-    return [t for t in range(C.N_TRACKS) if icons[t]]
+    return [t for t in range(codes.N_TRACKS) if icons[t]]
 
 
 def able_to_fire(game: Game, v: Vehicle) -> bool:
@@ -351,11 +348,11 @@ def able_to_fire(game: Game, v: Vehicle) -> bool:
         and v.fire
         and not v.stunned
         and not v.skip
-        and C.TURRET not in v.heavy
+        and codes.TURRET not in v.heavy
         and v.towing < 0
         and v.towed_by < 0
         and bool(fire_icons(game, v.position))
-        and not (rules.pos_indirect[v.position] and C.SIGHTS in v.light)
+        and not (rules.pos_indirect[v.position] and codes.SIGHTS in v.light)
     )
 
 
@@ -369,8 +366,8 @@ def fire_targets(game: Game, v: Vehicle) -> list[int]:
         if not track or (track[-1] == rules.setup_chit and game.setup_flipped):
             continue
         if (
-            t != C.ART
-            and rules.pos_kind[v.position] == C.OW
+            t != codes.ART
+            and rules.pos_kind[v.position] == codes.OW
             and rules.chit_letter[track[-1]] != rules.pos_letter[v.position]
         ):
             continue
@@ -384,7 +381,7 @@ def fire_step(table: Table) -> None:
     overwatch shots all rolled 1."""
     game, rules = table.game, table.rules
     direct = False
-    a = ability_ready(table, C.DIRECT_THEIR_FIRE)
+    a = ability_ready(table, codes.DIRECT_THEIR_FIRE)
     if (
         a >= 0
         and ability_at(table, a, rules.direct_their_fire_at)
@@ -392,17 +389,17 @@ def fire_step(table: Table) -> None:
             able_to_fire(game, v) and rules.pos_indirect[v.position] and fire_targets(game, v)
             for v in game.vehicles
         )
-        and table.ask(D.USE_ABILITY, [0, 1], (a, 0))
+        and table.ask(decisions.USE_ABILITY, [0, 1], (a, 0))
     ):
         spend_ability(table, a)
         direct = True
     saraci_rolls: list[int] = []
     ready = [v.index for v in game.vehicles if able_to_fire(game, v)]  # firing changes no tank
     while ready:  # §11: "execute the Fire orders in any order desired"
-        choice = table.ask(D.FIRE_ORDER, ready)
+        choice = table.ask(decisions.FIRE_ORDER, ready)
         ready.remove(choice)
         fire_once(table, game.vehicles[choice], direct, saraci_rolls)
-    a = ability_ready(table, C.EXTRA_FIRE)
+    a = ability_ready(table, codes.EXTRA_FIRE)
     if a >= 0:
         candidates = [
             v.index
@@ -410,7 +407,7 @@ def fire_step(table: Table) -> None:
             if within_reach(table, a, v) and able_to_fire(game, v) and fire_targets(game, v)
         ]
         if candidates:
-            choice = table.ask(D.EXTRA_FIRE, [-1] + candidates, (a, 0))
+            choice = table.ask(decisions.EXTRA_FIRE, [-1] + candidates, (a, 0))
             if choice >= 0:
                 spend_ability(table, a)
                 fire_once(table, game.vehicles[choice], direct, saraci_rolls)
@@ -426,17 +423,17 @@ def fire_once(table: Table, v: Vehicle, direct: bool, saraci_rolls: list[int]) -
     targets = fire_targets(game, v)
     if not targets:
         return
-    track = table.ask(D.FIRE_TARGET, targets, (v.index, 0))
+    track = table.ask(decisions.FIRE_TARGET, targets, (v.index, 0))
     die = 0
     hit = True
     if rules.pos_indirect[v.position]:
         die = table.d6(luck.UN_FIRE)
         saraci_rolls.append(die)
         hit = direct or die <= rules.p("fire", "indirect_hit_max")
-    elif C.SIGHTS in v.light:
+    elif codes.SIGHTS in v.light:
         die = table.d6(luck.UN_FIRE)
         hit = die <= rules.p("fire", "sights_hit_max")
-    table.log(E.FIRE, v.index, track, die, hit)
+    table.log(events.FIRE, v.index, track, die, hit)
     if hit:
         remove_last(table, track)
 
@@ -447,12 +444,12 @@ def ammunition_depot(table: Table) -> None:
     game = table.game
     options = [
         t
-        for t in range(C.N_TRACKS)
-        if regular_chits(game, t) or (t == C.ART and not game.setup_flipped)
+        for t in range(codes.N_TRACKS)
+        if regular_chits(game, t) or (t == codes.ART and not game.setup_flipped)
     ]
     if not options:
         return
-    track = table.ask(D.DEPOT_TRACK, options)
-    table.log(E.DEPOT, track)
-    while regular_chits(game, track) or (track == C.ART and not game.setup_flipped):
+    track = table.ask(decisions.DEPOT_TRACK, options)
+    table.log(events.DEPOT, track)
+    while regular_chits(game, track) or (track == codes.ART and not game.setup_flipped):
         remove_last(table, track)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bollesim.bollebank import events as E
+from bollesim.bollebank import events
 from bollesim.bollebank.narrate import WEAPON_WORDS
 from bollesim.bollebank.reference.chance import Chance
 from bollesim.bollebank.reference.end import end_phase
@@ -29,7 +29,7 @@ def play_turns(table: Table, after_phase: AfterPhase | None = None) -> None:
     called after every phase played, also the one that ended the game (for tests)."""
     game = table.game
     while not game.over:
-        table.log(E.TURN_START, game.turn, game.deadline, game.roe, game.fire_roe)
+        table.log(events.TURN_START, game.turn, game.deadline, game.roe, game.fire_roe)
         for phase in PHASES:
             phase(table)
             if after_phase is not None:
@@ -62,7 +62,7 @@ def play_game(
 def result_row(game: Game, draws: int) -> dict:
     """§8 outcome of a finished game: victory types, defeat and what led there."""
     rules = game.rules
-    defeat = game.end_reason in (E.END_DESTROYED, E.END_VL2_KILLED, E.END_TURN_40)
+    defeat = game.end_reason in (events.END_DESTROYED, events.END_VL2_KILLED, events.END_TURN_40)
     operational = game.operational and not defeat
     tactical = game.tactical and not defeat
     military = operational or tactical
@@ -77,7 +77,7 @@ def result_row(game: Game, draws: int) -> dict:
         "political": political,
         "defeat": defeat,
         "end_turn": game.turn,
-        "end_reason": E.END_REASONS[game.end_reason],
+        "end_reason": events.END_REASONS[game.end_reason],
         "first_fire_turn": game.fire_turn if game.fired else None,
         "first_fire_roe": game.fire_roe if game.fired else None,
         "final_roe": game.roe,

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import events as E
-from bollesim.bollebank import luck
+from bollesim.bollebank import codes, events, luck
 from bollesim.bollebank.reference.table import Table
 
 AUTOMATIC = 7  # "highest successful roll" of a link with no radio damage: no roll is made
@@ -34,18 +32,18 @@ def link_quality(table: Table, receiver: int) -> int:
     )
     best = 0
     for chain in chains:
-        damaged = [v for v in chain if C.RADIO in vehicles[v].light]
+        damaged = [v for v in chain if codes.RADIO in vehicles[v].light]
         if not damaged:
             return AUTOMATIC
         if len(damaged) == 1:
             drm = 0
             d = vehicles[damaged[0]]
             if any(
-                o.position == d.position and C.RADIO not in o.light for o in vehicles if o is not d
+                o.position == d.position and codes.RADIO not in o.light for o in vehicles if o is not d
             ):
                 drm += rules.p("radio", "same_position_drm")
-            ql3 = vehicles[C.QL3]
-            if ql3.position == rules.op_n and C.RADIO not in ql3.light:
+            ql3 = vehicles[codes.QL3]
+            if ql3.position == rules.op_n and codes.RADIO not in ql3.light:
                 drm += rules.p("radio", "ql3_at_opn_drm")
             quality = rules.p("radio", "one_damaged_max") - drm
         else:
@@ -67,10 +65,10 @@ class RadioCheck:
         table = self.table
         quality = link_quality(table, receiver)
         if quality == AUTOMATIC:
-            table.log(E.RADIO, receiver, 0, quality, 1)
+            table.log(events.RADIO, receiver, 0, quality, 1)
             return True
         if self.per_vehicle or not self.shared_die:
             self.shared_die = table.d6(luck.RADIO)
         ok = self.shared_die <= quality
-        table.log(E.RADIO, receiver, self.shared_die, quality, ok)
+        table.log(events.RADIO, receiver, self.shared_die, quality, ok)
         return ok

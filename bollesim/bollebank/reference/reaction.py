@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
-from bollesim.bollebank import events as E
-from bollesim.bollebank import luck
+from bollesim.bollebank import codes, decisions, events, luck
 from bollesim.bollebank.reference.effects import (
     ability_at,
     ability_ready,
@@ -22,16 +19,16 @@ def reaction_phase(table: Table) -> None:
     """§4 step 3: a. tank status, b. tanks, c. ATGM, d. HMG, e. artillery."""
     game, rules = table.game, table.rules
     drm_positions = draw_their_fire(table)
-    tanks = game.tracks[C.TANK]
+    tanks = game.tracks[codes.TANK]
     if tanks:  # §7.1: the status check is made while the track has chits
         die = table.d6(luck.TANK_STATUS)
         game.tank_hot = die >= rules.tank_hot_min[len(tanks) - 1]
-        table.log(E.TANK_STATUS, die, game.tank_hot, len(tanks))
+        table.log(events.TANK_STATUS, die, game.tank_hot, len(tanks))
     else:
         game.tank_hot = False
     if game.tank_hot:
-        direct_fire(table, C.TANK, rules.tank_to_hit, drm_positions)
-    for weapon, to_hit in ((C.ATGM, rules.atgm_to_hit), (C.HMG, rules.hmg_to_hit)):
+        direct_fire(table, codes.TANK, rules.tank_to_hit, drm_positions)
+    for weapon, to_hit in ((codes.ATGM, rules.atgm_to_hit), (codes.HMG, rules.hmg_to_hit)):
         if game.tracks[weapon] and not game.over:
             direct_fire(table, weapon, int(to_hit[len(game.tracks[weapon]) - 1]), drm_positions)
     if not game.over:
@@ -42,13 +39,13 @@ def draw_their_fire(table: Table) -> set[int]:
     """§5.5 Draw their fire: with VL2 at Kalesija, -1 to all direct fire at vehicles in
     the Kalesija OWs, SK-4 and T2-1 this turn. Returns the positions it covers."""
     game, rules = table.game, table.rules
-    a = ability_ready(table, C.DRAW_THEIR_FIRE)
+    a = ability_ready(table, codes.DRAW_THEIR_FIRE)
     if a < 0 or not ability_at(table, a, rules.draw_their_fire_at):
         return set()
     covered = {p for p in range(len(rules.position_ids)) if rules.draw_their_fire_positions[p]}
     if not any(v.position in covered for v in game.vehicles):
         return set()
-    if not table.ask(D.USE_ABILITY, [0, 1], (a, 0)):
+    if not table.ask(decisions.USE_ABILITY, [0, 1], (a, 0)):
         return set()
     spend_ability(table, a)
     return covered
@@ -75,7 +72,7 @@ def choose_target(table: Table, weapon: int, exclude: int = -1) -> int:
     if not exposed:
         return -1
     damaged = [(fp, v) for fp, v in exposed if v.heavy]
-    if rules.p("interpretations", "target_priority") == C.TARGET_DAMAGED_FIRST:
+    if rules.p("interpretations", "target_priority") == codes.TARGET_DAMAGED_FIRST:
         candidates = damaged or exposed
     else:  # literal: a single damaged vehicle, otherwise the lowest FP of all
         candidates = damaged if len(damaged) == 1 else exposed
@@ -94,7 +91,7 @@ def direct_fire(table: Table, weapon: int, to_hit: int, drm_positions: set[int])
         target = choose_target(table, weapon, exclude=first)
         if target < 0:
             if first < 0:
-                table.log(E.ATTACK_SKIPPED, weapon)
+                table.log(events.ATTACK_SKIPPED, weapon)
             return
         attack(table, weapon, game.vehicles[target], to_hit, drm_positions)
         if game.over:
@@ -106,9 +103,9 @@ def atgm_overwatch(game: Game) -> bool:
     """§7.1.1: a UN vehicle in an overwatch of the last ATGM chit's letter (not one whose
     commander was killed, §7.1.3)."""
     rules = game.rules
-    letter = rules.chit_letter[game.tracks[C.ATGM][-1]]
+    letter = rules.chit_letter[game.tracks[codes.ATGM][-1]]
     return any(
-        rules.pos_kind[v.position] == C.OW
+        rules.pos_kind[v.position] == codes.OW
         and rules.pos_letter[v.position] == letter
         and not v.commander_killed
         for v in game.vehicles
@@ -121,27 +118,27 @@ def attack(
     """§7.1.2-7.1.3: roll 2d6 + modifiers against the to-hit number; under Hold Fire each
     attack raises the RoE; a hit rolls its location; HMG may kill an unbuttoned commander."""
     game, rules = table.game, table.rules
-    unbuttoned = C.NIGHT_VISION in target.light or C.TURRET in target.heavy
+    unbuttoned = codes.NIGHT_VISION in target.light or codes.TURRET in target.heavy
     roll = table.two_d6(luck.ATTACK + weapon)
-    if weapon == C.ATGM and atgm_overwatch(game):
+    if weapon == codes.ATGM and atgm_overwatch(game):
         roll += rules.atgm_overwatch_drm
-        letter = int(rules.chit_letter[game.tracks[C.ATGM][-1]])
-        table.log(E.MODIFIER, E.MOD_OVERWATCH, rules.atgm_overwatch_drm, letter)
+        letter = int(rules.chit_letter[game.tracks[codes.ATGM][-1]])
+        table.log(events.MODIFIER, events.MOD_OVERWATCH, rules.atgm_overwatch_drm, letter)
     if target.position in drm_positions:
         drm = rules.p("ability_rules", "draw_their_fire_drm")
         roll += drm
-        table.log(E.MODIFIER, E.MOD_DRAW_THEIR_FIRE, drm)
+        table.log(events.MODIFIER, events.MOD_DRAW_THEIR_FIRE, drm)
     hit = roll >= to_hit
-    table.log(E.ATTACK, weapon, target.index, roll, to_hit)
+    table.log(events.ATTACK, weapon, target.index, roll, to_hit)
     if not game.fired:
-        change_roe(table, rules.p("roe", "hold_fire_attack"), E.ROE_HOLD_ATTACK)
+        change_roe(table, rules.p("roe", "hold_fire_attack"), events.ROE_HOLD_ATTACK)
     if hit:
         die = table.d6(luck.LOCATION + weapon)
         heavy_damage(table, target, int(rules.hit_table[weapon, die - 1]), die, weapon)
-    if weapon == C.HMG and unbuttoned and not game.over:
+    if weapon == codes.HMG and unbuttoned and not game.over:
         die = table.d6(luck.HMG_COMMANDER)
         killed = die >= rules.p("damage", "hmg_kills_commander_on")
-        table.log(E.COMMANDER_ROLL, target.index, die, killed)
+        table.log(events.COMMANDER_ROLL, target.index, die, killed)
         if killed:
             kill_commander(table, target)
 
@@ -153,17 +150,17 @@ def artillery(table: Table) -> None:
     it like a tank), on 3-11 the chit joins the weapon pool. The further effects apply
     even at an empty target (I-ROE-ART)."""
     game, rules = table.game, table.rules
-    last = game.tracks[C.ART][-1]
+    last = game.tracks[codes.ART][-1]
     if last == rules.setup_chit and game.setup_flipped:
-        table.log(E.ARTILLERY, C.NO_ART, 0, 0)  # the special marker: no effect (§7.2)
+        table.log(events.ARTILLERY, codes.NO_ART, 0, 0)  # the special marker: no effect (§7.2)
         return
     target = int(rules.chit_art_target[last])
     present = [
-        v for v in game.vehicles if target != C.NO_ART and rules.pos_art[v.position] == target
+        v for v in game.vehicles if target != codes.NO_ART and rules.pos_art[v.position] == target
     ]
     roll = table.two_d6(luck.ARTILLERY) if present else 0
-    table.log(E.ARTILLERY, target, roll, len(present))
-    if present or target == C.NO_ART or rules.p("interpretations", "artillery_effects_always"):
+    table.log(events.ARTILLERY, target, roll, len(present))
+    if present or target == codes.NO_ART or rules.p("interpretations", "artillery_effects_always"):
         further_effects(table, target)
     if not present or roll <= rules.p("artillery", "only_effects_roll"):
         return
@@ -174,15 +171,15 @@ def artillery(table: Table) -> None:
     chit = chits[table.pick(chits, luck.RU)]
     victim = game.vehicles[rules.chit_vehicle[chit]]
     to_pool = roll < rules.p("artillery", "heavy_damage_roll")
-    table.log(E.ARTILLERY_DRAW, victim.index, to_pool)
+    table.log(events.ARTILLERY_DRAW, victim.index, to_pool)
     if to_pool:
         game.aside.remove(chit)
         game.pool.append(chit)
     else:
-        die = table.d6(luck.LOCATION + C.ART)
-        apc_survives = rules.p("interpretations", "artillery_on_apc") == C.ART_APC_LOCATION
+        die = table.d6(luck.LOCATION + codes.ART)
+        apc_survives = rules.p("interpretations", "artillery_on_apc") == codes.ART_APC_LOCATION
         heavy_damage(
-            table, victim, int(rules.hit_table[C.ART, die - 1]), die, C.ART, apc_survives
+            table, victim, int(rules.hit_table[codes.ART, die - 1]), die, codes.ART, apc_survives
         )
 
 
@@ -190,11 +187,11 @@ def further_effects(table: Table, target: int) -> None:
     """§7.2: S or K raises the RoE, T2 brings the deadline a turn closer, a regular
     No art. marker lowers the RoE."""
     game, rules = table.game, table.rules
-    if target in (C.TARGET_S, C.TARGET_K):
-        change_roe(table, rules.p("artillery", "roe_on_s_or_k"), E.ROE_ART)
-    elif target == C.TARGET_T2:
+    if target in (codes.TARGET_S, codes.TARGET_K):
+        change_roe(table, rules.p("artillery", "roe_on_s_or_k"), events.ROE_ART)
+    elif target == codes.TARGET_T2:
         change = rules.p("artillery", "deadline_on_t2")
         game.deadline = max(game.deadline + change, 0)
-        table.log(E.DEADLINE, game.deadline, change)
+        table.log(events.DEADLINE, game.deadline, change)
     else:
-        change_roe(table, rules.p("artillery", "roe_on_no_art"), E.ROE_NO_ART)
+        change_roe(table, rules.p("artillery", "roe_on_no_art"), events.ROE_NO_ART)

@@ -6,8 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import observation as O
+from bollesim.bollebank import codes, observation
 from bollesim.bollebank.rules.loader import Ruleset
 
 
@@ -19,7 +18,7 @@ class Vehicle:
     platoon: int
     position: int
     destination: int = -1  # where its Move/Tow marker is (VL2: where the player heads)
-    order: int = C.NO_ORDER  # MOVE or TOW while a marker is out
+    order: int = codes.NO_ORDER  # MOVE or TOW while a marker is out
     tow_target: int = -1  # Tow order: the damaged tank to reach (§5.4.3)
     fire: bool = False  # flipped to its Fire side (§5.4.2)
     light: set[int] = field(default_factory=set)  # codes.RADIO, NIGHT_VISION, SIGHTS
@@ -40,7 +39,7 @@ class Vehicle:
 class AbilityMarker:
     """A battalion HQ special ability marker (§5.5)."""
 
-    state: int = C.ON_TRACK  # ON_TRACK, AVAILABLE or SPENT
+    state: int = codes.ON_TRACK  # ON_TRACK, AVAILABLE or SPENT
     side: int = 0  # 0 or 1: which of the ruleset's two sides is up
 
 
@@ -97,7 +96,7 @@ def new_game(rules: Ruleset) -> Game:
     ]
     marker_pools = {
         pool: [m for m in range(len(rules.marker_ids)) if rules.marker_pool[m] == pool]
-        for pool in (C.POOL_123, C.POOL_789)
+        for pool in (codes.POOL_123, codes.POOL_789)
     }
     return Game(
         rules=rules,
@@ -115,60 +114,60 @@ def new_game(rules: Ruleset) -> Game:
 
 def artillery_silent(game: Game) -> bool:
     """§8: the lowest artillery marker is a "No Artillery" one."""
-    last = game.tracks[C.ART][-1]
+    last = game.tracks[codes.ART][-1]
     if last == game.rules.setup_chit:
         return game.setup_flipped
-    return game.rules.chit_art_target[last] == C.NO_ART
+    return game.rules.chit_art_target[last] == codes.NO_ART
 
 
 def observe(game: Game, out: np.ndarray) -> np.ndarray:
     """Write the policy's view of the game (observation.py layout) into out."""
     rules = game.rules
     out[:] = 0
-    out[O.TURN] = game.turn
-    out[O.TURN_LIMIT] = rules.turn_limit
-    out[O.DEADLINE] = game.deadline
-    out[O.ROE] = game.roe
-    out[O.FIRED] = game.fired
-    out[O.FIRE_ROE] = game.fire_roe
-    out[O.TANK_HOT] = game.tank_hot
-    out[O.AIRSTRIKES_USED] = game.airstrikes_used
-    out[O.AIRSTRIKE_PENDING] = game.airstrike_pending
-    out[O.PAIRS_THIS_TURN] = game.pairs_this_turn
-    out[O.PAIR_FIRST], out[O.PAIR_SECOND] = game.pair
-    out[O.T2_REACHED] = game.t2_reached
-    out[O.OPERATIONAL] = game.operational
-    out[O.TACTICAL] = game.tactical
-    out[O.ART_SILENT] = artillery_silent(game)
-    out[O.CONTEXT_A], out[O.CONTEXT_B] = game.context
+    out[observation.TURN] = game.turn
+    out[observation.TURN_LIMIT] = rules.turn_limit
+    out[observation.DEADLINE] = game.deadline
+    out[observation.ROE] = game.roe
+    out[observation.FIRED] = game.fired
+    out[observation.FIRE_ROE] = game.fire_roe
+    out[observation.TANK_HOT] = game.tank_hot
+    out[observation.AIRSTRIKES_USED] = game.airstrikes_used
+    out[observation.AIRSTRIKE_PENDING] = game.airstrike_pending
+    out[observation.PAIRS_THIS_TURN] = game.pairs_this_turn
+    out[observation.PAIR_FIRST], out[observation.PAIR_SECOND] = game.pair
+    out[observation.T2_REACHED] = game.t2_reached
+    out[observation.OPERATIONAL] = game.operational
+    out[observation.TACTICAL] = game.tactical
+    out[observation.ART_SILENT] = artillery_silent(game)
+    out[observation.CONTEXT_A], out[observation.CONTEXT_B] = game.context
     for t, track in enumerate(game.tracks):
-        out[O.TRACK_LEN + t] = len(track)
-        out[O.TRACK_LETTER + t] = rules.chit_letter[track[-1]] if track else C.NO_LETTER
+        out[observation.TRACK_LEN + t] = len(track)
+        out[observation.TRACK_LETTER + t] = rules.chit_letter[track[-1]] if track else codes.NO_LETTER
     silent = artillery_silent(game)
-    out[O.ART_TARGET] = C.NO_ART if silent else rules.chit_art_target[game.tracks[C.ART][-1]]
+    out[observation.ART_TARGET] = codes.NO_ART if silent else rules.chit_art_target[game.tracks[codes.ART][-1]]
     types = rules.chit_type[game.pool] if game.pool else np.zeros(0, dtype=np.int64)
-    out[O.POOL_WEAPONS] = int((types != C.RU).sum())
-    out[O.POOL_TANKS] = int((types == C.TANK).sum())
+    out[observation.POOL_WEAPONS] = int((types != codes.RU).sum())
+    out[observation.POOL_TANKS] = int((types == codes.TANK).sum())
     for v in game.vehicles:
-        base = O.VEH + O.V_FIELDS * v.index
-        out[base + O.V_POS] = v.position
-        out[base + O.V_DEST] = v.destination
-        out[base + O.V_ORDER] = v.order
-        out[base + O.V_FIRE] = v.fire
-        out[base + O.V_LIGHT] = sum(1 << k for k in v.light)
-        out[base + O.V_HEAVY] = sum(1 << k for k in v.heavy)
-        out[base + O.V_HULL_GREEN] = v.hull_green
-        out[base + O.V_STUN] = v.stunned
-        out[base + O.V_KIA] = v.commander_killed
-        out[base + O.V_TOWING] = v.towing
-        out[base + O.V_TOWED_BY] = v.towed_by
-        out[base + O.V_TOW_TARGET] = v.tow_target
-        out[base + O.V_SKIP] = v.skip
+        base = observation.VEH + observation.V_FIELDS * v.index
+        out[base + observation.V_POS] = v.position
+        out[base + observation.V_DEST] = v.destination
+        out[base + observation.V_ORDER] = v.order
+        out[base + observation.V_FIRE] = v.fire
+        out[base + observation.V_LIGHT] = sum(1 << k for k in v.light)
+        out[base + observation.V_HEAVY] = sum(1 << k for k in v.heavy)
+        out[base + observation.V_HULL_GREEN] = v.hull_green
+        out[base + observation.V_STUN] = v.stunned
+        out[base + observation.V_KIA] = v.commander_killed
+        out[base + observation.V_TOWING] = v.towing
+        out[base + observation.V_TOWED_BY] = v.towed_by
+        out[base + observation.V_TOW_TARGET] = v.tow_target
+        out[base + observation.V_SKIP] = v.skip
     for a, marker in enumerate(game.abilities):
-        out[O.ABIL + 2 * a] = marker.state
-        out[O.ABIL + 2 * a + 1] = marker.side
-    out[O.MARKER : O.MARKER + C.N_POSITIONS] = -1
+        out[observation.ABIL + 2 * a] = marker.state
+        out[observation.ABIL + 2 * a + 1] = marker.side
+    out[observation.MARKER : observation.MARKER + codes.N_POSITIONS] = -1
     for p, (m, side) in game.markers.items():
-        out[O.MARKER + p] = 2 * m + side
+        out[observation.MARKER + p] = 2 * m + side
     return out
 

@@ -22,7 +22,7 @@ import copy
 
 import numpy as np
 
-from bollesim.bollebank import decisions as D
+from bollesim.bollebank import decisions
 from bollesim.bollebank.observation import new_observation
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.reference.state import Game, new_game, observe
@@ -82,7 +82,7 @@ class GameState:
     @property
     def kind_name(self) -> str | None:
         """The decision's name (decisions.KIND_NAMES), None once the game is over."""
-        return None if self.kind is None else D.KIND_NAMES[self.kind]
+        return None if self.kind is None else decisions.KIND_NAMES[self.kind]
 
     def legal_actions(self) -> range:
         """The indices of the options: a choice is an index into options."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from bollesim import rng
-from bollesim.bollebank import decisions as D
+from bollesim.bollebank import decisions
 from bollesim.bollebank.observation import new_observation
 from bollesim.bollebank.reference.state import Game, observe
 from bollesim.game.policy import DecidePolicy
@@ -38,7 +38,7 @@ class Table:
         self.prng = rng.new_stream(seed, game_index, rng.POLICY)
         self.trace = trace
         self._obs = new_observation()
-        self._options = np.zeros(D.MAX_OPTIONS, dtype=np.int64)
+        self._options = np.zeros(decisions.MAX_OPTIONS, dtype=np.int64)
 
     def log(self, kind: int, a: int = 0, b: int = 0, c: int = 0, d: int = 0) -> None:
         if self.trace is not None:
@@ -70,6 +70,6 @@ class Table:
         )
         if not 0 <= index < n:
             raise IllegalChoice(
-                f"policy {self.policy.name} chose option {index} of {n} for {D.KIND_NAMES[kind]}"
+                f"policy {self.policy.name} chose option {index} of {n} for {decisions.KIND_NAMES[kind]}"
             )
         return options[index]

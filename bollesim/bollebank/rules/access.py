@@ -7,7 +7,7 @@ A policy receives the vector as `rules` and reads a scalar by its slot,
 an engine.
 """
 
-from bollesim.bollebank import codes as C
+from bollesim.bollebank import codes
 from bollesim.bollebank.rules import packed as P
 from bollesim.jit import compiled
 
@@ -43,7 +43,7 @@ def town_of(rules, p, at=0):
 @compiled(inline=True)
 def in_saraci(rules, p, at=0):
     """I-TACV, I-TOW-SARACI: Saraci's contact point or one of its overwatches."""
-    return rules[at + P.TOWN_OF + p] == C.TOWN_S
+    return rules[at + P.TOWN_OF + p] == codes.TOWN_S
 
 
 @compiled(inline=True)
@@ -146,12 +146,12 @@ def ability_sides(rules, a, side, at=0):
 @compiled(inline=True)
 def ability_place(rules, ability, at=0):
     """Where an ability's vehicle must stand to use it (§5.5), -1 for anywhere."""
-    if ability == C.DRAW_THEIR_FIRE:
+    if ability == codes.DRAW_THEIR_FIRE:
         return rules[at + P.S_DTF_AT]
-    if ability == C.EXTRA_ORDER:
+    if ability == codes.EXTRA_ORDER:
         return rules[at + P.S_EXTRA_ORDER_AT]
-    if ability == C.DIRECT_THEIR_FIRE:
+    if ability == codes.DIRECT_THEIR_FIRE:
         return rules[at + P.S_DIRECT_FIRE_AT]
-    if ability == C.EXTRA_TURN:
+    if ability == codes.EXTRA_TURN:
         return rules[at + P.S_EXTRA_TURN_AT]
     return -1

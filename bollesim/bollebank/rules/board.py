@@ -9,12 +9,12 @@ from collections import deque
 
 import numpy as np
 
-from bollesim.bollebank import codes as C
+from bollesim.bollebank import codes
 from bollesim.game.reader import Reader
 
-NP = C.N_POSITIONS
+NP = codes.N_POSITIONS
 UNLIMITED = 99  # the stacking limit of "0 = unlimited" (§2.1.1 contact points)
-N_TOWNS = len(C.TOWN_NAMES)
+N_TOWNS = len(codes.TOWN_NAMES)
 
 
 def build_board(r: Reader) -> dict:
@@ -23,10 +23,10 @@ def build_board(r: Reader) -> dict:
     out.update(roads(r, out["position_ids"]))
     for key in ("saraci", "kalesija", "tango2", "op_n"):
         p = r.value(f"map.{key}")
-        if out["pos_kind"][p] != C.CP:
-            r.fail(f"map.{key}", f"must be a contact point, got {C.POSITIONS[p]}")
+        if out["pos_kind"][p] != codes.CP:
+            r.fail(f"map.{key}", f"must be a contact point, got {codes.POSITIONS[p]}")
         if p in [out.get(k) for k in ("saraci", "kalesija", "tango2", "op_n")]:
-            r.fail(f"map.{key}", f"must differ from the other named places, got {C.POSITIONS[p]}")
+            r.fail(f"map.{key}", f"must differ from the other named places, got {codes.POSITIONS[p]}")
         out[key] = p
     out["start_position"] = r.value("vehicles.start")
     out["town_of"] = towns(out)
@@ -47,8 +47,8 @@ def positions(r: Reader) -> dict:
     """The positions table (§2.1.1, R-FOF): one row per position, in codes.POSITIONS order."""
     rows = r.rows("map.positions")
     ids = tuple(row["id"] for row in rows)
-    if ids != C.POSITIONS:
-        r.fail("map.positions", f"must be the rulebook's positions in this order: {list(C.POSITIONS)}")
+    if ids != codes.POSITIONS:
+        r.fail("map.positions", f"must be the rulebook's positions in this order: {list(codes.POSITIONS)}")
     out = {
         "position_ids": ids,
         "position_names": tuple(row["name"] or row["id"] for row in rows),
@@ -66,10 +66,10 @@ def positions(r: Reader) -> dict:
     }
     for row in rows:
         key = row["_key"]
-        is_ow = row["kind"] == C.OW
-        if is_ow and (row["town"] == C.NO_TOWN or row["letter"] == C.NO_LETTER):
+        is_ow = row["kind"] == codes.OW
+        if is_ow and (row["town"] == codes.NO_TOWN or row["letter"] == codes.NO_LETTER):
             r.fail(key, "an overwatch needs a town (S or K) and a letter (L, C or R)")
-        if not is_ow and row["town"] != C.NO_TOWN:
+        if not is_ow and row["town"] != codes.NO_TOWN:
             r.fail(f"{key}.town", "only an overwatch belongs to a town (its contact point is "
                    "map.saraci or map.kalesija)")
         if any(row["bsa"]) and row["fp"] <= 0:
@@ -111,9 +111,9 @@ def roads(r: Reader, ids: tuple[str, ...]) -> dict:
 def towns(m: dict) -> np.ndarray:
     """The town each position belongs to (codes.TOWN_*): a town's contact point and its
     overwatches (§5.4.1; I-TACV, I-TOW-SARACI: "in Saraci")."""
-    town = np.where(m["pos_kind"] == C.OW, m["pos_town"], C.NO_TOWN)
-    town[m["saraci"]] = C.TOWN_S
-    town[m["kalesija"]] = C.TOWN_K
+    town = np.where(m["pos_kind"] == codes.OW, m["pos_town"], codes.NO_TOWN)
+    town[m["saraci"]] = codes.TOWN_S
+    town[m["kalesija"]] = codes.TOWN_K
     return town.astype(np.int64)
 
 
@@ -121,8 +121,8 @@ def spread_order(m: dict) -> np.ndarray:
     """[town, k]: a town's k-th overwatch in position order, -1 past the last
     (I-OW-SPREAD: a platoon sent to a town's overwatches takes them in this order)."""
     out = np.full((N_TOWNS, NP), -1, dtype=np.int64)
-    for town in (C.TOWN_S, C.TOWN_K):
-        ows = [p for p in range(NP) if m["pos_kind"][p] == C.OW and m["pos_town"][p] == town]
+    for town in (codes.TOWN_S, codes.TOWN_K):
+        ows = [p for p in range(NP) if m["pos_kind"][p] == codes.OW and m["pos_town"][p] == town]
         out[town, : len(ows)] = ows
     return out
 
@@ -136,13 +136,13 @@ def destinations(m: dict) -> np.ndarray:
     out = np.zeros((NP, NP), dtype=bool)
     for here in range(NP):
         for d in range(NP):
-            if d == here or kind[d] == C.CKP:
+            if d == here or kind[d] == codes.CKP:
                 continue
             if d == t2 and not (here == kal or kt2[here]):
                 continue
             if (kt2[here] or here == t2) and d not in (kal, t2):
                 continue
-            if kind[d] == C.OW and town_of[here] != m["pos_town"][d]:
+            if kind[d] == codes.OW and town_of[here] != m["pos_town"][d]:
                 continue
             out[here, d] = True
     return out

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank.rules import schema as S
+from bollesim.bollebank import codes
+from bollesim.bollebank.rules import schema
 from bollesim.game.reader import Reader
 
 HIT_KEYS = ("tank_hit", "atgm_hit", "hmg_hit", "artillery_hit")  # by weapon: codes.TANK..ART
@@ -21,8 +21,8 @@ def build_charts(r: Reader) -> dict:
 def order_matrix(r: Reader) -> dict:
     """[first chit type, second chit type]: may the pair give a Fire order, a Move order,
     and to a platoon (or any one vehicle) rather than one vehicle only."""
-    if r.value("order_matrix.types") != list(S.TRACKS4):
-        r.fail("order_matrix.types", f"must be {list(S.TRACKS4)}")
+    if r.value("order_matrix.types") != list(schema.TRACKS4):
+        r.fail("order_matrix.types", f"must be {list(schema.TRACKS4)}")
     orders = np.array(r.value("order_matrix.orders"), dtype=bool)  # [a, b, (fire, move)]
     scope = np.array(r.value("order_matrix.scope"), dtype=np.int64)
     return {
@@ -35,7 +35,7 @@ def order_matrix(r: Reader) -> dict:
 def damage_tables(r: Reader) -> dict:
     """R-HIT: hit location by d6 face per weapon; §7.2.1: light damage by d6 face."""
     light = r.value("damage.light")
-    missing = [C.LIGHT_NAMES[k] for k in range(len(C.LIGHT_NAMES)) if k not in light]
+    missing = [codes.LIGHT_NAMES[k] for k in range(len(codes.LIGHT_NAMES)) if k not in light]
     if missing:
         r.fail("damage.light", f"never gives {', '.join(missing)}: §7.2.1 re-rolls a damage "
                "already sustained, so each kind must appear")

@@ -10,7 +10,7 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
-from bollesim.bollebank.rules import schema as S
+from bollesim.bollebank.rules import schema
 from bollesim.bollebank.rules.loader import BOOK
 from bollesim.bollebank.rules.readings import READINGS
 from bollesim.game.schema import REQUIRED
@@ -38,13 +38,13 @@ def ruleset_md() -> str:
         "The ranges are what both engines can play.",
         "",
     ]
-    for entry in S.DECLARATION:
-        if isinstance(entry, S.Key):
+    for entry in schema.DECLARATION:
+        if isinstance(entry, schema.Key):
             lines += _key_table("Top level", "", [entry])
-        elif isinstance(entry, S.Table):
-            keys = [k for k in entry.entries if isinstance(k, S.Key)]
+        elif isinstance(entry, schema.Table):
+            keys = [k for k in entry.entries if isinstance(k, schema.Key)]
             lines += _key_table(f"[{entry.name}]", entry.source, keys, entry.name + ".")
-            for rows in (r for r in entry.entries if isinstance(r, S.Rows)):
+            for rows in (r for r in entry.entries if isinstance(r, schema.Rows)):
                 lines += _rows_table(f"{entry.name}.{rows.name}", rows)
         else:
             lines += _rows_table(entry.name, entry)
@@ -91,7 +91,7 @@ def _key_table(title: str, source: str, keys: list, prefix: str = "") -> list[st
     return out + [""]
 
 
-def _rows_table(path: str, rows: S.Rows) -> list[str]:
+def _rows_table(path: str, rows: schema.Rows) -> list[str]:
     out = [f"## [[{path}]]", "", f"{rows.meaning[0].upper()}{rows.meaning[1:]}."]
     if rows.source:
         out[-1] += f" Source: {rows.source}."

@@ -7,12 +7,12 @@ from itertools import combinations
 
 import numpy as np
 
-from bollesim.bollebank import codes as C
+from bollesim.bollebank import codes
 from bollesim.bollebank.decisions import MAX_OPTIONS
-from bollesim.bollebank.rules import schema as S
+from bollesim.bollebank.rules import schema
 from bollesim.game.reader import Reader
 
-NV = C.N_VEHICLES
+NV = codes.N_VEHICLES
 
 
 def build_forces(r: Reader) -> dict:
@@ -25,8 +25,8 @@ def build_forces(r: Reader) -> dict:
 def vehicles(r: Reader) -> dict:
     """§2.2.1: the rulebook's nine vehicles, in this order; their kind, platoon, HQ role."""
     ids = tuple(r.value("vehicles.ids"))
-    if ids != C.VEHICLES:
-        r.fail("vehicles.ids", f"must be the rulebook's vehicles in this order: {list(C.VEHICLES)}")
+    if ids != codes.VEHICLES:
+        r.fail("vehicles.ids", f"must be the rulebook's vehicles in this order: {list(codes.VEHICLES)}")
     kind, platoon, hq = (r.value(f"vehicles.{k}") for k in ("kind", "platoon", "hq"))
     for key, values in (("kind", kind), ("platoon", platoon), ("hq", hq)):
         r.list_length(f"vehicles.{key}", values, NV, "vehicle")
@@ -51,17 +51,17 @@ def platoon_groups(r: Reader, platoon: np.ndarray) -> np.ndarray:
         members = [v for v in range(NV) if platoon[v] == number]
         for size in range(2, len(members) + 1):
             groups += [sum(1 << v for v in combo) for combo in combinations(members, size)]
-    if len(groups) > S.MAX_GROUPS:
+    if len(groups) > schema.MAX_GROUPS:
         r.fail("vehicles.platoon", f"the platoons make {len(groups)} groups of two or more "
-               f"vehicles to order, the engines hold {S.MAX_GROUPS} (at most seven in a platoon)")
+               f"vehicles to order, the engines hold {schema.MAX_GROUPS} (at most seven in a platoon)")
     return np.array(groups, dtype=np.int64)
 
 
 def abilities(r: Reader) -> dict:
     """§5.5: one two-sided marker per command vehicle."""
     rows = r.rows("abilities")
-    if len(rows) != S.N_ABILITIES:
-        r.fail("abilities", f"needs the {S.N_ABILITIES} command vehicles' markers, got {len(rows)}")
+    if len(rows) != schema.N_ABILITIES:
+        r.fail("abilities", f"needs the {schema.N_ABILITIES} command vehicles' markers, got {len(rows)}")
     lo, hi = r.value("roe.min"), r.value("roe.max")
     for row in rows:
         if not lo <= row["level"] <= hi:
@@ -79,7 +79,7 @@ def check_options(r: Reader, fields: dict) -> None:
     bound on one ISSUE_ORDER decision: moves, group moves, fire, tows, airstrike)."""
     dests = int(fields["dest_allowed"].sum(axis=1).max())
     groups = len(fields["platoon_groups"])
-    n_cp = int((fields["pos_kind"] == C.CP).sum())
+    n_cp = int((fields["pos_kind"] == codes.CP).sum())
     tanks = int(fields["is_tank"].sum())
     bound = 2 + NV * dests + groups * (n_cp + 2) + NV + groups + tanks * tanks
     if bound > MAX_OPTIONS:

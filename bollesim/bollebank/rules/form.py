@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from bollesim.bollebank.rules import schema as S
+from bollesim.bollebank.rules import schema
 from bollesim.bollebank.rules.loader import BOOK
 from bollesim.game import form
 
@@ -19,7 +19,7 @@ matrix is indexed [first chit][second chit] over order_matrix.types)."""
 
 
 def edit_units() -> list[str]:
-    return form.edit_units(S.SCHEMA)
+    return form.edit_units(schema.SCHEMA)
 
 
 @cache

@@ -13,8 +13,8 @@ from functools import cached_property
 
 import numpy as np
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank.rules import schema as S
+from bollesim.bollebank import codes
+from bollesim.bollebank.rules import schema
 from bollesim.bollebank.rules.board import UNLIMITED, build_board
 from bollesim.bollebank.rules.charts import build_charts
 from bollesim.bollebank.rules.enemy import build_enemy
@@ -136,8 +136,8 @@ class Ruleset:
 
 def build(data: dict, source: str = "ruleset") -> Ruleset:
     """Validate merged ruleset data and build the Ruleset (each table by its module)."""
-    r = Reader(data, source, S.SCHEMA)
-    unknown = S.unknown_keys(data)
+    r = Reader(data, source, schema.SCHEMA)
+    unknown = schema.unknown_keys(data)
     if unknown:
         r.fail(*unknown)
     name = data.get("name", "ruleset")
@@ -160,7 +160,7 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     return Ruleset(digest=ruleset_digest(data), data=data, **fields)
 
 
-BOOK = Rulebook(S.SCHEMA, DEFAULT_PATH, READINGS, build)
+BOOK = Rulebook(schema.SCHEMA, DEFAULT_PATH, READINGS, build)
 load_ruleset, set_value, locate = BOOK.load_ruleset, BOOK.set_value, BOOK.locate
 
 
@@ -168,7 +168,7 @@ def scalar_rules(r: Reader) -> dict:
     """Every scalar key by table, read by its declaration; then the rules that tie
     several keys together (the RoE levels lie on the track, the extended game is longer)."""
     params: dict = {}
-    for path, _ in S.scalar_keys():
+    for path, _ in schema.scalar_keys():
         table, name = path.split(".")
         params.setdefault(table, {})[name] = r.value(path)
     roe = params["roe"]
@@ -185,7 +185,7 @@ def scalar_rules(r: Reader) -> dict:
 
 def ability_places(r: Reader) -> dict:
     """§5.5: where each ability's vehicle must stand, and whom Draw their fire covers."""
-    mask = np.zeros(C.N_POSITIONS, dtype=bool)
+    mask = np.zeros(codes.N_POSITIONS, dtype=bool)
     mask[r.value("ability_rules.draw_their_fire_positions")] = True
     out = {"draw_their_fire_positions": mask}
     for key in ("draw_their_fire_at", "extra_order_at", "direct_their_fire_at", "extra_turn_at"):

@@ -17,7 +17,7 @@ from fractions import Fraction
 from functools import cache
 from itertools import groupby, product
 
-from bollesim.bollebank import codes as C
+from bollesim.bollebank import codes
 from bollesim.bollebank.rules.loader import Ruleset
 
 D6 = range(1, 7)
@@ -98,13 +98,13 @@ def direct_fire(rules: Ruleset) -> OddsTable:
     dtf = rules.p("ability_rules", "draw_their_fire_drm")
     rows: list[tuple[Cell, ...]] = []
     tracks = (
-        (C.TANK, [(f"1-{len(rules.tank_hot_min)}", rules.tank_to_hit)]),
-        (C.ATGM, _chit_spans(rules.atgm_to_hit)),
-        (C.HMG, _chit_spans(rules.hmg_to_hit)),
+        (codes.TANK, [(f"1-{len(rules.tank_hot_min)}", rules.tank_to_hit)]),
+        (codes.ATGM, _chit_spans(rules.atgm_to_hit)),
+        (codes.HMG, _chit_spans(rules.hmg_to_hit)),
     )
     for weapon, spans in tracks:
         for chits, target in spans:
-            atgm = weapon == C.ATGM
+            atgm = weapon == codes.ATGM
             rows.append((
                 TRACK_LABELS[weapon], chits, f"{target} or more",
                 on_2d6(target), on_2d6(target, ow) if atgm else None,
@@ -152,7 +152,7 @@ def hit_locations(rules: Ruleset) -> OddsTable:
     rows = []
     for weapon, label in enumerate(("enemy tank", "ATGM", "HMG", "artillery heavy damage")):
         table = rules.hit_table[weapon]
-        for code, name in enumerate(C.HEAVY_NAMES):
+        for code, name in enumerate(codes.HEAVY_NAMES):
             rows.append((label if code == 0 else "", name, _faces(table, code),
                          _by_face(table, code)))
     return OddsTable(
@@ -167,7 +167,7 @@ def light_damage(rules: Ruleset) -> OddsTable:
     table = rules.light_table
     rows = tuple(
         (name.replace("_", " "), _faces(table, code), _by_face(table, code))
-        for code, name in enumerate(C.LIGHT_NAMES)
+        for code, name in enumerate(codes.LIGHT_NAMES)
     )
     return OddsTable("damage", "Exact odds: light damage, first roll (d6)", "§7.2.1",
                      ("damage", "d6", "chance"), rows)
@@ -241,7 +241,7 @@ def _at_least_words(need: int) -> str:
 def pool_counts(rules: Ruleset) -> tuple[int, ...]:
     """Chits of each type (tank, ATGM, HMG, artillery, car) in the pool at setup (§3)."""
     types = [int(rules.chit_type[c]) for c in range(rules.n_pool_chits)]
-    return tuple(types.count(t) for t in range(C.CAR + 1))
+    return tuple(types.count(t) for t in range(codes.CAR + 1))
 
 
 @cache
@@ -258,7 +258,7 @@ def _first_pair(counts: tuple[int, ...]) -> dict[tuple[int, int], Fraction]:
         if ways == 0:
             continue
         p = Fraction(ways, total * (total - 1))
-        if C.CAR not in (a, b):
+        if codes.CAR not in (a, b):
             out[(a, b)] = out.get((a, b), 0) + p
             continue
         left = list(counts)
@@ -285,8 +285,8 @@ def first_pair(rules: Ruleset) -> OddsTable:
     """The Order Matrix with each cell's chance of being the game's first pair."""
     chances = first_pair_chances(rules)
     rows = tuple(
-        (TRACK_LABELS[a], *(chances.get((a, b), Fraction(0)) for b in range(C.N_TRACKS)))
-        for a in range(C.N_TRACKS)
+        (TRACK_LABELS[a], *(chances.get((a, b), Fraction(0)) for b in range(codes.N_TRACKS)))
+        for a in range(codes.N_TRACKS)
     )
     return OddsTable(
         "order_matrix", "Exact odds: the game's first pair on the Order Matrix",

@@ -16,13 +16,13 @@ from math import prod
 
 import numpy as np
 
-from bollesim.bollebank import codes as C
-from bollesim.bollebank.rules import schema as S
+from bollesim.bollebank import codes
+from bollesim.bollebank.rules import schema
 from bollesim.bollebank.rules.board import N_TOWNS
 
-NP, NV = C.N_POSITIONS, C.N_VEHICLES
-MAX_MARKERS = 2 * S.MARKERS_PER_POOL
-MAX_CHITS = S.MAX_POOL_CHITS + NV + 1  # the pool's chits, a random-unit chit per vehicle,
+NP, NV = codes.N_POSITIONS, codes.N_VEHICLES
+MAX_MARKERS = 2 * schema.MARKERS_PER_POOL
+MAX_CHITS = schema.MAX_POOL_CHITS + NV + 1  # the pool's chits, a random-unit chit per vehicle,
 #                                        the setup marker
 
 
@@ -49,11 +49,11 @@ ARRAYS = (
     Array("IS_TANK", "is_tank", (NV,)),
     Array("PLATOON", "platoon", (NV,)),
     Array("IS_HQ", "is_hq", (NV,)),
-    Array("RELAYS", "relays", (S.N_RELAYS,)),
-    Array("GROUPS", "platoon_groups", (S.MAX_GROUPS,)),  # vehicle masks, forces.py
-    Array("ABILITY_VEHICLE", "ability_vehicle", (S.N_ABILITIES,)),
-    Array("ABILITY_LEVEL", "ability_level", (S.N_ABILITIES,)),
-    Array("ABILITY_SIDES", "ability_sides", (S.N_ABILITIES, 2)),
+    Array("RELAYS", "relays", (schema.N_RELAYS,)),
+    Array("GROUPS", "platoon_groups", (schema.MAX_GROUPS,)),  # vehicle masks, forces.py
+    Array("ABILITY_VEHICLE", "ability_vehicle", (schema.N_ABILITIES,)),
+    Array("ABILITY_LEVEL", "ability_level", (schema.N_ABILITIES,)),
+    Array("ABILITY_SIDES", "ability_sides", (schema.N_ABILITIES, 2)),
     # the map
     Array("POS_KIND", "pos_kind", (NP,)),
     Array("POS_STACK", "pos_stack", (NP,)),
@@ -65,7 +65,7 @@ ARRAYS = (
     Array("POS_INDIRECT", "pos_indirect", (NP,)),
     Array("POS_EAM_POOL", "pos_eam_pool", (NP,)),
     Array("POS_BSA", "pos_bsa", (NP, 3)),
-    Array("POS_UN", "pos_un", (NP, C.N_TRACKS)),
+    Array("POS_UN", "pos_un", (NP, codes.N_TRACKS)),
     Array("DTF_POSITIONS", "draw_their_fire_positions", (NP,)),
     Array("APC_SECOND_FROM", "apc_second_move_from", (NP,)),
     Array("TOWN_OF", "town_of", (NP,)),
@@ -74,33 +74,33 @@ ARRAYS = (
     Array("NEXT_STEP", "next_step", (NP, NP)),
     Array("WAYPOINT", "waypoint", (NP, NP)),
     Array("DEST_MASK", lambda f: _bits(f["dest_allowed"]), (NP,)),  # [here]: bit d if allowed
-    Array("CP_MASK", lambda f: _bits(f["pos_kind"] == C.CP)),
+    Array("CP_MASK", lambda f: _bits(f["pos_kind"] == codes.CP)),
     Array("SPREAD", "spread", (N_TOWNS, NP)),
     # the enemy
     Array("MARKER_POOL", "marker_pool", (MAX_MARKERS,)),
     Array("MARKER_FP", "marker_fp", (MAX_MARKERS,)),
     Array("MARKER_BSA", "marker_bsa", (MAX_MARKERS, 2, 3)),
-    Array("MARKER_UN", "marker_un", (MAX_MARKERS, 2, C.N_TRACKS)),
+    Array("MARKER_UN", "marker_un", (MAX_MARKERS, 2, codes.N_TRACKS)),
     Array("CHIT_TYPE", "chit_type", (MAX_CHITS,)),
     Array("CHIT_LETTER", "chit_letter", (MAX_CHITS,)),
     Array("CHIT_DOUBLE", "chit_double", (MAX_CHITS,)),
     Array("CHIT_ART_TARGET", "chit_art_target", (MAX_CHITS,)),
     Array("CHIT_VEHICLE", "chit_vehicle", (MAX_CHITS,)),
-    Array("TANK_HOT_MIN", "tank_hot_min", (S.MAX_TRACK,)),
-    Array("ATGM_TO_HIT", "atgm_to_hit", (S.MAX_TRACK,)),
-    Array("HMG_TO_HIT", "hmg_to_hit", (S.MAX_TRACK,)),
+    Array("TANK_HOT_MIN", "tank_hot_min", (schema.MAX_TRACK,)),
+    Array("ATGM_TO_HIT", "atgm_to_hit", (schema.MAX_TRACK,)),
+    Array("HMG_TO_HIT", "hmg_to_hit", (schema.MAX_TRACK,)),
     # the charts
     Array("MATRIX_FIRE", "matrix_fire", (4, 4)),
     Array("MATRIX_MOVE", "matrix_move", (4, 4)),
     Array("MATRIX_PLATOON", "matrix_platoon", (4, 4)),
-    Array("HIT_TABLE", "hit_table", (C.N_TRACKS, 6)),
+    Array("HIT_TABLE", "hit_table", (codes.N_TRACKS, 6)),
     Array("LIGHT_TABLE", "light_table", (6,)),
 )
 
 
 def _layout() -> tuple[dict[str, int], dict[str, int], int]:
     """(slot name -> offset, stride name -> stride, size)."""
-    names = [S.slot_name(key) for _, key in S.scalar_keys()]
+    names = [schema.slot_name(key) for _, key in schema.scalar_keys()]
     names += [a.name for a in ARRAYS]
     if len(set(names)) != len(names):
         raise AssertionError("two slots share a name")
@@ -124,9 +124,9 @@ def pack(fields: dict) -> np.ndarray:
     """The vector of a Ruleset's fields (loader.build calls it once per ruleset)."""
     out = np.zeros(SIZE, dtype=np.int64)
     params = fields["params"]
-    for path, key in S.scalar_keys():
+    for path, key in schema.scalar_keys():
         table, name = path.split(".")
-        out[SLOTS[S.slot_name(key)]] = int(params[table][name])
+        out[SLOTS[schema.slot_name(key)]] = int(params[table][name])
     for array in ARRAYS:
         value = array.source(fields) if callable(array.source) else fields[array.source]
         flat = np.asarray(value, dtype=np.int64).ravel()

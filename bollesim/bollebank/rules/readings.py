@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bollesim.bollebank.rules import schema as S
+from bollesim.bollebank.rules import schema
 from bollesim.game.readings import Reading, Variant
 
 # ------------------------------------------------------------------ alternatives as values
@@ -47,7 +47,7 @@ def _marker_sides(change: Callable[[list[str]], list[str]]) -> Callable[[dict], 
 
 def _one_weapon_fewer(bsa: list[str]) -> list[str]:
     """The side loses the first of tank, atgm, hmg it has."""
-    for weapon in S.WEAPONS3:
+    for weapon in schema.WEAPONS3:
         if weapon in bsa:
             return [w for w in bsa if w != weapon]
     return bsa
@@ -55,9 +55,9 @@ def _one_weapon_fewer(bsa: list[str]) -> list[str]:
 
 def _one_weapon_more(bsa: list[str]) -> list[str]:
     """The side gains the first of tank, atgm, hmg it lacks."""
-    for weapon in S.WEAPONS3:
+    for weapon in schema.WEAPONS3:
         if weapon not in bsa:
-            return [w for w in S.WEAPONS3 if w in bsa or w == weapon]
+            return [w for w in schema.WEAPONS3 if w in bsa or w == weapon]
     return bsa
 
 

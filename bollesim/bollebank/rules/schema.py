@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bollesim.bollebank import codes as C
+from bollesim.bollebank import codes
 from bollesim.game.schema import (
     Choice,
     Flag,
@@ -53,15 +53,15 @@ MAX_TURNS = 40  # §8 optional rule: play to turn 40
 POSITION = "position"
 VEHICLE = "vehicle"
 
-WEAPONS3 = C.WEAPON_NAMES[:3]  # tank, atgm, hmg: the BSA direct-fire weapons
-TRACKS4 = C.WEAPON_NAMES[:4]  # and artillery: the four tracks
+WEAPONS3 = codes.WEAPON_NAMES[:3]  # tank, atgm, hmg: the BSA direct-fire weapons
+TRACKS4 = codes.WEAPON_NAMES[:4]  # and artillery: the four tracks
 ROE_LEVEL = Int(*ROE_TRACK)
 ROE_CHANGE = Int(-24, 24)
 DRM = Int(-6, 6)
 D6_MAX = Int(0, 6)  # the highest d6 roll that succeeds (0: never)
-POSITIONS = Choice(C.POSITIONS, POSITION, by_id=True)
-VEHICLES = Choice(C.VEHICLES, VEHICLE, by_id=True)
-PER_VEHICLE = f"one per vehicle, in the order of vehicles.ids ({C.N_VEHICLES})"
+POSITIONS = Choice(codes.POSITIONS, POSITION, by_id=True)
+VEHICLES = Choice(codes.VEHICLES, VEHICLE, by_id=True)
+PER_VEHICLE = f"one per vehicle, in the order of vehicles.ids ({codes.N_VEHICLES})"
 
 
 def die_table(names: tuple[str, ...]) -> ListOf:
@@ -81,7 +81,7 @@ DECLARATION: tuple[Key | Table | Rows, ...] = (
             "(§3 step 9, I-DEADLINE)"),
         Key("deadline_max", Int(1, MAX_TURNS),
             "the latest turn the Extra turn ability can move the deadline to (§5.5)"),
-        Key("tanks_needed_at_t2", Int(1, C.N_VEHICLES),
+        Key("tanks_needed_at_t2", Int(1, codes.N_VEHICLES),
             "tanks at Tango 2 for an operational victory (§8)", slot="S_TANKS_NEEDED"),
     )),
     Table("roe", "§2.1.4, §5.2, §7.1.2, §7.1.3, §7.2, I-ROE0", (
@@ -104,11 +104,11 @@ DECLARATION: tuple[Key | Table | Rows, ...] = (
             "under Fire at Will (§7.1.3)", slot="S_KIA_FIRE"),
     )),
     Table("vehicles", "§2.2.1, §5.1, §3 step 5", (
-        Key("ids", ListOf(Text(), C.N_VEHICLES), "the rulebook's nine vehicles, in this order "
-            f"(it is the vehicle index everywhere): {', '.join(C.VEHICLES)}"),
+        Key("ids", ListOf(Text(), codes.N_VEHICLES), "the rulebook's nine vehicles, in this order "
+            f"(it is the vehicle index everywhere): {', '.join(codes.VEHICLES)}"),
         Key("kind", ListOf(Choice(("apc", "tank")), None, PER_VEHICLE),
             "apc or tank: only tanks fire, tow and count at Tango 2"),
-        Key("platoon", ListOf(Int(0, C.N_VEHICLES), None, PER_VEHICLE),
+        Key("platoon", ListOf(Int(0, codes.N_VEHICLES), None, PER_VEHICLE),
             "platoon number, 0 = none (battalion HQ); platoon orders go to groups of one "
             "platoon (§5.4.1)"),
         Key("hq", ListOf(Flag(), None, PER_VEHICLE),
@@ -128,16 +128,16 @@ DECLARATION: tuple[Key | Table | Rows, ...] = (
         Key("op_n", POSITIONS, "the OP N contact point (§5.1)", slot="S_OPN"),
         Rows("positions", "the map's positions, in the order of codes.POSITIONS", (
             Key("id", Text(), "the position's id; the rulebook's positions in this order: "
-                + ", ".join(C.POSITIONS)),
+                + ", ".join(codes.POSITIONS)),
             Key("name", Text(), "the rulebook's name for it, used in narration (\"SK-1 CKP\", "
                 "§2.1.1, §11); empty: the id", ""),
-            Key("kind", Choice(C.KIND_NAMES),
+            Key("kind", Choice(codes.KIND_NAMES),
                 "cp (contact point), ckp (checkpoint) or ow (overwatch) (§2.1.1)"),
-            Key("stack", Int(0, C.N_VEHICLES), "stacking limit, 0 = unlimited (§2.1.1)", 0),
-            Key("town", Choice(C.TOWN_NAMES), "S or K: an overwatch of Saraci or Kalesija", ""),
-            Key("letter", Choice(C.LETTER_NAMES),
+            Key("stack", Int(0, codes.N_VEHICLES), "stacking limit, 0 = unlimited (§2.1.1)", 0),
+            Key("town", Choice(codes.TOWN_NAMES), "S or K: an overwatch of Saraci or Kalesija", ""),
+            Key("letter", Choice(codes.LETTER_NAMES),
                 "line-of-sight letter of an overwatch: L, C or R (§2.1.1)", ""),
-            Key("art", Choice(C.ART_TARGET_NAMES),
+            Key("art", Choice(codes.ART_TARGET_NAMES),
                 "artillery target group: S, K, T2, or none (§2.1.1, §7.2)", "none"),
             Key("road", Choice(("", "KT2")),
                 "KT2: on the Kalesija-Tango 2 road (§5.4.1 move restrictions)", ""),
@@ -148,13 +148,13 @@ DECLARATION: tuple[Key | Table | Rows, ...] = (
                 "UN fire icons: the tracks a UN tank may fire at from here (R-FOF)", []),
             Key("un_fire", Choice(("", "direct", "indirect")),
                 "direct, or indirect (hollow icon: hits on 1-5) (§6.3, R-FOF)", ""),
-            Key("eam_pool", Choice(C.POOL_NAMES),
+            Key("eam_pool", Choice(codes.POOL_NAMES),
                 "enemy-action marker pool drawn on first entry: 123 or 789 (§6.2)", ""),
         )),
     )),
     Rows("enemy_action_markers", "the markers drawn for the exposed checkpoints (§6.2, R-EAM)", (
         Key("id", Text(), "the marker's name"),
-        Key("pool", Choice(C.POOL_NAMES[1:]), "its pool: 123 or 789"),
+        Key("pool", Choice(codes.POOL_NAMES[1:]), "its pool: 123 or 789"),
         Key("fp", Int(1, 99), "its firing priority"),
         Key("sides", ListOf(Record((
             Key("bsa", Mask(WEAPONS3, "weapon"), "BSA weapons that fire at the position", []),
@@ -163,15 +163,15 @@ DECLARATION: tuple[Key | Table | Rows, ...] = (
     ), source="R-EAM"),
     Table("chits", "§3 step 1 (counts), R-CHITS (letters, targets)", (
         Rows("groups", "the enemy weapon pool: each group is `count` identical chits", (
-            Key("type", Choice(C.WEAPON_NAMES[:5]), "tank, atgm, hmg, art or car"),
-            Key("letter", Choice(C.LETTER_NAMES),
+            Key("type", Choice(codes.WEAPON_NAMES[:5]), "tank, atgm, hmg, art or car"),
+            Key("letter", Choice(codes.LETTER_NAMES),
                 "line-of-sight letter L, C or R (§2.2.2)", ""),
             Key("count", Int(0, MAX_TRACK), "how many chits"),
             Key("double", Flag(), "an HMG chit that fires at two targets (§7.1)", False),
-            Key("art_target", Choice(C.ART_TARGET_NAMES),
+            Key("art_target", Choice(codes.ART_TARGET_NAMES),
                 "an artillery chit's target: S, K, T2 or none (No art.) (§7.2)", "none"),
         ), label=""),
-        Key("setup_artillery_target", Choice(C.ART_TARGET_NAMES),
+        Key("setup_artillery_target", Choice(codes.ART_TARGET_NAMES),
             "the target of the special marker on the artillery track's setup space (§3 step 6)",
             slot="S_SETUP_ART_TARGET"),
     )),
@@ -195,12 +195,12 @@ DECLARATION: tuple[Key | Table | Rows, ...] = (
             "[first chit][second chit]: single vehicle, or platoon (or any one vehicle)"),
     )),
     Table("damage", "R-HIT, §7.1.3, §7.2, §7.2.1, §11 (HMG 4 hits the hull)", (
-        Key("tank_hit", die_table(C.HEAVY_NAMES), "where an enemy tank hit lands (PAS4)"),
-        Key("atgm_hit", die_table(C.HEAVY_NAMES), "where an ATGM hit lands (PAS4)"),
-        Key("hmg_hit", die_table(C.HEAVY_NAMES), "where an HMG hit lands (PAS4)"),
-        Key("artillery_hit", die_table(C.HEAVY_NAMES),
+        Key("tank_hit", die_table(codes.HEAVY_NAMES), "where an enemy tank hit lands (PAS4)"),
+        Key("atgm_hit", die_table(codes.HEAVY_NAMES), "where an ATGM hit lands (PAS4)"),
+        Key("hmg_hit", die_table(codes.HEAVY_NAMES), "where an HMG hit lands (PAS4)"),
+        Key("artillery_hit", die_table(codes.HEAVY_NAMES),
             "where artillery heavy damage lands (§7.2)"),
-        Key("light", die_table(C.LIGHT_NAMES), "the light damage of a random-unit chit "
+        Key("light", die_table(codes.LIGHT_NAMES), "the light damage of a random-unit chit "
             "(§7.2.1); each kind must appear, as the roll repeats until it gives a new one"),
         Key("hmg_kills_commander_on", Int(1, 7), "an unbuttoned commander is killed on a d6 of "
             "at least this after an HMG attack (§7.1.2)", slot="S_HMG_KILL_ON"),
@@ -252,7 +252,7 @@ DECLARATION: tuple[Key | Table | Rows, ...] = (
     Rows("abilities", "the battalion HQ special ability markers, one per command vehicle (§5.5)", (
         Key("vehicle", VEHICLES, "the command vehicle: where it stands decides the use"),
         Key("level", ROE_LEVEL, "the RoE level from which the marker is available"),
-        Key("sides", ListOf(Choice(C.ABILITY_NAMES), 2), "its two sides"),
+        Key("sides", ListOf(Choice(codes.ABILITY_NAMES), 2), "its two sides"),
     ), label="vehicle", source="§5.5"),
     Table("ability_rules", "§5.5", (
         Key("draw_their_fire_at", POSITIONS, "where the marker's vehicle must stand for Draw "
@@ -269,16 +269,16 @@ DECLARATION: tuple[Key | Table | Rows, ...] = (
             "road steps of the marker's vehicle"),
     )),
     Table("interpretations", "readings of ambiguous text: docs/readings.md", (
-        Key("target_priority", Choice(C.TARGET_RULE_NAMES), "BSA target choice (I-TARGET)",
+        Key("target_priority", Choice(codes.TARGET_RULE_NAMES), "BSA target choice (I-TARGET)",
             slot="S_TARGET_RULE"),
         Key("airstrikes_per_game", Int(0, 9), "airstrike markers in the game (I-AIR)",
             slot="S_AIRSTRIKES"),
-        Key("airstrike_leaves", Choice(C.AIR_LEAVES_NAMES),
+        Key("airstrike_leaves", Choice(codes.AIR_LEAVES_NAMES),
             "what an airstrike leaves on each track: floor or ceil of half (I-AIR)",
             slot="S_AIR_LEAVES"),
         Key("artillery_effects_always", Flag(), "artillery's further effects apply with no "
             "vehicle at the target (I-ROE-ART)", slot="S_ART_ALWAYS"),
-        Key("artillery_on_apc", Choice(C.ART_APC_NAMES), "artillery heavy damage on an APC: "
+        Key("artillery_on_apc", Choice(codes.ART_APC_NAMES), "artillery heavy damage on an APC: "
             "destroys it, or rolls a location like a tank's (I-ART-APC)", slot="S_ART_ON_APC"),
         Key("radio_check_per_vehicle", Flag(), "a platoon order rolls the radio once per "
             "vehicle, else once (I-RADIO)", slot="S_RADIO_PER_VEHICLE"),
@@ -288,16 +288,16 @@ DECLARATION: tuple[Key | Table | Rows, ...] = (
             "the RoE drops below its level (I-SPENT)", slot="S_SPENT_RETURNS"),
         Key("fire_status_on_issue", Flag(), "the fire-status marker moves when the first Fire "
             "order is issued, received or not (I-FIRE-ISSUED)", slot="S_FIRE_ON_ISSUE"),
-        Key("fire_order_roe", Choice(C.FIRE_ROE_NAMES), "which Fire orders need the RoE of "
+        Key("fire_order_roe", Choice(codes.FIRE_ROE_NAMES), "which Fire orders need the RoE of "
             "fire_allowed: the first, or every one (I-FIRST-FIRE)", slot="S_FIRE_ORDER_ROE"),
         Key("diplomatic_needs_military", Flag(), "strategic and political victories count only "
             "with an operational or tactical one (I-DIPLO)", slot="S_DIPLO_MILITARY"),
         Key("victories_sticky", Flag(), "a military victory once met counts at game end "
             "unless the game is lost (I-STICKY)", slot="S_STICKY"),
-        Key("t2_reached_at", Choice(C.T2_REACHED_NAMES), "when tanks at Tango 2 count for the "
+        Key("t2_reached_at", Choice(codes.T2_REACHED_NAMES), "when tanks at Tango 2 count for the "
             "operational victory: at a turn's end, or at any moment (I-OPV)",
             slot="S_T2_REACHED_AT"),
-        Key("tow_from_cp", Choice(C.TOW_CP_NAMES), "where a tow hooked up at a contact point "
+        Key("tow_from_cp", Choice(codes.TOW_CP_NAMES), "where a tow hooked up at a contact point "
             "may go: any other contact point, or a nearest one (I-TOW-CP)", slot="S_TOW_FROM_CP"),
     )),
 )

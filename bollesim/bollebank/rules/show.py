@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from bollesim.bollebank.rules import schema as S
+from bollesim.bollebank.rules import schema
 from bollesim.bollebank.rules.loader import BOOK, Ruleset
 from bollesim.bollebank.rules.odds import OddsTable, cell_text, odds_tables
 from bollesim.bollebank.rules.readings import READINGS
@@ -156,7 +156,7 @@ def positions(data: dict):
     rows = _rows(section.get("positions"))
     if not rows:
         return None
-    meaning = {c.name: c.meaning for c in S.find("map.positions").columns if c.name != "id"}
+    meaning = {c.name: c.meaning for c in schema.find("map.positions").columns if c.name != "id"}
     place = [k for k in meaning if k not in FIRE_COLUMNS]
     tables = []
     for title, columns, source in (
@@ -301,8 +301,8 @@ def other_keys(data: dict, readings: dict[str, str]) -> list:
     for table, ratios in ((rules, (3, 2, 5, 3)), (interp, (3, 2, 2, 5))):
         for column, ratio in zip(table.columns, ratios, strict=True):
             column.ratio = ratio
-    for entry in S.DECLARATION:
-        if not isinstance(entry, S.Table):
+    for entry in schema.DECLARATION:
+        if not isinstance(entry, schema.Table):
             continue
         section = _section(data, entry.name)
         first = True

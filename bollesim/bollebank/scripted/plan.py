@@ -12,11 +12,8 @@ fast engine finds that same order without listing the options (engine/orders.py,
 import numpy as np
 
 from bollesim.bits import lowest, popcount
-from bollesim.bollebank import codes as C
-from bollesim.bollebank import decisions as D
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.rules import access as A
-from bollesim.bollebank.rules import packed as P
+from bollesim.bollebank import codes, decisions, observation
+from bollesim.bollebank.rules import access, packed
 from bollesim.bollebank.scripted import space as S
 from bollesim.bollebank.scripted.tactics import (
     exposed_road,
@@ -31,14 +28,14 @@ from bollesim.jit import compiled
 
 # Fire target preferences, one row per value of the `target` parameter (codes.TANK...).
 TARGET_ORDERS = np.array([
-    [C.ATGM, C.TANK, C.HMG, C.ART],
-    [C.TANK, C.ATGM, C.HMG, C.ART],
-    [C.HMG, C.ATGM, C.TANK, C.ART],
-    [C.ART, C.ATGM, C.TANK, C.HMG],
+    [codes.ATGM, codes.TANK, codes.HMG, codes.ART],
+    [codes.TANK, codes.ATGM, codes.HMG, codes.ART],
+    [codes.HMG, codes.ATGM, codes.TANK, codes.ART],
+    [codes.ART, codes.ATGM, codes.TANK, codes.HMG],
 ], dtype=np.int64)
-DEPOT_ORDER = (C.ATGM, C.ART, C.TANK, C.HMG)
+DEPOT_ORDER = (codes.ATGM, codes.ART, codes.TANK, codes.HMG)
 # The vehicles that may be sent to Tango 2, in the order t2_tanks takes them (§2.2.1).
-TANKS_BY_PRIORITY = (C.QL1, C.AQ, C.EA, C.FA, C.BQ, C.FB, C.GB)
+TANKS_BY_PRIORITY = (codes.QL1, codes.AQ, codes.EA, codes.FA, codes.BQ, codes.FB, codes.GB)
 
 # Order weights: a Move scores 10 per vehicle sent on its way (_tactics.move_score).
 FIRE_FIRST = 100  # per tank: a Fire order beats any Move
@@ -55,19 +52,19 @@ def post_position(rules, post, rank):
     """The position of a post (S.POST_NAMES) for the rank-th vehicle posted there; -1 for
     S.STAY."""
     if post == S.SARACI:
-        return A.saraci(rules)
+        return access.saraci(rules)
     if post == S.OP_N:
-        return A.op_n(rules)
+        return access.op_n(rules)
     if post == S.KALESIJA:
-        return A.kalesija(rules)
+        return access.kalesija(rules)
     if post == S.TANGO2:
-        return A.tango2(rules)
+        return access.tango2(rules)
     if post == S.SARACI_OWS or post == S.KALESIJA_OWS:
-        town = C.TOWN_S if post == S.SARACI_OWS else C.TOWN_K
-        ow = A.spread(rules, town, rank)
+        town = codes.TOWN_S if post == S.SARACI_OWS else codes.TOWN_K
+        ow = access.spread(rules, town, rank)
         if ow >= 0:
             return ow
-        return A.saraci(rules) if town == C.TOWN_S else A.kalesija(rules)
+        return access.saraci(rules) if town == codes.TOWN_S else access.kalesija(rules)
     return -1
 
 
@@ -78,14 +75,14 @@ def goals(rules, params):
     places = 0
     sent = 0
     on_s_ows = on_k_ows = 0  # vehicles posted on the Saraci, Kalesija overwatches so far
-    for v in range(C.N_VEHICLES):
-        if v == C.VL2:
+    for v in range(codes.N_VEHICLES):
+        if v == codes.VL2:
             post = params[S.VL2_POST]
-        elif v == C.QL3:
+        elif v == codes.QL3:
             post = params[S.QL3_POST]
         elif sent < params[S.T2_TANKS]:
             sent += 1
-            places = pack_places(places, v, A.tango2(rules))
+            places = pack_places(places, v, access.tango2(rules))
             continue
         else:
             post = params[S.RESERVE_POST]
@@ -100,9 +97,9 @@ def goals(rules, params):
 def nearest_contact_point(rules, here):
     """§2.1.1: the contact point fewest road steps away, Tango 2 first on ties."""
     best, steps = -1, 1 << 30
-    for cp in (A.tango2(rules), A.kalesija(rules), A.op_n(rules), A.saraci(rules)):
-        if A.distance(rules, here, cp) < steps:
-            best, steps = cp, A.distance(rules, here, cp)
+    for cp in (access.tango2(rules), access.kalesija(rules), access.op_n(rules), access.saraci(rules)):
+        if access.distance(rules, here, cp) < steps:
+            best, steps = cp, access.distance(rules, here, cp)
     return best
 
 
@@ -110,7 +107,7 @@ def nearest_contact_point(rules, here):
 def withdrawing(obs, params, v):
     """Vehicle v has the `withdraw` heavy damage markers that take it out of the fighting."""
     withdraw = params[S.WITHDRAW]
-    return withdraw >= 1 and popcount(O.vehicle(obs, v, O.V_HEAVY)) >= withdraw
+    return withdraw >= 1 and popcount(observation.vehicle(obs, v, observation.V_HEAVY)) >= withdraw
 
 
 @compiled
@@ -118,15 +115,15 @@ def gathered(obs, rules, params, goal):
     """t2_together: every vehicle bound for Tango 2 (goal: goals()) that can still get there
     (not immobilised, not in tow, not withdrawing) is in Kalesija or beyond it. The one
     road to Tango 2 starts in Kalesija (§5.4.1), so beyond it is nearer Tango 2."""
-    t2, kalesija = A.tango2(rules), A.kalesija(rules)
-    far = A.distance(rules, kalesija, t2)
-    for v in range(C.N_VEHICLES):
+    t2, kalesija = access.tango2(rules), access.kalesija(rules)
+    far = access.distance(rules, kalesija, t2)
+    for v in range(codes.N_VEHICLES):
         if (
             place_of(goal, v) == t2
-            and (O.vehicle(obs, v, O.V_HEAVY) >> C.TRACKS) & 1 == 0
-            and O.vehicle(obs, v, O.V_TOWED_BY) < 0
+            and (observation.vehicle(obs, v, observation.V_HEAVY) >> codes.TRACKS) & 1 == 0
+            and observation.vehicle(obs, v, observation.V_TOWED_BY) < 0
             and not withdrawing(obs, params, v)
-            and A.distance(rules, O.vehicle(obs, v, O.V_POS), t2) > far
+            and access.distance(rules, observation.vehicle(obs, v, observation.V_POS), t2) > far
         ):
             return False
     return True
@@ -137,15 +134,15 @@ def goal_now(obs, rules, params, goal, wait, v):
     """Where vehicle v is going this turn: its goal, but Kalesija for a tank bound for
     Tango 2 before push_turn or while `wait` (t2_together, gathered()), and a place out of
     the fighting once it is withdrawing (Saraci, or the nearest contact point)."""
-    here = O.vehicle(obs, v, O.V_POS)
+    here = observation.vehicle(obs, v, observation.V_POS)
     g = goal
-    if g == A.tango2(rules) and (wait or obs[O.TURN] < params[S.PUSH_TURN]):
-        g = A.kalesija(rules)
+    if g == access.tango2(rules) and (wait or obs[observation.TURN] < params[S.PUSH_TURN]):
+        g = access.kalesija(rules)
     if withdrawing(obs, params, v):
         if params[S.WITHDRAW_TO] >= 1:
-            return here if rules[P.POS_KIND + here] == C.CP else nearest_contact_point(rules, here)
+            return here if rules[packed.POS_KIND + here] == codes.CP else nearest_contact_point(rules, here)
         if not in_saraci(rules, g):
-            return here if in_saraci(rules, here) else A.saraci(rules)
+            return here if in_saraci(rules, here) else access.saraci(rules)
     return g
 
 
@@ -153,7 +150,7 @@ def goal_now(obs, rules, params, goal, wait, v):
 def dangerous(obs, params):
     """The enemy is too strong to set out through exposed positions (advance_hot,
     advance_chits)."""
-    if params[S.ADVANCE_HOT] < 1 and obs[O.TANK_HOT] == 1:
+    if params[S.ADVANCE_HOT] < 1 and obs[observation.TANK_HOT] == 1:
         return True
     return direct_chits(obs) > params[S.ADVANCE_CHITS]
 
@@ -161,7 +158,8 @@ def dangerous(obs, params):
 @compiled(inline=True)
 def direct_chits(obs):
     """Chits on the three direct-fire tracks (§7.1)."""
-    return obs[O.TRACK_LEN + C.TANK] + obs[O.TRACK_LEN + C.ATGM] + obs[O.TRACK_LEN + C.HMG]
+    return (obs[observation.TRACK_LEN + codes.TANK] + obs[observation.TRACK_LEN + codes.ATGM]
+            + obs[observation.TRACK_LEN + codes.HMG])
 
 
 @compiled(inline=True)
@@ -170,17 +168,17 @@ def route(obs, rules, params, goal, danger, wait, v):
     its way to goal_now (§5.4.1, the ruleset's waypoints); its own position while `danger`
     keeps it from setting out on an exposed road; a rescuer under a Tow order keeps its
     course."""
-    if O.vehicle(obs, v, O.V_ORDER) == C.TOW:
-        return O.vehicle(obs, v, O.V_DEST)
-    here = O.vehicle(obs, v, O.V_POS)
+    if observation.vehicle(obs, v, observation.V_ORDER) == codes.TOW:
+        return observation.vehicle(obs, v, observation.V_DEST)
+    here = observation.vehicle(obs, v, observation.V_POS)
     g = goal_now(obs, rules, params, goal, wait, v)
     if g < 0 or g == here:
         return g
-    step = A.waypoint(rules, here, g)
+    step = access.waypoint(rules, here, g)
     if (
         danger
         and step >= 0
-        and O.vehicle(obs, v, O.V_DEST) != step
+        and observation.vehicle(obs, v, observation.V_DEST) != step
         and exposed_road(rules, here, step)
     ):
         return here
@@ -210,14 +208,14 @@ def fire_now(obs, rules, params):
     """Whether Fire orders may be given now: fire has started, or the triggers are met
     (fire_roe and fire_turn, and Unrestricted RoE with fire_unrestricted), or the enemy
     tanks are hot with fire_when_hot."""
-    if obs[O.FIRED] == 1:
+    if obs[observation.FIRED] == 1:
         return True
-    if params[S.FIRE_WHEN_HOT] >= 1 and obs[O.TANK_HOT] == 1:
+    if params[S.FIRE_WHEN_HOT] >= 1 and obs[observation.TANK_HOT] == 1:
         return True
     return (
-        obs[O.ROE] >= params[S.FIRE_ROE]
-        and obs[O.TURN] >= params[S.FIRE_TURN]
-        and (params[S.FIRE_UNRESTRICTED] < 1 or obs[O.ROE] >= rules[P.S_UNRESTRICTED])
+        obs[observation.ROE] >= params[S.FIRE_ROE]
+        and obs[observation.TURN] >= params[S.FIRE_TURN]
+        and (params[S.FIRE_UNRESTRICTED] < 1 or obs[observation.ROE] >= rules[packed.S_UNRESTRICTED])
     )
 
 
@@ -247,7 +245,7 @@ def tows(params):
 def order_plan(obs, rules, params):
     """What an order decision is scored with: (wishes (routes of every vehicle), the score
     of a Fire order per tank, the score of the airstrike, whether to tow)."""
-    wishes = routes(obs, rules, params, goals(rules, params), (1 << C.N_VEHICLES) - 1)
+    wishes = routes(obs, rules, params, goals(rules, params), (1 << codes.N_VEHICLES) - 1)
     return wishes, fire_score(obs, rules, params), airstrike_score(obs, params), tows(params)
 
 
@@ -256,18 +254,18 @@ def tow_score(code, obs, rules):
     """A Tow order worth giving: the damaged tank is not already someone's tow target and
     is out of a contact point (in fire) or at OP N (the tow then goes to Saraci). Nearer
     and undamaged rescuers first."""
-    rescuer, damaged = 0, D.order_dest(code)
-    mask = D.order_mask(code)
+    rescuer, damaged = 0, decisions.order_dest(code)
+    mask = decisions.order_mask(code)
     while not (mask >> rescuer) & 1:
         rescuer += 1
-    for v in range(C.N_VEHICLES):
-        if O.vehicle(obs, v, O.V_TOW_TARGET) == damaged:
+    for v in range(codes.N_VEHICLES):
+        if observation.vehicle(obs, v, observation.V_TOW_TARGET) == damaged:
             return -1
-    where = O.vehicle(obs, damaged, O.V_POS)
-    if where == A.kalesija(rules) or where == A.tango2(rules):  # safe there: a tow leads away
+    where = observation.vehicle(obs, damaged, observation.V_POS)
+    if where == access.kalesija(rules) or where == access.tango2(rules):  # safe there: a tow leads away
         return -1
-    score = TOW_WEIGHT - A.distance(rules, O.vehicle(obs, rescuer, O.V_POS), where)
-    if O.vehicle(obs, rescuer, O.V_HEAVY) != 0:
+    score = TOW_WEIGHT - access.distance(rules, observation.vehicle(obs, rescuer, observation.V_POS), where)
+    if observation.vehicle(obs, rescuer, observation.V_HEAVY) != 0:
         score -= 20
     return score
 
@@ -276,17 +274,17 @@ def tow_score(code, obs, rules):
 def order_score(code, obs, rules, plan):
     """The score of one packed order under an order_plan (PASS scores 0; an order with a
     negative score is never given)."""
-    if code == D.PASS:
+    if code == decisions.PASS:
         return 0
     wishes, fire, airstrike, tow = plan
-    kind = D.order_kind(code)
-    if kind == C.MOVE:
+    kind = decisions.order_kind(code)
+    if kind == codes.MOVE:
         return move_score(code, obs, rules, wishes)
-    if kind == C.FIRE:
-        return fire * popcount(D.order_mask(code))
-    if kind == C.AIRSTRIKE:
+    if kind == codes.FIRE:
+        return fire * popcount(decisions.order_mask(code))
+    if kind == codes.AIRSTRIKE:
         return airstrike
-    if kind == C.TOW:
+    if kind == codes.TOW:
         return tow_score(code, obs, rules) if tow else -1
     return 0
 
@@ -317,17 +315,17 @@ def best_under(plan, options, n_options, obs, rules):
 def draw_again(obs, params):
     """§5.3: another pair while the tank track is short of stop_at_tanks and fewer than
     max_pairs pairs were drawn this turn."""
-    short = obs[O.TRACK_LEN + C.TANK] < params[S.STOP_AT_TANKS]
-    return 1 if short and obs[O.PAIRS_THIS_TURN] < params[S.MAX_PAIRS] else 0
+    short = obs[observation.TRACK_LEN + codes.TANK] < params[S.STOP_AT_TANKS]
+    return 1 if short and obs[observation.PAIRS_THIS_TURN] < params[S.MAX_PAIRS] else 0
 
 
 @compiled
 def ability_side(rules, params, marker):
     """§5.5: the side whose ability works where the marker's vehicle is going (VL2's
     Extra order at OP N, QL3's Extra turn at Kalesija...), else its first side."""
-    goal = place_of(goals(rules, params), rules[P.ABILITY_VEHICLE + marker])
+    goal = place_of(goals(rules, params), rules[packed.ABILITY_VEHICLE + marker])
     for side in range(2):
-        place = A.ability_place(rules, A.ability_sides(rules, marker, side))
+        place = access.ability_place(rules, access.ability_sides(rules, marker, side))
         if place >= 0 and place == goal:
             return side
     return 0
@@ -347,11 +345,12 @@ def refresh(options, n_options, rules, params):
 def stop_on_victory(obs, params):
     """§8, I-END: stop, unless play_on and the missing victory type can still come
     (operational: Tango 2 reached or the deadline not yet passed)."""
-    if params[S.PLAY_ON] < 1 or obs[O.TURN] >= obs[O.TURN_LIMIT]:
+    if params[S.PLAY_ON] < 1 or obs[observation.TURN] >= obs[observation.TURN_LIMIT]:
         return 1
-    if not obs[O.OPERATIONAL] and (obs[O.T2_REACHED] or obs[O.TURN] < obs[O.DEADLINE]):
+    if not obs[observation.OPERATIONAL] and (obs[observation.T2_REACHED]
+                                             or obs[observation.TURN] < obs[observation.DEADLINE]):
         return 0
-    return 0 if not obs[O.TACTICAL] else 1
+    return 0 if not obs[observation.TACTICAL] else 1
 
 
 @compiled
@@ -359,9 +358,9 @@ def tow_to(options, n_options, rules, params):
     """§5.4.3: among the contact points on offer, back (Saraci, OP N, Kalesija, Tango 2) or
     forward (the other way round), by tow_to."""
     if params[S.TOW_TO] == S.TOW_FORWARD:
-        forward = (A.tango2(rules), A.kalesija(rules), A.op_n(rules), A.saraci(rules))
+        forward = (access.tango2(rules), access.kalesija(rules), access.op_n(rules), access.saraci(rules))
         return prefer(options, n_options, forward)
-    back = (A.saraci(rules), A.op_n(rules), A.kalesija(rules), A.tango2(rules))
+    back = (access.saraci(rules), access.op_n(rules), access.kalesija(rules), access.tango2(rules))
     return prefer(options, n_options, back)
 
 
@@ -369,22 +368,22 @@ def tow_to(options, n_options, rules, params):
 def play(kind, obs, rules, options, n_options, params):
     """Every decision of the scripted player (the policy protocol of policy.py, without
     its own random stream: the family uses none)."""
-    if kind == D.DRAW_AGAIN:
+    if kind == decisions.DRAW_AGAIN:
         return draw_again(obs, params)
-    if kind == D.ISSUE_ORDER or kind == D.EXTRA_ORDER or kind == D.VL2_DESTINATION:
+    if kind == decisions.ISSUE_ORDER or kind == decisions.EXTRA_ORDER or kind == decisions.VL2_DESTINATION:
         return best_order(options, n_options, obs, rules, params)
-    if kind == D.ABILITY_SIDE:
-        return ability_side(rules, params, obs[O.CONTEXT_A])
-    if kind == D.REFRESH_ABILITY:
+    if kind == decisions.ABILITY_SIDE:
+        return ability_side(rules, params, obs[observation.CONTEXT_A])
+    if kind == decisions.REFRESH_ABILITY:
         return refresh(options, n_options, rules, params)
-    if kind == D.FIRE_TARGET:
+    if kind == decisions.FIRE_TARGET:
         return prefer(options, n_options, TARGET_ORDERS[int(params[S.TARGET])])
-    if kind == D.DEPOT_TRACK:
+    if kind == decisions.DEPOT_TRACK:
         return prefer(options, n_options, DEPOT_ORDER)
-    if kind == D.TOW_DESTINATION:
+    if kind == decisions.TOW_DESTINATION:
         return tow_to(options, n_options, rules, params)
-    if kind == D.STOP_ON_VICTORY:
+    if kind == decisions.STOP_ON_VICTORY:
         return stop_on_victory(obs, params)
-    if kind == D.USE_ABILITY or kind == D.EXTRA_MOVE or kind == D.EXTRA_FIRE:
+    if kind == decisions.USE_ABILITY or kind == decisions.EXTRA_MOVE or kind == decisions.EXTRA_FIRE:
         return 1  # use it (Extra move/fire: the first vehicle on offer)
     return 0  # STACK_PRIORITY, FIRE_ORDER: the first vehicle on offer; EXTRA_MOVE_BEFORE: not now

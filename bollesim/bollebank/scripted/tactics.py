@@ -5,9 +5,8 @@ vehicle may be sent next on its way to a goal (§5.4.1), road distances, the tow
 """
 
 from bollesim.bits import lowest
-from bollesim.bollebank import decisions as D
-from bollesim.bollebank import observation as O
-from bollesim.bollebank.rules import access as A
+from bollesim.bollebank import decisions, observation
+from bollesim.bollebank.rules import access
 from bollesim.jit import compiled
 
 
@@ -33,7 +32,7 @@ def prefer(options, n_options, order):
 @compiled(inline=True)
 def in_saraci(rules, position):
     """Saraci's contact point or one of its overwatches (I-TACV); -1 is nowhere."""
-    return position >= 0 and A.in_saraci(rules, position)
+    return position >= 0 and access.in_saraci(rules, position)
 
 
 @compiled
@@ -43,8 +42,8 @@ def exposed_road(rules, here, there):
     for _ in range(rules.shape[0]):  # a bound the road never reaches
         if p == there:
             return False
-        p = A.next_step(rules, p, there)
-        if A.exposed(rules, p):
+        p = access.next_step(rules, p, there)
+        if access.exposed(rules, p):
             return True
     return False
 
@@ -67,21 +66,22 @@ def move_score(code, obs, rules, wishes):
     """+10 for each vehicle of the order sent to its wished position (place_of(wishes, v),
     -1: no wish) that is neither there nor already heading there; -10 for each vehicle
     with a wish that the order would send elsewhere."""
-    mask, dest = D.order_mask(code), D.order_dest(code)
+    mask, dest = decisions.order_mask(code), decisions.order_dest(code)
     score = 0
     rank = 0
     while mask:
         v = lowest(mask)
         mask &= mask - 1
         target = dest
-        if dest >= D.SPREAD:  # I-OW-SPREAD: the k-th vehicle gets the town's k-th OW
-            target = A.spread(rules, dest - D.SPREAD, rank)
+        if dest >= decisions.SPREAD:  # I-OW-SPREAD: the k-th vehicle gets the town's k-th OW
+            target = access.spread(rules, dest - decisions.SPREAD, rank)
         rank += 1
         wanted = place_of(wishes, v)
         if wanted < 0:
             continue
         if target != wanted:
             score -= 10
-        elif O.vehicle(obs, v, O.V_POS) != target and O.vehicle(obs, v, O.V_DEST) != target:
+        elif (observation.vehicle(obs, v, observation.V_POS) != target
+              and observation.vehicle(obs, v, observation.V_DEST) != target):
             score += 10
     return score

@@ -1,0 +1,156 @@
+"""How cells, parameter values, rates and p-values are named in tables and charts: a
+parameter's declared `never` value, the swept parameters of a sweep, a cell's label."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import polars as pl
+
+from bollesim.stats.vocabulary import GAME, RESULT, RESULT_COLUMNS
+
+
+def param_columns(df: pl.DataFrame) -> list[str]:
+    """The policy-parameter columns of a result frame (numeric columns that are not results)."""
+    return [c for c, t in df.schema.items() if c not in RESULT_COLUMNS and t.is_numeric()]
+
+
+def never_as_null(column: str, never: float | None = None) -> pl.Expr:
+    """The column with NaN, ±inf (and the value `never`, if given) turned to null, so that
+    "never" is one group."""
+    col = pl.col(column)
+    if column in RESULT.nullable and never is None:
+        return col
+    keep = col.cast(pl.Float64).is_finite()
+    if never is not None:
+        keep = keep & (col != never)
+    return pl.when(keep).then(col).otherwise(None).alias(column)
+
+
+def declared_parameter(policy: str | None, param: str):
+    """The declaration (bollesim.game.policy.Parameter: `name`, `default`, `low`, `high`, `doc`,
+    `label`, `never`) of a policy parameter, read from the policy's module
+    (imported, nothing compiled); None when the policy or the parameter is unknown."""
+    if not policy:
+        return None
+    try:
+        module = GAME.policy_module(policy)
+    except Exception:  # noqa: BLE001 - a missing or broken policy just means "not declared"
+        return None
+    for p in getattr(module, "PARAMETERS", ()):
+        if getattr(p, "name", None) == param:
+            return p
+    return None
+
+
+def never_value(policy: str | None, param: str) -> float | None:
+    """The parameter value that means "never", as its declaration says (Parameter.never,
+    e.g. 25 for fire_at_roe's k); None when no value means that."""
+    p = declared_parameter(policy, param)
+    never = getattr(p, "never", None) if p is not None else None
+    return None if never is None else float(never)
+
+
+def parameter_label(policy: str | None, param: str) -> str:
+    """The human name of a parameter (Parameter.label), or its name when not declared."""
+    p = declared_parameter(policy, param)
+    return (getattr(p, "label", "") or param) if p is not None else param
+
+
+def resolve_never(never, policy: str | None, param: str) -> float | None:
+    if isinstance(never, str):
+        if never != "auto":
+            raise ValueError(f"never: 'auto', None or a number, not {never!r}")
+        return never_value(policy, param)
+    return None if never is None else float(never)
+
+
+def p_text(p: float | None) -> str:
+    """A p-value for people: "p < 0.001", "p = 0.0042", "p = 0.42"; "not paired" for none."""
+    if p is None:
+        return "not paired"
+    return "p < 0.001" if p < 1e-3 else f"p = {p:.2g}" if p < 0.01 else f"p = {p:.2f}"
+
+
+def pct(x: float | None) -> str:
+    """0.4123 -> "41.2%"; below 1%, two decimals; "–" for no value."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    v = 100.0 * x
+    return f"{v:.2f}%" if 0 < abs(v) < 1 else f"{v:.1f}%"
+
+
+def fmt_value(value) -> str:
+    """A parameter or group value for people: 12.0 -> "12", None/NaN -> "never"."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "never"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def swept_parameters(df: pl.DataFrame) -> dict[str, list[str]]:
+    """{policy: [parameters that take more than one value among that policy's games]}.
+
+    A parameter belongs to a policy if it is not null in all of the policy's rows; NaN,
+    ±inf and null count as one value ("never").
+    """
+    params = param_columns(df)
+    if "policy" not in df.columns:
+        return {}
+    stats = df.group_by("policy", maintain_order=True).agg(
+        pl.len().alias("_n"),
+        *[pl.col(p).null_count().alias(f"{p}__nulls") for p in params],
+        *[never_as_null(p).n_unique().alias(f"{p}__values") for p in params],
+    )
+    out: dict[str, list[str]] = {}
+    for row in stats.iter_rows(named=True):
+        out[str(row["policy"])] = [p for p in params if row[f"{p}__nulls"] < row["_n"]
+                                   and row[f"{p}__values"] > 1]
+    return out
+
+
+def own_cells(games: pl.DataFrame, policy: str, param: str, params: Sequence[str]) -> pl.DataFrame:
+    """The policy's games in which `param` is swept: where its other swept parameters keep
+    the values under which `param` takes the most settings (a grid that sweeps one imposed
+    trigger at the other's "not imposed", say), so its settings are played on the same
+    games and compared pair by pair."""
+    games = games.filter(pl.col("policy") == policy)
+    others = [p for p in params if p != param]
+    if not others:
+        return games
+    blocks = (games.group_by(others, maintain_order=True)
+              .agg(never_as_null(param).n_unique().alias("_settings")))
+    block = blocks.sort("_settings", descending=True, maintain_order=True).row(0, named=True)
+    return games.filter(pl.all_horizontal([pl.col(p).eq_missing(block[p]) for p in others]))
+
+
+def cell_labels(df: pl.DataFrame) -> pl.DataFrame:
+    """One row per cell: `cell`, `policy` and a short `label` ("fire_at_roe k=12").
+
+    The label names the policy and the parameters swept for that policy (those that vary
+    between its cells); a policy with one cell is labelled by its name alone. A value that
+    means "never" (NaN, or declared so, see never_value) reads "k=25 (never)". A cell that
+    changes the ruleset (a `ruleset` column) ends with what it changes:
+    "fire_at_roe k=12 I-AIR=ceil".
+    """
+    params = param_columns(df)
+    rulesets = ["ruleset"] if "ruleset" in df.columns else []
+    cells = (df.group_by("cell").agg(pl.col("policy").first(), *[pl.col(p).first() for p in params],
+                                     *[pl.col(r).first() for r in rulesets])
+             .sort("cell"))
+    swept = swept_parameters(cells)  # parameters that differ between a policy's cells
+    labels = []
+    for row in cells.iter_rows(named=True):
+        parts = [row["policy"]]
+        for p in swept.get(row["policy"], []):
+            value, never = row[p], never_value(row["policy"], p)
+            text = fmt_value(value)
+            if never is not None and value is not None and math.isclose(value, never):
+                text += " (never)"
+            parts.append(f"{p}={text}")
+        if rulesets and row["ruleset"]:
+            parts.append(row["ruleset"])
+        labels.append(" ".join(parts))
+    return cells.select("cell", "policy").with_columns(pl.Series("label", labels, dtype=pl.Utf8))
