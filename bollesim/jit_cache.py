@@ -61,6 +61,7 @@ PURE_PYTHON = frozenset({
     "bollesim/bollebank/narrate.py",
     "bollesim/bollebank/narrated.py",
     "bollesim/bollebank/penalised.py",
+    "bollesim/bollebank/value.py",
     "bollesim/bollebank/rules/docs.py",
     "bollesim/bollebank/rules/form.py",
     "bollesim/bollebank/rules/odds.py",
