@@ -5,7 +5,7 @@ rollout's streams is a sample of the chance to that decision drawn off the tape.
 import numpy as np
 import pytest
 
-from bollesim.bollebank import observation as O
+from bollesim.bollebank import observation
 from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, Lookahead, Position
 from bollesim.bollebank.penalised import INNER, steps
 from bollesim.bollebank.rules.loader import load_ruleset
@@ -47,8 +47,8 @@ def test_a_step_on_the_games_own_tape_is_the_next_decision(player, game):
                 continue
             k = len(nxt.options)
             assert points[i, 0] == nxt.base_choice and points[i, 1] == nxt.kind
-            assert (points[i, 3 : 3 + O.SIZE] == nxt.obs).all()
-            assert (points[i, 3 + O.SIZE : 3 + O.SIZE + k] == nxt.options).all()
+            assert (points[i, 3 : 3 + observation.SIZE] == nxt.obs).all()
+            assert (points[i, 3 + observation.SIZE : 3 + observation.SIZE + k] == nxt.options).all()
             checked += 1
     assert checked > 50
 

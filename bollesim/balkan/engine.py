@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from bollesim.balkan import luck, tactics
-from bollesim.balkan import ruleset as R
+from bollesim.balkan import luck, ruleset, tactics
 from bollesim.balkan.schema import MAX_STANDS
 from bollesim.jit import compiled
 from bollesim.rng import CHANCE, init_stream, keyed_d6, keyed_size
 
 ON, DESTROYED, LEFT = 0, 1, 2
 ATT, DEF = 0, 1
-K = {name: i for i, name in enumerate(R.SCALARS)}
+K = {name: i for i, name in enumerate(ruleset.SCALARS)}
 BOUNDS, BREAK, START, COUNTER = K["bounds"], K["break_percent"], K["start_distance"], K["counter"]
 # a side's value is at its attacker's index + side: the SCALARS pairs are adjacent
 MOVE_MOD, COVER, UNSEEN = K["attacker_move"], K["attacker_cover"], K["attacker_unseen"]
@@ -103,17 +102,17 @@ def end_code(status, na, nd, sc):
 def move(stream, bound, tab, status, dist, na, sc, params):
     """reference.move."""
     digits = max(0, keyed_d6(stream, bound, luck.MOVE) + sc[MOVE_MOD])
-    mine, weapon, standing = dist[ATT, :na], tab[ATT, :na, R.WEAPON], status[ATT, :na]  # views
+    mine, weapon, standing = dist[ATT, :na], tab[ATT, :na, ruleset.WEAPON], status[ATT, :na]  # views
     for _ in range(digits):
         leader, to = tactics.advance(mine, weapon, standing, params)
         if leader < 0:
             return
-        here, rate = dist[ATT, leader], tab[ATT, leader, R.MOVE]
-        guns = tab[ATT, leader, R.WEAPON] == R.ARTILLERY
+        here, rate = dist[ATT, leader], tab[ATT, leader, ruleset.MOVE]
+        guns = tab[ATT, leader, ruleset.WEAPON] == ruleset.ARTILLERY
         to = max(to, here - rate, 1)
         for i in range(na):
-            if (status[ATT, i] == ON and dist[ATT, i] == here and tab[ATT, i, R.MOVE] == rate
-                    and (tab[ATT, i, R.WEAPON] == R.ARTILLERY) == guns):
+            if (status[ATT, i] == ON and dist[ATT, i] == here and tab[ATT, i, ruleset.MOVE] == rate
+                    and (tab[ATT, i, ruleset.WEAPON] == ruleset.ARTILLERY) == guns):
                 dist[ATT, i] = to
 
 
@@ -129,16 +128,16 @@ def fire_of(tab, status, dist, side, n, na, sc, scratch, row):
     count = 0
     for i in range(n):
         reach = dist[ATT, i] if side == ATT else near
-        if status[side, i] != ON or reach < 1 or reach > tab[side, i, R.MAXIMUM]:
+        if status[side, i] != ON or reach < 1 or reach > tab[side, i, ruleset.MAXIMUM]:
             continue
-        mod = tab[side, i, R.QUALITY_DRM] + sc[COVER + 1 - side]
-        effective = tab[side, i, R.EFFECTIVE]
-        if tab[side, i, R.WEAPON] == R.ARTILLERY:
+        mod = tab[side, i, ruleset.QUALITY_DRM] + sc[COVER + 1 - side]
+        effective = tab[side, i, ruleset.EFFECTIVE]
+        if tab[side, i, ruleset.WEAPON] == ruleset.ARTILLERY:
             mod += sc[UNSEEN + side]
         elif reach > effective:
             mod += sc[BEYOND]
         scratch[row, count] = i
-        scratch[row + 1, count] = tab[side, i, R.DICE_NEAR] if reach <= effective else 1
+        scratch[row + 1, count] = tab[side, i, ruleset.DICE_NEAR] if reach <= effective else 1
         scratch[row + 2, count] = mod
         count += 1
     return count
@@ -167,7 +166,8 @@ def close(tab, status, dist, na, scratch, out):
     """reference.close, into scratch row out; how many."""
     count = 0
     for i in range(na):
-        if status[ATT, i] == ON and tab[ATT, i, R.WEAPON] != R.ARTILLERY and dist[ATT, i] <= tab[ATT, i, R.EFFECTIVE]:
+        if (status[ATT, i] == ON and tab[ATT, i, ruleset.WEAPON] != ruleset.ARTILLERY
+                and dist[ATT, i] <= tab[ATT, i, ruleset.EFFECTIVE]):
             scratch[out, count] = i
             count += 1
     return count
@@ -180,7 +180,7 @@ def healthiest(tab, fig, status, nd, k, troops_only, scratch, out):
     order (an insertion sort, stable as Python's sorted)."""
     count = 0
     for i in range(nd):
-        if status[DEF, i] != ON or (troops_only and tab[DEF, i, R.WEAPON] == R.ARTILLERY):
+        if status[DEF, i] != ON or (troops_only and tab[DEF, i, ruleset.WEAPON] == ruleset.ARTILLERY):
             continue
         at = count
         while at > 0 and fig[DEF, scratch[out, at - 1]] < fig[DEF, i]:
@@ -198,10 +198,10 @@ def retire(tab, status, dist, side, scratch, members, count, sc):
         i = scratch[members, k]
         if status[side, i] != ON:
             continue
-        if side == DEF or tab[side, i, R.ROAD] > sc[START]:
+        if side == DEF or tab[side, i, ruleset.ROAD] > sc[START]:
             status[side, i] = LEFT
         else:
-            dist[side, i] = tab[side, i, R.ROAD]
+            dist[side, i] = tab[side, i, ruleset.ROAD]
 
 
 @compiled
@@ -212,9 +212,9 @@ def contact(stream, bound, tab, fig, status, dist, assaulting_side, a_members, c
     the winner (1: the assaulting side, -1, 0 a tie). One die a stand (row ONES)."""
     defending_side = 1 - assaulting_side
     for k in range(ca):
-        scratch[0, k] = tab[assaulting_side, scratch[a_members, k], R.QUALITY_DRM] + sc[COVER + defending_side]
+        scratch[0, k] = tab[assaulting_side, scratch[a_members, k], ruleset.QUALITY_DRM] + sc[COVER + defending_side]
     for k in range(cd):
-        scratch[1, k] = tab[defending_side, scratch[d_members, k], R.QUALITY_DRM]
+        scratch[1, k] = tab[defending_side, scratch[d_members, k], ruleset.QUALITY_DRM]
     ta, sa = throw(stream, bound, purpose_a, scratch, ONES, 0, ca, sc)
     td, sd = throw(stream, bound, purpose_d, scratch, ONES, 1, cd, sc)
     winner, to_a, to_d = contest(ta, sa, td, sd)
@@ -232,7 +232,7 @@ def play_one(tab, ns, sc, params, stream, fig, status, dist, scratch, cas, out):
     na, nd = ns[ATT], ns[DEF]
     for s in range(2):
         for i in range(ns[s]):
-            fig[s, i] = tab[s, i, R.FIGURES]
+            fig[s, i] = tab[s, i, ruleset.FIGURES]
             status[s, i] = ON
             dist[s, i] = sc[START] if s == ATT else 0
     cas[:] = 0
@@ -312,9 +312,9 @@ def play_games(tab, ns, sc, params, seed, first_game, out):
         play_one(tab, ns, sc, params[g], stream, fig, status, dist, scratch, cas, out[g])
 
 
-def tables(rules: R.Ruleset) -> tuple[np.ndarray, np.ndarray]:
+def tables(rules: ruleset.Ruleset) -> tuple[np.ndarray, np.ndarray]:
     """The two sides' stand tables in one array [2, MAX_STANDS, columns], and their sizes."""
-    tab = np.zeros((2, MAX_STANDS, R.N_COLUMNS), dtype=np.int64)
+    tab = np.zeros((2, MAX_STANDS, ruleset.N_COLUMNS), dtype=np.int64)
     tab[ATT, :len(rules.attacker)] = rules.attacker
     tab[DEF, :len(rules.defender)] = rules.defender
     return tab, np.array([len(rules.attacker), len(rules.defender)], dtype=np.int64)

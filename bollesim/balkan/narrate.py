@@ -10,14 +10,13 @@ from collections import Counter
 
 import numpy as np
 
-from bollesim.balkan import luck, reference
-from bollesim.balkan import ruleset as R
+from bollesim.balkan import luck, reference, ruleset
 
 ATTACKER_DICE = {luck.FIRE_A, luck.ASSAULT_A, luck.REPLY_A, luck.COUNTER_A}
 STEP_KM = 0.125  # a distance step (schema.py)
 
 
-def labels(rules: R.Ruleset, side: str) -> list[str]:
+def labels(rules: ruleset.Ruleset, side: str) -> list[str]:
     """Each stand's name, in table order: its quality and type, numbered when the side has
     several alike ("trained infantry 3")."""
     kinds = []
@@ -40,7 +39,7 @@ def band(stand: reference.Stand, dist: int) -> str:
     if dist <= 1:
         return "in contact"
     if dist <= stand.effective:
-        return "at short range" if stand.weapon == R.ARTILLERY else "at effective range"
+        return "at short range" if stand.weapon == ruleset.ARTILLERY else "at effective range"
     return "at maximum range" if dist <= stand.maximum else "out of range"
 
 
@@ -60,7 +59,7 @@ def die(face: int, modifier: int, score: int) -> str:
     return f"{face}{signed(modifier)}={score}"
 
 
-def new_narrated_battle(rules: R.Ruleset, seed: int, game: int) -> reference.Battle:
+def new_narrated_battle(rules: ruleset.Ruleset, seed: int, game: int) -> reference.Battle:
     b = reference.new_battle(rules, seed, game)
     for side in ("attacker", "defender"):
         for stand, name in zip(getattr(b, side), labels(rules, side), strict=True):
@@ -69,7 +68,7 @@ def new_narrated_battle(rules: R.Ruleset, seed: int, game: int) -> reference.Bat
     return b
 
 
-def events(rules: R.Ruleset, params: np.ndarray, seed: int, game: int) -> tuple[list, dict]:
+def events(rules: ruleset.Ruleset, params: np.ndarray, seed: int, game: int) -> tuple[list, dict]:
     """The engagement's events (reference.Battle.note's tuples) and its result row."""
     b = new_narrated_battle(rules, seed, game)
     row = reference.play(rules, params, seed, game, b)
@@ -79,7 +78,7 @@ def events(rules: R.Ruleset, params: np.ndarray, seed: int, game: int) -> tuple[
 class Teller:
     """Turns the events of one engagement into lines."""
 
-    def __init__(self, rules: R.Ruleset):
+    def __init__(self, rules: ruleset.Ruleset):
         self.rules = rules
         self.throws: list[tuple] = []  # the dice of the contest under way, in throwing order
 

@@ -12,7 +12,7 @@ from collections import Counter
 from fractions import Fraction
 from functools import lru_cache
 
-from bollesim.balkan import ruleset as R
+from bollesim.balkan import ruleset
 
 MAX_DICE = 20
 """Dice a side the enumeration takes: 20 against 20 takes about a second (the pairs of
@@ -63,20 +63,20 @@ def _contest(first: tuple, second: tuple, six_rolled: bool, clamp_total: bool) -
     return {k: Fraction(w, whole) for k, w in sorted(out.items())}
 
 
-def scenario_sides(rules: R.Ruleset, distance: int) -> tuple[list[int], list[int]]:
+def scenario_sides(rules: ruleset.Ruleset, distance: int) -> tuple[list[int], list[int]]:
     """The dice modifiers of the attacker's firefight with every attacker stand at
     `distance` steps from the line and all stands whole (fire_of in reference.py)."""
     def fire(table, cover, unseen):
         mods = []
         for row in table:
-            if distance > row[R.MAXIMUM]:
+            if distance > row[ruleset.MAXIMUM]:
                 continue
-            mod = row[R.QUALITY_DRM] + cover
-            if row[R.WEAPON] == R.ARTILLERY:
+            mod = row[ruleset.QUALITY_DRM] + cover
+            if row[ruleset.WEAPON] == ruleset.ARTILLERY:
                 mod += unseen
-            elif distance > row[R.EFFECTIVE]:
+            elif distance > row[ruleset.EFFECTIVE]:
                 mod += rules.p("beyond_effective")
-            mods += [int(mod)] * int(row[R.DICE_NEAR] if distance <= row[R.EFFECTIVE] else 1)
+            mods += [int(mod)] * int(row[ruleset.DICE_NEAR] if distance <= row[ruleset.EFFECTIVE] else 1)
         return mods
 
     return (fire(rules.attacker, rules.p("defender_cover"), rules.p("attacker_unseen")),
@@ -91,7 +91,7 @@ def summary(odds: dict) -> dict[str, Fraction]:
             "second's casualties": sum((p * d for (_, _, d), p in odds.items()), Fraction(0))}
 
 
-def exact_odds(rules: R.Ruleset) -> list[dict]:
+def exact_odds(rules: ruleset.Ruleset) -> list[dict]:
     """The scenario's opening firefight at each range band the attacker crosses, as plain
     data (Game.odds, the what-if page): the attacker's chance to win, of a tie, and each
     side's expected casualties (where a side throws more than MAX_DICE dice, the row says

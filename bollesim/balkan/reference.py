@@ -17,8 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bollesim.balkan import luck, tactics
-from bollesim.balkan import ruleset as R
+from bollesim.balkan import luck, ruleset, tactics
 from bollesim.rng import CHANCE, keyed_d6, new_stream
 
 ON, DESTROYED, LEFT = 0, 1, 2  # a stand's status; LEFT: retired off the field
@@ -45,7 +44,7 @@ class Stand:
 
 @dataclass
 class Battle:
-    rules: R.Ruleset
+    rules: ruleset.Ruleset
     attacker: list[Stand]
     defender: list[Stand]
     stream: np.ndarray  # the game's keyed chance stream
@@ -64,9 +63,9 @@ class Battle:
             self.log.append((self.bound, kind, *facts))
 
 
-def new_battle(rules: R.Ruleset, seed: int, game: int) -> Battle:
+def new_battle(rules: ruleset.Ruleset, seed: int, game: int) -> Battle:
     def stands(table, dist):
-        return [Stand(*(int(v) for v in row[:R.N_COLUMNS]), dist=dist) for row in table]
+        return [Stand(*(int(v) for v in row[:ruleset.N_COLUMNS]), dist=dist) for row in table]
 
     return Battle(rules, stands(rules.attacker, rules.p("start_distance")),
                   stands(rules.defender, 0), new_stream(seed, game, CHANCE, luck.PURPOSES))
@@ -161,11 +160,11 @@ def move(b: Battle, params: np.ndarray) -> None:
         head = b.attacker[leader]
         to = max(to, head.dist - head.move, 1)
         group = [s for s in b.attacker if s.on and s.dist == head.dist and s.move == head.move
-                 and (s.weapon == R.ARTILLERY) == (head.weapon == R.ARTILLERY)]
+                 and (s.weapon == ruleset.ARTILLERY) == (head.weapon == ruleset.ARTILLERY)]
         b.note("advance", [s.label for s in group], head, head.dist, to)
         for i, s in enumerate(b.attacker):
             if (s.on and s.dist == head.dist and s.move == head.move
-                    and (s.weapon == R.ARTILLERY) == (head.weapon == R.ARTILLERY) and s is not head):
+                    and (s.weapon == ruleset.ARTILLERY) == (head.weapon == ruleset.ARTILLERY) and s is not head):
                 s.dist = dist[i] = to
         head.dist = dist[leader] = to
 
@@ -182,7 +181,7 @@ def fire_of(b: Battle, side: str) -> list[tuple[Stand, int, int]]:
         if not s.on or reach < 1 or reach > s.maximum:
             continue
         modifier = s.quality + b.rules.p(f"{other}_cover")
-        if s.weapon == R.ARTILLERY:
+        if s.weapon == ruleset.ARTILLERY:
             modifier += b.rules.p(f"{side}_unseen")
         elif reach > s.effective:
             modifier += b.rules.p("beyond_effective")
@@ -210,7 +209,7 @@ def firefight(b: Battle, mover: str, purposes: tuple[int, int]) -> int:
 def close(stands: list[Stand]) -> list[Stand]:
     """The attacker's troops at their effective range or closer (artillery does not
     assault)."""
-    return [s for s in stands if s.on and s.weapon != R.ARTILLERY and s.dist <= s.effective]
+    return [s for s in stands if s.on and s.weapon != ruleset.ARTILLERY and s.dist <= s.effective]
 
 
 def healthiest(stands: list[Stand], k: int) -> list[Stand]:
@@ -247,7 +246,7 @@ def counter(b: Battle) -> None:
     """The defender's close assault after winning its firefight (battle.counter): its
     healthiest troops against the attacker's close troops, whose cover counts."""
     assaulted = close(b.attacker)
-    assaulting = healthiest([s for s in b.defender if s.on and s.weapon != R.ARTILLERY],
+    assaulting = healthiest([s for s in b.defender if s.on and s.weapon != ruleset.ARTILLERY],
                             len(assaulted))
     if not assaulted or not assaulting:
         return
@@ -282,7 +281,7 @@ def retire(b: Battle, stands: list[Stand], defender: bool) -> None:
 
 # ------------------------------------------------------------------ a game
 
-def play(rules: R.Ruleset, params: np.ndarray, seed: int, game: int, b: Battle | None = None) -> dict:
+def play(rules: ruleset.Ruleset, params: np.ndarray, seed: int, game: int, b: Battle | None = None) -> dict:
     """One engagement under the attacker's scripted family at `params`; its result row
     (b: the battle to play, new_battle's, given when its events are to be kept)."""
     b = b or new_battle(rules, seed, game)
