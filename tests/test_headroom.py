@@ -83,8 +83,10 @@ def test_the_bracket_in_a_designers_words():
     op, values = penalised("operational victory", "operational", 0.8)
     nd, defeat = penalised("no defeat", "defeat", 0.99)
     text = headroom.designer_sentence(best, clair, 60, safest, [op, nd])
-    assert (f"below {100 * values.mean():.1f}% for operational victory, "
-            f"{100 * defeat.mean():.1f}% for no defeat.") in text
+    (m, low, _), (d, d_low, _) = (headroom.mean_interval(x) for x in (values, defeat))
+    assert (f"below about {100 * m:.1f}% for operational victory ({100 * low:.1f}% at the "
+            f"low end of its interval, on {len(values):,} games), {100 * d:.1f}% for no defeat "
+            f"({100 * d_low:.1f}% at the low end") in text
 
 
 @pytest.mark.parametrize("fresh", [0.8, 0.5])

@@ -327,8 +327,11 @@ def designer_sentence(best: Rung, clairvoyant: Rung, lost: int, safest: Rung,
         f"{100 * max(c.rate - b.rate, 0):.1f} points is luck too, the bound cannot yet say."
     )
     if penalised:
-        ends = ", ".join(f"{pct(float(np.mean(p.steps[-1].fresh)))} for {p.objective}"
-                         for p in penalised)
+        ends = ", ".join(f"{pct(m)} for {p.objective} ({pct(low)} at the low end of its "
+                         f"interval, on {len(p.steps[-1].fresh):,} games)"
+                         for p in penalised
+                         for m, low, _ in [mean_interval(p.steps[-1].fresh)])
         text += (f" Charging foresight for its luck (the penalised clairvoyant) with the "
-                 f"value estimate built so far cannot bring these upper ends below {ends}.")
+                 f"value estimate built so far would not bring these upper ends below about "
+                 f"{ends}.")
     return text
