@@ -75,9 +75,20 @@ def test_exact_odds_of_a_worked_case():
     assert o["first's casualties"] == Fraction(1, 6)  # only the other's six: the difference is under six
 
 
-def test_exact_odds_refuse_more_than_twelve_dice():
-    with pytest.raises(ValueError, match="12 dice"):
-        odds.contest_odds([0] * 13, [0])
+def test_exact_odds_refuse_more_dice_than_they_count():
+    with pytest.raises(ValueError, match=f"{odds.MAX_DICE} dice"):
+        odds.contest_odds([0] * (odds.MAX_DICE + 1), [0])
+
+
+def test_the_shipped_scenarios_odds_are_all_counted():
+    """Every distance of the shipped scenario's odds table has its chances (its 13
+    attacking dice at close range included); a larger force is named, not left blank."""
+    table = odds.exact_odds(load_ruleset())[0]
+    assert max(row[1] for row in table["rows"]) > 12
+    assert all(isinstance(cell, dict) for row in table["rows"] for cell in row[3:])
+    big = load_ruleset(overrides=["attacker.stands[3].count=7"])  # 14 guns: 23 dice at short range
+    rows = odds.exact_odds(big)[0]["rows"]
+    assert any(str(row[3]).startswith("not counted") for row in rows)
 
 
 # ------------------------------------------------------------------ frequencies
@@ -260,8 +271,11 @@ def test_run_sweep_and_report_play_balkan_wars(tmp_path):
     spec = ROOT / "experiments" / "balkan_close_assault.toml"
     out = bollesim("sweep", str(spec), "-n", "500", "--out", "sweep", cwd=tmp_path)
     assert "close assault once the defender has lost" in out.lower()
+    assert "A game can count several wins at once (attack won, light losses)" in out
     bollesim("report", "sweep", cwd=tmp_path)
-    assert "close assault" in (tmp_path / "sweep" / "report.md").read_text(encoding="utf-8").lower()
+    report = (tmp_path / "sweep" / "report.md").read_text(encoding="utf-8")
+    assert "close assault" in report.lower() and "narrated bound by bound" in report
+    assert "turn by turn" not in report and "victor" not in report
 
 
 @pytest.mark.parametrize("args, problem", [(["--game"], "--game needs a game's name"),

@@ -61,33 +61,48 @@ def test_the_bracket_states_both_ends_and_the_proven_losses():
     assert f"{100 * (0.97 - 0.45):.1f} points" in text
 
 
+def penalised(objective, outcome, fresh, n=100):
+    import numpy as np
+
+    values = fresh + np.random.default_rng(1).normal(0, 0.1, n)
+    steps = [headroom.ValueStep("10 trees", values + 0.3, values + 0.1),
+             headroom.ValueStep("100 trees", values + 0.25, values)]
+    return headroom.Penalised(objective, outcome, steps, 95, 1000, 16), values
+
+
 def test_the_bracket_in_a_designers_words():
     best, clair = rung("expert", 900, 300), rung("clairvoyant", 1940, 0, bound=True)
-    text = headroom.designer_sentence(best, clair, lost=60)
+    safest = rung("careful", 100, 40)
+    text = headroom.designer_sentence(best, clair, 60, safest)
     assert "reaches operational victory in 45.0% of games" in text and "no play" in text
     assert "more than 97.0%" in text
     assert "at most 52.0 points below the best possible play" in text
-    assert "loses at least 3.0% of games" in text
+    assert "careful) avoids it in 98.0% of games" in text and "more than 100.0%" in text
+    assert "at most 2.0 points below" in text
+    assert "loses at least 3.0% of games" in text and "penalised" not in text
+    op, values = penalised("operational victory", "operational", 0.8)
+    nd, defeat = penalised("no defeat", "defeat", 0.99)
+    text = headroom.designer_sentence(best, clair, 60, safest, [op, nd])
+    assert (f"below {100 * values.mean():.1f}% for operational victory, "
+            f"{100 * defeat.mean():.1f}% for no defeat.") in text
 
 
-@pytest.mark.parametrize("found, verdict", [(1.5, "above the plain clairvoyant's 50.0%"),
-                                            (0.3, "against the plain clairvoyant's 50.0%")])
-def test_the_penalised_bound_beside_the_plain_one(found, verdict):
-    """Its mean with a 95% interval, against the plain bound on the same games, and the
-    inner samples' bias (the same lines on fresh samples); above the plain one it is
-    looser, below it only a lower estimate: either way the plain one stays the best."""
-    import numpy as np
-
-    rng = np.random.default_rng(1)
-    values = found + rng.normal(0, 0.1, 100)
-    p = headroom.Penalised("operational victory", values, values - 0.25, 50, "plan", 64)
-    text = headroom.penalised_sentence(p)
+@pytest.mark.parametrize("fresh", [0.8, 0.5])
+def test_the_penalised_ladder_of_v(fresh):
+    """Each V's row: the lines on their samples, on fresh ones (the bound is at least
+    that), the gap above the best honest player and the samples' noise; beyond 10 points
+    at the low end the text says this V cannot close it, else that it is only a lower
+    estimate; the plain bound stays the best proven one."""
+    p, values = penalised("operational victory", "operational", fresh)
+    lines = headroom.penalised_lines(p, [rung("expert", 900, 300), rung("random", 0, 1900)])
+    table = "\n".join(lines)
+    assert "| 0 (the plain clairvoyant: its bound) | – | 95.0% | 50.0 | – |" in table
     m, low, high = headroom.mean_interval(values)
-    assert f"at least {100 * m:.1f} ({100 * low:.1f} to {100 * high:.1f})%" in text
-    assert verdict in text and "64 inner samples" in text
-    assert "adds 25.0 (25.0 to 25.0) points" in text
-    assert ("looser" in text) == (found > 0.5) and ("lower estimate" in text) == (found < 0.5)
-    assert text.endswith("the best bound of the optimum is the plain clairvoyant's.")
+    assert "| 100 trees | " in table and f"| {100 * m:.1f} ({100 * low:.1f} to {100 * high:.1f}) |" in table
+    assert f"| {100 * (m - 0.45):.1f} | 25.0 (25.0 to 25.0) |" in table
+    assert ("cannot bring the bound within 10 points" in table) == (low - 0.45 > 0.10)
+    assert ("a lower estimate, not a bound" in table) == (low - 0.45 <= 0.10)
+    assert "The best proven bound stays the plain clairvoyant's." in table
 
 
 def test_the_best_honest_player_is_never_the_bound():
@@ -156,7 +171,7 @@ def test_the_command_runs_on_small_counts(tmp_path):
     command = ["headroom", "--games", "40", "--expert-games", "1", "--clairvoyant-games",
                "3", "--budget", "5", "--sweep-games", "20", "--threads", "1", "--out",
                str(tmp_path), "--restricted", str(tmp_path / "absent"),
-               "--penalised-games", "1", "--inner", "2", *PATHS]
+               "--penalised-games", "1", "--inner", "2", "--value-games", "3", *PATHS]
     result = CliRunner().invoke(app, command)
     assert result.exit_code == 0, result.output
     text = (tmp_path / "headroom.md").read_text()

@@ -1,46 +1,76 @@
 """The penalised clairvoyant on this game (bollesim/bollebank/penalised.py): a line's
-value is V at the first decision plus the estimated advantages it takes, the base's own
-line is worth V there, and its inner samples are on streams of their own."""
+value is V at the first decision plus Q - V at each of its decisions, its Q the mean of V
+over STEP samples of the chance to the next decision, on streams of their own; V a
+fitted value of the decision (bollesim/bollebank/value.py)."""
 
+import numpy as np
 import pytest
 
+from bollesim.bollebank import value as valued
 from bollesim.bollebank.clairvoyant import WIN_BY_NAME
 from bollesim.bollebank.engine.rollout import MAX_ROLLOUTS
 from bollesim.bollebank.lookahead import SETUP, Position
-from bollesim.bollebank.penalised import FRESH, INNER, MOST, Penalised
+from bollesim.bollebank.penalised import FRESH, INNER, MOST, Penalised, steps
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.game.policy import load_policy
 
 RULES = load_ruleset()
 SEED, GAME = 3, 1
 OPERATIONAL = WIN_BY_NAME["operational victory"]
-
-
-def penalised(offset=0, rollouts=4):
-    return Penalised(RULES, OPERATIONAL, load_policy("cautious"), None, rollouts, offset)
+CAUTIOUS = load_policy("cautious")
 
 
 @pytest.fixture(scope="module")
-def greedy():
-    return penalised().greedy(SEED, GAME)
+def data():
+    return valued.decisions(RULES, OPERATIONAL, CAUTIOUS, None, 11, 60)
 
 
-def test_the_base_line_is_worth_v_at_the_first_decision(greedy):
-    """No choice changed: no advantage taken, and the game is the base policy's own."""
-    own = penalised().replay(SEED, GAME, ())
-    assert own.value == own.start == greedy.start and 0 <= own.start <= 1
-    row, _ = penalised().player.next_decision(SEED, GAME, Position(SETUP, []))
+@pytest.fixture(scope="module")
+def value(data):
+    return valued.fit(*data, trees=5, threads=1)
+
+
+def penalised(value, offset=0, samples=4):
+    return Penalised(RULES, OPERATIONAL, CAUTIOUS, None, value, samples, offset)
+
+
+def test_v_is_fitted_on_every_decision_and_reads_as_a_probability(data, value):
+    """A row per decision of the policy's games (kind, observation), labelled by its game's
+    end; refitting the same data gives the same V."""
+    x, y = data
+    assert x.shape[1] == valued.FEATURES and len(x) > 60 * 10 and set(np.unique(y)) <= {0.0, 1.0}
+    v = value(x)
+    assert ((0 <= v) & (v <= 1)).all()
+    assert np.array_equal(valued.fit(x, y, trees=5, threads=1)(x), v)
+
+
+def test_a_line_is_v_at_its_first_decision_plus_q_minus_v_at_each(value):
+    """Recomputed by hand on the policy's own line: V at each decision, Q of the option
+    the policy took from the STEP samples."""
+    p = penalised(value)
+    own = p.replay(SEED, GAME, ())
+    row, point = p.player.next_decision(SEED, GAME, Position(SETUP, []))
+    total, first = 0.0, p.v(point)
+    while point is not None:
+        n = p.samples
+        points, rows = steps(p.player, SEED, GAME, point, np.full(n, point.base_choice),
+                             np.arange(INNER, INNER + n))
+        values = [float(OPERATIONAL.won(r)) if q[0] < 0 else
+                  float(value(valued.features([q[1]], [q[3:3 + len(point.obs)]]))[0])
+                  for q, r in zip(points, rows, strict=True)]
+        total += np.mean(values) - p.v(point)
+        row, point = p.player.next_decision(
+            SEED, GAME, Position(point.at.snapshot, [*point.at.script, point.base_choice]))
+    assert own.start == first and own.value == pytest.approx(first + total, abs=1e-12)
     assert own.won == OPERATIONAL.won(row) and own.decisions > 10
 
 
-def test_the_greedy_line_takes_every_positive_advantage(greedy):
-    """Its value is V at the first decision plus the advantages it took, none negative;
-    the same line on the same samples is worth the same (same seed, same numbers), and on
-    fresh samples something else."""
-    assert greedy.value > greedy.start
-    assert penalised().replay(SEED, GAME, greedy.line) == greedy
-    fresh = penalised(FRESH).replay(SEED, GAME, greedy.line)
-    assert fresh.line == greedy.line and fresh.value != greedy.value
+def test_the_same_line_on_the_same_samples_is_worth_the_same(value):
+    line = (1, 0, 1, 1)
+    once = penalised(value).replay(SEED, GAME, line)
+    assert penalised(value).replay(SEED, GAME, line) == once
+    fresh = penalised(value, FRESH).replay(SEED, GAME, line)
+    assert fresh.line == once.line and fresh.value != once.value
 
 
 def test_the_inner_samples_are_not_a_players_rollouts():
@@ -52,7 +82,7 @@ def test_the_inner_samples_are_not_a_players_rollouts():
     assert INNER + FRESH + MOST < MAX_ROLLOUTS
 
 
-@pytest.mark.parametrize("rollouts", [0, MOST + 1])
-def test_inner_samples_out_of_range_are_refused(rollouts):
-    with pytest.raises(ValueError, match="1 to 65,536 rollouts"):
-        penalised(rollouts=rollouts)
+@pytest.mark.parametrize("samples", [0, MOST + 1])
+def test_inner_samples_out_of_range_are_refused(value, samples):
+    with pytest.raises(ValueError, match="1 to 65,536 samples"):
+        penalised(value, samples=samples)

@@ -549,6 +549,46 @@ def test_the_exact_odds_follow_an_edited_table(page):
     assert shown() == expected(load_ruleset(overrides=["tracks.tank_to_hit=11"]))
 
 
+def test_find_a_change_opens_the_change_it_found_as_the_current_setting(page):
+    """The panel, clicked: from the shipped rules, the historical plan's defeat at most 80%
+    (83% as shipped) by one key on a small budget; the answer is certified on held-out
+    games, and "Open as the current setting" sets the form to the change and plays it
+    with the target's player. The panel and its answer fit 400 px."""
+    from bollesim import load_ruleset
+
+    page.click("#reset")
+    page.select_option("#find-outcome", "defeat")
+    page.select_option("#find-player", "historical")
+    page.select_option("#find-comparison", "at_most")
+    page.fill("#find-value", "80")
+    page.fill("#find-keys", "tracks.tank_to_hit")
+    page.fill("#find-budget", "80000")
+    page.click("#find-go")
+    page.wait_for_selector("#find-answer .sentence", timeout=300_000)
+    sentence = page.inner_text("#find-answer .sentence")
+    found = re.match(r"Change tracks\.tank_to_hit from 7 to (\d+): the historical policy's defeat "
+                     r"becomes [\d.]+% \([\d.]+–[\d.]+\) on 10,000 held-out games\.", sentence)
+    assert found, sentence
+    assert "held-out games of seed 4" in page.inner_text("#find-answer .cost")
+    assert page.inner_text("#find-answer ul").count("met") >= 2  # both rulesets' verdicts
+    page.click("#find-open")
+    value = found.group(1)
+    assert page.input_value(TANK) == value
+    assert page.input_value("#policy") == "historical"
+    rules = load_ruleset(overrides=[f"tracks.tank_to_hit={value}"])
+    shown = settle(page, rules.digest, timeout=60_000)
+    assert {o: r["k"] for o, r in shown.items()} == predicted(rules, "historical", {})
+    page.set_viewport_size({"width": 400, "height": 1000})
+    try:
+        page.wait_for_timeout(300)
+        fit = page.evaluate("""() => ({overflow: document.documentElement.scrollWidth - innerWidth,
+          clipped: [...document.querySelectorAll('#find .body, .find-form, #find-answer')]
+                     .filter(n => n.scrollWidth > n.clientWidth + 1).map(n => n.className)})""")
+    finally:
+        page.set_viewport_size({"width": 1500, "height": 1000})
+    assert fit == {"overflow": 0, "clipped": []}, fit
+
+
 @pytest.mark.skipif(not os.environ.get("BOLLESIM_SCREENSHOT"), reason="set BOLLESIM_SCREENSHOT")
 def test_screenshot(browser):
     """docs/serve.md's picture, 1280 px wide: one change to a track, refined to 20,000

@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from bollesim.balkan import luck, tactics
-from bollesim.balkan import ruleset as R
+from bollesim.balkan import luck, ruleset, tactics
 from bollesim.balkan.schema import MAX_STANDS
 from bollesim.jit import compiled
 from bollesim.rng import CHANCE, init_stream, keyed_d6, keyed_size
 
 ON, DESTROYED, LEFT = 0, 1, 2
 ATT, DEF = 0, 1
-K = {name: i for i, name in enumerate(R.SCALARS)}
+K = {name: i for i, name in enumerate(ruleset.SCALARS)}
 BOUNDS, BREAK, START, COUNTER = K["bounds"], K["break_percent"], K["start_distance"], K["counter"]
 # a side's value is at its attacker's index + side: the SCALARS pairs are adjacent
 MOVE_MOD, COVER, UNSEEN = K["attacker_move"], K["attacker_cover"], K["attacker_unseen"]
@@ -28,16 +27,22 @@ STRENGTH = K["attacker_strength"]
 BEYOND, SIX_ROLLED, CLAMP_TOTAL, TIE_DEF = K["beyond_effective"], K["six_rolled"], K["clamp_total"], K["tie_defender"]
 STREAM = keyed_size(luck.PURPOSES)
 END_REASONS = ("defender broke", "attacker broke", "both broke", "day ended")
+ONES, A_MEMBERS, D_MEMBERS = 6, 7, 8
+"""Rows of a game's scratch (play_games): 0-2 and 3-5 a firefight's two sides (stands,
+dice, modifiers; a close assault's modifiers in 0 and 1), then all ones, the attacker's
+and the defender's stands in a close assault."""
 
 
 @compiled
-def throw(stream, bound, purpose, members, count, dice, mods, sc):
-    """(total, sixes) of members[:count] throwing dice[k] dice at modifier mods[k]."""
+def throw(stream, bound, purpose, scratch, dice, mods, count, sc):
+    """(total, sixes) of count stands, stand k throwing scratch[dice, k] dice at modifier
+    scratch[mods, k] (rows of scratch, not views of it: a view costs two atomic reference
+    counts, a fifth of the engine's time when each call made its own)."""
     total = sixes = n = 0
     for k in range(count):
-        for _ in range(dice[k]):
+        for _ in range(scratch[dice, k]):
             face = keyed_d6(stream, bound, purpose)
-            score = face + mods[k]
+            score = face + scratch[mods, k]
             if sc[CLAMP_TOTAL] == 0:
                 score = min(6, max(1, score))
             total += score
@@ -59,12 +64,13 @@ def contest(ta, sa, td, sd):
 
 
 @compiled
-def take(fig, status, dist, side, members, count, n):
-    """n casualties on members[:count] of side: nearest first, most damaged first."""
+def take(fig, status, dist, side, scratch, members, count, n):
+    """n casualties on the count stands of side listed in row `members` of scratch (-1:
+    stands 0 .. count - 1): nearest first, most damaged first."""
     for _ in range(n):
         best = -1
         for k in range(count):
-            i = members[k]
+            i = scratch[members, k] if members >= 0 else k
             if status[side, i] != ON:
                 continue
             if best < 0 or (dist[side, i], fig[side, i]) < (dist[side, best], fig[side, best]):
@@ -96,22 +102,24 @@ def end_code(status, na, nd, sc):
 def move(stream, bound, tab, status, dist, na, sc, params):
     """reference.move."""
     digits = max(0, keyed_d6(stream, bound, luck.MOVE) + sc[MOVE_MOD])
+    mine, weapon, standing = dist[ATT, :na], tab[ATT, :na, ruleset.WEAPON], status[ATT, :na]  # views
     for _ in range(digits):
-        leader, to = tactics.advance(dist[ATT, :na], tab[ATT, :na, R.WEAPON], status[ATT, :na], params)
+        leader, to = tactics.advance(mine, weapon, standing, params)
         if leader < 0:
             return
-        here, rate = dist[ATT, leader], tab[ATT, leader, R.MOVE]
-        guns = tab[ATT, leader, R.WEAPON] == R.ARTILLERY
+        here, rate = dist[ATT, leader], tab[ATT, leader, ruleset.MOVE]
+        guns = tab[ATT, leader, ruleset.WEAPON] == ruleset.ARTILLERY
         to = max(to, here - rate, 1)
         for i in range(na):
-            if (status[ATT, i] == ON and dist[ATT, i] == here and tab[ATT, i, R.MOVE] == rate
-                    and (tab[ATT, i, R.WEAPON] == R.ARTILLERY) == guns):
+            if (status[ATT, i] == ON and dist[ATT, i] == here and tab[ATT, i, ruleset.MOVE] == rate
+                    and (tab[ATT, i, ruleset.WEAPON] == ruleset.ARTILLERY) == guns):
                 dist[ATT, i] = to
 
 
 @compiled
-def fire_of(tab, status, dist, side, n, na, sc, members, dice, mods):
-    """reference.fire_of, into members, dice, mods; how many fire."""
+def fire_of(tab, status, dist, side, n, na, sc, scratch, row):
+    """reference.fire_of, into scratch rows row (the stands), row + 1 (their dice) and
+    row + 2 (their modifiers); how many fire."""
     near = -1
     for i in range(na):
         if status[ATT, i] == ON and (near < 0 or dist[ATT, i] < near):
@@ -120,17 +128,17 @@ def fire_of(tab, status, dist, side, n, na, sc, members, dice, mods):
     count = 0
     for i in range(n):
         reach = dist[ATT, i] if side == ATT else near
-        if status[side, i] != ON or reach < 1 or reach > tab[side, i, R.MAXIMUM]:
+        if status[side, i] != ON or reach < 1 or reach > tab[side, i, ruleset.MAXIMUM]:
             continue
-        mod = tab[side, i, R.QUALITY_DRM] + sc[COVER + 1 - side]
-        effective = tab[side, i, R.EFFECTIVE]
-        if tab[side, i, R.WEAPON] == R.ARTILLERY:
+        mod = tab[side, i, ruleset.QUALITY_DRM] + sc[COVER + 1 - side]
+        effective = tab[side, i, ruleset.EFFECTIVE]
+        if tab[side, i, ruleset.WEAPON] == ruleset.ARTILLERY:
             mod += sc[UNSEEN + side]
         elif reach > effective:
             mod += sc[BEYOND]
-        members[count] = i
-        dice[count] = tab[side, i, R.DICE_NEAR] if reach <= effective else 1
-        mods[count] = mod
+        scratch[row, count] = i
+        scratch[row + 1, count] = tab[side, i, ruleset.DICE_NEAR] if reach <= effective else 1
+        scratch[row + 2, count] = mod
         count += 1
     return count
 
@@ -139,117 +147,107 @@ def fire_of(tab, status, dist, side, n, na, sc, members, dice, mods):
 def firefight(stream, bound, tab, fig, status, dist, mover, ns, sc, purpose_m, purpose_o, scratch, cas):
     """reference.firefight: 1 if the moving side won, -1 lost, 0 tie or no fire."""
     other = 1 - mover
-    mm, md, mo = scratch[0], scratch[1], scratch[2]
-    om, od, oo = scratch[3], scratch[4], scratch[5]
-    cm = fire_of(tab, status, dist, mover, ns[mover], ns[ATT], sc, mm, md, mo)
-    co = fire_of(tab, status, dist, other, ns[other], ns[ATT], sc, om, od, oo)
+    cm = fire_of(tab, status, dist, mover, ns[mover], ns[ATT], sc, scratch, 0)
+    co = fire_of(tab, status, dist, other, ns[other], ns[ATT], sc, scratch, 3)
     if cm == 0 and co == 0:
         return 0
-    tm, sm = throw(stream, bound, purpose_m, mm, cm, md, mo, sc)
-    to_, so = throw(stream, bound, purpose_o, om, co, od, oo, sc)
+    tm, sm = throw(stream, bound, purpose_m, scratch, 1, 2, cm, sc)
+    to_, so = throw(stream, bound, purpose_o, scratch, 4, 5, co, sc)
     winner, to_m, to_o = contest(tm, sm, to_, so)
-    everyone = scratch[6]
-    for i in range(MAX_STANDS):
-        everyone[i] = i
-    take(fig, status, dist, ATT, everyone, ns[ATT], to_m if mover == ATT else to_o)
-    take(fig, status, dist, DEF, everyone, ns[DEF], to_o if mover == ATT else to_m)
+    take(fig, status, dist, ATT, scratch, -1, ns[ATT], to_m if mover == ATT else to_o)
+    take(fig, status, dist, DEF, scratch, -1, ns[DEF], to_o if mover == ATT else to_m)
     cas[ATT] += to_m if mover == ATT else to_o
     cas[DEF] += to_o if mover == ATT else to_m
     return winner
 
 
 @compiled
-def close(tab, status, dist, na, out):
-    """reference.close, into out; how many."""
+def close(tab, status, dist, na, scratch, out):
+    """reference.close, into scratch row out; how many."""
     count = 0
     for i in range(na):
-        if status[ATT, i] == ON and tab[ATT, i, R.WEAPON] != R.ARTILLERY and dist[ATT, i] <= tab[ATT, i, R.EFFECTIVE]:
-            out[count] = i
+        if (status[ATT, i] == ON and tab[ATT, i, ruleset.WEAPON] != ruleset.ARTILLERY
+                and dist[ATT, i] <= tab[ATT, i, ruleset.EFFECTIVE]):
+            scratch[out, count] = i
             count += 1
     return count
 
 
 @compiled
-def healthiest(tab, fig, status, nd, k, troops_only, out):
+def healthiest(tab, fig, status, nd, k, troops_only, scratch, out):
     """reference.healthiest of the defender's stands on the field (troops only: no
-    artillery), into out; how many."""
+    artillery), into scratch row out; how many: the first k by figures, most first, ties in stand
+    order (an insertion sort, stable as Python's sorted)."""
     count = 0
-    for _ in range(k):
-        best = -1
-        for i in range(nd):
-            if status[DEF, i] != ON or (troops_only and tab[DEF, i, R.WEAPON] == R.ARTILLERY):
-                continue
-            taken = False
-            for c in range(count):
-                taken = taken or out[c] == i
-            if not taken and (best < 0 or fig[DEF, i] > fig[DEF, best]):
-                best = i
-        if best < 0:
-            break
-        out[count] = best
+    for i in range(nd):
+        if status[DEF, i] != ON or (troops_only and tab[DEF, i, ruleset.WEAPON] == ruleset.ARTILLERY):
+            continue
+        at = count
+        while at > 0 and fig[DEF, scratch[out, at - 1]] < fig[DEF, i]:
+            scratch[out, at] = scratch[out, at - 1]
+            at -= 1
+        scratch[out, at] = i
         count += 1
-    return count
+    return min(count, k)
 
 
 @compiled
-def retire(tab, status, dist, side, members, count, sc):
-    """reference.retire."""
+def retire(tab, status, dist, side, scratch, members, count, sc):
+    """reference.retire, of the stands in scratch row members."""
     for k in range(count):
-        i = members[k]
+        i = scratch[members, k]
         if status[side, i] != ON:
             continue
-        if side == DEF or tab[side, i, R.ROAD] > sc[START]:
+        if side == DEF or tab[side, i, ruleset.ROAD] > sc[START]:
             status[side, i] = LEFT
         else:
-            dist[side, i] = tab[side, i, R.ROAD]
+            dist[side, i] = tab[side, i, ruleset.ROAD]
 
 
 @compiled
 def contact(stream, bound, tab, fig, status, dist, assaulting_side, a_members, ca, d_members, cd,
             sc, purpose_a, purpose_d, scratch, cas):
-    """A close assault of a_members[:ca] of one side on d_members[:cd] of the other: the
-    defending side's cover counts against the assaulting dice; the winner (1: the
-    assaulting side, -1, 0 a tie)."""
+    """A close assault of ca stands of one side (scratch row a_members) on cd of the
+    other (row d_members): the defending side's cover counts against the assaulting dice;
+    the winner (1: the assaulting side, -1, 0 a tie). One die a stand (row ONES)."""
     defending_side = 1 - assaulting_side
-    dice, mods_a, mods_d = scratch[0], scratch[1], scratch[2]
-    for k in range(MAX_STANDS):
-        dice[k] = 1
     for k in range(ca):
-        mods_a[k] = tab[assaulting_side, a_members[k], R.QUALITY_DRM] + sc[COVER + defending_side]
+        scratch[0, k] = tab[assaulting_side, scratch[a_members, k], ruleset.QUALITY_DRM] + sc[COVER + defending_side]
     for k in range(cd):
-        mods_d[k] = tab[defending_side, d_members[k], R.QUALITY_DRM]
-    ta, sa = throw(stream, bound, purpose_a, a_members, ca, dice, mods_a, sc)
-    td, sd = throw(stream, bound, purpose_d, d_members, cd, dice, mods_d, sc)
+        scratch[1, k] = tab[defending_side, scratch[d_members, k], ruleset.QUALITY_DRM]
+    ta, sa = throw(stream, bound, purpose_a, scratch, ONES, 0, ca, sc)
+    td, sd = throw(stream, bound, purpose_d, scratch, ONES, 1, cd, sc)
     winner, to_a, to_d = contest(ta, sa, td, sd)
-    take(fig, status, dist, assaulting_side, a_members, ca, to_a)
-    take(fig, status, dist, defending_side, d_members, cd, to_d)
+    take(fig, status, dist, assaulting_side, scratch, a_members, ca, to_a)
+    take(fig, status, dist, defending_side, scratch, d_members, cd, to_d)
     cas[assaulting_side] += to_a
     cas[defending_side] += to_d
     return winner
 
 
 @compiled
-def play_one(tab, ns, sc, params, stream, fig, status, dist, scratch, out):
-    """One engagement into out (result.RESULT's columns, END_REASONS' codes)."""
+def play_one(tab, ns, sc, params, stream, fig, status, dist, scratch, cas, out):
+    """One engagement into out (result.RESULT's columns, END_REASONS' codes); cas: its
+    casualties per side (scratch)."""
     na, nd = ns[ATT], ns[DEF]
     for s in range(2):
         for i in range(ns[s]):
-            fig[s, i] = tab[s, i, R.FIGURES]
+            fig[s, i] = tab[s, i, ruleset.FIGURES]
             status[s, i] = ON
             dist[s, i] = sc[START] if s == ATT else 0
-    cas = np.zeros(2, dtype=np.int64)
+    cas[:] = 0
     first = assaults = 0
     code = -1
     bound = 0
-    a_members, d_members = scratch[7], scratch[8]
+    a_members, d_members = A_MEMBERS, D_MEMBERS
     for bound in range(1, sc[BOUNDS] + 1):
         move(stream, bound, tab, status, dist, na, sc, params)
         won = firefight(stream, bound, tab, fig, status, dist, ATT, ns, sc, luck.FIRE_A, luck.FIRE_D,
                         scratch, cas)
         code = end_code(status, na, nd, sc)
         if won > 0 and code < 0:
-            ca = close(tab, status, dist, na, a_members)
-            cd = healthiest(tab, fig, status, nd, ca, False, d_members)
+            ca = close(tab, status, dist, na, scratch, a_members)
+            cd = healthiest(tab, fig, status, nd, ca, False, scratch, d_members)
             if ca > 0 and cd > 0 and tactics.assault(ca, cas[DEF], params):
                 assaults += 1
                 if first == 0:
@@ -257,13 +255,13 @@ def play_one(tab, ns, sc, params, stream, fig, status, dist, scratch, out):
                 w = contact(stream, bound, tab, fig, status, dist, ATT, a_members, ca, d_members, cd,
                             sc, luck.ASSAULT_A, luck.ASSAULT_D, scratch, cas)
                 if w > 0:
-                    retire(tab, status, dist, DEF, d_members, cd, sc)
+                    retire(tab, status, dist, DEF, scratch, d_members, cd, sc)
                 if w < 0 or (w == 0 and sc[TIE_DEF]):
-                    retire(tab, status, dist, ATT, a_members, ca, sc)
+                    retire(tab, status, dist, ATT, scratch, a_members, ca, sc)
                 else:
                     for k in range(ca):
-                        if status[ATT, a_members[k]] == ON:
-                            dist[ATT, a_members[k]] = 1
+                        if status[ATT, scratch[a_members, k]] == ON:
+                            dist[ATT, scratch[a_members, k]] = 1
             code = end_code(status, na, nd, sc)
         if code >= 0:
             break
@@ -271,15 +269,15 @@ def play_one(tab, ns, sc, params, stream, fig, status, dist, scratch, out):
                         scratch, cas)
         code = end_code(status, na, nd, sc)
         if won > 0 and sc[COUNTER] and code < 0:
-            ca = close(tab, status, dist, na, a_members)
-            cd = healthiest(tab, fig, status, nd, ca, True, d_members)
+            ca = close(tab, status, dist, na, scratch, a_members)
+            cd = healthiest(tab, fig, status, nd, ca, True, scratch, d_members)
             if ca > 0 and cd > 0:
                 w = contact(stream, bound, tab, fig, status, dist, DEF, d_members, cd, a_members, ca,
                             sc, luck.COUNTER_D, luck.COUNTER_A, scratch, cas)
                 if w > 0:
-                    retire(tab, status, dist, ATT, a_members, ca, sc)
+                    retire(tab, status, dist, ATT, scratch, a_members, ca, sc)
                 elif w < 0 or sc[TIE_DEF]:
-                    retire(tab, status, dist, DEF, d_members, cd, sc)
+                    retire(tab, status, dist, DEF, scratch, d_members, cd, sc)
             code = end_code(status, na, nd, sc)
         if code >= 0:
             break
@@ -307,14 +305,16 @@ def play_games(tab, ns, sc, params, seed, first_game, out):
     status = np.zeros((2, MAX_STANDS), dtype=np.int64)
     dist = np.zeros((2, MAX_STANDS), dtype=np.int64)
     scratch = np.zeros((9, MAX_STANDS * 2), dtype=np.int64)
+    scratch[ONES] = 1  # one die a stand (contact)
+    cas = np.zeros(2, dtype=np.int64)
     for g in range(out.shape[0]):
         init_stream(stream, seed, first_game + g, CHANCE)
-        play_one(tab, ns, sc, params[g], stream, fig, status, dist, scratch, out[g])
+        play_one(tab, ns, sc, params[g], stream, fig, status, dist, scratch, cas, out[g])
 
 
-def tables(rules: R.Ruleset) -> tuple[np.ndarray, np.ndarray]:
+def tables(rules: ruleset.Ruleset) -> tuple[np.ndarray, np.ndarray]:
     """The two sides' stand tables in one array [2, MAX_STANDS, columns], and their sizes."""
-    tab = np.zeros((2, MAX_STANDS, R.N_COLUMNS), dtype=np.int64)
+    tab = np.zeros((2, MAX_STANDS, ruleset.N_COLUMNS), dtype=np.int64)
     tab[ATT, :len(rules.attacker)] = rules.attacker
     tab[DEF, :len(rules.defender)] = rules.defender
     return tab, np.array([len(rules.attacker), len(rules.defender)], dtype=np.int64)
@@ -326,12 +326,13 @@ def firefights(mods_a, mods_d, sc, seed, counts):
     g, one die per modifier a side, each from game g's stream (the odds' frequency check
     and a measure of the dice alone)."""
     stream = np.zeros(STREAM, dtype=np.int64)
-    members = np.arange(max(mods_a.shape[0], mods_d.shape[0]))
-    ones = np.ones(members.shape[0], dtype=np.int64)
+    table = np.ones((3, max(mods_a.shape[0], mods_d.shape[0])), dtype=np.int64)  # dice, mods
+    table[1, :mods_a.shape[0]] = mods_a
+    table[2, :mods_d.shape[0]] = mods_d
     for g in range(counts.shape[0]):
         init_stream(stream, seed, g, CHANCE)
-        ta, sa = throw(stream, 1, luck.FIRE_A, members, mods_a.shape[0], ones, mods_a, sc)
-        td, sd = throw(stream, 1, luck.FIRE_D, members, mods_d.shape[0], ones, mods_d, sc)
+        ta, sa = throw(stream, 1, luck.FIRE_A, table, 0, 1, mods_a.shape[0], sc)
+        td, sd = throw(stream, 1, luck.FIRE_D, table, 0, 2, mods_d.shape[0], sc)
         winner, to_a, to_d = contest(ta, sa, td, sd)
         counts[g, 0] = winner + 1
         counts[g, 1] = to_a

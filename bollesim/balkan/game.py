@@ -18,5 +18,7 @@ GAME = Game(
     rules="bollesim.balkan.ruleset",
     form="bollesim.balkan.form",
     odds="bollesim.balkan.odds",
+    narration="bollesim.balkan.narrate",
     show="bollesim.balkan.show",
+    readings_page="docs/balkan-wars.md",
 )

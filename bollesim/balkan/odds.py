@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from collections import Counter
 from fractions import Fraction
+from functools import lru_cache
 
-from bollesim.balkan import ruleset as R
+from bollesim.balkan import ruleset
 
-MAX_DICE = 12
+MAX_DICE = 20
+"""Dice a side the enumeration takes: 20 against 20 takes about a second (the pairs of
+both sides' (total, sixes) grow as the fourth power of the dice). A scenario's 16 stands
+could throw 32 at short range; the odds table says so where it does not count."""
 
 
 def side_counts(mods: list[int], six_rolled: bool, clamp_total: bool) -> Counter:
@@ -43,6 +47,11 @@ def contest_odds(first: list[int], second: list[int], six_rolled: bool = False,
     difference divided by six rounded down, and each six one more on the other side."""
     if len(first) > MAX_DICE or len(second) > MAX_DICE:
         raise ValueError(f"at most {MAX_DICE} dice a side")
+    return dict(_contest(tuple(first), tuple(second), six_rolled, clamp_total))
+
+
+@lru_cache(maxsize=256)  # the what-if page asks again at each edit of another table
+def _contest(first: tuple, second: tuple, six_rolled: bool, clamp_total: bool) -> dict:
     a = side_counts(first, six_rolled, clamp_total)
     d = side_counts(second, six_rolled, clamp_total)
     out: Counter = Counter()
@@ -54,20 +63,20 @@ def contest_odds(first: list[int], second: list[int], six_rolled: bool = False,
     return {k: Fraction(w, whole) for k, w in sorted(out.items())}
 
 
-def scenario_sides(rules: R.Ruleset, distance: int) -> tuple[list[int], list[int]]:
+def scenario_sides(rules: ruleset.Ruleset, distance: int) -> tuple[list[int], list[int]]:
     """The dice modifiers of the attacker's firefight with every attacker stand at
     `distance` steps from the line and all stands whole (fire_of in reference.py)."""
     def fire(table, cover, unseen):
         mods = []
         for row in table:
-            if distance > row[R.MAXIMUM]:
+            if distance > row[ruleset.MAXIMUM]:
                 continue
-            mod = row[R.QUALITY_DRM] + cover
-            if row[R.WEAPON] == R.ARTILLERY:
+            mod = row[ruleset.QUALITY_DRM] + cover
+            if row[ruleset.WEAPON] == ruleset.ARTILLERY:
                 mod += unseen
-            elif distance > row[R.EFFECTIVE]:
+            elif distance > row[ruleset.EFFECTIVE]:
                 mod += rules.p("beyond_effective")
-            mods += [int(mod)] * int(row[R.DICE_NEAR] if distance <= row[R.EFFECTIVE] else 1)
+            mods += [int(mod)] * int(row[ruleset.DICE_NEAR] if distance <= row[ruleset.EFFECTIVE] else 1)
         return mods
 
     return (fire(rules.attacker, rules.p("defender_cover"), rules.p("attacker_unseen")),
@@ -82,20 +91,21 @@ def summary(odds: dict) -> dict[str, Fraction]:
             "second's casualties": sum((p * d for (_, _, d), p in odds.items()), Fraction(0))}
 
 
-def exact_odds(rules: R.Ruleset) -> list[dict]:
+def exact_odds(rules: ruleset.Ruleset) -> list[dict]:
     """The scenario's opening firefight at each range band the attacker crosses, as plain
     data (Game.odds, the what-if page): the attacker's chance to win, of a tie, and each
-    side's expected casualties ("-" where a side throws more than MAX_DICE dice)."""
+    side's expected casualties (where a side throws more than MAX_DICE dice, the row says
+    it is not counted). Shown under the modifiers' table on the page."""
     six, clamp = bool(rules.p("six_rolled")), bool(rules.p("clamp_total"))
     rows = []
     for distance in sorted({1, 2, 4, 8, 16, rules.p("start_distance")}):
         first, second = scenario_sides(rules, distance)
-        cells = [None] * 4
+        cells = [f"not counted: over {MAX_DICE} dice a side", None, None, None]
         if max(len(first), len(second)) <= MAX_DICE:
             cells = [{"chance": float(v), "exact": str(v), "text": f"{float(v):.3g}"}
                      for v in summary(contest_odds(first, second, six, clamp)).values()]
         rows.append([f"{distance * 0.125:g} km", len(first), len(second), *cells])
-    return [{"key": "firefight", "title": "Exact odds: the attacker's firefight, by distance",
+    return [{"key": "modifiers", "title": "Exact odds: the attacker's firefight, by distance",
              "source": "Firing Rules, Firing Modifiers", "rows": rows,
              "columns": ["distance", "attacker's dice", "defender's dice", "attacker wins",
                          "tie", "attacker's casualties", "defender's casualties"]}]

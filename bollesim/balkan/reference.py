@@ -17,8 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bollesim.balkan import luck, tactics
-from bollesim.balkan import ruleset as R
+from bollesim.balkan import luck, ruleset, tactics
 from bollesim.rng import CHANCE, keyed_d6, new_stream
 
 ON, DESTROYED, LEFT = 0, 1, 2  # a stand's status; LEFT: retired off the field
@@ -36,6 +35,7 @@ class Stand:
     road: int
     dist: int  # from the defender's line; defenders stand on it (0)
     status: int = ON
+    label: str = ""  # what the narration calls it ("trained infantry 3")
 
     @property
     def on(self) -> bool:
@@ -44,7 +44,7 @@ class Stand:
 
 @dataclass
 class Battle:
-    rules: R.Ruleset
+    rules: ruleset.Ruleset
     attacker: list[Stand]
     defender: list[Stand]
     stream: np.ndarray  # the game's keyed chance stream
@@ -52,14 +52,20 @@ class Battle:
     casualties: tuple = (0, 0)  # figures lost: attacker, defender
     first_assault: int = 0
     assaults: int = 0
+    log: list | None = None  # the narration's events (bound, kind, *facts), when kept
 
     def d6(self, purpose: int) -> int:
         return int(keyed_d6(self.stream, self.bound, purpose))
 
+    def note(self, kind: str, *facts) -> None:
+        """Record an event for the narration (narrate.py), if it is kept."""
+        if self.log is not None:
+            self.log.append((self.bound, kind, *facts))
 
-def new_battle(rules: R.Ruleset, seed: int, game: int) -> Battle:
+
+def new_battle(rules: ruleset.Ruleset, seed: int, game: int) -> Battle:
     def stands(table, dist):
-        return [Stand(*(int(v) for v in row[:R.N_COLUMNS]), dist=dist) for row in table]
+        return [Stand(*(int(v) for v in row[:ruleset.N_COLUMNS]), dist=dist) for row in table]
 
     return Battle(rules, stands(rules.attacker, rules.p("start_distance")),
                   stands(rules.defender, 0), new_stream(seed, game, CHANCE, luck.PURPOSES))
@@ -72,7 +78,8 @@ def throw(b: Battle, fire: list[tuple[Stand, int, int]], purpose: int) -> tuple[
     Rules: each modified score kept within 1 to 6, I-CLAMP; a six inflicts a casualty,
     I-SIX)."""
     total = sixes = dice = 0
-    for _, n, modifier in fire:
+    rolls = []
+    for stand, n, modifier in fire:
         for _ in range(n):
             face = b.d6(purpose)
             score = face + modifier
@@ -81,8 +88,10 @@ def throw(b: Battle, fire: list[tuple[Stand, int, int]], purpose: int) -> tuple[
             total += score
             dice += 1
             sixes += face == 6 if b.rules.p("six_rolled") else score >= 6
+            rolls.append((stand.label, face, modifier, score))
     if b.rules.p("clamp_total"):
         total = min(6 * dice, max(dice, total))
+    b.note("dice", purpose, rolls, total, sixes)
     return total, sixes
 
 
@@ -124,8 +133,10 @@ def broken(b: Battle, side: str) -> bool:
 
 
 def wound(b: Battle, to_attacker: int, to_defender: int, attackers, defenders) -> None:
-    take(attackers, to_attacker)
-    take(defenders, to_defender)
+    for side, stands, n in (("attacker", attackers, to_attacker), ("defender", defenders, to_defender)):
+        standing = [s for s in stands if s.on]
+        take(stands, n)
+        b.note("casualties", side, n, [s.label for s in standing if not s.on])
     ca, cd = b.casualties
     b.casualties = (ca + to_attacker, cd + to_defender)
 
@@ -136,7 +147,9 @@ def move(b: Battle, params: np.ndarray) -> None:
     """Move Sequence 1-2: the general's modified d6 gives the digits; each moves one group
     (stands at one distance with one rate, all troops or all guns) toward the enemy, but
     not closer than 0.125 km (Movement Rules)."""
-    digits = max(0, b.d6(luck.MOVE) + b.rules.p("attacker_move"))
+    face = b.d6(luck.MOVE)
+    digits = max(0, face + b.rules.p("attacker_move"))
+    b.note("move", face, b.rules.p("attacker_move"), digits)
     dist = np.array([s.dist for s in b.attacker], dtype=np.int64)
     weapon = np.array([s.weapon for s in b.attacker], dtype=np.int64)
     status = np.array([s.status for s in b.attacker], dtype=np.int64)
@@ -146,9 +159,12 @@ def move(b: Battle, params: np.ndarray) -> None:
             return
         head = b.attacker[leader]
         to = max(to, head.dist - head.move, 1)
+        group = [s for s in b.attacker if s.on and s.dist == head.dist and s.move == head.move
+                 and (s.weapon == ruleset.ARTILLERY) == (head.weapon == ruleset.ARTILLERY)]
+        b.note("advance", [s.label for s in group], head, head.dist, to)
         for i, s in enumerate(b.attacker):
             if (s.on and s.dist == head.dist and s.move == head.move
-                    and (s.weapon == R.ARTILLERY) == (head.weapon == R.ARTILLERY) and s is not head):
+                    and (s.weapon == ruleset.ARTILLERY) == (head.weapon == ruleset.ARTILLERY) and s is not head):
                 s.dist = dist[i] = to
         head.dist = dist[leader] = to
 
@@ -165,7 +181,7 @@ def fire_of(b: Battle, side: str) -> list[tuple[Stand, int, int]]:
         if not s.on or reach < 1 or reach > s.maximum:
             continue
         modifier = s.quality + b.rules.p(f"{other}_cover")
-        if s.weapon == R.ARTILLERY:
+        if s.weapon == ruleset.ARTILLERY:
             modifier += b.rules.p(f"{side}_unseen")
         elif reach > s.effective:
             modifier += b.rules.p("beyond_effective")
@@ -180,7 +196,9 @@ def firefight(b: Battle, mover: str, purposes: tuple[int, int]) -> int:
     fire_m, fire_o = fire_of(b, mover), fire_of(b, other)
     if not fire_m and not fire_o:
         return 0
+    b.note("firefight", mover, len(fire_m), len(fire_o))
     winner, to_m, to_o = contest(throw(b, fire_m, purposes[0]), throw(b, fire_o, purposes[1]))
+    b.note("winner", mover, winner)
     if mover == "attacker":
         wound(b, to_m, to_o, b.attacker, b.defender)
     else:
@@ -191,7 +209,7 @@ def firefight(b: Battle, mover: str, purposes: tuple[int, int]) -> int:
 def close(stands: list[Stand]) -> list[Stand]:
     """The attacker's troops at their effective range or closer (artillery does not
     assault)."""
-    return [s for s in stands if s.on and s.weapon != R.ARTILLERY and s.dist <= s.effective]
+    return [s for s in stands if s.on and s.weapon != ruleset.ARTILLERY and s.dist <= s.effective]
 
 
 def healthiest(stands: list[Stand], k: int) -> list[Stand]:
@@ -207,10 +225,12 @@ def assault(b: Battle, params: np.ndarray) -> None:
         return
     b.assaults += 1
     b.first_assault = b.first_assault or b.bound
+    b.note("assault", "attacker", [s.label for s in assaulting], [s.label for s in defending])
     cover = b.rules.p("defender_cover")
     winner, to_a, to_d = contest(
         throw(b, [(s, 1, s.quality + cover) for s in assaulting], luck.ASSAULT_A),
         throw(b, [(s, 1, s.quality) for s in defending], luck.ASSAULT_D))
+    b.note("winner", "attacker", winner)
     wound(b, to_a, to_d, assaulting, defending)
     if winner > 0:
         retire(b, defending, True)
@@ -226,14 +246,16 @@ def counter(b: Battle) -> None:
     """The defender's close assault after winning its firefight (battle.counter): its
     healthiest troops against the attacker's close troops, whose cover counts."""
     assaulted = close(b.attacker)
-    assaulting = healthiest([s for s in b.defender if s.on and s.weapon != R.ARTILLERY],
+    assaulting = healthiest([s for s in b.defender if s.on and s.weapon != ruleset.ARTILLERY],
                             len(assaulted))
     if not assaulted or not assaulting:
         return
+    b.note("assault", "defender", [s.label for s in assaulting], [s.label for s in assaulted])
     cover = b.rules.p("attacker_cover")
     winner, to_d, to_a = contest(
         throw(b, [(s, 1, s.quality + cover) for s in assaulting], luck.COUNTER_D),
         throw(b, [(s, 1, s.quality) for s in assaulted], luck.COUNTER_A))
+    b.note("winner", "defender", winner)
     wound(b, to_a, to_d, assaulted, assaulting)
     if winner > 0:
         retire(b, assaulted, False)
@@ -245,6 +267,7 @@ def retire(b: Battle, stands: list[Stand], defender: bool) -> None:
     """The loser of a close assault retires a full road march from the contact at once; a
     defender leaves its position, an attacker carried past its start leaves the field
     (I-FRONT)."""
+    gone = []
     for s in stands:
         if not s.on:
             continue
@@ -252,18 +275,23 @@ def retire(b: Battle, stands: list[Stand], defender: bool) -> None:
             s.status = LEFT
         else:
             s.dist = s.road
+        gone.append((s.label, s.status == LEFT, s.dist))
+    b.note("retire", "defender" if defender else "attacker", gone)
 
 
 # ------------------------------------------------------------------ a game
 
-def play(rules: R.Ruleset, params: np.ndarray, seed: int, game: int) -> dict:
-    """One engagement under the attacker's scripted family at `params`; its result row."""
-    b = new_battle(rules, seed, game)
+def play(rules: ruleset.Ruleset, params: np.ndarray, seed: int, game: int, b: Battle | None = None) -> dict:
+    """One engagement under the attacker's scripted family at `params`; its result row
+    (b: the battle to play, new_battle's, given when its events are to be kept)."""
+    b = b or new_battle(rules, seed, game)
     for bound in range(1, rules.p("bounds") + 1):
         b.bound = bound
         reason = play_bound(b, params)
         if reason:
+            b.note("end", reason)
             return result_row(b, reason)
+    b.note("end", "day ended")
     return result_row(b, "day ended")
 
 

@@ -40,4 +40,5 @@ RESULT = Result(
     trigger="first_assault_bound",
     acted="close assaulted",
     distributions=("end_bound", "attacker_stands_lost", "defender_stands_lost"),
+    turn="bound",
 )

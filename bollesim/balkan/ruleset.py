@@ -9,8 +9,7 @@ from functools import cached_property
 
 import numpy as np
 
-from bollesim.balkan import readings
-from bollesim.balkan import schema as S
+from bollesim.balkan import readings, schema
 from bollesim.game.declaration import ruleset_digest
 from bollesim.game.reader import Reader
 from bollesim.game.rulebook import Rulebook
@@ -18,7 +17,7 @@ from bollesim.game.rulebook import Rulebook
 # The columns of a side's stand table (Ruleset.attacker, .defender), one row per stand.
 WEAPON, QUALITY_DRM, EFFECTIVE, MAXIMUM, DICE_NEAR, FIGURES, MOVE, ROAD = range(8)
 N_COLUMNS = 8
-ARTILLERY = S.WEAPONS.index("artillery")
+ARTILLERY = schema.WEAPONS.index("artillery")
 
 
 @dataclass(frozen=True)
@@ -52,15 +51,15 @@ and its pre-battle strength in stands."""
 
 def build(data: dict, source: str = "ruleset") -> Ruleset:
     """Check merged scenario data against the declaration and build the Ruleset."""
-    r = Reader(data, source, S.SCHEMA)
-    unknown = S.SCHEMA.unknown_keys(data)
+    r = Reader(data, source, schema.SCHEMA)
+    unknown = schema.SCHEMA.unknown_keys(data)
     if unknown:
         r.fail(*unknown)
     name = r.value("name")
-    types = {S.TYPES[row["id"]]: row for row in r.rows("types")}
-    missing = [t for t in S.TYPES if t not in types]
+    types = {schema.TYPES[row["id"]]: row for row in r.rows("types")}
+    missing = [t for t in schema.TYPES if t not in types]
     if missing:
-        r.fail("types", f"no row for {missing[0]} (each of {', '.join(S.TYPES)} once)")
+        r.fail("types", f"no row for {missing[0]} (each of {', '.join(schema.TYPES)} once)")
     if len(types) != len(r.rows("types")):
         r.fail("types", "a type is given twice")
     for row in types.values():
@@ -76,19 +75,19 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
     for side in ("attacker", "defender"):
         rows = []
         for entry in r.rows(f"{side}.stands"):
-            kind = types[S.TYPES[entry["type"]]]
-            quality = S.QUALITIES[entry["quality"]]
-            if quality == "green" and kind["weapon"] != S.WEAPONS.index("rifle"):
+            kind = types[schema.TYPES[entry["type"]]]
+            quality = schema.QUALITIES[entry["quality"]]
+            if quality == "green" and kind["weapon"] != schema.WEAPONS.index("rifle"):
                 r.fail(f"{entry['_key']}.quality", "machine guns and artillery are veteran or "
                        "trained (Troop Types)")
             for _ in range(entry["count"]):
                 rows.append((kind["weapon"], quality_mod[entry["quality"]], kind["effective"],
                              kind["maximum"], kind["dice_near"], kind["figures"],
                              kind["difficult" if terrain else "normal"], kind["road"]))
-        if not rows or len(rows) > S.MAX_STANDS:
-            r.fail(f"{side}.stands", f"must hold 1 to {S.MAX_STANDS} stands, got {len(rows)}")
+        if not rows or len(rows) > schema.MAX_STANDS:
+            r.fail(f"{side}.stands", f"must hold 1 to {schema.MAX_STANDS} stands, got {len(rows)}")
         sides[side] = np.array(rows, dtype=np.int64)
-        general = S.GENERALS[r.value(f"{side}.general")]
+        general = schema.GENERALS[r.value(f"{side}.general")]
         scalars[f"{side}_move"] = r.value(f"generals.{general}")
         scalars[f"{side}_cover"] = cover_mod[r.value(f"{side}.cover")]
         scalars[f"{side}_unseen"] = 0 if r.value(f"{side}.artillery_sees") else mods["unseen"]
@@ -103,7 +102,7 @@ def build(data: dict, source: str = "ruleset") -> Ruleset:
                    np.array([scalars[k] for k in SCALARS], dtype=np.int64))
 
 
-BOOK = Rulebook(S.SCHEMA, S.DEFAULT_PATH, readings.READINGS, build)
+BOOK = Rulebook(schema.SCHEMA, schema.DEFAULT_PATH, readings.READINGS, build)
 load_ruleset, locate, set_value, apply_readings = (
     BOOK.load_ruleset, BOOK.locate, BOOK.set_value, BOOK.apply_readings)
 READINGS = BOOK.READINGS  # by id, as declaration.RULEBOOK asks

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from bollesim.balkan import schema as S
+from bollesim.balkan import schema
 from bollesim.balkan.odds import exact_odds
 from bollesim.balkan.ruleset import BOOK, Ruleset
 from bollesim.terminal import printable
@@ -25,14 +25,14 @@ def show_tables(console, rules: Ruleset) -> None:
     """The troop types, the modifiers, the generals, both sides and the battle, then the
     exact odds of the opening firefight."""
     data = rules.data
-    columns = [k.name for k in S.SCHEMA.find("types").columns]
+    columns = [k.name for k in schema.SCHEMA.find("types").columns]
     console.print(_table("Troop types", "Weapon Ranges, Movement Rates, Stands; steps of "
                          "0.125 km", columns, ([t[c] for c in columns] for t in data["types"])),
                   end="\n\n")
     for name in ("modifiers", "generals", "battle", "interpretations"):
         table = data[name]
         console.print(_table(name.capitalize(), table.get("source", ""), ("key", "value", "meaning"),
-                             ([k, v, S.SCHEMA.find(f"{name}.{k}").meaning]
+                             ([k, v, schema.SCHEMA.find(f"{name}.{k}").meaning]
                               for k, v in table.items() if k != "source")), end="\n\n")
     for side in ("attacker", "defender"):
         d = data[side]

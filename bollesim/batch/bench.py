@@ -15,8 +15,7 @@ import numpy as np
 from bollesim import rng
 from bollesim.batch.runner import play_chunk, set_threads
 from bollesim.blocks import in_blocks
-from bollesim.bollebank.engine import layout
-from bollesim.bollebank.rules.loader import Ruleset
+from bollesim.game.declaration import Ruleset, declared
 from bollesim.game.policy import Policy, available_policies, load_policy
 
 
@@ -68,12 +67,6 @@ def measure(
         lambda: play_chunk(rules, policy, params[:reference_games], seed, 0, "reference")
     )
     progress(f"reference engine: {reference_games / t_ref:,.1f} games/s")
-    draws = np.ascontiguousarray(results[:, layout.R_RANDOM_DRAWS])
-    sink = np.zeros(games, dtype=np.int64)
-    floor = partial(rng.dice_floor, seed, draws, sink)
-    floor(0, 16)
-    t_floor = min(_timed(lambda: in_blocks(floor, games, threads)) for _ in range(2))
-    progress(f"RNG floor: {games / t_floor:,.0f} games/s")
     out.update(
         policy=policy.name,
         games=games,
@@ -82,10 +75,20 @@ def measure(
         fast_games_per_s_1thread=round(games / t_one, 1),
         reference_games_per_s=round(reference_games / t_ref, 2),
         ratio_per_core=round((games / t_one) / (reference_games / t_ref), 1),
-        rng_floor_games_per_s=round(games / t_floor, 1),
-        floor_ratio=round(t_all / t_floor, 1),
-        draws_per_game=round(float(draws.mean()), 2),
     )
+    result = declared().result
+    if result.draws:  # a game that counts its random draws: the RNG floor
+        draws = np.ascontiguousarray(results[:, result.slot(result.draws)])
+        sink = np.zeros(games, dtype=np.int64)
+        floor = partial(rng.dice_floor, seed, draws, sink)
+        floor(0, 16)
+        t_floor = min(_timed(lambda: in_blocks(floor, games, threads)) for _ in range(2))
+        progress(f"RNG floor: {games / t_floor:,.0f} games/s")
+        out.update(
+            rng_floor_games_per_s=round(games / t_floor, 1),
+            floor_ratio=round(t_all / t_floor, 1),
+            draws_per_game=round(float(draws.mean()), 2),
+        )
     out["policies"] = policy_rates(rules, max(1000, games // 4), seed, threads, progress)
     if cold:
         progress("compile time: a fresh process with an empty cache (takes a while)")

@@ -39,7 +39,10 @@ IMPOSED = {"k": "imposed_roe", "t": "imposed_turn"}
 MAIN_OBJECTIVE = "operational victory"  # the best point whose triggers are swept
 PENALISED = {"operational": "operational victory", "defeat": "no defeat"}
 """Outcomes the penalised clairvoyant is measured on (bollebank/penalised.py), with its
-win objective; V is the rollout value of that objective's best known point."""
+win objective."""
+VALUE_POLICY = "apprentice"  # whose games V is fitted on (bollebank/value.py)
+VALUE_SEED = 11  # their seed: not the report's
+VALUE_TREES = (10, 100)  # the ladder of V: its boosting rounds, each a step the report measures
 CLAIRVOYANT_ALSO = ("cautious", "historical")  # its playouts besides the best points
 
 

@@ -1,23 +1,26 @@
 """The penalised clairvoyant on this game (bollesim/game/relaxation.py says why it bounds
 every honest player): each game's own tape, walked by replaying scripts of choices
-(Lookahead.next_decision), with V the base policy's rollout value.
+(Lookahead.next_decision), with V a function of the decision's kind and observation
+(value.py).
 
-V and the penalty's expectation both come from inner samples drawn off the tape: at a
-decision s, rollouts of every option a (engine/rollout.py: after the choice, the chance
-and policy streams are the rollout's own) estimate Q(s, a) = E[V(s') | s, a] for V the
-value of the base policy, and V(s) itself is the estimate of the base's own choice
-there, on the same streams. The inner rollouts are numbered from INNER, so no player's
-rollouts share their streams: an honest player's choices cannot depend on them, and the
-penalty keeps mean zero for every one of them (the base must not draw from the policy
-stream: the plan family and the apprentice do not). At the game's end V is the result,
-so the result cancels and a line's penalised value is
+At a decision s, after the choice a, the tape's chance leads to the next decision s'
+(or the game's end, where V is the result). The penalty there is V(s') - Q(s, a), with
+Q(s, a) = E[V(s') | s, a] estimated by STEP samples (engine/rollout.py): the chance from
+s to the next decision only, drawn on streams no player uses (numbered from INNER), the
+same numbers for every option of s (common random numbers). V itself is exact (a
+function of s'); only its expectation is sampled, over one step. The result cancels
+against V at the end, so a line's penalised value is
 
-    V(s_1) + sum over its decisions of Q(s, a) - Q(s, base's choice)
+    V(s_1) + sum over its decisions of Q(s, a) - V(s)
 
-(no penalty before the first decision). The search's max over lines is exact only over
-the whole tree, which is far beyond reach here; `greedy` walks one line (the option of
-highest estimated advantage at each decision), whose value is a lower bound on the
-game's penalised bound, so the mean over games says how tight this V can make it at best.
+(no penalty before the first decision: one fewer mean-zero term changes no line's
+ranking and no mean). An unbiased Q keeps the penalty's mean zero, so the max over lines
+of this sum is still an upper bound; the max picks up Q's noise, which `replay` on fresh
+samples measures. The max over lines is exact only over the whole tree, far beyond reach
+here: a line found gives a lower estimate of it. A line chosen without the tape (the
+option of highest Q at each decision, say) is an honest player's, whose penalised value
+has its win rate for mean: it says nothing about the bound. The lines that tell are those
+that use the tape, such as the plain clairvoyant's winning lines (`best_of`).
 """
 
 from __future__ import annotations
@@ -26,10 +29,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bollesim.bollebank import observation
 from bollesim.bollebank.clairvoyant import WinObjective
-from bollesim.bollebank.engine.script import ROLLOUT
+from bollesim.bollebank.engine import layout, rollout
+from bollesim.bollebank.engine.script import STEP
 from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, Lookahead, Point, Position
 from bollesim.bollebank.rules.loader import Ruleset
+from bollesim.bollebank.value import Value, features
 from bollesim.game.policy import DecidePolicy
 
 INNER = 1 << 22
@@ -43,8 +49,9 @@ rollout.MAX_ROLLOUTS, the rollout numbers with streams of their own)."""
 
 @dataclass(frozen=True)
 class Line:
-    """One line's penalised value (V at the first decision, plus the advantages taken),
-    its choices, its decisions, its result (won or not) and V at the first decision."""
+    """One line's penalised value (V at the first decision, plus Q - V at each decision
+    it takes), its choices, its decisions, its result (won or not) and V at the first
+    decision."""
 
     value: float
     line: tuple[int, ...]
@@ -53,66 +60,96 @@ class Line:
     start: float
 
 
+def steps(player: Lookahead, seed: int, game: int, point: Point, options: np.ndarray,
+          numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the points, the result rows) of STEP jobs from `point`: job j takes options[j]
+    and draws the chance to the next decision from rollout numbers[j] (-1: the game's
+    own tape). A point's choice is -1 where the game ended first."""
+    jobs = len(options)
+    out = np.zeros((jobs, layout.N_RESULTS), dtype=np.int64)
+    points = np.zeros(jobs * rollout.POINT_WIDTH, dtype=np.int64)
+    snapshot = np.zeros(rollout.SNAP_SIZE, dtype=np.int64)
+    at = point.at
+    player._kernel(player.rules.packed, player._decide, player._scripted, player._params,
+                   seed, game, at.snapshot, np.asarray(at.script, dtype=np.int64),
+                   np.ascontiguousarray(options, dtype=np.int64),
+                   np.ascontiguousarray(numbers, dtype=np.int64), STEP, out, points, snapshot)
+    return points.reshape(jobs, rollout.POINT_WIDTH), out
+
+
 class Penalised:
-    """V: `base` (at `params`) played out `rollouts` times from each option; the objective
-    a win/lose one (clairvoyant.WIN_OBJECTIVES). `offset` moves the inner samples to
-    other streams (a fresh estimate of the same line)."""
+    """The penalised clairvoyant for one win objective: V `value`, `samples` STEP samples
+    per option; `policy` (at `params`) plays the decisions a replay does not script (its
+    choice is the line's where the line does not say). `offset` moves the samples to other
+    streams (a fresh estimate of the same line)."""
 
-    def __init__(self, rules: Ruleset, objective: WinObjective, base: DecidePolicy,
-                 params: dict | None, rollouts: int, offset: int = 0):
-        if not 1 <= rollouts <= MOST:
-            raise ValueError(f"the inner samples need 1 to {MOST:,} rollouts per option")
+    def __init__(self, rules: Ruleset, objective: WinObjective, policy: DecidePolicy,
+                 params: dict | None, value: Value, samples: int, offset: int = 0):
+        if not 1 <= samples <= MOST:
+            raise ValueError(f"the inner samples need 1 to {MOST:,} samples per option")
         self.objective = objective
-        self.rollouts = rollouts
+        self.value = value
+        self.samples = samples
         self.first = INNER + offset
-        self.player = Lookahead(rules, rollouts, base, OBJECTIVES[0], params)
+        self.player = Lookahead(rules, 1, policy, OBJECTIVES[0], params)
 
-    def q(self, seed: int, game: int, point: Point) -> np.ndarray:
-        """The estimate of Q(s, a) of every option a: the share of its inner rollouts won."""
-        n, r = len(point.options), self.rollouts
-        options = np.repeat(np.arange(n, dtype=np.int64), r)
-        numbers = np.tile(np.arange(self.first, self.first + r, dtype=np.int64), n)
-        rows, _, _ = self.player._play(point.at.snapshot, point.at.script, options, numbers,
-                                       ROLLOUT, seed, game)
-        won = np.array([self.objective.won(row) for row in rows], dtype=float)
-        return won.reshape(n, r).mean(axis=1)
+    def v(self, point: Point) -> float:
+        """V at a decision."""
+        return float(self.value(features([point.kind], [point.obs]))[0])
+
+    def q(self, seed: int, game: int, point: Point, options: np.ndarray) -> np.ndarray:
+        """The estimate of Q(s, a) of each of `options` (indices): V's mean over its
+        samples of the next decision, or the result where the game ends first."""
+        n, m = len(options), self.samples
+        jobs = np.repeat(np.asarray(options, dtype=np.int64), m)
+        numbers = np.tile(np.arange(self.first, self.first + m, dtype=np.int64), n)
+        points, rows = steps(self.player, seed, game, point, jobs, numbers)
+        values = np.array([float(self.objective.won(row)) for row in rows])
+        going = points[:, 0] >= 0
+        if going.any():
+            obs = points[going, 3 : 3 + observation.SIZE]
+            values[going] = self.value(features(points[going, 1], obs))
+        return values.reshape(n, m).mean(axis=1)
 
     def evaluate(self, seed: int, game: int, choose) -> Line:
-        """Walk one line on the game's tape: at each decision, choose(point, q) is the
-        option taken (q: the estimates of its options)."""
-        at = Position(SETUP, [])
-        row, point = self.player.next_decision(seed, game, at)
-        start, total, line = None, 0.0, []
+        """Walk one line on the game's tape: at each decision, choose(point) is (the
+        options whose Q is estimated, the index among them to take given their Q)."""
+        row, point = self.player.next_decision(seed, game, Position(SETUP, []))
+        if point is None:  # no decision: the game's one line
+            won = self.objective.won(row)
+            return Line(float(won), (), 0, won, float(won))
+        start = self.v(point)
+        total, line = 0.0, []
         while point is not None:
-            q = self.q(seed, game, point)
-            start = q[point.base_choice] if start is None else start
-            a = choose(point, q)
-            total += q[a] - q[point.base_choice]
-            line.append(a)
-            at = Position(point.at.snapshot, [*point.at.script, a])
+            looked, pick = choose(point)
+            q = self.q(seed, game, point, looked)
+            k = pick(q)
+            total += q[k] - self.v(point)
+            line.append(int(looked[k]))
+            at = Position(point.at.snapshot, [*point.at.script, int(looked[k])])
             row, point = self.player.next_decision(seed, game, at)
         won = self.objective.won(row)
-        if start is None:  # no decision: the game's one line
-            return Line(float(won), (), 0, won, float(won))
         return Line(start + total, tuple(line), len(line), won, start)
 
-    def greedy(self, seed: int, game: int) -> Line:
-        """The line of the highest estimated advantage at every decision (the base's
-        choice on a tie)."""
-
-        def choose(point: Point, q: np.ndarray) -> int:
-            best = int(np.argmax(q))
-            return best if q[best] > q[point.base_choice] else point.base_choice
-
-        return self.evaluate(seed, game, choose)
-
     def replay(self, seed: int, game: int, line: tuple[int, ...]) -> Line:
-        """A given line's penalised value on these inner samples (the base's choices
-        after it)."""
+        """A given line's penalised value on these samples (the policy's choices after
+        it)."""
         k = [0]
 
-        def choose(point: Point, q: np.ndarray) -> int:
+        def choose(point: Point):
             k[0] += 1
-            return line[k[0] - 1] if k[0] <= len(line) else point.base_choice
+            take = line[k[0] - 1] if k[0] <= len(line) else point.base_choice
+            return np.array([take]), lambda q: 0
 
         return self.evaluate(seed, game, choose)
+
+
+def best_of(inner: list[Penalised], fresh: list[Penalised], seed: int, game: int,
+            lines: list[tuple[int, tuple[int, ...]]]) -> tuple[float, float]:
+    """(the highest penalised value on the inner samples among candidate lines (k, line):
+    the line's choices, then inner[k]'s policy; the same line's value on fresh samples).
+    The fresh value is unbiased for that line, so its mean over games is a lower estimate
+    of the penalised bound (the max over every line)."""
+    valued = [(inner[k].replay(seed, game, line).value, k, line) for k, line in lines]
+    top, k, line = max(valued, key=lambda v: v[0])
+    return top, fresh[k].replay(seed, game, line).value

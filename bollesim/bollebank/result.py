@@ -87,4 +87,5 @@ RESULT = Result(
     no_loss="no loss (turn 40)",  # §8 optional rule: not won by turn 40
     first_loss="first_loss_turn",
     never_lost="no vehicle lost anything (heavy damage or commander)",
+    draws="random_draws",
 )

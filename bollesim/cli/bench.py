@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.cli.wiring import app, command, examples
 from bollesim.game.declaration import declared
 
@@ -42,7 +41,7 @@ def bench(
                            f"--games {games:,} (played as one chunk)", "give fewer --games")
 
     figures = measure(
-        load_ruleset(),
+        declared().load_ruleset(),
         load_policy(policy),
         games,
         reference_games,

@@ -42,6 +42,8 @@ def _count(help_: str):
         "bollesim headroom --games 2000 --expert-games 10 --clairvoyant-games 40 "
         "--sweep-games 500     # a quick look",
         "bollesim headroom --restricted results/first_fire_strong --out results/showcase",
+        "bollesim headroom --penalised-games 300 --inner 16 --value-games 1000   "
+        "# the penalised clairvoyant on 300 games (about ±3 points)",
     ),
 )
 def headroom(
@@ -58,8 +60,10 @@ def headroom(
         help="Games of the penalised clairvoyant, per outcome it is measured on: the first "
         "of the clairvoyant's games, at most as many (0: none).", min=0)] = 20,
     inner: Annotated[int, typer.Option(
-        help="The penalised clairvoyant's inner samples: rollouts per option of a decision.",
-        min=1, max=1 << 16)] = 64,
+        help="The penalised clairvoyant's inner samples: draws of the chance to the next "
+        "decision per line's decision.", min=1, max=1 << 16)] = 16,
+    value_games: Annotated[int, _count(
+        "Games of the strong player whose decisions V is fitted on.")] = 1000,
     restricted: Annotated[Path | None, typer.Option(
         help="The restricted player's trigger sweep folder (a `bollesim sweep` of the "
         "expert with its first Fire order imposed); without it the report says so.",
@@ -74,8 +78,8 @@ def headroom(
 
     headroom.md with its charts and headroom.csv (every rung's counts). The skill ladder
     plays every player on the same games; the clairvoyant bound and the expert play the
-    first of them. The penalised clairvoyant takes about 10 s a game per outcome at 64
-    inner samples on one core."""
+    first of them. The penalised clairvoyant takes about 1 s a game per outcome and V at
+    16 inner samples on one core, and V's fit about a minute."""
     from bollesim.cli.headroom_make import Settings, make
     from bollesim.inputs import check_out_folder
 
@@ -88,7 +92,7 @@ def headroom(
                              f"or give {what})")
     out = check_out_folder(out if out is not None else new_folder(DEFAULT_OUT), "a report")
     settings = Settings(games, expert_games, clairvoyant_games, budget, sweep_games, threads,
-                        min(penalised_games, clairvoyant_games), inner, restricted, spec,
+                        min(penalised_games, clairvoyant_games), inner, value_games, restricted, spec,
                         points, out)
     make(settings)
     typer.echo(f"wrote {out / 'headroom.md'}")

@@ -36,6 +36,7 @@ class Settings:
     threads: int
     penalised_games: int
     inner: int
+    value_games: int
     restricted: Path | None
     spec: Path
     points: Path
@@ -48,6 +49,7 @@ class Settings:
             f"--clairvoyant-games {self.clairvoyant_games}", f"--budget {self.budget}",
             f"--sweep-games {self.sweep_games}", f"--threads {self.threads}",
             f"--penalised-games {self.penalised_games}", f"--inner {self.inner}",
+            f"--value-games {self.value_games}",
             *([f"--restricted {self.restricted}"] if self.restricted else []),
             *([f"--spec {self.spec}"] if self.spec != G.SPEC else []),
             *([f"--points {self.points}"] if self.points != G.POINTS else []),
@@ -76,7 +78,7 @@ def make(s: Settings) -> None:
         order = list(dict.fromkeys(games["player"].to_list()))
         rungs = [rung(p, games.filter(pl.col("player") == p)) for p in order]
         bound, verdicts, cv_seconds, each = clairvoyant(baseline, best, s, done)
-        measured = [done(penalised(o, best, s, each[o])) for o in G.PENALISED]
+        measured = [done(penalised(o, best, baseline, s, each[o])) for o in G.PENALISED]
         found = done(sweeps(s.spec, G.main_point(best), s.sweep_games))
     write(s, games, rungs, bound, verdicts, cv_seconds, found, baseline, best,
           [m for m in measured if m is not None])
@@ -118,37 +120,45 @@ def clairvoyant(baseline: dict, best: list[dict], s: Settings,
         time.perf_counter() - t, each
 
 
-def penalised(outcome: str, best: list[dict], s: Settings,
+def penalised(outcome: str, best: list[dict], baseline: dict, s: Settings,
               plain: list[CV.Verdict]) -> H.Penalised | None:
-    """The penalised clairvoyant on the first s.penalised_games games (None for none):
-    the line each finds, valued on its inner samples and on fresh ones
-    (bollebank/penalised.py)."""
+    """The penalised clairvoyant on the first s.penalised_games games (None for none), at
+    each V of the ladder (G.VALUE_TREES): per game, the best on the inner samples of the
+    plain clairvoyant's line, the strong player's own game and the objective's best known
+    point's, and that line on fresh ones (bollebank/penalised.py, value.py)."""
     from concurrent.futures import ThreadPoolExecutor
+    from functools import partial
 
-    from bollesim.bollebank.penalised import FRESH, Penalised
+    from bollesim.bollebank import value
+    from bollesim.bollebank.penalised import FRESH, Penalised, best_of
     from bollesim.game.policy import load_policy
 
     n = s.penalised_games
     if n == 0:
         return None
     name = G.PENALISED[outcome]
-    point = G.best_point(best, name)
     rules, objective = load_ruleset(), CV.WIN_BY_NAME[name]
-    searched, again = (Penalised(rules, objective, load_policy(point["policy"]),
-                                 point["params"], s.inner, offset)
-                       for offset in (0, FRESH))
-
-    def one(g: int) -> tuple[float, float]:
-        line = searched.greedy(G.SEED, g)
-        return line.value, again.replay(G.SEED, g, line.line).value
-
     t = time.perf_counter()
-    with ThreadPoolExecutor(s.threads) as pool:
-        values = np.array(list(pool.map(one, range(n))))
+    strong = load_policy(G.VALUE_POLICY)
+    x, y = value.decisions(rules, objective, strong, None, G.VALUE_SEED, s.value_games, s.threads)
+    players = [(strong, None), *G.clairvoyant_bases(baseline, best)]
+    own = 1 + [p["objective"] for p in best].index(name)  # the objective's best point
+    lines = [list(dict.fromkeys([(0, ()), (own, ()), (1 + v.base if v.status == CV.WON
+                                                      and not v.line else 1, v.line)]))
+             for v in plain[:n]]
+    steps = []
+    for trees in G.VALUE_TREES:
+        fitted = value.fit(x, y, trees, s.threads)
+        inner, fresh = ([Penalised(rules, objective, policy, params, fitted, s.inner, offset)
+                         for policy, params in players] for offset in (0, FRESH))
+        with ThreadPoolExecutor(s.threads) as pool:
+            values = np.array(list(pool.map(partial(best_of, inner, fresh, G.SEED),
+                                            range(n), lines)))
+        steps.append(H.ValueStep(f"{trees} trees", values[:, 0], values[:, 1]))
     print(f"penalised clairvoyant, {name}: {n} games in {time.perf_counter() - t:.0f} s",
           file=sys.stderr)
-    return H.Penalised(name, values[:, 0], values[:, 1],
-                       sum(v.counted_won for v in plain[:n]), point["label"], s.inner)
+    return H.Penalised(name, outcome, steps, sum(v.counted_won for v in plain[:n]),
+                       s.value_games, s.inner)
 
 
 def paired(games: pl.DataFrame):
@@ -296,19 +306,25 @@ def ladder_chart(rungs: list[H.Rung], path: Path) -> None:
     fig.savefig(path, dpi=110, facecolor="white")
 
 
-def penalised_section(measured: list[H.Penalised]) -> list[str]:
+def penalised_section(measured: list[H.Penalised], subset: list[H.Rung]) -> list[str]:
     """The penalised clairvoyant beside the plain one (docs/skill.md), or a note."""
     lines = ["### The penalised clairvoyant", "",
              "Information relaxation with a penalty (Brown, Smith and Sun 2010; "
              "`docs/skill.md`) charges the clairvoyant, at each decision, the value V of "
              "the state the game's own chance led to minus its expectation over the chance "
-             "outcomes; the charge has mean zero, so its max over lines is still a bound, "
-             "and a good V makes it tight. Here V is the rollout value of the best known "
-             "point of each objective, its expectation from inner rollouts drawn off the "
-             "game's tape.", ""]
+             "outcomes to that state; the charge has mean zero, so its max over lines is "
+             "still a bound, and a good V makes it tight. Here V is a LightGBM fit of the "
+             f"outcome over the decision's observation, on every decision of {G.VALUE_POLICY} "
+             f"games of seed {G.VALUE_SEED} (`bollesim/bollebank/value.py`), its "
+             "expectation from samples of the chance to the next decision drawn off the "
+             "game's tape (`bollesim/bollebank/penalised.py`). The max over every line is "
+             "out of reach; each game's best line of three (the plain clairvoyant's, "
+             f"{G.VALUE_POLICY}'s own game and the objective's best known point's), valued "
+             "again on fresh samples, is a lower estimate of it: the penalised bound is at "
+             "least that.", ""]
     if not measured:
         return [*lines, "Not measured in this report (`--penalised-games 0`).", ""]
-    return [*lines, *(H.penalised_sentence(p) for p in measured), ""]
+    return [*lines, *(x for p in measured for x in H.penalised_lines(p, subset)), ""]
 
 
 def write(s: Settings, games, rungs, bound, verdicts, cv_seconds, found, baseline, best,
@@ -332,7 +348,8 @@ def write(s: Settings, games, rungs, bound, verdicts, cv_seconds, found, baselin
         "# Headroom: how well can the game be played?", "",
         f"**{H.headline(rungs, baseline['label'], paired(games))}**", "",
         f"**{H.bracket_sentence(best_op, bound, op[CV.UNDECIDED], op[CV.LOST])} "
-        f"{H.designer_sentence(best_op, bound, op[CV.LOST])}**", "",
+        f"{H.designer_sentence(best_op, bound, op[CV.LOST], H.best_honest(subset, H.LOSS), measured)}**",
+        "",
         f"**{H.skill_sentence(skills)}**", "",
         f"**{sweep_verdict}**", "",
         *([f"**{restricted_verdict}**", ""] if restricted_verdict else []),
@@ -362,7 +379,7 @@ def write(s: Settings, games, rungs, bound, verdicts, cv_seconds, found, baselin
         *(f"| {CV.WIN_BY_NAME[name].name} | {verdicts[o][CV.WON]:,} | {verdicts[o][CV.LOST]:,} "
           f"| {verdicts[o][CV.UNDECIDED]:,} |" for o, name in G.BOUNDS.items()), "",
         H.bracket_sentence(best_op, bound, op[CV.UNDECIDED], op[CV.LOST]), "",
-        *penalised_section(measured),
+        *penalised_section(measured, subset),
         "## Skill and luck", "",
         "The relative skill of each outcome (Dreef, Borm and van der Genugten 2004; "
         "`docs/skill.md`): the share of the distance from the random player to the "

@@ -20,10 +20,16 @@ def table_console():
     return console
 
 
-OVERLAP_NOTE = (
-    "A game can win several victory types, so a row's victories and defeat can add up to "
-    "more than 100%; no result: neither a victory nor a defeat."
-)
+def overlap_note() -> str:
+    """Why a row's rates can add up to more than 100%, in the game's outcomes' names."""
+    from bollesim.game.declaration import declared
+
+    result = declared().result
+    label = result.labels
+    wins = [label[w] for w in result.wins]
+    return (f"A game can count several wins at once ({', '.join(wins)}), so a row's rates can "
+            f"add up to more than 100%; {label[result.no_result]}: none of the wins, and not "
+            f"{label[result.loss]}.")
 
 
 def emit(data: dict) -> None:
@@ -64,7 +70,7 @@ def print_cells(cells, err: bool = False) -> None:
             + "  ".join(f"{row[c]:>11.1%}" for c in SUMMARY),
             err=err,
         )
-    typer.echo(OVERLAP_NOTE, err=err)
+    typer.echo(overlap_note(), err=err)
 
 
 def print_answers(said: list[tuple[str, list[str]]], err: bool = False) -> None:

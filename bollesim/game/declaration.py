@@ -99,6 +99,9 @@ class Game:
     every preset shares, and SEEDED_KNOBS, those a search seeds each preset at every value
     of ("" for a game without a scripted family); strong: the strong player, a policy fast
     enough for every tool, that the tools put beside the one asked about ("" for none).
+    readings_page: the docs page that tells the game's readings, as reports cite it.
+    find_keys: the keys the what-if page's "find a change" panel may change unless asked
+    otherwise (a tune spec's [keys] syntax, each over its declared range; docs/tune.md).
     """
 
     name: str
@@ -117,6 +120,8 @@ class Game:
     space: str = ""
     strong: str = ""
     show: str = ""
+    readings_page: str = "docs/readings.md"
+    find_keys: tuple[str, ...] = ()
 
     @property
     def rulebook(self):

@@ -95,7 +95,10 @@ class Result:
     where, when), or () for a game whose result does not say; loss_text: what a loss is,
     in the game's words (reports); no_loss: the value of a loss factor for a defeat that no
     loss ended; first_loss: the column of the turn of a game's first loss ("" for none),
-    and never_lost: what a game without one is, in words.
+    and never_lost: what a game without one is, in words. draws: the column counting a
+    game's random numbers drawn ("" for a game that does not count them; `bench` then has
+    no RNG floor). turn: what the game calls one step of its clock, in reports' words
+    ("turn", "bound").
     """
 
     columns: tuple[Column, ...]
@@ -117,6 +120,8 @@ class Result:
     first_loss: str = ""
     never_lost: str = ""
     totals: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    draws: str = ""
+    turn: str = "turn"
 
     def __post_init__(self):
         names = [c.name for c in self.columns]

@@ -359,7 +359,7 @@ def _examples(rep: Report, games: pl.DataFrame, run_dir: Path, labels: dict[int,
         rows.append([r["outcome"], f"{r['count']:,}", shown,
                      f"`{command(r['games'][0], r['cells'][0])}`"])
     rep.p("A few games of each outcome (lowest game numbers first). Each replays exactly, "
-          "narrated turn by turn, from its run folder" + (" and cell" if multi else "") + ":")
+          f"narrated {RESULT.turn} by {RESULT.turn}, from its run folder" + (" and cell" if multi else "") + ":")
     rep.table(["outcome", "games", "examples", "replay the first"], rows, right={1})
 
 

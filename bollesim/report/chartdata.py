@@ -429,11 +429,11 @@ def defeats_by_turn(df: pl.DataFrame) -> RateChart:
     if table.height:
         peak = (table.group_by(RESULT.end_turn).agg(pl.col("k").sum())
                 .sort("k", RESULT.end_turn, descending=[True, False]).row(0, named=True))
-        finding = (f"Most defeats come on turn {peak[RESULT.end_turn]} ({pct(peak['k'] / df.height)} "
+        finding = (f"Most defeats come on {RESULT.turn} {peak[RESULT.end_turn]} ({pct(peak['k'] / df.height)} "
                    f"of all games); {names[0]} ends most of them overall.")
     note = ["one line per weapon that ended the game", f"share of all {_games(df.height)}",
             INTERVALS]
-    return RateChart(frame, "Defeats by turn and the weapon that did it", "turn", tuple(names),
+    return RateChart(frame, f"Defeats by {RESULT.turn} and the weapon that did it", RESULT.turn, tuple(names),
                      "trigger", finding, " · ".join(note),
                      outcome_title=LOSS_NAMES[CAUSE])
 
@@ -472,8 +472,8 @@ def turns_by_outcome(df: pl.DataFrame, column: str = RESULT.end_turn,
     finding = "; ".join(f"{vocabulary.LABELS[o]} {naming.fmt_value(medians[o])}"
                         for o in present if medians[o] is not None)
     finding = f"Median {name}: {finding}." if finding else ""
-    note = ["each line: the share of that outcome's games at each turn", INTERVALS]
+    note = [f"each line: the share of that outcome's games at each {RESULT.turn}", INTERVALS]
     if column == RESULT.first_loss:
         note.insert(1, f"“{NEVER_LABEL}”: {RESULT.never_lost}")
-    return RateChart(frame, f"The {name}, by outcome", "turn", tuple(present), "trigger",
+    return RateChart(frame, f"The {name}, by outcome", RESULT.turn, tuple(present), "trigger",
                      finding, " · ".join(note))

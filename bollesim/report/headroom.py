@@ -233,19 +233,27 @@ def _worse(diff) -> bool:
 
 
 @dataclass(frozen=True)
-class Penalised:
-    """The penalised clairvoyant measured on the first games of one outcome, as a rate to
-    reach (no defeat for defeat): per game, the penalised value of the line it found (a
-    lower bound on that game's penalised bound) and of the same line on fresh inner
-    samples; the plain clairvoyant's successes on the same games; V's base policy and
-    its inner samples per option."""
+class ValueStep:
+    """One V of the ladder: per game, the best candidate line's penalised value on the
+    inner samples and the same line's on fresh ones (unbiased for that line)."""
 
-    outcome: str
+    label: str
     found: np.ndarray
     fresh: np.ndarray
+
+
+@dataclass(frozen=True)
+class Penalised:
+    """The penalised clairvoyant on the first games of one win objective (`outcome`: the
+    ladder's outcome it bounds, MAIN or LOSS as no defeat): each V's step, the plain
+    clairvoyant's successes on the same games, V's training games, its inner samples."""
+
+    objective: str
+    outcome: str
+    steps: list[ValueStep]
     plain: int
-    base: str
-    rollouts: int
+    value_games: int
+    samples: int
 
 
 def mean_interval(x: np.ndarray) -> tuple[float, float, float]:
@@ -259,36 +267,68 @@ def _points(m: float, low: float, high: float) -> str:
     return f"{100 * m:.1f} ({100 * low:.1f} to {100 * high:.1f})"
 
 
-def penalised_sentence(p: Penalised) -> str:
-    """What the penalised clairvoyant says beside the plain one on the same games."""
-    n = len(p.found)
-    found, bias = mean_interval(p.found), mean_interval(p.found - p.fresh)
-    plain = p.plain / n
-    looser = found[1] > plain
-    why = ("so with this V and these samples it is looser than the plain one" if looser else
-           "and a line found gives only a lower estimate of the penalised bound (its exact "
-           "max needs the whole tree searched), so it cannot replace the plain one")
-    return (
-        f"For {p.outcome}, on the first {n:,} games, the penalised clairvoyant (V: the "
-        f"rollouts of {p.base}, {p.rollouts} inner samples per option) is at least "
-        f"{_points(*found)}% per game, {'above' if looser else 'against'} the plain "
-        f"clairvoyant's {pct(plain)} on the same games. The noise of its inner samples, "
-        f"which its max over lines picks up, adds {_points(*bias)} points (the same lines "
-        f"on fresh samples), {why}: the best bound of the optimum is the plain "
-        f"clairvoyant's."
-    )
+def honest_rate(p: Penalised, rungs: list[Rung]) -> tuple[Rung, float]:
+    """The best honest player of the objective's outcome and its rate of reaching it
+    (no defeat: 1 - its defeat rate)."""
+    best = best_honest(rungs, p.outcome)
+    rate = best.rate(p.outcome).rate
+    return best, (1 - rate if p.outcome in RESULT.minimise else rate)
 
 
-def designer_sentence(best: Rung, clairvoyant: Rung, lost: int) -> str:
+def penalised_lines(p: Penalised, rungs: list[Rung]) -> list[str]:
+    """The ladder of V for one objective: each step's lower estimate of the penalised
+    bound, its gap above the best honest player, the inner samples' noise; and what it
+    says."""
+    n = len(p.steps[0].found)
+    best, honest = honest_rate(p, rungs)
+    same = rungs[0].counts[MAIN][1]
+    lines = [f"For {p.objective}, on the first {n:,} games ({p.samples} inner samples per "
+             f"decision; V fitted on {p.value_games:,} games), against {best.label}, the "
+             f"best honest player ({pct(honest)} on the first {same:,} games):", "",
+             "| V | the lines on their inner samples | the same lines on fresh samples: "
+             "the bound is at least | points above the best honest player, at least | "
+             "the inner samples' noise |", "|---|---:|---:|---:|---:|",
+             f"| 0 (the plain clairvoyant: its bound) | – | {pct(p.plain / n)} | "
+             f"{100 * (p.plain / n - honest):.1f} | – |"]
+    for step in p.steps:
+        fresh = mean_interval(step.fresh)
+        lines.append(f"| {step.label} | {_points(*mean_interval(step.found))} | "
+                     f"{_points(*fresh)} | {100 * (fresh[0] - honest):.1f} | "
+                     f"{_points(*mean_interval(step.found - step.fresh))} |")
+    last = mean_interval(p.steps[-1].fresh)
+    lines += ["", f"With the best V ({p.steps[-1].label}) the penalised bound is at least "
+              f"{_points(*last)}%, at least {100 * (last[1] - honest):.1f} points above "
+              f"the best honest player at the low end of its interval: "
+              + ("this V cannot bring the bound within 10 points, whatever the search; a V "
+                 "nearer the best play's value would." if last[1] - honest > 0.10 else
+                 "a lower estimate, not a bound: the max over every line may be higher.")
+              + " The best proven bound stays the plain clairvoyant's.", ""]
+    return lines
+
+
+def designer_sentence(best: Rung, clairvoyant: Rung, lost: int, safest: Rung,
+                      penalised: list[Penalised] = ()) -> str:
     """The bracket in a designer's words: how far today's best player is at most from the
-    best possible play, and the share of games luck decides whatever the play."""
+    best possible play, for the main win and for no defeat; the share of games luck
+    decides whatever the play; and how low the penalised clairvoyant could bring the
+    upper ends with the V built (the lower estimates of its bound)."""
     b, c = best.rate(MAIN), clairvoyant.rate(MAIN)
     n = clairvoyant.counts[MAIN][1]
-    return (
+    safe, floor = 1 - safest.rate(LOSS).rate, 1 - clairvoyant.rate(LOSS).rate
+    text = (
         f"In words: today's best player ({best.label}) reaches {LABELS[MAIN]} in "
         f"{pct(b.rate)} of games; no play, even one that knew the chits and dice in advance, "
         f"wins more than {pct(c.rate)}. So today's best is at most "
-        f"{100 * max(c.rate - b.rate, 0):.1f} points below the best possible play. Luck "
-        f"that no play beats loses at least {pct(lost / n)} of games; how much of the "
+        f"{100 * max(c.rate - b.rate, 0):.1f} points below the best possible play. Against "
+        f"defeat, today's safest player ({safest.label}) avoids it in {pct(safe)} of games "
+        f"and no play avoids it in more than {pct(floor)}: at most "
+        f"{100 * max(floor - safe, 0):.1f} points below. Luck that no play beats loses at "
+        f"least {pct(lost / n)} of games; how much of the "
         f"{100 * max(c.rate - b.rate, 0):.1f} points is luck too, the bound cannot yet say."
     )
+    if penalised:
+        ends = ", ".join(f"{pct(float(np.mean(p.steps[-1].fresh)))} for {p.objective}"
+                         for p in penalised)
+        text += (f" Charging foresight for its luck (the penalised clairvoyant) with the "
+                 f"value estimate built so far cannot bring these upper ends below {ends}.")
+    return text

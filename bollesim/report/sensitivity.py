@@ -45,7 +45,7 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
     alternatives = "the alternative reading" if len(names) == 2 else \
         f"each of {len(names) - 1} alternative readings"
     rep.p(f"The experiment's {n_cells} cells played as specified and under {alternatives} "
-          "of the rules (docs/readings.md), "
+          f"of the rules ({declared().readings_page}), "
           f"{g:,} games per cell on the same seeds: {games.height:,} games. "
           + _precision(games, effect, g))
     rep.h(2, "Findings")

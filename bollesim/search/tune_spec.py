@@ -127,10 +127,16 @@ class Tune:
 def load_tune(path: str | Path, budget: int | None = None) -> Tune:
     """Read and check a tune spec (`budget` given over the spec's)."""
     path = Path(path)
-    data = read_spec(path)
     s = Spec(path)
+    data = read_spec(path)
+    return tune_of(s, data, spec_name(s, data, path), path, budget)
+
+
+def tune_of(s: Spec, data: dict, name: str, path: Path | None = None,
+            budget: int | None = None) -> Tune:
+    """Check a spec's table (as read from a file, or as the what-if page builds it: `s`
+    says how a problem is told) and make its Tune."""
     s.known(data, SPEC_KEYS)
-    name = spec_name(s, data, path)
     description = s.text(data, "description", "", limit="description") or ""
     seed = s.whole(data, "seed", "seed", default=DEFAULT_SEED)
     holdout_seed = s.whole(data, "holdout_seed", "seed", default=(seed + 1) % 2**63)

@@ -19,8 +19,12 @@
                               names the changed keys (as --set) and the parameters
     GET  /report/TOKEN/FILE   the files of a report written by this server
     POST /api/replay          {edits, policy, params, outcome}: an example game, narrated
+    POST /api/find            {edits, outcome, player, params, comparison, value, tolerance,
+                              keys, budget}: the smallest change that meets one target,
+                              certified on held-out games (find.py: `bollesim tune`'s code)
+    POST /api/find/cancel     {}: stop the search for a change that is running
 
-Every input is checked: a body is JSON of at most MAX_BODY bytes with only the fields of
+Every input is checked: a body is JSON of at most bodies.MAX_BODY bytes with only the fields of
 its route, edits name declared keys only (edits.py), a policy is one of policies/ and its
 parameters lie in their declared ranges. A request that fails is answered 400 (or 403,
 404, 413, 415, 429) with {"error": one line}; nothing answers with a traceback or a path.
@@ -36,7 +40,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import re
 import sys
 import time
@@ -54,17 +57,15 @@ from starlette.routing import Route
 
 from bollesim.errors import UsageError
 from bollesim.game.patch import changed_units, partial_toml, value_at
-from bollesim.inputs import LimitError, loads_json
-from bollesim.serve import odds
+from bollesim.serve import find, odds
 from bollesim.serve.best import SHOWCASE
+from bollesim.serve.bodies import read_json
 from bollesim.serve.edits import BadRequest, assignments, build_ruleset, check_edits
 from bollesim.serve.guards import error, one_framing, same_origin
 from bollesim.serve.state import Server, Settings
 from bollesim.serve.worker import Busy
 from bollesim.stats import naming, vocabulary
 
-MAX_BODY = 512 * 1024
-"""Bytes of one request body (an edit of every key of the ruleset is about 40 KB)."""
 MAX_STREAMS = 8
 """Event streams open at once (one per open page)."""
 REPORT_GAMES = 2_000
@@ -83,36 +84,6 @@ ASSETS = {"page.js": "text/javascript", "page.css": "text/css", "index.html": "t
 def article(label: str) -> str:
     """"an operational victory", "a defeat"."""
     return ("an " if label[:1].lower() in "aeiou" else "a ") + label
-
-
-def _reject_constant(name: str):
-    raise BadRequest(f"not JSON: {name} is not a number")
-
-
-async def read_json(request: Request, fields: set[str]) -> dict:
-    """The request's JSON object (checked: type, size, fields), or BadRequest/HTTPException."""
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        raise HTTPException(415, "send JSON (Content-Type: application/json)")
-    length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise HTTPException(413, f"the request is larger than {MAX_BODY:,} bytes")
-    body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > MAX_BODY:
-            raise HTTPException(413, f"the request is larger than {MAX_BODY:,} bytes")
-    try:
-        data = loads_json(body.decode("utf-8"), parse_constant=_reject_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        raise BadRequest("not JSON") from None
-    except LimitError as exc:
-        raise BadRequest(f"not read: {exc}") from None
-    if not isinstance(data, dict):
-        raise BadRequest("expected a JSON object")
-    unknown = sorted(set(data) - fields)
-    if unknown:
-        raise BadRequest(f"unknown field {unknown[0][:40]!r} (fields: {', '.join(sorted(fields))})")
-    return data
 
 
 def _asset(name: str) -> bytes:
@@ -163,7 +134,7 @@ async def form(request: Request) -> Response:
         "outcomes": [{"outcome": o, "label": vocabulary.LABELS[o],
                       "minimise": o in vocabulary.MINIMISE} for o in vocabulary.OUTCOMES],
         "game": odds.GAME.title, "best": s.best, "showcase": SHOWCASE, "max_games": s.max_games,
-        "seed": s.seed,
+        "seed": s.seed, "find": find.defaults(),
         "ready": server.ready.is_set()})
 
 
@@ -333,11 +304,21 @@ async def replay(request: Request) -> Response:
     from bollesim.batch.replay import narrated_game
 
     lines, _ = await asyncio.to_thread(narrated_game, built.rules, policy, params, seed, game)
-    args = " ".join(f"-p {p.name}={v:g}" for p, v in zip(policy.parameters, params, strict=True))
-    command = (f"bollesim play -P {policy.name} {args} --seed {seed} --game {game}"
-               + (" --partial whatif.toml" if body.get("edits") else ""))
+    command = replay_command(policy, params, seed, game, bool(body.get("edits")))
     return JSONResponse({"game": game, "seed": seed, "outcome": outcome, "lines": lines,
                          "command": command})
+
+
+def replay_command(policy, params, seed: int, game: int, edited: bool) -> str:
+    """The command line that plays game `game` of `seed` again, narrated: with the page's
+    game chosen first where it is not the default one (`bollesim --game NAME play`)."""
+    from bollesim.game.declaration import DEFAULT, declared
+
+    name = declared().name
+    chooser = "" if name == DEFAULT else f"--game {name} "
+    args = " ".join(f"-p {p.name}={v:g}" for p, v in zip(policy.parameters, params, strict=True))
+    return (f"bollesim {chooser}play -P {policy.name} {args} --seed {seed} --game {game}"
+            + (" --partial whatif.toml" if edited else ""))
 
 
 # ------------------------------------------------------------------ the application
@@ -390,6 +371,8 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/report", make_report, methods=["POST"]),
         Route("/report/{token}/{name}", report_file),
         Route("/api/replay", replay, methods=["POST"]),
+        Route("/api/find", find.find_change, methods=["POST"]),
+        Route("/api/find/cancel", find.cancel_find, methods=["POST"]),
     ]
     hosts = LOOPBACK_NAMES if settings.loopback else ["*"]
     app = Starlette(

@@ -88,6 +88,7 @@ class Server:
         self.latest: Latest | None = None
         self.worker: EngineWorker | None = None
         self.baselines = None
+        self.finding = None  # the search for a change running (find.Job)
 
     # -------------------------------------------------------------- lifecycle
 

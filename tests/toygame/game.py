@@ -16,4 +16,5 @@ GAME = Game(
     engine="toygame.play",
     rules="toygame.rules",
     form="toygame.form",
+    find_keys=("game.turns", "game.busts_to_lose"),
 )

@@ -10,7 +10,10 @@ order they were asked, on the game's own chance stream, and then either:
   is taken in; or
 - ROLLOUT: switches the chance and policy streams to keys of the rollout's own the
   moment the script runs out, so nothing drawn after the decision (the game's future
-  chits and dice) is the game's, and the policy plays the game out.
+  chits and dice) is the game's, and the policy plays the game out;
+- STEP: switches to the rollout's streams as ROLLOUT does, and records the next decision
+  as PAUSE does: a sample of the chance between one decision and the next, drawn off the
+  game's own (the penalised clairvoyant's expectations, bollebank/penalised.py).
 
 The decisions counted are those put to the player: a lone option is taken without
 asking (player.ask), so it is not in the script. The scripted family's kernel finds its
@@ -34,7 +37,7 @@ from bollesim.bollebank.engine.play import (
     unmanaged,
     write_result,
 )
-from bollesim.bollebank.engine.script import PAUSE, ROLLOUT
+from bollesim.bollebank.engine.script import PAUSE, ROLLOUT, STEP
 from bollesim.jit import compiled
 
 FIRST_ROLLOUT_STREAM = 2  # rng stream ids 0 and 1 are every game's CHANCE and POLICY
@@ -67,11 +70,12 @@ SCRIPTED_ARGS = (
     types.int64,  # game
     types.int64[::1],  # start: the snapshot to start from (SNAP_PHASE -1: from setup)
     types.int64[::1],  # script: the choices replayed from the start
-    types.int64[::1],  # options: per job, the index chosen after the script (ROLLOUT)
-    types.int64[::1],  # rollouts: per job, its rollout number (ROLLOUT)
-    types.int64,  # mode: ROLLOUT or PAUSE
+    types.int64[::1],  # options: per job, the index chosen after the script (ROLLOUT, STEP)
+    types.int64[::1],  # rollouts: per job, its rollout number (ROLLOUT, STEP)
+    types.int64,  # mode: ROLLOUT, PAUSE or STEP
     types.int64[:, ::1],  # out: per job, the result row (layout.R_*)
-    types.int64[::1],  # point: (choice, kind, n, obs..., options...) (PAUSE, one job)
+    types.int64[::1],  # point: (choice, kind, n, obs..., options...) (PAUSE: one job;
+    #                    STEP: POINT_WIDTH values per job, one after the other)
     types.int64[::1],  # snapshot: of the phase the point is in (PAUSE, one job)
 )
 
@@ -86,7 +90,7 @@ def play_scripted(
     `seed` from `start`, replayed through `script`, then (ROLLOUT) job j's option on its
     own streams, played out by decide."""
     n = script.shape[0]
-    if (n + 1 if mode == ROLLOUT else n) > layout.MAX_SCRIPT:
+    if (n if mode == PAUSE else n + 1) > layout.MAX_SCRIPT:
         raise ValueError("a script longer than layout.MAX_SCRIPT")
     owner = new_vector(rules, 0, scripted)
     st = unmanaged(owner)
@@ -94,6 +98,10 @@ def play_scripted(
         if mode == ROLLOUT:
             rollout(st, decide, params, seed, game, start, script, n, options[j], rollouts[j],
                     out[j])
+        elif mode == STEP:
+            step(st, decide, params, seed, game, start, script, n, options[j], rollouts[j])
+            write_result(st, st[layout.CHANCE + 1], out[j])
+            keep_point(st, point[j * POINT_WIDTH : (j + 1) * POINT_WIDTH])
         else:
             pause(st, decide, params, seed, game, start, script, n, snapshot, True)
             write_result(st, st[layout.CHANCE + 1], out[j])
@@ -147,6 +155,27 @@ def rollout(st, decide, params, seed, game, start, script, n, option, r, row):
         phase = play_phase(st, decide, phase)
     st[layout.SCRIPT_ON] = 0
     write_result(st, st[layout.CHANCE + 1], row)
+
+
+@compiled
+def step(st, decide, params, seed, game, start, script, n, option, r):
+    """STEP: replay script[:n] from `start`, take `option` at the decision after it, and
+    from that moment draw from rollout r's own streams (r < 0: the game's own, for a
+    check against PAUSE) up to the next decision, recorded (keep_point), or the game's
+    end. The state is then of no use but for the point and the result."""
+    phase = replay(st, params, seed, game, start, script, n, STEP)
+    st[layout.SCRIPT + n] = option
+    st[layout.SCRIPT_N] = n + 1
+    decision = start[SNAP_AT] + n
+    if r < 0:
+        st[layout.SCRIPT_KEYS] = np.int64(rng.stream_key(seed, game, rng.CHANCE))
+        st[layout.SCRIPT_KEYS + 1] = np.int64(rng.stream_key(seed, game, rng.POLICY))
+    else:
+        st[layout.SCRIPT_KEYS] = rollout_key(seed, game, decision, r, rng.CHANCE)
+        st[layout.SCRIPT_KEYS + 1] = rollout_key(seed, game, decision, r, rng.POLICY)
+    while not st[layout.X_OVER] and st[layout.SCRIPT_ON]:
+        phase = play_phase(st, decide, phase)
+    st[layout.SCRIPT_ON] = 0
 
 
 @compiled

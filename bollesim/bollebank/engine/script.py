@@ -5,7 +5,7 @@ from bollesim.bollebank import observation
 from bollesim.bollebank.engine import layout
 from bollesim.jit import compiled
 
-ROLLOUT, PAUSE = 0, 1  # layout.SCRIPT_MODE
+ROLLOUT, PAUSE, STEP = 0, 1, 2  # layout.SCRIPT_MODE (STEP: rollout streams, then PAUSE)
 
 
 @compiled
@@ -19,12 +19,15 @@ def replayed(st, n):
     if index < 0 or index >= n:
         raise ValueError("a replayed choice is outside its decision's options")
     st[layout.SCRIPT_AT] = at + 1
-    if at + 1 == st[layout.SCRIPT_N] and st[layout.SCRIPT_MODE] == ROLLOUT:
+    if at + 1 == st[layout.SCRIPT_N] and st[layout.SCRIPT_MODE] != PAUSE:
         st[layout.CHANCE] = st[layout.SCRIPT_KEYS]  # the rollout's chance stream, from its first draw
         st[layout.CHANCE + 1] = 0
         st[layout.PRNG] = st[layout.SCRIPT_KEYS + 1]
         st[layout.PRNG + 1] = 0
-        st[layout.SCRIPT_ON] = 0
+        if st[layout.SCRIPT_MODE] == ROLLOUT:
+            st[layout.SCRIPT_ON] = 0
+        else:  # STEP: the next decision is recorded, as after a PAUSE script
+            st[layout.SCRIPT_MODE] = PAUSE
     return index
 
 

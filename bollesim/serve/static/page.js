@@ -433,6 +433,7 @@ function choosePolicy(name, params, family) {
   else if (own) page.family = own.id;
   $("family").value = page.family;
   drawPlay();
+  if (page.model.find) drawFindPlayers();
   schedule();
 }
 
@@ -599,6 +600,7 @@ function listen() {
       if (!page.ready) { page.ready = true; setStatus("engine ready"); schedule(); }
       return;
     }
+    if (data.find) { findProgress(data.find); return; }
     page.last = data;
     if (data.job === page.job) render(data);
   };
@@ -806,6 +808,124 @@ function reset() {
   schedule();
 }
 
+// ------------------------------------------------------------------ find a change
+
+// The panel's choices: the game's outcomes, the page's policies (the page's own with its
+// parameters), the keys the game searches unless told otherwise (GET /api/form's find).
+function drawFind() {
+  const f = page.model.find;
+  $("find-outcome").replaceChildren(...f.outcomes.map((o) => el("option", {value: o.outcome, text: o.label})));
+  drawFindPlayers();
+  $("find-keys").value = f.keys.join(", ");
+  Object.assign($("find-budget"), {min: f.budget.low, max: f.budget.high, value: f.budget.default});
+  $("find-tolerance").value = 100 * f.tolerance;
+  const comparison = $("find-comparison");
+  comparison.addEventListener("change", () => { $("find-tolerance-box").hidden = comparison.value !== "equals"; });
+  $("find-go").addEventListener("click", findChange);
+  $("find-cancel").addEventListener("click", () => post("/api/find/cancel", "{}"));
+}
+
+function drawFindPlayers() {
+  const select = $("find-player");
+  const chosen = select.value;
+  select.replaceChildren(...page.model.policies.map((p) => el("option", {value: p.name,
+    text: p.name === page.policy ? `${p.name} (as set above)` : p.name})));
+  select.value = chosen || page.policy;
+}
+
+function findRequest() {
+  const player = $("find-player").value;
+  const comparison = $("find-comparison").value;
+  const request = {edits: edits(), outcome: $("find-outcome").value, player,
+                   params: player === page.policy ? page.params : {}, comparison,
+                   value: Number($("find-value").value) / 100, budget: Number($("find-budget").value),
+                   keys: $("find-keys").value.split(",").map((k) => k.trim()).filter(Boolean)};
+  if (comparison === "equals") request.tolerance = Number($("find-tolerance").value) / 100;
+  return request;
+}
+
+async function findChange() {
+  const request = findRequest();
+  const answer = $("find-answer");
+  answer.replaceChildren();
+  findBusy(true, "searching… (the odds above wait meanwhile)");
+  let reply;
+  try {
+    reply = await post("/api/find", JSON.stringify(request));
+  } catch (e) {
+    findBusy(false, "the server does not answer: is `bollesim serve` still running?");
+    return;
+  }
+  if (reply.status === 422) {
+    showErrors(reply.data.errors);
+    findBusy(false, "fix the marked value first: the search starts from the rules on the page");
+    return;
+  }
+  if (reply.status !== 200) {
+    findBusy(false, "");
+    answer.replaceChildren(el("p", {class: "error", text: "error: " + (reply.data.error || String(reply.data))}));
+    return;
+  }
+  const a = reply.data;
+  if (a.cancelled) { findBusy(false, `cancelled after ${a.games.toLocaleString("en")} games`); return; }
+  findBusy(false, `done in ${a.seconds} s`);
+  drawFindAnswer(a, request);
+}
+
+function findBusy(busy, text) {
+  $("find-go").disabled = busy;
+  $("find-cancel").hidden = !busy;
+  const bar = $("find-progress");
+  bar.hidden = !busy;
+  if (busy) bar.removeAttribute("value");
+  $("find-status").textContent = text;
+}
+
+// A progress message of the search running (on the page's event stream).
+function findProgress(f) {
+  if (!$("find-cancel").hidden && f.budget) {
+    $("find-progress").value = Math.min(1, f.games / f.budget);
+    $("find-status").textContent = `${f.games.toLocaleString("en")} of at most ${f.budget.toLocaleString("en")} games played…`;
+  }
+}
+
+function verdict(e) {
+  return e.sure ? "met at 95%" : e.met ? "met (its 95% interval not wholly)" : "not met";
+}
+
+function drawFindAnswer(a, request) {
+  const line = (label, e) => el("li", {}, `${label}: `, el("b", {text: pct(e.value)}),
+    ` (${(100 * e.low).toFixed(1)}–${(100 * e.high).toFixed(1)}) `,
+    el("span", {class: e.met ? "met" : "missed", text: verdict(e)}));
+  const items = [line("the rules as they are", a.start)];
+  if (a.change) items.push(line(`with ${a.change.label}`, a.change));
+  const box = [el("p", {class: "sentence", text: a.sentence}),
+    el("ul", {"data-target": a.target}, ...items),
+    el("p", {class: "cost", text: `${a.target}: ${a.changes_tried} rule sets raced on games of seed ${a.search_seed}, `
+      + `each certified on ${a.holdout_games.toLocaleString("en")} held-out games of seed ${a.holdout_seed}; `
+      + `${a.games.toLocaleString("en")} games in ${a.seconds} s.`})];
+  if (a.change) {
+    const open = el("button", {type: "button", id: "find-open", text: "Open as the current setting",
+                               title: "Set the form to these rules and play them with the target's player"});
+    open.addEventListener("click", () => openChange(a.change.edits, request.player, request.params));
+    const save = el("a", {href: URL.createObjectURL(new Blob([a.change.patch], {type: "application/toml"})),
+                          download: "change.toml", text: "Save the change as partial TOML"});
+    box.push(el("div", {}, open, save));
+  }
+  $("find-answer").replaceChildren(...box);
+}
+
+// The proposal as the page's setting: its edits over the shipped rules, its player.
+function openChange(changed, player, params) {
+  page.current = clone(page.base);
+  applyEdits(page.current, changed);
+  page.readings = {};
+  drawTables();
+  drawReadings();
+  choosePolicy(player, params);
+  setStatus("opened the change found: the form shows its values");
+}
+
 // ------------------------------------------------------------------ start
 
 async function start() {
@@ -847,6 +967,7 @@ async function start() {
   $("report").addEventListener("click", report);
   $("reset").addEventListener("click", reset);
   $("pin").addEventListener("click", pin);
+  drawFind();
   listen();
 }
 

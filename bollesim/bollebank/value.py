@@ -1,0 +1,70 @@
+"""A value estimate V of a state: the chance that a policy meets a win objective from a
+decision on, as a function of the decision's kind and observation. The penalised
+clairvoyant's baseline (penalised.py, docs/skill.md).
+
+V is a LightGBM classifier of the objective's outcome, fitted on the decisions of games
+the policy plays (its own states, each labelled by how its game ended). Any V keeps the
+penalised bound a bound; the nearer V is to the best play's value, the tighter it is.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from bollesim.bollebank import observation
+from bollesim.bollebank.clairvoyant import WinObjective
+from bollesim.bollebank.lookahead import OBJECTIVES, Lookahead
+from bollesim.bollebank.rules.loader import Ruleset
+from bollesim.game.policy import DecidePolicy
+
+FEATURES = 1 + observation.SIZE  # the decision's kind, then its observation
+PARAMS = {"objective": "binary", "learning_rate": 0.1, "num_leaves": 63,
+          "min_data_in_leaf": 50, "verbose": -1, "deterministic": True, "seed": 1}
+
+
+def features(kinds: np.ndarray, obs: np.ndarray) -> np.ndarray:
+    """The rows V reads: (kind, observation...) per decision."""
+    return np.column_stack([np.asarray(kinds, dtype=float), np.asarray(obs, dtype=float)])
+
+
+def decisions(rules: Ruleset, objective: WinObjective, policy: DecidePolicy,
+              params: dict | None, seed: int, games: int,
+              threads: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """(rows of features, whether each one's game met the objective): every decision of
+    `games` games of `seed` played by the policy."""
+    player = Lookahead(rules, 1, policy, OBJECTIVES[0], params, kinds=())
+
+    def one(g: int):
+        row, taken = player.play(seed, g, observe=True)
+        won = objective.won(row)
+        return (features([d.kind for d in taken], [d.obs for d in taken]),
+                np.full(len(taken), won, dtype=float))
+
+    with ThreadPoolExecutor(threads) as pool:
+        parts = list(pool.map(one, range(games)))
+    x = np.concatenate([p[0] for p in parts if len(p[1])])
+    y = np.concatenate([p[1] for p in parts if len(p[1])])
+    return x, y
+
+
+@dataclass
+class Value:
+    """V: a fitted classifier's probability of meeting the objective; `trees` its size."""
+
+    booster: object
+    trees: int
+
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
+        return self.booster.predict(rows, num_threads=1)
+
+
+def fit(x: np.ndarray, y: np.ndarray, trees: int, threads: int = 2) -> Value:
+    """V fitted on (x, y) with `trees` boosting rounds (seeded: the same data, the same V)."""
+    import lightgbm
+
+    data = lightgbm.Dataset(x, y, free_raw_data=False)
+    booster = lightgbm.train({**PARAMS, "num_threads": threads}, data, num_boost_round=trees)
+    return Value(booster, trees)

@@ -1,0 +1,222 @@
+"""The what-if page's "find a change": one target, searched and certified by `bollesim
+tune`'s own code (search/tune.py, certify.py, tune_answer.py) from the page's current rules.
+
+    POST /api/find          {edits, outcome, player, params, comparison, value, tolerance,
+                            keys, budget}: the smallest change of the allowed keys after
+                            which `player` (a policy of the page, with `params`) has
+                            `outcome` at `comparison` `value` (equals: ± tolerance); the
+                            answer is the tune's sentence, the starting rules' and the best
+                            change's held-out estimates and the change as the page's edits
+    POST /api/find/cancel   {}: stop the search that is running
+
+The request becomes a tune spec's table (the page's edits as its `overrides`, one target,
+the keys, the budget) checked by tune_spec.tune_of, so a target or a key the page may ask
+for is exactly one a spec may name, with the same message when it may not (a 400 here).
+One search runs at a time, on the engine thread between two pieces of the odds (the odds
+wait meanwhile); a second request is refused (429) until it ends. Its progress goes out on
+the page's event stream as {"find": {games, budget}}; cancelling (or the page going away)
+stops it at the next piece of games.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from dataclasses import dataclass, field
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from bollesim.batch.spec import Spec
+from bollesim.errors import UsageError
+from bollesim.game.declaration import declared
+from bollesim.game.patch import changed_units, value_at
+from bollesim.serve.bodies import read_json
+from bollesim.serve.edits import BadRequest, assignments, build_ruleset, check_edits
+
+FIELDS = {"edits", "outcome", "player", "params", "comparison", "value", "tolerance", "keys",
+          "budget"}
+COMPARISONS = ("equals", "at_least", "at_most")
+BUDGET = (70_000, 150_000, 600_000)
+"""Games a search may play in all, certification included: (least, default, most). The
+default answers the apprentice in about 20 s on two loaded cores (docs/tune.md)."""
+DEFAULT_TOLERANCE = 0.02
+MAX_KEYS_LISTED = 16
+"""Keys one request may allow (the search tries each, then each pair)."""
+SPEC = {"trial_games": 6_000, "holdout_games": 10_000, "max_keys": 2, "proposals": 3,
+        "candidates": 40}
+"""The tune spec's counts for the page: a spec's rungs (666, 2,000 and 6,000 games: fewer
+let a change meet the target on the search games by luck alone), the proposals and the
+starting rules certified on 10,000 held-out games each (±1 point at 50%)."""
+PUBLISH_S = 0.25
+"""Seconds between two progress messages."""
+
+
+class Cancelled(Exception):
+    """The search was cancelled (by the page, or the server stopping)."""
+
+
+class RequestSpec(Spec):
+    """A spec built from a request: a problem is `FIELD: problem`, the field as the page
+    names it."""
+
+    def __init__(self):
+        super().__init__(None)
+
+    def fail(self, key: str, problem: str):
+        key = key.removeprefix("targets[0]").lstrip(".").removeprefix("players.page.")
+        raise BadRequest(f"{'value' if key in COMPARISONS else key or 'target'}: {problem}")
+
+
+@dataclass
+class Job:
+    """The search running: its budget, the games played, and the flag that stops it."""
+
+    budget: int
+    played: int = 0
+    cancel: threading.Event = field(default_factory=threading.Event)
+    published: float = 0.0
+
+
+def defaults() -> dict:
+    """What the page's panel offers: the outcomes (the game's declared result), the
+    comparisons, the keys searched unless told otherwise, the budget's range."""
+    result = declared().result
+    return {"outcomes": [{"outcome": o, "label": result.labels.get(o, o)}
+                         for o in result.outcome_names],
+            "comparisons": list(COMPARISONS), "keys": list(declared().find_keys),
+            "budget": {"low": BUDGET[0], "default": BUDGET[1], "high": BUDGET[2]},
+            "tolerance": DEFAULT_TOLERANCE, "holdout_games": SPEC["holdout_games"]}
+
+
+def tune_of_request(server, body: dict):
+    """The Tune of a request (search.tune_spec), or (None, the loader's errors) when the
+    page's edits make no valid ruleset; BadRequest names anything else that is wrong."""
+    from bollesim.search.tune_spec import tune_of
+
+    edits = check_edits(body.get("edits", {}))
+    built = build_ruleset(edits)
+    if built.rules is None:
+        return None, built.errors
+    try:
+        policy = server.policy(body.get("player"))  # a policy the page plays
+    except BadRequest as exc:
+        raise BadRequest(f"player: {exc}") from None
+    params = server.params(policy, body.get("params", {}))
+    comparison = body.get("comparison", "equals")
+    if comparison not in COMPARISONS:
+        raise BadRequest(f"comparison: expected one of {', '.join(COMPARISONS)}")
+    target = {"outcome": body.get("outcome"), "player": "page", comparison: body.get("value")}
+    if comparison == "equals":
+        target["tolerance"] = body.get("tolerance", DEFAULT_TOLERANCE)
+    elif "tolerance" in body:
+        raise BadRequest("tolerance: only with equals")
+    budget = body.get("budget", BUDGET[1])
+    if isinstance(budget, bool) or not isinstance(budget, int) \
+            or not BUDGET[0] <= budget <= BUDGET[2]:
+        raise BadRequest(f"budget: expected a whole number of games from {BUDGET[0]:,} to "
+                         f"{BUDGET[2]:,}, got {str(budget)[:40]}")
+    keys = body.get("keys", list(declared().find_keys))
+    if not isinstance(keys, list) or not keys or len(keys) > MAX_KEYS_LISTED \
+            or not all(isinstance(k, str) and len(k) <= 100 for k in keys):
+        raise BadRequest(f"keys: expected a list of 1 to {MAX_KEYS_LISTED} keys of the ruleset "
+                         "as a tune spec's [keys] names them (docs/tune.md)")
+    seed = server.settings.seed
+    data = {**SPEC, "seed": seed, "holdout_seed": (seed + 1) % 2**63, "budget": budget,
+            "overrides": assignments(edits),
+            "players": {"page": {"policy": policy.name, "label": f"{policy.name} policy",
+                                 "params": {p.name: v for p, v in
+                                            zip(policy.parameters, params.tolist(), strict=True)}}},
+            "targets": [target], "keys": dict.fromkeys(keys, True)}
+    try:
+        return tune_of(RequestSpec(), data, "find-a-change"), []
+    except UsageError as exc:  # a message of the loader, read from a spec's key
+        raise BadRequest(str(exc)) from None
+
+
+def run(server, job: Job, tune) -> dict:
+    """Search and certify (on the engine thread); the answer as JSON."""
+    from bollesim.search.tune_answer import answer
+
+    def progress(games: int) -> None:
+        job.played += games
+        if job.cancel.is_set() or server.stopping:
+            raise Cancelled
+        now = time.monotonic()
+        if now - job.published >= PUBLISH_S:
+            job.published = now
+            server.latest.publish({"find": {"games": job.played, "budget": job.budget}})
+
+    server.latest.publish({"find": {"games": 0, "budget": job.budget}})
+    t0 = time.perf_counter()
+    try:
+        result = answer(tune, progress=progress)
+    except Cancelled:
+        server.latest.publish({"find": {"cancelled": True}})
+        return {"cancelled": True, "games": job.played}
+    server.latest.publish({"find": {"done": True, "games": job.played, "budget": job.budget}})
+    return answer_json(result, time.perf_counter() - t0)
+
+
+def answer_json(a, seconds: float) -> dict:
+    """The sentence, the starting rules' and the best change's held-out estimate of the
+    target, and the change as the page's edits (over the shipped rules: the page's partial
+    format) with its patch."""
+    from bollesim.search.tune_report import patch_text
+
+    def estimate(cert) -> dict:
+        (e,) = cert.estimates
+        return {"value": e.value, "low": e.low, "high": e.high, "met": e.met, "sure": e.sure}
+
+    best = a.solution or (a.proposals[0] if a.proposals and a.proposals[0].trial.change
+                          else None)
+    (target,) = a.tune.targets
+    out = {"sentence": a.sentence(), "target": target.text, "no_change_needed":
+           a.no_change_needed, "solution": a.solution is not None and not a.no_change_needed,
+           "start": estimate(a.start), "holdout_games": a.tune.holdout_games,
+           "holdout_seed": a.tune.holdout_seed, "search_seed": a.tune.seed,
+           "changes_tried": len(a.found.trials), "games": a.found.games_searched
+           + a.tune.holdout_games * (len(a.proposals) + 1), "seconds": round(seconds, 1),
+           "change": None}
+    if best is not None and not a.no_change_needed:
+        out["change"] = {
+            "label": best.label, "keys": best.trial.keys, **estimate(best.certificate),
+            "solution": best.certificate.solution,
+            "edits": {u: value_at(best.rules.data, u) for u in changed_units(best.rules)},
+            "patch": patch_text(a, best, "the what-if page's find a change (bollesim serve)")}
+    return out
+
+
+# ------------------------------------------------------------------ routes
+
+
+async def find_change(request: Request) -> Response:
+    server = request.app.state.server
+    body = await read_json(request, FIELDS)
+    if server.finding is not None:
+        raise HTTPException(429, "a search for a change is already running (one at a time): "
+                                 "wait for its answer, or cancel it")
+    job = server.finding = Job(BUDGET[1])  # taken in the step that checked it is free
+    try:
+        tune, errors = await asyncio.to_thread(tune_of_request, server, body)
+        if tune is None:
+            return JSONResponse({"errors": errors}, status_code=422)
+        job.budget = tune.budget
+        done = asyncio.wrap_future(server.worker.submit(lambda: run(server, job, tune)))
+        while not done.done():
+            await asyncio.wait({done}, timeout=0.5)
+            if not done.done() and await request.is_disconnected():
+                job.cancel.set()  # the page went away: nobody reads the answer
+        return JSONResponse(done.result())
+    finally:
+        server.finding = None
+
+
+async def cancel_find(request: Request) -> Response:
+    await read_json(request, set())
+    job = request.app.state.server.finding
+    if job is not None:
+        job.cancel.set()
+    return JSONResponse({"cancelled": job is not None})
