@@ -46,7 +46,8 @@ SCRIPT = textwrap.dedent("""\
     import json, sys, threading, time
     from starlette.testclient import TestClient
     from bollesim import simulate
-    from bollesim.serve.app import Settings, create_app
+    from bollesim.serve.app import create_app
+    from bollesim.serve.state import Settings
     from bollesim.serve.edits import build_ruleset
 
     quick, hostile = json.loads(sys.argv[1]), json.loads(sys.argv[2])

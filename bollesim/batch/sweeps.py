@@ -45,8 +45,8 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
     Examples
     --------
     >>> df = sweep_frame("experiments/first_fire.toml", games=1_000)
-    >>> from bollesim.stats import analysis
-    >>> analysis.best_trigger(df, "t", policy="fire_at_turn")
+    >>> from bollesim.stats import paired_tests
+    >>> paired_tests.best_trigger(df, "t", policy="fire_at_turn")
     """
     from bollesim.batch.runner import check_counts, dataset_schema, simulate
 
