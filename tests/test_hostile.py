@@ -761,9 +761,10 @@ def test_a_resume_refuses_a_chunk_of_another_run(tmp_path, monkeypatch):
 def test_a_manifest_too_large_to_read_is_refused_before_playing(tmp_path, monkeypatch):
     """Writer and reader agree on the manifest's limit: a sweep whose manifest would pass
     it is refused up front with the estimate, and none is committed that `report` refuses."""
-    from bollesim.batch import runner
+    from bollesim.batch import manifest, runner
 
-    monkeypatch.setattr(runfolder, "MANIFEST_LIMIT", 20_000)
+    for module in (manifest, runfolder):  # the writer and the reader
+        monkeypatch.setattr(module, "MANIFEST_LIMIT", 20_000)
     monkeypatch.setattr(runner, "play_chunk", lambda *a, **k: pytest.fail("a game was played"))
     ks = ", ".join(f"{8 + i / 100:.2f}" for i in range(200))
     spec = sweep_spec(tmp_path, name='"wide"')

@@ -14,7 +14,7 @@ from bollesim.errors import UsageError
     ({"engine": "turbo"}, "unknown engine 'turbo'"),
     ({"threads": 0}, "threads (--threads) must be a whole number from 1"),
     ({"threads": "2"}, "threads (--threads) must be a whole number from 1"),
-    ({"chunk_size": 0}, "chunk_size must be a whole number from 1"),
+    ({"chunk_size": 0}, "chunk_size (--chunk) must be a whole number from 1"),
     ({"precision": 0.7}, "--precision must be a half-width between 0 and 0.5"),
     ({"max_games": -3}, "--max-games must be a whole number"),
     ({"mode": "append"}, "unknown mode 'append'"),

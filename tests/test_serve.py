@@ -102,11 +102,13 @@ def page(server, browser):
     assert not problems, problems
 
 
-def settle(page, digest: str, timeout: float = 30_000) -> dict:
-    """Wait until the page shows the finished odds of the ruleset `digest`; its rows."""
+def settle(page, digest: str, timeout: float = 30_000, policy: str | None = None) -> dict:
+    """Wait until the page shows the finished odds of the ruleset `digest` (played by
+    `policy`, when given); its rows."""
     page.wait_for_function(
-        "d => { const c = document.getElementById('count').dataset; "
-        "return c.digest === d && c.done === 'true'; }", arg=digest, timeout=timeout)
+        "a => { const [d, p] = a; const c = document.getElementById('count').dataset; "
+        "return c.digest === d && (p === null || c.policy === p) && c.done === 'true'; }",
+        arg=[digest, policy], timeout=timeout)
     rows = page.eval_on_selector_all(
         "#rates tr[data-outcome]",
         "rows => rows.map(r => [r.dataset.outcome, +r.dataset.k, +r.dataset.n, +r.dataset.baseK])")
@@ -576,7 +578,7 @@ def test_find_a_change_opens_the_change_it_found_as_the_current_setting(page):
     assert page.input_value(TANK) == value
     assert page.input_value("#policy") == "historical"
     rules = load_ruleset(overrides=[f"tracks.tank_to_hit={value}"])
-    shown = settle(page, rules.digest, timeout=60_000)
+    shown = settle(page, rules.digest, timeout=60_000, policy="historical")
     assert {o: r["k"] for o, r in shown.items()} == predicted(rules, "historical", {})
     page.set_viewport_size({"width": 400, "height": 1000})
     try:

@@ -50,7 +50,7 @@ class RunOptions:
             raise UsageError(f"unknown engine {shown(self.engine)} (choose fast or reference)")
         check_threads(self.threads)
         if self.chunk_size is not None:
-            check_count("chunk_size", self.chunk_size, "chunk")
+            check_count("chunk_size (--chunk)", self.chunk_size, "chunk")
         if self.precision is not None:
             check_precision(self.precision)
         if self.max_games is not None:

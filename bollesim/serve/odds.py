@@ -196,7 +196,8 @@ class Evaluation:
         elapsed = round(1000 * (time.perf_counter() - self.t0))
         if self.first_ms is None:
             self.first_ms = elapsed
-        out = {"job": self.job, "done": done, "games": self.main.height, "seed": self.seed,
+        out = {"job": self.job, "digest": self.rules.digest, "policy": self.policy.name,
+               "done": done, "games": self.main.height, "seed": self.seed,
                "elapsed_ms": elapsed, "first_ms": self.first_ms,
                "outcomes": self.outcomes(), "losses": self.losses(), "trigger": self.trigger()}
         return out

@@ -530,7 +530,6 @@ async function send() {
   $("odds").classList.remove("stale");
   page.job = reply.data.job;
   page.jobChangedAt = changedAt;
-  page.digest = reply.data.digest;
   page.exact = reply.data.exact || [];
   drawExact();
   page.readings = reply.data.readings;
@@ -635,7 +634,7 @@ function render(s) {
   $("count").replaceChildren(
     el("b", {id: "games", "data-games": s.games, text: s.games.toLocaleString("en")}),
     ` games on seed ${s.seed}, each paired with the same game under the shipped rules · ${state} · first answer ${latency} ms after the change`);
-  Object.assign($("count").dataset, {latency, done: s.done, games: s.games, job: s.job, digest: page.digest});
+  Object.assign($("count").dataset, {latency, done: s.done, games: s.games, job: s.job, digest: s.digest, policy: s.policy});
   setStatus(s.done ? "up to date" : "refining…", !s.done);
   const table = $("rates");
   const withA = s.outcomes.length && s.outcomes[0].pinned;
