@@ -14,6 +14,7 @@ import os
 from functools import cache
 
 import numpy as np
+import pytest
 from hypothesis import settings
 
 from bollesim.bollebank import codes, luck, observation
@@ -24,6 +25,25 @@ from bollesim.bollebank.rules.loader import Ruleset, load_ruleset
 from bollesim.game.policy import DecidePolicy
 
 pytest_plugins = ["xdist_groups"]  # --dist loadgroup keeps each xdist_group in one worker
+
+# The quick subset for the edit-test loop (`pytest -m quick`, under two minutes on 2 cores
+# once the engine is compiled): the rules played move by move on the reference engine, the
+# ruleset reader and its checks, the statistics, and the texts that must not rot. What it
+# leaves out (the engines' equivalence, the invariants over many games, the commands, the
+# page in a browser) the default suite runs.
+QUICK = {
+    "test_rules_orders", "test_rules_execution", "test_rules_reaction", "test_rules_readings",
+    "test_rules_loader", "test_rules_docs", "test_cli_rules", "test_golden_example",
+    "test_game_document", "test_step", "test_luck", "test_odds", "test_blocks",
+    "test_analysis", "test_answer", "test_losses", "test_result", "test_choice_names",
+    "test_run_options", "test_layers", "test_terminal", "test_mutants",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.stem in QUICK:
+            item.add_marker(pytest.mark.quick)
 
 # Property-based tests draw the same examples on every run and keep no database: a
 # failure is reproducible, and the mutation check (tests/mutants.py) sees no examples

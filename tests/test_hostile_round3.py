@@ -60,7 +60,7 @@ def test_bad_game_is_one_line_even_for_version():
     ({"first_game": -1}, UsageError, "first_game must be a whole number from 0"),
     ({"first_game": 1.5}, UsageError, "first_game must be a whole number"),
     ({"first_game": 10**15}, UsageError, "first_game + n_games must be"),
-    ({"chunk_size": 0}, UsageError, "chunk_size must be a whole number from 1"),
+    ({"chunk_size": 0}, UsageError, "chunk_size (--chunk) must be a whole number from 1"),
     ({"rules": "default"}, TypeError, "rules must be a Ruleset"),
     ({"rules": {}}, TypeError, "rules must be a Ruleset"),
     ({"threads": "2"}, UsageError, "threads (--threads) must be a whole number from 1"),

@@ -42,3 +42,13 @@ def test_a_group_runs_in_one_worker_in_order_and_the_rest_is_spread(pytester, mo
     assert [test for _, test in grouped] == [
         f"test_grouped.py::test_step[{step}]@session" for step in range(12)]
     assert len({worker for worker, test in ran if "test_spread.py" in test}) == 2, ran
+
+
+def test_the_quick_subset_names_test_modules_that_exist():
+    """conftest.QUICK names modules of tests/ (a renamed module would leave the subset
+    silently smaller), and none of the browser's or the engines' long checks."""
+    from conftest import QUICK
+
+    here = Path(__file__).parent
+    assert {name for name in QUICK if not (here / f"{name}.py").is_file()} == set()
+    assert not QUICK & {"test_serve", "test_fast_engine", "test_fast_invariants", "test_invariants"}
