@@ -597,6 +597,8 @@ def test_screenshot(browser):
     games."""
     from PIL import Image
 
+    from bollesim import load_ruleset
+
     proc, url = start_server("--max-games", "20000")
     try:
         tab = browser.new_page(viewport={"width": 1280, "height": 1200})
@@ -604,9 +606,7 @@ def test_screenshot(browser):
         tab.wait_for_function("document.getElementById('count').dataset.done === 'true'",
                               timeout=600_000)
         tab.fill('[data-path="tracks.tank_to_hit"]', "8")
-        tab.wait_for_timeout(500)
-        tab.wait_for_function("document.getElementById('count').dataset.done === 'true'",
-                              timeout=60_000)
+        settle(tab, load_ruleset(overrides=["tracks.tank_to_hit=8"]).digest, timeout=120_000)
         tab.evaluate("document.querySelector('details[data-name=tracks]').scrollIntoView()")
         path = Path(os.environ["BOLLESIM_SCREENSHOT"])
         tab.screenshot(path=path)
