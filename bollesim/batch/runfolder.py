@@ -114,7 +114,11 @@ class Run:
         return pl.scan_parquet(self.games_path, glob=False)  # [, * and ? are not patterns
 
     def read(self) -> pl.DataFrame:
-        return self.collect(self.scan())
+        """The games, each parameter column of its declared type (runner.typed_params;
+        scan() gives them as stored, Float64)."""
+        from bollesim.batch.runner import typed_params
+
+        return typed_params(self.collect(self.scan()))
 
     def collect(self, query: pl.LazyFrame) -> pl.DataFrame:
         """query.collect(), with a file that passed the checks but fails to decode (made by

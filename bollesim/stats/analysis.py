@@ -66,8 +66,10 @@ def run_rates(run) -> tuple[int, dict[str, float]]:
 def cell_rates(run) -> pl.DataFrame:
     """One row per cell of a verified run (runfolder.Run): cell, label, policy, games and
     each SUMMARY rate, aggregated from a lazy scan (memory stays flat)."""
+    from bollesim.batch.runner import typed_params
+
     scan = run.scan()
-    first_rows = run.collect(scan.group_by("cell").agg(pl.all().first()))  # one row per cell
+    first_rows = typed_params(run.collect(scan.group_by("cell").agg(pl.all().first())))  # one per cell
     labels = cell_labels(first_rows) if first_rows.height else None
     table = run.collect(
         scan.group_by("cell").agg(pl.len().alias("games"), *outcome_means()).sort("cell")
