@@ -5,7 +5,8 @@ The folder OUT (`bollesim run/sweep --out OUT`) holds
 
     games.parquet    one row per game (docs/architecture.md §5): `game`, `seed`, `policy`, `cell`, the
                      policies' parameter columns (float64, null where a policy has no such
-                     parameter), in a sweep whose cells change the ruleset `ruleset` (what
+                     parameter; Run.read gives them their declared types,
+                     runner.typed_params), in a sweep whose cells change the ruleset `ruleset` (what
                      the cell changes, "" for nothing) and `ruleset_hash` (strings), then
                      runner.result_columns(); in row groups of ROW_GROUP_ROWS rows
     manifest.json    a JSON object: the fields of `Manifest`, listed below

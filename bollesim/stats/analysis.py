@@ -5,7 +5,9 @@ game) and returns a polars DataFrame. The columns used are:
 
     game (int)          game index; the same index in two cells means the same seed (common
                         random numbers), so two cells can be compared game by game
-    policy (str), cell (int), one Float64 column per policy parameter
+    policy (str), cell (int), one column per policy parameter (Int64, a choice's pl.Enum
+                        of names or Float64, as declared: runner.typed_params; Float64
+                        as games.parquet stores them)
     operational, tactical, strategic, political, defeat (bool)
     end_turn, end_reason, first_fire_turn, first_fire_roe (null: never fired),
     heavy_damage, light_damage (int)
