@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_sweep import assert_one_line_error, invoke
 
-from bollesim.batch import durable, runfolder, workspace
+from bollesim.batch import durable, runfolder, runner, workspace
 from bollesim.batch import manifest as manifest_module
 from bollesim.batch.manifest import FORMAT, Manifest, manifest_fields
 from bollesim.batch.runfolder import open_run
@@ -55,7 +55,8 @@ def test_the_manifest_records_the_data(plain):
     assert manifest["data_sha256"] == runfolder.file_sha256(out / "games.parquet")
     assert manifest["sessions"] == 1 and manifest["plan"]["chunk_size"] == 700
     run = open_run(out)
-    assert run.n_games == 3000 and run.read().equals(games)
+    assert run.n_games == 3000 and run.collect(run.scan()).equals(games)
+    assert run.read().equals(runner.typed_params(games))  # parameters of their declared types
     # nothing but the run in the folder, and nothing left beside it but the lock
     assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "manifest.json"]
     assert sorted(p.name for p in out.parent.iterdir()) == [".out.lock", "out"]

@@ -186,7 +186,7 @@ def test_precision_stops_when_reached(tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["precision"]["reached"] is True and manifest["n_games"] == n
     # the first n games of a bigger run are the same games
-    assert games.equals(runner.simulate("historical", n, seed=3))
+    assert runner.typed_params(games).equals(runner.simulate("historical", n, seed=3))
 
 
 def test_precision_sentence_counts_its_points():
@@ -239,7 +239,8 @@ def test_precision_watches_every_rate(first_games, tmp_path):
     games = run_with_precision(tmp_path, asked)
     assert len(games) > PRECISION_GAMES
     assert max(half_widths(games).values()) <= asked
-    assert games.equals(runner.simulate("historical", len(games), seed=PRECISION_SEED))
+    assert runner.typed_params(games).equals(
+        runner.simulate("historical", len(games), seed=PRECISION_SEED))
 
 
 def test_sweep_precision_holds_in_every_cell(tmp_path):

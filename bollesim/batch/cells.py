@@ -34,6 +34,7 @@ def cells(run_dir: str | Path) -> pl.DataFrame:
     `readings` (the alternative readings it plays under, "" for none), then every
     parameter column (null where the cell's policy has no such parameter)."""
     from bollesim.batch.runfolder import open_run
+    from bollesim.batch.runner import typed_params
 
     run = open_run(run_dir)
     scan = run.scan()
@@ -47,6 +48,7 @@ def cells(run_dir: str | Path) -> pl.DataFrame:
             *[pl.col(p).first() for p in params],
         ).sort("cell")
     )
+    per_cell = typed_params(per_cell)  # as Run.read and the report name them
     labels = naming.cell_labels(per_cell).select("cell", "label")
     readings = {c.get("cell"): _readings_text(c) for c in _records(run.manifest)}
     return per_cell.join(labels, on="cell").with_columns(

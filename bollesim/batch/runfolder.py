@@ -5,7 +5,8 @@ The folder OUT (`bollesim run/sweep --out OUT`) holds
 
     games.parquet    one row per game (docs/architecture.md §5): `game`, `seed`, `policy`, `cell`, the
                      policies' parameter columns (float64, null where a policy has no such
-                     parameter), in a sweep whose cells change the ruleset `ruleset` (what
+                     parameter; Run.read gives them their declared types,
+                     runner.typed_params), in a sweep whose cells change the ruleset `ruleset` (what
                      the cell changes, "" for nothing) and `ruleset_hash` (strings), then
                      runner.result_columns(); in row groups of ROW_GROUP_ROWS rows
     manifest.json    a JSON object: the fields of `Manifest`, listed below
@@ -114,7 +115,11 @@ class Run:
         return pl.scan_parquet(self.games_path, glob=False)  # [, * and ? are not patterns
 
     def read(self) -> pl.DataFrame:
-        return self.collect(self.scan())
+        """The games, each parameter column of its declared type (runner.typed_params;
+        scan() gives them as stored, Float64)."""
+        from bollesim.batch.runner import typed_params
+
+        return typed_params(self.collect(self.scan()))
 
     def collect(self, query: pl.LazyFrame) -> pl.DataFrame:
         """query.collect(), with a file that passed the checks but fails to decode (made by

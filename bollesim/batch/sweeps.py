@@ -37,10 +37,11 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
     Returns
     -------
     polars.DataFrame: one row per game of every cell, as `bollesim sweep` writes to
-    games.parquet: `game`, `seed`, `policy`, `cell`, the union of the cells' parameter
-    columns (null where a policy has no such parameter), `ruleset` and `ruleset_hash` if
-    a grid varies the rules (see bollesim.batch.spec), then the result columns of
-    bollesim.simulate.
+    games.parquet (which keeps the parameters as Float64): `game`, `seed`, `policy`,
+    `cell`, the union of the cells' parameter columns (null where a policy has no such
+    parameter; each of its declared type, as bollesim.simulate gives them), `ruleset` and
+    `ruleset_hash` if a grid varies the rules (see bollesim.batch.spec), then the result
+    columns of bollesim.simulate.
 
     Examples
     --------
@@ -48,7 +49,13 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
     >>> from bollesim.stats import paired_tests
     >>> paired_tests.best_trigger(df, "t", policy="fire_at_turn")
     """
-    from bollesim.batch.runner import check_counts, dataset_schema, simulate
+    from bollesim.batch.runner import (
+        check_counts,
+        dataset_schema,
+        resolve_policy,
+        stored_rows,
+        typed_params,
+    )
 
     options = RunOptions.of(options, engine=engine, threads=threads)
     spec = experiment if isinstance(experiment, Experiment) else load_experiment(experiment)
@@ -67,9 +74,9 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
     try:
         for cell in spec.cells:
             rules = cell.ruleset or spec.rules
-            frame = simulate(cell.policy, n, seed, params=cell.param_dict(), rules=rules,
-                             options=options,
-                             progress=bar.update if bar is not None else False)
+            frame = stored_rows(cell.policy, n, seed, params=cell.param_dict(), rules=rules,
+                                options=options,
+                                progress=bar.update if bar is not None else False)
             frame = frame.with_columns(pl.lit(cell.cell, pl.Int32).alias("cell"))
             if rulesets:
                 frame = frame.with_columns(pl.lit(cell.ruleset_text()).alias("ruleset"),
@@ -81,4 +88,4 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
     finally:
         if bar is not None:
             bar.close()
-    return pl.concat(frames)
+    return typed_params(pl.concat(frames), [resolve_policy(c.policy) for c in spec.cells])

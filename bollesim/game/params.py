@@ -44,13 +44,32 @@ class Parameter:
             )
 
     @property
+    def whole(self) -> bool:
+        """Whether the parameter takes whole numbers: its default and range are whole (a
+        choice's are: the index of a value)."""
+        return all(float(v).is_integer() for v in (self.default, self.low, self.high))
+
+    @property
+    def dtype(self):
+        """The polars type of the parameter's column in a table of games handed to people:
+        pl.Enum of the names of a choice's values, pl.Int64 for a whole number, pl.Float64
+        for a real one. (The engines and games.parquet keep every parameter as float64;
+        runner.typed_params gives a frame these types.)"""
+        import polars as pl
+
+        if self.choices is not None:
+            return pl.Enum(self.choices)
+        return pl.Int64 if self.whole else pl.Float64
+
+    @property
     def title(self) -> str:
         """The label, or the name when there is none."""
         return self.label or self.name
 
-    def choice(self, value: float) -> str:
-        """The name of a categorical parameter's value (its index in choices)."""
-        return self.choices[int(value)]
+    def choice(self, value: float | str) -> str:
+        """The name of a categorical parameter's value (its index in choices, or the name
+        itself, as a pl.Enum column holds it: Parameter.dtype)."""
+        return value if isinstance(value, str) else self.choices[int(value)]
 
     def value(self, given: float | str) -> float:
         """A value as given: a number, or for a categorical parameter also the name of a
@@ -66,7 +85,7 @@ class Parameter:
                 raise ValueError(f"{self.name} = {shown(given)} is not {allowed}") from None
         return float(given)
 
-    def text(self, value: float) -> str:
+    def text(self, value: float | str) -> str:
         """A value for people: a choice by its name, a whole number without ".0"."""
         if self.choices is not None:
             return self.choice(value)

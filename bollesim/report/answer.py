@@ -63,7 +63,7 @@ def same_game_groups(df: pl.DataFrame, param: str, policy: str) -> list[list[str
     only runs of two or more."""
     never = naming.never_value(policy, param)
     games = df.filter(pl.col("policy") == policy).with_columns(
-        naming.never_as_null(param, never).cast(pl.Float64).alias("_setting"))
+        naming.setting(param, never).alias("_setting"))
     columns = [c for c in GAME_COLUMNS if c in games.columns]
     keyed = (games.sort("game")
              .group_by("_setting", maintain_order=True)
@@ -129,7 +129,7 @@ def sentences(df: pl.DataFrame, param: str, *, policy: str,
     best = {r["outcome"]: r for r in best.iter_rows(named=True) if r["outcome"] in outcomes}
     never = naming.never_value(policy, param)
     games = df.filter(pl.col("policy") == policy).with_columns(
-        naming.never_as_null(param, never).cast(pl.Float64).alias("_setting"))
+        naming.setting(param, never).alias("_setting"))
     table = analysis.rates(games, by="_setting", outcomes=outcomes)
     rate = {(naming.fmt_value(v), o): table[f"{o}_rate"][i]
             for i, v in enumerate(table["_setting"].to_list()) for o in outcomes}
@@ -203,7 +203,7 @@ def _held_fixed(games: pl.DataFrame, param: str, policy: str) -> list[str]:
         if name in (param, "_setting") or p is None:
             continue
         values = games[name].unique().to_list()
-        if len(values) == 1 and values[0] is not None and values[0] != p.default:
+        if len(values) == 1 and values[0] is not None and p.value(values[0]) != p.default:
             out.append(f"{name} = {p.text(values[0])} ({p.doc}; the default is {p.text(p.default)})")
     return out
 

@@ -112,7 +112,7 @@ def signed_ci(diff: float, low: float, high: float) -> str:
 
 def _tidy(df: pl.DataFrame, x: str, outcomes: Sequence[str], never: float | None,
           panel: str) -> pl.DataFrame:
-    frame = df.select(naming.never_as_null(x, never).cast(pl.Float64).alias("_x"), *RESULT.flags)
+    frame = df.select(naming.setting(x, never).alias("_x"), *RESULT.flags)
     long = analysis.rates(frame, by="_x", outcomes=outcomes, long=True)
     order = {o: i for i, o in enumerate(outcomes)}
     return (long.rename({"_x": "x"})

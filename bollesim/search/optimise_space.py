@@ -74,8 +74,9 @@ class Search:
 
 
 def is_whole(p) -> bool:
-    """A parameter searched in whole numbers: its default and range are whole."""
-    return all(float(v).is_integer() for v in (p.default, p.low, p.high))
+    """A parameter searched in whole numbers: its default and range are whole
+    (Parameter.whole)."""
+    return p.whole
 
 
 # --------------------------------------------------------------------------- the space

@@ -12,20 +12,29 @@ from bollesim.stats.vocabulary import GAME, RESULT, RESULT_COLUMNS
 
 
 def param_columns(df: pl.DataFrame) -> list[str]:
-    """The policy-parameter columns of a result frame (numeric columns that are not results)."""
-    return [c for c, t in df.schema.items() if c not in RESULT_COLUMNS and t.is_numeric()]
+    """The policy-parameter columns of a result frame (numeric columns that are not results,
+    and a choice's pl.Enum of names: runner.typed_params)."""
+    return [c for c, t in df.schema.items()
+            if c not in RESULT_COLUMNS and (t.is_numeric() or isinstance(t, pl.Enum))]
 
 
 def never_as_null(column: str, never: float | None = None) -> pl.Expr:
     """The column with NaN, ±inf (and the value `never`, if given) turned to null, so that
-    "never" is one group."""
+    "never" is one group. A choice's column (pl.Enum) is compared by its values' indices."""
     col = pl.col(column)
     if column in RESULT.nullable and never is None:
         return col
-    keep = col.cast(pl.Float64).is_finite()
+    number = col.to_physical().cast(pl.Float64)
+    keep = number.is_finite()
     if never is not None:
-        keep = keep & (col != never)
+        keep = keep & (number != never)
     return pl.when(keep).then(col).otherwise(None).alias(column)
+
+
+def setting(column: str, never: float | None = None) -> pl.Expr:
+    """A parameter's value as a Float64 setting (never_as_null: "never" is null), a choice
+    by the index of its name: what trigger tables and charts sort and compare."""
+    return never_as_null(column, never).to_physical().cast(pl.Float64)
 
 
 def declared_parameter(policy: str | None, param: str):
@@ -147,7 +156,7 @@ def cell_labels(df: pl.DataFrame) -> pl.DataFrame:
         for p in swept.get(row["policy"], []):
             value, never = row[p], never_value(row["policy"], p)
             text = fmt_value(value)
-            if never is not None and value is not None and math.isclose(value, never):
+            if never is not None and isinstance(value, int | float) and math.isclose(value, never):
                 text += " (never)"
             parts.append(f"{p}={text}")
         if rulesets and row["ruleset"]:

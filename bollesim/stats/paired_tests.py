@@ -18,6 +18,7 @@ from bollesim.stats.naming import (
     never_as_null,
     param_columns,
     resolve_never,
+    setting,
 )
 from bollesim.stats.vocabulary import HEADLINE, MINIMISE, OUTCOMES, with_outcomes
 
@@ -42,6 +43,8 @@ def _select(df: pl.DataFrame, spec) -> tuple[pl.DataFrame, str]:
         for column, value in spec.items():
             if value is None or (isinstance(value, float) and not math.isfinite(value)):
                 cond = cond & never_as_null(column).is_null()
+            elif isinstance(df.schema.get(column), pl.Enum) and not isinstance(value, str):
+                cond = cond & (pl.col(column).to_physical() == value)  # a choice by its index
             else:
                 cond = cond & (pl.col(column) == value)
         return df.filter(cond), " ".join(f"{k}={fmt_value(v)}" for k, v in spec.items())
@@ -158,7 +161,7 @@ def best_trigger(df: pl.DataFrame, param: str, *, default: float | None = None,
     if default is not None and never is not None and math.isclose(default, never):
         default = math.nan
     df = with_outcomes(df).with_columns(
-        never_as_null(param, never).cast(pl.Float64).alias("_setting"))
+        setting(param, never).alias("_setting"))
     table = rates(df, by="_setting", outcomes=outcomes, z=z)
     values = table["_setting"].to_list()
     n = table["n"].to_numpy()
