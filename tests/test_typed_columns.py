@@ -10,7 +10,6 @@ from types import SimpleNamespace
 
 import numpy as np
 import polars as pl
-import pytest
 
 import bollesim
 from bollesim.batch import runner
@@ -35,7 +34,7 @@ def test_simulate_types_the_parameter_columns():
     assert df.schema["k"] == pl.Int64 and df.schema["stop_at_tanks"] == pl.Int64
     assert df.schema["target"] == TARGET
     assert df["k"].unique().to_list() == [9] and df["target"].unique().to_list() == ["tank"]
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     frame = df.to_pandas()
     assert frame["k"].dtype == np.int64 and frame["k"].iloc[0] == 9
     assert isinstance(frame["target"].dtype, pd.CategoricalDtype)
@@ -83,7 +82,7 @@ def test_a_run_folder_reads_back_typed_and_stores_floats(tmp_path):
     assert games.equals(runner.typed_params(stored))
     loaded, _ = bollesim.load_run(out)
     assert loaded.schema["target"] == TARGET
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     frame = games.to_pandas()
     assert frame["k"].dtype == np.int64
     assert isinstance(frame["target"].dtype, pd.CategoricalDtype) and (frame["target"] == "HMG").all()
