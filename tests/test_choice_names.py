@@ -39,7 +39,7 @@ def test_the_python_api_takes_names():
     assert per_game[:, 3].tolist() == [1, 2, 1, 0]
     by_name = bollesim.simulate("fire_at_roe", 3, seed=5, params={"target": "tank"}, engine="reference")
     by_index = bollesim.simulate("fire_at_roe", 3, seed=5, params={"target": 1}, engine="reference")
-    assert by_name.equals(by_index) and by_name["target"].to_list() == [1.0] * 3
+    assert by_name.equals(by_index) and by_name["target"].to_list() == ["tank"] * 3
 
 
 def test_the_command_line_takes_names(tmp_path):

@@ -22,6 +22,7 @@ from bollesim.batch import manifest as manifest_module
 from bollesim.batch.manifest import FORMAT, Manifest, manifest_fields
 from bollesim.batch.runfolder import open_run
 from bollesim.batch.workspace import Workspace
+from bollesim.game import columns
 
 RUN = ("run", "-P", "historical", "--seed", "3")
 
@@ -56,7 +57,7 @@ def test_the_manifest_records_the_data(plain):
     assert manifest["sessions"] == 1 and manifest["plan"]["chunk_size"] == 700
     run = open_run(out)
     assert run.n_games == 3000 and run.collect(run.scan()).equals(games)
-    assert run.read().equals(runner.typed_params(games))  # parameters of their declared types
+    assert run.read().equals(columns.typed_params(games))  # parameters of their declared types
     # nothing but the run in the folder, and nothing left beside it but the lock
     assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "manifest.json"]
     assert sorted(p.name for p in out.parent.iterdir()) == [".out.lock", "out"]
@@ -99,7 +100,6 @@ def test_memory_before_play_does_not_grow_with_games(tmp_path, monkeypatch):
     import tracemalloc
 
     from bollesim import resources
-    from bollesim.batch import runner
 
     monkeypatch.setattr(resources, "check_disk", lambda *args: None)
     seen = []
@@ -286,7 +286,6 @@ def test_columns_built_from_buffers_equal_pa_array(kind, values, nulls):
     import numpy as np
     import pyarrow as pa
 
-    from bollesim.batch import runner
     from bollesim.bollebank import events
 
     data = np.array(values, dtype=np.int64)

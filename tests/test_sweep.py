@@ -18,6 +18,7 @@ from bollesim.batch.session import run_to_dir
 from bollesim.batch.spec import load_experiment
 from bollesim.cli.app import app
 from bollesim.errors import UsageError
+from bollesim.game import columns
 from bollesim.game.policy import available_policies, load_policy
 from bollesim.stats import naming
 
@@ -186,7 +187,7 @@ def test_precision_stops_when_reached(tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["precision"]["reached"] is True and manifest["n_games"] == n
     # the first n games of a bigger run are the same games
-    assert runner.typed_params(games).equals(runner.simulate("historical", n, seed=3))
+    assert columns.typed_params(games).equals(runner.simulate("historical", n, seed=3))
 
 
 def test_precision_sentence_counts_its_points():
@@ -239,7 +240,7 @@ def test_precision_watches_every_rate(first_games, tmp_path):
     games = run_with_precision(tmp_path, asked)
     assert len(games) > PRECISION_GAMES
     assert max(half_widths(games).values()) <= asked
-    assert runner.typed_params(games).equals(
+    assert columns.typed_params(games).equals(
         runner.simulate("historical", len(games), seed=PRECISION_SEED))
 
 

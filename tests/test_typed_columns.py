@@ -12,10 +12,10 @@ import numpy as np
 import polars as pl
 
 import bollesim
-from bollesim.batch import runner
 from bollesim.batch.runfolder import open_run
 from bollesim.batch.session import run_to_dir
 from bollesim.bollebank.scripted.space import TARGETS
+from bollesim.game import columns
 from bollesim.game.params import Parameter
 from bollesim.game.policy import from_module, load_policy
 
@@ -79,7 +79,7 @@ def test_a_run_folder_reads_back_typed_and_stores_floats(tmp_path):
     games = run.read()
     assert games.schema["k"] == pl.Int64 and games.schema["target"] == TARGET
     assert games.equals(bollesim.simulate("fire_at_roe", 40, seed=5, params={"target": "HMG"}))
-    assert games.equals(runner.typed_params(stored))
+    assert games.equals(columns.typed_params(stored))
     loaded, _ = bollesim.load_run(out)
     assert loaded.schema["target"] == TARGET
     import pandas as pd
@@ -97,6 +97,6 @@ def test_declarations_that_disagree_leave_the_column_float():
     frame = pl.DataFrame({"policy": ["a", "b"], "x": [1.0, 2.0]})
     a = SimpleNamespace(parameters=(Parameter("x", 1, 0, 3, "whole"),))
     b = SimpleNamespace(parameters=(Parameter("x", 1, 0, 3, "a choice", choices=TARGETS),))
-    assert runner.typed_params(frame, [a]).schema["x"] == pl.Int64
-    assert runner.typed_params(frame, [b])["x"].to_list() == ["tank", "HMG"]
-    assert runner.typed_params(frame, [a, b]).schema["x"] == pl.Float64
+    assert columns.typed_params(frame, [a]).schema["x"] == pl.Int64
+    assert columns.typed_params(frame, [b])["x"].to_list() == ["tank", "HMG"]
+    assert columns.typed_params(frame, [a, b]).schema["x"] == pl.Float64

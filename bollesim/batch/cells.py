@@ -17,6 +17,7 @@ from pathlib import Path
 import polars as pl
 
 from bollesim.errors import UsageError
+from bollesim.game.columns import typed_params
 from bollesim.stats import naming
 from bollesim.terminal import shown
 
@@ -34,7 +35,6 @@ def cells(run_dir: str | Path) -> pl.DataFrame:
     `readings` (the alternative readings it plays under, "" for none), then every
     parameter column (null where the cell's policy has no such parameter)."""
     from bollesim.batch.runfolder import open_run
-    from bollesim.batch.runner import typed_params
 
     run = open_run(run_dir)
     scan = run.scan()

@@ -6,7 +6,7 @@ The folder OUT (`bollesim run/sweep --out OUT`) holds
     games.parquet    one row per game (docs/architecture.md §5): `game`, `seed`, `policy`, `cell`, the
                      policies' parameter columns (float64, null where a policy has no such
                      parameter; Run.read gives them their declared types,
-                     runner.typed_params), in a sweep whose cells change the ruleset `ruleset` (what
+                     columns.typed_params), in a sweep whose cells change the ruleset `ruleset` (what
                      the cell changes, "" for nothing) and `ruleset_hash` (strings), then
                      runner.result_columns(); in row groups of ROW_GROUP_ROWS rows
     manifest.json    a JSON object: the fields of `Manifest`, listed below
@@ -63,6 +63,7 @@ import polars as pl
 from bollesim.batch.manifest import Manifest
 from bollesim.batch.partial import beside, interrupted_run, lock_held, read_owner
 from bollesim.errors import UsageError
+from bollesim.game.columns import typed_params
 from bollesim.game.declaration import CHOICE, DEFAULT, declared
 from bollesim.inputs import (
     MANIFEST_LIMIT,
@@ -115,11 +116,14 @@ class Run:
         return pl.scan_parquet(self.games_path, glob=False)  # [, * and ? are not patterns
 
     def read(self) -> pl.DataFrame:
-        """The games, each parameter column of its declared type (runner.typed_params;
+        """The games, each parameter column of its declared type (columns.typed_params;
         scan() gives them as stored, Float64)."""
-        from bollesim.batch.runner import typed_params
-
         return typed_params(self.collect(self.scan()))
+
+    def cell_firsts(self) -> pl.DataFrame:
+        """One row per cell, its first game, parameters typed as read() gives them: what a
+        cell's label is made from (naming.cell_labels)."""
+        return typed_params(self.collect(self.scan().group_by("cell").agg(pl.all().first())))
 
     def collect(self, query: pl.LazyFrame) -> pl.DataFrame:
         """query.collect(), with a file that passed the checks but fails to decode (made by

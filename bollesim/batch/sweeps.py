@@ -18,6 +18,7 @@ import polars as pl
 
 from bollesim.batch.options import RunOptions
 from bollesim.batch.spec import Experiment, load_experiment, param_names
+from bollesim.game.columns import typed_params
 
 
 def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None,
@@ -54,7 +55,6 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
         dataset_schema,
         resolve_policy,
         stored_rows,
-        typed_params,
     )
 
     options = RunOptions.of(options, engine=engine, threads=threads)

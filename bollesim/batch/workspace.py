@@ -430,7 +430,7 @@ def write_games(out: str | Path | Workspace, games: pl.DataFrame,
     from bollesim import __version__
 
     fixed = {f.name: f.type for f in fixed_columns()}
-    games = games.with_columns(  # a choice's names (runner.typed_params) as their indices
+    games = games.with_columns(  # a choice's names (columns.typed_params) as their indices
         pl.col(c).to_physical() for c, t in games.schema.items()
         if isinstance(t, pl.Enum) and c not in fixed)
     table = games.to_arrow()

@@ -54,7 +54,7 @@ class Parameter:
         """The polars type of the parameter's column in a table of games handed to people:
         pl.Enum of the names of a choice's values, pl.Int64 for a whole number, pl.Float64
         for a real one. (The engines and games.parquet keep every parameter as float64;
-        runner.typed_params gives a frame these types.)"""
+        columns.typed_params gives a frame these types.)"""
         import polars as pl
 
         if self.choices is not None:

@@ -46,7 +46,6 @@ def open_side(text: str) -> Side:
     line, for a folder it cannot trust, a missing cell or a sweep without its cell)."""
     from bollesim.batch.manifest import cell_ruleset
     from bollesim.batch.runfolder import open_run
-    from bollesim.batch.runner import typed_params
 
     path, selector = parse_side(text)
     run = open_run(path)
@@ -66,8 +65,7 @@ def open_side(text: str) -> Side:
     rows = run.collect(scan.filter(pl.col("cell") == chosen))
     if rows["game"].n_unique() != rows.height:
         raise UsageError(f"{text} holds a game number more than once: cannot pair its games")
-    first_rows = typed_params(run.collect(scan.group_by("cell").agg(pl.all().first())))  # one per cell
-    labels = naming.cell_labels(first_rows)
+    labels = naming.cell_labels(run.cell_firsts())
     label = labels.filter(pl.col("cell") == chosen)["label"][0]
     games = rows.select("game", "seed", *OUTCOME_COLUMNS).sort("game")
     return Side(text, path, cell, label, games, run.manifest,

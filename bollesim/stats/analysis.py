@@ -6,7 +6,7 @@ game) and returns a polars DataFrame. The columns used are:
     game (int)          game index; the same index in two cells means the same seed (common
                         random numbers), so two cells can be compared game by game
     policy (str), cell (int), one column per policy parameter (Int64, a choice's pl.Enum
-                        of names or Float64, as declared: runner.typed_params; Float64
+                        of names or Float64, as declared: columns.typed_params; Float64
                         as games.parquet stores them)
     operational, tactical, strategic, political, defeat (bool)
     end_turn, end_reason, first_fire_turn, first_fire_roe (null: never fired),
@@ -68,10 +68,9 @@ def run_rates(run) -> tuple[int, dict[str, float]]:
 def cell_rates(run) -> pl.DataFrame:
     """One row per cell of a verified run (runfolder.Run): cell, label, policy, games and
     each SUMMARY rate, aggregated from a lazy scan (memory stays flat)."""
-    from bollesim.batch.runner import typed_params
 
     scan = run.scan()
-    first_rows = typed_params(run.collect(scan.group_by("cell").agg(pl.all().first())))  # one per cell
+    first_rows = run.cell_firsts()
     labels = cell_labels(first_rows) if first_rows.height else None
     table = run.collect(
         scan.group_by("cell").agg(pl.len().alias("games"), *outcome_means()).sort("cell")

@@ -13,7 +13,7 @@ from bollesim.stats.vocabulary import GAME, RESULT, RESULT_COLUMNS
 
 def param_columns(df: pl.DataFrame) -> list[str]:
     """The policy-parameter columns of a result frame (numeric columns that are not results,
-    and a choice's pl.Enum of names: runner.typed_params)."""
+    and a choice's pl.Enum of names: columns.typed_params)."""
     return [c for c, t in df.schema.items()
             if c not in RESULT_COLUMNS and (t.is_numeric() or isinstance(t, pl.Enum))]
 
