@@ -35,12 +35,10 @@ from bollesim.cli.options import (
 )
 from bollesim.cli.output import emit, print_answers, print_cells, rates_line, timing_text
 from bollesim.cli.running import (
-    dask_cluster,
-    progress_bar,
+    playing_games,
     run_mode,
     say_interrupted,
     say_resumed,
-    stop_on_signals,
 )
 from bollesim.cli.wiring import app, command, example_param, examples
 from bollesim.errors import UsageError
@@ -122,12 +120,7 @@ def run(
     options = RunOptions(engine=engine, threads=threads, chunk_size=chunk, precision=precision,
                          max_games=max_games, mode=mode)
     try:
-        with (
-            stop_on_signals(),
-            dask_cluster(cluster, workers, threads) as dask,
-            progress_bar(f"{policy} ({engine})") as bar,
-        ):
-            task = bar.add_task("games", total=games)
+        with playing_games(f"{policy} ({engine})", cluster, workers, threads, games) as (dask, progress):
             manifest, outcome = run_cells(
                 folder,
                 [Cell(0, chosen, params)],
@@ -135,7 +128,7 @@ def run(
                 seed,
                 games,
                 options.replace(cluster=dask),
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
+                progress=progress,
                 extra_manifest=ruleset_record(ruleset, source),
             )
     except KeyboardInterrupt as exc:
@@ -168,16 +161,11 @@ def _play_experiment(experiment, folder: Path, *, mode: str, cluster: str | None
 
     n_cells = len(experiment.cells)
     try:
-        with (
-            stop_on_signals(),
-            dask_cluster(cluster, workers, threads) as dask,
-            progress_bar(printable(f"{experiment.name} ({n_cells} cells)")) as bar,
-        ):
-            task = bar.add_task("games", total=None)
+        label = printable(f"{experiment.name} ({n_cells} cells)")
+        with playing_games(label, cluster, workers, threads) as (dask, progress):
             manifest, outcome = run_sweep(
                 experiment, folder, options=RunOptions(threads=threads, cluster=dask, mode=mode),
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
-                **options)
+                progress=progress, **options)
     except KeyboardInterrupt as exc:
         say_interrupted(folder, exc)
     say_resumed(folder, outcome)

@@ -11,7 +11,7 @@ import typer
 from bollesim.batch.options import RunOptions
 from bollesim.cli.options import ClusterOption, JsonOption, ThreadsOption, WorkersOption
 from bollesim.cli.output import emit
-from bollesim.cli.running import dask_cluster, progress_bar, say_search_stopped, stop_on_signals
+from bollesim.cli.running import playing_games, say_search_stopped
 from bollesim.cli.wiring import app, command, examples
 from bollesim.terminal import printable
 
@@ -88,15 +88,10 @@ def optimise(
     with Workspace(folder, SEARCH) as workspace:
         workspace.check_replaceable()
         try:
-            with (
-                stop_on_signals(),
-                dask_cluster(cluster, workers, threads) as dask,
-                progress_bar(printable(f"optimise {search.name}")) as bar,
-            ):
-                task = bar.add_task("games", total=None)
+            label = printable(f"optimise {search.name}")
+            with playing_games(label, cluster, workers, threads) as (dask, progress):
                 result = run_search(search, options=RunOptions(threads=threads, cluster=dask),
-                                    progress=lambda done, total: bar.update(task, completed=done,
-                                                                            total=total))
+                                    progress=progress)
                 write_result(search, result, workspace)
         except KeyboardInterrupt as exc:
             say_search_stopped(folder, exc)

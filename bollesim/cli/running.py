@@ -114,6 +114,21 @@ def dask_cluster(address: str | None, workers: int | None, threads: int | None):
         yield cluster
 
 
+@contextmanager
+def playing_games(label: str, cluster: str | None = None, workers: int | None = None,
+                  threads: int | None = None, total: int | None = None):
+    """What a command holds while it plays games: SIGTERM and SIGHUP stop it as Ctrl-C
+    does (stop_on_signals), the Dask cluster of --cluster if one is asked for, and a
+    progress bar over the games. Yields (the cluster or None, progress(done, total))."""
+    with (
+        stop_on_signals(),
+        dask_cluster(cluster, workers, threads) as dask,
+        progress_bar(label) as bar,
+    ):
+        task = bar.add_task("games", total=total)
+        yield dask, lambda done, total: bar.update(task, completed=done, total=total)
+
+
 def say_resumed(folder: Path, outcome) -> None:
     """A line on stderr when --resume found the run complete, or continued one."""
     if outcome.already_complete:
