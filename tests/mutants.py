@@ -451,7 +451,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     Mutant(
         "best-minimises-victories",
         "bollesim/stats/paired_tests.py",
-        "score = -r if o in MINIMISE else r",
+        "score = -r if o in minimise else r",
         "score = r",
         "best_trigger",
         "the best setting for defeat is the one with the most defeats",
@@ -669,8 +669,8 @@ REPORT = [  # what the balance report says (bollesim/report/balance.py, bollesim
     Mutant(
         "endings-defeat-inverted",
         "bollesim/report/balance.py",
-        "vocabulary.LABELS[RESULT.loss] if r[RESULT.loss] else \"\"",
-        "\"\" if r[RESULT.loss] else vocabulary.LABELS[RESULT.loss]",
+        "vocabulary.LABELS[result.loss] if r[result.loss] else \"\"",
+        "\"\" if r[result.loss] else vocabulary.LABELS[result.loss]",
         "§8",
         "the endings table marks the ends that are not defeats as defeats",
         ("tests/test_report.py::test_endings_table",),

@@ -8,7 +8,7 @@ import pytest
 
 from bollesim.cli import headroom_make
 from bollesim.report import headroom
-from bollesim.stats import skill
+from bollesim.stats import skill, vocabulary
 from bollesim.stats.intervals import wilson
 
 N = 2000
@@ -18,7 +18,7 @@ PATHS = ("--spec", str(ROOT / "experiments" / "first_fire.toml"),
 
 
 def rung(label, operational, defeat, bound=False, n=N):
-    counts = {o: (0, n) for o in headroom.OUTCOMES}
+    counts = {o: (0, n) for o in vocabulary.HEADLINE}
     counts["operational"] = (operational, n)
     counts["defeat"] = (defeat, n)
     return headroom.Rung(label, counts, bound)
@@ -222,7 +222,7 @@ def test_the_widest_interval_of_a_sweep():
 
     games = pl.DataFrame({
         "k": [8] * 10 + [9] * 30,
-        **{o: [False] * 40 for o in headroom.OUTCOMES},
+        **{o: [False] * 40 for o in vocabulary.HEADLINE},
     }).with_columns(pl.Series("operational", [True] * 5 + [False] * 35))
     low, high = wilson(5, 10)
     assert headroom.widest_interval(games, "k") == pytest.approx((high - low) / 2)

@@ -322,7 +322,7 @@ def test_why_games_are_lost(sweep):
     defeats = games.filter(pl.col("defeat"))
     rows = md_table(text, "Why games are lost")
     assert "| the vehicle lost | defeats |" in text  # the result column's own label
-    vehicles = defeats["loss_vehicle"].fill_null(chartdata.NO_LOSS).to_list()
+    vehicles = defeats["loss_vehicle"].fill_null(chartdata.no_loss()).to_list()
     assert sorted(r[0] for r in rows) == sorted(set(vehicles))
     for row in rows:
         k = vehicles.count(row[0])
@@ -331,13 +331,13 @@ def test_why_games_are_lost(sweep):
     loaded, manifest = balance.load_run(run)
     charts = {c.name: c.data for c in balance.build_report(loaded, manifest, run).charts}
     for name, column in (("defeats-cause", "loss_cause"), ("defeats-place", "loss_place")):
-        values = defeats[column].fill_null(chartdata.NO_LOSS).to_list()
+        values = defeats[column].fill_null(chartdata.no_loss()).to_list()
         frame = charts[name].frame
         assert dict(frame.select("outcome", "k").iter_rows()) == {v: values.count(v) for v in values}
         assert frame["k"].to_list() == sorted(frame["k"].to_list(), reverse=True)
         assert (frame["n"] == games.height).all()
     by_turn = charts["defeats-turn"].frame
-    pairs = list(zip(defeats["loss_cause"].fill_null(chartdata.NO_LOSS).to_list(),
+    pairs = list(zip(defeats["loss_cause"].fill_null(chartdata.no_loss()).to_list(),
                      defeats["end_turn"].to_list(), strict=True))
     for cause, turn, k in by_turn.select("outcome", "x", "k").iter_rows():
         assert k == pairs.count((cause, int(turn))), (cause, turn)

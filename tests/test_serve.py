@@ -298,7 +298,7 @@ def test_the_trigger_chart_is_drawn_and_answered_in_words(page):
 
 def test_why_games_are_lost_counts_the_defeats_of_the_same_games(page):
     from bollesim import load_ruleset, simulate
-    from bollesim.report.chartdata import NO_LOSS
+    from bollesim.report.chartdata import no_loss
     from bollesim.stats import analysis, naming, vocabulary
 
     address, digest = page.url, page.get_attribute("#count", "data-digest")
@@ -313,7 +313,7 @@ def test_why_games_are_lost_counts_the_defeats_of_the_same_games(page):
                                   params=SHOWCASE["params"]))
     for factor in ("loss_cause", "loss_vehicle", "loss_place"):
         table = analysis.defeat_breakdown(df, factor)
-        expected = {NO_LOSS if v is None else v: k
+        expected = {no_loss() if v is None else v: k
                     for v, k in zip(table[factor], table["k"], strict=True)}
         shown = page.eval_on_selector_all(
             f'table.loss[data-factor="{factor}"] tr[data-value]',

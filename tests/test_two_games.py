@@ -46,3 +46,28 @@ def test_playing_chooses_the_game_for_a_block_and_refuses_an_unknown_one():
     assert declared().name == declared("bollebank").name
     with pytest.raises(UsageError, match="no such game"), playing("chess"):
         pass
+
+
+def test_the_statistics_and_reports_read_the_game_being_played():
+    """The layers above the engine learn the outcomes when called, not once at import:
+    after Bøllebank's are imported and used, a `playing` block analyses another game's
+    rows by its own outcomes, and Bøllebank's come back after it."""
+    from bollesim.report import answer, balance, chartdata, headroom, plots  # noqa: F401
+    from bollesim.stats import analysis, vocabulary
+
+    ours, theirs = declared("bollebank").result, declared("balkan-wars").result
+
+    def outcomes(rows) -> list[str]:
+        return analysis.rates(rows, long=True)["outcome"].to_list()
+
+    bollebank = bollesim.simulate("historical", 12, seed=1, engine="reference", game="bollebank")
+    balkan = bollesim.simulate("assault", 50, seed=1, engine="reference", game="balkan-wars")
+    assert outcomes(bollebank) == list(ours.outcome_names)
+    with playing("balkan-wars"):
+        assert outcomes(balkan) == list(theirs.outcome_names)
+        assert vocabulary.OUTCOMES == theirs.outcome_names and vocabulary.LABELS == theirs.labels
+        assert analysis.summary(balkan)["variable"].to_list() == list(theirs.distributions)
+        assert chartdata.comparison(balkan).outcomes == theirs.flags
+        assert set(analysis.turns_by_outcome(balkan)["outcome"]) <= set(theirs.outcome_names)
+    assert outcomes(bollebank) == list(ours.outcome_names)
+    assert vocabulary.OUTCOMES == ours.outcome_names

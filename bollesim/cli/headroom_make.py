@@ -89,12 +89,12 @@ def play(label: str, policy, games: int, params=None) -> pl.DataFrame:
     df = simulate(policy, games, seed=G.SEED, params=params or None)
     print(f"{label}: {games:,} games, {games / (time.perf_counter() - t):,.1f} games/s",
           file=sys.stderr)
-    return vocabulary.with_outcomes(df).select("game", *H.OUTCOMES).with_columns(
+    return vocabulary.with_outcomes(df).select("game", *vocabulary.HEADLINE).with_columns(
         pl.lit(label).alias("player"))
 
 
 def rung(label: str, df: pl.DataFrame) -> H.Rung:
-    return H.Rung(label, {o: (int(df[o].sum()), df.height) for o in H.OUTCOMES})
+    return H.Rung(label, {o: (int(df[o].sum()), df.height) for o in vocabulary.HEADLINE})
 
 
 def clairvoyant(baseline: dict, best: list[dict], s: Settings,
@@ -112,7 +112,7 @@ def clairvoyant(baseline: dict, best: list[dict], s: Settings,
         found = CV.bound(each[outcome])
         print(f"clairvoyant, {name}: {found} in {time.perf_counter() - t1:.0f} s", file=sys.stderr)
         verdicts[outcome] = found
-        k = found["counted"] if outcome != H.LOSS else found[CV.LOST]
+        k = found["counted"] if outcome != vocabulary.RESULT.loss else found[CV.LOST]
         counts[outcome] = (k, s.clairvoyant_games)
         done()
     counts.update({o: counts[source] for o, source in G.INHERITED.items()})
@@ -286,10 +286,11 @@ def restricted_section(folder: Path | None, found) -> tuple[list[str], str | Non
 def ladder_chart(rungs: list[H.Rung], path: Path) -> None:
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(H.OUTCOMES), figsize=(3.0 * len(H.OUTCOMES), 0.45 * len(rungs) + 1.5),
+    outcomes = vocabulary.HEADLINE
+    fig, axes = plt.subplots(1, len(outcomes), figsize=(3.0 * len(outcomes), 0.45 * len(rungs) + 1.5),
                              sharey=True)
     y = np.arange(len(rungs))[::-1]
-    for ax, o in zip(axes, H.OUTCOMES, strict=True):
+    for ax, o in zip(axes, outcomes, strict=True):
         rates = [r.rate(o) for r in rungs]
         x = np.array([100 * r.rate for r in rates])
         err = np.array([[100 * (r.rate - r.low) for r in rates], [100 * (r.high - r.rate) for r in rates]])
@@ -329,34 +330,34 @@ def penalised_section(measured: list[H.Penalised], subset: list[H.Rung]) -> list
 
 def write(s: Settings, games, rungs, bound, verdicts, cv_seconds, found, baseline, best,
           measured: list[H.Penalised]) -> None:
-    out = s.out
+    out, main, loss = s.out, vocabulary.RESULT.main, vocabulary.RESULT.loss
     out.mkdir(parents=True, exist_ok=True)
     m = s.clairvoyant_games
     ladder_chart([*rungs, bound], out / "headroom-ladder.png")
     same = games.filter(pl.col("game") < m)
     subset = [rung(r.label, same.filter(pl.col("player") == r.label)) for r in rungs
               if same.filter(pl.col("player") == r.label).height == m]  # all m games
-    best_op = H.best_honest(subset, H.MAIN)
-    op = verdicts[H.MAIN]
+    best_op = H.best_honest(subset, main)
+    op = verdicts[main]
     skills = H.skill_rows(subset, G.BEGINNER, bound)
     sweep_lines, sweep_verdict = sweep_section(s.spec, out, found, G.main_point(best),
                                                s.sweep_games)
     restricted_lines, restricted_verdict = restricted_section(s.restricted, found)
     widths = {o: H.half_width(rungs[: len(rungs) - len(G.expert_players())], o)
-              for o in (H.MAIN, H.LOSS)}
+              for o in (main, loss)}
     lines = [
         "# Headroom: how well can the game be played?", "",
         f"**{H.headline(rungs, baseline['label'], paired(games))}**", "",
         f"**{H.bracket_sentence(best_op, bound, op[CV.UNDECIDED], op[CV.LOST])} "
-        f"{H.designer_sentence(best_op, bound, op[CV.LOST], H.best_honest(subset, H.LOSS), measured)}**",
+        f"{H.designer_sentence(best_op, bound, op[CV.LOST], H.best_honest(subset, loss), measured)}**",
         "",
         f"**{H.skill_sentence(skills)}**", "",
         f"**{sweep_verdict}**", "",
         *([f"**{restricted_verdict}**", ""] if restricted_verdict else []),
         "## The skill ladder", "",
         f"Games of seed {G.SEED}, the same games for every player: {s.games:,} for the "
-        f"scripted players (95% Wilson intervals at most ±{100 * widths[H.MAIN]:.1f} "
-        f"points for the operational victory, ±{100 * widths[H.LOSS]:.1f} for defeat), the "
+        f"scripted players (95% Wilson intervals at most ±{100 * widths[main]:.1f} "
+        f"points for the operational victory, ±{100 * widths[loss]:.1f} for defeat), the "
         f"first {s.expert_games:,} of them for the expert at each setting, the first "
         f"{m:,} for the clairvoyant. The best known points are declared in `{s.points}` "
         "(with where each comes from). The clairvoyant's row is a bound per outcome, "
@@ -393,7 +394,7 @@ def write(s: Settings, games, rungs, bound, verdicts, cv_seconds, found, baselin
     ]
     (out / "headroom.md").write_text("\n".join(lines))
     pl.DataFrame([{"player": r.label, "bound": r.bound,
-                   **{f"{o}_{x}": v for o in H.OUTCOMES if o in r.counts
+                   **{f"{o}_{x}": v for o in vocabulary.HEADLINE if o in r.counts
                       for x, v in zip(("k", "n"), r.counts[o], strict=True)}}
                   for r in [*rungs, bound]]).write_csv(out / "headroom.csv")
 

@@ -24,10 +24,12 @@ import polars as pl
 from bollesim.stats import analysis, naming, paired_tests, vocabulary
 from bollesim.stats.naming import pct
 
-RESULT = vocabulary.RESULT
-GAME_COLUMNS = tuple(c for c in (*RESULT.flags, RESULT.end_turn, RESULT.end_reason, RESULT.trigger) if c)
-"""The columns that make two games the same game: outcomes, how and when it ended, and
-when the player first acted (the trigger column)."""
+
+def game_columns() -> tuple[str, ...]:
+    """The columns that make two games the same game: outcomes, how and when it ended, and
+    when the player first acted (the trigger column)."""
+    result = vocabulary.RESULT
+    return tuple(c for c in (*result.flags, result.end_turn, result.end_reason, result.trigger) if c)
 
 
 @dataclass(frozen=True)
@@ -59,12 +61,12 @@ class Setting:
 
 def same_game_groups(df: pl.DataFrame, param: str, policy: str) -> list[list[str]]:
     """Runs of neighbouring settings (in the order of their values, never last) under which
-    every game ends exactly alike (GAME_COLUMNS equal game by game), as lists of labels;
+    every game ends exactly alike (game_columns() equal game by game), as lists of labels;
     only runs of two or more."""
     never = naming.never_value(policy, param)
     games = df.filter(pl.col("policy") == policy).with_columns(
         naming.setting(param, never).alias("_setting"))
-    columns = [c for c in GAME_COLUMNS if c in games.columns]
+    columns = [c for c in game_columns() if c in games.columns]
     keyed = (games.sort("game")
              .group_by("_setting", maintain_order=True)
              .agg(pl.struct(columns).hash().alias("_rows"))
@@ -117,13 +119,15 @@ def _span(labels: list[str], param: str, order: Sequence[str] | None = None) -> 
 
 
 def sentences(df: pl.DataFrame, param: str, *, policy: str,
-              outcomes: Sequence[str] = RESULT.flags,
+              outcomes: Sequence[str] | None = None,
               best: pl.DataFrame | None = None) -> list[str]:
     """The answer of one swept parameter of one policy, in a few sentences (see the module
     docstring). The main setting is the best for defeat when defeat is an outcome, else
     for the first outcome; each other outcome whose best is elsewhere, and not tied with
     the main setting, is a trade-off. `best`: analysis.best_trigger of the same games when
-    the caller has it (its rows of `outcomes` are used)."""
+    the caller has it (its rows of `outcomes`, default the result's flags, are used)."""
+    result = vocabulary.RESULT
+    outcomes = result.flags if outcomes is None else outcomes
     if best is None:
         best = paired_tests.best_trigger(df, param, policy=policy, outcomes=outcomes)
     best = {r["outcome"]: r for r in best.iter_rows(named=True) if r["outcome"] in outcomes}
@@ -136,7 +140,7 @@ def sentences(df: pl.DataFrame, param: str, *, policy: str,
     same = same_game_groups(df, param, policy)
     merged = {label for g in same for label in g[1:]}
 
-    main_outcome = RESULT.loss if RESULT.loss in best else outcomes[0]
+    main_outcome = result.loss if result.loss in best else outcomes[0]
     main = best[main_outcome]["best_label"]
 
     def tied_with_main(o: str) -> bool:
@@ -151,7 +155,7 @@ def sentences(df: pl.DataFrame, param: str, *, policy: str,
     head = words(main_outcome)
     out = [f"{head[:1].upper()}{head[1:]}: the best for "
            f"{_and([f'{_aim(o)} ({_rate(o, rate[(main, o)])})' for o in served])}."]
-    loss = RESULT.loss if RESULT.loss in outcomes else None
+    loss = result.loss if result.loss in outcomes else None
     for o in outcomes:
         if not tied_with_main(o):
             there = best[o]["best_label"]
@@ -184,14 +188,15 @@ def _acted(games: pl.DataFrame, value: float | None) -> str:
     """": the player gave a Fire order in 3.1% of its games" when fewer than half of the
     setting's games acted at all (the trigger column is null in the others): a setting so
     late that it is nearly, or quite, the same as never."""
-    if not RESULT.trigger or RESULT.trigger not in games.columns or value is None:
+    result = vocabulary.RESULT
+    if not result.trigger or result.trigger not in games.columns or value is None:
         return ""
     rows = games.filter(pl.col("_setting") == value)
-    share = rows[RESULT.trigger].is_not_null().mean() if rows.height else 1.0
+    share = rows[result.trigger].is_not_null().mean() if rows.height else 1.0
     if share >= 0.5:
         return ""
     same = ": the same as never" if share == 0 else ": nearly the same as never" if share < 0.1 else ""
-    return f", though the player {RESULT.acted} in only {pct(share)} of its games{same}"
+    return f", though the player {result.acted} in only {pct(share)} of its games{same}"
 
 
 def _held_fixed(games: pl.DataFrame, param: str, policy: str) -> list[str]:

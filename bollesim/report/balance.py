@@ -34,9 +34,6 @@ from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
 from bollesim.stats import analysis, naming, paired_tests, vocabulary
 from bollesim.stats.naming import pct
 
-GAME = vocabulary.GAME
-RESULT = GAME.result
-
 EXAMPLES_PER_OUTCOME = 5
 
 
@@ -114,6 +111,7 @@ def _chart(rep: Report, name: str, data: RateChart, alt: str) -> None:
 def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
             labels: dict[int, str]) -> None:
     """The first screen: the answer in words, the headline chart; then the findings."""
+    result = vocabulary.RESULT
     overall = analysis.rates(games).row(0, named=True)
     n_cells = games["cell"].n_unique()
     items = []
@@ -122,11 +120,11 @@ def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
         items.append(f"**{t.label[:1].upper() + t.label[1:]}** (`{t.policy}`{t.under}, {n_settings} "
                      f"settings on the same seeds): {t.chart.finding}")
     if n_cells == 1:
-        wins = ", ".join(f"{vocabulary.LABELS[v]} {pct(overall[f'{v}_rate'])}" for v in RESULT.wins)
+        wins = ", ".join(f"{vocabulary.LABELS[v]} {pct(overall[f'{v}_rate'])}" for v in result.wins)
         items.append(f"**Victories**: {wins}.")
-    items.append(f"**Lost** {pct(overall[f'{RESULT.loss}_rate'])} of all {_games(overall['n'])}, "
-                 f"**{vocabulary.LABELS[RESULT.no_result]}** {pct(overall[f'{RESULT.no_result}_rate'])}, "
-                 f"**{vocabulary.LABELS[RESULT.all_wins]}** {pct(overall[f'{RESULT.all_wins}_rate'])}.")
+    items.append(f"**Lost** {pct(overall[f'{result.loss}_rate'])} of all {_games(overall['n'])}, "
+                 f"**{vocabulary.LABELS[result.no_result]}** {pct(overall[f'{result.no_result}_rate'])}, "
+                 f"**{vocabulary.LABELS[result.all_wins]}** {pct(overall[f'{result.all_wins}_rate'])}.")
     for i, t in enumerate(triggers):
         if i == 0:
             rep.h(2, "The answer")
@@ -223,6 +221,7 @@ def _best_cells(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> Non
 
 
 def _rates_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
+    result = vocabulary.RESULT
     rep.h(3, "Rates with 95% intervals")
     table = analysis.rates(games, by="cell")
     header = ["cell", "games"] + [vocabulary.LABELS[o] for o in vocabulary.OUTCOMES]
@@ -236,8 +235,8 @@ def _rates_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> No
                     + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in vocabulary.OUTCOMES])
     rep.p("Share of games with each outcome, 95% Wilson interval in brackets. A game can win "
           "in several ways, so a row's wins and losses can add up to more than 100%; "
-          f"\"{vocabulary.LABELS[RESULT.all_wins]}\" counts games that won every one, "
-          f"\"{vocabulary.LABELS[RESULT.no_result]}\" games with neither a win nor a loss. The "
+          f"\"{vocabulary.LABELS[result.all_wins]}\" counts games that won every one, "
+          f"\"{vocabulary.LABELS[result.no_result]}\" games with neither a win nor a loss. The "
           f"same numbers, with counts, are in `{RATES_CSV}`.")
     rep.table(header, rows, right=set(range(1, len(header))), total=table.height > 1)
 
@@ -247,7 +246,7 @@ def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> N
     if not 2 <= len(cells) <= MAX_COMPARED_CELLS:
         return
     policies = dict(naming.cell_labels(games).select("cell", "policy").iter_rows())
-    base = next((c for c in cells if policies[c] == GAME.baseline), cells[0])
+    base = next((c for c in cells if policies[c] == vocabulary.GAME.baseline), cells[0])
     rows = []
     for c in cells:
         if c == base:
@@ -272,24 +271,25 @@ def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> N
 
 
 def _endings(rep: Report, games: pl.DataFrame) -> None:
+    result = vocabulary.RESULT
     rep.h(3, "How games end")
     table = analysis.end_reasons(games)
-    rows = [[r[RESULT.end_reason], vocabulary.LABELS[RESULT.loss] if r[RESULT.loss] else "", f"{r['k']:,}",
+    rows = [[r[result.end_reason], vocabulary.LABELS[result.loss] if r[result.loss] else "", f"{r['k']:,}",
              pct_ci(r["rate"], r["low"], r["high"])] for r in table.iter_rows(named=True)]
     rep.table(["end reason", "", "games", "share (95% CI)"], rows, right={2, 3})
     summary = analysis.summary(games)
     rows = []
     for r in summary.iter_rows(named=True):
         if r["n"] == 0:
-            rows.append([RESULT.title(r["variable"]), "0", "–", "–", "–", "–"])
+            rows.append([result.title(r["variable"]), "0", "–", "–", "–", "–"])
             continue
-        rows.append([RESULT.title(r["variable"]), f"{r['n']:,}", f"{r['mean']:.2f}", f"{r['p10']:g}",
+        rows.append([result.title(r["variable"]), f"{r['n']:,}", f"{r['mean']:.2f}", f"{r['p10']:g}",
                      f"{r['median']:g}", f"{r['p90']:g}"])
-    never = ", ".join(RESULT.title(c) for c in RESULT.nullable if c in RESULT.distributions)
-    if RESULT.trigger:
-        acted = games[RESULT.trigger].drop_nulls().len()
+    never = ", ".join(result.title(c) for c in result.nullable if c in result.distributions)
+    if result.trigger:
+        acted = games[result.trigger].drop_nulls().len()
         rep.p(f"Distributions over all games; {pct(acted / games.height)} of games "
-              f"{RESULT.acted} (a game that did not has no {never}):")
+              f"{result.acted} (a game that did not has no {never}):")
     else:
         rep.p("Distributions over all games:")
     rep.table(["", "games", "mean", "10th pct", "median", "90th pct"], rows,
@@ -299,52 +299,55 @@ def _endings(rep: Report, games: pl.DataFrame) -> None:
 def _losses(rep: Report, games: pl.DataFrame) -> None:
     """Why games are lost: defeats by the weapon, the vehicle, the place and the turn of
     the loss that ended them, and when the games of each outcome end (all games)."""
+    result = vocabulary.RESULT
     rep.h(2, "Why games are lost")
-    defeats = int(games[RESULT.loss].fill_null(False).sum())
-    rep.p(f"{_games(defeats)} of {games.height:,} were lost. {RESULT.loss_text}".strip())
-    if defeats and RESULT.loss_factors:
-        cause, vehicle, place, _ = RESULT.loss_factors  # what did it, to whom, where, when
+    defeats = int(games[result.loss].fill_null(False).sum())
+    rep.p(f"{_games(defeats)} of {games.height:,} were lost. {result.loss_text}".strip())
+    if defeats and result.loss_factors:
+        cause, vehicle, place, _ = result.loss_factors  # what did it, to whom, where, when
         for factor in (cause, place):
             data = chartdata.defeats_by(games, factor)
             _chart(rep, f"defeats-{factor.removeprefix('loss_')}", data,
-                   f"Share of all games lost, by {chartdata.LOSS_NAMES[factor]}, with 95% "
+                   f"Share of all games lost, by {chartdata.loss_name(factor)}, with 95% "
                    "intervals.")
         _chart(rep, "defeats-turn", chartdata.defeats_by_turn(games),
                "Share of all games lost on each turn, one line per weapon, with 95% intervals.")
         table = analysis.defeat_breakdown(games, vehicle)
-        rep.table([RESULT.title(vehicle), "defeats", "share of defeats", "share of games (95% CI)"],
-                  [[r[vehicle] or chartdata.NO_LOSS, f"{r['k']:,}", pct(r["share"]),
+        rep.table([result.title(vehicle), "defeats", "share of defeats", "share of games (95% CI)"],
+                  [[r[vehicle] or chartdata.no_loss(), f"{r['k']:,}", pct(r["share"]),
                     pct_ci(r["rate"], r["low"], r["high"])] for r in table.iter_rows(named=True)],
                   right={1, 2, 3})
-    for column in filter(None, (RESULT.end_turn, RESULT.first_loss)):
+    for column in filter(None, (result.end_turn, result.first_loss)):
         _chart(rep, f"outcome-{column.replace('_', '-')}", chartdata.turns_by_outcome(games, column),
-               f"For each outcome, how its games spread over the {RESULT.title(column)}, "
+               f"For each outcome, how its games spread over the {result.title(column)}, "
                "with 95% intervals.")
 
 
 def _observational(rep: Report, games: pl.DataFrame) -> None:
-    if not RESULT.trigger:
+    result = vocabulary.RESULT
+    if not result.trigger:
         return
     drawn = []
     for policy in games["policy"].unique(maintain_order=True).to_list():
-        data = chartdata.observed(games.filter(pl.col("policy") == policy), RESULT.trigger)
+        data = chartdata.observed(games.filter(pl.col("policy") == policy), result.trigger)
         if data.frame.filter(pl.col("x").is_not_null()).height:
             drawn.append((policy, data))
     if not drawn:
         return
-    when = RESULT.title(RESULT.trigger)
+    when = result.title(result.trigger)
     rep.h(2, f"Outcomes by the {when} each game actually had (observational)")
     rep.p(f"These charts group each policy's games by the {when} that came, not by a setting "
           "chosen in advance: games that last long enough for a late one are the survivors, "
           "so the late end of each chart shows survivors' rates. For the effect of a later "
           "setting, read the trigger charts above.")
     for policy, data in drawn:
-        _chart(rep, f"{RESULT.trigger.replace('_', '-')}-{policy}", data,
+        _chart(rep, f"{result.trigger.replace('_', '-')}-{policy}", data,
                f"Outcome rates of {policy} against the {when} of each game "
                "(observational), with 95% intervals.")
 
 
 def _examples(rep: Report, games: pl.DataFrame, run_dir: Path, labels: dict[int, str]) -> None:
+    result = vocabulary.RESULT
     rep.h(2, "Example games to replay")
     multi = games["cell"].n_unique() > 1
     ex = analysis.examples(games, k=EXAMPLES_PER_OUTCOME)
@@ -359,7 +362,7 @@ def _examples(rep: Report, games: pl.DataFrame, run_dir: Path, labels: dict[int,
         rows.append([r["outcome"], f"{r['count']:,}", shown,
                      f"`{command(r['games'][0], r['cells'][0])}`"])
     rep.p("A few games of each outcome (lowest game numbers first). Each replays exactly, "
-          f"narrated {RESULT.turn} by {RESULT.turn}, from its run folder" + (" and cell" if multi else "") + ":")
+          f"narrated {result.turn} by {result.turn}, from its run folder" + (" and cell" if multi else "") + ":")
     rep.table(["outcome", "games", "examples", "replay the first"], rows, right={1})
 
 
@@ -474,7 +477,7 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path) -> Re
     description = str(manifest.get("description") or "").strip()
     if description:
         rep.p(description)
-    rep.p(f"{GAME.title}, {_games(games.height)}, "
+    rep.p(f"{vocabulary.GAME.title}, {_games(games.height)}, "
           f"written {time.strftime('%Y-%m-%d %H:%M')} by bollesim.")
     triggers = _triggers(games)
     _answer(rep, games, triggers, labels)

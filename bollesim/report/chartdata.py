@@ -11,7 +11,7 @@ Vega-Lite spec (report.html). Both draw the same numbers.
     c.frame          # panel, x, x_label, outcome, label, n, k, rate, low, high
     c.finding        # "Defeat is least likely at 1 (23.9%) and most likely at 20 (77.5%); ..."
 
-Outcome names, parameter names and "never" values come from analysis.LABELS and the
+Outcome names, parameter names and "never" values come from vocabulary.LABELS and the
 policies' declared Parameters (label, never), never from code names.
 """
 
@@ -27,22 +27,25 @@ from bollesim.stats import analysis, naming, vocabulary
 from bollesim.stats.intervals import wilson
 from bollesim.stats.naming import pct
 
-RESULT = vocabulary.RESULT
 
-DRAWN = RESULT.flags
-"""The outcomes a rate chart draws by default: the wins and the loss."""
+def drawn(outcomes: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The outcomes a rate chart draws: `outcomes`, by default the wins and the loss."""
+    return vocabulary.RESULT.flags if outcomes is None else tuple(outcomes)
 
-COLOURS = {o.name: o.colour for o in RESULT.outcomes}
-"""One colour per outcome, the same in every chart (static and interactive)."""
+
+def colours() -> dict[str, str]:
+    """One colour per outcome, the same in every chart (static and interactive)."""
+    return {o.name: o.colour for o in vocabulary.RESULT.outcomes}
+
 
 SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442",
                   "#000000", "#999999", "#882255", "#44AA99", "#117733")
 """Colours of the bars of a comparison, one per policy or cell, in turn."""
 
 def line_colour(outcome: str, i: int) -> str:
-    """The colour of a chart's i-th line or bar group: the outcome's own (COLOURS), else
+    """The colour of a chart's i-th line or bar group: the outcome's own (colours()), else
     the series colours in turn (a chart whose lines are weapons or places)."""
-    return COLOURS.get(outcome) or SERIES_COLOURS[i % len(SERIES_COLOURS)]
+    return colours().get(outcome) or SERIES_COLOURS[i % len(SERIES_COLOURS)]
 
 
 PLAYER_COLOURS = {"better": "#0072B2", "worse": "#D55E00", "no clear change": "#999999"}
@@ -112,7 +115,7 @@ def signed_ci(diff: float, low: float, high: float) -> str:
 
 def _tidy(df: pl.DataFrame, x: str, outcomes: Sequence[str], never: float | None,
           panel: str) -> pl.DataFrame:
-    frame = df.select(naming.setting(x, never).alias("_x"), *RESULT.flags)
+    frame = df.select(naming.setting(x, never).alias("_x"), *vocabulary.RESULT.flags)
     long = analysis.rates(frame, by="_x", outcomes=outcomes, long=True)
     order = {o: i for i, o in enumerate(outcomes)}
     return (long.rename({"_x": "x"})
@@ -132,8 +135,9 @@ def _owners(df: pl.DataFrame, param: str) -> list[str]:
 
 
 def trigger(df: pl.DataFrame, param: str, *, policy: str | None = None,
-            outcomes: Sequence[str] = DRAWN) -> RateChart:
-    """Outcome rates against a policy parameter swept over the cells of a sweep.
+            outcomes: Sequence[str] | None = None) -> RateChart:
+    """Outcome rates (default: drawn()) against a policy parameter swept over the cells of
+    a sweep.
 
     Controlled: every setting plays the same seeds, so the rates differ only through the
     setting. Only the games of `policy` are used (None: the one policy that has `param`;
@@ -153,7 +157,7 @@ def trigger(df: pl.DataFrame, param: str, *, policy: str | None = None,
     games = df.filter(pl.col("policy") == policy)
     if games.height == 0:
         raise ValueError(f"no games of policy {policy!r}")
-    never = naming.never_value(policy, param)
+    never, outcomes = naming.never_value(policy, param), drawn(outcomes)
     frame = _tidy(games, param, outcomes, never, policy)
     label = naming.parameter_label(policy, param)
     per_setting = frame.group_by("x_label").agg(pl.col("n").first())["n"]
@@ -170,15 +174,15 @@ def trigger(df: pl.DataFrame, param: str, *, policy: str | None = None,
 def _trigger_finding(frame: pl.DataFrame, outcomes: Sequence[str]) -> str:
     """One sentence: where defeat is least and most likely, and the victory type whose
     rate moves most across the settings, with where it peaks."""
-    parts = []
-    if RESULT.loss in outcomes:
-        d = frame.filter(pl.col("outcome") == RESULT.loss)
+    parts, result = [], vocabulary.RESULT
+    if result.loss in outcomes:
+        d = frame.filter(pl.col("outcome") == result.loss)
         lo, hi = d.sort("rate", maintain_order=True).row(0, named=True), \
             d.sort("rate", descending=True, maintain_order=True).row(0, named=True)
-        loss = vocabulary.LABELS[RESULT.loss].capitalize()
+        loss = vocabulary.LABELS[result.loss].capitalize()
         parts.append(f"{loss} is least likely at {_at(lo)} ({pct(lo['rate'])}) and most "
                      f"likely at {_at(hi)} ({pct(hi['rate'])})")
-    wins = [o for o in outcomes if o in RESULT.wins]
+    wins = [o for o in outcomes if o in result.wins]
     if wins:
         spread = (frame.filter(pl.col("outcome").is_in(wins)).group_by("outcome")
                   .agg((pl.col("rate").max() - pl.col("rate").min()).alias("spread"))
@@ -228,9 +232,10 @@ def _at(row: dict) -> str:
 
 
 def observed(df: pl.DataFrame, column: str, *, policy: str | None = None,
-             outcomes: Sequence[str] = DRAWN, min_games: int = 20) -> RateChart:
-    """Outcome rates against what happened in a game (e.g. first_fire_turn), one panel
-    per policy: pooling policies would mix their reasons for firing when they did.
+             outcomes: Sequence[str] | None = None, min_games: int = 20) -> RateChart:
+    """Outcome rates (default: drawn()) against what happened in a game (e.g.
+    first_fire_turn), one panel per policy: pooling policies would mix their reasons for
+    firing when they did.
 
     Observational: the note says so on the chart's face, and why the late values hold
     survivors. Values with fewer than `min_games` games are left out (`dropped` counts
@@ -238,14 +243,14 @@ def observed(df: pl.DataFrame, column: str, *, policy: str | None = None,
     """
     policies = [policy] if policy is not None else \
         df["policy"].unique(maintain_order=True).to_list()
-    parts, dropped = [], 0
+    parts, dropped, outcomes = [], 0, drawn(outcomes)
     for name in policies:
         frame = _tidy(df.filter(pl.col("policy") == name), column, outcomes, None, name)
         small = frame.filter(pl.col("n") < min_games)["x_label"].n_unique()
         dropped += small
         parts.append(frame.filter(pl.col("n") >= min_games))
     frame = pl.concat(parts) if parts else _tidy(df.head(0), column, outcomes, None, "")
-    name = RESULT.title(column)
+    name = vocabulary.RESULT.title(column)
     note = [OBSERVATIONAL, INTERVALS]
     if dropped:
         note.append(f"{dropped} values with fewer than {min_games} games not drawn")
@@ -253,10 +258,11 @@ def observed(df: pl.DataFrame, column: str, *, policy: str | None = None,
                      "observed", "", " · ".join(note), dropped)
 
 
-def comparison(df: pl.DataFrame, by: str = "policy", *, outcomes: Sequence[str] = DRAWN,
+def comparison(df: pl.DataFrame, by: str = "policy", *, outcomes: Sequence[str] | None = None,
                labels: dict | None = None) -> RateChart:
-    """Outcome rates of each policy (by="policy") or cell (by="cell", labelled as
-    analysis.cell_labels) side by side; x is categorical, `x_label` the group's name."""
+    """Outcome rates (default: drawn()) of each policy (by="policy") or cell (by="cell",
+    labelled as analysis.cell_labels) side by side; x is categorical, `x_label` the group's name."""
+    outcomes = drawn(outcomes)
     table = analysis.rates(df, by=by, outcomes=outcomes, long=True)
     if labels is None and by == "cell" and "policy" in df.columns:
         labels = dict(naming.cell_labels(df).select("cell", "label").iter_rows())
@@ -369,26 +375,33 @@ def tornado(effects: pl.DataFrame, outcome: str,
 
 # -- why games are lost ---------------------------------------------------------------------
 
-LOSS_NAMES = {f: RESULT.title(f) for f in RESULT.loss_factors}
-"""What each loss column says, for chart titles (the game's result declaration)."""
-CAUSE = RESULT.loss_factors[0] if RESULT.loss_factors else ""
-"""The loss column of what did it (the first loss factor, as the declaration orders them)."""
+def loss_name(factor: str) -> str:
+    """What a loss column (one of the loss factors) says, for chart titles."""
+    return vocabulary.RESULT.title(factor)
 
-NO_LOSS = RESULT.no_loss
-"""A defeat that no loss ended (the game's result declaration)."""
+
+def cause() -> str:
+    """The loss column of what did it (the first loss factor, as the declaration orders them)."""
+    factors = vocabulary.LOSS_FACTORS
+    return factors[0] if factors else ""
+
+
+def no_loss() -> str:
+    """The name of a defeat that no loss ended (the game's result declaration)."""
+    return vocabulary.RESULT.no_loss
 
 
 def defeats_by(df: pl.DataFrame, factor: str) -> RateChart:
     """Bars: the share of all games lost by each value of a loss column (`factor`, one of
-    LOSS_NAMES), most first, with 95% intervals (analysis.defeat_breakdown); a comparison
+    the loss factors), most first, with 95% intervals (analysis.defeat_breakdown); a comparison
     chart whose groups are the values, one bar of all games each."""
     table = analysis.defeat_breakdown(df, factor)
-    names = [NO_LOSS if v is None else str(v) for v in table[factor].to_list()]
+    names = [no_loss() if v is None else str(v) for v in table[factor].to_list()]
     frame = table.select(
         pl.lit("").alias("panel"), pl.lit(0.0).alias("x"), pl.lit("all games").alias("x_label"),
         pl.Series("outcome", names, dtype=pl.Utf8), pl.Series("label", names, dtype=pl.Utf8),
         pl.col("games").alias("n"), "k", "rate", "low", "high")
-    name = LOSS_NAMES[factor]
+    name = loss_name(factor)
     finding = ""
     if table.height:
         top = table.row(0, named=True)
@@ -401,24 +414,25 @@ def defeats_by(df: pl.DataFrame, factor: str) -> RateChart:
 
 def defeats_by_turn(df: pl.DataFrame) -> RateChart:
     """Lines: the share of all games lost on each turn, one line per cause that ended
-    them (analysis.defeat_breakdown by CAUSE and the end turn), zero where none was."""
-    table = analysis.defeat_breakdown(df, [CAUSE, RESULT.end_turn])
-    causes = (table.group_by(CAUSE).agg(pl.col("k").sum())
-              .sort("k", CAUSE, descending=[True, False], nulls_last=True))
-    names = [NO_LOSS if c is None else c for c in causes[CAUSE].to_list()]
-    turns = list(range(1, int(table[RESULT.end_turn].max() or 0) + 1))
-    grid = pl.DataFrame({CAUSE: causes[CAUSE].to_list()}, schema={CAUSE: pl.Utf8}).join(
-        pl.DataFrame({RESULT.end_turn: turns}, schema={RESULT.end_turn: table.schema[RESULT.end_turn]}),
+    them (analysis.defeat_breakdown by cause() and the end turn), zero where none was."""
+    result, cause_col = vocabulary.RESULT, cause()
+    table = analysis.defeat_breakdown(df, [cause_col, result.end_turn])
+    causes = (table.group_by(cause_col).agg(pl.col("k").sum())
+              .sort("k", cause_col, descending=[True, False], nulls_last=True))
+    names = [no_loss() if c is None else c for c in causes[cause_col].to_list()]
+    turns = list(range(1, int(table[result.end_turn].max() or 0) + 1))
+    grid = pl.DataFrame({cause_col: causes[cause_col].to_list()}, schema={cause_col: pl.Utf8}).join(
+        pl.DataFrame({result.end_turn: turns}, schema={result.end_turn: table.schema[result.end_turn]}),
         how="cross")
-    filled = grid.join(table.select(CAUSE, RESULT.end_turn, "k"), on=[CAUSE, RESULT.end_turn],
+    filled = grid.join(table.select(cause_col, result.end_turn, "k"), on=[cause_col, result.end_turn],
                        how="left", nulls_equal=True).with_columns(pl.col("k").fill_null(0))
     low, high = wilson(filled["k"].to_numpy(), df.height)
-    name_of = dict(zip(causes[CAUSE].to_list(), names, strict=True))
+    name_of = dict(zip(causes[cause_col].to_list(), names, strict=True))
     frame = filled.select(
-        pl.lit("").alias("panel"), pl.col(RESULT.end_turn).cast(pl.Float64).alias("x"),
-        pl.col(RESULT.end_turn).cast(pl.Utf8).alias("x_label"),
-        pl.col(CAUSE).replace_strict(name_of, return_dtype=pl.Utf8).alias("outcome"),
-        pl.col(CAUSE).replace_strict(name_of, return_dtype=pl.Utf8).alias("label"),
+        pl.lit("").alias("panel"), pl.col(result.end_turn).cast(pl.Float64).alias("x"),
+        pl.col(result.end_turn).cast(pl.Utf8).alias("x_label"),
+        pl.col(cause_col).replace_strict(name_of, return_dtype=pl.Utf8).alias("outcome"),
+        pl.col(cause_col).replace_strict(name_of, return_dtype=pl.Utf8).alias("label"),
         pl.lit(df.height, dtype=pl.Int64).alias("n"), pl.col("k").cast(pl.Int64),
         (pl.col("k") / df.height).alias("rate"), pl.Series("low", low, dtype=pl.Float64),
         pl.Series("high", high, dtype=pl.Float64))
@@ -427,22 +441,26 @@ def defeats_by_turn(df: pl.DataFrame) -> RateChart:
         .sort("x", "_order").drop("_order")
     finding = ""
     if table.height:
-        peak = (table.group_by(RESULT.end_turn).agg(pl.col("k").sum())
-                .sort("k", RESULT.end_turn, descending=[True, False]).row(0, named=True))
-        finding = (f"Most defeats come on {RESULT.turn} {peak[RESULT.end_turn]} ({pct(peak['k'] / df.height)} "
+        peak = (table.group_by(result.end_turn).agg(pl.col("k").sum())
+                .sort("k", result.end_turn, descending=[True, False]).row(0, named=True))
+        finding = (f"Most defeats come on {result.turn} {peak[result.end_turn]} ({pct(peak['k'] / df.height)} "
                    f"of all games); {names[0]} ends most of them overall.")
     note = ["one line per weapon that ended the game", f"share of all {_games(df.height)}",
             INTERVALS]
-    return RateChart(frame, f"Defeats by {RESULT.turn} and the weapon that did it", RESULT.turn, tuple(names),
+    return RateChart(frame, f"Defeats by {result.turn} and the weapon that did it", result.turn, tuple(names),
                      "trigger", finding, " · ".join(note),
-                     outcome_title=LOSS_NAMES[CAUSE])
+                     outcome_title=loss_name(cause_col))
 
 
-def turns_by_outcome(df: pl.DataFrame, column: str = RESULT.end_turn,
-                     outcomes: Sequence[str] = RESULT.summary) -> RateChart:
-    """Lines: for each outcome, the share of its games that ended (the end-turn column) or
-    suffered their first loss (RESULT.first_loss) on each turn (analysis.turns_by_outcome),
-    zero where none did; a game with no loss is the "never" point."""
+def turns_by_outcome(df: pl.DataFrame, column: str | None = None,
+                     outcomes: Sequence[str] | None = None) -> RateChart:
+    """Lines: for each outcome (default: the SUMMARY ones), the share of its games that
+    ended (the end-turn column, the default) or suffered their first loss
+    (RESULT.first_loss) on each turn (analysis.turns_by_outcome), zero where none did; a
+    game with no loss is the "never" point."""
+    result = vocabulary.RESULT
+    column = result.end_turn if column is None else column
+    outcomes = result.summary if outcomes is None else outcomes
     table = analysis.turns_by_outcome(df, column, outcomes=outcomes)
     present = [o for o in outcomes if o in set(table["outcome"].to_list())]
     last = int(table["turn"].max() or 0)
@@ -465,15 +483,15 @@ def turns_by_outcome(df: pl.DataFrame, column: str = RESULT.end_turn,
         pl.Series("high", high, dtype=pl.Float64))
         .with_columns(pl.col("outcome").replace_strict(order, return_dtype=pl.Int32).alias("_o"))
         .sort("x", "_o", nulls_last=True).drop("_o"))
-    name = RESULT.title(column)
+    name = result.title(column)
     medians = (df.pipe(vocabulary.with_outcomes)
                .select(*[pl.col(column).filter(pl.col(o).fill_null(False)).median().alias(o)
                          for o in present]).row(0, named=True))
     finding = "; ".join(f"{vocabulary.LABELS[o]} {naming.fmt_value(medians[o])}"
                         for o in present if medians[o] is not None)
     finding = f"Median {name}: {finding}." if finding else ""
-    note = [f"each line: the share of that outcome's games at each {RESULT.turn}", INTERVALS]
-    if column == RESULT.first_loss:
-        note.insert(1, f"“{NEVER_LABEL}”: {RESULT.never_lost}")
-    return RateChart(frame, f"The {name}, by outcome", RESULT.turn, tuple(present), "trigger",
+    note = [f"each line: the share of that outcome's games at each {result.turn}", INTERVALS]
+    if column == result.first_loss:
+        note.insert(1, f"“{NEVER_LABEL}”: {result.never_lost}")
+    return RateChart(frame, f"The {name}, by outcome", result.turn, tuple(present), "trigger",
                      finding, " · ".join(note))

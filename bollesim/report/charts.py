@@ -34,9 +34,17 @@ from bollesim.report.chartdata import (
     x_positions,
 )
 
-RESULT = declared().result
-SHAPES = {o.name: o.shape for o in RESULT.outcomes}
-DASHES = {o.name: list(o.dash[1]) for o in RESULT.outcomes if o.dash}
+
+def shapes() -> dict[str, str]:
+    """One point shape per outcome (Vega-Lite's names)."""
+    return {o.name: o.shape for o in declared().result.outcomes}
+
+
+def dashes() -> dict[str, list]:
+    """The outcomes drawn with a dashed line, and their dash patterns (Vega-Lite's)."""
+    return {o.name: list(o.dash[1]) for o in declared().result.outcomes if o.dash}
+
+
 WIDTH, HEIGHT = 760, 380
 WRAP = 110  # characters per subtitle line
 
@@ -109,10 +117,11 @@ def rates_spec(frame: pl.DataFrame, *, title: str = "", x_title: str = "", findi
         scale = alt.Scale(domain=[lo, hi], nice=False, zero=False)
         colour = alt.Color("label:N", title=outcome_title, sort=labels, scale=alt.Scale(
             domain=labels, range=[line_colour(o, i) for i, o in enumerate(outcomes)]))
+        shape_of, dash_of = shapes(), dashes()
         shape = alt.Shape("label:N", sort=labels, scale=alt.Scale(
-            domain=labels, range=[SHAPES.get(o, "circle") for o in outcomes]))
+            domain=labels, range=[shape_of.get(o, "circle") for o in outcomes]))
         dash = alt.StrokeDash("label:N", sort=labels, scale=alt.Scale(
-            domain=labels, range=[DASHES.get(o, [1, 0]) for o in outcomes]))
+            domain=labels, range=[dash_of.get(o, [1, 0]) for o in outcomes]))
         lines = base.transform_filter("!datum.never").mark_line(strokeWidth=2).encode(
             x=alt.X("pos:Q", title=x_title, scale=scale, axis=axis), y=y, color=colour,
             strokeDash=dash, opacity=opacity)

@@ -20,7 +20,7 @@ from bollesim.report import chartdata, plots
 from bollesim.report.chartdata import signed_ci, signed_interval
 from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
 from bollesim.stats import naming, vocabulary
-from bollesim.stats.compare import OUTCOME_COLUMNS, Side, differences, what_differs
+from bollesim.stats.compare import Side, differences, outcome_columns, what_differs
 from bollesim.stats.naming import pct
 from bollesim.terminal import one_line
 
@@ -67,7 +67,7 @@ def open_side(text: str) -> Side:
         raise UsageError(f"{text} holds a game number more than once: cannot pair its games")
     labels = naming.cell_labels(run.cell_firsts())
     label = labels.filter(pl.col("cell") == chosen)["label"][0]
-    games = rows.select("game", "seed", *OUTCOME_COLUMNS).sort("game")
+    games = rows.select("game", "seed", *outcome_columns()).sort("game")
     return Side(text, path, cell, label, games, run.manifest,
                 cell_ruleset(run.manifest, path, chosen))
 

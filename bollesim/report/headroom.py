@@ -20,15 +20,9 @@ import numpy as np
 
 from bollesim.report.chartdata import signed_ci
 from bollesim.report.document import pct_ci
-from bollesim.stats import skill
+from bollesim.stats import skill, vocabulary
 from bollesim.stats.intervals import wilson
 from bollesim.stats.naming import pct
-from bollesim.stats.vocabulary import LABELS, RESULT
-
-OUTCOMES = RESULT.headline
-"""The outcomes of the ladder: the wins, all of them, the loss."""
-MAIN, LOSS = RESULT.main, RESULT.loss
-"""The main mission's win (the bracket's outcome) and the loss."""
 
 
 @dataclass(frozen=True)
@@ -55,24 +49,26 @@ def half_width(rungs: list[Rung], outcome: str) -> float:
 def widest_interval(games, by: str) -> float:
     """The widest half-width of the 95% Wilson intervals of the outcomes' rates over the
     settings of `by` in a sweep's games."""
+    outcomes = vocabulary.HEADLINE
     from bollesim.stats.analysis import rates
 
-    table = rates(games.filter(games[by].is_not_null()), by=by, outcomes=OUTCOMES)
-    return max(float(((table[f"{o}_high"] - table[f"{o}_low"]) / 2).max()) for o in OUTCOMES)
+    table = rates(games.filter(games[by].is_not_null()), by=by, outcomes=outcomes)
+    return max(float(((table[f"{o}_high"] - table[f"{o}_low"]) / 2).max()) for o in outcomes)
 
 
 def ladder_table(rungs: list[Rung]) -> list[str]:
     """The ladder as a markdown table: a row per player, a column per outcome."""
-    head = "| player | " + " | ".join(LABELS[o] for o in OUTCOMES) + " |"
-    lines = [head, "|---|" + "---:|" * len(OUTCOMES)]
+    result, labels, outcomes = vocabulary.RESULT, vocabulary.LABELS, vocabulary.HEADLINE
+    head = "| player | " + " | ".join(labels[o] for o in outcomes) + " |"
+    lines = [head, "|---|" + "---:|" * len(outcomes)]
     for r in rungs:
         cells = []
-        for o in OUTCOMES:
+        for o in outcomes:
             if o not in r.counts:
                 cells.append("–")
                 continue
             rate = r.rate(o)
-            mark = ("≥ " if o in RESULT.minimise else "≤ ") if r.bound else ""
+            mark = ("≥ " if o in result.minimise else "≤ ") if r.bound else ""
             cells.append(mark + pct_ci(rate.rate, rate.low, rate.high))
         lines.append(f"| {r.label} | " + " | ".join(cells) + " |")
     return lines
@@ -80,8 +76,9 @@ def ladder_table(rungs: list[Rung]) -> list[str]:
 
 def best_honest(rungs: list[Rung], outcome: str) -> Rung:
     """The honest player with the best rate of an outcome (the lowest, for one to avoid)."""
+    result = vocabulary.RESULT
     honest = [r for r in rungs if not r.bound and outcome in r.counts]
-    sign = -1 if outcome in RESULT.minimise else 1
+    sign = -1 if outcome in result.minimise else 1
     return max(honest, key=lambda r: sign * r.rate(outcome).rate)
 
 
@@ -89,12 +86,13 @@ def bracket_sentence(best: Rung, clairvoyant: Rung, undecided: int, lost: int) -
     """The bracket of the best achievable rate of the main win, on the same games, and
     what its ends mean: how many games luck decides whatever the play, between the games
     proven lost and those where no winning line was found."""
-    b, c = best.rate(MAIN), clairvoyant.rate(MAIN)
-    k, n = clairvoyant.counts[MAIN]
+    labels, main = vocabulary.LABELS, vocabulary.RESULT.main
+    b, c = best.rate(main), clairvoyant.rate(main)
+    k, n = clairvoyant.counts[main]
     won = k - undecided
     gap = skill.luck_share(b.rate, c.rate)
     return (
-        f"On these {n:,} games the best achievable {LABELS[MAIN]} rate lies between "
+        f"On these {n:,} games the best achievable {labels[main]} rate lies between "
         f"{pct_ci(b.rate, b.low, b.high)} ({best.label}, the best honest player) and "
         f"{pct_ci(c.rate, c.low, c.high)} (the clairvoyant: {won:,} games won by a "
         f"line found, {undecided:,} undecided within its budget and counted as won, "
@@ -111,9 +109,10 @@ def skill_rows(rungs: list[Rung], beginner: str, clairvoyant: Rung) -> list[dict
     """Per outcome the clairvoyant bounds: the beginner's, the best honest player's and the
     clairvoyant's rates (as rates to maximise) and the relative skill with its
     conservative interval."""
+    outcomes = vocabulary.HEADLINE
     start = next(r for r in rungs if r.label == beginner)
     rows = []
-    for o in OUTCOMES:
+    for o in outcomes:
         if o not in clairvoyant.counts:
             continue
         best = best_honest(rungs, o)
@@ -127,10 +126,11 @@ def skill_rows(rungs: list[Rung], beginner: str, clairvoyant: Rung) -> list[dict
 
 
 def skill_table(rows: list[dict], beginner: str) -> list[str]:
+    result, labels = vocabulary.RESULT, vocabulary.LABELS
     lines = [f"| outcome (as a rate to reach) | {beginner} | best honest player | clairvoyant "
              "| relative skill (interval) |", "|---|---:|---|---:|---:|"]
     for r in rows:
-        name = LABELS[r["outcome"]] if r["outcome"] not in RESULT.minimise else f"no {LABELS[r['outcome']]}"
+        name = labels[r["outcome"]] if r["outcome"] not in result.minimise else f"no {labels[r['outcome']]}"
         lines.append(f"| {name} | {pct(r['beginner'])} | {r['best']}, {pct(r['best_rate'])} "
                      f"| {pct(r['clairvoyant'])} | {_share(r['skill'])} "
                      f"({_share(r['low'])} to {_share(r['high'])}) |")
@@ -143,9 +143,10 @@ def _share(x: float) -> str:
 
 def skill_sentence(rows: list[dict]) -> str:
     """The main win's relative skill in words."""
-    r = next(r for r in rows if r["outcome"] == MAIN)
+    labels, main = vocabulary.LABELS, vocabulary.RESULT.main
+    r = next(r for r in rows if r["outcome"] == main)
     return (
-        f"For the {LABELS[MAIN]} the best honest player closes "
+        f"For the {labels[main]} the best honest player closes "
         f"{_share(r['skill'])} of the distance from the random player "
         f"({pct(r['beginner'])}) to the clairvoyant ({pct(r['clairvoyant'])}): a relative "
         f"skill of at least {_share(r['skill'])} (interval {_share(r['low'])} to "
@@ -195,29 +196,30 @@ def headline(rungs: list[Rung], baseline: str, compare) -> str:
     (no headline for a player that wins nothing).
     compare(a, b, outcome) -> (a's rate - b's, its 95% interval, significant, games) on
     the games both played."""
+    labels, main, loss = vocabulary.LABELS, vocabulary.RESULT.main, vocabulary.RESULT.loss
     base = next(r for r in rungs if r.label == baseline)
-    most = best_honest(rungs, MAIN)
-    b, m = base.rate(MAIN), most.rate(MAIN)
+    most = best_honest(rungs, main)
+    b, m = base.rate(main), most.rate(main)
     if most.label == baseline:
-        first = (f"The highest {LABELS[MAIN]} rate: {baseline}, "
+        first = (f"The highest {labels[main]} rate: {baseline}, "
                  f"{pct_ci(b.rate, b.low, b.high)}, the best simple preset.")
     else:
-        d = compare(most.label, baseline, MAIN)
-        first = (f"The highest {LABELS[MAIN]} rate: {most.label}, "
+        d = compare(most.label, baseline, main)
+        first = (f"The highest {labels[main]} rate: {most.label}, "
                  f"{pct_ci(m.rate, m.low, m.high)}, against the best simple preset "
                  f"{baseline}: {signed_ci(*d[:3])} points on the same {d[4]:,} games, "
                  f"{_separated(d)}.")
-    eligible = [r for r in rungs if not r.bound and LOSS in r.counts
-                and (r.label == baseline or not _worse(compare(r.label, baseline, MAIN)))]
-    safest = min(eligible, key=lambda r: r.rate(LOSS).rate)
-    s, bd = safest.rate(LOSS), base.rate(LOSS)
+    eligible = [r for r in rungs if not r.bound and loss in r.counts
+                and (r.label == baseline or not _worse(compare(r.label, baseline, main)))]
+    safest = min(eligible, key=lambda r: r.rate(loss).rate)
+    s, bd = safest.rate(loss), base.rate(loss)
     if safest.label == baseline:
-        second = (f"No player with at least its {LABELS[MAIN]} rate has a lower {LABELS[LOSS]} "
+        second = (f"No player with at least its {labels[main]} rate has a lower {labels[loss]} "
                   f"rate than the preset ({pct_ci(bd.rate, bd.low, bd.high)}).")
     else:
-        d = compare(safest.label, baseline, LOSS)
-        second = (f"Of the players with at least the preset's {LABELS[MAIN]} rate, the "
-                  f"lowest {LABELS[LOSS]} rate: {safest.label}, {pct_ci(s.rate, s.low, s.high)}: "
+        d = compare(safest.label, baseline, loss)
+        second = (f"Of the players with at least the preset's {labels[main]} rate, the "
+                  f"lowest {labels[loss]} rate: {safest.label}, {pct_ci(s.rate, s.low, s.high)}: "
                   f"{signed_ci(*d[:3])} points against the preset on the same {d[4]:,} "
                   f"games, {_separated(d)}.")
     return f"{first} {second}"
@@ -270,18 +272,20 @@ def _points(m: float, low: float, high: float) -> str:
 def honest_rate(p: Penalised, rungs: list[Rung]) -> tuple[Rung, float]:
     """The best honest player of the objective's outcome and its rate of reaching it
     (no defeat: 1 - its defeat rate)."""
+    result = vocabulary.RESULT
     best = best_honest(rungs, p.outcome)
     rate = best.rate(p.outcome).rate
-    return best, (1 - rate if p.outcome in RESULT.minimise else rate)
+    return best, (1 - rate if p.outcome in result.minimise else rate)
 
 
 def penalised_lines(p: Penalised, rungs: list[Rung]) -> list[str]:
     """The ladder of V for one objective: each step's lower estimate of the penalised
     bound, its gap above the best honest player, the inner samples' noise; and what it
     says."""
+    main = vocabulary.RESULT.main
     n = len(p.steps[0].found)
     best, honest = honest_rate(p, rungs)
-    same = rungs[0].counts[MAIN][1]
+    same = rungs[0].counts[main][1]
     lines = [f"For {p.objective}, on the first {n:,} games ({p.samples} inner samples per "
              f"decision; V fitted on {p.value_games:,} games), against {best.label}, the "
              f"best honest player ({pct(honest)} on the first {same:,} games):", "",
@@ -312,11 +316,12 @@ def designer_sentence(best: Rung, clairvoyant: Rung, lost: int, safest: Rung,
     best possible play, for the main win and for no defeat; the share of games luck
     decides whatever the play; and how low the penalised clairvoyant could bring the
     upper ends with the V built (the lower estimates of its bound)."""
-    b, c = best.rate(MAIN), clairvoyant.rate(MAIN)
-    n = clairvoyant.counts[MAIN][1]
-    safe, floor = 1 - safest.rate(LOSS).rate, 1 - clairvoyant.rate(LOSS).rate
+    labels, main, loss = vocabulary.LABELS, vocabulary.RESULT.main, vocabulary.RESULT.loss
+    b, c = best.rate(main), clairvoyant.rate(main)
+    n = clairvoyant.counts[main][1]
+    safe, floor = 1 - safest.rate(loss).rate, 1 - clairvoyant.rate(loss).rate
     text = (
-        f"In words: today's best player ({best.label}) reaches {LABELS[MAIN]} in "
+        f"In words: today's best player ({best.label}) reaches {labels[main]} in "
         f"{pct(b.rate)} of games; no play, even one that knew the chits and dice in advance, "
         f"wins more than {pct(c.rate)}. So today's best is at most "
         f"{100 * max(c.rate - b.rate, 0):.1f} points below the best possible play. Against "

@@ -43,7 +43,6 @@ from matplotlib.ticker import PercentFormatter  # noqa: E402
 
 from bollesim.report import chartdata  # noqa: E402
 from bollesim.report.chartdata import (  # noqa: E402
-    DRAWN,
     PLAYER_COLOURS,
     SERIES_COLOURS,
     DiffChart,
@@ -54,10 +53,17 @@ from bollesim.stats import (  # noqa: E402
     vocabulary,
 )
 
-MARKERS = {o.name: o.marker for o in vocabulary.RESULT.outcomes}
-"""One marker shape per outcome, so outcomes differ by shape as well as colour."""
 
-DASHES = {o.name: o.dash for o in vocabulary.RESULT.outcomes if o.dash}
+def markers() -> dict[str, str]:
+    """One marker shape per outcome, so outcomes differ by shape as well as colour."""
+    return {o.name: o.marker for o in vocabulary.RESULT.outcomes}
+
+
+def dashes() -> dict:
+    """The outcomes drawn with a dashed line, and their dash patterns."""
+    return {o.name: o.dash for o in vocabulary.RESULT.outcomes if o.dash}
+
+
 SIZE = (10.0, 6.0)
 """Figure size (inches) of a chart drawn into a new figure; with a count panel, 7 high."""
 TITLE_PT, FINDING_PT, NOTE_PT = 13.0, 10.0, 8.5
@@ -134,14 +140,14 @@ def _ticks(ax, finite: list[float], never_x: float | None) -> None:
 def _draw_lines(chart: RateChart, panel: str, ax, ax_n=None) -> None:
     frame, where = chartdata.x_positions(chart.frame.filter(pl.col("panel") == panel),
                                          chart.outcomes)
-    top = 0.0
+    top, marker_of, dash_of = 0.0, markers(), dashes()
     for i, o in enumerate(chart.outcomes):
         rows = frame.filter(pl.col("outcome") == o)
-        colour, marker = chartdata.line_colour(o, i), MARKERS.get(o, "o")
+        colour, marker = chartdata.line_colour(o, i), marker_of.get(o, "o")
         fin = rows.filter(pl.col("x").is_not_null())
         ys, lo, hi = (fin[c].to_numpy() * 100 for c in ("rate", "low", "high"))
         ax.plot(fin["pos"].to_numpy(), ys, color=colour, marker=marker, markersize=5,
-                linewidth=1.8, linestyle=DASHES.get(o, "-"), label=vocabulary.LABELS.get(o, o), zorder=3)
+                linewidth=1.8, linestyle=dash_of.get(o, "-"), label=vocabulary.LABELS.get(o, o), zorder=3)
         ax.vlines(fin["pos"].to_numpy(), lo, hi, color=colour, linewidth=1.2, zorder=2)
         never = rows.filter(pl.col("x").is_null())
         if never.height:
@@ -205,7 +211,7 @@ def draw(chart: RateChart | DiffChart, ax=None, *, counts: bool | None = None) -
     return fig
 
 
-def rates_by(df: pl.DataFrame, x: str, *, outcomes: Sequence[str] = DRAWN,
+def rates_by(df: pl.DataFrame, x: str, *, outcomes: Sequence[str] | None = None,
              min_games: int = 1, policy: str | None = None, counts: bool | None = None,
              ax=None) -> Figure:
     """Rate of each outcome against the values of any column x of a policy's games (one
@@ -216,7 +222,7 @@ def rates_by(df: pl.DataFrame, x: str, *, outcomes: Sequence[str] = DRAWN,
 
 
 def rates_by_trigger(df: pl.DataFrame, param: str, *, policy: str | None = None,
-                     outcomes: Sequence[str] = DRAWN, ax=None) -> Figure:
+                     outcomes: Sequence[str] | None = None, ax=None) -> Figure:
     """The controlled chart: outcome rates against a policy parameter swept over the
     cells of a sweep (the same seeds at every setting), with the finding on its face.
 
@@ -258,7 +264,7 @@ def _draw_bars(chart: RateChart, ax, values: bool | None = None) -> Figure:
 
 
 def policy_comparison(df: pl.DataFrame, by: str = "policy", *,
-                      outcomes: Sequence[str] = DRAWN, labels: dict | None = None,
+                      outcomes: Sequence[str] | None = None, labels: dict | None = None,
                       values: bool | None = None, ax=None) -> Figure:
     """Grouped bars: one group per outcome, one bar per policy (or cell, by="cell"), with
     95% Wilson whiskers. by="cell" labels cells "policy param=value" (analysis.cell_labels);

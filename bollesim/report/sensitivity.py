@@ -18,9 +18,9 @@ from bollesim.stats import vocabulary
 from bollesim.stats.naming import pct
 from bollesim.stats.sensitivity import (
     AS_SPECIFIED,
-    FINDING_OUTCOMES,
     PLAYED,
     effects,
+    finding_outcomes,
     layout,
     moved_sentences,
     played_differently,
@@ -50,7 +50,7 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
           + _precision(games, effect, g))
     rep.h(2, "Findings")
     items = []
-    for o in FINDING_OUTCOMES:
+    for o in finding_outcomes():
         mine = effect.filter(pl.col("outcome") == o)
         top = mine.sort(pl.col("diff").abs(), descending=True).row(0, named=True)
         moved = int(mine["significant"].sum())
@@ -67,7 +67,7 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
     rep.ul(items)
     rep.h(2, "How far each alternative moves each rate")
     meanings = {alt: _variant(alt)[1].description for alt in names[1:]}
-    for o in FINDING_OUTCOMES:
+    for o in finding_outcomes():
         chart = chartdata.tornado(effect, o, meanings)
         rep.chart(f"tornado-{o}", plots.draw(chart),
                   f"Change in the {vocabulary.LABELS[o]} rate under each alternative reading, over "
@@ -102,8 +102,8 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
 def _precision(games: pl.DataFrame, effect: pl.DataFrame, g: int) -> str:
     if not g or not effect.height:
         return ""
-    rates = games.group_by("cell").agg(pl.col(o).mean() for o in FINDING_OUTCOMES)
-    widest = float(half_widths(np.asarray(rates.select(FINDING_OUTCOMES).to_numpy() * g), g)
+    rates = games.group_by("cell").agg(pl.col(o).mean() for o in finding_outcomes())
+    widest = float(half_widths(np.asarray(rates.select(finding_outcomes()).to_numpy() * g), g)
                    .max())
     change = float(((effect["high"] - effect["low"]) / 2).max())
     return (f"Precision: a cell's rate is known to ±{100 * widest:.1f} points at most (95% "

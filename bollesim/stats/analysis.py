@@ -39,22 +39,15 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
+from bollesim.stats import vocabulary
 from bollesim.stats.intervals import Z95, wilson
 from bollesim.stats.naming import cell_labels, never_as_null
-from bollesim.stats.vocabulary import (
-    DISTRIBUTION_VARIABLES,
-    LABELS,
-    LOSS_FACTORS,
-    OUTCOMES,
-    RESULT,
-    SUMMARY,
-    with_outcomes,
-)
 
 
-def outcome_means(outcomes: Sequence[str] = SUMMARY) -> list[pl.Expr]:
-    """Each outcome's rate as a polars expression over result rows."""
-    derived = RESULT.derived()
+def outcome_means(outcomes: Sequence[str] | None = None) -> list[pl.Expr]:
+    """Each outcome's rate (default: the SUMMARY ones) as a polars expression over result rows."""
+    outcomes = vocabulary.SUMMARY if outcomes is None else outcomes
+    derived = vocabulary.RESULT.derived()
     return [(derived[o] if o in derived else pl.col(o)).mean().alias(o) for o in outcomes]
 
 
@@ -62,7 +55,7 @@ def run_rates(run) -> tuple[int, dict[str, float]]:
     """Games and the SUMMARY rates of a verified run (runfolder.Run), read column by column
     (a 10-million-game file would take a gigabyte in memory whole)."""
     row = run.collect(run.scan().select([pl.len().alias("n"), *outcome_means()]))
-    return int(row["n"][0]), {c: float(row[c][0] or 0.0) for c in SUMMARY}
+    return int(row["n"][0]), {c: float(row[c][0] or 0.0) for c in vocabulary.SUMMARY}
 
 
 def cell_rates(run) -> pl.DataFrame:
@@ -100,7 +93,7 @@ def _never_groups(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
 
 
 def rates(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
-          outcomes: Sequence[str] = OUTCOMES, long: bool = False, z: float = Z95) -> pl.DataFrame:
+          outcomes: Sequence[str] | None = None, long: bool = False, z: float = Z95) -> pl.DataFrame:
     """Rate of each outcome with its 95% Wilson interval, per group.
 
     by: None (the whole frame), a column name or a list of them. Null is a group of its
@@ -108,13 +101,14 @@ def rates(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
     null group (a trigger value meaning "never"). Groups are sorted, nulls last.
 
     Wide (default): one row per group with the `by` columns, `n` (games), then for each
-    outcome o of `outcomes`: `o_k` (games with it), `o_rate`, `o_low`, `o_high` (fractions
-    in 0..1).
+    outcome o of `outcomes` (default: OUTCOMES): `o_k` (games with it), `o_rate`, `o_low`,
+    `o_high` (fractions in 0..1).
     long=True: one row per (group, outcome) with the `by` columns, `outcome`, `n`, `k`,
     `rate`, `low`, `high`; tidy for charts.
     """
     keys = by_list(by)
-    df = _never_groups(with_outcomes(df), keys)
+    outcomes = vocabulary.OUTCOMES if outcomes is None else outcomes
+    df = _never_groups(vocabulary.with_outcomes(df), keys)
     aggs = [pl.len().alias("n")] + [pl.col(o).fill_null(False).sum().alias(f"{o}_k")
                                     for o in outcomes]
     if keys:
@@ -151,19 +145,19 @@ def end_reasons(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
     """How games end: one row per (group, end_reason) with `n` (games in the group), `k`,
     `rate`, `low`, `high` and `defeat` (whether that reason is a defeat). Sorted by group,
     then by k descending."""
-    keys = by_list(by)
+    keys, result = by_list(by), vocabulary.RESULT
     df = _never_groups(df, keys)
     totals = df.group_by(keys).agg(pl.len().alias("n")) if keys else df.select(pl.len().alias("n"))
-    counts = df.group_by([*keys, RESULT.end_reason]).agg(pl.len().alias("k"))
+    counts = df.group_by([*keys, result.end_reason]).agg(pl.len().alias("k"))
     table = counts.join(totals, on=keys, how="left", nulls_equal=True) if keys else \
         counts.with_columns(pl.lit(df.height).alias("n"))
     low, high = wilson(table["k"].to_numpy(), table["n"].to_numpy(), z)
     return (table.with_columns((pl.col("k") / pl.col("n")).alias("rate"), pl.Series("low", low),
                                pl.Series("high", high),
-                               pl.col(RESULT.end_reason).is_in(RESULT.loss_reasons).alias(RESULT.loss))
+                               pl.col(result.end_reason).is_in(result.loss_reasons).alias(result.loss))
             .with_columns(pl.col("n").cast(pl.Int64), pl.col("k").cast(pl.Int64))
             .sort([*keys, "k"], descending=[False] * len(keys) + [True], nulls_last=True)
-            .select(*keys, RESULT.end_reason, RESULT.loss, "n", "k", "rate", "low", "high"))
+            .select(*keys, result.end_reason, result.loss, "n", "k", "rate", "low", "high"))
 
 
 def defeat_breakdown(df: pl.DataFrame, factor: str | Sequence[str],
@@ -177,22 +171,22 @@ def defeat_breakdown(df: pl.DataFrame, factor: str | Sequence[str],
     values), `share` (k / defeats), `rate` (k / games), `low`, `high` (rate's 95% Wilson
     interval). Sorted by group, then by k descending (by the turn, for end_turn alone).
     """
-    keys, factors = by_list(by), by_list(factor)
-    unknown = [f for f in factors if f not in LOSS_FACTORS]
+    keys, factors, result = by_list(by), by_list(factor), vocabulary.RESULT
+    unknown = [f for f in factors if f not in vocabulary.LOSS_FACTORS]
     if unknown or not factors:
         raise ValueError(f"cannot break defeats down by {unknown or factors!r} "
-                         f"(known: {', '.join(LOSS_FACTORS)})")
+                         f"(known: {', '.join(vocabulary.LOSS_FACTORS)})")
     df = _never_groups(df, keys)
     totals = df.group_by(keys).agg(pl.len().alias("games"),
-                                   pl.col(RESULT.loss).fill_null(False).sum().alias("defeats")) \
+                                   pl.col(result.loss).fill_null(False).sum().alias("defeats")) \
         if keys else df.select(pl.len().alias("games"),
-                               pl.col(RESULT.loss).fill_null(False).sum().alias("defeats"))
-    counts = df.filter(pl.col(RESULT.loss)).group_by([*keys, *factors]).agg(pl.len().alias("k"))
+                               pl.col(result.loss).fill_null(False).sum().alias("defeats"))
+    counts = df.filter(pl.col(result.loss)).group_by([*keys, *factors]).agg(pl.len().alias("k"))
     table = counts.join(totals, on=keys, how="left", nulls_equal=True) if keys else \
         counts.join(totals, how="cross")
     table = table.with_columns(pl.col("games", "defeats", "k").cast(pl.Int64))
     low, high = wilson(table["k"].to_numpy(), table["games"].to_numpy(), z)
-    order = ([RESULT.end_turn], [False]) if factors == [RESULT.end_turn] else (["k", *factors],
+    order = ([result.end_turn], [False]) if factors == [result.end_turn] else (["k", *factors],
                                                                      [True] + [False] * len(factors))
     return (table.with_columns((pl.col("k") / pl.col("defeats")).alias("share"),
                                (pl.col("k") / pl.col("games")).alias("rate"),
@@ -202,16 +196,19 @@ def defeat_breakdown(df: pl.DataFrame, factor: str | Sequence[str],
             .select(*keys, *factors, "games", "defeats", "k", "share", "rate", "low", "high"))
 
 
-def turns_by_outcome(df: pl.DataFrame, column: str = RESULT.end_turn,
+def turns_by_outcome(df: pl.DataFrame, column: str | None = None,
                      by: str | Sequence[str] | None = None, *,
-                     outcomes: Sequence[str] = OUTCOMES, z: float = Z95) -> pl.DataFrame:
-    """When the games of each outcome end (column "end_turn"), or suffer their first loss
-    ("first_loss_turn"): one row per (group, outcome, turn) among the games with that
-    outcome: the `by` columns, `outcome`, `turn` (Int64; null: the column is null, e.g. no
-    loss), `n` (games with the outcome in the group), `k` (those at this turn), `share`
-    (k / n), `low`, `high` (95% Wilson interval). Outcomes no game had are left out."""
+                     outcomes: Sequence[str] | None = None, z: float = Z95) -> pl.DataFrame:
+    """When the games of each outcome (default: OUTCOMES) end (column "end_turn", the
+    default), or suffer their first loss ("first_loss_turn"): one row per (group,
+    outcome, turn) among the games with that outcome: the `by` columns, `outcome`, `turn`
+    (Int64; null: the column is null, e.g. no loss), `n` (games with the outcome in the
+    group), `k` (those at this turn), `share` (k / n), `low`, `high` (95% Wilson
+    interval). Outcomes no game had are left out."""
     keys = by_list(by)
-    frame = _never_groups(with_outcomes(df), keys)
+    column = vocabulary.RESULT.end_turn if column is None else column
+    outcomes = vocabulary.OUTCOMES if outcomes is None else outcomes
+    frame = _never_groups(vocabulary.with_outcomes(df), keys)
     parts = []
     for o in outcomes:
         rows = frame.filter(pl.col(o).fill_null(False))
@@ -240,7 +237,7 @@ def turns_by_outcome(df: pl.DataFrame, column: str = RESULT.end_turn,
 
 
 def distributions(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
-                  variables: Sequence[str] = DISTRIBUTION_VARIABLES) -> pl.DataFrame:
+                  variables: Sequence[str] | None = None) -> pl.DataFrame:
     """How often each value of end_turn, first_fire_turn, first_fire_roe and damage occurs.
 
     Long format, one row per (group, variable, value): the `by` columns, `variable`,
@@ -250,7 +247,8 @@ def distributions(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
     and quantiles.
     """
     keys = by_list(by)
-    frame = RESULT.with_totals(df, variables)
+    variables = vocabulary.DISTRIBUTION_VARIABLES if variables is None else variables
+    frame = vocabulary.RESULT.with_totals(df, variables)
     parts = []
     for v in variables:
         counts = (frame.group_by([*keys, v]).agg(pl.len().alias("n"))
@@ -265,7 +263,7 @@ def distributions(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
 
 
 def summary(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
-            variables: Sequence[str] = DISTRIBUTION_VARIABLES) -> pl.DataFrame:
+            variables: Sequence[str] | None = None) -> pl.DataFrame:
     """Mean, median, 10th and 90th percentile of each distribution variable, per group.
 
     One row per (group, variable): the `by` columns, `variable`, `n` (games with a value;
@@ -273,7 +271,8 @@ def summary(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
     `p10`, `median`, `p90`.
     """
     keys = by_list(by)
-    frame = RESULT.with_totals(df, variables)
+    variables = vocabulary.DISTRIBUTION_VARIABLES if variables is None else variables
+    frame = vocabulary.RESULT.with_totals(df, variables)
     parts = []
     for v in variables:
         col = pl.col(v).cast(pl.Float64)
@@ -290,10 +289,11 @@ def summary(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
 def outcome_masks(df: pl.DataFrame) -> dict[str, pl.Expr]:
     """{label: boolean expression} for every outcome a designer may want to replay: each
     victory type, all four, no result, and each way of losing ("defeat: turn 40")."""
-    masks = {LABELS[o]: pl.col(o).fill_null(False) for o in OUTCOMES if o != RESULT.loss}
-    for reason in RESULT.loss_reasons:
-        lost = pl.col(RESULT.loss).fill_null(False) & (pl.col(RESULT.end_reason) == reason)
-        masks[f"{LABELS[RESULT.loss]}: {reason}"] = lost
+    result, labels = vocabulary.RESULT, vocabulary.LABELS
+    masks = {labels[o]: pl.col(o).fill_null(False) for o in result.outcome_names if o != result.loss}
+    for reason in result.loss_reasons:
+        lost = pl.col(result.loss).fill_null(False) & (pl.col(result.end_reason) == reason)
+        masks[f"{labels[result.loss]}: {reason}"] = lost
     return masks
 
 
@@ -305,7 +305,7 @@ def examples(df: pl.DataFrame, k: int = 5) -> pl.DataFrame:
     of each, the lowest cell where that game had the outcome; all 0 for a plain run).
     Outcomes no game reached are left out.
     """
-    df = with_outcomes(df)
+    df = vocabulary.with_outcomes(df)
     has_cell = "cell" in df.columns
     n_cells = df["cell"].n_unique() if has_cell else 1  # a game is in at most n_cells rows
     rows = []

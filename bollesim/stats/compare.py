@@ -32,8 +32,10 @@ from bollesim.errors import UsageError
 from bollesim.game.declaration import Ruleset, declared
 from bollesim.stats import naming, paired_tests, vocabulary
 
-OUTCOME_COLUMNS = vocabulary.RESULT.flags
-"""The outcome columns a side reads (the derived outcomes come from them)."""
+
+def outcome_columns() -> tuple[str, ...]:
+    """The outcome columns a side reads (the derived outcomes come from them)."""
+    return vocabulary.RESULT.flags
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ def pair(a: Side, b: Side) -> pl.DataFrame:
 
 
 def differences(a: Side, b: Side) -> pl.DataFrame:
-    """One row per outcome (analysis.OUTCOMES): `outcome`, `n` (games paired), `rate_a`,
+    """One row per outcome (vocabulary.OUTCOMES): `outcome`, `n` (games paired), `rate_a`,
     `a_low`, `a_high`, `rate_b`, `b_low`, `b_high` (rates and 95% Wilson intervals),
     `diff` (rate_b - rate_a), `diff_low`, `diff_high` (its 95% paired interval),
     `only_a`, `only_b` (games where only that side had the outcome), `p_value` (exact

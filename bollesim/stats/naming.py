@@ -8,21 +8,22 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from bollesim.stats.vocabulary import GAME, RESULT, RESULT_COLUMNS
+from bollesim.stats import vocabulary
 
 
 def param_columns(df: pl.DataFrame) -> list[str]:
     """The policy-parameter columns of a result frame (numeric columns that are not results,
     and a choice's pl.Enum of names: columns.typed_params)."""
+    result_columns = vocabulary.RESULT_COLUMNS
     return [c for c, t in df.schema.items()
-            if c not in RESULT_COLUMNS and (t.is_numeric() or isinstance(t, pl.Enum))]
+            if c not in result_columns and (t.is_numeric() or isinstance(t, pl.Enum))]
 
 
 def never_as_null(column: str, never: float | None = None) -> pl.Expr:
     """The column with NaN, ±inf (and the value `never`, if given) turned to null, so that
     "never" is one group. A choice's column (pl.Enum) is compared by its values' indices."""
     col = pl.col(column)
-    if column in RESULT.nullable and never is None:
+    if column in vocabulary.RESULT.nullable and never is None:
         return col
     number = col.to_physical().cast(pl.Float64)
     keep = number.is_finite()
@@ -44,7 +45,7 @@ def declared_parameter(policy: str | None, param: str):
     if not policy:
         return None
     try:
-        module = GAME.policy_module(policy)
+        module = vocabulary.GAME.policy_module(policy)
     except Exception:  # noqa: BLE001 - a missing or broken policy just means "not declared"
         return None
     for p in getattr(module, "PARAMETERS", ()):

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import polars as pl
 
+from bollesim.stats import vocabulary
 from bollesim.stats.analysis import by_list, rates
 from bollesim.stats.intervals import Z95, mcnemar_exact, paired_rates
 from bollesim.stats.naming import (
@@ -20,7 +21,6 @@ from bollesim.stats.naming import (
     resolve_never,
     setting,
 )
-from bollesim.stats.vocabulary import HEADLINE, MINIMISE, OUTCOMES, with_outcomes
 
 
 def _select(df: pl.DataFrame, spec) -> tuple[pl.DataFrame, str]:
@@ -89,11 +89,12 @@ def paired_comparison(df: pl.DataFrame, a, b, outcome: str | Sequence[str] | Non
     `only_a`, `only_b` (games where only one side got the outcome), `p_value` (exact
     McNemar test on only_a vs only_b), `significant` (p_value < alpha).
     """
-    outcomes = list(OUTCOMES) if outcome is None else by_list(outcome)
-    unknown = [o for o in outcomes if o not in OUTCOMES]
+    known = vocabulary.OUTCOMES
+    outcomes = list(known) if outcome is None else by_list(outcome)
+    unknown = [o for o in outcomes if o not in known]
     if unknown:
-        raise ValueError(f"unknown outcome {unknown[0]!r} (known: {', '.join(OUTCOMES)})")
-    joined, label_a, label_b = _pair(with_outcomes(df), a, b, on, outcomes)
+        raise ValueError(f"unknown outcome {unknown[0]!r} (known: {', '.join(known)})")
+    joined, label_a, label_b = _pair(vocabulary.with_outcomes(df), a, b, on, outcomes)
     rows = []
     for o in outcomes:
         stats = paired_rates(joined[o].fill_null(False).to_numpy(),
@@ -122,14 +123,14 @@ def larger_change(a_new: np.ndarray, a_old: np.ndarray, b_new: np.ndarray,
 
 def best_trigger(df: pl.DataFrame, param: str, *, default: float | None = None,
                  policy: str | None = None, never: float | str | None = "auto",
-                 outcomes: Sequence[str] = HEADLINE, z: float = Z95,
+                 outcomes: Sequence[str] | None = None, z: float = Z95,
                  alpha: float = 0.05) -> pl.DataFrame:
     """Which value of a policy parameter is best for each outcome, and by how much.
 
     df: the games of a sweep; only the games of `policy` (default: the policies for which
     `param` is not always null) are used. NaN, ±inf, null and the value `never` are one
     setting, "never" (never="auto": the value the declaration names, see never_value).
-    Victories are maximised; defeat and no result minimised.
+    Victories are maximised; defeat and no result minimised. outcomes: default HEADLINE.
     default: the parameter's default (None: the policy module's declared default, if any).
 
     One row per outcome: `outcome`, `goal` ("max"/"min"), `best`, `worst`, `default`
@@ -160,7 +161,9 @@ def best_trigger(df: pl.DataFrame, param: str, *, default: float | None = None,
         default = float(declared.default) if declared is not None else None
     if default is not None and never is not None and math.isclose(default, never):
         default = math.nan
-    df = with_outcomes(df).with_columns(
+    outcomes = vocabulary.HEADLINE if outcomes is None else outcomes
+    minimise = vocabulary.MINIMISE
+    df = vocabulary.with_outcomes(df).with_columns(
         setting(param, never).alias("_setting"))
     table = rates(df, by="_setting", outcomes=outcomes, z=z)
     values = table["_setting"].to_list()
@@ -171,11 +174,11 @@ def best_trigger(df: pl.DataFrame, param: str, *, default: float | None = None,
     rows = []
     for o in outcomes:
         r = table[f"{o}_rate"].to_numpy()
-        score = -r if o in MINIMISE else r
+        score = -r if o in minimise else r
         score = np.where(np.isnan(score), -np.inf, score)
         ib = int(np.argmax(score))  # first maximum: the smallest value (never sorts last)
         iw = int(np.argmin(np.where(np.isneginf(score), np.inf, score)))
-        sign = -1.0 if o in MINIMISE else 1.0
+        sign = -1.0 if o in minimise else 1.0
         idef = None
         if default is not None:
             for i, v in enumerate(values):
@@ -196,7 +199,7 @@ def best_trigger(df: pl.DataFrame, param: str, *, default: float | None = None,
         p_w = p[iw] if p is not None else None
         p_d = p[idef] if p is not None and idef is not None else None
         rows.append({
-            "outcome": o, "goal": "min" if o in MINIMISE else "max",
+            "outcome": o, "goal": "min" if o in minimise else "max",
             "best": values[ib], "best_label": labels[ib],
             "best_rate": float(r[ib]), "best_low": float(table[f"{o}_low"][ib]),
             "best_high": float(table[f"{o}_high"][ib]),

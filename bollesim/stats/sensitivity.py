@@ -42,8 +42,10 @@ from bollesim.stats import analysis, naming, paired_tests, vocabulary
 from bollesim.stats.intervals import Z95
 from bollesim.stats.naming import pct
 
-FINDING_OUTCOMES = vocabulary.RESULT.flags
-"""The outcomes whose findings are checked and whose tornado charts are drawn."""
+
+def finding_outcomes() -> tuple[str, ...]:
+    """The outcomes whose findings are checked and whose tornado charts are drawn."""
+    return vocabulary.RESULT.flags
 
 
 AS_SPECIFIED = "as specified"
@@ -79,13 +81,14 @@ def tagged(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
 
 
 def effects(games: pl.DataFrame, manifest: dict,
-            outcomes: Sequence[str] = vocabulary.OUTCOMES) -> pl.DataFrame:
-    """How far each alternative moves each outcome's rate over all the cells: one row per
-    (alternative, outcome) with `alternative`, `outcome`, `cells`, `n` (games per cell),
-    `rate_default` (as specified), `rate_alternative`, `diff` (alternative minus as
-    specified), `low`, `high` (95% interval, the game number as the unit), `p_value`
-    (two-sided z test) and `significant` (p < 0.05)."""
+            outcomes: Sequence[str] | None = None) -> pl.DataFrame:
+    """How far each alternative moves each outcome's rate (default: OUTCOMES) over all the
+    cells: one row per (alternative, outcome) with `alternative`, `outcome`, `cells`, `n`
+    (games per cell), `rate_default` (as specified), `rate_alternative`, `diff` (alternative
+    minus as specified), `low`, `high` (95% interval, the game number as the unit),
+    `p_value` (two-sided z test) and `significant` (p < 0.05)."""
     n_cells, names = layout(manifest)
+    outcomes = vocabulary.OUTCOMES if outcomes is None else outcomes
     rows = tagged(games, manifest)
     sums = rows.group_by("variant_index", "game").agg(
         pl.col(o).cast(pl.Int64).sum() for o in outcomes)
@@ -159,9 +162,10 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
     parts = [rows.filter(pl.col("variant_index") == v) for v in range(len(names))]
     found = []
     swept = naming.swept_parameters(parts[0])
+    outcomes = finding_outcomes()
     def best_in(part, policy, param, default=None):
         own = naming.own_cells(part, policy, param, swept[policy])
-        return paired_tests.best_trigger(own, param, policy=policy, outcomes=FINDING_OUTCOMES,
+        return paired_tests.best_trigger(own, param, policy=policy, outcomes=outcomes,
                                      default=default)
 
     best_of = {(policy, param): best_in(parts[0], policy, param)
@@ -170,7 +174,7 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
         for param in params:
             label = naming.parameter_label(policy, param)
             strong = best_of.get(strong_counterpart(policy, param))
-            for i, o in enumerate(FINDING_OUTCOMES):
+            for i, o in enumerate(outcomes):
                 mine = best_of[policy, param].row(i, named=True)
                 by_strong = strong.row(i, named=True) if strong is not None else None
                 specified = math.nan if mine["best"] is None else mine["best"]
@@ -189,7 +193,7 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
                         "strong_answer": None if by_strong is None else _setting(by_strong)})
     if parts[0]["policy"].n_unique() > 1:
         labels = dict(naming.cell_labels(parts[0]).select("cell", "label").iter_rows())
-        for o in FINDING_OUTCOMES:
+        for o in outcomes:
             mine = ranking(parts[0], o)
             for v in range(1, len(names)):
                 theirs = ranking(parts[v], o)
