@@ -153,13 +153,34 @@ def test_no_headline_for_a_player_that_wins_nothing():
     def compare(a, b, outcome):
         x = next(r for r in rungs if r.label == a).rate(outcome).rate
         y = next(r for r in rungs if r.label == b).rate(outcome).rate
-        return x - y, x - y - 0.02, x - y + 0.02, abs(x - y) > 0.02, N
+        return x - y, x - y - 0.02, x - y + 0.02, abs(x - y) > 0.02, N, 0.0 if abs(x - y) > 0.02 else 0.5
 
     text = headroom.headline(rungs, "preset", compare)
     assert "timid" not in text
     assert "The highest operational victory rate: expert, 47.5%" in text
     assert "lowest defeat rate: expert, 15.0%" in text
     assert f"+19.5 (+17.5 to +21.5) points on the same {N:,} games, separated" in text
+
+
+def test_the_best_player_names_the_players_it_ties_with():
+    """The best is chosen on the games it is measured on, so the headline names the players
+    not separated from it at 5% over their number (Bonferroni), and only those."""
+    rungs = [rung("preset", 560, 460), rung("2x", 1280, 430), rung("4x", 1286, 437),
+             rung("8x", 1318, 428), rung("1x", 1226, 458)]
+    p = {"2x": 0.03, "4x": 0.011, "1x": 0.0001, "preset": 0.0}  # against 8x: 4 others, level 0.0125
+
+    def compare(a, b, outcome):
+        x = next(r for r in rungs if r.label == a).rate(outcome).rate
+        y = next(r for r in rungs if r.label == b).rate(outcome).rate
+        q = p.get(b, 0.5) if a == "8x" and outcome == "operational" else 0.5
+        return x - y, x - y - 0.02, x - y + 0.02, q < 0.05, N, q
+
+    text = headroom.headline(rungs, "preset", compare)
+    assert "The highest operational victory rate: 8x, 65.9%" in text
+    assert "exact McNemar at 0.0125, 5% over the 4 other players" in text
+    assert "Tied with it on operational victory on these games" in text
+    tied = text.split("Tied with it on operational victory")[1].split(";")[0]
+    assert "2x (64.0%)" in tied and "4x" not in tied and "1x" not in tied and "preset" not in tied
 
 
 def test_the_command_runs_on_small_counts(tmp_path):

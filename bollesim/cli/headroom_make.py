@@ -163,7 +163,7 @@ def penalised(outcome: str, best: list[dict], baseline: dict, s: Settings,
 
 def paired(games: pl.DataFrame):
     """compare(a, b, outcome) -> (a's rate - b's, its 95% interval, exact McNemar p < 0.05,
-    games), over the games both players played."""
+    games, that p), over the games both players played."""
 
     def compare(a: str, b: str, outcome: str):
         x = games.filter(pl.col("player") == a).select("game", pl.col(outcome).alias("a"))
@@ -173,7 +173,8 @@ def paired(games: pl.DataFrame):
         n11, n10 = int((xa & xb).sum()), int((xa & ~xb).sum())
         n01, n00 = int((~xa & xb).sum()), int((~xa & ~xb).sum())
         low, high = newcombe_paired(n11, n10, n01, n00, 1.96)
-        return (n10 - n01) / j.height, low, high, mcnemar_exact(n10, n01) < 0.05, j.height
+        p = mcnemar_exact(n10, n01)
+        return (n10 - n01) / j.height, low, high, p < 0.05, j.height, p
 
     return compare
 

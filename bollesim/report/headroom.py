@@ -194,8 +194,8 @@ def headline(rungs: list[Rung], baseline: str, compare) -> str:
     """The headline: the highest rate of the main win against the best simple preset, and
     the lowest loss rate among the players whose main-win rate is not below that preset's
     (no headline for a player that wins nothing).
-    compare(a, b, outcome) -> (a's rate - b's, its 95% interval, significant, games) on
-    the games both played."""
+    compare(a, b, outcome) -> (a's rate - b's, its 95% interval, significant, games, the
+    exact McNemar p) on the games both played."""
     labels, main, loss = vocabulary.LABELS, vocabulary.RESULT.main, vocabulary.RESULT.loss
     base = next(r for r in rungs if r.label == baseline)
     most = best_honest(rungs, main)
@@ -208,7 +208,7 @@ def headline(rungs: list[Rung], baseline: str, compare) -> str:
         first = (f"The highest {labels[main]} rate: {most.label}, "
                  f"{pct_ci(m.rate, m.low, m.high)}, against the best simple preset "
                  f"{baseline}: {signed_ci(*d[:3])} points on the same {d[4]:,} games, "
-                 f"{_separated(d)}.")
+                 f"{_separated(d)}. {tied_with_best(rungs, most, compare, main)}")
     eligible = [r for r in rungs if not r.bound and loss in r.counts
                 and (r.label == baseline or not _worse(compare(r.label, baseline, main)))]
     safest = min(eligible, key=lambda r: r.rate(loss).rate)
@@ -221,8 +221,28 @@ def headline(rungs: list[Rung], baseline: str, compare) -> str:
         second = (f"Of the players with at least the preset's {labels[main]} rate, the "
                   f"lowest {labels[loss]} rate: {safest.label}, {pct_ci(s.rate, s.low, s.high)}: "
                   f"{signed_ci(*d[:3])} points against the preset on the same {d[4]:,} "
-                  f"games, {_separated(d)}.")
+                  f"games, {_separated(d)}. {tied_with_best(eligible, safest, compare, loss)}")
     return f"{first} {second}"
+
+
+def tied_with_best(rungs: list[Rung], best: Rung, compare, outcome: str) -> str:
+    """The players of `rungs` that tie with `best` on `outcome`, on the same games: it was
+    chosen as the best on these games, so each other player is tested against it at 5%
+    divided by their number (Bonferroni), exact McNemar on the games both played
+    (compare(...)[5], its p)."""
+    label = vocabulary.LABELS[outcome]
+    others = [r for r in rungs if not r.bound and outcome in r.counts and r is not best]
+    if not others:
+        return ""
+    level = 0.05 / len(others)
+    ties = [r for r in others if compare(best.label, r.label, outcome)[5] >= level]
+    test = (f"exact McNemar at {level:.3g}, 5% over the {len(others)} other players, as it "
+            "was chosen as the best on these games")
+    if not ties:
+        return f"No other player ties with it on these games ({test})."
+    named = ", ".join(f"{r.label} ({pct(r.rate(outcome).rate)})" for r in ties)
+    return (f"Tied with it on {label} on these games ({test}): {named}; which of them is "
+            "best, these games do not settle.")
 
 
 def _separated(diff) -> str:
