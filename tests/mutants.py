@@ -135,8 +135,8 @@ ENGINE = [  # the fast engine, caught by its invariants over played games
     Mutant(
         "roe-below-track",
         "bollesim/bollebank/engine/core.py",
-        "new = min(max(st[observation.ROE] + delta, st[T.S_ROE_MIN]), st[T.S_ROE_MAX])",
-        "new = min(st[observation.ROE] + delta, st[T.S_ROE_MAX])",
+        "new = min(max(st[observation.ROE] + delta, st[tables.S_ROE_MIN]), st[tables.S_ROE_MAX])",
+        "new = min(st[observation.ROE] + delta, st[tables.S_ROE_MAX])",
         "I-ROE0",
         "the RoE change is clamped only at the top, so the RoE can drop below level 1",
         (FAST_GAMES,),
@@ -259,8 +259,8 @@ VICTORY_AND_TARGETS = [  # victory and target choice, in both engines
     Mutant(
         "in-saraci-without-overwatches",
         "bollesim/bollebank/rules/access.py",
-        "return rules[at + P.TOWN_OF + p] == codes.TOWN_S",
-        "return p == rules[at + P.S_SARACI]",
+        "return rules[at + packed.TOWN_OF + p] == codes.TOWN_S",
+        "return p == rules[at + packed.S_SARACI]",
         "I-TACV, I-TOW-SARACI",
         "the compiled 'in Saraci' (fast engine and policies) drops the Saraci overwatches",
         (FAST_GAMES, BOTH_TACTICAL),

@@ -12,7 +12,7 @@ from bollesim.bollebank import decisions as D
 from bollesim.bollebank import observation
 from bollesim.bollebank.apprentice import features as X
 from bollesim.bollebank.apprentice import model, shipped, train
-from bollesim.bollebank.engine import player as P
+from bollesim.bollebank.engine import player as engine_player
 from bollesim.bollebank.play import play_chunk
 from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import load_ruleset
@@ -131,11 +131,11 @@ def test_the_kernel_plays_the_apprentice_as_its_decide_does():
     """The fast engine calls the apprentice compiled in (engine/player.py: APPRENTICE,
     the scripted family's shortcuts at every other decision); through its decide's
     pointer, listing every decision's options, it plays the same games."""
-    assert APPRENTICE.compiled_in == P.APPRENTICE
+    assert APPRENTICE.compiled_in == engine_player.APPRENTICE
     rows = np.zeros((400, 2))
     rows[200:] = (12, 0)
     compiled = play_chunk(RULES, APPRENTICE, rows.copy(), 17, 0, "fast")
-    listed = play_chunk(RULES, replace(APPRENTICE, compiled_in=P.DECIDE), rows.copy(), 17, 0,
+    listed = play_chunk(RULES, replace(APPRENTICE, compiled_in=engine_player.DECIDE), rows.copy(), 17, 0,
                         "fast")
     np.testing.assert_array_equal(compiled, listed)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from bollesim.balkan import engine as E
+from bollesim.balkan import engine as fast_engine
 from bollesim.balkan import reference
 from bollesim.balkan.result import RESULT
 from bollesim.balkan.ruleset import Ruleset
@@ -26,10 +26,10 @@ def play_chunk(rules: Ruleset, policy, params: np.ndarray, seed: int, first_game
         for g in range(out.shape[0]):
             out[g] = RESULT.ints(reference.play(rules, vectors[g], seed, first_game + g))
     else:
-        tab, ns = E.tables(rules)
+        tab, ns = fast_engine.tables(rules)
 
         def play(lo, hi):
-            E.play_games(tab, ns, rules.scalars, vectors[lo:hi], seed, first_game + lo, out[lo:hi])
+            fast_engine.play_games(tab, ns, rules.scalars, vectors[lo:hi], seed, first_game + lo, out[lo:hi])
 
         in_blocks(play, out.shape[0], numba.get_num_threads())
     return out

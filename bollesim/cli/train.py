@@ -55,7 +55,7 @@ def train(
     """
     from bollesim.batch.limits import check_count
     from bollesim.batch.source import RulesetSource
-    from bollesim.bollebank.apprentice import train as T
+    from bollesim.bollebank.apprentice import train as training
 
     check_count("--games", games, "games", low=1)
     check_count("--tune-games", tune_games, "games", low=1)
@@ -74,13 +74,13 @@ def train(
     with progress_bar("labelling (lookahead games)") as bar:
         task = bar.add_task("", total=games * rounds)
         try:
-            trained = T.train(ruleset, seed, games, tune_seed, tune_games, rounds, threads,
+            trained = training.train(ruleset, seed, games, tune_seed, tune_games, rounds, threads,
                               progress=lambda n: bar.advance(task, n))
-        except T.TooFewLabels as e:
+        except training.TooFewLabels as e:
             raise UsageError(f"--games {games}: {e}") from None
     command_line = shlex.join(["bollesim", "train", *sys.argv[2:]]) if sys.argv[1:2] == [
         "train"] else "bollesim train"
-    T.save(out, trained, command_line)
+    training.save(out, trained, command_line)
     last = trained.record["rounds"][-1]
     typer.echo(f"apprentice {trained.record['model_digest']} -> {out} "
                f"({trained.record['seconds']} s; gate threshold {last['threshold']:g}; "

@@ -8,8 +8,7 @@ in one int64 vector) and, where a player choice may come up, `decide` (player.py
 
 from bollesim import rng
 from bollesim.bollebank import codes, decisions, events, observation
-from bollesim.bollebank.engine import layout
-from bollesim.bollebank.engine import tables as T
+from bollesim.bollebank.engine import layout, tables
 from bollesim.bollebank.engine.player import ask_yes_no
 from bollesim.bollebank.rules import access
 from bollesim.jit import compiled
@@ -161,7 +160,7 @@ def last_chit(st, t):
 @compiled(inline=True)
 def count_in_pool(st, chit, delta):
     """Keep the observation's pool counts live as chit enters (+1) or leaves (-1)."""
-    kind = st[T.CHIT_TYPE + chit]
+    kind = st[tables.CHIT_TYPE + chit]
     st[observation.POOL_WEAPONS] += delta * (kind != codes.RU)
     st[observation.POOL_TANKS] += delta * (kind == codes.TANK)
 
@@ -177,9 +176,9 @@ def pool_append(st, chit):
 def artillery_silent(st):
     """§8: the lowest artillery marker is a "No Artillery" one."""
     last = last_chit(st, codes.ART)
-    if last == st[T.S_SETUP_CHIT]:
+    if last == st[tables.S_SETUP_CHIT]:
         return st[layout.X_SETUP_FLIPPED] == 1
-    return st[T.CHIT_ART_TARGET + last] == codes.NO_ART
+    return st[tables.CHIT_ART_TARGET + last] == codes.NO_ART
 
 
 @compiled(inline=True)
@@ -201,11 +200,11 @@ def in_saraci(st, position):
 def track_changed(st, t):
     """Keep the observation's view of track t live: its last chit's letter, and for the
     artillery track whether it is silent (§8) and its target (§7.2)."""
-    st[observation.TRACK_LETTER + t] = st[T.CHIT_LETTER + last_chit(st, t)] if track_len(st, t) else 0
+    st[observation.TRACK_LETTER + t] = st[tables.CHIT_LETTER + last_chit(st, t)] if track_len(st, t) else 0
     if t == codes.ART:
         silent = artillery_silent(st)
         st[observation.ART_SILENT] = silent
-        st[observation.ART_TARGET] = codes.NO_ART if silent else st[T.CHIT_ART_TARGET + last_chit(st, codes.ART)]
+        st[observation.ART_TARGET] = codes.NO_ART if silent else st[tables.CHIT_ART_TARGET + last_chit(st, codes.ART)]
 
 
 # ------------------------------------------------------------------ effects
@@ -222,7 +221,7 @@ def end_game(st, reason):
 @compiled
 def change_roe(st, decide, delta, cause):
     """Move the RoE marker, clamped to the track (I-ROE0), then check abilities (§5.5)."""
-    new = min(max(st[observation.ROE] + delta, st[T.S_ROE_MIN]), st[T.S_ROE_MAX])
+    new = min(max(st[observation.ROE] + delta, st[tables.S_ROE_MIN]), st[tables.S_ROE_MAX])
     if new != st[observation.ROE]:
         st[observation.ROE] = new
         log(st, events.ROE, new, delta, cause, 0)
@@ -234,13 +233,13 @@ def update_abilities(st, decide):
     """§5.5 availability at the ability's RoE level; back to the track below it (I-SPENT)."""
     for a in range(3):
         state = observation.ABIL + 2 * a
-        level = st[T.ABILITY_LEVEL + a]
+        level = st[tables.ABILITY_LEVEL + a]
         if st[state] == codes.ON_TRACK and st[observation.ROE] >= level:
             st[state + 1] = ask_yes_no(st, decide, decisions.ABILITY_SIDE, a)
             st[state] = codes.AVAILABLE
             log(st, events.ABILITY, a, events.ABILITY_AVAILABLE, st[state + 1], 0)
         elif st[observation.ROE] < level and (
-            st[state] == codes.AVAILABLE or (st[state] == codes.SPENT and st[T.S_SPENT_RETURNS])
+            st[state] == codes.AVAILABLE or (st[state] == codes.SPENT and st[tables.S_SPENT_RETURNS])
         ):
             st[state] = codes.ON_TRACK
             log(st, events.ABILITY, a, events.ABILITY_RETURNED, st[state + 1], 0)
@@ -253,7 +252,7 @@ def ability_ready(st, ability):
         if (
             st[observation.ABIL + 2 * a] == codes.AVAILABLE
             and ability_sides(st, a, st[observation.ABIL + 2 * a + 1]) == ability
-            and st[vx(st[T.ABILITY_VEHICLE + a], observation.V_KIA)] == 0
+            and st[vx(st[tables.ABILITY_VEHICLE + a], observation.V_KIA)] == 0
         ):
             return a
     return -1
@@ -261,14 +260,14 @@ def ability_ready(st, ability):
 
 @compiled(inline=True)
 def ability_at(st, a, place):
-    """§5.5: marker a's command vehicle stands at st[place] (T.S_EXTRA_ORDER_AT...)."""
-    return pos(st, st[T.ABILITY_VEHICLE + a]) == st[place]
+    """§5.5: marker a's command vehicle stands at st[place] (tables.S_EXTRA_ORDER_AT...)."""
+    return pos(st, st[tables.ABILITY_VEHICLE + a]) == st[place]
 
 
 @compiled(inline=True)
 def within_reach(st, a, v):
     """§5.5 Extra move, Extra fire: v is marker a's vehicle or within reach of it."""
-    return distance(st, pos(st, st[T.ABILITY_VEHICLE + a]), pos(st, v)) <= st[T.S_QL1_RANGE]
+    return distance(st, pos(st, st[tables.ABILITY_VEHICLE + a]), pos(st, v)) <= st[tables.S_QL1_RANGE]
 
 
 @compiled
@@ -307,7 +306,7 @@ def heavy_damage(st, decide, v, location, die, apc_survives, weapon):
     I-ART-APC "location") an APC is marked like a tank. weapon: the attack's (§7)."""
     log(st, events.HEAVY_DAMAGE, v, location, die, 0)
     st[layout.X_HEAVY_HITS] += 1
-    destroyed = (not st[T.IS_TANK + v] and not apc_survives) or has(st, v, observation.V_HEAVY, location)
+    destroyed = (not st[tables.IS_TANK + v] and not apc_survives) or has(st, v, observation.V_HEAVY, location)
     note_loss(st, v, weapon, destroyed)
     if destroyed:
         log(st, events.DESTROYED, v, 0, 0, 0)
@@ -323,7 +322,7 @@ def heavy_damage(st, decide, v, location, die, apc_survives, weapon):
         st[vx(v, observation.V_ORDER)] = codes.NO_ORDER
         st[vx(v, observation.V_DEST)] = -1
         st[vx(v, observation.V_TOW_TARGET)] = -1
-    delta = st[T.S_HEAVY_FIRE] if st[observation.FIRE_ROE] > 0 else st[T.S_HEAVY_HOLD]
+    delta = st[tables.S_HEAVY_FIRE] if st[observation.FIRE_ROE] > 0 else st[tables.S_HEAVY_HOLD]
     change_roe(st, decide, delta, events.ROE_HEAVY)
 
 
@@ -331,7 +330,7 @@ def heavy_damage(st, decide, v, location, die, apc_survives, weapon):
 def kill_commander(st, decide, v):
     """§7.1.2-7.1.3: VL2's commander loses the game; others get one TC KIA marker. Only
     an HMG attack kills a commander (§7.1.2)."""
-    if v == st[T.S_COMMANDER]:
+    if v == st[tables.S_COMMANDER]:
         note_loss(st, v, codes.HMG, True)
         end_game(st, events.END_VL2_KILLED)
         return
@@ -339,7 +338,7 @@ def kill_commander(st, decide, v):
         return
     note_loss(st, v, codes.HMG, False)
     st[vx(v, observation.V_KIA)] = 1
-    delta = st[T.S_KIA_FIRE] if st[observation.FIRE_ROE] > 0 else st[T.S_KIA_HOLD]
+    delta = st[tables.S_KIA_FIRE] if st[observation.FIRE_ROE] > 0 else st[tables.S_KIA_HOLD]
     change_roe(st, decide, delta, events.ROE_KIA)
 
 
@@ -353,27 +352,27 @@ def new_game(st, seed, game):
     rng.init_stream(st[layout.PRNG : layout.PRNG + 2], seed, game, rng.POLICY)
     st[observation.MARKER : observation.MARKER + codes.N_POSITIONS] = -1
     st[observation.TURN] = 1
-    st[observation.TURN_LIMIT] = st[T.S_TURN_LIMIT]
-    st[observation.DEADLINE] = st[T.S_DEADLINE_START]
-    st[observation.ROE] = st[T.S_ROE_START]
+    st[observation.TURN_LIMIT] = st[tables.S_TURN_LIMIT]
+    st[observation.DEADLINE] = st[tables.S_DEADLINE_START]
+    st[observation.ROE] = st[tables.S_ROE_START]
     st[observation.PAIR_FIRST] = -1
     st[observation.PAIR_SECOND] = -1
-    for v in range(T.NV):
-        st[vx(v, observation.V_POS)] = st[T.S_START]
+    for v in range(tables.NV):
+        st[vx(v, observation.V_POS)] = st[tables.S_START]
         st[vx(v, observation.V_DEST)] = -1
         st[vx(v, observation.V_HULL_GREEN)] = 1
         st[vx(v, observation.V_TOWING)] = -1
         st[vx(v, observation.V_TOWED_BY)] = -1
         st[vx(v, observation.V_TOW_TARGET)] = -1
-        st[layout.ASIDE + v] = st[T.S_N_POOL_CHITS] + v
-    st[layout.X_N_ASIDE] = T.NV
-    for i in range(st[T.S_N_POOL_CHITS]):
+        st[layout.ASIDE + v] = st[tables.S_N_POOL_CHITS] + v
+    st[layout.X_N_ASIDE] = tables.NV
+    for i in range(st[tables.S_N_POOL_CHITS]):
         pool_append(st, i)
-    st[layout.TRACKS + layout.TRACK_CAP * codes.ART] = st[T.S_SETUP_CHIT]
+    st[layout.TRACKS + layout.TRACK_CAP * codes.ART] = st[tables.S_SETUP_CHIT]
     st[observation.TRACK_LEN + codes.ART] = 1
     track_changed(st, codes.ART)
     st[layout.X_RETIRED] = -1
-    for m in range(st[T.S_N_MARKERS]):
-        k = st[T.MARKER_POOL + m] - 1
+    for m in range(st[tables.S_N_MARKERS]):
+        k = st[tables.MARKER_POOL + m] - 1
         st[layout.MPOOLS + layout.MPOOL_CAP * k + st[layout.X_N_MPOOL + k]] = m
         st[layout.X_N_MPOOL + k] += 1

@@ -1,5 +1,5 @@
 """The scripted player of the family `plan` (policies/plan.py): every decision is taken
-from the family's parameters (bollesim/bollebank/scripted/space.py; `params[S.NAME]`) and from the ruleset
+from the family's parameters (bollesim/bollebank/scripted/space.py; `params[space.NAME]`) and from the ruleset
 it is handed (the map, the places of the abilities), so it plays whatever ruleset the
 engines play.
 
@@ -14,7 +14,7 @@ import numpy as np
 from bollesim.bits import lowest, popcount
 from bollesim.bollebank import codes, decisions, observation
 from bollesim.bollebank.rules import access, packed
-from bollesim.bollebank.scripted import space as S
+from bollesim.bollebank.scripted import space
 from bollesim.bollebank.scripted.tactics import (
     exposed_road,
     find,
@@ -49,18 +49,18 @@ TOW_WEIGHT = 50  # minus the rescuer's distance to the damaged tank
 
 @compiled
 def post_position(rules, post, rank):
-    """The position of a post (S.POST_NAMES) for the rank-th vehicle posted there; -1 for
-    S.STAY."""
-    if post == S.SARACI:
+    """The position of a post (space.POST_NAMES) for the rank-th vehicle posted there; -1 for
+    space.STAY."""
+    if post == space.SARACI:
         return access.saraci(rules)
-    if post == S.OP_N:
+    if post == space.OP_N:
         return access.op_n(rules)
-    if post == S.KALESIJA:
+    if post == space.KALESIJA:
         return access.kalesija(rules)
-    if post == S.TANGO2:
+    if post == space.TANGO2:
         return access.tango2(rules)
-    if post == S.SARACI_OWS or post == S.KALESIJA_OWS:
-        town = codes.TOWN_S if post == S.SARACI_OWS else codes.TOWN_K
+    if post == space.SARACI_OWS or post == space.KALESIJA_OWS:
+        town = codes.TOWN_S if post == space.SARACI_OWS else codes.TOWN_K
         ow = access.spread(rules, town, rank)
         if ow >= 0:
             return ow
@@ -77,19 +77,19 @@ def goals(rules, params):
     on_s_ows = on_k_ows = 0  # vehicles posted on the Saraci, Kalesija overwatches so far
     for v in range(codes.N_VEHICLES):
         if v == codes.VL2:
-            post = params[S.VL2_POST]
+            post = params[space.VL2_POST]
         elif v == codes.QL3:
-            post = params[S.QL3_POST]
-        elif sent < params[S.T2_TANKS]:
+            post = params[space.QL3_POST]
+        elif sent < params[space.T2_TANKS]:
             sent += 1
             places = pack_places(places, v, access.tango2(rules))
             continue
         else:
-            post = params[S.RESERVE_POST]
-        rank = on_s_ows if post == S.SARACI_OWS else on_k_ows
+            post = params[space.RESERVE_POST]
+        rank = on_s_ows if post == space.SARACI_OWS else on_k_ows
         places = pack_places(places, v, post_position(rules, post, rank))
-        on_s_ows += post == S.SARACI_OWS
-        on_k_ows += post == S.KALESIJA_OWS
+        on_s_ows += post == space.SARACI_OWS
+        on_k_ows += post == space.KALESIJA_OWS
     return places
 
 
@@ -106,7 +106,7 @@ def nearest_contact_point(rules, here):
 @compiled(inline=True)
 def withdrawing(obs, params, v):
     """Vehicle v has the `withdraw` heavy damage markers that take it out of the fighting."""
-    withdraw = params[S.WITHDRAW]
+    withdraw = params[space.WITHDRAW]
     return withdraw >= 1 and popcount(observation.vehicle(obs, v, observation.V_HEAVY)) >= withdraw
 
 
@@ -136,10 +136,10 @@ def goal_now(obs, rules, params, goal, wait, v):
     the fighting once it is withdrawing (Saraci, or the nearest contact point)."""
     here = observation.vehicle(obs, v, observation.V_POS)
     g = goal
-    if g == access.tango2(rules) and (wait or obs[observation.TURN] < params[S.PUSH_TURN]):
+    if g == access.tango2(rules) and (wait or obs[observation.TURN] < params[space.PUSH_TURN]):
         g = access.kalesija(rules)
     if withdrawing(obs, params, v):
-        if params[S.WITHDRAW_TO] >= 1:
+        if params[space.WITHDRAW_TO] >= 1:
             return here if rules[packed.POS_KIND + here] == codes.CP else nearest_contact_point(rules, here)
         if not in_saraci(rules, g):
             return here if in_saraci(rules, here) else access.saraci(rules)
@@ -150,9 +150,9 @@ def goal_now(obs, rules, params, goal, wait, v):
 def dangerous(obs, params):
     """The enemy is too strong to set out through exposed positions (advance_hot,
     advance_chits)."""
-    if params[S.ADVANCE_HOT] < 1 and obs[observation.TANK_HOT] == 1:
+    if params[space.ADVANCE_HOT] < 1 and obs[observation.TANK_HOT] == 1:
         return True
-    return direct_chits(obs) > params[S.ADVANCE_CHITS]
+    return direct_chits(obs) > params[space.ADVANCE_CHITS]
 
 
 @compiled(inline=True)
@@ -190,7 +190,7 @@ def routes(obs, rules, params, goal, vehicles):
     """route() of each vehicle of the bit mask `vehicles` towards its goal (`goal`: the
     goals() of params), the others without a wish (_tactics.pack_places)."""
     danger = dangerous(obs, params)
-    wait = params[S.T2_TOGETHER] >= 1 and not gathered(obs, rules, params, goal)
+    wait = params[space.T2_TOGETHER] >= 1 and not gathered(obs, rules, params, goal)
     wishes = 0
     while vehicles:
         v = lowest(vehicles)
@@ -210,12 +210,12 @@ def fire_now(obs, rules, params):
     tanks are hot with fire_when_hot."""
     if obs[observation.FIRED] == 1:
         return True
-    if params[S.FIRE_WHEN_HOT] >= 1 and obs[observation.TANK_HOT] == 1:
+    if params[space.FIRE_WHEN_HOT] >= 1 and obs[observation.TANK_HOT] == 1:
         return True
     return (
-        obs[observation.ROE] >= params[S.FIRE_ROE]
-        and obs[observation.TURN] >= params[S.FIRE_TURN]
-        and (params[S.FIRE_UNRESTRICTED] < 1 or obs[observation.ROE] >= rules[packed.S_UNRESTRICTED])
+        obs[observation.ROE] >= params[space.FIRE_ROE]
+        and obs[observation.TURN] >= params[space.FIRE_TURN]
+        and (params[space.FIRE_UNRESTRICTED] < 1 or obs[observation.ROE] >= rules[packed.S_UNRESTRICTED])
     )
 
 
@@ -224,21 +224,21 @@ def fire_score(obs, rules, params):
     """The score of a Fire order per tank (negative: not now)."""
     if not fire_now(obs, rules, params):
         return -1
-    return FIRE_FIRST if params[S.FIRE_FIRST] >= 1 else FIRE_LAST
+    return FIRE_FIRST if params[space.FIRE_FIRST] >= 1 else FIRE_LAST
 
 
 @compiled(inline=True)
 def airstrike_score(obs, params):
     """The score of the airstrike (negative: not now)."""
-    if direct_chits(obs) < params[S.AIRSTRIKE_CHITS]:
+    if direct_chits(obs) < params[space.AIRSTRIKE_CHITS]:
         return -1
-    return AIRSTRIKE_WEIGHTS[int(params[S.AIRSTRIKE])]
+    return AIRSTRIKE_WEIGHTS[int(params[space.AIRSTRIKE])]
 
 
 @compiled(inline=True)
 def tows(params):
     """Whether Tow orders are given (tow_immobile)."""
-    return params[S.TOW_IMMOBILE] >= 1
+    return params[space.TOW_IMMOBILE] >= 1
 
 
 @compiled
@@ -315,8 +315,8 @@ def best_under(plan, options, n_options, obs, rules):
 def draw_again(obs, params):
     """§5.3: another pair while the tank track is short of stop_at_tanks and fewer than
     max_pairs pairs were drawn this turn."""
-    short = obs[observation.TRACK_LEN + codes.TANK] < params[S.STOP_AT_TANKS]
-    return 1 if short and obs[observation.PAIRS_THIS_TURN] < params[S.MAX_PAIRS] else 0
+    short = obs[observation.TRACK_LEN + codes.TANK] < params[space.STOP_AT_TANKS]
+    return 1 if short and obs[observation.PAIRS_THIS_TURN] < params[space.MAX_PAIRS] else 0
 
 
 @compiled
@@ -345,7 +345,7 @@ def refresh(options, n_options, rules, params):
 def stop_on_victory(obs, params):
     """§8, I-END: stop, unless play_on and the missing victory type can still come
     (operational: Tango 2 reached or the deadline not yet passed)."""
-    if params[S.PLAY_ON] < 1 or obs[observation.TURN] >= obs[observation.TURN_LIMIT]:
+    if params[space.PLAY_ON] < 1 or obs[observation.TURN] >= obs[observation.TURN_LIMIT]:
         return 1
     if not obs[observation.OPERATIONAL] and (obs[observation.T2_REACHED]
                                              or obs[observation.TURN] < obs[observation.DEADLINE]):
@@ -357,7 +357,7 @@ def stop_on_victory(obs, params):
 def tow_to(options, n_options, rules, params):
     """§5.4.3: among the contact points on offer, back (Saraci, OP N, Kalesija, Tango 2) or
     forward (the other way round), by tow_to."""
-    if params[S.TOW_TO] == S.TOW_FORWARD:
+    if params[space.TOW_TO] == space.TOW_FORWARD:
         forward = (access.tango2(rules), access.kalesija(rules), access.op_n(rules), access.saraci(rules))
         return prefer(options, n_options, forward)
     back = (access.saraci(rules), access.op_n(rules), access.kalesija(rules), access.tango2(rules))
@@ -377,7 +377,7 @@ def play(kind, obs, rules, options, n_options, params):
     if kind == decisions.REFRESH_ABILITY:
         return refresh(options, n_options, rules, params)
     if kind == decisions.FIRE_TARGET:
-        return prefer(options, n_options, TARGET_ORDERS[int(params[S.TARGET])])
+        return prefer(options, n_options, TARGET_ORDERS[int(params[space.TARGET])])
     if kind == decisions.DEPOT_TRACK:
         return prefer(options, n_options, DEPOT_ORDER)
     if kind == decisions.TOW_DESTINATION:
