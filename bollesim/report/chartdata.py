@@ -396,7 +396,8 @@ def defeats_by(df: pl.DataFrame, factor: str) -> RateChart:
     the loss factors), most first, with 95% intervals (analysis.defeat_breakdown); a comparison
     chart whose groups are the values, one bar of all games each."""
     table = analysis.defeat_breakdown(df, factor)
-    names = [no_loss() if v is None else str(v) for v in table[factor].to_list()]
+    none = no_loss()
+    names = [none if v is None else str(v) for v in table[factor].to_list()]
     frame = table.select(
         pl.lit("").alias("panel"), pl.lit(0.0).alias("x"), pl.lit("all games").alias("x_label"),
         pl.Series("outcome", names, dtype=pl.Utf8), pl.Series("label", names, dtype=pl.Utf8),
@@ -419,7 +420,8 @@ def defeats_by_turn(df: pl.DataFrame) -> RateChart:
     table = analysis.defeat_breakdown(df, [cause_col, result.end_turn])
     causes = (table.group_by(cause_col).agg(pl.col("k").sum())
               .sort("k", cause_col, descending=[True, False], nulls_last=True))
-    names = [no_loss() if c is None else c for c in causes[cause_col].to_list()]
+    none = no_loss()
+    names = [none if c is None else c for c in causes[cause_col].to_list()]
     turns = list(range(1, int(table[result.end_turn].max() or 0) + 1))
     grid = pl.DataFrame({cause_col: causes[cause_col].to_list()}, schema={cause_col: pl.Utf8}).join(
         pl.DataFrame({result.end_turn: turns}, schema={result.end_turn: table.schema[result.end_turn]}),

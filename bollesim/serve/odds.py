@@ -272,7 +272,7 @@ class Evaluation:
                 continue
             table = analysis.defeat_breakdown(games, factor)
             tables.append({"factor": factor, "title": RESULT.title(factor), "rows": [
-                {"value": chartdata.no_loss() if r[factor] is None else str(r[factor]),
+                {"value": RESULT.no_loss if r[factor] is None else str(r[factor]),
                  "k": r["k"], "share": r["share"], "rate": r["rate"]}
                 for r in table.iter_rows(named=True)]})
         charts = [chartdata.defeats_by_turn(games)] if RESULT.loss_factors else []
