@@ -89,7 +89,7 @@ def test_the_bracket_in_a_designers_words():
             f"({100 * d_low:.1f}% at the low end") in text
 
 
-@pytest.mark.parametrize("fresh", [0.8, 0.5])
+@pytest.mark.parametrize("fresh", [0.8, 0.5, 0.3])
 def test_the_penalised_ladder_of_v(fresh):
     """Each V's row: the lines on their samples, on fresh ones (the bound is at least
     that), the gap above the best honest player and the samples' noise; beyond 10 points
@@ -105,6 +105,9 @@ def test_the_penalised_ladder_of_v(fresh):
     assert ("cannot bring the bound within 10 points" in table) == (low - 0.45 > 0.10)
     assert ("a lower estimate, not a bound" in table) == (low - 0.45 <= 0.10)
     assert "The best proven bound stays the plain clairvoyant's." in table
+    gap = 100 * (low - 0.45)
+    assert (f"at least {gap:.1f} points above the best honest player" if gap >= 0 else
+            f"{-gap:.1f} points below the best honest player") in table
 
 
 def test_the_best_honest_player_is_never_the_bound():

@@ -10,7 +10,16 @@ from bollesim.bollebank import value as valued
 from bollesim.bollebank.clairvoyant import WIN_BY_NAME
 from bollesim.bollebank.engine.rollout import MAX_ROLLOUTS
 from bollesim.bollebank.lookahead import SETUP, Position
-from bollesim.bollebank.penalised import FRESH, INNER, MOST, Penalised, steps
+from bollesim.bollebank.penalised import (
+    FRESH,
+    INNER,
+    MOST,
+    Measure,
+    Penalised,
+    best_of,
+    lower_estimates,
+    steps,
+)
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.game.policy import load_policy
 
@@ -86,3 +95,18 @@ def test_the_inner_samples_are_not_a_players_rollouts():
 def test_inner_samples_out_of_range_are_refused(value, samples):
     with pytest.raises(ValueError, match="1 to 65,536 samples"):
         penalised(value, samples=samples)
+
+
+
+def test_the_lower_estimates_are_the_same_in_one_process_or_two(value):
+    """The measure rebuilt from its plain data in worker processes (V read back from its
+    text) values each game's lines as players built here do."""
+    historical = load_policy("historical")
+    inner, fresh = ([Penalised(RULES, OPERATIONAL, policy, None, value, 2, offset)
+                     for policy in (CAUTIOUS, historical)] for offset in (0, FRESH))
+    lines = [[(0, ()), (1, ())], [(1, ())], [(0, ())]]
+    here = np.array([best_of(inner, fresh, SEED, g, c) for g, c in enumerate(lines)])
+    measure = Measure("operational victory", (("cautious", None), ("historical", None)),
+                      value.text, 2)
+    assert np.array_equal(lower_estimates(measure, SEED, lines, 1), here)
+    assert np.array_equal(lower_estimates(measure, SEED, lines, 2), here)

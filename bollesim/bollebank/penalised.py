@@ -25,18 +25,21 @@ that use the tape, such as the plain clairvoyant's winning lines (`best_of`).
 
 from __future__ import annotations
 
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from bollesim.bollebank import observation
-from bollesim.bollebank.clairvoyant import WinObjective
+from bollesim.bollebank.clairvoyant import WIN_BY_NAME, WinObjective
 from bollesim.bollebank.engine import layout, rollout
 from bollesim.bollebank.engine.script import STEP
 from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, Lookahead, Point, Position
-from bollesim.bollebank.rules.loader import Ruleset
+from bollesim.bollebank.rules.loader import Ruleset, load_ruleset
 from bollesim.bollebank.value import Value, features
-from bollesim.game.policy import DecidePolicy
+from bollesim.game.policy import DecidePolicy, load_policy
 
 INNER = 1 << 22
 """The first rollout number of the inner samples (players number theirs from 0)."""
@@ -153,3 +156,51 @@ def best_of(inner: list[Penalised], fresh: list[Penalised], seed: int, game: int
     valued = [(inner[k].replay(seed, game, line).value, k, line) for k, line in lines]
     top, k, line = max(valued, key=lambda v: v[0])
     return top, fresh[k].replay(seed, game, line).value
+
+
+@dataclass(frozen=True)
+class Measure:
+    """What `lower_estimates` plays, as plain data a worker process can rebuild it from:
+    the win objective's name (clairvoyant.WIN_BY_NAME), the players whose lines are valued
+    (policy name, parameters), V (value.Value.text) and the inner samples per option."""
+
+    objective: str
+    players: tuple[tuple[str, dict | None], ...]
+    value: str
+    samples: int
+
+    def build(self) -> tuple[list[Penalised], list[Penalised]]:
+        """(the penalised players on the inner samples, the same on fresh ones), on the
+        default ruleset."""
+        rules, objective, value = load_ruleset(), WIN_BY_NAME[self.objective], Value.read(self.value)
+        policies = [(load_policy(name), params) for name, params in self.players]
+        return tuple([Penalised(rules, objective, policy, params, value, self.samples, offset)
+                      for policy, params in policies] for offset in (0, FRESH))
+
+
+_built: tuple[list[Penalised], list[Penalised]] | None = None
+"""A worker process's players (`_start`)."""
+
+
+def _start(measure: Measure) -> None:
+    global _built
+    _built = measure.build()
+
+
+def _best_of(seed: int, game: int, lines: list[tuple[int, tuple[int, ...]]]) -> tuple[float, float]:
+    return best_of(*_built, seed, game, lines)
+
+
+def lower_estimates(measure: Measure, seed: int, lines: list[list[tuple[int, tuple[int, ...]]]],
+                    processes: int = 2) -> np.ndarray:
+    """best_of of games 0, 1, ... of `seed`, game g over its candidate lines lines[g]: an
+    array (games, 2). In `processes` processes, each building its players once: the
+    walk of a line is mostly Python, which threads would take turns at."""
+    if processes <= 1:
+        inner, fresh = measure.build()
+        return np.array([best_of(inner, fresh, seed, g, c) for g, c in enumerate(lines)])
+    spawn = multiprocessing.get_context("spawn")  # no fork of a process with LightGBM's threads
+    with ProcessPoolExecutor(processes, mp_context=spawn, initializer=_start,
+                             initargs=(measure,)) as pool:
+        return np.array(list(pool.map(partial(_best_of, seed), range(len(lines)), lines,
+                                      chunksize=8)))

@@ -60,6 +60,18 @@ class Value:
     def __call__(self, rows: np.ndarray) -> np.ndarray:
         return self.booster.predict(rows, num_threads=1)
 
+    @property
+    def text(self) -> str:
+        """V as LightGBM's model text (`read` gives it back, predicting the same)."""
+        return self.booster.model_to_string()
+
+    @classmethod
+    def read(cls, text: str) -> Value:
+        import lightgbm
+
+        booster = lightgbm.Booster(model_str=text)
+        return cls(booster, booster.num_trees())
+
 
 def fit(x: np.ndarray, y: np.ndarray, trees: int, threads: int = 2) -> Value:
     """V fitted on (x, y) with `trees` boosting rounds (seeded: the same data, the same V)."""

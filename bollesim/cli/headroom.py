@@ -55,7 +55,8 @@ def headroom(
     budget: Annotated[int, _count(
         "The clairvoyant's decisions searched per game before it is undecided.")] = 200,
     sweep_games: Annotated[int, _count("Games per setting of the trigger sweeps.")] = 10000,
-    threads: Annotated[int, _count("Threads of the clairvoyant.")] = 2,
+    threads: Annotated[int, _count(
+        "Threads of the clairvoyant, processes of the penalised clairvoyant.")] = 2,
     penalised_games: Annotated[int, typer.Option(
         help="Games of the penalised clairvoyant, per outcome it is measured on: the first "
         "of the clairvoyant's games, at most as many (0: none).", min=0)] = 20,

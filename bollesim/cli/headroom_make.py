@@ -126,11 +126,8 @@ def penalised(outcome: str, best: list[dict], baseline: dict, s: Settings,
     each V of the ladder (G.VALUE_TREES): per game, the best on the inner samples of the
     plain clairvoyant's line, the strong player's own game and the objective's best known
     point's, and that line on fresh ones (bollebank/penalised.py, value.py)."""
-    from concurrent.futures import ThreadPoolExecutor
-    from functools import partial
-
     from bollesim.bollebank import value
-    from bollesim.bollebank.penalised import FRESH, Penalised, best_of
+    from bollesim.bollebank.penalised import Measure, lower_estimates
     from bollesim.game.policy import load_policy
 
     n = s.penalised_games
@@ -141,7 +138,8 @@ def penalised(outcome: str, best: list[dict], baseline: dict, s: Settings,
     t = time.perf_counter()
     strong = load_policy(G.VALUE_POLICY)
     x, y = value.decisions(rules, objective, strong, None, G.VALUE_SEED, s.value_games, s.threads)
-    players = [(strong, None), *G.clairvoyant_bases(baseline, best)]
+    players = ((G.VALUE_POLICY, None),
+               *((policy.name, params) for policy, params in G.clairvoyant_bases(baseline, best)))
     own = 1 + [p["objective"] for p in best].index(name)  # the objective's best point
     lines = [list(dict.fromkeys([(0, ()), (own, ()), (1 + v.base if v.status == CV.WON
                                                       and not v.line else 1, v.line)]))
@@ -149,11 +147,8 @@ def penalised(outcome: str, best: list[dict], baseline: dict, s: Settings,
     steps = []
     for trees in G.VALUE_TREES:
         fitted = value.fit(x, y, trees, s.threads)
-        inner, fresh = ([Penalised(rules, objective, policy, params, fitted, s.inner, offset)
-                         for policy, params in players] for offset in (0, FRESH))
-        with ThreadPoolExecutor(s.threads) as pool:
-            values = np.array(list(pool.map(partial(best_of, inner, fresh, G.SEED),
-                                            range(n), lines)))
+        values = lower_estimates(Measure(name, players, fitted.text, s.inner), G.SEED, lines,
+                                 s.threads)
         steps.append(H.ValueStep(f"{trees} trees", values[:, 0], values[:, 1]))
     print(f"penalised clairvoyant, {name}: {n} games in {time.perf_counter() - t:.0f} s",
           file=sys.stderr)

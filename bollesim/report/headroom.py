@@ -321,13 +321,19 @@ def penalised_lines(p: Penalised, rungs: list[Rung]) -> list[str]:
                      f"{_points(*mean_interval(step.found - step.fresh))} |")
     last = mean_interval(p.steps[-1].fresh)
     lines += ["", f"With the best V ({p.steps[-1].label}) the penalised bound is at least "
-              f"{_points(*last)}%, at least {100 * (last[1] - honest):.1f} points above "
-              f"the best honest player at the low end of its interval: "
+              f"{_points(*last)}%, {_gap(last[1] - honest)} the best honest player at the "
+              f"low end of its interval: "
               + ("this V cannot bring the bound within 10 points, whatever the search; a V "
                  "nearer the best play's value would." if last[1] - honest > 0.10 else
                  "a lower estimate, not a bound: the max over every line may be higher.")
               + " The best proven bound stays the plain clairvoyant's.", ""]
     return lines
+
+
+def _gap(points: float) -> str:
+    """'at least 5.3 points above', or '2.4 points below' (a gap as words)."""
+    return (f"at least {100 * points:.1f} points above" if points >= 0 else
+            f"{100 * -points:.1f} points below")
 
 
 def designer_sentence(best: Rung, clairvoyant: Rung, lost: int, safest: Rung,
