@@ -188,16 +188,15 @@ def test_the_best_player_names_the_players_it_ties_with():
 
 def test_the_command_runs_on_small_counts(tmp_path):
     """`bollesim headroom` at tiny counts writes every section, its chart, its own
-    command, and says when the restricted player's sweep is missing; bad counts are one
-    error line."""
+    command, and says when the restricted player's sweep is not given; bad counts and
+    missing paths are one error line, before anything is played."""
     from typer.testing import CliRunner
 
     from bollesim.cli.app import app
 
     command = ["headroom", "--games", "40", "--expert-games", "1", "--clairvoyant-games",
                "3", "--budget", "5", "--sweep-games", "20", "--threads", "1", "--out",
-               str(tmp_path), "--restricted", str(tmp_path / "absent"),
-               "--penalised-games", "1", "--inner", "2", "--value-games", "3", *PATHS]
+               str(tmp_path), "--penalised-games", "1", "--inner", "2", "--value-games", "3", *PATHS]
     result = CliRunner().invoke(app, command)
     assert result.exit_code == 0, result.output
     text = (tmp_path / "headroom.md").read_text()
@@ -207,12 +206,13 @@ def test_the_command_runs_on_small_counts(tmp_path):
                     "## When to give the first Fire order", "under strong play",
                     "## How this was made"):
         assert section in text
-    assert "does not exist" in text
+    assert "Not in this report: no folder was given" in text
     assert "bollesim headroom --games 40 --expert-games 1 --clairvoyant-games 3 --budget 5" in text
     assert (tmp_path / "headroom-ladder.png").stat().st_size > 0
     for bad, words in ((["--games", "0"], "--games"),
                        (["--games", "5", "--expert-games", "6"], "must not exceed"),
-                       (["--spec", str(tmp_path / "none.toml")], "no such file")):
+                       (["--spec", str(tmp_path / "none.toml")], "no such file"),
+                       (["--restricted", str(tmp_path / "absent")], "no such folder")):
         result = CliRunner().invoke(app, ["headroom", *bad])
         assert result.exit_code == 2 and "Traceback" not in result.output
         lines = result.output.strip().splitlines()

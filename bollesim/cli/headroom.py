@@ -91,6 +91,9 @@ def headroom(
         if not path.is_file():
             raise UsageError(f"{what} {path}: no such file (run from the repository's folder, "
                              f"or give {what})")
+    if restricted is not None and not restricted.is_dir():
+        raise UsageError(f"--restricted {restricted}: no such folder (a `bollesim sweep` of "
+                         "the restricted player, such as experiments/first_fire_strong.toml's)")
     out = check_out_folder(out if out is not None else new_folder(DEFAULT_OUT), "a report")
     settings = Settings(games, expert_games, clairvoyant_games, budget, sweep_games, threads,
                         min(penalised_games, clairvoyant_games), inner, value_games, restricted, spec,
