@@ -110,6 +110,23 @@ def test_the_penalised_ladder_of_v(fresh):
             f"{-gap:.1f} points below the best honest player") in table
 
 
+def test_the_best_v_is_the_one_with_the_lowest_estimate():
+    """A larger V is not always a tighter one: the ladder's sentence and the designer's
+    name the step whose estimate on fresh samples is lowest, wherever it stands."""
+    import numpy as np
+
+    values = 0.8 + np.random.default_rng(1).normal(0, 0.1, 100)
+    steps = [headroom.ValueStep("10 trees", values + 0.1, values),
+             headroom.ValueStep("100 trees", values + 0.2, values + 0.05)]
+    p = headroom.Penalised("operational victory", "operational", steps, 95, 1000, 16)
+    assert p.best.label == "10 trees"
+    table = "\n".join(headroom.penalised_lines(p, [rung("expert", 900, 300)]))
+    assert "With the best V (10 trees)" in table
+    best, clair = rung("expert", 900, 300), rung("clairvoyant", 1940, 0, bound=True)
+    text = headroom.designer_sentence(best, clair, 60, rung("careful", 100, 40), [p])
+    assert f"below about {100 * np.mean(values):.1f}% for operational victory" in text
+
+
 def test_the_best_honest_player_is_never_the_bound():
     rungs = [rung("a", 600, 400), rung("b", 700, 900), rung("c", 1900, 0, bound=True)]
     assert headroom.best_honest(rungs, "operational").label == "b"

@@ -277,6 +277,12 @@ class Penalised:
     value_games: int
     samples: int
 
+    @property
+    def best(self) -> ValueStep:
+        """The step of V with the lowest estimate on fresh samples: no V built brings the
+        bound below its estimate, a lower one of each V's bound."""
+        return min(self.steps, key=lambda step: float(np.mean(step.fresh)))
+
 
 def mean_interval(x: np.ndarray) -> tuple[float, float, float]:
     """The mean and its 95% normal interval."""
@@ -319,8 +325,8 @@ def penalised_lines(p: Penalised, rungs: list[Rung]) -> list[str]:
         lines.append(f"| {step.label} | {_points(*mean_interval(step.found))} | "
                      f"{_points(*fresh)} | {100 * (fresh[0] - honest):.1f} | "
                      f"{_points(*mean_interval(step.found - step.fresh))} |")
-    last = mean_interval(p.steps[-1].fresh)
-    lines += ["", f"With the best V ({p.steps[-1].label}) the penalised bound is at least "
+    last = mean_interval(p.best.fresh)
+    lines += ["", f"With the best V ({p.best.label}) the penalised bound is at least "
               f"{_points(*last)}%, {_gap(last[1] - honest)} the best honest player at the "
               f"low end of its interval: "
               + ("this V cannot bring the bound within 10 points, whatever the search; a V "
@@ -359,9 +365,9 @@ def designer_sentence(best: Rung, clairvoyant: Rung, lost: int, safest: Rung,
     )
     if penalised:
         ends = ", ".join(f"{pct(m)} for {p.objective} ({pct(low)} at the low end of its "
-                         f"interval, on {len(p.steps[-1].fresh):,} games)"
+                         f"interval, on {len(p.best.fresh):,} games)"
                          for p in penalised
-                         for m, low, _ in [mean_interval(p.steps[-1].fresh)])
+                         for m, low, _ in [mean_interval(p.best.fresh)])
         text += (f" Charging foresight for its luck (the penalised clairvoyant) with the "
                  f"value estimate built so far would not bring these upper ends below about "
                  f"{ends}.")
