@@ -42,7 +42,7 @@ def _count(help_: str):
         "bollesim headroom --games 2000 --expert-games 10 --clairvoyant-games 40 "
         "--sweep-games 500     # a quick look",
         "bollesim headroom --restricted results/first_fire_strong --out results/showcase",
-        "bollesim headroom --penalised-games 300 --inner 16 --value-games 1000   "
+        "bollesim headroom --penalised-games 300 --inner 16 --value-games 30000  "
         "# the penalised clairvoyant on 300 games (about ±3 points)",
     ),
 )
@@ -64,7 +64,8 @@ def headroom(
         help="The penalised clairvoyant's inner samples: draws of the chance to the next "
         "decision per line's decision.", min=1, max=1 << 16)] = 16,
     value_games: Annotated[int, _count(
-        "Games of the strong player whose decisions V is fitted on.")] = 1000,
+        "Games of the strong player whose decisions V is fitted on (more games, a tighter "
+        "bound: docs/skill.md).")] = 30000,
     restricted: Annotated[Path | None, typer.Option(
         help="The restricted player's trigger sweep folder (a `bollesim sweep` of the "
         "expert with its first Fire order imposed); without it the report says so.",
