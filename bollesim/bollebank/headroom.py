@@ -7,6 +7,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
+from bollesim.bollebank.clairvoyant import WON
 from bollesim.errors import UsageError
 from bollesim.game.policy import load_policy
 
@@ -91,3 +92,18 @@ def clairvoyant_bases(baseline: dict, best: list[dict]) -> list[tuple]:
     historical (the first plays every node's)."""
     return [*((load_policy(p["policy"]), p["params"]) for p in [*best, baseline]),
             *((load_policy(name), None) for name in CLAIRVOYANT_ALSO)]
+
+
+def penalised_candidates(baseline: dict, best: list[dict], objective: str,
+                         plain: list) -> tuple[tuple, list[list]]:
+    """The penalised clairvoyant's players (policy name, parameters: the strong player,
+    then the clairvoyant's bases) and each game's candidate lines (player, choices) for
+    the win objective: the strong player's own game, the objective's best known point's,
+    and the plain clairvoyant's line (its verdicts `plain`, clairvoyant.Verdict)."""
+    players = ((VALUE_POLICY, None),
+               *((policy.name, params) for policy, params in clairvoyant_bases(baseline, best)))
+    own = 1 + [p["objective"] for p in best].index(objective)
+    lines = [list(dict.fromkeys([(0, ()), (own, ()), (1 + v.base if v.status == WON
+                                                      and not v.line else 1, v.line)]))
+             for v in plain]
+    return players, lines

@@ -192,15 +192,16 @@ def _best_of(seed: int, game: int, lines: list[tuple[int, tuple[int, ...]]]) -> 
 
 
 def lower_estimates(measure: Measure, seed: int, lines: list[list[tuple[int, tuple[int, ...]]]],
-                    processes: int = 2) -> np.ndarray:
-    """best_of of games 0, 1, ... of `seed`, game g over its candidate lines lines[g]: an
-    array (games, 2). In `processes` processes, each building its players once: the
-    walk of a line is mostly Python, which threads would take turns at."""
+                    processes: int = 2, first_game: int = 0) -> np.ndarray:
+    """best_of of games first_game, first_game + 1, ... of `seed`, the k-th over its
+    candidate lines lines[k]: an array (games, 2). In `processes` processes, each
+    building its players once: the walk of a line is mostly Python, which threads would
+    take turns at."""
+    games = range(first_game, first_game + len(lines))
     if processes <= 1:
         inner, fresh = measure.build()
-        return np.array([best_of(inner, fresh, seed, g, c) for g, c in enumerate(lines)])
+        return np.array([best_of(inner, fresh, seed, g, c) for g, c in zip(games, lines, strict=True)])
     spawn = multiprocessing.get_context("spawn")  # no fork of a process with LightGBM's threads
     with ProcessPoolExecutor(processes, mp_context=spawn, initializer=_start,
                              initargs=(measure,)) as pool:
-        return np.array(list(pool.map(partial(_best_of, seed), range(len(lines)), lines,
-                                      chunksize=8)))
+        return np.array(list(pool.map(partial(_best_of, seed), games, lines, chunksize=8)))

@@ -138,12 +138,7 @@ def penalised(outcome: str, best: list[dict], baseline: dict, s: Settings,
     t = time.perf_counter()
     strong = load_policy(G.VALUE_POLICY)
     x, y = value.decisions(rules, objective, strong, None, G.VALUE_SEED, s.value_games, s.threads)
-    players = ((G.VALUE_POLICY, None),
-               *((policy.name, params) for policy, params in G.clairvoyant_bases(baseline, best)))
-    own = 1 + [p["objective"] for p in best].index(name)  # the objective's best point
-    lines = [list(dict.fromkeys([(0, ()), (own, ()), (1 + v.base if v.status == CV.WON
-                                                      and not v.line else 1, v.line)]))
-             for v in plain[:n]]
+    players, lines = G.penalised_candidates(baseline, best, name, plain[:n])
     steps = []
     for trees in G.VALUE_TREES:
         fitted = value.fit(x, y, trees, s.threads)
