@@ -2,6 +2,7 @@
 (bollesim/stats/skill.py): each checked against numbers computed here from counts."""
 
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -297,3 +298,20 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
                                                         "order imposed")
     absent, none = headroom_make.restricted_section(None, found)
     assert "no folder" in absent[2] and none is None
+
+
+def test_the_choice_of_v_runs_on_games_no_report_uses():
+    """experiments/choose_value.py (docs/skill.md's choice of V) values each V tried on
+    the games it is given, and refuses a step it cannot read in one line."""
+    import subprocess
+    import sys
+
+    script = Path(__file__).parents[1] / "experiments" / "choose_value.py"
+    done = subprocess.run([sys.executable, str(script), "--first", "2000", "--games", "2",
+                           "20x2"], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(r"V on 20 games, 2 trees: the bound is at least -?\d+\.\d% "
+                        r"\(.+\) on games 2,000 to 2,001\n", done.stdout), done.stdout
+    bad = subprocess.run([sys.executable, str(script), "20by2"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
+        "error: argument steps: '20by2' is not GAMESxTREES, such as 1000x100"], bad.stderr
