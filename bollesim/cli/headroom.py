@@ -80,8 +80,9 @@ def headroom(
 
     headroom.md with its charts and headroom.csv (every rung's counts). The skill ladder
     plays every player on the same games; the clairvoyant bound and the expert play the
-    first of them. The penalised clairvoyant takes about 140 s per 1,000 games and outcome
-    at 16 inner samples on 2 cores (both steps of V, V's games and fits included)."""
+    first of them. The penalised clairvoyant takes about 3 minutes per 1,000 games and
+    outcome at 16 inner samples on 2 cores (both steps of V, V's 30,000 games and its fits
+    included)."""
     from bollesim.cli.headroom_make import Settings, make
     from bollesim.inputs import check_out_folder
 
