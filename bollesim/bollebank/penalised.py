@@ -26,6 +26,7 @@ that use the tape, such as the plain clairvoyant's winning lines (`best_of`).
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import partial
@@ -184,6 +185,7 @@ _built: tuple[list[Penalised], list[Penalised]] | None = None
 
 def _start(measure: Measure) -> None:
     global _built
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to answer
     _built = measure.build()
 
 
@@ -202,6 +204,9 @@ def lower_estimates(measure: Measure, seed: int, lines: list[list[tuple[int, tup
         inner, fresh = measure.build()
         return np.array([best_of(inner, fresh, seed, g, c) for g, c in zip(games, lines, strict=True)])
     spawn = multiprocessing.get_context("spawn")  # no fork of a process with LightGBM's threads
-    with ProcessPoolExecutor(processes, mp_context=spawn, initializer=_start,
-                             initargs=(measure,)) as pool:
+    pool = ProcessPoolExecutor(processes, mp_context=spawn, initializer=_start,
+                               initargs=(measure,))
+    try:
         return np.array(list(pool.map(partial(_best_of, seed), games, lines, chunksize=8)))
+    finally:  # on Ctrl-C, the games not begun are dropped, not played first
+        pool.shutdown(wait=False, cancel_futures=True)
