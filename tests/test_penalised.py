@@ -110,3 +110,51 @@ def test_the_lower_estimates_are_the_same_in_one_process_or_two(value):
                       value.text, 2)
     assert np.array_equal(lower_estimates(measure, SEED, lines, 1, first_game=5), here)
     assert np.array_equal(lower_estimates(measure, SEED, lines, 2, first_game=5), here)
+
+
+CTRL_C = """
+from bollesim.bollebank import value
+from bollesim.bollebank.clairvoyant import WIN_BY_NAME
+from bollesim.bollebank.penalised import Measure, lower_estimates
+from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.game.policy import load_policy
+
+if __name__ == "__main__":
+    objective = WIN_BY_NAME["operational victory"]
+    x, y = value.decisions(load_ruleset(), objective, load_policy("cautious"), None, 11, 20, 1)
+    measure = Measure("operational victory", (("cautious", None),), value.fit(x, y, 2, 1).text, 4)
+    try:
+        lower_estimates(measure, 3, [[(0, ())]] * 100_000, 2)
+    except KeyboardInterrupt:
+        print("stopped", flush=True)
+"""
+
+
+def test_ctrl_c_stops_the_workers_at_once_and_quietly(tmp_path):
+    """Ctrl-C at a terminal reaches the whole process group: the workers leave it to the
+    parent (no traceback of theirs), which drops the games not begun and stops within
+    seconds, with no worker left behind."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(CTRL_C)
+    run = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 300
+    while len(subprocess.run(["pgrep", "-s", str(run.pid)], capture_output=True,
+                             text=True).stdout.split()) < 4:  # the parent, its tracker, 2 workers
+        assert run.poll() is None and time.monotonic() < deadline, run.communicate()
+        time.sleep(0.2)
+    time.sleep(3)  # the workers at their games
+    os.killpg(run.pid, signal.SIGINT)
+    start = time.monotonic()
+    out, err = run.communicate(timeout=60)
+    assert out == "stopped\n" and "Traceback" not in err, err
+    while (left := subprocess.run(["pgrep", "-s", str(run.pid)], capture_output=True,
+                                  text=True).stdout) and time.monotonic() - start < 20:
+        time.sleep(0.2)
+    assert left == "" and time.monotonic() - start < 20, left

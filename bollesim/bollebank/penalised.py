@@ -204,9 +204,6 @@ def lower_estimates(measure: Measure, seed: int, lines: list[list[tuple[int, tup
         inner, fresh = measure.build()
         return np.array([best_of(inner, fresh, seed, g, c) for g, c in zip(games, lines, strict=True)])
     spawn = multiprocessing.get_context("spawn")  # no fork of a process with LightGBM's threads
-    pool = ProcessPoolExecutor(processes, mp_context=spawn, initializer=_start,
-                               initargs=(measure,))
-    try:
+    with ProcessPoolExecutor(processes, mp_context=spawn, initializer=_start,
+                             initargs=(measure,)) as pool:  # Ctrl-C: map drops the games not begun
         return np.array(list(pool.map(partial(_best_of, seed), games, lines, chunksize=8)))
-    finally:  # on Ctrl-C, the games not begun are dropped, not played first
-        pool.shutdown(wait=False, cancel_futures=True)
