@@ -144,17 +144,23 @@ def test_ctrl_c_stops_the_workers_at_once_and_quietly(tmp_path):
     script.write_text(CTRL_C)
     run = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 300
-    while len(subprocess.run(["pgrep", "-s", str(run.pid)], capture_output=True,
-                             text=True).stdout.split()) < 4:  # the parent, its tracker, 2 workers
-        assert run.poll() is None and time.monotonic() < deadline, run.communicate()
-        time.sleep(0.2)
-    time.sleep(3)  # the workers at their games
-    os.killpg(run.pid, signal.SIGINT)
-    start = time.monotonic()
-    out, err = run.communicate(timeout=60)
-    assert out == "stopped\n" and "Traceback" not in err, err
-    while (left := subprocess.run(["pgrep", "-s", str(run.pid)], capture_output=True,
-                                  text=True).stdout) and time.monotonic() - start < 20:
-        time.sleep(0.2)
-    assert left == "" and time.monotonic() - start < 20, left
+    try:
+        deadline = time.monotonic() + 300
+        while len(subprocess.run(["pgrep", "-s", str(run.pid)], capture_output=True,
+                                 text=True).stdout.split()) < 4:  # parent, tracker, 2 workers
+            assert run.poll() is None and time.monotonic() < deadline, run.communicate()
+            time.sleep(0.2)
+        time.sleep(3)  # the workers at their games
+        os.killpg(run.pid, signal.SIGINT)
+        start = time.monotonic()
+        out, err = run.communicate(timeout=60)
+        assert out == "stopped\n" and "Traceback" not in err, err
+        while (left := subprocess.run(["pgrep", "-s", str(run.pid)], capture_output=True,
+                                      text=True).stdout) and time.monotonic() - start < 20:
+            time.sleep(0.2)
+        assert left == "" and time.monotonic() - start < 20, left
+    finally:  # a failure leaves no process behind
+        try:
+            os.killpg(run.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
