@@ -130,10 +130,12 @@ if __name__ == "__main__":
 """
 
 
-def test_ctrl_c_stops_the_workers_at_once_and_quietly(tmp_path):
+@pytest.mark.parametrize("after", [0, 3], ids=["workers starting", "workers at their games"])
+def test_ctrl_c_stops_the_workers_at_once_and_quietly(tmp_path, after):
     """Ctrl-C at a terminal reaches the whole process group: the workers leave it to the
     parent (no traceback of theirs), which drops the games not begun and stops within
-    seconds, with no worker left behind."""
+    seconds, with no worker left behind, whether the workers are still starting or at
+    their games."""
     import os
     import signal
     import subprocess
@@ -150,7 +152,7 @@ def test_ctrl_c_stops_the_workers_at_once_and_quietly(tmp_path):
                                  text=True).stdout.split()) < 4:  # parent, tracker, 2 workers
             assert run.poll() is None and time.monotonic() < deadline, run.communicate()
             time.sleep(0.2)
-        time.sleep(3)  # the workers at their games
+        time.sleep(after)
         os.killpg(run.pid, signal.SIGINT)
         start = time.monotonic()
         out, err = run.communicate(timeout=60)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import multiprocessing
 import signal
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 
@@ -185,7 +186,6 @@ _built: tuple[list[Penalised], list[Penalised]] | None = None
 
 def _start(measure: Measure) -> None:
     global _built
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to answer
     _built = measure.build()
 
 
@@ -204,6 +204,24 @@ def lower_estimates(measure: Measure, seed: int, lines: list[list[tuple[int, tup
         inner, fresh = measure.build()
         return np.array([best_of(inner, fresh, seed, g, c) for g, c in zip(games, lines, strict=True)])
     spawn = multiprocessing.get_context("spawn")  # no fork of a process with LightGBM's threads
-    with ProcessPoolExecutor(processes, mp_context=spawn, initializer=_start,
-                             initargs=(measure,)) as pool:  # Ctrl-C: map drops the games not begun
-        return np.array(list(pool.map(partial(_best_of, seed), games, lines, chunksize=8)))
+    pool = ProcessPoolExecutor(processes, mp_context=spawn, initializer=_start, initargs=(measure,))
+    try:
+        with _ctrl_c_held():  # map submits every chunk now, starting the workers
+            results = pool.map(partial(_best_of, seed), games, lines, chunksize=8)
+        return np.array(list(results))
+    finally:  # Ctrl-C: the games not begun are dropped
+        pool.shutdown(cancel_futures=True)
+
+
+@contextmanager
+def _ctrl_c_held():
+    """SIGINT blocked in this thread while it starts the workers, and delivered after.
+    A process started from it keeps the block for good, so Ctrl-C at a terminal, sent to
+    the whole process group, is this process's alone to answer, from a worker's first
+    instant: an ignore set by the workers' initializer came after their imports, and a
+    Ctrl-C in those seconds killed a worker and hung the pool."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
