@@ -245,9 +245,9 @@ def test_a_kernel_is_announced_once_and_marked_compiled(tmp_path, monkeypatch):
     monkeypatch.setattr(play, "compile_notice", notices.append)
     monkeypatch.setattr(play, "_compiled_for", lambda kernel, signature: (kernel, signature))
     kernel = type("Kernel", (), {"__name__": "k"})()
-    assert not play.compiled_marker(kernel).exists()
+    assert not play.compiled_marker("k").exists()
     assert play.compiled_for(kernel, "sig") == (kernel, "sig")
-    assert play.compiled_marker(kernel).exists() and len(notices) == 1
+    assert play.compiled_marker("k").exists() and len(notices) == 1
     assert play.compiled_for(kernel, "sig") == (kernel, "sig")
     assert len(notices) == 1  # compiled on this machine: no notice
 
@@ -274,15 +274,43 @@ def test_a_process_that_finds_a_first_compile_under_way_waits_and_compiles_nothi
     monkeypatch.setattr(play, "compile_phases_on_two_cores", lambda: phases.append("compiled"))
     monkeypatch.setattr(play, "_compiled_for", lambda kernel, signature: (kernel, signature))
     kernel = type("Kernel", (), {"__name__": "k"})()
-    first = FileLock(tmp_path / play.COMPILE_LOCK)
+    marker = play.compiled_marker("k")
+    first = FileLock(marker.with_name(marker.name + play.LOCK_SUFFIX))
     first.acquire()  # the first process, compiling
     second = concurrent.futures.ThreadPoolExecutor(1).submit(play.compiled_for, kernel, "sig")
     assert waiting.wait(10) and notices == [play.WAITING]
     assert not second.done()
-    play.compiled_marker(kernel).touch()  # the first process is done
+    marker.touch()  # the first process is done
     first.release()
     assert second.result(10) == (kernel, "sig")
     assert notices == [play.WAITING] and phases == []
+
+
+def test_two_kernels_compile_side_by_side_after_the_phases_they_share(tmp_path, monkeypatch):
+    """A process compiling one kernel holds up neither another kernel's first compile nor
+    a second process waiting for the same kernel longer than it takes; the phases of a
+    turn are compiled once, by the first kernel's compile."""
+    from filelock import FileLock
+
+    from bollesim.bollebank.engine import play
+
+    phases = []
+    monkeypatch.setattr(play.numba.config, "CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(play, "compile_notice", lambda stream, text=play.COMPILING: None)
+    monkeypatch.setattr(play, "compile_phases_on_two_cores", lambda: phases.append("compiled"))
+    monkeypatch.setattr(play, "_compiled_for", lambda kernel, signature: (kernel, signature))
+    a, b = (type("Kernel", (), {"__name__": name})() for name in "ab")
+    assert play.compiled_for(a, "sig") == (a, "sig") and phases == ["compiled"]
+    marker = play.compiled_marker("c")
+    other = FileLock(marker.with_name(marker.name + play.LOCK_SUFFIX))
+    other.acquire()  # another process, compiling kernel c
+    try:
+        done = concurrent.futures.ThreadPoolExecutor(1).submit(play.compiled_for, b, "sig")
+        assert done.result(10) == (b, "sig")
+    finally:
+        other.release()
+    assert phases == ["compiled"] and play.compiled_marker("b").exists()
+    assert not marker.exists()
 
 
 def test_the_second_compiling_process_goes_when_this_one_is_interrupted(monkeypatch):

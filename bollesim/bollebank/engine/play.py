@@ -167,42 +167,45 @@ def for_policy(kernel, arg_types: tuple, policy: DecidePolicy):
 
 def compiled_for(kernel, signature):
     """kernel compiled for signature on first use. Its first compile on this machine is
-    announced (compile_notice) and made holding the cache folder's lock, so that processes
-    started together on a fresh install (two runs, test workers) compile it once: the
-    others wait, then load it from the cache."""
-    marker = compiled_marker(kernel)
+    announced (compile_notice) and made holding its own lock, so that processes started
+    together on a fresh install (two runs, test workers) compile it once: the others wait,
+    then load it from the cache. Different kernels compile side by side, after the phases
+    of a turn they share (first_compile)."""
+    marker = compiled_marker(kernel.__name__)
     if marker is None or marker.exists():
         return _compiled_for(kernel, signature)
-    with first_compile_lock(marker.parent):
-        if not marker.exists():  # else another process compiled it while this one waited
+    with first_compile(marker) as first:
+        if first:
             compile_notice(sys.stderr)
-            compile_phases_on_two_cores()
-        chosen = _compiled_for(kernel, signature)
-        try:
-            marker.touch()
-        except OSError:
-            pass
-    return chosen
+            with first_compile(compiled_marker(PHASES_MARKER)) as phases_first:
+                if phases_first:
+                    compile_phases_on_two_cores()
+        return _compiled_for(kernel, signature)
 
 
 @contextmanager
-def first_compile_lock(folder: Path):
-    """The lock of numba's cache folder (filelock), held while a kernel is compiled there
-    for the first time; a process that finds it held says so (compile_notice) and waits.
-    Where the folder cannot be written, no lock: each process compiles for itself."""
-    lock = FileLock(folder / COMPILE_LOCK)
+def first_compile(marker: Path):
+    """Yields whether what `marker` stands for is still to compile here, holding its lock
+    (filelock, beside it) meanwhile; a process that finds the lock held says so
+    (compile_notice) and waits. The marker is made on a clean exit. Where the folder
+    cannot be written, no lock: each process compiles for itself."""
+    lock = FileLock(marker.with_name(marker.name + LOCK_SUFFIX))
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        marker.parent.mkdir(parents=True, exist_ok=True)
         try:
             lock.acquire(timeout=0)
         except Timeout:
             compile_notice(sys.stderr, WAITING)
             lock.acquire()
     except OSError:
-        yield
+        yield not marker.exists()
         return
     try:
-        yield
+        yield not marker.exists()  # else another process compiled it while this one waited
+        try:
+            marker.touch()
+        except OSError:
+            pass
     finally:
         lock.release()
 
@@ -268,8 +271,10 @@ WAITING = (
     "bollesim: another bollesim process is compiling the fast engine for this machine; "
     f"waiting for it (about {COMPILE_SECONDS} at most)..."
 )
-COMPILE_LOCK = "compile.lock"
-"""The lock file in numba's cache folder (first_compile_lock)."""
+LOCK_SUFFIX = ".lock"
+"""A marker's lock file is its name and this (first_compile)."""
+PHASES_MARKER = "phases"
+"""The marker of the phases of a turn (compiled_marker)."""
 
 
 def compile_notice(stream, text: str = COMPILING) -> None:
@@ -278,8 +283,8 @@ def compile_notice(stream, text: str = COMPILING) -> None:
         print(text, file=stream, flush=True)
 
 
-def compiled_marker(kernel) -> Path | None:
-    """A file in numba's cache folder (jit_cache.py) that exists once `kernel` was
-    compiled there; None without a cache folder."""
+def compiled_marker(name: str) -> Path | None:
+    """A file in numba's cache folder (jit_cache.py) that exists once the kernel `name`
+    (or PHASES_MARKER) was compiled there; None without a cache folder."""
     folder = numba.config.CACHE_DIR
-    return Path(folder) / f"compiled-{kernel.__name__}" if folder else None
+    return Path(folder) / f"compiled-{name}" if folder else None
