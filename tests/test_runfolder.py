@@ -135,14 +135,38 @@ def test_requests_the_machine_cannot_hold(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_a_new_run_leaves_no_stale_report(tmp_path):
+def put_notes(out: Path) -> None:
+    """What a reader puts in a run folder: notes, and another run's folder."""
+    (out / "NOTES.md").write_text("keep me")
+    run_into(out / "other", "-n", "20")
+
+
+def notes_kept(out: Path) -> bool:
+    return ((out / "NOTES.md").read_text() == "keep me"
+            and open_run(out / "other").n_games == 20)
+
+
+def test_a_new_run_leaves_no_stale_report_and_keeps_what_a_reader_put_there(tmp_path):
+    """The run's files and its reports go (runfolder.WRITTEN); a reader's files stay."""
     out = tmp_path / "out"
     run_into(out, "-n", "300")
     assert invoke("report", out).exit_code == 0
     assert (out / "report.html").exists() and list(out.glob("report-*.png"))
+    put_notes(out)
     run_into(out, "-n", "200")
-    assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "manifest.json"]
-    assert open_run(out).n_games == 200
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".other.lock", "NOTES.md", "games.parquet", "manifest.json", "other"]  # the lock: other's
+    assert open_run(out).n_games == 200 and notes_kept(out)
+
+
+def test_what_the_commands_wrote_into_the_committed_run_folders_is_theirs():
+    """Every file of a committed run folder (results/) is one runfolder.WRITTEN names,
+    but a README: the reports of `report`, `sensitivity` and `optimise`, as made."""
+    results = Path(__file__).resolve().parents[1] / "results"
+    folders = [m.parent for m in results.rglob("manifest.json")]
+    names = {p.name for folder in folders for p in folder.iterdir() if p.is_file()}
+    assert {"optimise.md", "sensitivity.md", "report.md", "best.json"} <= names
+    assert {n for n in names if not runfolder.WRITTEN.fullmatch(n)} <= {"README.md", ".gitignore"}
 
 
 def test_a_run_replaces_only_a_run_folder(tmp_path):
@@ -216,6 +240,7 @@ def test_a_full_disk_at_the_manifest_keeps_the_old_run(plain, tmp_path, monkeypa
 def test_a_commit_cut_short_is_completed(plain, tmp_path, monkeypatch, stop):
     out = tmp_path / "out"
     run_into(out, "-n", "100")
+    put_notes(out)
     real_replace, real_clean = Workspace._replace, Workspace._clean_up
 
     def die(self):
@@ -234,15 +259,18 @@ def test_a_commit_cut_short_is_completed(plain, tmp_path, monkeypatch, stop):
     assert result.exit_code == 0, result.output
     assert open_run(out).manifest["data_sha256"] == plain[2]["data_sha256"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"]
+    assert notes_kept(out)
 
 
 def test_without_exchange_two_renames_do(plain, tmp_path, monkeypatch):
     monkeypatch.setattr(durable, "_exchange", lambda a, b: False)
     out = tmp_path / "out"
     run_into(out, "-n", "100")
+    put_notes(out)
     run_into(out, "-n", "3000", "--chunk", "700")
     assert open_run(out).manifest["data_sha256"] == plain[2]["data_sha256"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"]
+    assert notes_kept(out)
 
 
 def test_manifest_checks_itself():

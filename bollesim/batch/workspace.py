@@ -1,5 +1,5 @@
 """The writer's side of a run folder (runfolder.py): the lock, the work area, saving
-chunks, resuming and the commit that replaces OUT whole; rows already in memory written
+chunks, resuming and the commit that puts a new OUT in its place; rows already in memory written
 the same way (write_games), and a report's folder claimed."""
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from bollesim.batch.runfolder import (
     MANIFEST,
     REPORT_SOURCE,
     RUN,
+    WRITTEN,
     Run,
     RunFolderBusy,
     RunFolderError,
@@ -330,8 +331,12 @@ class Workspace:
         fsync_dir(self.out.parent)
 
     def _clean_up(self) -> None:
-        """After the commit: the old folder and the work area go (the work area first, in one
-        rename, so that no half-deleted work area looks like an interrupted run)."""
+        """After the commit: what the old folder holds that bollesim did not write moves into
+        OUT (carry_over); then the old folder and the work area go (the work area first, in
+        one rename, so that no half-deleted work area looks like an interrupted run). Done
+        again by `recover` if a crash cuts it short, the carrying over included."""
+        for former in (self.new, self.old):  # where put_in_place left the former OUT
+            carry_over(former, self.out)
         remove_path(self.trash)
         if self.partial.exists():
             os.rename(self.partial, self.trash)
@@ -365,6 +370,23 @@ class Workspace:
                     remove_path(self.old)
                 else:
                     os.rename(self.old, self.out)
+
+
+def carry_over(former: Path, out: Path) -> None:
+    """Move into `out` each entry of the folder `former` that bollesim did not write there
+    (runfolder.WRITTEN): a reader's notes, another run's folder. What a run wrote there,
+    games and reports of other games, is left to go with `former`."""
+    if not former.is_dir():
+        return
+    moved = False
+    for entry in os.scandir(former):
+        if WRITTEN.fullmatch(entry.name) or _LEFTOVER.fullmatch(entry.name):
+            continue
+        if not os.path.lexists(out / entry.name):
+            os.rename(entry.path, out / entry.name)
+            moved = True
+    if moved:
+        fsync_dir(out)
 
 
 def _committed_sha(folder: Path) -> str | None:
