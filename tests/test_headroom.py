@@ -2,7 +2,6 @@
 (bollesim/stats/skill.py): each checked against numbers computed here from counts."""
 
 import math
-import re
 from pathlib import Path
 
 import pytest
@@ -302,16 +301,34 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
 
 def test_the_choice_of_v_runs_on_games_no_report_uses():
     """experiments/choose_value.py (docs/skill.md's choice of V) values each V tried on
-    the games it is given, and refuses a step it cannot read in one line."""
+    the games it is given (its line is the estimate made here from the library's steps on
+    those games), and refuses a step it cannot read in one line."""
     import subprocess
     import sys
+
+    from bollesim.bollebank import clairvoyant as CV
+    from bollesim.bollebank import headroom as G
+    from bollesim.bollebank import value
+    from bollesim.bollebank.penalised import Measure, lower_estimates
+    from bollesim.bollebank.rules.loader import load_ruleset
+    from bollesim.game.policy import load_policy
+    from bollesim.report.headroom import mean_interval
 
     script = Path(__file__).parents[1] / "experiments" / "choose_value.py"
     done = subprocess.run([sys.executable, str(script), "--first", "2000", "--games", "2",
                            "20x2"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
-    assert re.fullmatch(r"V on 20 games, 2 trees: the bound is at least -?\d+\.\d% "
-                        r"\(.+\) on games 2,000 to 2,001\n", done.stdout), done.stdout
+    # the same estimate made here, step by step, on games 2,000 and 2,001
+    name, (baseline, best) = "operational victory", G.read_points()
+    rules, objective = load_ruleset(), CV.WIN_BY_NAME[name]
+    plain = CV.Clairvoyant(rules, objective, G.clairvoyant_bases(baseline, best), 50
+                           ).solve_games(G.SEED, 2000, 2, 2)
+    players, lines = G.penalised_candidates(baseline, best, name, plain)
+    x, y = value.decisions(rules, objective, load_policy(G.VALUE_POLICY), None, G.VALUE_SEED, 20)
+    measure = Measure(name, players, value.fit(x, y, 2).text, 16)
+    m, low, high = mean_interval(lower_estimates(measure, G.SEED, lines, 1, 2000)[:, 1])
+    assert done.stdout == (f"V on 20 games, 2 trees: the bound is at least {100 * m:.1f}% "
+                           f"({100 * low:.1f} to {100 * high:.1f}) on games 2,000 to 2,001\n")
     bad = subprocess.run([sys.executable, str(script), "20by2"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
         "error: argument steps: '20by2' is not GAMESxTREES, such as 1000x100"], bad.stderr
