@@ -1034,8 +1034,40 @@ TUNE = [  # inverse design: search, certification, knobs (bollesim/search/tune*.
     ),
 ]
 
+FOLDERS = [  # what a run folder keeps and the compile locks (bollesim/batch/workspace.py, engine/play.py)
+    Mutant(
+        "run-drops-a-readers-files",
+        "bollesim/batch/workspace.py",
+        "            carry_over(former, self.out)",
+        "            pass",
+        "nothing already written is lost",
+        "a run put in a run folder's place deletes the notes and folders a reader put there",
+        ("tests/test_runfolder.py -k reader_put",),
+    ),
+    Mutant(
+        "one-compile-lock-for-every-kernel",
+        "bollesim/bollebank/engine/play.py",
+        "    lock = FileLock(marker.with_name(marker.name + LOCK_SUFFIX))",
+        "    lock = FileLock(marker.with_name(marker.name + LOCK_SUFFIX\n"
+        "                                     if marker.name.endswith(PHASES_MARKER) else 'all.lock'))",
+        "two kernels compile side by side",
+        "a process compiling one kernel holds up every other kernel's first compile",
+        ("tests/test_jit_cache.py -k side_by_side",),
+    ),
+    Mutant(
+        "v-chosen-on-the-reports-games",
+        "experiments/choose_value.py",
+        "lower_estimates(measure, G.SEED, lines, 2, args.first)",
+        "lower_estimates(measure, G.SEED, lines, 2, 0)",
+        "a best choice is chosen on games no report uses",
+        "the choice of V values the lines of games 2,000 on against the report's own games",
+        ("tests/test_headroom.py -k choice_of_v",),
+    ),
+]
+
 AREAS = {
     "engine": ENGINE,
+    "folders": FOLDERS,
     "luck": LUCK,
     "victory": VICTORY_AND_TARGETS,
     "analysis": ANALYSIS,

@@ -287,30 +287,34 @@ def test_a_process_that_finds_a_first_compile_under_way_waits_and_compiles_nothi
 
 
 def test_two_kernels_compile_side_by_side_after_the_phases_they_share(tmp_path, monkeypatch):
-    """A process compiling one kernel holds up neither another kernel's first compile nor
-    a second process waiting for the same kernel longer than it takes; the phases of a
-    turn are compiled once, by the first kernel's compile."""
-    from filelock import FileLock
-
+    """While kernel c's first compile is under way (its lock held, from another thread as
+    from another process), kernel b's compiles; the phases of a turn are compiled once,
+    by the first kernel's compile."""
     from bollesim.bollebank.engine import play
 
-    phases = []
+    phases, started, release = [], threading.Event(), threading.Event()
+    a, b, c = (type("Kernel", (), {"__name__": name})() for name in "abc")
+
+    def compiling(kernel, signature):
+        if kernel is c:
+            started.set()
+            assert release.wait(30)
+        return kernel, signature
+
     monkeypatch.setattr(play.numba.config, "CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(play, "compile_notice", lambda stream, text=play.COMPILING: None)
     monkeypatch.setattr(play, "compile_phases_on_two_cores", lambda: phases.append("compiled"))
-    monkeypatch.setattr(play, "_compiled_for", lambda kernel, signature: (kernel, signature))
-    a, b = (type("Kernel", (), {"__name__": name})() for name in "ab")
+    monkeypatch.setattr(play, "_compiled_for", compiling)
     assert play.compiled_for(a, "sig") == (a, "sig") and phases == ["compiled"]
-    marker = play.compiled_marker("c")
-    other = FileLock(marker.with_name(marker.name + play.LOCK_SUFFIX))
-    other.acquire()  # another process, compiling kernel c
+    pool = concurrent.futures.ThreadPoolExecutor(2)
+    other = pool.submit(play.compiled_for, c, "sig")
+    assert started.wait(10)
     try:
-        done = concurrent.futures.ThreadPoolExecutor(1).submit(play.compiled_for, b, "sig")
-        assert done.result(10) == (b, "sig")
+        assert pool.submit(play.compiled_for, b, "sig").result(10) == (b, "sig")
     finally:
-        other.release()
-    assert phases == ["compiled"] and play.compiled_marker("b").exists()
-    assert not marker.exists()
+        release.set()
+    assert other.result(10) == (c, "sig")
+    assert phases == ["compiled"] and all(play.compiled_marker(k).exists() for k in "abc")
 
 
 def test_the_second_compiling_process_goes_when_this_one_is_interrupted(monkeypatch):
