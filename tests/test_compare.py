@@ -19,8 +19,6 @@ from test_sweep import assert_one_line_error, invoke, write_spec
 from bollesim.batch.runfolder import open_run
 from bollesim.report import charts
 
-pytestmark = pytest.mark.xdist_group("compare")  # its module fixture is set up once, in one worker
-
 RUN = ("run", "-P", "historical", "-n", "1500", "--seed", "3")
 VICTORIES = ("operational", "tactical", "strategic", "political")
 OUTCOMES = (*VICTORIES, "perfect", "defeat", "no_result")

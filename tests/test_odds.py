@@ -26,8 +26,6 @@ from bollesim.bollebank.rules.odds import (
 from bollesim.game.policy import load_policy
 from bollesim.stats.intervals import wilson
 
-pytestmark = pytest.mark.xdist_group("odds")  # its module fixture is set up once, in one worker
-
 RULES = load_ruleset()
 Z = 4.0
 MIN_N = 30  # groups smaller than this say too little to check

@@ -23,8 +23,6 @@ from bollesim.game.result import Objective
 from bollesim.search import optimise, optimise_report, optimise_space, optimise_spec, race
 from bollesim.stats.vocabulary import RESULT
 
-pytestmark = pytest.mark.xdist_group("optimise")  # its module fixture is set up once, in one worker
-
 cli = CliRunner()
 
 K_SEARCH = """

@@ -30,8 +30,6 @@ from bollesim.batch.runfolder import open_run
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.bollebank.rules.readings import BY_ID
 
-pytestmark = pytest.mark.xdist_group("sensitivity")  # its module fixture is set up once, in one worker
-
 SPEC = """
 name = "sens"
 seed = 2

@@ -17,8 +17,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.xdist_group("serve-find")  # its module fixture is set up once, in one worker
-
 TESTS = Path(__file__).parent
 SEED = 3  # the page's seed: the search plays it, certification plays SEED + 1
 QUICK = {"edits": {"game.target": 100}, "outcome": "steady", "player": "banker",
