@@ -83,13 +83,17 @@ RUN, SEARCH = "run", "search"
 SEARCH_FILE = "best.json"
 """The file that makes a run folder a policy search's result (`bollesim optimise`)."""
 KINDS = {RUN: "a run's or sweep's games", SEARCH: "a policy search's result"}
+TRAJECTORY = "trajectory.parquet"
+"""A search's every rung of every trial, beside its SEARCH_FILE."""
+RATES_CSV = "rates.csv"
+"""The balance report's table of every cell's rates."""
 WRITTEN = re.compile(
-    r"[a-z_]+\.parquet|manifest\.json|best\.json|rates\.csv"
-    r"|(report|sensitivity|optimise|compare|headroom)(-[\w.-]+)?\.(md|html|png|csv|json)")
-"""The names of the files bollesim writes into a run folder: the run's (GAMES, MANIFEST, a
-search's SEARCH_FILE and trajectory) and its reports' (STEM.md, STEM.html, STEM-*.png,
-their tables). A run put in a run folder's place replaces these; anything else there (a
-reader's notes, another run's folder) it keeps (workspace.carry_over)."""
+    "|".join(map(re.escape, (GAMES, MANIFEST, SEARCH_FILE, TRAJECTORY, RATES_CSV)))
+    + r"|(report|sensitivity|optimise|compare|headroom)(-[\w.-]+)?\.(md|html|png|csv|json)")
+"""The names of the files bollesim writes into a run folder: the run's and a search's
+(above) and its reports' (STEM.md, STEM.html, STEM-*.png, their tables). A run put in a
+run folder's place replaces these; anything else there (a reader's notes, another run's
+folder) it keeps (workspace.carry_over)."""
 REPORT_SOURCE = ".{kind}-source.json"  # kind: "report" or "sensitivity"
 """In a folder a report was written to with --out: {"run", "data_sha256"} of its run."""
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import polars as pl
 
+from bollesim.batch.runfolder import RATES_CSV
 from bollesim.report import answer, chartdata, plots
 from bollesim.report.chartdata import RateChart, signed_ci
 from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
@@ -38,9 +39,6 @@ EXAMPLES_PER_OUTCOME = 5
 
 
 MAX_COMPARED_CELLS = 12  # above this, cells are compared through the trigger charts only
-
-
-RATES_CSV = "rates.csv"
 
 
 def _games(n: int) -> str:

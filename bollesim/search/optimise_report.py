@@ -9,14 +9,14 @@ import numpy as np
 import polars as pl
 
 from bollesim.batch.manifest import play_record, ruleset_record
+from bollesim.batch.runfolder import SEARCH_FILE, TRAJECTORY
 from bollesim.game.result import Objective
 from bollesim.search.optimise import Result, holdout_table, paired
 from bollesim.search.optimise_space import Search
 from bollesim.search.race import pareto_ranks
 from bollesim.stats import naming
 
-BEST = "best.json"  # runfolder.SEARCH_FILE: it makes a run folder a search's result
-TRAJECTORY = "trajectory.parquet"
+BEST = SEARCH_FILE  # it makes a run folder a search's result
 REPORT = "optimise.md"
 REPORT_HTML = "optimise.html"
 
