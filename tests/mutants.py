@@ -944,7 +944,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
 ]
 
-LOOKAHEAD = [  # the lookahead player (bollesim/bollebank/lookahead.py, engine/rollout.py, script.py)
+LOOKAHEAD = [  # the lookahead player (bollesim/strong/, bollebank/positions.py, engine/rollout.py, script.py)
     Mutant(
         "rollout-on-the-games-stream",
         "bollesim/bollebank/engine/script.py",
@@ -956,16 +956,16 @@ LOOKAHEAD = [  # the lookahead player (bollesim/bollebank/lookahead.py, engine/r
     ),
     Mutant(
         "fire-before-the-imposed-trigger",
-        "bollesim/bollebank/engine/lookahead.py",
-        "met = roe >= config[CFG_FIRE_ROE] and turn >= config[CFG_FIRE_TURN]",
-        "met = roe >= config[CFG_FIRE_ROE] - 1 and turn >= config[CFG_FIRE_TURN] - 1",
+        "bollesim/bollebank/positions.py",
+        "met = obs[observation.ROE] >= roe and obs[observation.TURN] >= turn",
+        "met = obs[observation.ROE] >= roe - 1 and obs[observation.TURN] >= turn - 1",
         "restricted play: the first Fire order exactly when the imposed trigger allows it",
         "the player may give its first Fire order one RoE step or one turn early",
         ("tests/test_lookahead.py -k imposed",),
     ),
     Mutant(
         "ties-ignore-the-base",
-        "bollesim/bollebank/engine/lookahead.py",
+        "bollesim/strong/kernel.py",
         "return best if d.sum() > confidence * np.sqrt((d * d).sum()) else base",
         "return best if d.sum() >= confidence * np.sqrt((d * d).sum()) else base",
         "lookahead: with no evidence it plays as its base policy",

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("base", "learn", "game", "balkan", "bollebank", "policies", "stats", "batch", "report", "search",
+LAYERS = ("base", "learn", "game", "strong", "balkan", "bollebank", "policies", "stats", "batch", "report", "search",
           "serve", "cli")
 """The layers, lowest first: each imports only from itself and those before it (the
 games, balkan and bollebank, import neither the other)."""

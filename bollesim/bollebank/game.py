@@ -29,6 +29,7 @@ GAME = Game(
                 "(stop_at_tanks = 0)",
     },
     engine="bollesim.bollebank.play",
+    positions="bollesim.bollebank.positions",
     rules="bollesim.bollebank.rules.rulebook",
     show="bollesim.bollebank.rules.show",
     form="bollesim.bollebank.rules.form",

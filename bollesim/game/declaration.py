@@ -122,6 +122,7 @@ class Game:
     show: str = ""
     readings_page: str = "docs/readings.md"
     find_keys: tuple[str, ...] = ()
+    positions: str = ""
 
     @property
     def rulebook(self):
@@ -135,6 +136,16 @@ class Game:
     @property
     def space_module(self):
         return importlib.import_module(self.space)
+
+    @property
+    def positions_module(self):
+        """The game's decision points (the names of game/positions.py's POSITIONS)."""
+        if not self.positions:
+            from bollesim.errors import UsageError
+
+            raise UsageError(f"{self.title} declares no decision points: it cannot be played "
+                             "by a lookahead player, nor learned, bounded or stepped")
+        return importlib.import_module(self.positions)
 
     def exact_odds(self, rules: Ruleset) -> dict | None:
         """The ruleset's exact odds for the what-if page, or None for a game without them."""

@@ -33,7 +33,7 @@ import importlib
 import pkgutil
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from types import ModuleType
 
@@ -212,3 +212,22 @@ def _load_policy(name: str, game: str) -> Policy:
     if name not in available_policies(game=game):
         raise UsageError(f"unknown policy {name!r} (known: {', '.join(available_policies(game=game))})")
     return from_module(declared(game).policy_module(name), name, game)
+
+
+def replaying(base: DecidePolicy, choices, on_decision=None) -> DecidePolicy:
+    """A policy for a game's reference engine that takes the recorded choices (option
+    indices, in the order the decisions are asked), then plays as base; on_decision(i) is
+    called as the i-th recorded choice is taken."""
+    taken = [0]
+    choices = [int(c) for c in choices]
+
+    def decide(kind, obs, rules, options, n_options, params, prng):
+        i = taken[0]
+        if i == len(choices):
+            return base.decide(kind, obs, rules, options, n_options, params, prng)
+        taken[0] += 1
+        if on_decision is not None:
+            on_decision(i)
+        return choices[i]
+
+    return replace(base, decide=decide)

@@ -1,0 +1,116 @@
+"""Operation Bøllebank's decision points, as every strong-play tool reads them
+(bollesim/game/positions.py): the fast engine replays a phase from its snapshot with the
+choices made since (engine/rollout.py), so a position is that snapshot and those choices.
+
+The primitives are engine/rollout.py's, behind the signatures every game's share; the
+restriction is an imposed first Fire order (expert.FirstFire: from an RoE, from a turn).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from bollesim.bollebank import codes, decisions, observation
+from bollesim.bollebank.engine import layout
+from bollesim.bollebank.engine import rollout as R
+from bollesim.bollebank.engine.play import compiled_for, new_vector, unmanaged, write_result
+from bollesim.game.positions import (
+    ALLOWED_SIGNATURE,
+    PAUSE_SIGNATURE,
+    ROLLOUT_SIGNATURE,
+    STEP_SIGNATURE,
+)
+from bollesim.jit import compiled
+
+KINDS = decisions.KIND_NAMES
+LOOKED_AT = (decisions.ISSUE_ORDER,)
+"""The kinds of decision a lookahead player looks ahead at: the order to give. It leaves the
+others to its base: looking at drawing, VL2's destination, Extra orders and stopping on a
+victory too cost 40% more rollouts for no measured gain (docs/lookahead.md)."""
+OBSERVATION_SIZE = observation.SIZE
+TURN_SLOT = observation.TURN
+MAX_OPTIONS = decisions.MAX_OPTIONS
+MAX_SCRIPT = layout.MAX_SCRIPT
+SNAPSHOT_SIZE = R.SNAP_SIZE
+SETUP = np.zeros(SNAPSHOT_SIZE, dtype=np.int64)
+SETUP[R.SNAP_PHASE] = -1  # rollout.restore: from setup
+RESTRICTION_SIZE = 2  # an imposed first Fire order: (from RoE, from turn); 0: not imposed
+
+
+@compiled
+def bollebank_pause(work, decide, params, seed, game, start, script, n, to_end, snapshot, point,
+                    row):
+    st = unmanaged(work)
+    R.pause(st, decide, params, seed, game, start, script, n, snapshot, to_end != 0)
+    R.keep_point(st, point)
+    if st[layout.X_OVER]:
+        write_result(st, st[layout.CHANCE + 1], row)
+
+
+@compiled
+def bollebank_rollout(work, decide, params, seed, game, start, script, n, option, r, row):
+    R.rollout(unmanaged(work), decide, params, seed, game, start, script, n, option, r, row)
+
+
+@compiled
+def bollebank_step(work, decide, params, seed, game, start, script, n, option, r, point, row):
+    st = unmanaged(work)
+    R.step(st, decide, params, seed, game, start, script, n, option, r)
+    write_result(st, st[layout.CHANCE + 1], row)
+    R.keep_point(st, point)
+
+
+@compiled
+def bollebank_allowed(kind, options, obs, restriction):
+    """The indices of the options the player may take: all of them, but for an imposed
+    first Fire order at an order decision before the first Fire order: its Fire orders are
+    removed before the trigger is met, and once it is met, a decision offering Fire orders
+    offers only those (the first Fire order at the first chance, as fire_at_roe and
+    fire_at_turn give it)."""
+    m = options.shape[0]
+    roe, turn = restriction[0], restriction[1]
+    ordering = kind == decisions.ISSUE_ORDER or kind == decisions.EXTRA_ORDER
+    if not (roe > 0 or turn > 0) or obs[observation.FIRED] or not ordering:
+        return np.arange(m)
+    fire = np.zeros(m, dtype=np.bool_)
+    for i in range(m):
+        fire[i] = options[i] != decisions.PASS and decisions.order_kind(options[i]) == codes.FIRE
+    if not fire.any():
+        return np.arange(m)
+    met = obs[observation.ROE] >= roe and obs[observation.TURN] >= turn
+    return np.nonzero(fire if met else ~fire)[0]
+
+
+@cache
+def primitives():
+    """(pause, rollout, step, allowed), compiled for their signatures on first use (the
+    engine's first compile on a machine holds a lock named by the function:
+    engine/play.py compiled_for)."""
+    return tuple(compiled_for(f, s) for f, s in (
+        (bollebank_pause, PAUSE_SIGNATURE), (bollebank_rollout, ROLLOUT_SIGNATURE),
+        (bollebank_step, STEP_SIGNATURE), (bollebank_allowed, ALLOWED_SIGNATURE)))
+
+
+def new_work(rules, policy) -> np.ndarray:
+    """A game vector with the ruleset and who plays (engine/player.py) in place."""
+    return new_vector(rules.packed, 0, policy.compiled_in)
+
+
+def option_name(rules, kind: int, option: int) -> str:
+    """An option of a decision (decisions.py) in words, as the narration says it."""
+    from bollesim.bollebank.narrate import Narrator
+
+    return Narrator(rules).option(kind, option)
+
+
+def reference_row(rules, policy, params, seed: int, game: int, choices) -> np.ndarray:
+    """The reference engine's result row of the game whose decisions take `choices` (then
+    policy at params plays on)."""
+    from bollesim.bollebank.reference.play import play_game
+    from bollesim.bollebank.result import RESULT
+    from bollesim.game.policy import replaying
+
+    row = play_game(rules, replaying(policy, choices), params, seed, game)
+    return np.array(RESULT.ints(row), dtype=np.int64)
