@@ -4,16 +4,19 @@ fitted to the lookahead's own choices says the expert would leave that choice, t
 option the model scores best; a first Fire order may be imposed (from an RoE, from a
 turn) while every other choice is its own (docs/apprentice.md)."""
 
-from bollesim.bollebank.apprentice import model
-from bollesim.bollebank.apprentice.shipped import kernel_rows as KERNEL_PARAMS
+from functools import partial
+
+from bollesim.bollebank.apprentice import declaration
 from bollesim.bollebank.engine.player import APPRENTICE
 from bollesim.bollebank.expert import IMPOSED_PARAMETERS
+from bollesim.strong import apprentice
 
 PARAMETERS = IMPOSED_PARAMETERS
 COMPILED_IN = APPRENTICE  # the fast engine's kernel calls it directly (engine/player.py)
+KERNEL_PARAMS = partial(apprentice.kernel_rows, declaration)  # the shipped model's vectors
 
 __all__ = ["COMPILED_IN", "KERNEL_PARAMS", "PARAMETERS", "decide"]
 
 
 def decide(kind, obs, rules, options, n_options, params, prng):
-    return model.decide(kind, obs, rules, options, n_options, params)
+    return apprentice.decide(kind, obs, rules, options, n_options, params, declaration)

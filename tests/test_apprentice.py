@@ -1,4 +1,5 @@
-"""The apprentice (bollesim/bollebank/apprentice/, policies/apprentice.py): its forests are
+"""The apprentice (bollesim/strong/apprentice.py and train.py, written once; Bøllebank's
+declaration in bollesim/bollebank/apprentice/; policies/apprentice.py): its forests are
 exported exactly, it sees what features.py says, it plays the same games in both engines,
 keeps an imposed first Fire order, and its training is reproducible."""
 
@@ -10,15 +11,18 @@ import pytest
 
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import observation
+from bollesim.bollebank.apprentice import declaration as OWN
 from bollesim.bollebank.apprentice import features as X
-from bollesim.bollebank.apprentice import model, shipped, train
 from bollesim.bollebank.engine import player as engine_player
+from bollesim.bollebank.game import GAME
 from bollesim.bollebank.play import play_chunk
 from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.bollebank.scripted import plan as F
 from bollesim.game.policy import load_policy
 from bollesim.learn import forest
+from bollesim.strong import apprentice as A
+from bollesim.strong import train
 
 RULES = load_ruleset()
 APPRENTICE = load_policy("apprentice")
@@ -58,7 +62,7 @@ def test_a_packed_forest_scores_as_lightgbm():
 @pytest.fixture(scope="module")
 def labelled():
     """The order decisions of a few lookahead games (seed 11), with their rows."""
-    player = train.expert(RULES)
+    player = A.teacher(OWN, RULES)
     games = [player.play(11, g, record=True, observe=True) for g in range(6)]
     return player, games
 
@@ -96,7 +100,7 @@ def test_features_are_what_the_layout_says(labelled):
         for d in decisions:
             if d.kind != D.ISSUE_ORDER or len(d.options) < 2:
                 continue
-            table, base = X.table(d.obs, RULES.packed, player._params, d.options, len(d.options))
+            table, base = A.table(OWN, d.kind, d.obs, RULES.packed, player._params, d.options)
             plan = F.order_plan(d.obs, RULES.packed, player._params)
             score = [F.order_score(c, d.obs, RULES.packed, plan) for c in d.options]
             expected_base, expected = restated(d.obs, d.options, score)
@@ -109,8 +113,8 @@ def test_features_are_what_the_layout_says(labelled):
 def test_the_base_choice_is_the_plans(labelled):
     """With a gate that never opens the apprentice plays its base, the plan family at the
     lookahead's expert point, game for game."""
-    never = model.with_threshold(shipped.shipped(), np.inf)
-    rows = train.play(RULES, never, 21, 300)
+    never = A.with_threshold(A.shipped(OWN), np.inf)
+    rows = train.play(OWN, GAME, RULES, never, 21, 300)
     plan = load_policy("plan")
     from bollesim.bollebank.expert import expert_base
 
@@ -156,24 +160,26 @@ def test_an_imposed_first_fire_order_is_kept(roe, turn):
 
 def test_training_is_reproducible(labelled, tmp_path):
     """The same labels and seed give the same model digest; another seed another."""
-    labels, _ = train.label(RULES, 11, 20)
-    again, _ = train.label(RULES, 11, 20)
+    labels, _, _ = train.label(OWN, RULES, 11, 20)
+    again, _, _ = train.label(OWN, RULES, 11, 20)
     assert labels.digest() == again.digest()
-    data = train.rows(labels, RULES)
-    a, b = train.fit(data, 1), train.fit(train.rows(again, RULES), 1)
-    assert model.digest(a) == model.digest(b)
-    assert model.digest(train.fit(data, 2)) != model.digest(a)
-    trained = train.Trained(a, {"model_digest": model.digest(a), "tune_seed": 3, "tune_games": 10,
-                            "seconds": 1, "rounds": []})
+    data = train.rows(OWN, labels, RULES)
+    a, b = train.fit(OWN, data, 1), train.fit(OWN, train.rows(OWN, again, RULES), 1)
+    assert A.digest(a) == A.digest(b)
+    assert A.digest(train.fit(OWN, data, 2)) != A.digest(a)
+    trained = train.Trained(a, {"model_digest": A.digest(a), "tune_seed": 3, "tune_games": 10,
+                                "seconds": 1, "rounds": []})
     train.save(tmp_path / "m.npz", trained, "bollesim train")
-    assert model.digest(model.load(tmp_path / "m.npz")) == model.digest(a)
+    assert A.digest(A.load(tmp_path / "m.npz", X.SIZE)) == A.digest(a)
     assert 'model_digest = "' in (tmp_path / "m.toml").read_text()
 
 
 def test_a_file_that_is_no_model_is_refused(tmp_path):
     np.savez(tmp_path / "x.npz", model=np.arange(10.0))
     with pytest.raises(ValueError, match="not an apprentice model"):
-        model.load(tmp_path / "x.npz")
+        A.load(tmp_path / "x.npz", X.SIZE)
+    with pytest.raises(ValueError, match="features"):
+        A.check(A.shipped(OWN), "m.npz", X.SIZE + 1)
 
 
 @pytest.mark.parametrize("args,words", [
@@ -195,9 +201,9 @@ def test_train_refuses_bad_input_in_one_line_before_playing(args, words, tmp_pat
 
 def test_the_shipped_model_is_the_one_its_record_names():
     """shipped.toml (written by the command it holds) names the shipped model's digest."""
-    record = shipped.record()
+    record = A.record(OWN)
     assert record["command"].startswith("bollesim train")
-    assert model.digest(shipped.shipped()) == record["model_digest"]
+    assert A.digest(A.shipped(OWN)) == record["model_digest"]
 
 
 def test_the_teacher_is_the_lookahead_over_the_plan_not_over_the_apprentice():
@@ -208,8 +214,9 @@ def test_the_teacher_is_the_lookahead_over_the_plan_not_over_the_apprentice():
 
     default = lookahead.player(RULES, load_policy("lookahead").param_vector())
     assert default.base.name == "apprentice"
-    teacher = train.expert(RULES)
+    teacher = A.teacher(OWN, RULES)
     assert teacher.base.name == "plan"
     names = [p.name for p in teacher.base.parameters]
     expected = {**dict(zip(names, teacher.base.param_vector(), strict=True)), **lookahead.expert_base()}
     assert dict(zip(names, teacher.base_vector, strict=True)) == pytest.approx(expected)
+

@@ -89,6 +89,18 @@ def player(rules: Ruleset, params: np.ndarray, base_params: dict | None = None) 
                          float(params[3]), first_fire=FirstFire(roe, turn))
 
 
+def teacher(rules: Ruleset, base: Policy | None = None) -> Lookahead:
+    """The lookahead player the apprentice learns from (apprentice/declaration.py TEACHER):
+    at its defaults over the plan family at its expert point, not over the apprentice,
+    which `-P lookahead` plays by default, so the labels do not depend on the model they
+    train; or over the policy `base` (a later round's apprentice)."""
+    expert = player(rules, load_policy("lookahead", "bollebank").param_vector({"base": "expert"}))
+    if base is None:
+        return expert
+    return new_lookahead(rules, expert.rollouts, base, expert.objective,
+                         confidence=expert.confidence)
+
+
 def with_base(base_params: dict[str, float]) -> Policy:
     """The lookahead policy with its base (`base` = plan, say) at base_params: for the
     Python API (a cluster's workers load policies by name, with their defaults)."""

@@ -37,6 +37,7 @@ SNAPSHOT_SIZE = R.SNAP_SIZE
 SETUP = np.zeros(SNAPSHOT_SIZE, dtype=np.int64)
 SETUP[R.SNAP_PHASE] = -1  # rollout.restore: from setup
 RESTRICTION_SIZE = 2  # an imposed first Fire order: (from RoE, from turn); 0: not imposed
+APPRENTICE = "bollesim.bollebank.apprentice.declaration"  # its apprentice (strong/apprentice.py)
 
 
 @compiled

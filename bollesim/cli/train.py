@@ -1,4 +1,5 @@
-"""`bollesim train`: fit the apprentice, the lookahead player's order decisions learned."""
+"""`bollesim train`: fit the apprentice of the chosen game, the lookahead player's decisions
+learned (bollesim/strong/train.py)."""
 
 from __future__ import annotations
 
@@ -14,14 +15,12 @@ from bollesim.cli.running import progress_bar
 from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
 
-SHIPPED = "bollesim/bollebank/apprentice/shipped.npz"
-
 
 @command(
     app,
     epilog=examples(
-        "bollesim train                                   # -> results/apprentice/apprentice.npz",
-        f"bollesim train --out {SHIPPED}   # the shipped one (about 10 minutes)",
+        "bollesim train                                   # -> results/apprentice/GAME.npz",
+        "bollesim train --out FILE.npz   # the shipped one: its record (FILE.toml) has the command",
         "bollesim train --games 2000 --tune-games 2000 --out /tmp/quick.npz   # a quick look",
         "bollesim train --set tracks.tank_to_hit=8 --out results/apprentice/tank8.npz   # for changed rules",
     ),
@@ -37,26 +36,31 @@ def train(
                                            "chosen on.")] = 1000,
     tune_games: Annotated[int, typer.Option(help="Games a threshold plays.")] = 20000,
     threads: Annotated[int, typer.Option(help="Threads for labelling and fitting.")] = 2,
-    out: Annotated[Path, typer.Option(help="The model file (.npz; its record beside it, "
-                                      ".toml).")] = Path("results/apprentice/apprentice.npz"),
+    out: Annotated[Path | None, typer.Option(help="The model file (.npz; its record beside it, "
+                                             ".toml); default results/apprentice/GAME.npz.")] = None,
     rules: RulesOption = None,
     set_: SetOption = None,
     partial: PartialOption = None,
     readings: ReadingOption = None,
 ) -> None:
-    """Fit the apprentice: the lookahead player's order decisions, learned.
+    """Fit the apprentice: the lookahead player's decisions, learned.
 
     The lookahead player plays GAMES games of SEED; LightGBM fits when it leaves its
     base's choice and what it takes instead; the gate's threshold is chosen by play on
     games of TUNE_SEED; with --rounds 2 the lookahead over that apprentice labels a second
     round (measured: no gain, docs/apprentice.md). Same command, same model (its digest
-    is in the record). The apprentice policy plays the shipped model;
-    docs/apprentice.md says how it was made and how strong it is.
+    is in the record). Any game that declares an apprentice (docs/apprentice.md); the
+    apprentice policy plays the game's shipped model.
     """
     from bollesim.batch.limits import check_count
     from bollesim.batch.source import RulesetSource
-    from bollesim.bollebank.apprentice import train as training
+    from bollesim.game.declaration import declared
+    from bollesim.strong import train as training
+    from bollesim.strong.apprentice import apprenticeship
 
+    game = declared()
+    apprenticeship(game)  # a game without decision points, or without an apprentice: refused
+    out = Path("results/apprentice", f"{game.name}.npz") if out is None else out
     check_count("--games", games, "games", low=1)
     check_count("--tune-games", tune_games, "games", low=1)
     check_count("--seed", seed, "seed")
@@ -74,15 +78,20 @@ def train(
     with progress_bar("labelling (lookahead games)") as bar:
         task = bar.add_task("", total=games * rounds)
         try:
-            trained = training.train(ruleset, seed, games, tune_seed, tune_games, rounds, threads,
-                              progress=lambda n: bar.advance(task, n))
+            trained = training.train(game, ruleset, seed, games, tune_seed, tune_games, rounds,
+                                     threads, progress=lambda n: bar.advance(task, n))
         except training.TooFewLabels as e:
             raise UsageError(f"--games {games}: {e}") from None
-    command_line = shlex.join(["bollesim", "train", *sys.argv[2:]]) if sys.argv[1:2] == [
-        "train"] else "bollesim train"
-    training.save(out, trained, command_line)
+    training.save(out, trained, command_line())
     last = trained.record["rounds"][-1]
     typer.echo(f"apprentice {trained.record['model_digest']} -> {out} "
                f"({trained.record['seconds']} s; gate threshold {last['threshold']:g}; "
                f"the lookahead left its base in {last['left']} of {last['decisions']} "
-               f"order decisions)")
+               f"decisions learned)")
+
+
+def command_line() -> str:
+    """The command as typed (its options, the global ones included), for the record;
+    "bollesim train" when not run from the command line."""
+    typed = Path(sys.argv[0]).name in ("bollesim", "__main__.py") and "train" in sys.argv[1:]
+    return shlex.join(["bollesim", *sys.argv[1:]]) if typed else "bollesim train"

@@ -85,9 +85,11 @@ DECLARED = (
     "prepare", "fill", "departs", "base",  # compiled (the module docstring)
     "vectors",  # (row) -> (the base's kernel vector, the restriction) for a row of the
     #             policy's parameters (the base's own trigger set to an imposed choice)
-    "teacher",  # (rules, base) -> the strong.lookahead.Lookahead whose choices are learned
-    #             (base None: the first round's, over the game's plain base; else over
-    #             the policy `base`, an apprentice)
+    "TEACHER",  # the module whose teacher(rules, base) is the strong.lookahead.Lookahead
+    #             whose choices are learned (base None: the first round's, over the game's
+    #             plain base; else over the policy `base`, an apprentice). Named, not
+    #             imported: compiled code reaches this module, and the lookahead player is
+    #             plain Python that training alone needs
     "rules_vector",  # (rules) -> the ruleset as the game's decide functions take it
     "MODEL_FILE", "RECORD_FILE",  # the shipped model (.npz) and its record (.toml: the
     #                              command that made it)
@@ -122,6 +124,11 @@ class Forests:
     screen: int = 8
     shortlist: int = 4
     thresholds: tuple[float, ...] = (-2.5, -2.25, -2.0, -1.75, -1.5, -1.0)
+
+
+def teacher(own: ModuleType, rules, base=None):
+    """The lookahead player the game's apprentice learns from (its TEACHER's teacher)."""
+    return importlib.import_module(own.TEACHER).teacher(rules, base)
 
 
 def forests(own: ModuleType) -> Forests:

@@ -111,7 +111,7 @@ def label(own, rules, seed: int, games: int, base=None,
     """(the decisions of the kinds learned, with more than one option, of `games` games
     of `seed` played by the game's teacher (over `base`, if given), their result rows,
     the teacher); progress(n) is called as games finish."""
-    player = own.teacher(rules, base)
+    player = A.teacher(own, rules, base)
     params = np.ascontiguousarray(player._params[:own.BASE_SIZE])
     learned = set(own.KINDS)
 

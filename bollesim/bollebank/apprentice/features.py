@@ -56,16 +56,15 @@ def order_block(code, obs, score, out, at):
 
 
 @compiled
-def plan_scores(obs, rules, plan, options, n_options):
-    """(the base policy's score of each option, its choice: the first best-scored one, as
-    scripted/plan.py best_under)."""
-    scores = np.empty(n_options)
+def plan_scores(obs, rules, plan, options, n_options, scores):
+    """The base policy's choice, the first best-scored option (as scripted/plan.py
+    best_under), its score of each option into scores."""
     base = 0
     for i in range(n_options):
         scores[i] = F.order_score(options[i], obs, rules, plan)
         if scores[i] > scores[base]:
             base = i
-    return scores, base
+    return base
 
 
 @compiled
@@ -103,14 +102,22 @@ def fill_option(obs, options, n_options, scores, base, option, out):
     out[RELATION + 5] = rank
 
 
+# What the generic apprentice calls (bollesim/strong/apprentice.py: prepare and fill, of
+# fixed signatures); the kind is always the order to give, the one kind learned.
+
+
 @compiled
-def table(obs, rules, params, options, n_options):
-    """(the features of every option of an order decision, (n_options, SIZE); the base
-    policy's choice) for the plan family at params."""
-    scores, base = plan_scores(obs, rules, F.order_plan(obs, rules, params), options, n_options)
-    out = np.empty((n_options, SIZE))
-    fill_decision(obs, options, n_options, scores, base, out[0])
-    for i in range(n_options):
-        out[i] = out[0]
-        fill_option(obs, options, n_options, scores, base, i, out[i])
-    return out, base
+def prepare(kind, obs, rules, params, options, n_options, notes, x):
+    """The base's choice among the options (the plan family at params: the first
+    best-scored order), its score of each option into notes and what every option
+    shares into x (fill_decision)."""
+    base = plan_scores(obs, rules, F.order_plan(obs, rules, params), options, n_options, notes)
+    fill_decision(obs, options, n_options, notes, base, x)
+    return base
+
+
+@compiled
+def fill(kind, obs, rules, params, options, n_options, notes, base, option, x):
+    """The features of options[option] into x (fill_option), notes holding the base's
+    scores."""
+    fill_option(obs, options, n_options, notes, base, option, x)

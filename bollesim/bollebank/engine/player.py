@@ -11,9 +11,10 @@ compiled_in, game/policy.py):
   listing every legal option (orders.scripted_order). The parameters in st are then the
   family's;
 - APPRENTICE (policies/apprentice.py): the scripted family at every decision but the
-  order to give (§5.3-5.4), where the kernel lists the options and asks the apprentice's
-  model directly (apprentice/model.py). It plays as its decide does, without a call
-  through a pointer at each of a game's eighty decisions.
+  order to give (§5.3-5.4), where the kernel lists the options and asks the apprentice
+  directly (bollesim/strong/apprentice.py decide, with this game's apprentice module,
+  apprentice/declaration.py). It plays as its decide does, without a call through a
+  pointer at each of a game's eighty decisions.
 
 A game being replayed (engine/rollout.py) takes its recorded choices instead. One compile
 of a kernel serves every policy (play.for_policy).
@@ -23,12 +24,13 @@ import numpy as np
 
 from bollesim.bollebank import decisions
 from bollesim.bollebank import observation as O
-from bollesim.bollebank.apprentice import model
+from bollesim.bollebank.apprentice import declaration
 from bollesim.bollebank.decisions import MAX_OPTIONS
 from bollesim.bollebank.engine import layout as L
 from bollesim.bollebank.engine.script import record_point, replayed
 from bollesim.bollebank.scripted import plan as F
 from bollesim.jit import compiled
+from bollesim.strong import apprentice
 
 DECIDE, FAMILY, APPRENTICE = 0, 1, 2  # who plays: st[L.SCRIPTED]
 
@@ -78,7 +80,8 @@ def ask(st, decide, kind, n, context_a, context_b):
     if family_plays(st, kind):
         index = F.play(kind, observation(st), ruleset(st), options(st), n, params(st))
     elif st[L.SCRIPTED] == APPRENTICE:
-        index = model.decide(kind, observation(st), ruleset(st), options(st), n, params(st))
+        index = apprentice.decide(kind, observation(st), ruleset(st), options(st), n, params(st),
+                                  declaration)
     else:
         prng = st[L.PRNG : L.PRNG + 2]
         index = decide(kind, observation(st), ruleset(st), options(st), n, params(st), prng)
