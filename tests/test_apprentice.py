@@ -1,7 +1,8 @@
 """The apprentice (bollesim/strong/apprentice.py and train.py, written once; Bøllebank's
 declaration in bollesim/bollebank/apprentice/; policies/apprentice.py): its forests are
-exported exactly, it sees what features.py says, it plays the same games in both engines,
-keeps an imposed first Fire order, and its training is reproducible."""
+exported exactly, it sees what features.py says, its compiled choice is the one restated
+here, it plays the same games in both engines, keeps an imposed first Fire order, and its
+training is reproducible; `train` refuses a game without decision points."""
 
 from dataclasses import replace
 
@@ -220,3 +221,124 @@ def test_the_teacher_is_the_lookahead_over_the_plan_not_over_the_apprentice():
     expected = {**dict(zip(names, teacher.base.param_vector(), strict=True)), **lookahead.expert_base()}
     assert dict(zip(names, teacher.base_vector, strict=True)) == pytest.approx(expected)
 
+
+def restated_choice(model, kind, obs, options, vector):
+    """The apprentice's choice written again from strong/apprentice.py's docstring: the
+    gate on the base's choice, then every option the restriction leaves scored by the
+    chooser's first trees, the best few by all of them (ties: the earlier)."""
+    family, restriction = vector[:OWN.BASE_SIZE], vector[OWN.BASE_SIZE + 2:]
+    table, base = A.table(OWN, kind, obs, RULES.packed, family, options)
+    if forest.score(model, int(model[A.HEAD_GATE]), table[base]) <= model[A.HEAD_THRESHOLD]:
+        return base
+    free = [i for i in range(len(options))
+            if i != base and OWN.departs(kind, obs, options, base, i, restriction)]
+    if not free:
+        return base
+    chooser = int(model[A.HEAD_CHOOSER])
+    trees = int(model[chooser])
+    screen = min(int(model[A.HEAD_SCREEN]), trees)
+    first = {i: forest.walk(model, chooser, table[i], 0, screen) for i in free}
+    shortlist = sorted(free, key=lambda i: -first[i])[:int(model[A.HEAD_SHORTLIST])]
+    totals = [first[i] + forest.walk(model, chooser, table[i], screen, trees) for i in shortlist]
+    return shortlist[totals.index(max(totals))]
+
+
+def test_the_compiled_choice_is_the_restated_one(labelled):
+    """The apprentice's decide (the generic compiled choice with Bøllebank's features) takes,
+    at every order decision of the labelled games, the option restated_choice gives: at
+    the shipped threshold, with the gate always open, and with a narrower cascade; free
+    and under an imposed first Fire order."""
+    shipped = A.shipped(OWN)
+    models = (shipped, A.with_threshold(shipped, -np.inf),
+              A.with_cascade(A.with_threshold(shipped, -np.inf), 2, 1))
+    rows = np.array([[0, 0], [12, 0], [0, 6]], dtype=np.float64)
+    prng = np.zeros(2, dtype=np.int64)
+    _, games = labelled
+    compared = left = 0
+    for m in models:
+        for vector in A.kernel_rows(OWN, rows, model=m):
+            for _, decisions in games:
+                for d in decisions:
+                    if d.kind != D.ISSUE_ORDER or len(d.options) < 2:
+                        continue
+                    got = APPRENTICE.decide(d.kind, d.obs, RULES.packed, d.options,
+                                            len(d.options), vector, prng)
+                    expected = restated_choice(m, d.kind, d.obs, d.options, vector)
+                    assert got == expected
+                    compared += 1
+                    left += got != d.base_choice
+    assert compared > 200 and left > 20
+
+
+def test_the_apprentice_compiles_into_the_disk_cache():
+    """numba cannot cache compiled code holding a Python object's address (a game's
+    function passed as a value from a global name, not through its apprentice module):
+    the apprentice's decide, as the policy and the engine call it, holds none."""
+    from bollesim.game.policy import DECIDE_SIGNATURE
+
+    signature = DECIDE_SIGNATURE.args
+    APPRENTICE.decide.compile(signature)
+    assert not APPRENTICE.decide.overloads[signature].library.has_dynamic_globals
+
+
+def test_the_labels_digest_counts_kinds_only_where_they_differ():
+    """A game that learns one kind hashes its labels as before kinds were kept (the
+    shipped record's data digest stays reproducible); mixed kinds count."""
+    import hashlib
+
+    def labels(kinds):
+        return train.Labels(np.arange(6).reshape(2, 3), np.arange(4), np.array([0, 2, 4]),
+                            np.array([0, 1]), np.ones(3), np.array(kinds))
+
+    h = hashlib.sha256()
+    one = labels([5, 5])
+    for a in (one.obs, one.options, one.starts, one.choice, one.params):
+        h.update(np.ascontiguousarray(a).tobytes())
+    assert one.digest() == h.hexdigest()[:16] == labels([2, 2]).digest()
+    assert labels([5, 6]).digest() != labels([6, 5]).digest()
+    assert (one + labels([6, 6])).digest() != (one + one).digest()
+
+
+def test_the_threshold_is_tuned_on_the_teachers_objective():
+    """tune scores a threshold's games by the teacher's objective (operational victory
+    minus defeat), to the last bit as the rates' difference."""
+    rng = np.random.default_rng(5)
+    rows = rng.integers(0, 2, size=(999, len(RESULT.columns)))
+    flag = RESULT.flags.index
+    expected = rows[:, flag("operational")].mean() - rows[:, flag("defeat")].mean()
+    assert train.objective(GAME, A.teacher(OWN, RULES), rows) == expected
+
+
+def test_a_game_without_an_apprentice_is_refused():
+    from types import SimpleNamespace
+
+    from bollesim.errors import UsageError
+
+    game = SimpleNamespace(name="pig", title="Pig race", positions_module=SimpleNamespace())
+    with pytest.raises(UsageError, match="Pig race declares no apprentice"):
+        A.apprenticeship(game)
+    game.positions_module.APPRENTICE = "bollesim.bollebank.apprentice.features"
+    with pytest.raises(TypeError, match="lacks POLICY"):
+        A.apprenticeship(game)
+    game.positions_module.APPRENTICE = OWN.__name__
+    assert A.apprenticeship(game) is OWN
+
+
+def test_train_refuses_a_game_without_decision_points(tmp_path):
+    """`bollesim --game G train` for a game that declares no decision points (the toy
+    game): one error line naming it, exit 2, nothing written."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tests = Path(__file__).parent
+    env = {**os.environ, "PYTHONPATH": str(tests)}
+    done = subprocess.run([sys.executable, "-m", "bollesim", "--game", "toygame.game", "train",
+                           "--out", str(tmp_path / "new" / "m.npz")], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert "Pig race declares no decision points" in lines[0]
+    assert not (tmp_path / "new").exists()
