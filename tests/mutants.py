@@ -1065,6 +1065,63 @@ FOLDERS = [  # what a run folder keeps and the compile locks (bollesim/batch/wor
     ),
 ]
 
+APPRENTICE = [  # the apprentice written once (bollesim/strong/apprentice.py, train.py, cli/train.py)
+    Mutant(
+        "apprentice-ignores-the-restriction",
+        "bollesim/strong/apprentice.py",
+        "if i != base and own.departs(kind, obs, options, base, i, restriction):",
+        "if i != base:",
+        "restricted play: the apprentice leaves its base only where the game's departs allows",
+        "an imposed first Fire order is given early when the chooser prefers a Fire order",
+        ("tests/test_apprentice.py -k imposed", "tests/test_apprentice.py -k restated"),
+    ),
+    Mutant(
+        "apprentice-shortlists-the-worst",
+        "bollesim/strong/apprentice.py",
+        'shortlist = np.argsort(-first, kind="mergesort")',
+        'shortlist = np.argsort(first, kind="mergesort")',
+        "the chooser's cascade: its first trees keep the best-scored options for the rest",
+        "the options the first trees score worst get the whole forest",
+        ("tests/test_apprentice.py -k restated",),
+    ),
+    Mutant(
+        "apprentice-learns-every-kind",
+        "bollesim/strong/apprentice.py",
+        "            return True\n    return False",
+        "            return True\n    return True",
+        "the kinds a game's apprentice learns (KINDS); its base makes the others",
+        "the apprentice's features and forests choose at decisions they never learned",
+        ("tests/test_apprentice.py -k both_engines", "tests/test_apprentice.py -k as_its_decide"),
+    ),
+    Mutant(
+        "tuning-counts-defeat-for-the-player",
+        "bollesim/strong/train.py",
+        "total += weight * rows[:, i].mean()",
+        "total += abs(weight) * rows[:, i].mean()",
+        "the gate's threshold is chosen by the teacher's objective",
+        "a threshold whose games lose more scores better",
+        ("tests/test_apprentice.py -k objective",),
+    ),
+    Mutant(
+        "labels-digest-always-hashes-kinds",
+        "bollesim/strong/train.py",
+        "if len(np.unique(self.kinds)) > 1:",
+        "if True:",
+        "the shipped model's record: its command gives its data digest again",
+        "a game that learns one kind no longer reproduces its recorded data digest",
+        ("tests/test_apprentice.py -k labels_digest",),
+    ),
+    Mutant(
+        "train-refuses-after-writing",
+        "bollesim/cli/train.py",
+        "    apprenticeship(game)  # a game without decision points, or without an apprentice: refused",
+        "    pass",
+        "bad input: one error line, nothing written",
+        "a game without decision points is refused only after the model's folder is made",
+        ("tests/test_apprentice.py -k without_decision_points",),
+    ),
+]
+
 AREAS = {
     "engine": ENGINE,
     "folders": FOLDERS,
@@ -1077,6 +1134,7 @@ AREAS = {
     "rulesets": RULESETS,
     "optimise": OPTIMISE,
     "lookahead": LOOKAHEAD,
+    "apprentice": APPRENTICE,
     "tune": TUNE,
 }
 """The mutants by area (`--only AREA`)."""
