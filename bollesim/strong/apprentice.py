@@ -28,7 +28,8 @@ functions have fixed signatures:
         reused from option to option, so fill writes every slot that is the option's);
     departs(kind, obs, options, base, option, restriction) -> bool
         whether a restricted apprentice may take options[option] instead of its base's
-        choice (restriction: the values the module's `vectors` gave; zeros impose nothing);
+        choice (restriction: the values the module's `vectors` gave; when they are all
+        zeros, nothing is imposed and departs is not asked);
     base(kind, obs, rules, options, n_options, params) -> index
         the base policy's choice at the decisions not learned.
 
@@ -73,8 +74,8 @@ I64, F64 = types.int64, types.float64
 PREPARE_SIGNATURE = I64(I64, I64[::1], I64[::1], F64[::1], I64[::1], I64, F64[::1], F64[::1])
 FILL_SIGNATURE = types.void(I64, I64[::1], I64[::1], F64[::1], I64[::1], I64, F64[::1], I64, I64,
                             F64[::1])
-DEPARTS_SIGNATURE = types.boolean(I64, I64[::1], I64[::1], I64, I64, F64[::1])
-"""The signatures of a game's prepare, fill and departs (the module docstring)."""
+"""The signatures of a game's prepare and fill (the module docstring), for training's
+features_table, which takes them as first-class functions."""
 
 DECLARED = (
     "POLICY",  # the game's policy that plays a model: its module has KERNEL_PARAMS =
@@ -277,15 +278,6 @@ def model_of(params, at):
 
 
 @compiled
-def learned(kind, own):
-    """Whether the kind is one the game's apprentice learns (own.KINDS)."""
-    for k in own.KINDS:
-        if k == kind:
-            return True
-    return False
-
-
-@compiled
 def choose(kind, obs, rules, options, n_options, params, own):
     """The apprentice's choice among options[:n_options] (module docstring), with the
     functions of the game's apprentice module `own`."""
@@ -298,10 +290,11 @@ def choose(kind, obs, rules, options, n_options, params, own):
     if forest.score(model, np.int64(model[HEAD_GATE]), x) <= model[HEAD_THRESHOLD]:
         return base
     restriction = params[at + 2:]
+    free = not restriction.any()  # zeros impose nothing: departs is not asked
     candidates = np.empty(n_options, dtype=np.int64)
     n = 0
     for i in range(n_options):
-        if i != base and own.departs(kind, obs, options, base, i, restriction):
+        if i != base and (free or own.departs(kind, obs, options, base, i, restriction)):
             candidates[n] = i
             n += 1
     if n == 0:
@@ -328,9 +321,10 @@ def decide(kind, obs, rules, options, n_options, params, own):
     """Every decision of the apprentice of the game whose apprentice module is `own`: at
     a kind it learns, its choice (choose), at the others its base's. A game's policy
     (and its engine, compiled in) calls it with the module itself."""
-    if not learned(kind, own):
-        return own.base(kind, obs, rules, options, n_options, params)
-    return choose(kind, obs, rules, options, n_options, params, own)
+    for learned in own.KINDS:
+        if kind == learned:
+            return choose(kind, obs, rules, options, n_options, params, own)
+    return own.base(kind, obs, rules, options, n_options, params)
 
 
 def features_table(kind, obs, rules, params, options, n_options, features, prepare, fill):

@@ -67,11 +67,17 @@ def plan_scores(obs, rules, plan, options, n_options, scores):
     return base
 
 
+# The generic apprentice's prepare and fill (bollesim/strong/apprentice.py, of fixed
+# signatures): the kind is always the order to give, the one kind learned.
+
+
 @compiled
-def fill_decision(obs, options, n_options, scores, base, out):
-    """The features every option of an order decision shares into out (SIZE): the
-    observation, the base's choice options[base], the decision's fields; scores:
-    plan_scores."""
+def prepare(kind, obs, rules, params, options, n_options, scores, out):
+    """The base's choice among the options (the plan family at params: the first
+    best-scored order, plan_scores), its score of each option into scores, and the
+    features every option shares into out (SIZE): the observation, the base's choice, the
+    decision's fields."""
+    base = plan_scores(obs, rules, F.order_plan(obs, rules, params), options, n_options, scores)
     for i in range(O.SIZE):
         out[i] = obs[i]
     order_block(options[base], obs, scores[base], out, BASE)
@@ -84,11 +90,13 @@ def fill_decision(obs, options, n_options, scores, base, out):
     out[DECISION] = n_options
     out[DECISION + 1] = scores[base] - runner_up if n_options > 1 else 0.0
     out[DECISION + 2] = ties
+    return base
 
 
 @compiled
-def fill_option(obs, options, n_options, scores, base, option, out):
-    """The features of options[option] into out, whose shared part fill_decision wrote."""
+def fill(kind, obs, rules, params, options, n_options, scores, base, option, out):
+    """The features of options[option] into out, whose shared part prepare wrote;
+    scores: the base's, as prepare gave them."""
     code, base_code = options[option], options[base]
     order_block(code, obs, scores[option], out, OPTION)
     out[RELATION] = code == base_code
@@ -100,24 +108,3 @@ def fill_option(obs, options, n_options, scores, base, option, out):
     for i in range(n_options):
         rank += scores[i] > scores[option]
     out[RELATION + 5] = rank
-
-
-# What the generic apprentice calls (bollesim/strong/apprentice.py: prepare and fill, of
-# fixed signatures); the kind is always the order to give, the one kind learned.
-
-
-@compiled
-def prepare(kind, obs, rules, params, options, n_options, notes, x):
-    """The base's choice among the options (the plan family at params: the first
-    best-scored order), its score of each option into notes and what every option
-    shares into x (fill_decision)."""
-    base = plan_scores(obs, rules, F.order_plan(obs, rules, params), options, n_options, notes)
-    fill_decision(obs, options, n_options, notes, base, x)
-    return base
-
-
-@compiled
-def fill(kind, obs, rules, params, options, n_options, notes, base, option, x):
-    """The features of options[option] into x (fill_option), notes holding the base's
-    scores."""
-    fill_option(obs, options, n_options, notes, base, option, x)
