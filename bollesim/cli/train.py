@@ -20,7 +20,7 @@ from bollesim.errors import UsageError
     app,
     epilog=examples(
         "bollesim train                                   # -> results/apprentice/GAME.npz",
-        "bollesim train --out FILE.npz   # the shipped one: its record (FILE.toml) has the command",
+        "bollesim --game NAME train --out FILE.npz   # another game's; its record: FILE.toml",
         "bollesim train --games 2000 --tune-games 2000 --out /tmp/quick.npz   # a quick look",
         "bollesim train --set tracks.tank_to_hit=8 --out results/apprentice/tank8.npz   # for changed rules",
     ),

@@ -1,2 +1,3 @@
 """Strong play for any game, written once against the decision points a game declares
-(bollesim/game/positions.py): the lookahead player and the kernels it plays in."""
+(bollesim/game/positions.py): the lookahead player and the kernels it plays in, and the
+apprentice, its choices learned (apprentice.py, train.py)."""
