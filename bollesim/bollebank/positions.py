@@ -12,7 +12,7 @@ from functools import cache
 
 import numpy as np
 
-from bollesim.bollebank import codes, decisions, observation
+from bollesim.bollebank import codes, decisions, events, observation
 from bollesim.bollebank.engine import layout
 from bollesim.bollebank.engine import rollout as R
 from bollesim.bollebank.engine.play import compiled_for, new_vector, unmanaged, write_result
@@ -114,3 +114,48 @@ def reference_row(rules, policy, params, seed: int, game: int, choices) -> np.nd
 
     row = play_game(rules, replaying(policy, choices), params, seed, game)
     return np.array(RESULT.ints(row), dtype=np.int64)
+
+
+CHANCE_EVENTS = frozenset((
+    events.DRAW, events.RADIO, events.LIGHT_DAMAGE, events.COMMANDER_CHECK, events.MARKER_DRAWN,
+    events.FIRE, events.TANK_STATUS, events.ATTACK, events.HEAVY_DAMAGE, events.COMMANDER_ROLL,
+    events.ARTILLERY, events.ARTILLERY_DRAW, events.NOT_MOVED))
+"""The events of a trace that tell a draw (a chit, a die, a marker): luck.py's purposes."""
+
+
+def drawn(kind: int, b: int, c: int) -> bool:
+    """Whether an event of CHANCE_EVENTS drew: a radio check or a refusal to move only
+    when a die was rolled."""
+    if kind == events.RADIO:
+        return b > 0
+    return kind != events.NOT_MOVED or c >= 0
+
+
+def chance_words(rules, policy, params, seed: int, game: int, choices) -> list[str]:
+    """What was drawn between each two decisions of the game those choices play
+    (bollesim/game/chance.py WORDS), as the narration says it; one more than the
+    decisions, the last after the last decision."""
+    from bollesim.bollebank.narrate import Narrator
+    from bollesim.bollebank.reference.play import play_game
+    from bollesim.game.policy import replaying
+
+    trace: list[tuple] = []
+    bounds: list[int] = []
+    play_game(rules, replaying(policy, choices, lambda i: bounds.append(len(trace))), params,
+              seed, game, trace)
+    narrator = Narrator(rules)
+    narrator.reset(1)
+    words, lines = [], []
+    for at, (_, kind, a, b, c, d) in enumerate(trace):
+        while len(words) < len(bounds) and bounds[len(words)] == at:
+            words.append(" ".join(lines))
+            lines = []
+        if kind == events.TURN_START:
+            narrator.roe, narrator.fired = c, d > 0
+        elif kind in CHANCE_EVENTS and drawn(kind, b, c):
+            lines.append(narrator.line(kind, a, b, c, d).strip())
+        narrator.follow(kind, a, b, c, d)
+    while len(words) < len(bounds):  # decisions after the last event
+        words.append(" ".join(lines))
+        lines = []
+    return [*words, " ".join(lines)]
