@@ -100,9 +100,8 @@ class Teller:
     def chance(self, s: ChanceStep) -> list[str]:
         mark = luck_mark(s)
         pm = f"±{self.z * s.luck.se:.3f}; " if s.luck.se else ""
-        return [f"turn {s.turn:>2}  {self.draw_words(s)}: luck {s.luck.value:+.3f}"
-                f" ({pm}{s.before.value:.3f} -> {s.after.value:.3f})"
-                + (f", {mark}" if mark else "")]
+        return [f"turn {s.turn:>2}  luck {s.luck.value:+.3f} ({pm}{s.before.value:.3f} -> "
+                f"{s.after.value:.3f}){f', {mark}' if mark else ''}: {self.draw_words(s)}"]
 
     def step(self, s) -> list[str]:
         return self.decision(s) if isinstance(s, DecisionStep) else self.chance(s)
@@ -112,17 +111,21 @@ class Teller:
         called = [s for s in d if s.error.called]
         marks = [error_mark(s) for s in called]
         luck = analysis.luck
+
+        def pm(se: float) -> str:
+            return f" (±{self.z * se:.3f})" if se else ""
+
         return [
             "",
             f"Result: {analysis.outcome:g}. Start {analysis.start.value:.3f} + luck "
-            f"{luck.value:+.3f}{f' (±{self.z * luck.se:.3f})' if luck.se else ''} - errors "
+            f"{luck.value:+.3f}{pm(luck.se)} - errors "
             f"{analysis.errors:.3f} = "
             f"{analysis.start.value + luck.value - analysis.errors:.3f}; residual "
-            f"{analysis.residual:+.3f}, of which {self.a.stated.base.name}'s own shortfall "
-            f"{analysis.shortfall:+.3f}.",
-            f"Errors: {len(called)} of {len(d)} decisions ({marks.count('blunder')} blunders, "
-            f"{marks.count('bad')} bad, {marks.count('doubtful')} doubtful); "
-            f"{len(analysis.decisions) - len(d)} forced.",
+            f"{analysis.residual:+.3f}{pm(analysis.residual_se)}, of which "
+            f"{self.a.stated.base.name}'s own shortfall {analysis.shortfall:+.3f}.",
+            f"Errors: {len(called)} of {len(d)} decisions ({marks.count('blunder')} "
+            f"blunder{'s' * (marks.count('blunder') != 1)}, {marks.count('bad')} bad, "
+            f"{marks.count('doubtful')} doubtful); {len(analysis.decisions) - len(d)} forced.",
             "Turning points: " + "; ".join(
                 f"{i + 1}) {self.step(s)[0].strip()}" for i, s in enumerate(analysis.swings())),
         ]
@@ -187,23 +190,48 @@ def document(analyst, analysis: GameAnalysis) -> dict:
 
 
 _NUM = {"type": ["number", "null"]}
-_EST = {"type": "object", "required": ["value", "se"], "properties": {"value": _NUM, "se": _NUM}}
-ANALYSIS_SCHEMA = {
-    "type": "object",
-    "description": "luck and errors of the game (`bollesim analyse --json`, docs/analyse.md)",
-    "required": ["stated_player", "objective", "values", "rollouts", "confidence", "start",
-                 "steps", "totals", "turning_points"],
-    "properties": {
-        "stated_player": {"type": "string", "description": "the player whose play values a point"},
-        "objective": {"type": "object"},
-        "values": {"enum": ["exact", "rollouts"]},
-        "rollouts": {"type": ["integer", "null"]},
-        "confidence": {"type": "number"},
-        "start": _EST,
-        "steps": {"type": "array", "items": {"type": "object", "required": ["step", "turn"],
-                                             "properties": {"step": {"enum": ["decision", "chance"]}}}},
-        "totals": {"type": "object"},
-        "turning_points": {"type": "array", "items": {"type": "integer"},
-                           "description": "indices into steps, the largest swing first"},
-    },
-}
+_INT = {"type": "integer"}
+_EST = {"type": "object", "required": ["value", "se"], "additionalProperties": False,
+        "properties": {"value": _NUM, "se": _NUM}}
+
+
+def _obj(properties: dict, description: str) -> dict:
+    return {"type": "object", "description": description, "required": list(properties),
+            "additionalProperties": False, "properties": properties}
+
+
+_DECISION = _obj({
+    "step": {"const": "decision"}, "number": _INT, "turn": _INT,
+    "decision": {"type": "string"},
+    "options": {"type": "array", "items": _obj(
+        {"code": _INT, "words": {"type": "string"}, "value": _NUM, "se": _NUM},
+        "an option and its value under the stated player")},
+    "taken": _INT, "stated": _INT, "forced": {"type": "boolean"},
+    "error": _obj({"value": _NUM, "low": _NUM, "high": _NUM, "se": _NUM, "against": _INT,
+                   "best": {"type": ["integer", "null"]}, "called": {"type": "boolean"},
+                   "mark": {"enum": ["", "doubtful", "bad", "blunder"]}},
+                  "the best option's value minus the taken one's (docs/analyse.md)"),
+}, "a decision: its options' values, the option taken, the stated player's, the error")
+_CHANCE = _obj({
+    "step": {"const": "chance"}, "segment": _INT, "turn": _INT,
+    "draw": {"type": ["string", "null"], "description": "the kind of draw; null: the chance "
+             "between two decisions as one event"},
+    "outcome": {"type": ["integer", "null"]},
+    "probabilities": {"type": ["array", "null"], "items": _NUM},
+    "words": {"type": "string"}, "before": _EST, "after": _EST, "luck": _EST,
+    "mark": {"enum": ["", "lucky", "very lucky", "unlucky", "very unlucky"]},
+}, "a chance event: the value after its outcome minus the expectation over its outcomes")
+ANALYSIS_SCHEMA = _obj({
+    "stated_player": {"type": "string", "description": "the player whose play values a point"},
+    "objective": {"type": "object"},
+    "values": {"enum": ["exact", "rollouts"]},
+    "rollouts": {"type": ["integer", "null"]},
+    "confidence": {"type": "number"},
+    "start": _EST,
+    "steps": {"type": "array", "items": {"oneOf": [_DECISION, _CHANCE]}},
+    "totals": _obj({"outcome": {"type": "number"}, "luck": _EST, "errors": _NUM,
+                    "residual": _NUM, "shortfall": _NUM},
+                   "result = start + luck - errors + residual"),
+    "turning_points": {"type": "array", "items": _INT,
+                       "description": "indices into steps, the largest swing first"},
+}, "luck and errors of the game (`bollesim analyse --json`, docs/analyse.md)")

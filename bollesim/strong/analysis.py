@@ -83,6 +83,7 @@ class DecisionStep:
     values: tuple[Estimate, ...]
     error: Error
     shortfall: float  # the best option's value minus the stated player's choice's
+    gap: Estimate  # the stated player's choice's value minus the taken one's, paired
 
     @property
     def forced(self) -> bool:
@@ -129,9 +130,19 @@ class GameAnalysis:
         return [s for s in self.steps if isinstance(s, ChanceStep)]
 
     @property
+    def per_draw(self) -> bool:
+        return any(c.draw is not None for c in self.chances)
+
+    @property
     def luck(self) -> Estimate:
-        """The summed luck (the draws' estimates are independent)."""
-        return sum((c.luck for c in self.chances), Estimate(0.0))
+        """The summed luck. Its standard error: the draws' estimates are independent; the
+        chance between two decisions as one event telescopes to the result minus the start
+        minus each decision's gap, so only those are noise."""
+        value = sum(c.luck.value for c in self.chances)
+        if self.per_draw:
+            return Estimate(value, float(np.hypot.reduce([0.0, *(c.luck.se for c in self.chances)])))
+        gaps = [self.start.se, *(d.gap.se for d in self.decisions)]
+        return Estimate(value, float(np.hypot.reduce([0.0, *gaps])))
 
     @property
     def errors(self) -> float:
@@ -145,6 +156,14 @@ class GameAnalysis:
     def residual(self) -> float:
         """result - start - (summed luck - summed errors)."""
         return self.outcome - self.start.value - (self.luck.value - self.errors)
+
+    @property
+    def residual_se(self) -> float:
+        """The residual's standard error (as the summed luck's, with the errors')."""
+        errors = [d.error.se for d in self.decisions]
+        if self.per_draw:
+            return float(np.hypot.reduce([0.0, self.start.se, self.luck.se, *errors]))
+        return float(np.hypot.reduce([0.0, *errors, *(d.gap.se for d in self.decisions)]))
 
     def swings(self, k: int = 3) -> list:
         """The k steps that moved the value most: a draw by its luck, a decision by its
@@ -262,13 +281,15 @@ class Analyst:
         if self.exact is not None:
             exact = tuple(Estimate(float(v)) for v in values)
             return DecisionStep(number, turn, point.kind, point.options, taken, stated, exact,
-                                E.exact_error(values, taken), float(values.max() - values[stated]))
+                                E.exact_error(values, taken), float(values.max() - values[stated]),
+                                Estimate(float(values[stated] - values[taken])))
         values, fresh = values
         estimates = tuple(E.value(v) for v in values)
         error = E.error_of(values, fresh, taken, self.confidence)
         shortfall = float((fresh[error.against] - fresh[stated]).mean())
+        gap = Estimate(0.0) if stated == taken else E.difference(values[stated] - values[taken])
         return DecisionStep(number, turn, point.kind, point.options, taken, stated, estimates,
-                            error, shortfall)
+                            error, shortfall, gap)
 
     def _draws(self, seed: int, game: int, walked, k: int) -> list[ChanceStep] | None:
         """The declared draws of segment k (after k decisions), each with its luck; None
