@@ -1065,6 +1065,63 @@ FOLDERS = [  # what a run folder keeps and the compile locks (bollesim/batch/wor
     ),
 ]
 
+LUCK_AND_ERRORS = [  # the analysis of luck and errors (bollesim/strong/analysis.py, estimates.py, chance.py)
+    Mutant(
+        "luck-sign-of-a-draw",
+        "bollesim/strong/estimates.py",
+        "return difference(outcomes[actual] - before), value(before)",
+        "return difference(before - outcomes[actual]), value(before)",
+        "DESIGN.md 14: luck is the value after the outcome minus its expectation",
+        "a draw's luck by rollouts comes out with its sign turned",
+        ("tests/test_luck_and_errors.py -k stated_rate",),
+    ),
+    Mutant(
+        "luck-sign-exact",
+        "bollesim/strong/analysis.py",
+        "luck = Estimate(after.value - before.value)",
+        "luck = Estimate(before.value - after.value)",
+        "DESIGN.md 14: luck is the value after the outcome minus its expectation",
+        "a draw's exact luck comes out with its sign turned",
+        ("tests/test_luck_and_errors.py -k programmes",),
+    ),
+    Mutant(
+        "telescoping-adds-the-errors",
+        "bollesim/strong/analysis.py",
+        "return self.outcome - self.start.value - (self.luck.value - self.errors)",
+        "return self.outcome - self.start.value - (self.luck.value + self.errors)",
+        "result - start = summed luck - summed errors + residual",
+        "the residual counts the errors as gains",
+        ("tests/test_luck_and_errors.py -k telescopes",),
+    ),
+    Mutant(
+        "chance-expected-from-the-stated-choice",
+        "bollesim/strong/analysis.py",
+        "                before = step.values[step.taken]\n",
+        "                before = step.values[step.stated]\n",
+        "the chance after a decision is expected from the option taken",
+        "the chance between two decisions is measured from the stated player's option",
+        ("tests/test_luck_and_errors.py -k one_event",),
+    ),
+    Mutant(
+        "outcomes-on-streams-of-their-own",
+        "bollesim/strong/chance.py",
+        "numbers = np.tile(np.arange(rollouts, dtype=np.int64), n)",
+        "numbers = np.arange(n * rollouts, dtype=np.int64)",
+        "common random numbers across a draw's outcomes",
+        "each outcome of a draw is rolled out on streams of its own",
+        ("tests/test_luck_and_errors.py -k outcomes_of_a_draw",),
+    ),
+    Mutant(
+        "options-on-streams-of-their-own",
+        "bollesim/strong/lookahead.py",
+        "rollouts = np.tile(np.arange(r, dtype=np.int64), n)",
+        "rollouts = np.arange(n * r, dtype=np.int64)",
+        "common random numbers across a decision's options",
+        "each option of a decision is rolled out on streams of its own",
+        ("tests/test_luck_and_errors.py -k options_of_a_decision",),
+    ),
+]
+
 AREAS = {
     "engine": ENGINE,
     "folders": FOLDERS,
@@ -1077,6 +1134,7 @@ AREAS = {
     "rulesets": RULESETS,
     "optimise": OPTIMISE,
     "lookahead": LOOKAHEAD,
+    "luck-errors": LUCK_AND_ERRORS,
     "tune": TUNE,
 }
 """The mutants by area (`--only AREA`)."""
