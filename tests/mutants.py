@@ -1120,6 +1120,15 @@ LUCK_AND_ERRORS = [  # the analysis of luck and errors (bollesim/strong/analysis
         "each option of a decision is rolled out on streams of its own",
         ("tests/test_luck_and_errors.py -k options_of_a_decision",),
     ),
+    Mutant(
+        "rollout-played-by-the-snapshots-player",
+        "bollesim/bollebank/engine/rollout.py",
+        "    st[layout.SCRIPTED] = scripted\n",
+        "",
+        "bollesim/game/positions.py: the primitives read nothing but their arguments",
+        "a rollout from a position another player took is played by that player",
+        ("tests/test_analysis_bollebank.py -k own",),
+    ),
 ]
 
 AREAS = {
