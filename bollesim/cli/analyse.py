@@ -15,9 +15,10 @@ from bollesim.errors import UsageError
 from bollesim.terminal import printable
 
 DEFAULT_ROLLOUTS = 256
-MANY_ROLLOUTS = 16
+MANY_ROLLOUTS = 8
 """Rollouts per option for many games: each game's totals are noisier, but the noise is
-independent of the games' own luck, so the variance split stays unbiased."""
+independent of the games' own luck, so the variance split stays unbiased (2,000 Bøllebank
+games take about ten minutes on two idle cores: docs/analyse.md)."""
 
 
 @command(

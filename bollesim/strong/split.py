@@ -91,7 +91,8 @@ def split_lines(table: pl.DataFrame, split: Split | None, label: str) -> list[st
            f"luck {mean['luck']:+.3f}, errors {mean['errors']:.3f}, residual "
            f"{mean['residual']:+.3f} per game (means).",
            f"Errors called: {table['errors_called'].sum()} in {table['decisions'].sum()} "
-           f"decisions ({table['blunders'].sum()} blunders)."]
+           f"decisions ({table['blunders'].sum()} blunders); each is called at 95%, so up to "
+           f"2.5% of the decisions may be called by chance alone."]
     if split is None:
         return [*out, "The outcome is the same in every game: no variance to split."]
     def pc(s: Share) -> str:
