@@ -41,6 +41,7 @@ def test_the_commands_are_the_documented_ones():
             ("cells",),
             ("sensitivity",),
             ("headroom",),
+            ("analyse",),
             ("bench",),
             ("serve",),
             ("train",),
