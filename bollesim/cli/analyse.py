@@ -118,7 +118,11 @@ def _analyst(game, from_, rules_path, player, objective, rollouts):
         from bollesim.batch.manifest import cell_ruleset
         from bollesim.batch.runfolder import open_run
 
-        ruleset = cell_ruleset(open_run(from_).manifest, from_, 0)
+        manifest = open_run(from_).manifest
+        if manifest.get("n_cells", 1) > 1:
+            raise UsageError(f"{from_} is a sweep of {manifest['n_cells']} cells: analyse the "
+                             "games of a plain run")
+        ruleset = cell_ruleset(manifest, from_, 0)
     else:
         ruleset = RulesetSource.from_options(rules_path, None, None, None).load()
     return Analyst(game, ruleset, stated, stated.param_vector(),
@@ -134,9 +138,6 @@ def _folder_games(folder: Path, index: int | None, games: int | None) -> list[tu
     else:
         run = open_run(folder)
         table = run.collect(run.scan().sort("game"))
-        if "cell" in table.columns and table["cell"].n_unique() > 1:
-            raise UsageError(f"{folder} is a sweep: analyse one game of it with --index, or "
-                             "a plain run's games")
         rows = table.head(games or table.height).iter_rows(named=True)
     out = []
     for row in rows:
