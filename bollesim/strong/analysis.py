@@ -1,5 +1,5 @@
-"""Luck and errors of one game, as backgammon programs analyse a match (DESIGN.md 14,
-docs/analyse.md), written once against a game's declared decision points and draws.
+"""Luck and errors of one game, as backgammon programs analyse a match (docs/analyse.md),
+written once against a game's declared decision points and draws.
 
 The unit is one objective (an outcome's probability), valued under a stated player S
 (the game's strong player by default): the value of a position is the probability of the
