@@ -56,6 +56,7 @@ _LAZY = {
     "sweep_frame": ("bollesim.batch.sweeps", "sweep_frame"),
     "narrate": ("bollesim.batch.replay", "narrate"),
     "load_experiment": ("bollesim.batch.spec", "load_experiment"),
+    "load_game": ("bollesim.game.registry", "load_game"),
     "load_ruleset": ("bollesim.game.declaration", "load_ruleset"),
     "load_policy": ("bollesim.game.policy", "load_policy"),
     "write_report": ("bollesim.report.balance", "write_report"),

@@ -279,7 +279,7 @@ def test_run_sweep_and_report_play_balkan_wars(tmp_path):
 
 
 @pytest.mark.parametrize("args, problem", [(["--game"], "--game needs a game's name"),
-                                           (["--game", "chess", "policies"], "no such game")])
+                                           (["--game", "chess", "policies"], "unknown game")])
 def test_a_bad_game_is_one_error_line(args, problem, tmp_path):
     done = subprocess.run([sys.executable, "-m", "bollesim", *args], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)

@@ -16,7 +16,7 @@ from test_sweep import assert_one_line_error, invoke
 from bollesim import cli as cli_package
 from bollesim import jit
 from bollesim.errors import UsageError
-from bollesim.game import declaration
+from bollesim.game.registry import load_game
 from bollesim.inputs import InputError, check_path
 
 
@@ -41,13 +41,13 @@ def one_line_error(proc: subprocess.CompletedProcess, *words: str) -> str:
 
 @pytest.mark.parametrize("name", ["nonsense", "../../etc/passwd", ".x", "os", "a..b"])
 def test_bad_game_names_the_known_games(name):
-    with pytest.raises(UsageError, match="no such game.*known: bollebank"):
-        declaration._declared.__wrapped__(name)
+    with pytest.raises(UsageError, match="unknown game .*known: bollebank, balkan-wars"):
+        load_game(name)
 
 
 def test_bad_game_is_one_line_even_for_version():
     one_line_error(cli("--version", env={"BOLLESIM_GAME": "../../etc/passwd"}),
-                   "BOLLESIM_GAME", "known: bollebank")
+                   "unknown game", "known: bollebank")
 
 
 # ---------------------------------------------------------------- 18. the Python API

@@ -32,7 +32,7 @@ from bollesim.bollebank.result import RESULT as BOLLEBANK
 pytestmark = pytest.mark.xdist_group("second-game")
 
 TESTS = Path(__file__).parent
-ENV = {**os.environ, "BOLLESIM_GAME": "toygame.game",
+ENV = {**os.environ, "BOLLESIM_GAME": "pig",
        "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
 GAMES, SEED = 400, 7
 BOLLEBANK_WORDS = ("Bøllebank", "Fire order", *BOLLEBANK.outcome_names, "historical", "Tango")

@@ -95,7 +95,7 @@ def asked(tmp_path_factory) -> dict:
     """The page's answers to the module's requests, asked once in a process playing Pig race."""
     import os
 
-    env = {**os.environ, "BOLLESIM_GAME": "toygame.game",
+    env = {**os.environ, "BOLLESIM_GAME": "pig",
            "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, json.dumps(QUICK), json.dumps([h for h, _ in HOSTILE])],

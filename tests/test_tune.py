@@ -54,7 +54,7 @@ def pig_spec(folder: Path, equals: float, extra: str = "") -> Path:
     return path
 
 
-ENV = {"BOLLESIM_GAME": "toygame.game"}
+ENV = {"BOLLESIM_GAME": "pig"}
 
 
 def environment() -> dict:

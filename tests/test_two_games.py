@@ -10,7 +10,7 @@ from bollesim.errors import UsageError
 from bollesim.game.declaration import CHOICE, declared, playing
 from bollesim.game.policy import available_policies, load_policy
 
-GAMES = [("bollebank", "historical"), ("balkan-wars", "assault"), ("toygame.game", "banker")]
+GAMES = [("bollebank", "historical"), ("balkan-wars", "assault"), ("pig", "banker")]
 
 
 @pytest.fixture(autouse=True)
@@ -41,10 +41,10 @@ def test_a_policy_keeps_the_game_it_was_loaded_for():
 
 
 def test_playing_chooses_the_game_for_a_block_and_refuses_an_unknown_one():
-    with playing("toygame.game") as game:
+    with playing("pig") as game:
         assert declared() is game and available_policies() == ["banker"]
     assert declared().name == declared("bollebank").name
-    with pytest.raises(UsageError, match="no such game"), playing("chess"):
+    with pytest.raises(UsageError, match="unknown game"), playing("chess"):
         pass
 
 

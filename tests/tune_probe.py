@@ -2,7 +2,7 @@
 print what tests/test_tune.py checks, as JSON (the game a process plays is chosen once,
 by BOLLESIM_GAME, before the layers import its vocabulary).
 
-    BOLLESIM_GAME=toygame.game python tests/tune_probe.py SPEC
+    BOLLESIM_GAME=pig python tests/tune_probe.py SPEC
 """
 
 from __future__ import annotations

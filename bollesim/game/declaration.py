@@ -13,12 +13,10 @@ import hashlib
 import importlib
 import json
 import os
-import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from bollesim.game.result import Result
@@ -176,8 +174,6 @@ GAMES = {"bollebank": "bollesim.bollebank.game", "balkan-wars": "bollesim.balkan
 """Every game this installation plays: name -> the module whose GAME declares it."""
 
 DEFAULT = "bollebank"
-DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
-"""A module's dotted name, the only form of $BOLLESIM_GAME imported."""
 CHOICE = "BOLLESIM_GAME"
 """The environment variable that chooses the game a process plays: a name of GAMES, or
 the dotted name of a module whose GAME declares one (a game outside the package)."""
@@ -215,23 +211,10 @@ def playing(name: str | None) -> Iterator[Game]:
         _PLAYING.reset(token)
 
 
-@cache
 def _declared(name: str) -> Game:
-    from bollesim.errors import UsageError
+    from bollesim.game.registry import load_game
 
-    module = GAMES.get(name, name)
-    unknown = UsageError(f"{CHOICE}={name}: no such game (known: {', '.join(GAMES)}, "
-                         "or the dotted name of a module that declares GAME)")
-    if not DOTTED.fullmatch(module):  # import_module would take "../x" as relative
-        raise unknown
-    try:
-        game = importlib.import_module(module).GAME
-    except (ImportError, AttributeError):
-        raise unknown from None
-    missing = [n for n in RULEBOOK if not hasattr(game.rulebook, n)]
-    if missing:
-        raise TypeError(f"game {game.name!r}: its rules module {game.rules} lacks {missing[0]}")
-    return game
+    return load_game(name)
 
 
 def load_ruleset(*args, **kwargs) -> Ruleset:

@@ -1,3 +1,3 @@
 """Pig race, a small second game (a few rules, one policy) that proves the layers above
 the engine take any declared game (docs/architecture.md §9). Chosen per process:
-BOLLESIM_GAME=toygame.game with tests/ on the path."""
+BOLLESIM_GAME=pig with tests/ on the path."""
