@@ -57,7 +57,7 @@ _LAZY = {
     "narrate": ("bollesim.batch.replay", "narrate"),
     "load_experiment": ("bollesim.batch.spec", "load_experiment"),
     "load_game": ("bollesim.game.registry", "load_game"),
-    "load_ruleset": ("bollesim.game.declaration", "load_ruleset"),
+    "load_ruleset": ("bollesim.game.registry", "load_ruleset"),
     "load_policy": ("bollesim.game.policy", "load_policy"),
     "write_report": ("bollesim.report.balance", "write_report"),
     "load_run": ("bollesim.report.balance", "load_run"),

@@ -130,7 +130,7 @@ PURE_PYTHON = frozenset({
     "bollesim/stats/sensitivity.py",
     "bollesim/stats/skill.py",
     "bollesim/stats/vocabulary.py",
-    "policies/lookahead.py",
+    "policies/bollebank/lookahead.py",
 })
 """Modules that no compiled function is built from or reads (tests/test_jit_cache.py
 checks this against the imports): editing them keeps the cache. Every other .py file of

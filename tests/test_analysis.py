@@ -6,7 +6,7 @@ as its declaration says), plus a `syn_hold` cell without parameters. Each outcom
 probability is a known function of k (`true_probabilities`); every game draws one uniform
 per outcome, shared by all cells, so cells are on common random numbers as the runner's
 are. `synthetic_policies` registers the two policies' declarations as modules
-policies.syn_fire / policies.syn_hold for the duration of a test module.
+policies.bollebank.syn_fire / .syn_hold for the duration of a test module.
 """
 
 from __future__ import annotations
@@ -38,12 +38,12 @@ SYN_FIRE = (
 
 @contextmanager
 def synthetic_policies():
-    """Make policies.syn_fire and policies.syn_hold importable (declarations only)."""
-    import policies  # noqa: F401 - the parent package must be loaded first
+    """Make policies.bollebank.syn_fire and .syn_hold importable (declarations only)."""
+    import policies.bollebank  # noqa: F401 - the parent package must be loaded first
 
     added = {}
     for name, params in (("syn_fire", SYN_FIRE), ("syn_hold", ())):
-        module = types.ModuleType(f"policies.{name}", "A synthetic policy for the tests.")
+        module = types.ModuleType(f"policies.bollebank.{name}", "A synthetic policy for the tests.")
         module.PARAMETERS = params
         added[module.__name__] = module
     saved = {k: sys.modules.get(k) for k in added}

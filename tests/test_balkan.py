@@ -290,7 +290,8 @@ def test_a_bad_game_is_one_error_line(args, problem, tmp_path):
 
 def test_the_rulebook_is_what_the_layers_above_read():
     """declaration.RULEBOOK: READINGS by id (compare and sensitivity look readings up by it)."""
-    from bollesim.game.declaration import RULEBOOK, declared
+    from bollesim.game.declaration import RULEBOOK
+    from bollesim.game.registry import declared
 
     rulebook = declared("balkan-wars").rulebook
     assert all(hasattr(rulebook, name) for name in RULEBOOK)

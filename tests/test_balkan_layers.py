@@ -13,10 +13,10 @@ import pytest
 
 from bollesim.balkan import luck, narrate
 from bollesim.balkan.play import play_chunk
-from bollesim.balkan.policies import assault
 from bollesim.balkan.result import RESULT
 from bollesim.balkan.ruleset import load_ruleset
 from bollesim.game.policy import from_module
+from policies.balkan_wars import assault
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -131,7 +131,7 @@ def test_the_pages_odds_sit_under_a_table_of_its_form():
 
 def test_the_page_can_replay_an_example_engagement():
     """The page's example game (serve/app.py replay) asks the game's narration."""
-    from bollesim.game.declaration import declared
+    from bollesim.game.registry import declared
 
     policy = assault_policy()
     lines, row = declared("balkan-wars").narrated_game(load_ruleset(), policy,
@@ -142,8 +142,8 @@ def test_the_page_can_replay_an_example_engagement():
 def test_the_pages_replay_command_chooses_the_game():
     """The command the page prints under an example plays it again: for Balkan Wars it
     chooses the game first, for the default game it needs no choice."""
-    from bollesim.game.declaration import playing
     from bollesim.game.policy import load_policy
+    from bollesim.game.registry import playing
     from bollesim.serve.app import replay_command
 
     policy = assault_policy()
@@ -180,7 +180,7 @@ def test_the_shared_reports_take_their_words_from_the_declaration(module):
 
 
 def test_the_games_words():
-    from bollesim.game.declaration import declared
+    from bollesim.game.registry import declared
 
     assert declared("balkan-wars").result.turn == "bound"
     assert "balkan-wars.md" in declared("balkan-wars").readings_page

@@ -383,7 +383,7 @@ def test_with_strong_the_strong_player_takes_each_swept_trigger(tmp_path):
     imposed), and each finding's `for_strong` is the verdict of the policy's answer among
     the strong player's settings, from the rows (McNemar, corrected for choosing the best
     among them)."""
-    from bollesim.game.declaration import declared
+    from bollesim.game.registry import declared
 
     game = declared()
     counterpart = {(t.policy, t.param): t.strong for t in game.triggers if t.strong}

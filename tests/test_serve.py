@@ -166,7 +166,7 @@ def test_the_strong_player_plays_the_same_games_beside_the_pages_policy(page):
     seeds, and the page says, outcome by outcome, whose odds moved more (on the rules the
     test before leaves: tank_to_hit 9)."""
     from bollesim import load_ruleset
-    from bollesim.game.declaration import declared
+    from bollesim.game.registry import declared
 
     strong = declared().strong
     edited = load_ruleset(overrides=["tracks.tank_to_hit=9"])

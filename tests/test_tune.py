@@ -143,7 +143,7 @@ def test_the_command_prints_the_sentence_and_writes_a_patch_rules_check_opens(tm
 
 
 def knobs(keys: dict, groups: dict | None = None):
-    from bollesim.game.declaration import load_ruleset
+    from bollesim.game.registry import load_ruleset
     from bollesim.search.tune_space import knobs_of
 
     return knobs_of(Spec(Path("spec.toml")), load_ruleset(), keys, groups or {})

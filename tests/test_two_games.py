@@ -7,8 +7,8 @@ import pytest
 
 import bollesim
 from bollesim.errors import UsageError
-from bollesim.game.declaration import CHOICE, declared, playing
 from bollesim.game.policy import available_policies, load_policy
+from bollesim.game.registry import CHOICE, declared, playing
 
 GAMES = [("bollebank", "historical"), ("balkan-wars", "assault"), ("pig", "banker")]
 

@@ -15,7 +15,7 @@ from urllib.parse import unquote
 
 def probe(spec: Path) -> dict:
     from bollesim.batch.runner import simulate
-    from bollesim.game.declaration import load_ruleset
+    from bollesim.game.registry import load_ruleset
     from bollesim.search.tune_answer import answer
     from bollesim.search.tune_report import page_address, patch_text
     from bollesim.search.tune_spec import load_tune

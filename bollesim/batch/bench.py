@@ -15,8 +15,9 @@ import numpy as np
 from bollesim import rng
 from bollesim.batch.runner import play_chunk, set_threads
 from bollesim.blocks import in_blocks
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
 from bollesim.game.policy import Policy, available_policies, load_policy
+from bollesim.game.registry import declared
 
 
 def _timed(fn) -> float:

@@ -62,7 +62,8 @@ from pathlib import Path
 from bollesim.batch.source import RulesetSource
 from bollesim.batch.spec import changed_ruleset
 from bollesim.errors import RulesetError, UsageError
-from bollesim.game.declaration import Ruleset, declared, ruleset_digest
+from bollesim.game.declaration import Ruleset, ruleset_digest
+from bollesim.game.registry import declared
 from bollesim.inputs import (
     MANIFEST_LIMIT,
     size_text,

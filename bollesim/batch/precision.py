@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bollesim.game.declaration import declared
+from bollesim.game.registry import declared
 from bollesim.stats.intervals import Z95
 
 

@@ -12,8 +12,9 @@ import polars as pl
 from bollesim.batch.limits import DEFAULT_SEED, check_count
 from bollesim.batch.manifest import cell_ruleset
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
 from bollesim.game.policy import DecidePolicy, GamePlayer, Policy, load_policy
+from bollesim.game.registry import declared
 
 
 def narrated_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int,
@@ -118,7 +119,7 @@ def replay_from_run(run_dir: str | Path, game: int, cell: int | str | None = Non
 
 def result_differences(stored: dict, replayed: dict) -> list[str]:
     """The result columns in which two rows of the same game differ."""
-    from bollesim.game.declaration import declared
+    from bollesim.game.registry import declared
 
     result = declared().result
 

@@ -65,7 +65,7 @@ from bollesim.batch.manifest import Manifest
 from bollesim.batch.partial import beside, interrupted_run, lock_held, read_owner
 from bollesim.errors import UsageError
 from bollesim.game.columns import typed_params
-from bollesim.game.declaration import CHOICE, DEFAULT, declared
+from bollesim.game.registry import CHOICE, DEFAULT, declared
 from bollesim.inputs import (
     MANIFEST_LIMIT,
     InputError,

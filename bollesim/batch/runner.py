@@ -22,8 +22,9 @@ from bollesim.batch.limits import DEFAULT_SEED, check_count
 from bollesim.batch.options import RunOptions, check_threads
 from bollesim.errors import UsageError
 from bollesim.game.columns import typed_params
-from bollesim.game.declaration import Ruleset, declared, playing
+from bollesim.game.declaration import Ruleset
 from bollesim.game.policy import Policy, load_policy
+from bollesim.game.registry import declared, playing
 
 HEAD_COLUMNS = (("game", pl.Int64), ("seed", pl.Int64), ("policy", pl.Utf8), ("cell", pl.Int32))
 """The columns before the parameters."""

@@ -9,7 +9,8 @@ from dataclasses import replace
 
 from bollesim.batch.spec import Cell, Experiment, changed_ruleset
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
+from bollesim.game.registry import declared
 
 
 def alternatives(rules: Ruleset, only: Sequence[str] | None = None) -> list[tuple[str, str]]:

@@ -31,8 +31,9 @@ from bollesim.batch.precision import (
 from bollesim.batch.runner import check_counts, param_matrix, resolve_policy
 from bollesim.batch.spec import Cell, Experiment, param_names
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
 from bollesim.game.policy import Policy
+from bollesim.game.registry import declared
 
 if TYPE_CHECKING:
     from bollesim.batch.cluster import Cluster

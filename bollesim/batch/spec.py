@@ -63,8 +63,9 @@ import numpy as np
 from bollesim.batch.limits import DEFAULT_SEED, LIMITS, NAME, check_precision
 from bollesim.batch.source import RulesetSource
 from bollesim.errors import RulesetError, UsageError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
 from bollesim.game.policy import Policy, load_policy
+from bollesim.game.registry import declared
 from bollesim.terminal import shown
 
 SPEC_KEYS = (

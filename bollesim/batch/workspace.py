@@ -51,7 +51,7 @@ from bollesim.batch.runfolder import (
     folder_kind,
     read_manifest,
 )
-from bollesim.game.declaration import declared
+from bollesim.game.registry import declared
 from bollesim.inputs import (
     check_out_folder,
     loads_json,

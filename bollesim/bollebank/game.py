@@ -7,7 +7,7 @@ GAME = Game(
     name="bollebank",
     title="Operation Bøllebank",
     result=RESULT,
-    policies="policies",
+    policies="policies.bollebank",
     baseline="historical",
     scripted="plan",  # compiled into the fast engine's kernel (engine/player.py)
     # The headline question: when to give the first Fire order (§5.2), by turn (every turn

@@ -12,7 +12,7 @@ import sys
 
 from bollesim import as_program
 from bollesim.errors import UsageError
-from bollesim.game.declaration import CHOICE, declared
+from bollesim.game.registry import CHOICE, declared
 from bollesim.terminal import printable
 
 

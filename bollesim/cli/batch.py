@@ -42,7 +42,7 @@ from bollesim.cli.running import (
 )
 from bollesim.cli.wiring import app, command, example_param, examples
 from bollesim.errors import UsageError
-from bollesim.game.declaration import declared
+from bollesim.game.registry import declared
 from bollesim.terminal import printable
 
 BASELINE = declared().baseline

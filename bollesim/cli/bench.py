@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from bollesim.cli.wiring import app, command, examples
-from bollesim.game.declaration import declared
+from bollesim.game.registry import declared
 
 
 @command(app, epilog=examples("bollesim bench", "bollesim bench --json --games 200000 --no-cold"))

@@ -22,7 +22,7 @@ def table_console():
 
 def overlap_note() -> str:
     """Why a row's rates can add up to more than 100%, in the game's outcomes' names."""
-    from bollesim.game.declaration import declared
+    from bollesim.game.registry import declared
 
     result = declared().result
     label = result.labels

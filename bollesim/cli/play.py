@@ -21,7 +21,7 @@ from bollesim.cli.options import (
 from bollesim.cli.output import emit
 from bollesim.cli.wiring import app, command, example_param, examples
 from bollesim.errors import UsageError
-from bollesim.game.declaration import declared
+from bollesim.game.registry import declared
 from bollesim.terminal import printable
 
 BASELINE = declared().baseline

@@ -71,7 +71,7 @@ def rules_show(
     import importlib
 
     from bollesim.errors import UsageError
-    from bollesim.game.declaration import declared
+    from bollesim.game.registry import declared
 
     game = declared()
     if not game.show:

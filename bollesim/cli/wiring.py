@@ -33,7 +33,7 @@ from typer.core import _click as click  # typer's own click (pyproject.toml)
 
 from bollesim import stop_while_starting
 from bollesim.errors import RulesetError, UsageError
-from bollesim.game.declaration import declared
+from bollesim.game.registry import declared
 from bollesim.terminal import printable
 
 GAME = declared()

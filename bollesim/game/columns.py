@@ -9,8 +9,8 @@ from collections.abc import Iterable
 
 import polars as pl
 
-from bollesim.game.declaration import declared
 from bollesim.game.policy import Policy
+from bollesim.game.registry import declared
 
 
 def typed_params(frame: pl.DataFrame, policies: Iterable[Policy] | None = None) -> pl.DataFrame:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
+from bollesim.game.registry import declared
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 

@@ -15,7 +15,7 @@ so a policy is written once and plays whatever ruleset it is given
 
 A module may declare COMPILED_IN, the fast engine's code for a player its kernel calls
 directly instead of through decide's pointer (engine/player.py): the scripted family
-`plan` (policies/plan.py), whose orders the kernel finds without listing them
+`plan` (policies/bollebank/plan.py), whose orders the kernel finds without listing them
 (engine/orders.py), and the apprentice. A module with
 PRESET instead of decide is a point of that family (bollesim/bollebank/scripted/space.py): its own
 PARAMETERS name the rows' columns, and PRESET maps them to the family's parameters.
@@ -41,8 +41,9 @@ import numpy as np
 from numba import njit, types
 
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Ruleset, chosen, declared
+from bollesim.game.declaration import Ruleset
 from bollesim.game.params import Parameter
+from bollesim.game.registry import chosen, declared
 from bollesim.jit import cache_on_disk
 
 # decide(kind, obs, rules, options, n_options, params, prng) -> index. One signature for

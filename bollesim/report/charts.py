@@ -23,7 +23,7 @@ from functools import cache
 
 import polars as pl
 
-from bollesim.game.declaration import declared
+from bollesim.game.registry import declared
 from bollesim.report.chartdata import (
     NEVER_LABEL,
     PLAYER_COLOURS,

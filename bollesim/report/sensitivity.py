@@ -10,7 +10,7 @@ import numpy as np
 import polars as pl
 
 from bollesim.batch.precision import half_widths
-from bollesim.game.declaration import declared
+from bollesim.game.registry import declared
 from bollesim.report import chartdata, plots
 from bollesim.report.chartdata import signed_ci
 from bollesim.report.document import Report, write_pages

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from bollesim.batch.options import RunOptions
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
+from bollesim.game.registry import declared
 from bollesim.search.tune import player_outcomes
 from bollesim.search.tune_spec import Target, Tune
 from bollesim.stats.intervals import Z95, paired_rates, wilson

@@ -13,8 +13,9 @@ import numpy as np
 
 from bollesim.batch.limits import held_out_games, search_budget
 from bollesim.batch.source import RulesetSource
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
 from bollesim.game.policy import Policy, load_policy
+from bollesim.game.registry import declared
 from bollesim.game.result import Objective
 
 # --------------------------------------------------------------------------- the search

@@ -33,7 +33,8 @@ import numpy as np
 import polars as pl
 
 from bollesim.batch.options import RunOptions
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
+from bollesim.game.registry import declared
 from bollesim.search.race import DROP_Z, STARTUP_SHARE, rung_sizes
 from bollesim.search.tune_space import ruleset_of_change
 from bollesim.search.tune_spec import Tune

@@ -71,7 +71,7 @@ class Answer:
 
 def effects_text(tune: Tune, estimates: tuple[Estimate, ...], verb: str) -> str:
     """"the best point's operational victory becomes 50.3% (49.6–51.0), ..."."""
-    from bollesim.game.declaration import declared
+    from bollesim.game.registry import declared
 
     labels = declared().result.labels
     parts = []

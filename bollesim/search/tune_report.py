@@ -20,8 +20,8 @@ from pathlib import Path
 
 import polars as pl
 
-from bollesim.game.declaration import declared
 from bollesim.game.patch import changed_units, partial_toml, value_at
+from bollesim.game.registry import declared
 from bollesim.search.optimise_report import report_html, report_markdown
 from bollesim.search.tune import label
 from bollesim.search.tune_answer import Answer, Proposal

@@ -22,8 +22,9 @@ import re
 from dataclasses import dataclass
 
 from bollesim.errors import RulesetError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
 from bollesim.game.patch import value_at
+from bollesim.game.registry import declared
 
 ENTRY = re.compile(r"(?P<path>[A-Za-z_][\w.]*)\[(?P<index>\d+)\]")
 

@@ -45,8 +45,9 @@ from bollesim.batch.limits import DEFAULT_SEED
 from bollesim.batch.source import RulesetSource
 from bollesim.batch.spec import Spec, read_spec, ruleset_of, spec_name
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
 from bollesim.game.policy import Policy, load_policy
+from bollesim.game.registry import declared
 from bollesim.search.tune_space import Knob, knobs_of
 
 SPEC_KEYS = ("name", "description", "seed", "holdout_seed", "budget", "trial_games",

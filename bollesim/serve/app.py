@@ -312,7 +312,7 @@ async def replay(request: Request) -> Response:
 def replay_command(policy, params, seed: int, game: int, edited: bool) -> str:
     """The command line that plays game `game` of `seed` again, narrated: with the page's
     game chosen first where it is not the default one (`bollesim --game NAME play`)."""
-    from bollesim.game.declaration import DEFAULT, declared
+    from bollesim.game.registry import DEFAULT, declared
 
     name = declared().name
     chooser = "" if name == DEFAULT else f"--game {name} "

@@ -21,7 +21,7 @@ import math
 from pathlib import Path
 
 from bollesim.errors import UsageError
-from bollesim.game.declaration import declared
+from bollesim.game.registry import declared
 from bollesim.inputs import MIB, LimitError, loads_json, read_text
 
 BEST_FILE = "best.json"

@@ -17,8 +17,9 @@ import math
 from dataclasses import dataclass, field
 
 from bollesim.errors import RulesetError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
 from bollesim.game.patch import default_data, edit_units, toml_value
+from bollesim.game.registry import declared
 
 MAX_DEPTH = 6  # the deepest value of the declaration: map.roads, marker sides (4 levels)
 MAX_ITEMS = 400  # items of one list or table (map.positions has 18 rows of 13 columns)

@@ -31,8 +31,8 @@ from starlette.responses import JSONResponse, Response
 
 from bollesim.batch.spec import Spec
 from bollesim.errors import UsageError
-from bollesim.game.declaration import declared
 from bollesim.game.patch import changed_units, value_at
+from bollesim.game.registry import declared
 from bollesim.serve.bodies import read_json
 from bollesim.serve.edits import BadRequest, assignments, build_ruleset, check_edits
 

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from bollesim.game.declaration import Ruleset, Trigger, declared
+from bollesim.game.declaration import Ruleset, Trigger
 from bollesim.game.policy import Policy
+from bollesim.game.registry import declared
 from bollesim.stats import analysis, paired_tests, vocabulary
 
 GAME = declared()

@@ -29,7 +29,8 @@ from pathlib import Path
 import polars as pl
 
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
+from bollesim.game.registry import declared
 from bollesim.stats import naming, paired_tests, vocabulary
 
 

@@ -37,7 +37,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from bollesim.errors import UsageError
-from bollesim.game.declaration import declared
+from bollesim.game.registry import declared
 from bollesim.stats import analysis, naming, paired_tests, vocabulary
 from bollesim.stats.intervals import Z95
 from bollesim.stats.naming import pct

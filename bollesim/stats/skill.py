@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from bollesim.game.declaration import declared
+from bollesim.game.registry import declared
 
 
 @dataclass(frozen=True)

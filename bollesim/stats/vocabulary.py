@@ -25,7 +25,7 @@ with_outcomes               with_outcomes(df): df with the derived outcome colum
 
 from __future__ import annotations
 
-from bollesim.game.declaration import declared
+from bollesim.game.registry import declared
 
 _FROM_RESULT = {
     "VICTORIES": "wins",
