@@ -1115,8 +1115,8 @@ def mutated(mutant: Mutant, text: str) -> str:
 
 def compiled(mutant: Mutant) -> bool:
     """The mutant changes a file compiled code is built from (a cold compile)."""
-    trees = tuple(f"{tree.name}/" for tree in jit_cache.PACKAGES)
-    return mutant.path.startswith(trees) and mutant.path not in jit_cache.PURE_PYTHON
+    root = jit_cache.PACKAGE.parent
+    return mutant.path in {p.relative_to(root).as_posix() for p in jit_cache.sources()}
 
 
 def copy_repository(target: Path) -> None:
