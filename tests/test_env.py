@@ -36,7 +36,7 @@ def replayed_with_checks(rules, state: GameState) -> dict:
     Checker after every phase: its row."""
     trace: list = []
     script = iter(state.choices)
-    player = DecidePolicy("script", "", (), lambda *_: next(script))
+    player = DecidePolicy("script", "", (), lambda *_: next(script), game="bollebank")
     row = play_game(rules, player, np.zeros(0), state.seed, state.game_index, trace,
                     after_phase=Checker(rules, trace))
     assert next(script, None) is None and trace == state.trace

@@ -69,3 +69,22 @@ def test_a_registration_that_declares_another_game_is_a_developer_error(monkeypa
     monkeypatch.setattr(registry, "BUILT_IN", {**BUILT_IN, "chess": "toygame.game"})
     with pytest.raises(TypeError, match="does not declare a Game named 'chess'"):
         registry.load_game("chess")
+
+
+def test_a_new_game_needs_its_own_package_and_one_registration_line():
+    """Pig race (tests/toygame: its rules, engine, result, form and policies) is registered
+    by one line outside its package, an entry point (tests/bollesim_pig-0.dist-info), and
+    named nowhere in bollesim/, policies/ or the project's metadata: every tool takes it as
+    it takes a built-in game (tests/test_second_game.py plays it through them)."""
+    import re
+
+    root = TESTS.parent
+    lines = (TESTS / "bollesim_pig-0.dist-info" / "entry_points.txt").read_text().splitlines()
+    assert [line for line in lines if "=" in line] == ["pig = toygame.game"]
+    named = [str(path.relative_to(root)) for tree in ("bollesim", "policies")
+             for path in (root / tree).rglob("*.py")
+             if re.search(r"\btoygame\b|\bpig\b|Pig race", path.read_text(encoding="utf-8"))]
+    named += ["pyproject.toml"] * bool(re.search(r"toygame|\bpig\b",
+                                                 (root / "pyproject.toml").read_text()))
+    assert not named, named
+    assert load_game("pig").policies == "toygame.policies"  # its policies in its package

@@ -21,4 +21,5 @@ GAME = Game(
     narration="bollesim.balkan.narrate",
     show="bollesim.balkan.show",
     readings_page="docs/balkan-wars.md",
+    experiment="experiments/balkan_close_assault.toml",
 )

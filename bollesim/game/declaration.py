@@ -39,6 +39,7 @@ RULEBOOK = (
     "reading_keys",  # (reading) -> the key paths its variants set
     "ids_hint",  # (unknown id) -> "did you mean ...? (readings: ...)"
     "parse_choices",  # (["ID=VARIANT", ...], source) -> {id: variant}
+    "DEFAULT_PATH",  # the shipped ruleset's file (a Path), load_ruleset's default
 )
 """What a game's rules module (Game.rules) provides to the layers above its engine; a
 bad ruleset raises bollesim.errors.RulesetError."""
@@ -70,9 +71,10 @@ class Trigger:
         return [float(v) for v in range(int(p.low), int(p.high) + 1)]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Game:
-    """A game as the layers above its engine see it.
+    """A game as the layers above its engine see it: a value every tool takes (registry.
+    load_game(NAME) gives it), equal only to itself, so it keys caches.
 
     name: short id; title: how reports name it; result: its result declaration;
     policies: the package its policies are modules of; baseline: the policy comparisons
@@ -95,6 +97,8 @@ class Game:
     of ("" for a game without a scripted family); strong: the strong player, a policy fast
     enough for every tool, that the tools put beside the one asked about ("" for none).
     readings_page: the docs page that tells the game's readings, as reports cite it.
+    experiment: the experiment spec of its headline question's sweep (what the command
+    line's help sweeps in its examples; "" for none).
     find_keys: the keys the what-if page's "find a change" panel may change unless asked
     otherwise (a tune spec's [keys] syntax, each over its declared range; docs/tune.md).
     """
@@ -117,6 +121,7 @@ class Game:
     show: str = ""
     readings_page: str = "docs/readings.md"
     find_keys: tuple[str, ...] = ()
+    experiment: str = ""
 
     @property
     def rulebook(self):

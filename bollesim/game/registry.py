@@ -7,7 +7,7 @@ in (BUILT_IN) and those other packages register under the entry-point group GROU
 line of their pyproject.toml (tests/bollesim_pig-0.dist-info registers the test game so):
 
     [project.entry-points."bollesim.games"]
-    pig = "toygame.game"        # a module whose GAME declares the game named "pig"
+    mygame = "mygame.game"      # a module whose GAME declares the game named "mygame"
 
 An unknown name is a UsageError that names the known ones.
 """
@@ -15,10 +15,6 @@ An unknown name is a UsageError that names the known ones.
 from __future__ import annotations
 
 import importlib
-import os
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from functools import cache
 from importlib.metadata import entry_points
 
@@ -54,6 +50,13 @@ def load_game(game: str | Game) -> Game:
     return _load(game)
 
 
+def command_line(game: Game, command: str) -> str:
+    """`bollesim COMMAND` as the game's player types it: with `--game NAME` first unless the
+    game is the default one (the saved patch's, a replay's hints)."""
+    chooser = "" if game.name == DEFAULT_GAME else f"--game {game.name} "
+    return f"bollesim {chooser}{command}"
+
+
 @cache
 def _load(name: str) -> Game:
     target = BUILT_IN.get(name) or registered().get(name)
@@ -70,54 +73,8 @@ def _load(name: str) -> Game:
     return game
 
 
-# ---- the ambient game, going away
 
-GAMES = {"bollebank": "bollesim.bollebank.game", "balkan-wars": "bollesim.balkan.game"}
-"""Every game this installation plays: name -> the module whose GAME declares it."""
-
-DEFAULT = "bollebank"
-CHOICE = "BOLLESIM_GAME"
-"""The environment variable that chooses the game a process plays: a name of GAMES, or
-the dotted name of a module whose GAME declares one (a game outside the package)."""
-
-
-_PLAYING: ContextVar[str | None] = ContextVar("bollesim_game", default=None)
-"""The game `playing` chose for the code running in this context (None: the default)."""
-
-
-def chosen(name: str | None = None) -> str:
-    """The name that chooses the game: `name` if given, else the one `playing` set, else
-    $BOLLESIM_GAME, else DEFAULT."""
-    return name or _PLAYING.get() or os.environ.get(CHOICE) or DEFAULT
-
-
-def declared(name: str | None = None) -> Game:
-    """The declaration of the game `name` (default: `chosen()`), imported when first
-    asked for. Read it when it is needed, not once at import: one process may play
-    several games, one `playing` block after another."""
-    return _declared(chosen(name))
-
-
-@contextmanager
-def playing(name: str | None) -> Iterator[Game]:
-    """Play the game `name` (a name of GAMES or a dotted module name) in this block: every
-    declared() in it, here or in what it calls, is that game's. None: keep the current."""
-    if name is None:
-        yield declared()
-        return
-    game = declared(name)  # an unknown name is refused before anything is changed
-    token = _PLAYING.set(name)
-    try:
-        yield game
-    finally:
-        _PLAYING.reset(token)
-
-
-def _declared(name: str) -> Game:
-    return load_game(name)
-
-
-def load_ruleset(*args, **kwargs) -> Ruleset:
-    """The declared game's ruleset (bollesim.load_ruleset): the shipped one, or a file,
+def load_ruleset(*args, game: str | Game = DEFAULT_GAME, **kwargs) -> Ruleset:
+    """The ruleset of the game `game` (bollesim.load_ruleset): the shipped one, or a file,
     a partial, `KEY=VALUE` overrides and readings as its rulebook's load_ruleset takes them."""
-    return declared().load_ruleset(*args, **kwargs)
+    return load_game(game).load_ruleset(*args, **kwargs)
