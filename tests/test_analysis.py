@@ -62,7 +62,7 @@ def synthetic_policies():
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _declared():
+def _synthetic_policies():
     with synthetic_policies():
         yield
 DEFEAT_SPLIT = (0.6, 0.3, 0.1)  # vehicle destroyed, VL2 commander killed, turn 40

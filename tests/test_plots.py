@@ -30,7 +30,7 @@ HUMAN = {"operational": "operational victory", "tactical": "tactical victory",
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _declared():
+def _synthetic_policies():
     with synthetic_policies():
         yield
 

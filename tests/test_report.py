@@ -63,7 +63,7 @@ def write_run(folder: Path, games: pl.DataFrame, **manifest) -> Path:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _declared():
+def _synthetic_policies():
     with synthetic_policies():
         yield
 

@@ -96,7 +96,7 @@ def _drop_stdout() -> None:
 app = typer.Typer(
     cls=_InOrder,
     name="bollesim",
-    help="Monte Carlo strategy analysis for the solitaire wargame $title.",
+    help="Monte Carlo strategy analysis of a wargame: $title (--game NAME for another).",
     epilog="Examples: bollesim ${chooser}play -P $baseline --seed 7 · bollesim ${chooser}run -P "
     "$baseline -n 1000000 · bollesim ${chooser}sweep $experiment · bollesim report $results",
     no_args_is_help=True,
