@@ -488,7 +488,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     Mutant(
         "strong-finding-against-itself",
         "bollesim/stats/sensitivity.py",
-        "strong = best_of.get(strong_counterpart(policy, param))",
+        "strong = best_of.get(strong_counterpart(game, policy, param))",
         "strong = best_of.get((policy, param))",
         "robustness",
         "a finding is checked for the strong player against the policy's own answer",
@@ -519,8 +519,8 @@ PRECISION = [  # the --precision stopping rule (bollesim/batch/precision.py)
     Mutant(
         "precision-watches-operational-only",
         "bollesim/batch/precision.py",
-        "return tuple(declared().result.flags)",
-        "return tuple(declared().result.flags[:1])",
+        "return tuple(result.flags)",
+        "return tuple(result.flags[:1])",
         "--precision",
         "the stopping rule watches the operational rate only",
         ("tests/test_sweep.py -k precision",),
@@ -585,8 +585,8 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/bat
     Mutant(
         "precision-counts-in-cell-0",
         "bollesim/batch/session.py",
-        "self.counts[i] += results[:, rate_columns()].sum(axis=0)",
-        "self.counts[0] += results[:, rate_columns()].sum(axis=0)",
+        "self.counts[i] += results[:, rate_columns(self.result)].sum(axis=0)",
+        "self.counts[0] += results[:, rate_columns(self.result)].sum(axis=0)",
         "--precision",
         "every cell's outcomes are counted as the first cell's",
         ("tests/test_sweep.py -k precision",),
@@ -624,8 +624,8 @@ REPORT = [  # what the balance report says (bollesim/report/balance.py, bollesim
     Mutant(
         "paired-table-sign-flipped",
         "bollesim/report/balance.py",
-        "cmp = paired_tests.paired_comparison(games, int(c), int(base), list(vocabulary.HEADLINE))",
-        "cmp = paired_tests.paired_comparison(games, int(base), int(c), list(vocabulary.HEADLINE))",
+        "cmp = paired_tests.paired_comparison(game, games, int(c), int(base),",
+        "cmp = paired_tests.paired_comparison(game, games, int(base), int(c),",
         "paired comparison",
         "the paired-differences table shows the base minus each cell, not the reverse",
         ("tests/test_report.py::test_paired_differences_table",),
@@ -669,8 +669,8 @@ REPORT = [  # what the balance report says (bollesim/report/balance.py, bollesim
     Mutant(
         "endings-defeat-inverted",
         "bollesim/report/balance.py",
-        "vocabulary.LABELS[result.loss] if r[result.loss] else \"\"",
-        "\"\" if r[result.loss] else vocabulary.LABELS[result.loss]",
+        "game.result.labels[result.loss] if r[result.loss] else \"\"",
+        "\"\" if r[result.loss] else game.result.labels[result.loss]",
         "§8",
         "the endings table marks the ends that are not defeats as defeats",
         ("tests/test_report.py::test_endings_table",),
@@ -762,8 +762,8 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (batch/spec.py, sessi
     Mutant(
         "compare-a-minus-b",
         "bollesim/stats/compare.py",
-        "cmp = paired_tests.paired_comparison(paired, 1, 0)",
-        "cmp = paired_tests.paired_comparison(paired, 0, 1)",
+        "cmp = paired_tests.paired_comparison(a.game, paired, 1, 0)",
+        "cmp = paired_tests.paired_comparison(a.game, paired, 0, 1)",
         "paired comparison",
         "compare reports A - B under the heading B - A",
         ("tests/test_compare.py::test_two_runs_b_minus_a", "tests/test_compare.py::test_the_report"),
@@ -918,8 +918,8 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     Mutant(
         "seeds-without-presets",
         "bollesim/search/optimise_space.py",
-        "if search.policy.name == declared().scripted:",
-        "if search.policy.name != declared().scripted:",
+        "if search.policy.name == search.game.scripted:",
+        "if search.policy.name != search.game.scripted:",
         "the presets in the space are seeds",
         "the search starts without the presets and can end below them",
         ("tests/test_optimise.py -k presets",),
@@ -1182,8 +1182,8 @@ def mutated(mutant: Mutant, text: str) -> str:
 
 def compiled(mutant: Mutant) -> bool:
     """The mutant changes a file compiled code is built from (a cold compile)."""
-    trees = tuple(f"{tree.name}/" for tree in jit_cache.PACKAGES)
-    return mutant.path.startswith(trees) and mutant.path not in jit_cache.PURE_PYTHON
+    root = jit_cache.PACKAGE.parent
+    return mutant.path in {p.relative_to(root).as_posix() for p in jit_cache.sources()}
 
 
 def copy_repository(target: Path) -> None:
