@@ -17,13 +17,13 @@ from bollesim.bollebank import gameschema
 from bollesim.cli.app import app
 
 TESTS = Path(__file__).parent
-ENV = {**os.environ, "BOLLESIM_GAME": "toygame.game",
+ENV = {**os.environ,
        "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
 PIG = ("-P", "banker", "--seed", "5", "--player", "banker", "--rollouts", "32")
 
 
 def pig(*args: str, code: int = 0) -> str:
-    done = subprocess.run([sys.executable, "-m", "bollesim", "analyse", *args], env=ENV,
+    done = subprocess.run([sys.executable, "-m", "bollesim", "--game", "pig", "analyse", *args], env=ENV,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == code, done.stdout + done.stderr
     assert "Traceback" not in done.stderr, done.stderr

@@ -12,7 +12,6 @@ from toygame.game import GAME
 from toygame.rules import load_ruleset
 
 from bollesim import rng
-from bollesim.game.declaration import playing
 from bollesim.game.policy import load_policy
 from bollesim.strong import estimates as E
 from bollesim.strong.analysis import Analyst
@@ -23,8 +22,7 @@ RULES = load_ruleset()
 SEED = 5
 V = optimum.optimal_value(RULES)
 BEST, TABLE = best_player(RULES)
-with playing("toygame.game"):
-    BANKER = load_policy("banker")
+BANKER = load_policy("banker", "pig")
 HOLD = 10
 
 

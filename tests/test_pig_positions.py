@@ -11,7 +11,6 @@ from toygame.result import RESULT
 from toygame.rules import load_ruleset
 
 from bollesim import rng
-from bollesim.game.declaration import playing
 from bollesim.game.policy import load_policy
 from bollesim.game.result import Objective
 from bollesim.strong.chance import Chance
@@ -19,8 +18,7 @@ from bollesim.strong.lookahead import Lookahead, Position
 
 RULES = load_ruleset()
 SEED = 5
-with playing("toygame.game"):
-    BANKER = load_policy("banker")
+BANKER = load_policy("banker", "pig")
 REACHED = Objective("target reached", {"reached": 1})
 
 

@@ -8,9 +8,10 @@ from typing import Annotated
 
 import typer
 
+from bollesim.cli.chosen import Chosen
 from bollesim.cli.options import ParamOption, RulesOption, policy_params
 from bollesim.cli.output import emit
-from bollesim.cli.wiring import GAME, app, command, examples
+from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
 from bollesim.terminal import printable
 
@@ -24,14 +25,15 @@ games take about ten minutes on two idle cores: docs/analyse.md)."""
 @command(
     app,
     epilog=examples(
-        f"bollesim analyse -P {GAME.baseline} --seed 7",
-        f"bollesim analyse -P {GAME.baseline} --seed 7 --index 3 --json > game.json",
-        f"bollesim analyse --from results/{GAME.baseline}-seed1 --index 41",
-        f"bollesim analyse --from results/{GAME.baseline}-seed1 -n 200",
-        f"bollesim analyse -P {GAME.baseline} -n 100 --objective {GAME.result.flags[-1]}",
+        "bollesim analyse -P $baseline --seed 7",
+        "bollesim analyse -P $baseline --seed 7 --index 3 --json > game.json",
+        "bollesim analyse --from results/$baseline-seed1 --index 41",
+        "bollesim analyse --from results/$baseline-seed1 -n 200",
+        "bollesim analyse -P $baseline -n 100 --objective $loss",
     ),
 )
 def analyse(
+    chosen: Chosen,
     policy: Annotated[str | None, typer.Option(
         "--policy", "-P", metavar="POLICY", help="The policy that plays the games.",
         show_default=False)] = None,
@@ -68,9 +70,7 @@ def analyse(
     each game's luck and error totals, and the share of the outcome's variance that is
     luck and that is the player's.
     """
-    from bollesim.game.declaration import declared
-
-    game = declared()
+    game = chosen.of_folder(from_) if from_ is not None else chosen.game
     if index is not None and games is not None:
         raise UsageError("--index analyses one game and -n many: give one of them")
     if (from_ is None) == (policy is None):
@@ -82,22 +82,22 @@ def analyse(
     analyst = _analyst(game, from_, rules, player, objective,
                        rollouts or (MANY_ROLLOUTS if many else DEFAULT_ROLLOUTS))
     if from_ is not None:
-        picked = _folder_games(from_, index, games)
+        picked = _folder_games(game, from_, index, games)
     else:
-        chosen = _decider(policy)
-        vector = policy_params(chosen, param)
+        played = _decider(game, policy)
+        vector = policy_params(played, param)
         numbers = range(games) if many else [index or 0]
-        picked = [(chosen, vector, seed, g) for g in numbers]
+        picked = [(played, vector, seed, g) for g in numbers]
     if many:
         _many(analyst, picked, json_)
     else:
         _one(game, analyst, *picked[0], json_)
 
 
-def _decider(name: str):
+def _decider(game, name: str):
     from bollesim.game.policy import DecidePolicy, load_policy
 
-    chosen = load_policy(name)
+    chosen = load_policy(name, game)
     if not isinstance(chosen, DecidePolicy):
         raise UsageError(f"policy {name!r} plays whole games itself: its decisions cannot be "
                          "analysed (choose a policy the engine asks at each decision)")
@@ -113,36 +113,36 @@ def _analyst(game, from_, rules_path, player, objective, rollouts):
     if not name:
         raise UsageError(f"{game.title} declares no strong player: name the player whose "
                          "play values each point with --player POLICY")
-    stated = _decider(name)
+    stated = _decider(game, name)
     if from_ is not None:
         from bollesim.batch.manifest import cell_ruleset
         from bollesim.batch.runfolder import open_run
 
-        manifest = open_run(from_).manifest
+        manifest = open_run(from_, game).manifest
         if manifest.get("n_cells", 1) > 1:
             raise UsageError(f"{from_} is a sweep of {manifest['n_cells']} cells: analyse the "
                              "games of a plain run")
         ruleset = cell_ruleset(manifest, from_, 0)
     else:
-        ruleset = RulesetSource.from_options(rules_path, None, None, None).load()
+        ruleset = RulesetSource.from_options(game, rules_path, None, None, None).load(game)
     return Analyst(game, ruleset, stated, stated.param_vector(),
                    objective_of(game.result, objective), rollouts)
 
 
-def _folder_games(folder: Path, index: int | None, games: int | None) -> list[tuple]:
+def _folder_games(game, folder: Path, index: int | None, games: int | None) -> list[tuple]:
     from bollesim.batch.replay import find_row, row_params
     from bollesim.batch.runfolder import open_run
 
     if index is not None:
-        rows = [find_row(folder, index)[0]]
+        rows = [find_row(folder, index, game=game)[0]]
     else:
-        run = open_run(folder)
+        run = open_run(folder, game)
         table = run.collect(run.scan().sort("game"))
         rows = table.head(games or table.height).iter_rows(named=True)
     out = []
     for row in rows:
-        chosen = _decider(str(row["policy"]))
-        out.append((chosen, row_params(chosen, row), int(row["seed"]), int(row["game"])))
+        played = _decider(game, str(row["policy"]))
+        out.append((played, row_params(played, row), int(row["seed"]), int(row["game"])))
     return out
 
 

@@ -78,7 +78,7 @@ def help_words(game: Game) -> dict[str, str]:
     $setting (the headline question's last family and its parameter at its default),
     $reading (the first reading with alternatives), $rules_file (the shipped ruleset),
     $experiment and $results (the headline sweep's spec, and its results folder),
-    $readings (the page of its readings)."""
+    $readings (the page of its readings), $loss (the outcome its player wants least)."""
     baseline = game.policy_module(game.baseline).PARAMETERS
     trigger = game.triggers[-1] if game.triggers else None
     setting = next((p for p in game.policy_module(trigger.policy).PARAMETERS
@@ -95,7 +95,7 @@ def help_words(game: Game) -> dict[str, str]:
         "reading": readings[0] if readings else "ID",
         "rules_file": _shown(Path(game.rulebook.DEFAULT_PATH)),
         "experiment": experiment, "results": f"results/{Path(experiment).stem}",
-        "readings": game.readings_page,
+        "readings": game.readings_page, "loss": game.result.loss,
     }
 
 

@@ -66,5 +66,5 @@ def best_player(rules) -> tuple[DecidePolicy, np.ndarray]:
                     table[at] = (optimum.bank_value(rules, v, turn, total, busts, points)
                                  > optimum.roll_value(rules, v, turn, total, busts, points))
     policy = DecidePolicy("best", "the dynamic programme's choices", (), best_decide,
-                          game="toygame.game")
+                          game="pig")
     return policy, table
