@@ -944,7 +944,7 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
 ]
 
-LOOKAHEAD = [  # the lookahead player (bollesim/strong/, bollebank/positions.py, engine/rollout.py, script.py)
+LOOKAHEAD = [  # the lookahead player (bollesim/strong/, bollebank/positions.py, engine/primitives.py, engine/rollout.py, script.py)
     Mutant(
         "rollout-on-the-games-stream",
         "bollesim/bollebank/engine/script.py",
@@ -956,7 +956,7 @@ LOOKAHEAD = [  # the lookahead player (bollesim/strong/, bollebank/positions.py,
     ),
     Mutant(
         "fire-before-the-imposed-trigger",
-        "bollesim/bollebank/positions.py",
+        "bollesim/bollebank/engine/primitives.py",
         "met = obs[observation.ROE] >= roe and obs[observation.TURN] >= turn",
         "met = obs[observation.ROE] >= roe - 1 and obs[observation.TURN] >= turn - 1",
         "restricted play: the first Fire order exactly when the imposed trigger allows it",
@@ -1114,8 +1114,8 @@ LUCK_AND_ERRORS = [  # the analysis of luck and errors (bollesim/strong/analysis
     Mutant(
         "options-on-streams-of-their-own",
         "bollesim/strong/lookahead.py",
-        "rollouts = np.tile(np.arange(r, dtype=np.int64), n)",
-        "rollouts = np.arange(n * r, dtype=np.int64)",
+        "np.tile(np.arange(r), n))",
+        "np.arange(n * r))",
         "common random numbers across a decision's options",
         "each option of a decision is rolled out on streams of its own",
         ("tests/test_luck_and_errors.py -k options_of_a_decision",),
