@@ -944,7 +944,8 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
 ]
 
-LOOKAHEAD = [  # the lookahead player (bollesim/strong/, bollebank/positions.py, engine/primitives.py, engine/rollout.py, script.py)
+LOOKAHEAD = [  # the lookahead player (bollesim/strong/, bollebank/positions.py, engine/primitives.py,
+    #            engine/rollout.py, script.py)
     Mutant(
         "rollout-on-the-games-stream",
         "bollesim/bollebank/engine/script.py",

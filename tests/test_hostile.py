@@ -655,7 +655,7 @@ def test_terminal_output_is_printable(tmp_path):
     out = tmp_path / "\x1b]0;title\x07\x1b[2J"
     spec = tmp_path / "s.toml"
     spec.write_text(SMALL)
-    for args in ([*RUN, "-n", "20"], ["sweep", spec, "-n", "5"]):
+    for args in ([*RUN, "-n", "20"], ["sweep", spec, "-n", "5", "--replace"]):
         result = invoke(*args, "--out", out)
         assert result.exit_code == 0, result.output
         assert "\x1b" not in result.output and "\x07" not in result.output

@@ -236,10 +236,33 @@ def test_what_to_do_with_an_interrupted_run(uninterrupted, tmp_path, monkeypatch
     assert result.exit_code == 0 and "nothing to resume" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"]
     assert digest(out) == uninterrupted["run"]
-    # --restart discards an interrupted run
+    # a finished run is replaced only when --replace says so
+    assert_one_line_error(invoke(*RUN, "--out", out), "holds a finished run", "--replace")
+    assert_one_line_error(invoke(*RUN, "--out", out, "--restart"), "holds a finished run", "--replace")
+    assert_one_line_error(invoke(*RUN, "--out", out, "--restart", "--replace"), "give one")
+    assert digest(out) == uninterrupted["run"]
+    # --restart discards an interrupted run (one --replace began over a finished run)
     monkeypatch.setattr(runner, "play_chunk", stop_after_two)
     calls.clear()
-    assert invoke(*RUN, "--out", out).exit_code == 130
+    assert invoke(*RUN, "--out", out, "--replace").exit_code == 130
     monkeypatch.setattr(runner, "play_chunk", real)
     assert invoke(*RUN[:3], "-n", "10", "--out", out, "--restart").exit_code == 0
     assert interrupted_run(out) is None and open_run(out).n_games == 10
+
+
+def test_resume_never_replaces_a_finished_run_of_other_games(tmp_path):
+    """--resume of a finished folder: the same run is already complete; any other run, of
+    this game or another, is refused naming --replace, and the games stay."""
+    out = tmp_path / "out"
+    assert invoke("run", "-P", "historical", "-n", "300", "--out", out).exit_code == 0
+    before = digest(out)
+    for other in (("run", "-P", "historical", "-n", "200"),
+                  ("--game", "balkan-wars", "run", "-P", "assault", "-n", "300")):
+        result = invoke(*other, "--out", out, "--resume")
+        assert_one_line_error(result, "--resume", "finished run of other games",
+                              "300 games of Operation Bøllebank", "--replace")
+        assert digest(out) == before
+    replaced = invoke("--game", "balkan-wars", "run", "-P", "assault", "-n", "300", "--out", out,
+                      "--replace")
+    assert replaced.exit_code == 0, replaced.output
+    assert open_run(out).manifest["game"] == "balkan-wars"

@@ -399,7 +399,7 @@ def test_interrupted_sweep_leaves_nothing_half_written(tmp_path, monkeypatch):
 
     play_chunk = runner.play_chunk
     monkeypatch.setattr(runner, "play_chunk", failing)
-    result = invoke("sweep", spec, "-n", "20", "--out", out)
+    result = invoke("sweep", spec, "-n", "20", "--out", out, "--replace")
     assert result.exit_code != 0 and len(calls) == 4
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the old run, untouched
 
@@ -418,7 +418,7 @@ def test_interrupted_run_leaves_nothing_half_written(tmp_path, monkeypatch):
 
     play_chunk = runner.play_chunk
     monkeypatch.setattr(runner, "play_chunk", failing)
-    result = invoke("run", "-P", "historical", "-n", "20", "--chunk", "10", "--out", out)
+    result = invoke("run", "-P", "historical", "-n", "20", "--chunk", "10", "--out", out, "--replace")
     assert result.exit_code != 0 and len(calls) == 3
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before  # the old run, untouched
 

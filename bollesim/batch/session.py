@@ -61,8 +61,9 @@ def run_cells(
 
     Finished chunks are saved as they complete. options.mode "resume" continues an
     interrupted run (its saved chunks are not played again; the result is the same file as
-    an uninterrupted run's), "restart" discards it, and the default "new" refuses a folder
-    holding one. The chunk size defaults to the interrupted run's when resuming, else
+    an uninterrupted run's; a finished run of the same plan is already complete), "restart"
+    discards it, "replace" replaces a finished run too, and the default "new" refuses a
+    folder holding either (refuse_finished). The chunk size defaults to the interrupted run's when resuming, else
     runner.default_chunk.
     """
     from bollesim.batch import runner
@@ -116,13 +117,13 @@ def run_cells(
         "plan": plan, **extra})
     play = _Session(ws, cells, rules, seed, plan, engine, cluster, progress)
     play.check_resources(games, cap, waiting.saved if waiting is not None else 0)
-    with ws:
-        if mode == "resume" and interrupted_run(ws.out) is None:
-            ws.recover()  # a writer killed while it cleaned up after its commit
-            done = _complete_run(ws.out, plan)
+    with ws:  # the lock first: a folder in use is refused as such
+        ws.recover()  # a writer killed while it committed: its commit completed or undone
+        if interrupted_run(ws.out) is None:
+            done = refuse_finished(ws.out, mode, plan)
             if done is not None:
                 return done, Outcome.from_manifest(done)
-        saved = ws.start(plan, mode)
+        saved = ws.start(plan, "restart" if mode == "replace" else mode)
         outcome = play.rounds(saved, games, cap)
         fields = {
             **play_record(rules, records, seed, engine, play.timings(),
@@ -165,8 +166,9 @@ def run_to_dir(
 
     engine, threads, chunk_size, cluster and mode, or `options` (a RunOptions, with the
     keywords given put over it): how the games are played (batch/options.py). mode
-    "resume" continues an interrupted run into out_dir, "restart" discards it; the default
-    refuses a folder holding one. progress(k) is told of every k games played."""
+    "resume" continues an interrupted run into out_dir, "restart" discards it, "replace"
+    replaces a finished run too; the default refuses a folder holding either. progress(k)
+    is told of every k games played."""
     options = RunOptions.of(options, engine=engine, threads=threads, chunk_size=chunk_size,
                             cluster=cluster, mode=mode)
     check_counts(n_games, seed)
@@ -218,16 +220,31 @@ def _committed_plan(out: Path) -> dict:
         return {}
 
 
-def _complete_run(out: Path, plan: dict) -> dict | None:
-    """The manifest of out if it holds the complete run of `plan`, else None."""
-    from bollesim.batch.runfolder import RunFolderError, open_run
+def refuse_finished(out: Path, mode: str, plan: dict) -> dict | None:
+    """What a finished run in `out` means for a run of `plan` in `mode` (options.MODES):
+    nothing, with mode "replace" or no finished run; its manifest, when "resume" finds the
+    same plan complete (there is nothing to play); else RunFolderError naming --replace
+    (nothing a user asked for justifies losing a finished run silently)."""
+    from bollesim.batch.runfolder import MANIFEST, RunFolderError, open_run
 
+    if mode == "replace" or not (out / MANIFEST).exists():
+        return None
     try:
         manifest = open_run(out).manifest
-    except RunFolderError:
-        return None
+    except RunFolderError as exc:
+        raise RunFolderError(f"{out} holds a run that cannot be read ({exc}): give --replace "
+                             "to replace it, or choose another folder") from None
     asked = {k: v for k, v in plan.items() if k != "planned"}
-    return manifest if manifest.get("plan") == asked else None
+    if mode == "resume" and manifest.get("plan") == asked:
+        return manifest
+    game = load_game(manifest.get("game") or DEFAULT_GAME).title
+    what = f"{manifest.get('n_games', 0):,} games of {game}"
+    if mode == "resume":
+        raise RunFolderError(f"--resume: {out} holds a finished run of other games ({what}), "
+                             "and no interrupted run: give --replace to replace it, or choose "
+                             "another folder")
+    raise RunFolderError(f"{out} holds a finished run ({what}): give --replace to replace it, "
+                         "or choose another folder")
 
 
 class _Session:

@@ -24,6 +24,7 @@ from bollesim.cli.options import (
     PolicyOption,
     PrecisionOption,
     ReadingOption,
+    ReplaceOption,
     RestartOption,
     ResumeOption,
     RulesOption,
@@ -85,6 +86,7 @@ def run(
     workers: WorkersOption = None,
     resume: ResumeOption = False,
     restart: RestartOption = False,
+    replace: ReplaceOption = False,
     json_: JsonOption = False,
 ) -> None:
     """Play a batch of games of $title into OUT/games.parquet and OUT/manifest.json.
@@ -106,7 +108,7 @@ def run(
 
     check_count("--games", games, "games")  # named by the flag, before a ruleset is loaded
     check_count("--seed", seed, "seed")
-    mode = run_mode(resume, restart)
+    mode = run_mode(resume, restart, replace)
     source = RulesetSource.from_options(game, rules, set_, partial, readings)
     ruleset = source.load(game)
     chosen = load_policy(policy, game)
@@ -211,6 +213,7 @@ def sweep(
     workers: WorkersOption = None,
     resume: ResumeOption = False,
     restart: RestartOption = False,
+    replace: ReplaceOption = False,
     json_: JsonOption = False,
 ) -> None:
     """Play every cell of an experiment of $title on common random numbers.
@@ -232,7 +235,7 @@ def sweep(
     folder = out or Path("results") / experiment.name
     n_cells = len(experiment.cells)
     manifest, outcome = _play_experiment(
-        experiment, folder, mode=run_mode(resume, restart), cluster=cluster, workers=workers,
+        experiment, folder, mode=run_mode(resume, restart, replace), cluster=cluster, workers=workers,
         threads=threads, games=games, seed=seed, precision=precision, max_games=max_games,
         chunk_size=chunk)
     t = manifest["timings"]
@@ -304,6 +307,7 @@ def sensitivity(
     workers: WorkersOption = None,
     resume: ResumeOption = False,
     restart: RestartOption = False,
+    replace: ReplaceOption = False,
     json_: JsonOption = False,
 ) -> None:
     """Play an experiment of $title under each alternative reading of its rules, on the
@@ -329,7 +333,7 @@ def sensitivity(
     folder = out or Path("results") / experiment.name
     n_cells, n_alternatives = len(experiment.cells), len(experiment.sensitivity["alternatives"])
     manifest, outcome = _play_experiment(
-        experiment, folder, mode=run_mode(resume, restart), cluster=cluster, workers=workers,
+        experiment, folder, mode=run_mode(resume, restart, replace), cluster=cluster, workers=workers,
         threads=threads, games=games, seed=seed, chunk_size=chunk)
     with Workspace(folder):
         written = write_sensitivity(folder)

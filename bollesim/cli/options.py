@@ -192,6 +192,13 @@ RestartOption = Annotated[
 ]
 
 
+ReplaceOption = Annotated[
+    bool,
+    typer.Option("--replace", help="Replace the run OUT holds, finished or interrupted (without "
+                 "it, a finished run is never replaced)."),
+]
+
+
 ClusterOption = Annotated[
     str | None,
     typer.Option(

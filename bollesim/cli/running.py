@@ -69,10 +69,13 @@ def stop_on_signals() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def run_mode(resume: bool, restart: bool) -> str:
-    if resume and restart:
-        raise UsageError("--resume continues an interrupted run, --restart discards it: give one")
-    return "resume" if resume else "restart" if restart else "new"
+def run_mode(resume: bool, restart: bool, replace: bool = False) -> str:
+    """The run folder's mode (batch/options.py MODES) the flags ask for."""
+    given = [f for f, on in (("--resume", resume), ("--restart", restart), ("--replace", replace)) if on]
+    if len(given) > 1:
+        raise UsageError(f"{' and '.join(given)}: give one (--resume continues an interrupted run, "
+                         "--restart discards it, --replace replaces whatever run OUT holds)")
+    return "resume" if resume else "restart" if restart else "replace" if replace else "new"
 
 
 def say_interrupted(folder: Path, exc: KeyboardInterrupt) -> NoReturn:
