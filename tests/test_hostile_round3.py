@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_sweep import assert_one_line_error, invoke
+from test_sweep import assert_one_line_error, invoke, own_lines
 
 from bollesim import cli as cli_package
 from bollesim import jit
@@ -29,7 +29,7 @@ def cli(*args, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess
 
 def one_line_error(proc: subprocess.CompletedProcess, *words: str) -> str:
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
-    lines = proc.stderr.splitlines()
+    lines = own_lines(proc.stderr)
     assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
     for word in words:
         assert word in lines[0], lines[0]

@@ -57,9 +57,17 @@ def invoke(*args: str):
     return cli.invoke(app, [str(a) for a in args])
 
 
+def own_lines(stderr: str) -> list[str]:
+    """The lines of stderr but the progress lines a command prints off a terminal
+    (cli/running.py PROGRESS_LINE)."""
+    from bollesim.cli.running import PROGRESS_LINE
+
+    return [line for line in stderr.splitlines() if not PROGRESS_LINE.fullmatch(line)]
+
+
 def assert_one_line_error(result, *words: str) -> str:
     assert result.exit_code == 2, result.output
-    lines = result.stderr.splitlines()
+    lines = own_lines(result.stderr)
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
     assert "Traceback" not in result.output
     for word in words:

@@ -13,6 +13,7 @@ import typer
 from bollesim.cli.chosen import Chosen
 from bollesim.cli.options import JsonOption
 from bollesim.cli.output import emit
+from bollesim.cli.running import working
 from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
 from bollesim.terminal import printable
@@ -70,7 +71,8 @@ def report(
             claim_report_folder(out, run, "sensitivity" if sensitivity else "report")
         write = write_sensitivity if sensitivity else write_report
         try:
-            paths = write(run_dir, out)
+            with working(printable(f"{'sensitivity' if sensitivity else 'report'} {run_dir}")):
+                paths = write(run_dir, out)
         except OSError as exc:
             raise UsageError(
                 f"cannot write the report to {out or run_dir}: {exc.strerror or exc}"
@@ -150,7 +152,7 @@ def compare(
     side_a, side_b = (open_side(text, chosen.of_folder(parse_side(text)[0])) for text in (a, b))
     folder = out or default_out(side_a, side_b)
     try:
-        with Workspace(folder):  # one writer per folder, whatever the command
+        with Workspace(folder), working(printable(f"compare -> {folder}")):
             written = write_compare(side_a, side_b, folder)
     except OSError as exc:
         raise UsageError(f"cannot write the comparison to {folder}: {exc.strerror or exc}") from None

@@ -120,6 +120,13 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
+def _be_quiet(ctx: click.Context, value: bool) -> bool:
+    from bollesim.cli.running import QUIET
+
+    ctx.meta[QUIET] = value
+    return value
+
+
 @app.callback()
 def _options(
     version: Annotated[
@@ -137,6 +144,14 @@ def _options(
             "cells, play --from, serve --from) plays the folder's game."
         ),
     ] = DEFAULT_GAME,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet", "-q", callback=_be_quiet,
+            help="No progress: neither the bar on a terminal nor the progress lines a long "
+            "command prints into a pipe or a log."
+        ),
+    ] = False,
 ) -> None:
     """Monte Carlo strategy analysis for a solitaire wargame (`bollesim --help` names it).
 
