@@ -83,3 +83,18 @@ def test_both_pages_play_their_odds_at_once(clients):
         assert [o["outcome"] for o in done[name]["outcomes"]] == list(game.result.outcome_names)
         assert [o["label"] for o in done[name]["outcomes"]] == [game.result.labels[o]
                                                                for o in game.result.outcome_names]
+
+
+def test_the_docs_list_every_route_of_the_page(clients):
+    """docs/serve.md's API table names each route of the app once, with its methods."""
+    import re
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[1] / "docs" / "serve.md").read_text(encoding="utf-8")
+    table = docs[docs.index("## The page's API"):docs.index("## How it is built")]
+    listed = sorted(re.findall(r"(?m)^(GET|POST) +(/\S*)", table))
+    _, client = clients["bollebank"]
+    routes = sorted((method, re.sub(r"\{(\w+)\}", lambda m: m.group(1).upper(), route.path))
+                    for route in client.app.routes for method in route.methods - {"HEAD"}
+                    if route.path != "/favicon.ico")
+    assert listed == [(m, "/assets/vega.js" if p == "/assets/NAME" else p) for m, p in routes]

@@ -1,29 +1,7 @@
 """The what-if page's web application (Starlette, ASGI): the page, its assets and its API.
 
-    GET  /                    the page (static/index.html, page.js, page.css)
-    GET  /assets/vega.js      Vega, Vega-Lite and vega-embed from vl-convert (no CDN)
-    GET  /api/form            the form (form.py), the policies (their parameters, with the
-                              names of a categorical one's choices), the trigger families,
-                              the outcomes, the optimised parameters of --from, the
-                              setting the page opens at (Game.opening), the limits, the
-                              command that checks a saved patch (with the game's --game)
-    POST /api/odds            {edits, policy, params, family, pinned}: start refining the
-                              odds (pinned: the setting A {edits, policy, params} the
-                              change is compared with as well as with the shipped rules);
-                              the answer holds the ruleset's exact odds (rules/odds.py);
-                              422 {errors} when the edits make no valid ruleset, 409
-                              when a later change arrived meanwhile (it is evaluated)
-    GET  /api/events          server-sent events: the latest snapshot of the odds
-    POST /api/partial         {edits}: the partial TOML of the edited ruleset
-    POST /api/report          {edits, policy, params, family}: write the balance report
-                              into a lasting folder, results/whatif-TIME-N, that
-                              names the changed keys (as --set) and the parameters
-    GET  /report/TOKEN/FILE   the files of a report written by this server
-    POST /api/replay          {edits, policy, params, outcome}: an example game, narrated
-    POST /api/find            {edits, outcome, player, params, comparison, value, tolerance,
-                              keys, budget}: the smallest change that meets one target,
-                              certified on held-out games (find.py: `bollesim tune`'s code)
-    POST /api/find/cancel     {}: stop the search for a change that is running
+Its routes, each with its body and answers, are listed in docs/serve.md ("The page's
+API"; tests/test_serve_two_games.py checks the list against the routes below).
 
 Every input is checked: a body is JSON of at most bodies.MAX_BODY bytes with only the fields of
 its route, edits name declared keys only (edits.py), a policy is one of the game's and its
