@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import pytest
+import waiting
 
 from bollesim.serve.best import SHOWCASE
 
@@ -807,31 +808,27 @@ def test_a_new_evaluation_cancels_the_old_one_between_pieces():
         for i in range(pieces):
             played[name] += 1
             if name == "old" and i == 2:
-                gate.wait(5)  # the new change arrives while this piece plays
+                waiting.until(gate.is_set, "the new change")  # it arrives while this piece plays
             yield {"job": name, "piece": i}
 
     worker = EngineWorker(published.append)
     worker.start()
     worker.evaluate(steps("old", 1000))
-    while played["old"] < 3:
-        time.sleep(0.01)
+    waiting.until(lambda: played["old"] >= 3, "the old evaluation's third piece")
     worker.evaluate(steps("new", 5))
     gate.set()
     task = worker.submit(lambda: "ran")
-    assert task.result(5) == "ran"
-    deadline = time.monotonic() + 5
-    while played["new"] < 5 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert waiting.until(task.done, "the task") and task.result() == "ran"
+    waiting.until(lambda: len(published) == 7, "the new evaluation's five pieces")
     worker.stop()
     assert played == {"old": 3, "new": 5}
     assert [s["job"] for s in published] == ["old", "old", "new", "new", "new", "new", "new"]
 
 
-@pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
-def test_a_change_overtaken_while_its_rules_are_built_does_not_replace_the_later_one():
-    """Two changes in quick succession: their rulesets are built in threads, and the earlier
-    one may finish last. It must not replace the later change's evaluation (the page then
-    waited forever for odds the server never played); it is answered 409 instead."""
+def two_changes(earlier: dict, later: dict):
+    """POST /api/odds `earlier`, and `later` while the earlier one's ruleset is still being
+    built (in a thread; it is held until the later one is answered), in an application of
+    this process: (the earlier's answer, the later's, the jobs evaluated)."""
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
@@ -846,9 +843,9 @@ def test_a_change_overtaken_while_its_rules_are_built_does_not_replace_the_later
     earlier_arrived, later_answered = threading.Event(), threading.Event()
 
     def setting(body):
-        if body["edits"]["tracks.tank_to_hit"] == 8:  # the earlier change: built slowly
+        if body == earlier:  # built slowly
             earlier_arrived.set()
-            later_answered.wait(30)
+            waiting.until(later_answered.is_set, "the later change answered")
         return build(body)
 
     server.setting = setting
@@ -856,16 +853,37 @@ def test_a_change_overtaken_while_its_rules_are_built_does_not_replace_the_later
     with TestClient(app, base_url="http://127.0.0.1") as client:
         evaluate = server.worker.evaluate
         server.worker.evaluate = lambda steps: (evaluated.append(server.job), evaluate(steps))
-
-        def post(value):
-            body = {"edits": {"tracks.tank_to_hit": value}, "policy": "historical", "params": {}}
-            return client.post("/api/odds", json=body)
-
         with ThreadPoolExecutor(1) as pool:
-            earlier = pool.submit(post, 8)
-            assert earlier_arrived.wait(30)
-            later = post(9)
+            reply = pool.submit(client.post, "/api/odds", json=earlier)
+            waiting.until(earlier_arrived.is_set, "the earlier change in its thread")
+            later_reply = client.post("/api/odds", json=later)
             later_answered.set()
-            assert later.status_code == 200, later.text
-            assert earlier.result(30).status_code == 409
+            waiting.until(reply.done, "the earlier change answered")
+    return reply.result(), later_reply, evaluated
+
+
+@pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
+def test_a_change_overtaken_while_its_rules_are_built_does_not_replace_the_later_one():
+    """Two changes in quick succession: their rulesets are built in threads, and the earlier
+    one may finish last. It must not replace the later change's evaluation (the page then
+    waited forever for odds the server never played); it is answered 409 instead."""
+    earlier, later, evaluated = two_changes(tank(8), tank(9))
+    assert later.status_code == 200, later.text
+    assert earlier.status_code == 409
     assert evaluated == [later.json()["job"]]  # the later change's evaluation stands
+
+
+@pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.testclient`")
+def test_a_request_refused_after_a_change_does_not_cancel_it():
+    """A request refused (400: an unknown policy) after a valid change arrived, while that
+    change's ruleset is still being built, replaced nothing: the change is evaluated. (It
+    was answered 409, "a later change replaced this one", no later change was played, and
+    the page's event stream sent only pings.)"""
+    earlier, later, evaluated = two_changes(tank(8), {"policy": "nope"})
+    assert later.status_code == 400, later.text
+    assert earlier.status_code == 200, earlier.text
+    assert evaluated == [earlier.json()["job"]]
+
+
+def tank(value: int) -> dict:
+    return {"edits": {"tracks.tank_to_hit": value}, "policy": "historical", "params": {}}

@@ -8,16 +8,20 @@ its terminal (stderr) is read as a person would read it.
 from __future__ import annotations
 
 import concurrent.futures
+import functools
+import json
 import re
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 import pytest
+import waiting
 from hostile_values import json_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -260,6 +264,136 @@ def test_fuzz_deep_and_huge_json_bodies_get_a_one_line_4xx(served, route, field,
     assert 400 <= answer.status_code < 500 or answer.status_code == 200, answer.text
     if answer.status_code >= 400 and answer.status_code != 422:
         assert set(answer.json()) == {"error"} and "\n" not in answer.text
+
+
+# ------------------------------------------------------------------ a hammered stream
+
+
+class Stream:
+    """The page's event stream, read in a thread of its own: every snapshot it sends."""
+
+    def __init__(self, url: str):
+        self.url, self.snapshots, self.answer = url, [], None
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        import httpx
+
+        try:
+            with httpx.stream("GET", self.url + "api/events", timeout=None) as answer:
+                self.answer = answer
+                for line in answer.iter_lines():
+                    if line.startswith("data: "):
+                        self.snapshots.append(json.loads(line[6:]))
+        except Exception:  # noqa: BLE001 - closed by the test
+            pass
+
+    def done(self, job: int) -> bool:
+        """Whether the finished odds of `job` or a later one have come."""
+        return any(s.get("done") and s.get("job", 0) >= job for s in list(self.snapshots))
+
+    def close(self) -> None:
+        if self.answer is not None:
+            self.answer.close()
+
+
+def odds_request(port: int, body: dict) -> bytes:
+    payload = json.dumps(body).encode()
+    return (f"POST /api/odds HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: "
+            f"application/json\r\nContent-Length: {len(payload)}\r\n\r\n").encode() + payload
+
+
+VALID = [{"edits": {"tracks.tank_to_hit": v}, "policy": "historical", "params": {}}
+         for v in range(6, 13)] + [
+    {"edits": {"tracks.tank_to_hit": 9}, "policy": "fire_at_roe", "params": {"k": 14},
+     "family": "fire_at_roe.k"},
+    {"edits": {}, "policy": "historical", "params": {},
+     "pinned": {"edits": {"tracks.tank_to_hit": 8}, "policy": "historical", "params": {}}}]
+REFUSED = [  # 400: no page sends them; refused after the change is numbered
+    {"policy": "nope"}, {"policy": "fire_at_roe", "params": {"k": 99}},
+    {"policy": "historical", "edits": {"roe.nuke": 1}},
+    {"policy": "historical", "pinned": {"policy": "historical", "evil": 1}},
+    {"policy": "historical", "pinned": {"policy": "historical", "edits": {"roe.fire_allowed": 30}}}]
+INVALID = {"edits": {"roe.fire_allowed": 30}, "policy": "historical"}  # 422: the loader's
+FIND = {"edits": {}, "outcome": "defeat", "player": "historical", "comparison": "at_most",
+        "value": 0.8, "keys": ["tracks.tank_to_hit"], "budget": 70_000}
+
+
+def burst(served, rng, gone: bool) -> list[tuple[str, object]]:
+    """Ten requests or so at once, each on a connection of its own: (kind, status), the
+    status None for a client that went away (mid-body; with `gone`, also after a whole
+    valid change, its answer unread), or for a search for a change the cancel answers."""
+    import httpx
+
+    kinds = ["valid"] + rng.choices(["valid", "refused", "invalid", "cut"]
+                                    + ["gone"] * gone, k=rng.randint(2, 11))
+
+    def send(kind: str):
+        if kind in ("cut", "gone"):
+            body = odds_request(served.port, rng.choice(VALID))
+            with served.connect() as sock:
+                sock.sendall(body[:-5] if kind == "cut" else body)
+            return None
+        body = rng.choice(VALID if kind == "valid" else REFUSED if kind == "refused"
+                          else [INVALID])
+        answer = httpx.post(served.url + "api/odds", json=body, timeout=waiting.scaled(120))
+        return answer.status_code, answer.json()
+
+    with concurrent.futures.ThreadPoolExecutor(len(kinds)) as pool:
+        return list(zip(kinds, pool.map(send, kinds), strict=True))
+
+
+def test_a_hammered_stream_answers_every_change(served):
+    """Bursts of changes sent at once, a few hundred in all: valid ones, refused ones
+    (400), invalid rules (422), clients gone mid-body or before their answer, and searches
+    for a change cancelled at once. Every request is answered as its kind allows; "409, a
+    later change replaced this one" only when a later change of its burst took effect;
+    after a burst the stream brings the finished odds of its newest change; the server
+    says nothing on its terminal but that the clients went away. (The stall: a valid
+    change answered 409, a refused one having taken a number after it, and the stream
+    sent only pings.)"""
+    import random
+
+    import httpx
+
+    waiting.until(lambda: httpx.get(served.url + "api/form", timeout=waiting.scaled(60)
+                                    ).json()["ready"], "the engine ready", alive=[served.proc])
+    served.new_lines()
+    stream, rng, sent, went_away = Stream(served.url), random.Random(45), 0, False
+    allowed = {"valid": {200, 409}, "refused": {400}, "invalid": {422, 409}}
+    try:
+        for n in range(36):
+            gone = n >= 24  # the last bursts: clients that go away, searches cancelled
+            finding = gone and n % 3 == 0
+            if finding:
+                search = concurrent.futures.ThreadPoolExecutor(1).submit(
+                    httpx.post, served.url + "api/find", json=FIND, timeout=waiting.scaled(600))
+                waiting.until(lambda: any("find" in s for s in list(stream.snapshots)),
+                              "the search started", alive=[served.proc])
+            answers = burst(served, rng, gone)
+            sent += len(answers)
+            if finding:
+                assert httpx.post(served.url + "api/find/cancel", json={}).status_code == 200
+                found = search.result()  # cancelled, or found before the cancel came
+                assert found.status_code == 200 and {"cancelled", "sentence"} & set(found.json())
+                stream.snapshots.clear()  # its progress was sent; the odds come next
+            for kind, answer in answers:
+                assert answer is None or answer[0] in allowed[kind], (kind, answer)
+            codes = [a[0] for _, a in answers if a is not None]
+            went_away = went_away or any(k == "gone" for k, _ in answers)  # may come late
+            took_effect = {200, 422} & set(codes) or went_away
+            assert 409 not in codes or took_effect, f"burst {n}: 409 with nothing later {answers}"
+            jobs = [a[1]["job"] for _, a in answers if a is not None and a[0] == 200]
+            if jobs and 422 not in codes:
+                waiting.until(functools.partial(stream.done, max(jobs)),
+                              f"burst {n}: job {max(jobs)} done", alive=[served.proc])
+    finally:
+        stream.close()
+    assert sent >= 200
+    said = served.new_lines()
+    assert all("the client went away" in line for line in said), said
+    assert served.proc.poll() is None
 
 
 # ------------------------------------------------------------------ stopping
