@@ -9,12 +9,12 @@ it never busts in `turns` turns with probability (5/6)**turns.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+import waiting
 
 from bollesim.batch.spec import Spec
 from bollesim.errors import UsageError
@@ -70,8 +70,8 @@ def probed(spec: Path) -> dict:
     a process that plays Pig race."""
     import json
 
-    done = subprocess.run([sys.executable, str(TESTS / "tune_probe.py"), str(spec)],
-                          env=environment(), capture_output=True, text=True, timeout=600)
+    done = waiting.run([sys.executable, str(TESTS / "tune_probe.py"), str(spec)],
+                          env=environment(), capture_output=True, text=True, seconds=600)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -122,9 +122,9 @@ def test_the_page_address_opens_the_change_the_patch_holds(forty):
 
 def test_the_command_prints_the_sentence_and_writes_a_patch_rules_check_opens(tmp_path):
     def bollesim(*args, code=0):
-        done = subprocess.run([sys.executable, "-m", "bollesim", *args], cwd=tmp_path,
+        done = waiting.run([sys.executable, "-m", "bollesim", *args], cwd=tmp_path,
                               env=environment(),
-                              capture_output=True, text=True, timeout=600)
+                              capture_output=True, text=True, seconds=600)
         assert done.returncode == code, done.stdout + done.stderr
         assert "Traceback" not in done.stderr
         return done.stdout + done.stderr
@@ -170,3 +170,16 @@ def test_a_key_the_search_cannot_change_is_one_line(keys, problem):
     with pytest.raises(UsageError, match=problem):
         knobs(keys)
 
+
+
+def test_a_gap_between_a_player_and_itself_is_refused_up_front(tmp_path):
+    """One `error:` line, exit 2, before a game is played."""
+    spec = pig_spec(tmp_path, 0.40).read_text().replace('player = "quick"',
+                                                        'gap = ["quick", "quick"]')
+    (tmp_path / "gap.toml").write_text(spec)
+    done = waiting.run([sys.executable, "-m", "bollesim", "tune", "gap.toml"], cwd=tmp_path,
+                       env=environment(), capture_output=True, text=True)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: "), done.stderr
+    assert "targets[0].gap: two different players" in done.stderr
+    assert not (tmp_path / "results").exists()
