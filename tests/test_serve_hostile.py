@@ -323,13 +323,13 @@ FIND = {"edits": {}, "outcome": "defeat", "player": "historical", "comparison": 
         "value": 0.8, "keys": ["tracks.tank_to_hit"], "budget": 70_000}
 
 
-def burst(served, rng, gone: bool) -> list[tuple[str, object]]:
+def burst(served, rng, gone: bool, invalid: bool) -> list[tuple[str, object]]:
     """Ten requests or so at once, each on a connection of its own: (kind, status), the
     status None for a client that went away (mid-body; with `gone`, also after a whole
-    valid change, its answer unread), or for a search for a change the cancel answers."""
+    valid change, its answer unread). `invalid`: invalid rules among them."""
     import httpx
 
-    kinds = ["valid"] + rng.choices(["valid", "refused", "invalid", "cut"]
+    kinds = ["valid"] + rng.choices(["valid", "refused", "cut"] + ["invalid"] * invalid
                                     + ["gone"] * gone, k=rng.randint(2, 11))
 
     def send(kind: str):
@@ -352,7 +352,8 @@ def test_a_hammered_stream_answers_every_change(served):
     (400), invalid rules (422), clients gone mid-body or before their answer, and searches
     for a change cancelled at once. Every request is answered as its kind allows; "409, a
     later change replaced this one" only when a later change of its burst took effect;
-    after a burst the stream brings the finished odds of its newest change; the server
+    after every third burst (no invalid rules in it, which would stop the work) the stream
+    brings the finished odds of its newest change; the server
     says nothing on its terminal but that the clients went away. (The stall: a valid
     change answered 409, a refused one having taken a number after it, and the stream
     sent only pings.)"""
@@ -374,13 +375,13 @@ def test_a_hammered_stream_answers_every_change(served):
                     httpx.post, served.url + "api/find", json=FIND, timeout=waiting.scaled(600))
                 waiting.until(lambda: any("find" in s for s in list(stream.snapshots)),
                               "the search started", alive=[served.proc])
-            answers = burst(served, rng, gone)
+            checked = n % 3 == 2
+            answers = burst(served, rng, gone, invalid=not checked)
             sent += len(answers)
             if finding:
                 assert httpx.post(served.url + "api/find/cancel", json={}).status_code == 200
                 found = search.result()  # cancelled, or found before the cancel came
                 assert found.status_code == 200 and {"cancelled", "sentence"} & set(found.json())
-                stream.snapshots.clear()  # its progress was sent; the odds come next
             for kind, answer in answers:
                 assert answer is None or answer[0] in allowed[kind], (kind, answer)
             codes = [a[0] for _, a in answers if a is not None]
@@ -388,7 +389,7 @@ def test_a_hammered_stream_answers_every_change(served):
             took_effect = {200, 422} & set(codes) or went_away
             assert 409 not in codes or took_effect, f"burst {n}: 409 with nothing later {answers}"
             jobs = [a[1]["job"] for _, a in answers if a is not None and a[0] == 200]
-            if jobs and 422 not in codes:
+            if checked and jobs:
                 waiting.until(functools.partial(stream.done, max(jobs)),
                               f"burst {n}: job {max(jobs)} done", alive=[served.proc])
     finally:
