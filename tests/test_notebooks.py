@@ -44,7 +44,7 @@ def test_notebook_runs(path: Path, monkeypatch):
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(  # its waits (a cell, the kernel's start): the machine's pace
         nb, timeout=round(waiting.scaled(600)), startup_timeout=round(waiting.scaled(120)),
-        iopub_timeout=waiting.scaled(4), kernel_name="python3",
+        iopub_timeout=round(waiting.scaled(4)), kernel_name="python3",
         resources={"metadata": {"path": str(path.parent)}})
     try:
         client.execute()
