@@ -1066,6 +1066,17 @@ RACES = [  # what a busy machine brought out: a Ctrl-C, a burst of changes, an e
          "[workers starting]'",),
     ),
     Mutant(
+        "ctrl-c-unblocked-by-the-resource-tracker",
+        "bollesim/bollebank/penalised.py",
+        "    resource_tracker.ensure_running()  # before the hold: its launch unblocks SIGINT (CPython)\n",
+        "",
+        "Ctrl-C ends a command and every process it started",
+        "the resource tracker, launched inside the hold, unblocks SIGINT: the workers started "
+        "after it die of the Ctrl-C and the pool breaks with a traceback",
+        ("'tests/test_penalised.py::test_ctrl_c_stops_the_workers_at_once_and_quietly"
+         "[workers starting]'",),
+    ),
+    Mutant(
         "ctrl-c-waits-for-the-games-under-way",
         "bollesim/bollebank/penalised.py",
         "    if not finished:\n        for worker",

@@ -115,6 +115,7 @@ def test_the_lower_estimates_are_the_same_in_one_process_or_two(value):
 
 CTRL_C = """
 import os
+import select
 import signal
 import sys
 import threading
@@ -150,15 +151,21 @@ class Endlessly(Measure):
 
 def ctrl_c_as_the_first_worker_starts():
     \"""Ctrl-C at the terminal (to the whole process group) the moment the first worker
-    process exists, the pool still starting.\"""
+    process exists, the pool still starting; the interpreter runs on until this process
+    has received it (its signal handler wrote to the wakeup pipe), so a Ctrl-C not held
+    back comes out here, before the pool has counted the worker.\"""
     start = context.SpawnProcess.start
+    received, wakeup = os.pipe()
+    os.set_blocking(wakeup, False)
+    signal.set_wakeup_fd(wakeup)
 
     def started(process):
         start(process)
         if not started.__dict__.get("done"):
             started.done = True
             os.killpg(0, signal.SIGINT)
-            sum(range(10**6))  # the interpreter runs on: a Ctrl-C not held comes out here
+            while not select.select([received], [], [], 0)[0]:
+                pass
 
     context.SpawnProcess.start = started
 

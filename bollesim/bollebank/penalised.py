@@ -34,6 +34,7 @@ from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
+from multiprocessing import resource_tracker
 
 import numpy as np
 
@@ -221,6 +222,7 @@ def lower_estimates(measure: Measure, seed: int, lines: list[list[tuple[int, tup
         inner, fresh = measure.build()
         return np.array([best_of(inner, fresh, seed, g, c) for g, c in zip(games, lines, strict=True)])
     spawn = multiprocessing.get_context("spawn")  # no fork of a process with LightGBM's threads
+    resource_tracker.ensure_running()  # before the hold: its launch unblocks SIGINT (CPython)
     pool, finished = None, False
     try:
         with _ctrl_c_held():  # the pool starts whole: its workers, and every chunk submitted
