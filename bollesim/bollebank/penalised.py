@@ -239,12 +239,19 @@ def lower_estimates(measure: Measure, seed: int, lines: list[list[tuple[int, tup
 
 
 def _close(pool: ProcessPoolExecutor, finished: bool) -> None:
-    """Shut the pool down; unless its work is finished, kill its workers first (a chunk
-    under way may take minutes, and its result would be dropped)."""
+    """Shut the pool down; unless its work is finished, kill its workers (a chunk under
+    way may take minutes, and its result would be dropped), once the pool has been told
+    to drop the work not begun: killed first, its manager thread could find them dead
+    before it heard, and set an error on futures already cancelled (InvalidStateError,
+    a traceback of Python 3.11's pool)."""
+    workers = list((pool._processes or {}).values())  # Python 3.14: pool.kill_workers()
+    manager = pool._executor_manager_thread
+    pool.shutdown(wait=finished, cancel_futures=True)
     if not finished:
-        for worker in list((pool._processes or {}).values()):  # Python 3.14: kill_workers()
+        for worker in workers:
             worker.kill()
-    pool.shutdown(wait=True, cancel_futures=True)
+        if manager is not None:
+            manager.join()
 
 
 @contextmanager
