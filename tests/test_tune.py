@@ -54,14 +54,11 @@ def pig_spec(folder: Path, equals: float, extra: str = "") -> Path:
     return path
 
 
-ENV = {"BOLLESIM_GAME": "toygame.game"}
-
-
 def environment() -> dict:
-    """This process's environment, playing Pig race with tests/ on the path."""
+    """This process's environment with tests/ on the path (Pig race is registered there)."""
     import os
 
-    return {**os.environ, **ENV,
+    return {**os.environ,
             "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
 
 
@@ -71,7 +68,7 @@ def probed(spec: Path) -> dict:
     import json
 
     done = waiting.run([sys.executable, str(TESTS / "tune_probe.py"), str(spec)],
-                          env=environment(), capture_output=True, text=True, seconds=600)
+                       env=environment(), capture_output=True, text=True, seconds=600)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -122,9 +119,9 @@ def test_the_page_address_opens_the_change_the_patch_holds(forty):
 
 def test_the_command_prints_the_sentence_and_writes_a_patch_rules_check_opens(tmp_path):
     def bollesim(*args, code=0):
-        done = waiting.run([sys.executable, "-m", "bollesim", *args], cwd=tmp_path,
-                              env=environment(),
-                              capture_output=True, text=True, seconds=600)
+        done = waiting.run([sys.executable, "-m", "bollesim", "--game", "pig", *args],
+                           cwd=tmp_path, env=environment(),
+                           capture_output=True, text=True, seconds=600)
         assert done.returncode == code, done.stdout + done.stderr
         assert "Traceback" not in done.stderr
         return done.stdout + done.stderr
@@ -133,6 +130,7 @@ def test_the_command_prints_the_sentence_and_writes_a_patch_rules_check_opens(tm
     assert said.startswith("Change game.turns from 6 to 5: the quick banker's never busted")
     patch = tmp_path / "out" / "patch.toml"
     assert "turns = 5" in patch.read_text()
+    assert "# Check it:  bollesim --game pig rules check --partial THIS_FILE" in patch.read_text()
     assert bollesim("rules", "check", "--partial", str(patch)).startswith("ok:")
     for page in ("tune.md", "tune.html", "tune-pareto.png", "trials.csv", "tune.json"):
         assert (tmp_path / "out" / page).stat().st_size > 0
@@ -143,10 +141,11 @@ def test_the_command_prints_the_sentence_and_writes_a_patch_rules_check_opens(tm
 
 
 def knobs(keys: dict, groups: dict | None = None):
-    from bollesim.game.declaration import load_ruleset
+    from bollesim.game.registry import load_game
     from bollesim.search.tune_space import knobs_of
 
-    return knobs_of(Spec(Path("spec.toml")), load_ruleset(), keys, groups or {})
+    game = load_game("bollebank")
+    return knobs_of(Spec(Path("spec.toml"), game), game.load_ruleset(), keys, groups or {})
 
 
 def test_a_falling_track_stays_falling_and_in_its_declared_range():
@@ -211,8 +210,8 @@ def smallest(tmp_path, monkeypatch):
     import numpy as np
     import polars as pl
 
-    from bollesim.bollebank.result import RESULT
     from bollesim.game.patch import value_at
+    from bollesim.game.registry import load_game
     from bollesim.search import certify, tune
     from bollesim.search.tune_answer import answer
     from bollesim.search.tune_spec import load_tune
@@ -226,13 +225,14 @@ def smallest(tmp_path, monkeypatch):
         if seconds is not None:
             seconds.update(dict.fromkeys(job.players, 1.0))
         games = pl.DataFrame({o: lost if o == "defeat" else np.zeros_like(lost)
-                              for o in RESULT.outcome_names})
+                              for o in game.result.outcome_names})
         return dict.fromkeys(job.players, games)
 
+    game = load_game("bollebank")
     monkeypatch.setattr(tune, "player_outcomes", outcomes)
     monkeypatch.setattr(certify, "player_outcomes", outcomes)
     (tmp_path / "smallest.toml").write_text(SMALLEST)
-    return answer(load_tune(tmp_path / "smallest.toml"))
+    return answer(load_tune(tmp_path / "smallest.toml", game))
 
 
 def test_after_a_failed_certificate_the_search_goes_on_through_what_is_untried(smallest):
@@ -272,8 +272,8 @@ def test_a_gap_between_a_player_and_itself_is_refused_up_front(tmp_path):
     spec = pig_spec(tmp_path, 0.40).read_text().replace('player = "quick"',
                                                         'gap = ["quick", "quick"]')
     (tmp_path / "gap.toml").write_text(spec)
-    done = waiting.run([sys.executable, "-m", "bollesim", "tune", "gap.toml"], cwd=tmp_path,
-                       env=environment(), capture_output=True, text=True)
+    done = waiting.run([sys.executable, "-m", "bollesim", "--game", "pig", "tune", "gap.toml"],
+                       cwd=tmp_path, env=environment(), capture_output=True, text=True)
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: "), done.stderr
     assert "targets[0].gap: two different players" in done.stderr
