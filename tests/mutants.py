@@ -944,8 +944,9 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
 ]
 
-LOOKAHEAD = [  # the lookahead player (bollesim/strong/, bollebank/positions.py, engine/primitives.py,
-    #            engine/rollout.py, script.py)
+# the lookahead player (bollesim/strong/, bollebank/positions.py, engine/primitives.py,
+# engine/rollout.py, script.py)
+LOOKAHEAD = [
     Mutant(
         "rollout-on-the-games-stream",
         "bollesim/bollebank/engine/script.py",
@@ -1032,6 +1033,79 @@ TUNE = [  # inverse design: search, certification, knobs (bollesim/search/tune*.
         "R-TRACK: more chits never hit less often",
         "one entry of a weapon track may rise above its neighbour",
         ("tests/test_tune.py::test_a_falling_track_stays_falling_and_in_its_declared_range",),
+    ),
+    Mutant(
+        "tune-falls-back-after-a-failed-certificate",
+        "bollesim/search/tune_answer.py",
+        "            found = go_on(found.state)",
+        "            pass",
+        "the smallest change first, certified on held-out games",
+        "after a proposal misses on the held-out games, tune takes the next change it happened "
+        "to play, though a smaller one was never tried",
+        ("tests/test_tune.py -k untried",),
+    ),
+    Mutant(
+        "tune-gap-of-a-player-to-itself",
+        "bollesim/search/tune_spec.py",
+        "    if len(names) == 2 and names[0] == names[1]:",
+        "    if False:",
+        "bad input: one error line, exit 2, before the work",
+        "a gap between a player and itself is accepted and plays the whole budget",
+        ("tests/test_tune.py -k gap_between",),
+    ),
+]
+
+RACES = [  # what a busy machine brought out: a Ctrl-C, a burst of changes, an error in a thread
+    Mutant(
+        "ctrl-c-held-by-the-mask-alone",
+        "bollesim/bollebank/penalised.py",
+        "    main = threading.current_thread() is threading.main_thread()",
+        "    main = False",
+        "Ctrl-C ends a command and every process it started",
+        "a Ctrl-C delivered to another thread comes out inside the pool's start: a worker "
+        "is left behind, or dies with a traceback",
+        ("'tests/test_penalised.py::test_ctrl_c_stops_the_workers_at_once_and_quietly"
+         "[workers starting]'",),
+    ),
+    Mutant(
+        "ctrl-c-unblocked-by-the-resource-tracker",
+        "bollesim/bollebank/penalised.py",
+        "    resource_tracker.ensure_running()  # before the hold: its launch unblocks SIGINT (CPython)\n",
+        "",
+        "Ctrl-C ends a command and every process it started",
+        "the resource tracker, launched inside the hold, unblocks SIGINT: the workers started "
+        "after it die of the Ctrl-C and the pool breaks with a traceback",
+        ("'tests/test_penalised.py::test_ctrl_c_stops_the_workers_at_once_and_quietly"
+         "[workers starting]'",),
+    ),
+    Mutant(
+        "ctrl-c-waits-for-the-games-under-way",
+        "bollesim/bollebank/penalised.py",
+        "    if not finished:\n        for worker",
+        "    if False:\n        for worker",
+        "Ctrl-C ends a command within seconds, whatever its workers are doing",
+        "after Ctrl-C the penalised bound waits for the workers' games under way",
+        ("'tests/test_penalised.py::test_ctrl_c_stops_the_workers_at_once_and_quietly"
+         "[workers at their games]'",),
+    ),
+    Mutant(
+        "a-refused-change-cancels-the-one-before",
+        "bollesim/serve/app.py",
+        "    if change < server.applied:",
+        "    if change != server.changes:",
+        "every change the page sends is answered",
+        "a request refused with 400 after a valid change arrived leaves that change answered "
+        "409 with nothing played: the event stream sends only pings",
+        ("tests/test_serve.py -k refused_after", "tests/test_serve_hostile.py -k hammered"),
+    ),
+    Mutant(
+        "an-error-stops-the-first-worker-only",
+        "bollesim/blocks.py",
+        "            stop.set()  # at once, whichever thread it came in (the caller waits on the first)",
+        "            pass",
+        "the first error stops the hand-out of blocks",
+        "an error in the second worker goes on through every block",
+        ("tests/test_blocks.py -k error_stops",),
     ),
 ]
 
@@ -1164,6 +1238,7 @@ AREAS = {
     "lookahead": LOOKAHEAD,
     "luck-errors": LUCK_AND_ERRORS,
     "tune": TUNE,
+    "races": RACES,
 }
 """The mutants by area (`--only AREA`)."""
 

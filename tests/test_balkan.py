@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import math
 import os
-import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -17,6 +16,7 @@ import icepool
 import numpy as np
 import polars as pl
 import pytest
+import waiting
 
 from bollesim.balkan import engine, odds, reference, schema
 from bollesim.balkan.result import RESULT
@@ -248,8 +248,8 @@ def test_bad_scenarios_are_refused_with_one_line():
 
 
 def bollesim(*args, cwd):
-    done = subprocess.run([sys.executable, "-m", "bollesim", "--game", "balkan-wars", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=900,
+    done = waiting.run([sys.executable, "-m", "bollesim", "--game", "balkan-wars", *args],
+                          cwd=cwd, capture_output=True, text=True, seconds=900,
                           env={**os.environ, "NUMBA_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
@@ -281,8 +281,8 @@ def test_run_sweep_and_report_play_balkan_wars(tmp_path):
 @pytest.mark.parametrize("args, problem", [(["--game"], "Option '--game' requires an argument"),
                                            (["--game", "chess", "policies"], "unknown game")])
 def test_a_bad_game_is_one_error_line(args, problem, tmp_path):
-    done = subprocess.run([sys.executable, "-m", "bollesim", *args], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    done = waiting.run([sys.executable, "-m", "bollesim", *args], cwd=tmp_path,
+                          capture_output=True, text=True, seconds=300)
     assert done.returncode == 2
     assert done.stderr.startswith("error: ") and problem in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1

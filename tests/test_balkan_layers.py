@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import waiting
 
 from bollesim.balkan import luck, narrate
 from bollesim.balkan.play import play_chunk
@@ -26,8 +26,8 @@ def assault_policy():
 
 
 def balkan_cli(*args, cwd=None):
-    done = subprocess.run([sys.executable, "-m", "bollesim", "--game", "balkan-wars", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=900,
+    done = waiting.run([sys.executable, "-m", "bollesim", "--game", "balkan-wars", *args],
+                          cwd=cwd, capture_output=True, text=True, seconds=900,
                           env={**os.environ, "NUMBA_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+import waiting
 from typer.testing import CliRunner
 
 from bollesim.cli.app import app
@@ -94,7 +95,6 @@ def test_run_json(tmp_path):
 
 def test_version_and_completion(monkeypatch):
     import os
-    import subprocess
     import sys
 
     from bollesim import __version__
@@ -104,7 +104,7 @@ def test_version_and_completion(monkeypatch):
     bollesim = Path(sys.executable).with_name("bollesim")
     env = {**os.environ, "_BOLLESIM_COMPLETE": "complete_bash", "COMP_WORDS": "bollesim sw",
            "COMP_CWORD": "1"}
-    done = subprocess.run([bollesim], env=env, capture_output=True, text=True, timeout=60)
+    done = waiting.run([bollesim], env=env, capture_output=True, text=True, seconds=60)
     assert done.stdout.split() == ["sweep"], done.stderr
     # --show-completion takes the shell from the process's ancestors, which a detached
     # test run does not have (its script then says "Shell  not supported."): bash is given

@@ -5,6 +5,7 @@ import math
 from pathlib import Path
 
 import pytest
+import waiting
 
 from bollesim.cli import headroom_make
 from bollesim.game.registry import load_game
@@ -318,8 +319,8 @@ def test_the_choice_of_v_runs_on_games_no_report_uses():
     from bollesim.report.headroom import mean_interval
 
     script = Path(__file__).parents[1] / "experiments" / "choose_value.py"
-    done = subprocess.run([sys.executable, str(script), "--first", "2000", "--games", "2",
-                           "20x2"], capture_output=True, text=True, timeout=600)
+    done = waiting.run([sys.executable, str(script), "--first", "2000", "--games", "2",
+                           "20x2"], capture_output=True, text=True, seconds=600)
     assert done.returncode == 0, done.stderr
     # the same estimate made here, step by step, on games 2,000 and 2,001
     name, (baseline, best) = "operational victory", G.read_points()

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import waiting
 from test_sweep import assert_one_line_error, invoke, own_lines
 
 from bollesim import cli as cli_package
@@ -22,9 +23,9 @@ from bollesim.inputs import InputError, check_path
 
 def cli(*args, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
     """`python -m bollesim ARGS` in a process of its own (about a second)."""
-    return subprocess.run([sys.executable, "-m", "bollesim", *map(str, args)],
+    return waiting.run([sys.executable, "-m", "bollesim", *map(str, args)],
                           env={**os.environ, **(env or {})}, capture_output=True, text=True,
-                          timeout=300, **kwargs)
+                          seconds=300, **kwargs)
 
 
 def one_line_error(proc: subprocess.CompletedProcess, *words: str) -> str:
@@ -118,8 +119,8 @@ def test_environment_problems_stop_every_command_in_one_line(tmp_path):
     one_line_error(cli("--version", env={"NUMBA_NUM_THREADS": "0"}), "NUMBA_NUM_THREADS=0")
     gone = tmp_path / "gone"
     gone.mkdir()
-    proc = subprocess.run(["sh", "-c", 'cd "$1" && rmdir "$1" && exec "$2" -m bollesim policies',
-                           "sh", gone, sys.executable], capture_output=True, text=True, timeout=300)
+    proc = waiting.run(["sh", "-c", 'cd "$1" && rmdir "$1" && exec "$2" -m bollesim policies',
+                           "sh", gone, sys.executable], capture_output=True, text=True, seconds=300)
     one_line_error(proc, "current folder no longer exists")
 
 
@@ -127,8 +128,8 @@ def test_ctrl_c_while_the_commands_are_imported_is_one_line():
     """SIGINT right after bollesim.cli is imported, while the commands' modules are."""
     code = ("import os, signal, sys; sys.argv[0] = 'bollesim'; import bollesim.cli; "
             "os.kill(os.getpid(), signal.SIGINT); from bollesim.cli.app import main; main()")
-    proc = subprocess.run([sys.executable, "-c", code, "--version"], capture_output=True,
-                          text=True, timeout=300)
+    proc = waiting.run([sys.executable, "-c", code, "--version"], capture_output=True,
+                          text=True, seconds=300)
     assert (proc.returncode, proc.stderr) == (128 + signal.SIGINT, "interrupted\n")
 
 
@@ -149,8 +150,8 @@ def test_a_name_that_is_not_utf8_is_refused(tmp_path):
 
 def test_stdout_on_a_full_device_is_one_line():
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([sys.executable, "-m", "bollesim", "policies"], stdout=full,
-                              stderr=subprocess.PIPE, text=True, timeout=300)
+        proc = waiting.run([sys.executable, "-m", "bollesim", "policies"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, seconds=300)
     one_line_error(proc, "No space left on device")
 
 
@@ -183,9 +184,9 @@ def test_without_a_writable_cache_folder_compiled_code_runs_and_says_so_once(mon
 def test_a_read_only_install_plays():
     code = (NO_CACHE + "import sys; sys.argv[0] = 'bollesim'; "
             "from bollesim.cli.app import main; main()")
-    proc = subprocess.run([sys.executable, "-c", code, "play", "-P", "historical", "--seed", "7"],
+    proc = waiting.run([sys.executable, "-c", code, "play", "-P", "historical", "--seed", "7"],
                           env={**os.environ, "NUMBA_CACHE_DIR": "/proc/bollesim-no-cache"},
-                          capture_output=True, text=True, timeout=1800)
+                          capture_output=True, text=True, seconds=1800)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.count("no folder to cache") == 1 and "Traceback" not in proc.stderr
     assert "Outcome:" in proc.stdout

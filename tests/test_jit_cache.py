@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+import waiting
 
 from bollesim import jit_cache
 
@@ -293,11 +294,11 @@ def test_a_process_that_finds_a_first_compile_under_way_waits_and_compiles_nothi
     from bollesim.bollebank.engine import play
 
     notices, phases = [], []
-    waiting = threading.Event()
+    noticed = threading.Event()
 
     def notice(stream, text=play.COMPILING):
         notices.append(text)
-        waiting.set()
+        noticed.set()
 
     monkeypatch.setattr(play.numba.config, "CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(play, "compile_notice", notice)
@@ -308,11 +309,13 @@ def test_a_process_that_finds_a_first_compile_under_way_waits_and_compiles_nothi
     first = FileLock(marker.with_name(marker.name + play.LOCK_SUFFIX))
     first.acquire()  # the first process, compiling
     second = concurrent.futures.ThreadPoolExecutor(1).submit(play.compiled_for, kernel, "sig")
-    assert waiting.wait(10) and notices == [play.WAITING]
+    waiting.until(noticed.is_set, "the notice that it waits")
+    assert notices == [play.WAITING]
     assert not second.done()
     marker.touch()  # the first process is done
     first.release()
-    assert second.result(10) == (kernel, "sig")
+    waiting.until(second.done, "the second compile to go on")
+    assert second.result() == (kernel, "sig")
     assert notices == [play.WAITING] and phases == []
 
 
@@ -328,7 +331,7 @@ def test_two_kernels_compile_side_by_side_after_the_phases_they_share(tmp_path, 
     def compiling(kernel, signature):
         if kernel is c:
             started.set()
-            assert release.wait(30)
+            waiting.until(release.is_set, "kernel b compiled")
         return kernel, signature
 
     monkeypatch.setattr(play.numba.config, "CACHE_DIR", str(tmp_path))
@@ -338,12 +341,15 @@ def test_two_kernels_compile_side_by_side_after_the_phases_they_share(tmp_path, 
     assert play.compiled_for(a, "sig") == (a, "sig") and phases == ["compiled"]
     pool = concurrent.futures.ThreadPoolExecutor(2)
     other = pool.submit(play.compiled_for, c, "sig")
-    assert started.wait(10)
+    waiting.until(started.is_set, "kernel c's compile under way")
     try:
-        assert pool.submit(play.compiled_for, b, "sig").result(10) == (b, "sig")
+        beside = pool.submit(play.compiled_for, b, "sig")
+        waiting.until(beside.done, "kernel b compiled while c's is under way")
+        assert beside.result() == (b, "sig")
     finally:
         release.set()
-    assert other.result(10) == (c, "sig")
+    waiting.until(other.done, "kernel c compiled")
+    assert other.result() == (c, "sig")
     assert phases == ["compiled"] and all(play.compiled_marker(k).exists() for k in "abc")
 
 

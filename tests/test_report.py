@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+import waiting
 from oracles import outcome_hits as _hits
 from test_analysis import NEVER, make_games, synthetic_policies
 
@@ -525,7 +526,7 @@ def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
                "--disable-background-networking", "--disable-component-update", "--disable-sync",
                "--no-first-run", "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}",
                "--window-size=1200,900", "--virtual-time-budget=15000", *args]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=120,
+    done = waiting.run(command, capture_output=True, text=True, seconds=120,
                           env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"})
     shutil.rmtree(tmp_path / "profile", ignore_errors=True)
     return done

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+import waiting
 from test_sweep import SMALL, assert_one_line_error, invoke, write_spec
 
 from bollesim.batch import runner
@@ -55,13 +56,12 @@ def kill_at_random(proc: subprocess.Popen, out: Path, rng: random.Random, least:
     """SIGKILL after a random number of saved chunks (`least` to 3) and a random delay;
     returns where, for the failure message."""
     wanted, delay = rng.randrange(least, 4), rng.uniform(0.0, 0.4)
-    deadline = time.monotonic() + 120
-    while saved_chunks(out) < wanted and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(delay)
+    waiting.until(lambda: saved_chunks(out) >= wanted or proc.poll() is not None,
+                  f"{wanted} saved chunks")
+    time.sleep(delay)  # a random moment after them: where the kill lands, not a wait
     where = f"after {saved_chunks(out)} saved chunks (wanted {wanted}) and {delay:.2f} s"
     os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=60)
+    waiting.until(lambda: proc.poll() is not None, "the killed run to end")
     return where
 
 
@@ -181,7 +181,7 @@ def test_precision_rounds_resume_exactly(tmp_path, monkeypatch, count_played):
 def test_two_runs_started_together(tmp_path):
     out = tmp_path / "out"
     procs = [bollesim(*RUN, "--threads", "1", "--out", out, cwd=tmp_path) for _ in range(2)]
-    errors = [p.communicate(timeout=120)[1] for p in procs]
+    errors = [waiting.communicate(p, "the run to end")[1] for p in procs]
     assert sorted(p.returncode for p in procs) == [0, 2], errors
     refused = errors[[p.returncode for p in procs].index(2)].strip().splitlines()
     assert len(refused) == 1 and "is in use by another bollesim process" in refused[0]

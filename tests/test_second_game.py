@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+import waiting
 from toygame.play import play_game
 from toygame.result import RESULT
 from toygame.rules import load_ruleset
@@ -42,8 +42,8 @@ BOLLEBANK_WORDS = ("Bøllebank", "Fire order", *BOLLEBANK.outcome_names, "histor
 def pig(*args: str, cwd: Path, code: int = 0, game: tuple[str, ...] = ("--game", "pig")) -> str:
     """Run `bollesim --game pig ARGS` (or another `game` choice); its stdout and stderr
     (stderr is checked to be calm)."""
-    done = subprocess.run([sys.executable, "-m", "bollesim", *game, *args], cwd=cwd, env=ENV,
-                          capture_output=True, text=True, timeout=600)
+    done = waiting.run([sys.executable, "-m", "bollesim", *game, *args], cwd=cwd, env=ENV,
+                       capture_output=True, text=True, seconds=600)
     assert done.returncode == code, done.stdout + done.stderr
     assert "Traceback" not in done.stderr, done.stderr
     return done.stdout + done.stderr
@@ -137,7 +137,8 @@ def test_the_what_if_api_plays_an_edited_ruleset_of_the_second_game(tmp_path):
     """The page's API of Pig race: its form is the game's, an edit is checked by the
     game's rules, and the odds of the edited ruleset are refined."""
     script = textwrap.dedent("""\
-        import json, time
+        import json
+        import waiting
         from starlette.testclient import TestClient
         from bollesim import load_game
         from bollesim.serve.app import create_app
@@ -150,13 +151,11 @@ def test_the_what_if_api_plays_an_edited_ruleset_of_the_second_game(tmp_path):
             bad = client.post("/api/odds", json={"edits": {"game.target": 500}, "policy": "banker"})
             body = {"edits": {"game.target": 30}, "policy": "banker", "params": {"hold": 12}}
             answer = client.post("/api/odds", json=body).json()
-            deadline = time.monotonic() + 120
-            while True:
+            def finished():
                 snapshot = json.loads(server.latest.value or "{}")
-                if snapshot.get("job") == answer["job"] and snapshot.get("done"):
-                    break
-                assert time.monotonic() < deadline, snapshot
-                time.sleep(0.2)
+                return snapshot if snapshot.get("job") == answer["job"] and snapshot.get("done") else None
+
+            snapshot = waiting.until(finished, "the edited ruleset's finished odds")
         print(json.dumps({"form": form, "bad": [bad.status_code, bad.json()],
                           "answer": answer, "snapshot": snapshot}))
         """)
@@ -176,7 +175,7 @@ def test_the_what_if_api_plays_an_edited_ruleset_of_the_second_game(tmp_path):
 
 
 def pig_python(script: str, cwd: Path) -> str:
-    done = subprocess.run([sys.executable, "-c", script], cwd=cwd, env=ENV,
-                          capture_output=True, text=True, timeout=600)
+    done = waiting.run([sys.executable, "-c", script], cwd=cwd, env=ENV,
+                       capture_output=True, text=True, seconds=600)
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout.strip().splitlines()[-1]

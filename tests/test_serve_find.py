@@ -10,12 +10,12 @@ in Chromium on Operation Bøllebank and opens a change it found.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+import waiting
 
 TESTS = Path(__file__).parent
 SEED = 3  # the page's seed: the search plays it, certification plays SEED + 1
@@ -43,7 +43,8 @@ HOSTILE = [
 ]
 
 SCRIPT = textwrap.dedent("""\
-    import json, sys, threading, time
+    import json, sys, threading
+    import waiting
     from starlette.testclient import TestClient
     from bollesim import load_game, simulate
     from bollesim.serve.app import create_app
@@ -77,14 +78,11 @@ SCRIPT = textwrap.dedent("""\
         thread = threading.Thread(target=lambda: first.update(
             reply=client.post("/api/find", json={**quick, "value": 0.4})))
         thread.start()
-        deadline = time.monotonic() + 60
-        while server.finding is None:
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        waiting.until(lambda: server.finding is not None, "the first search registered")
         second = client.post("/api/find", json={**quick, "value": 0.4})
         cancel = client.post("/api/find/cancel", json={})
         gate.set()
-        thread.join(60)
+        waiting.until(lambda: not thread.is_alive(), "the first search answered")
         out["two"] = {"second": [second.status_code, second.json()], "cancel": cancel.json(),
                       "first": first["reply"].json()}
         out["after"] = client.post("/api/find", json={**quick, "value": 0.4}).status_code
@@ -99,10 +97,10 @@ def asked(tmp_path_factory) -> dict:
 
     env = {**os.environ,
            "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run(
+    done = waiting.run(
         [sys.executable, "-c", SCRIPT, json.dumps(QUICK), json.dumps([h for h, _ in HOSTILE])],
         env=env, cwd=tmp_path_factory.mktemp("find"), capture_output=True, text=True,
-        timeout=600)
+        seconds=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Traceback" not in done.stderr, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])

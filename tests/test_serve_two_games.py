@@ -5,9 +5,9 @@ the other runs (the app's state holds its game: bollesim/serve/state.py)."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
+import waiting
 from starlette.testclient import TestClient
 
 from bollesim.game.registry import load_game
@@ -70,14 +70,16 @@ def test_both_pages_play_their_odds_at_once(clients):
         answer = client.post("/api/odds", json=body)
         assert answer.status_code == 200, answer.text
         jobs[name] = answer.json()["job"]
-    deadline, done = time.monotonic() + 300, {}
-    while len(done) < len(jobs):
-        assert time.monotonic() < deadline, done
+    done = {}
+
+    def both_finished() -> bool:
         for name, (_, client) in clients.items():
             snapshot = json.loads(client.app.state.server.latest.value or "{}")
             if snapshot.get("job") == jobs[name] and snapshot.get("done"):
                 done[name] = snapshot
-        time.sleep(0.2)
+        return len(done) == len(jobs)
+
+    waiting.until(both_finished, "both games' finished odds", seconds=300)
     for name, (game, _) in clients.items():
         assert done[name]["games"] == 2000 and done[name]["policy"] == game.baseline
         assert [o["outcome"] for o in done[name]["outcomes"]] == list(game.result.outcome_names)

@@ -22,7 +22,7 @@ the search may change, and the games it may play.
     player = "best"                       # a named player or any policy (its defaults)
     equals = 0.50                         # with tolerance, or at_most / at_least
     tolerance = 0.02
-    # gap = ["apprentice", "historical"]  # instead of player: the first's rate minus the second's
+    # gap = ["apprentice", "historical"]  # instead of player: the first's rate minus the second's (two players)
 
     [keys]                                # the keys the search may change (tune_space.py)
     "tracks.tank_to_hit" = true           # over its declared range,
@@ -233,6 +233,9 @@ def _target(s: Spec, t: dict, key: str, players: dict[str, Player]) -> Target:
     names = [t["player"]] if "player" in t else t["gap"]
     if not isinstance(names, list) or len(names) != (1 if "player" in t else 2):
         s.fail(key + ".gap", 'expected two players, e.g. ["apprentice", "historical"]')
+    if len(names) == 2 and names[0] == names[1]:
+        s.fail(key + ".gap", f"two different players: the gap of {names[0]!r} to itself is "
+                             "always 0")
     for n in names:
         if not isinstance(n, str):
             s.fail(key, f"expected a player's name, got {n!r}")

@@ -129,10 +129,12 @@ async def start_odds(request: Request) -> Response:
     change = server.changes
     built, policy, params = await asyncio.to_thread(server.setting, body)
     pinned = await asyncio.to_thread(server.pinned, body.get("pinned"))
-    if change != server.changes:
-        # A later change arrived while this one's ruleset was built (in a thread, so they
-        # may finish in either order): evaluating this one would replace the later one.
+    if change < server.applied:
+        # A later change took effect while this one's ruleset was built (in a thread, so
+        # they may finish in either order): evaluating this one would replace it. A later
+        # request refused (400) took no effect and replaced nothing.
         return error(409, "a later change replaced this one")
+    server.applied = change
     if built.rules is None:
         server.worker.evaluate(iter(()))  # an invalid change stops the old work too
         return JSONResponse({"errors": built.errors}, status_code=422)

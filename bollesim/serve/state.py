@@ -82,7 +82,8 @@ class Server:
         self.policies: dict = {}
         self._loading = threading.Lock()
         self.job = 0
-        self.changes = 0  # /api/odds requests received: the newest is the one to evaluate
+        self.changes = 0  # /api/odds requests numbered as they arrive: the newest is evaluated
+        self.applied = 0  # the newest that took effect (evaluated, or stopped the work: 422)
         self.streams = 0  # event streams admitted and not yet ended
         self.reports: dict[str, Path] = {}  # the reports written: token (folder name) -> folder
         self.ready = threading.Event()
