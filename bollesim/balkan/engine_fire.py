@@ -1,0 +1,402 @@
+"""The fast engine's fire (Move Sequence 3-6): reference_fire.py's firefights, close
+assaults and retreats, on the state of engine_state.py, die for die the same."""
+
+from __future__ import annotations
+
+from bollesim.balkan import defence, luck, ruleset, tactics
+from bollesim.balkan.engine_state import (
+    A_MEMBERS,
+    ASSAULTS,
+    ATT,
+    BEYOND,
+    COLUMN_ALL,
+    COVER,
+    D_MEMBERS,
+    DEF,
+    DEPTH,
+    DIST,
+    FAR,
+    FIG,
+    FIRERS,
+    FIRST,
+    FORM,
+    LANE,
+    LEAVES,
+    LEFT,
+    LITERAL,
+    MD,
+    MM,
+    MS,
+    OD,
+    OM,
+    ON,
+    ONES,
+    OS,
+    PER_TARGET,
+    RANGES,
+    RIVER,
+    START,
+    STATUS,
+    STOPS,
+    TARGET,
+    TIE_DEF,
+    UNANSWERED,
+    UNSEEN,
+    can_cross,
+    contest,
+    crosses,
+    in_arc,
+    nearest,
+    take,
+    throw,
+)
+from bollesim.jit import compiled
+
+# ------------------------------------------------------------------ who fires
+
+@compiled
+def masked(st, sc, s, i):
+    """reference_fire.masked: a column's stand behind its leading stand."""
+    if st[FORM, s, i] != ruleset.COLUMN or sc[COLUMN_ALL]:
+        return False
+    for k in range(i):
+        if (st[STATUS, s, k] == ON and st[FORM, s, k] == ruleset.COLUMN
+                and st[LANE, s, k] == st[LANE, s, i] and st[DIST, s, k] == st[DIST, s, i]):
+            return True
+    return False
+
+
+@compiled
+def shot(tab, st, sc, s, i, j, scratch, row, at):
+    """reference_fire.shot: stand i of side s firing at j, into scratch rows row (the
+    stand), row + 1 (its dice) and row + 2 (its modifier), column at."""
+    r = st[DIST, s, i] + st[DIST, 1 - s, j]
+    cover = 0 if s == ATT and st[DIST, DEF, j] != 0 else sc[COVER + 1 - s]
+    mod = tab[s, i, ruleset.QUALITY_DRM] + cover
+    effective = tab[s, i, ruleset.EFFECTIVE]
+    if tab[s, i, ruleset.WEAPON] == ruleset.ARTILLERY:
+        mod += sc[UNSEEN + s]
+    elif r > effective and (r < tab[s, i, ruleset.MAXIMUM] or sc[LITERAL] == 0):
+        mod += sc[BEYOND]
+    scratch[row, at] = i
+    scratch[row + 1, at] = tab[s, i, ruleset.DICE_NEAR] if r <= effective else 1
+    scratch[row + 2, at] = mod
+
+
+@compiled
+def fire_of(tab, st, ns, sc, s, scratch, row):
+    """reference_fire.fire_of, into rows row .. row + 2; how many fire."""
+    count = 0
+    for i in range(ns[s]):
+        if st[STATUS, s, i] != ON or masked(st, sc, s, i):
+            continue
+        j, r = nearest(st, ns, sc, s, i)
+        if j >= 0 and r <= tab[s, i, ruleset.MAXIMUM]:
+            shot(tab, st, sc, s, i, j, scratch, row, count)
+            count += 1
+    return count
+
+
+# ------------------------------------------------------------------ firefights
+
+@compiled
+def contested(stream, bound, sc, mover, cm, co, scratch):
+    """reference_fire.contested on the rows M.. (cm stands) and O.. (co): (fought,
+    winner, casualties to the moving side, to the other)."""
+    unanswered = cm == 0 or co == 0
+    if unanswered and sc[UNANSWERED] == 1:
+        return False, 0, 0, 0
+    pm, po = (luck.FIRE_A, luck.FIRE_D) if mover == ATT else (luck.REPLY_D, luck.REPLY_A)
+    tm, sm = throw(stream, bound, pm, scratch, MD, MM, cm, sc)
+    to, so = throw(stream, bound, po, scratch, OD, OM, co, sc)
+    if unanswered and sc[UNANSWERED] == 2:
+        return True, 0, so, sm
+    winner, to_m, to_o = contest(tm, sm, to, so)
+    return True, winner, to_m, to_o
+
+
+@compiled
+def wound(st, ns, sc, mover, to_m, to_o, scratch, movers, n_movers, others, n_others, cas):
+    """reference_fire.wound: the attacker's casualties first, then the defender's, on the
+    stands of the rows movers and others (-1: the whole side)."""
+    if mover == ATT:
+        take(st, ns, sc, ATT, scratch, movers, n_movers, to_m)
+        take(st, ns, sc, DEF, scratch, others, n_others, to_o)
+        cas[ATT] += to_m
+        cas[DEF] += to_o
+    else:
+        take(st, ns, sc, ATT, scratch, others, n_others, to_o)
+        take(st, ns, sc, DEF, scratch, movers, n_movers, to_m)
+        cas[ATT] += to_o
+        cas[DEF] += to_m
+
+
+@compiled
+def firefights_of(stream, bound, tab, ns, sc, mover, st, scratch, fights, cas):
+    """reference_fire.firefights: how many firefights, each fights[f] = (winner, target
+    or -1, to the moving side, to the other, firers); one a bound keeps its firers in row
+    FIRERS, one a target its targets in row TARGET."""
+    if sc[PER_TARGET]:
+        return per_target(stream, bound, tab, ns, sc, mover, st, scratch, fights, cas)
+    cm = fire_of(tab, st, ns, sc, mover, scratch, MS)
+    co = fire_of(tab, st, ns, sc, 1 - mover, scratch, OS)
+    if cm == 0 and co == 0:
+        return 0
+    fought, winner, to_m, to_o = contested(stream, bound, sc, mover, cm, co, scratch)
+    if not fought:
+        return 0
+    for k in range(cm):
+        scratch[FIRERS, k] = scratch[MS, k]
+    wound(st, ns, sc, mover, to_m, to_o, scratch, -1, ns[mover], -1, ns[1 - mover], cas)
+    fights[0, 0], fights[0, 1], fights[0, 2], fights[0, 3], fights[0, 4] = winner, -1, to_m, to_o, cm
+    return 1
+
+
+@compiled
+def per_target(stream, bound, tab, ns, sc, mover, st, scratch, fights, cas):
+    """reference_fire.per_target: row TARGET holds each moving stand's target (-1: none)."""
+    other = 1 - mover
+    nm, no = ns[mover], ns[other]
+    for i in range(nm):
+        scratch[TARGET, i] = -1
+        if st[STATUS, mover, i] != ON or masked(st, sc, mover, i):
+            continue
+        for j in range(no):
+            r = st[DIST, mover, i] + st[DIST, other, j]
+            ok = st[STATUS, other, j] == ON and in_arc(st, sc, mover, i, j) and r <= tab[mover, i, ruleset.MAXIMUM]
+            scratch[RANGES, j] = r if ok else 0
+        if mover == ATT:
+            scratch[TARGET, i] = tactics.target(scratch[RANGES, :no], st[FIG, other, :no])
+        else:
+            scratch[TARGET, i] = defence.target(scratch[RANGES, :no], st[FIG, other, :no])
+    nf = 0
+    for j in range(no):
+        cm = 0
+        for i in range(nm):
+            if scratch[TARGET, i] == j:
+                shot(tab, st, sc, mover, i, j, scratch, MS, cm)
+                cm += 1
+        if cm == 0:
+            continue
+        co = 0
+        if not masked(st, sc, other, j):
+            best, best_r = -1, 0
+            for k in range(cm):
+                i = scratch[MS, k]
+                r = st[DIST, other, j] + st[DIST, mover, i]
+                if in_arc(st, sc, other, j, i) and 1 <= r <= tab[other, j, ruleset.MAXIMUM] and (
+                        best < 0 or r < best_r):
+                    best, best_r = i, r
+            if best >= 0:
+                shot(tab, st, sc, other, j, best, scratch, OS, 0)
+                co = 1
+        fought, winner, to_m, to_o = contested(stream, bound, sc, mover, cm, co, scratch)
+        if fought:
+            fights[nf, 0], fights[nf, 1], fights[nf, 2], fights[nf, 3] = winner, j, to_m, to_o
+            nf += 1
+    for f in range(nf):
+        j = fights[f, 1]
+        n = members_of(scratch, nm, j, A_MEMBERS)
+        scratch[D_MEMBERS, 0] = j
+        wound(st, ns, sc, mover, fights[f, 2], fights[f, 3], scratch, A_MEMBERS, n, D_MEMBERS, 1, cas)
+    return nf
+
+
+@compiled
+def members_of(scratch, n, j, row):
+    """The moving stands whose target is j, into a row; how many."""
+    count = 0
+    for i in range(n):
+        if scratch[TARGET, i] == j:
+            scratch[row, count] = i
+            count += 1
+    return count
+
+
+# ------------------------------------------------------------------ close assaults
+
+@compiled
+def reaches(tab, st, sc, a, d):
+    """reference_fire.reaches: the attacker's stand a and the defender's stand d."""
+    r = st[DIST, ATT, a] + st[DIST, DEF, d]
+    if not (st[STATUS, DEF, d] == ON and 1 <= r <= tab[ATT, a, ruleset.EFFECTIVE] and in_arc(st, sc, ATT, a, d)):
+        return False
+    return not crosses(sc, st[DIST, ATT, a], 1 - st[DIST, DEF, d]) or can_cross(tab, st, sc, ATT, a, st[LANE, ATT, a])
+
+
+@compiled
+def reached(tab, st, sc, d, scratch, row, count):
+    """Whether some attacker's stand of a row has the defender's stand d in reach."""
+    for k in range(count):
+        if reaches(tab, st, sc, scratch[row, k], d):
+            return True
+    return False
+
+
+@compiled
+def healthiest(st, side, scratch, row, count, k, out):
+    """reference_fire.healthiest of the count stands of row `row`, into row out; how
+    many: the first k by figures, most first, ties in stand order (a stable insertion
+    sort)."""
+    n = 0
+    for m in range(count):
+        i = scratch[row, m]
+        at = n
+        while at > 0 and st[FIG, side, scratch[out, at - 1]] < st[FIG, side, i]:
+            scratch[out, at] = scratch[out, at - 1]
+            at -= 1
+        scratch[out, at] = i
+        n += 1
+    return min(n, k)
+
+
+@compiled
+def assaults(stream, bound, tab, ns, sc, params, st, scratch, fights, nf, cas):
+    """reference_fire.assaults."""
+    for f in range(nf):
+        if fights[f, 0] <= 0:
+            continue
+        j = fights[f, 1]
+        # the assaulting: the close troops among the firers (row A_MEMBERS)
+        n_firers = fights[f, 4] if j < 0 else members_of(scratch, ns[ATT], j, FIRERS)
+        ca = 0
+        for k in range(n_firers):
+            a = scratch[FIRERS, k]
+            if st[STATUS, ATT, a] != ON or tab[ATT, a, ruleset.WEAPON] == ruleset.ARTILLERY:
+                continue
+            hit = False
+            for d in range(ns[DEF]):
+                if (j < 0 or d == j) and reaches(tab, st, sc, a, d):
+                    hit = True
+                    break
+            if hit:
+                scratch[A_MEMBERS, ca] = a
+                ca += 1
+        # the defending: the healthiest stands in reach, as many (row D_MEMBERS)
+        n = 0
+        for d in range(ns[DEF]):
+            if (j < 0 or d == j) and reached(tab, st, sc, d, scratch, A_MEMBERS, ca):
+                scratch[RANGES, n] = d
+                n += 1
+        cd = healthiest(st, DEF, scratch, RANGES, n, ca, D_MEMBERS)
+        if ca > 0 and cd > 0 and tactics.assault(ca, cas[DEF], params):
+            cas[ASSAULTS] += 1
+            if cas[FIRST] == 0:
+                cas[FIRST] = bound
+            assault(stream, bound, tab, ns, sc, st, scratch, ca, cd, cas)
+
+
+@compiled
+def assault(stream, bound, tab, ns, sc, st, scratch, ca, cd, cas):
+    """reference_fire.assault of rows A_MEMBERS (ca) on D_MEMBERS (cd)."""
+    on_line = True
+    depth = FAR
+    for k in range(cd):
+        d = st[DIST, DEF, scratch[D_MEMBERS, k]]
+        on_line = on_line and d == 0
+        depth = min(depth, d)
+    cover = sc[COVER + DEF] if on_line else 0
+    for k in range(ca):
+        scratch[MS, k] = tab[ATT, scratch[A_MEMBERS, k], ruleset.QUALITY_DRM] + cover
+    for k in range(cd):
+        scratch[MD, k] = tab[DEF, scratch[D_MEMBERS, k], ruleset.QUALITY_DRM]
+    ta, sa = throw(stream, bound, luck.ASSAULT_A, scratch, ONES, MS, ca, sc)
+    td, sd = throw(stream, bound, luck.ASSAULT_D, scratch, ONES, MD, cd, sc)
+    winner, to_a, to_d = contest(ta, sa, td, sd)
+    wound(st, ns, sc, ATT, to_a, to_d, scratch, A_MEMBERS, ca, D_MEMBERS, cd, cas)
+    contact = 1 - depth
+    if winner > 0:
+        retire(tab, st, sc, DEF, scratch, D_MEMBERS, cd, -FAR)
+    if winner < 0 or (winner == 0 and sc[TIE_DEF]):
+        retire(tab, st, sc, ATT, scratch, A_MEMBERS, ca, contact)
+    else:
+        for k in range(ca):
+            if st[STATUS, ATT, scratch[A_MEMBERS, k]] == ON:
+                st[DIST, ATT, scratch[A_MEMBERS, k]] = contact
+
+
+@compiled
+def counters(stream, bound, tab, ns, sc, st, scratch, fights, nf, cas):
+    """reference_fire.counters: the defender's close assaults (rows D_MEMBERS on
+    A_MEMBERS)."""
+    for f in range(nf):
+        if fights[f, 0] <= 0:
+            continue
+        j = fights[f, 1]
+        ca = cd = 0
+        if j < 0:
+            for a in range(ns[ATT]):
+                if st[STATUS, ATT, a] != ON or tab[ATT, a, ruleset.WEAPON] == ruleset.ARTILLERY:
+                    continue
+                for d in range(ns[DEF]):
+                    if reaches(tab, st, sc, a, d):
+                        scratch[A_MEMBERS, ca] = a
+                        ca += 1
+                        break
+            n = 0
+            for d in range(ns[DEF]):
+                if (st[STATUS, DEF, d] == ON and tab[DEF, d, ruleset.WEAPON] != ruleset.ARTILLERY
+                        and reached(tab, st, sc, d, scratch, A_MEMBERS, ca)):
+                    scratch[RANGES, n] = d
+                    n += 1
+            cd = healthiest(st, DEF, scratch, RANGES, n, ca, D_MEMBERS)
+        else:
+            if st[STATUS, ATT, j] == ON and tab[ATT, j, ruleset.WEAPON] != ruleset.ARTILLERY:
+                scratch[A_MEMBERS, 0] = j
+                ca = 1
+            n = members_of(scratch, ns[DEF], j, FIRERS)
+            for k in range(n):
+                d = scratch[FIRERS, k]
+                if ca and tab[DEF, d, ruleset.WEAPON] != ruleset.ARTILLERY and reaches(tab, st, sc, j, d):
+                    scratch[D_MEMBERS, cd] = d
+                    cd += 1
+        if ca > 0 and cd > 0:
+            counter(stream, bound, tab, ns, sc, st, scratch, ca, cd, cas)
+
+
+@compiled
+def counter(stream, bound, tab, ns, sc, st, scratch, ca, cd, cas):
+    """reference_fire.counter: D_MEMBERS (cd) assault A_MEMBERS (ca)."""
+    for k in range(cd):
+        scratch[MS, k] = tab[DEF, scratch[D_MEMBERS, k], ruleset.QUALITY_DRM] + sc[COVER + ATT]
+    for k in range(ca):
+        scratch[MD, k] = tab[ATT, scratch[A_MEMBERS, k], ruleset.QUALITY_DRM]
+    td, sd = throw(stream, bound, luck.COUNTER_D, scratch, ONES, MS, cd, sc)
+    ta, sa = throw(stream, bound, luck.COUNTER_A, scratch, ONES, MD, ca, sc)
+    winner, to_d, to_a = contest(td, sd, ta, sa)
+    wound(st, ns, sc, ATT, to_a, to_d, scratch, A_MEMBERS, ca, D_MEMBERS, cd, cas)
+    if winner > 0:
+        retire(tab, st, sc, ATT, scratch, A_MEMBERS, ca, -FAR)
+    elif winner < 0 or sc[TIE_DEF]:
+        retire(tab, st, sc, DEF, scratch, D_MEMBERS, cd, -FAR)
+
+
+# ------------------------------------------------------------------ the retreat
+
+@compiled
+def retire(tab, st, sc, side, scratch, row, count, contact):
+    """reference_fire.retire of the stands of a row; contact: where an assaulting
+    attacker retires from (-FAR: where each stands)."""
+    for k in range(count):
+        i = scratch[row, k]
+        if st[STATUS, side, i] != ON:
+            continue
+        road = tab[side, i, ruleset.ROAD]
+        if sc[LEAVES]:
+            if side == DEF or road > sc[START]:
+                st[STATUS, side, i] = LEFT
+            else:
+                st[DIST, side, i] = road
+            continue
+        here = st[DIST, side, i] if contact == -FAR else contact
+        to = here + road
+        edge = sc[START] if side == ATT else sc[DEPTH]
+        if side == ATT and crosses(sc, here, to) and not can_cross(tab, st, sc, ATT, i, st[LANE, ATT, i]):
+            if sc[STOPS]:
+                st[DIST, side, i] = sc[RIVER] - 1
+            else:
+                st[STATUS, side, i] = LEFT
+        elif to > edge:
+            st[STATUS, side, i] = LEFT
+        else:
+            st[DIST, side, i] = to
