@@ -30,6 +30,15 @@ def target(ranges, figures):
 
 
 @compiled
-def general_to(nearest, farthest):
-    """Where the defender's general goes, along one axis: the middle of his stands."""
-    return (nearest + farthest) // 2
+def general_to(values):
+    """Where the defender's general goes, along one axis (distances or lanes of his stands on the
+    field): to the bulk of them, their lower median."""
+    n = values.shape[0]
+    for i in range(n):
+        below = above = 0
+        for j in range(n):
+            below += values[j] < values[i]
+            above += values[j] > values[i]
+        if below <= (n - 1) // 2 and above <= n - 1 - (n - 1) // 2:
+            return values[i]
+    return values[0]

@@ -12,7 +12,7 @@ import numpy as np
 
 from bollesim.balkan import luck, ruleset
 from bollesim.balkan.engine_fire import assaults, counters, firefights_of
-from bollesim.balkan.engine_move import move_phase
+from bollesim.balkan.engine_move import destination, move_phase
 from bollesim.balkan.engine_state import (
     ASSAULTS,
     ATT,
@@ -22,7 +22,6 @@ from bollesim.balkan.engine_state import (
     DEF,
     DIST,
     END_REASONS,
-    FAR,
     FIG,
     FIRST,
     FORM,
@@ -53,7 +52,7 @@ __all__ = ["END_REASONS", "firefights", "play_games", "play_rules", "tables"]
 # ------------------------------------------------------------------ a game
 
 @compiled
-def setup(tab, gtab, ns, sc, st, gs):
+def setup(tab, gtab, ns, sc, st, gs, scratch):
     """The stands and generals at the start (reference.new_battle)."""
     for s in range(2):
         for i in range(ns[s]):
@@ -65,19 +64,14 @@ def setup(tab, gtab, ns, sc, st, gs):
             st[MOVED, s, i] = 0
             st[CMD, s, i] = 1
         for k in range(sc[GENERALS + s]):
-            lo, hi, left, right = FAR, -FAR, FAR, -FAR
-            for i in range(ns[s]):
-                if tab[s, i, ruleset.GENERAL] == k:
-                    lo, hi = min(lo, st[DIST, s, i]), max(hi, st[DIST, s, i])
-                    left, right = min(left, st[LANE, s, i]), max(right, st[LANE, s, i])
-            gs[GDIST, s, k], gs[GLANE, s, k] = (lo + hi) // 2, (left + right) // 2
+            _, gs[GDIST, s, k], gs[GLANE, s, k] = destination(tab, ns, s, k, st, scratch)
 
 
 @compiled
 def play_one(tab, gtab, ns, sc, params, stream, st, gs, scratch, fights, cas, out):
     """One engagement into out (result.RESULT's columns, END_REASONS' codes); cas: its
     casualties per side, its first close assault's bound and their number (scratch)."""
-    setup(tab, gtab, ns, sc, st, gs)
+    setup(tab, gtab, ns, sc, st, gs, scratch)
     cas[:] = 0
     code = -1
     bound = 0

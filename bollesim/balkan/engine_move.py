@@ -137,7 +137,9 @@ def spend(tab, ns, sc, side, k, params, st, gs, scratch):
         fill_able(tab, ns, sc, side, k, st, scratch)
         if side == ATT:
             fill_gaps(ns, sc, side, st, scratch)
-            j = tactics.reform(scratch[GAP, :n], st[FORM, side, :n], scratch[ABLE, :n])
+            for i in range(n):
+                scratch[DONE, i] = sc[RIVER] == 0 or st[DIST, side, i] < sc[RIVER]
+            j = tactics.reform(scratch[GAP, :n], st[FORM, side, :n], scratch[ABLE, :n], scratch[DONE, :n])
             if j >= 0:
                 count = group(tab, ns, sc, side, j, st, scratch)
                 deploy(sc, side, st, scratch, count)
@@ -256,7 +258,8 @@ def move_group(tab, ns, sc, side, st, scratch, count, want, extra):
         elif sc[FAR_BANK]:
             to = max(to, sc[RIVER] - 1)
         elif extra < 0:
-            to = max(goal, here - difficult, limit)
+            across = max(goal, here - difficult, limit)
+            to = across if across < sc[RIVER] else sc[RIVER]
     for m in range(count):
         st[DIST, side, scratch[GROUP, m]] = to
 
@@ -266,7 +269,7 @@ def move_group(tab, ns, sc, side, st, scratch, count, want, extra):
 @compiled
 def finish(tab, ns, sc, side, k, params, st, gs, scratch):
     """reference_move.finish."""
-    found, dist, lane = destination(tab, ns, side, k, st)
+    found, dist, lane = destination(tab, ns, side, k, st, scratch)
     moves = found and (dist != gs[GDIST, side, k] or lane != gs[GLANE, side, k]) and (
         sc[GENERAL_DIGIT] == 0 or gs[GUSED, side, k] < gs[GDIGITS, side, k])
     if moves and sc[GENERAL_DIGIT]:
@@ -281,18 +284,19 @@ def finish(tab, ns, sc, side, k, params, st, gs, scratch):
 
 
 @compiled
-def destination(tab, ns, side, k, st):
-    """reference_move.destination: (found, dist, lane)."""
-    lo, hi, left, right = FAR, -FAR, FAR, -FAR
+def destination(tab, ns, side, k, st, scratch):
+    """reference_move.destination: (found, dist, lane), the bulk of the general's stands
+    (reference_state.bulk), their places gathered in rows GROUP and DONE."""
+    count = 0
     for i in range(ns[side]):
         if st[STATUS, side, i] == ON and tab[side, i, ruleset.GENERAL] == k:
-            lo, hi = min(lo, st[DIST, side, i]), max(hi, st[DIST, side, i])
-            left, right = min(left, st[LANE, side, i]), max(right, st[LANE, side, i])
-    if lo == FAR:
+            scratch[GROUP, count], scratch[DONE, count] = st[DIST, side, i], st[LANE, side, i]
+            count += 1
+    if count == 0:
         return False, 0, 0
     if side == ATT:
-        return True, tactics.general_to(lo, hi), tactics.general_to(left, right)
-    return True, defence.general_to(lo, hi), defence.general_to(left, right)
+        return True, tactics.general_to(scratch[GROUP, :count]), tactics.general_to(scratch[DONE, :count])
+    return True, defence.general_to(scratch[GROUP, :count]), defence.general_to(scratch[DONE, :count])
 
 
 @compiled

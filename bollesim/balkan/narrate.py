@@ -127,14 +127,17 @@ class Teller:
                     f"to {km(to)}.")
         before, after = band(head, frm), band(head, to)
         change = f"still {after}" if before == after else f"from {before} to {after}"
-        way = {"road": " on the road", "crossing": " across the river",
-               "bank": " to the river's bank (no crossing they may use in their lane)",
+        way = {"road": " on the road", "crossing": " across the river (at the difficult rate)",
+               "blocked": " to the river's bank (no crossing they may use in their lane)",
+               "bank": " to the river's bank (across it, the move would go at the difficult rate)",
                "further": " further, with the unused digits (0.25 km each)"}.get(how, "")
         return f"  {summary(names)} advance{way} from {km(frm)} to {km(to)} ({change})."
 
     def general(self, side, general, frm, to):
-        lanes = f", lane {frm[1]} to {to[1]}" if self.rules.p("lanes") else ""
+        lanes = f", lane {frm[1]} to {to[1]}" if self.rules.p("lanes") and frm[1] != to[1] else ""
         where = "behind the line" if side == "defender" else "from the line"
+        if frm[0] == to[0]:
+            return f"  The {side}'s {general} stays {km(to[0])} {where}{lanes}."
         return (f"  The {side}'s {general} goes from {km(frm[0])} to {km(to[0])} {where}"
                 f"{lanes}.")
 

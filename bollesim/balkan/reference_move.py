@@ -16,6 +16,7 @@ from bollesim.balkan.reference_state import (
     General,
     Stand,
     apart,
+    bulk,
     can_cross,
     commands,
     crosses,
@@ -104,7 +105,9 @@ def spend(b: Battle, side: int, k: int, g: General, params: np.ndarray) -> None:
     the side's choices stop or the digits run out."""
     while g.used < g.digits:
         if side == ATTACKER:
-            j = tactics.reform(gaps(b, side), column(b, side, "formation"), able(b, side, k))
+            across = np.array([not b.p("river") or s.dist < b.p("river") for s in b.side(side)],
+                              dtype=np.int64)
+            j = tactics.reform(gaps(b, side), column(b, side, "formation"), able(b, side, k), across)
             if j >= 0:
                 deploy(b, group(b, b.attacker[j]))
                 g.used += 1
@@ -180,7 +183,8 @@ def move_group(b: Battle, stands: list[Stand], want: int, extra: int | None) -> 
     """Move a group toward the enemy by `want` steps at most: at its rate (extra None) or
     by `extra` steps (unused digits, I-SPARE); on the road at road speed out of contact
     (I-CONTACT); across the river only where a crossing serves every stand, at the
-    difficult rate (I-CROSSING), else to the bank (Movement Rules)."""
+    difficult rate (I-CROSSING: a move that would not get across so stops at the bank),
+    else to the bank (Movement Rules)."""
     head, side = stands[0], stands[0].side
     here = head.dist
     goal, limit = here - want, closest(b, stands)
@@ -193,11 +197,12 @@ def move_group(b: Battle, stands: list[Stand], want: int, extra: int | None) -> 
     to = max(goal, here - rate, limit)
     if side == ATTACKER and crosses(b, here, to):
         if not all(can_cross(b, s) for s in stands):
-            to, how = b.p("river"), "bank"
+            to, how = b.p("river"), "blocked"
         elif b.p("crossing_far_bank"):
             to, how = max(to, b.p("river") - 1), "crossing"
         elif extra is None:
-            to, how = max(goal, here - min(s.difficult for s in stands), limit), "crossing"
+            across = max(goal, here - min(s.difficult for s in stands), limit)
+            to, how = (across, "crossing") if across < b.p("river") else (b.p("river"), "bank")
     b.note("advance", [s.label for s in stands], head, here, to, how)
     for s in stands:
         s.dist = to
@@ -223,14 +228,10 @@ def finish(b: Battle, side: int, k: int, g: General, params: np.ndarray) -> None
 
 
 def destination(b: Battle, side: int, k: int) -> tuple[int, int] | None:
-    """Where the general goes: toward the middle of his stands on the field
-    (tactics.general_to; the defender's defence.general_to); None with none left."""
-    mine = [s for s in b.side(side) if s.on and s.general == k]
-    if not mine:
+    """Where the general goes (reference_state.bulk); None with none of his stands left."""
+    if not any(s.on and s.general == k for s in b.side(side)):
         return None
-    to_general = tactics.general_to if side == ATTACKER else defence.general_to
-    return (int(to_general(min(s.dist for s in mine), max(s.dist for s in mine))),
-            int(to_general(min(s.lane for s in mine), max(s.lane for s in mine))))
+    return bulk(b, side, k)
 
 
 def lengthen(b: Battle, side: int, k: int, extra: int, params: np.ndarray) -> None:

@@ -105,10 +105,19 @@ def new_battle(rules: ruleset.Ruleset, seed: int, game: int) -> Battle:
                        for table in rules.generals)
     for side in (ATTACKER, DEFENDER):
         for k, g in enumerate(b.generals[side]):
-            mine = [s for s in b.side(side) if s.general == k]
-            g.dist = (min(s.dist for s in mine) + max(s.dist for s in mine)) // 2
-            g.lane = (min(s.lane for s in mine) + max(s.lane for s in mine)) // 2
+            g.dist, g.lane = bulk(b, side, k)
     return b
+
+
+def bulk(b: Battle, side: int, k: int) -> tuple[int, int]:
+    """Where general k goes (and starts, I-FRONT): to the bulk of his stands on the
+    field (tactics.general_to; the defender's defence.general_to)."""
+    from bollesim.balkan import defence, tactics
+
+    mine = [s for s in b.side(side) if s.on and s.general == k]
+    to = tactics.general_to if side == ATTACKER else defence.general_to
+    return (int(to(np.array([s.dist for s in mine], dtype=np.int64))),
+            int(to(np.array([s.lane for s in mine], dtype=np.int64))))
 
 
 # ------------------------------------------------------------------ the table (I-FRONT)

@@ -55,11 +55,12 @@ def wanting(gap, weapon, able, params):
 
 
 @compiled
-def reform(gap, formation, able):
+def reform(gap, formation, able, across):
     """The stand whose column deploys into line now, or -1: the first able column within
-    DEPLOY_AT of the enemy ahead (Movement Rules: a digit changes a group's formation)."""
+    DEPLOY_AT of the enemy ahead and across any river before it (across[i] 1), so that it
+    crosses in column (Movement Rules: a digit changes a group's formation)."""
     for i in range(gap.shape[0]):
-        if able[i] and formation[i] == COLUMN and gap[i] <= DEPLOY_AT:
+        if able[i] and formation[i] == COLUMN and gap[i] <= DEPLOY_AT and across[i]:
             return i
     return -1
 
@@ -73,10 +74,18 @@ def pass_down(spare, wanted):
 
 
 @compiled
-def general_to(nearest, farthest):
-    """Where a general goes, along one axis: the middle of his stands (so his command
-    area covers the most of them)."""
-    return (nearest + farthest) // 2
+def general_to(values):
+    """Where a general goes, along one axis (distances or lanes of his stands on the
+    field): to the bulk of them, their lower median."""
+    n = values.shape[0]
+    for i in range(n):
+        below = above = 0
+        for j in range(n):
+            below += values[j] < values[i]
+            above += values[j] > values[i]
+        if below <= (n - 1) // 2 and above <= n - 1 - (n - 1) // 2:
+            return values[i]
+    return values[0]
 
 
 @compiled
