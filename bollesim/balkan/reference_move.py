@@ -64,7 +64,9 @@ def may_move(b: Battle, s: Stand) -> bool:
     Sequence 2), not moved yet if it may move only once (I-MOVES), and able to come any
     nearer: not against the 0.125 km limit, nor on the river's bank without a crossing it
     may use (Movement Rules)."""
-    if not (s.on and s.command) or (b.p("moves_once") and s.moved) or s.dist <= closest(b, [s]):
+    if not (s.on and s.command) or (b.p("moves_once") and s.moved):
+        return False
+    if any(e.on and span(b, s, e) == 1 and in_arc(b, s, e) for e in b.side(1 - s.side)):
         return False
     return not (s.side == ATTACKER and b.p("river") and s.dist == b.p("river") and not can_cross(b, s))
 

@@ -71,12 +71,17 @@ class Battle:
     first_assault: int = 0
     assaults: int = 0
     log: list | None = None  # the narration's events (bound, kind, *facts), when kept
+    scalars: dict = field(default_factory=dict)  # the ruleset's scalars by name (p)
+
+    def __post_init__(self):
+        self.scalars = dict(zip(ruleset.SCALARS, (int(v) for v in self.rules.scalars), strict=True))
+        self.lanes = bool(self.scalars["lanes"])
 
     def d6(self, purpose: int) -> int:
         return int(keyed_d6(self.stream, self.bound, purpose))
 
     def p(self, name: str) -> int:
-        return self.rules.p(name)
+        return self.scalars[name]
 
     def side(self, side: int) -> list[Stand]:
         return self.defender if side else self.attacker
@@ -130,7 +135,7 @@ def span(b: Battle, s: Stand, e: Stand) -> int:
 
 def in_arc(b: Battle, s: Stand, e: Stand) -> bool:
     """Firing Rules: 'straight ahead or one stand width sideways and ahead'."""
-    return not b.p("lanes") or abs(s.lane - e.lane) <= 1
+    return not b.lanes or abs(s.lane - e.lane) <= 1
 
 
 def nearest(b: Battle, s: Stand) -> tuple[Stand | None, int]:
@@ -236,12 +241,3 @@ def broken(b: Battle, side: str) -> bool:
     (transport and generals included) destroyed or gone from the field."""
     stands = b.attacker if side == "attacker" else b.defender
     return lost(stands) * 100 > b.p("break_percent") * b.p(f"{side}_strength")
-
-
-def wound(b: Battle, to_attacker: int, to_defender: int, attackers, defenders) -> None:
-    for side, stands, n in (("attacker", attackers, to_attacker), ("defender", defenders, to_defender)):
-        standing = [s for s in stands if s.on]
-        take(b, stands, n)
-        b.note("casualties", side, n, [s.label for s in standing if not s.on])
-    ca, cd = b.casualties
-    b.casualties = (ca + to_attacker, cd + to_defender)
