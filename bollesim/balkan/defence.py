@@ -6,7 +6,7 @@ defender's stands, as tactics.py's are over the attacker's."""
 from bollesim.jit import compiled
 
 
-@compiled
+@compiled(_nrt=False)
 def rally(depth, able):
     """(the stand whose group moves back toward its line next, the steps to it), or
     (-1, 0): of the able stands behind the line, the farthest back (the first such in
@@ -18,7 +18,7 @@ def rally(depth, able):
     return (best, depth[best]) if best >= 0 else (-1, 0)
 
 
-@compiled
+@compiled(_nrt=False)
 def target(ranges, figures):
     """The attacker's stand a defending stand fires at, or -1: of those in its arc and
     range (ranges[j] >= 1), the nearest, then the fewest figures, then the first."""
@@ -29,7 +29,7 @@ def target(ranges, figures):
     return best
 
 
-@compiled
+@compiled(_nrt=False)
 def general_to(values):
     """Where the defender's general goes, along one axis (distances or lanes of his stands on the
     field): to the bulk of them, their lower median."""

@@ -40,6 +40,7 @@ from bollesim.balkan.engine_state import (
     end_code,
     lost,
     throw,
+    unmanaged,
 )
 from bollesim.balkan.result import RESULT
 from bollesim.balkan.schema import MAX_STANDS
@@ -51,7 +52,7 @@ __all__ = ["END_REASONS", "firefights", "play_games", "play_rules", "tables"]
 
 # ------------------------------------------------------------------ a game
 
-@compiled
+@unmanaged
 def setup(tab, gtab, ns, sc, st, gs, scratch):
     """The stands and generals at the start (reference.new_battle)."""
     for s in range(2):
@@ -64,10 +65,10 @@ def setup(tab, gtab, ns, sc, st, gs, scratch):
             st[MOVED, s, i] = 0
             st[CMD, s, i] = 1
         for k in range(sc[GENERALS + s]):
-            _, gs[GDIST, s, k], gs[GLANE, s, k] = destination(tab, ns, s, k, st, scratch)
+            _, gs[GDIST, s, k], gs[GLANE, s, k] = destination(tab, ns, sc, s, k, st, scratch)
 
 
-@compiled
+@unmanaged
 def play_one(tab, gtab, ns, sc, params, stream, st, gs, scratch, fights, cas, out):
     """One engagement into out (result.RESULT's columns, END_REASONS' codes); cas: its
     casualties per side, its first close assault's bound and their number (scratch)."""

@@ -21,12 +21,16 @@ from bollesim.balkan.engine_state import (
     FIRST,
     FORM,
     LANE,
+    LANES,
     LEAVES,
     LEFT,
     LITERAL,
+    MASKED,
     MD,
     MM,
     MS,
+    NEAR,
+    NEAR_AT,
     OD,
     OM,
     ON,
@@ -34,6 +38,7 @@ from bollesim.balkan.engine_state import (
     OS,
     PER_TARGET,
     RANGES,
+    REACH,
     RIVER,
     START,
     STATUS,
@@ -42,64 +47,83 @@ from bollesim.balkan.engine_state import (
     TIE_DEF,
     UNANSWERED,
     UNSEEN,
-    can_cross,
+    arc,
     contest,
     crosses,
-    in_arc,
-    nearest,
+    crossing_ok,
+    fill_near,
     take,
     throw,
+    unmanaged,
 )
-from bollesim.jit import compiled
 
 # ------------------------------------------------------------------ who fires
 
-@compiled
-def masked(st, sc, s, i):
-    """reference_fire.masked: a column's stand behind its leading stand."""
-    if st[FORM, s, i] != ruleset.COLUMN or sc[COLUMN_ALL]:
-        return False
-    for k in range(i):
-        if (st[STATUS, s, k] == ON and st[FORM, s, k] == ruleset.COLUMN
-                and st[LANE, s, k] == st[LANE, s, i] and st[DIST, s, k] == st[DIST, s, i]):
-            return True
-    return False
+@unmanaged
+def fill_masked(st, ns, sc, s, scratch):
+    """reference_fire.masked of every stand of side s, into row MASKED: a column's stands
+    behind its leading stand."""
+    for i in range(ns[s]):
+        scratch[MASKED, i] = 0
+        if st[FORM, s, i] != ruleset.COLUMN or sc[COLUMN_ALL]:
+            continue
+        for k in range(i):
+            if (st[STATUS, s, k] == ON and st[FORM, s, k] == ruleset.COLUMN
+                    and st[LANE, s, k] == st[LANE, s, i] and st[DIST, s, k] == st[DIST, s, i]):
+                scratch[MASKED, i] = 1
+                break
 
 
-@compiled
+@unmanaged
+def modifier(weapon, quality, effective, maximum, r, cover, unseen, beyond, literal):
+    """reference_fire.shot's modifier of one stand at range r (numbers, not arrays, as
+    engine_state.arc says)."""
+    mod = quality + cover
+    if weapon == ruleset.ARTILLERY:
+        mod += unseen
+    elif r > effective and (r < maximum or literal == 0):
+        mod += beyond
+    return mod
+
+
+@unmanaged
 def shot(tab, st, sc, s, i, j, scratch, row, at):
     """reference_fire.shot: stand i of side s firing at j, into scratch rows row (the
     stand), row + 1 (its dice) and row + 2 (its modifier), column at."""
     r = st[DIST, s, i] + st[DIST, 1 - s, j]
     cover = 0 if s == ATT and st[DIST, DEF, j] != 0 else sc[COVER + 1 - s]
-    mod = tab[s, i, ruleset.QUALITY_DRM] + cover
     effective = tab[s, i, ruleset.EFFECTIVE]
-    if tab[s, i, ruleset.WEAPON] == ruleset.ARTILLERY:
-        mod += sc[UNSEEN + s]
-    elif r > effective and (r < tab[s, i, ruleset.MAXIMUM] or sc[LITERAL] == 0):
-        mod += sc[BEYOND]
     scratch[row, at] = i
     scratch[row + 1, at] = tab[s, i, ruleset.DICE_NEAR] if r <= effective else 1
-    scratch[row + 2, at] = mod
+    scratch[row + 2, at] = modifier(tab[s, i, ruleset.WEAPON], tab[s, i, ruleset.QUALITY_DRM], effective,
+                                    tab[s, i, ruleset.MAXIMUM], r, cover, sc[UNSEEN + s], sc[BEYOND], sc[LITERAL])
 
 
-@compiled
+@unmanaged
 def fire_of(tab, st, ns, sc, s, scratch, row):
-    """reference_fire.fire_of, into rows row .. row + 2; how many fire."""
+    """reference_fire.fire_of, into rows row .. row + 2; how many fire (shot's work done
+    here, a stand at a time: no helper with arrays runs once a stand)."""
+    fill_masked(st, ns, sc, s, scratch)
+    fill_near(st, ns, sc, s, scratch)
     count = 0
     for i in range(ns[s]):
-        if st[STATUS, s, i] != ON or masked(st, sc, s, i):
+        j, r = scratch[NEAR_AT, i], scratch[NEAR, i]
+        if st[STATUS, s, i] != ON or scratch[MASKED, i] or j < 0 or r > tab[s, i, ruleset.MAXIMUM]:
             continue
-        j, r = nearest(st, ns, sc, s, i)
-        if j >= 0 and r <= tab[s, i, ruleset.MAXIMUM]:
-            shot(tab, st, sc, s, i, j, scratch, row, count)
-            count += 1
+        cover = 0 if s == ATT and st[DIST, DEF, j] != 0 else sc[COVER + 1 - s]
+        effective = tab[s, i, ruleset.EFFECTIVE]
+        scratch[row, count] = i
+        scratch[row + 1, count] = tab[s, i, ruleset.DICE_NEAR] if r <= effective else 1
+        scratch[row + 2, count] = modifier(tab[s, i, ruleset.WEAPON], tab[s, i, ruleset.QUALITY_DRM], effective,
+                                           tab[s, i, ruleset.MAXIMUM], r, cover, sc[UNSEEN + s], sc[BEYOND],
+                                           sc[LITERAL])
+        count += 1
     return count
 
 
 # ------------------------------------------------------------------ firefights
 
-@compiled
+@unmanaged
 def contested(stream, bound, sc, mover, cm, co, scratch):
     """reference_fire.contested on the rows M.. (cm stands) and O.. (co): (fought,
     winner, casualties to the moving side, to the other)."""
@@ -115,7 +139,7 @@ def contested(stream, bound, sc, mover, cm, co, scratch):
     return True, winner, to_m, to_o
 
 
-@compiled
+@unmanaged
 def wound(st, ns, sc, mover, to_m, to_o, scratch, movers, n_movers, others, n_others, cas):
     """reference_fire.wound: the attacker's casualties first, then the defender's, on the
     stands of the rows movers and others (-1: the whole side)."""
@@ -131,7 +155,7 @@ def wound(st, ns, sc, mover, to_m, to_o, scratch, movers, n_movers, others, n_ot
         cas[DEF] += to_m
 
 
-@compiled
+@unmanaged
 def firefights_of(stream, bound, tab, ns, sc, mover, st, scratch, fights, cas):
     """reference_fire.firefights: how many firefights, each fights[f] = (winner, target
     or -1, to the moving side, to the other, firers); one a bound keeps its firers in row
@@ -152,23 +176,26 @@ def firefights_of(stream, bound, tab, ns, sc, mover, st, scratch, fights, cas):
     return 1
 
 
-@compiled
+@unmanaged
 def per_target(stream, bound, tab, ns, sc, mover, st, scratch, fights, cas):
     """reference_fire.per_target: row TARGET holds each moving stand's target (-1: none)."""
     other = 1 - mover
     nm, no = ns[mover], ns[other]
+    fill_masked(st, ns, sc, mover, scratch)
     for i in range(nm):
         scratch[TARGET, i] = -1
-        if st[STATUS, mover, i] != ON or masked(st, sc, mover, i):
+        if st[STATUS, mover, i] != ON or scratch[MASKED, i]:
             continue
         for j in range(no):
             r = st[DIST, mover, i] + st[DIST, other, j]
-            ok = st[STATUS, other, j] == ON and in_arc(st, sc, mover, i, j) and r <= tab[mover, i, ruleset.MAXIMUM]
+            ok = (st[STATUS, other, j] == ON and arc(sc[LANES], st[LANE, mover, i], st[LANE, other, j])
+                  and r <= tab[mover, i, ruleset.MAXIMUM])
             scratch[RANGES, j] = r if ok else 0
         if mover == ATT:
             scratch[TARGET, i] = tactics.target(scratch[RANGES, :no], st[FIG, other, :no])
         else:
             scratch[TARGET, i] = defence.target(scratch[RANGES, :no], st[FIG, other, :no])
+    fill_masked(st, ns, sc, other, scratch)
     nf = 0
     for j in range(no):
         cm = 0
@@ -179,13 +206,13 @@ def per_target(stream, bound, tab, ns, sc, mover, st, scratch, fights, cas):
         if cm == 0:
             continue
         co = 0
-        if not masked(st, sc, other, j):
+        if not scratch[MASKED, j]:
             best, best_r = -1, 0
             for k in range(cm):
                 i = scratch[MS, k]
                 r = st[DIST, other, j] + st[DIST, mover, i]
-                if in_arc(st, sc, other, j, i) and 1 <= r <= tab[other, j, ruleset.MAXIMUM] and (
-                        best < 0 or r < best_r):
+                if (arc(sc[LANES], st[LANE, other, j], st[LANE, mover, i])
+                        and 1 <= r <= tab[other, j, ruleset.MAXIMUM] and (best < 0 or r < best_r)):
                     best, best_r = i, r
             if best >= 0:
                 shot(tab, st, sc, other, j, best, scratch, OS, 0)
@@ -202,7 +229,7 @@ def per_target(stream, bound, tab, ns, sc, mover, st, scratch, fights, cas):
     return nf
 
 
-@compiled
+@unmanaged
 def members_of(scratch, n, j, row):
     """The moving stands whose target is j, into a row; how many."""
     count = 0
@@ -215,25 +242,24 @@ def members_of(scratch, n, j, row):
 
 # ------------------------------------------------------------------ close assaults
 
-@compiled
-def reaches(tab, st, sc, a, d):
-    """reference_fire.reaches: the attacker's stand a and the defender's stand d."""
-    r = st[DIST, ATT, a] + st[DIST, DEF, d]
-    if not (st[STATUS, DEF, d] == ON and 1 <= r <= tab[ATT, a, ruleset.EFFECTIVE] and in_arc(st, sc, ATT, a, d)):
-        return False
-    return not crosses(sc, st[DIST, ATT, a], 1 - st[DIST, DEF, d]) or can_cross(tab, st, sc, ATT, a, st[LANE, ATT, a])
+@unmanaged
+def reaches(tab, st, ns, sc, a, only, scratch):
+    """reference_fire.reaches of the attacker's stand a and each defending stand (only
+    that one when only >= 0), OR-ed into row REACH; how many it reaches."""
+    here, lane, effective = st[DIST, ATT, a], st[LANE, ATT, a], tab[ATT, a, ruleset.EFFECTIVE]
+    fords = crossing_ok(tab, st, sc, ATT, a)
+    n = 0
+    for d in range(ns[DEF]):
+        r = here + st[DIST, DEF, d]
+        if ((only < 0 or d == only) and st[STATUS, DEF, d] == ON and 1 <= r <= effective
+                and arc(sc[LANES], lane, st[LANE, DEF, d])
+                and (fords or not crosses(sc[RIVER], here, 1 - st[DIST, DEF, d]))):
+            scratch[REACH, d] = 1
+            n += 1
+    return n
 
 
-@compiled
-def reached(tab, st, sc, d, scratch, row, count):
-    """Whether some attacker's stand of a row has the defender's stand d in reach."""
-    for k in range(count):
-        if reaches(tab, st, sc, scratch[row, k], d):
-            return True
-    return False
-
-
-@compiled
+@unmanaged
 def healthiest(st, side, scratch, row, count, k, out):
     """reference_fire.healthiest of the count stands of row `row`, into row out; how
     many: the first k by figures, most first, ties in stand order (a stable insertion
@@ -250,32 +276,26 @@ def healthiest(st, side, scratch, row, count, k, out):
     return min(n, k)
 
 
-@compiled
+@unmanaged
 def assaults(stream, bound, tab, ns, sc, params, st, scratch, fights, nf, cas):
     """reference_fire.assaults."""
     for f in range(nf):
         if fights[f, 0] <= 0:
             continue
         j = fights[f, 1]
-        # the assaulting: the close troops among the firers (row A_MEMBERS)
         n_firers = fights[f, 4] if j < 0 else members_of(scratch, ns[ATT], j, FIRERS)
-        ca = 0
+        for d in range(ns[DEF]):
+            scratch[REACH, d] = 0
+        ca = 0  # the assaulting: the close troops among the firers (row A_MEMBERS)
         for k in range(n_firers):
             a = scratch[FIRERS, k]
-            if st[STATUS, ATT, a] != ON or tab[ATT, a, ruleset.WEAPON] == ruleset.ARTILLERY:
-                continue
-            hit = False
-            for d in range(ns[DEF]):
-                if (j < 0 or d == j) and reaches(tab, st, sc, a, d):
-                    hit = True
-                    break
-            if hit:
+            if (st[STATUS, ATT, a] == ON and tab[ATT, a, ruleset.WEAPON] != ruleset.ARTILLERY
+                    and reaches(tab, st, ns, sc, a, j, scratch)):
                 scratch[A_MEMBERS, ca] = a
                 ca += 1
-        # the defending: the healthiest stands in reach, as many (row D_MEMBERS)
-        n = 0
+        n = 0  # the defending: the healthiest of those in reach, as many (row D_MEMBERS)
         for d in range(ns[DEF]):
-            if (j < 0 or d == j) and reached(tab, st, sc, d, scratch, A_MEMBERS, ca):
+            if scratch[REACH, d]:
                 scratch[RANGES, n] = d
                 n += 1
         cd = healthiest(st, DEF, scratch, RANGES, n, ca, D_MEMBERS)
@@ -286,7 +306,7 @@ def assaults(stream, bound, tab, ns, sc, params, st, scratch, fights, nf, cas):
             assault(stream, bound, tab, ns, sc, st, scratch, ca, cd, cas)
 
 
-@compiled
+@unmanaged
 def assault(stream, bound, tab, ns, sc, st, scratch, ca, cd, cas):
     """reference_fire.assault of rows A_MEMBERS (ca) on D_MEMBERS (cd)."""
     on_line = True
@@ -315,7 +335,7 @@ def assault(stream, bound, tab, ns, sc, st, scratch, ca, cd, cas):
                 st[DIST, ATT, scratch[A_MEMBERS, k]] = contact
 
 
-@compiled
+@unmanaged
 def counters(stream, bound, tab, ns, sc, st, scratch, fights, nf, cas):
     """reference_fire.counters: the defender's close assaults (rows D_MEMBERS on
     A_MEMBERS)."""
@@ -323,38 +343,35 @@ def counters(stream, bound, tab, ns, sc, st, scratch, fights, nf, cas):
         if fights[f, 0] <= 0:
             continue
         j = fights[f, 1]
+        for d in range(ns[DEF]):
+            scratch[REACH, d] = 0
         ca = cd = 0
         if j < 0:
             for a in range(ns[ATT]):
-                if st[STATUS, ATT, a] != ON or tab[ATT, a, ruleset.WEAPON] == ruleset.ARTILLERY:
-                    continue
-                for d in range(ns[DEF]):
-                    if reaches(tab, st, sc, a, d):
-                        scratch[A_MEMBERS, ca] = a
-                        ca += 1
-                        break
+                if (st[STATUS, ATT, a] == ON and tab[ATT, a, ruleset.WEAPON] != ruleset.ARTILLERY
+                        and reaches(tab, st, ns, sc, a, -1, scratch)):
+                    scratch[A_MEMBERS, ca] = a
+                    ca += 1
             n = 0
             for d in range(ns[DEF]):
-                if (st[STATUS, DEF, d] == ON and tab[DEF, d, ruleset.WEAPON] != ruleset.ARTILLERY
-                        and reached(tab, st, sc, d, scratch, A_MEMBERS, ca)):
+                if scratch[REACH, d] and tab[DEF, d, ruleset.WEAPON] != ruleset.ARTILLERY:
                     scratch[RANGES, n] = d
                     n += 1
             cd = healthiest(st, DEF, scratch, RANGES, n, ca, D_MEMBERS)
-        else:
-            if st[STATUS, ATT, j] == ON and tab[ATT, j, ruleset.WEAPON] != ruleset.ARTILLERY:
-                scratch[A_MEMBERS, 0] = j
-                ca = 1
-            n = members_of(scratch, ns[DEF], j, FIRERS)
-            for k in range(n):
+        elif st[STATUS, ATT, j] == ON and tab[ATT, j, ruleset.WEAPON] != ruleset.ARTILLERY:
+            scratch[A_MEMBERS, 0] = j
+            ca = 1
+            reaches(tab, st, ns, sc, j, -1, scratch)
+            for k in range(members_of(scratch, ns[DEF], j, FIRERS)):
                 d = scratch[FIRERS, k]
-                if ca and tab[DEF, d, ruleset.WEAPON] != ruleset.ARTILLERY and reaches(tab, st, sc, j, d):
+                if tab[DEF, d, ruleset.WEAPON] != ruleset.ARTILLERY and scratch[REACH, d]:
                     scratch[D_MEMBERS, cd] = d
                     cd += 1
         if ca > 0 and cd > 0:
             counter(stream, bound, tab, ns, sc, st, scratch, ca, cd, cas)
 
 
-@compiled
+@unmanaged
 def counter(stream, bound, tab, ns, sc, st, scratch, ca, cd, cas):
     """reference_fire.counter: D_MEMBERS (cd) assault A_MEMBERS (ca)."""
     for k in range(cd):
@@ -373,7 +390,7 @@ def counter(stream, bound, tab, ns, sc, st, scratch, ca, cd, cas):
 
 # ------------------------------------------------------------------ the retreat
 
-@compiled
+@unmanaged
 def retire(tab, st, sc, side, scratch, row, count, contact):
     """reference_fire.retire of the stands of a row; contact: where an assaulting
     attacker retires from (-FAR: where each stands)."""
@@ -391,7 +408,7 @@ def retire(tab, st, sc, side, scratch, row, count, contact):
         here = st[DIST, side, i] if contact == -FAR else contact
         to = here + road
         edge = sc[START] if side == ATT else sc[DEPTH]
-        if side == ATT and crosses(sc, here, to) and not can_cross(tab, st, sc, ATT, i, st[LANE, ATT, i]):
+        if side == ATT and crosses(sc[RIVER], here, to) and not crossing_ok(tab, st, sc, ATT, i):
             if sc[STOPS]:
                 st[DIST, side, i] = sc[RIVER] - 1
             else:

@@ -28,7 +28,9 @@ from bollesim.balkan.engine_state import (
     GUSED,
     LANE,
     LANES,
+    MAY,
     MOVED,
+    NEAR,
     ON,
     ONCE,
     RALLY,
@@ -37,24 +39,27 @@ from bollesim.balkan.engine_state import (
     SPARE_GENERAL,
     STATUS,
     apart,
-    can_cross,
+    arc,
     crosses,
+    crossing_ok,
+    fill_near,
     gap,
-    in_arc,
+    nearest,
+    unmanaged,
 )
-from bollesim.jit import compiled
 from bollesim.rng import keyed_d6
 
 STEP_PER_DIGIT = 2  # Movement Rules: 0.25 km for every unused digit
 
 
-@compiled
-def commands(gs, gtab, s, k, dist, lane):
-    """reference.commands: a place on side s within general k's Command Area."""
-    return apart(gs[GDIST, s, k] - dist, gs[GLANE, s, k] - lane) <= (5 * gtab[s, k, ruleset.AREA]) ** 2
+@unmanaged
+def commands(gdist, glane, area, dist, lane):
+    """reference.commands: a place within a general's Command Area (the general at gdist,
+    glane; numbers, not arrays, as engine_state.arc says)."""
+    return apart(gdist - dist, glane - lane) <= (5 * area) ** 2
 
 
-@compiled
+@unmanaged
 def move_phase(stream, bound, tab, gtab, ns, sc, side, params, st, gs, scratch):
     """reference_move.move_phase."""
     for k in range(sc[GENERALS + side]):
@@ -64,10 +69,13 @@ def move_phase(stream, bound, tab, gtab, ns, sc, side, params, st, gs, scratch):
             purpose = luck.SUBORDINATE_A if side == ATT else luck.SUBORDINATE_D
         gs[GDIGITS, side, k] = max(0, keyed_d6(stream, bound, purpose) + gtab[side, k, ruleset.MOD])
         gs[GUSED, side, k] = 0
+    if side != ATT and sc[RALLY] == 0:
+        return
     for i in range(ns[side]):
+        k = tab[side, i, ruleset.GENERAL]
         st[MOVED, side, i] = 0
         st[CMD, side, i] = st[STATUS, side, i] == ON and commands(
-            gs, gtab, side, tab[side, i, ruleset.GENERAL], st[DIST, side, i], st[LANE, side, i])
+            gs[GDIST, side, k], gs[GLANE, side, k], gtab[side, k, ruleset.AREA], st[DIST, side, i], st[LANE, side, i])
     if side == ATT:
         pass_down(tab, gtab, ns, sc, params, st, gs, scratch)
     for k in range(sc[GENERALS + side]):
@@ -77,49 +85,54 @@ def move_phase(stream, bound, tab, gtab, ns, sc, side, params, st, gs, scratch):
 
 # ------------------------------------------------------------------ rows for the choices
 
-@compiled
-def fill_able(tab, ns, sc, side, k, st, scratch):
-    """reference_move.able, into row ABLE."""
+@unmanaged
+def fill_choices(tab, ns, sc, side, k, st, scratch):
+    """The rows a general's choices read, in one pass over the side's stands: NEAR and
+    NEAR_AT (fill_near), MAY (reference_move.may_move), ABLE (reference_move.able of
+    general k), GAP (reference_move.gaps) and DONE (1: across any river, for
+    tactics.reform). Without lanes, touching the nearest enemy ahead is touching any."""
+    fill_near(st, ns, sc, side, scratch)
+    lanes, river = sc[LANES], sc[RIVER]
     for i in range(ns[side]):
-        scratch[ABLE, i] = tab[side, i, ruleset.GENERAL] == k and may_move(tab, ns, sc, side, i, st)
+        may = st[STATUS, side, i] == ON and st[CMD, side, i] == 1 and not (sc[ONCE] and st[MOVED, side, i])
+        here, lane = st[DIST, side, i], st[LANE, side, i]
+        if not lanes:
+            may = may and scratch[NEAR, i] != 1
+        for e in range(ns[1 - side] if lanes and may else 0):
+            if (st[STATUS, 1 - side, e] == ON and here + st[DIST, 1 - side, e] == 1
+                    and arc(lanes, lane, st[LANE, 1 - side, e])):
+                may = False
+        if may and side == ATT and river > 0 and here == river and not crossing_ok(tab, st, sc, side, i):
+            may = False
+        scratch[MAY, i] = may
+        scratch[ABLE, i] = may and tab[side, i, ruleset.GENERAL] == k
+        scratch[GAP, i] = scratch[NEAR, i] if scratch[NEAR, i] < FAR else here
+        scratch[DONE, i] = river == 0 or here < river
 
 
-@compiled
-def may_move(tab, ns, sc, side, i, st):
-    """reference_move.may_move."""
-    if st[STATUS, side, i] != ON or st[CMD, side, i] == 0 or (sc[ONCE] and st[MOVED, side, i]):
-        return False
-    for e in range(ns[1 - side]):
-        r = st[DIST, side, i] + st[DIST, 1 - side, e]
-        if st[STATUS, 1 - side, e] == ON and r >= 1 and in_arc(st, sc, side, i, e) and r <= 1:
-            return False
-    return not (side == ATT and sc[RIVER] > 0 and st[DIST, side, i] == sc[RIVER]
-                and not can_cross(tab, st, sc, side, i, st[LANE, side, i]))
-
-
-@compiled
-def fill_gaps(ns, sc, side, st, scratch):
-    """reference_move.gaps, into row GAP."""
+@unmanaged
+def fill_able(tab, ns, side, k, scratch):
+    """reference_move.able of general k, into row ABLE (from row MAY)."""
     for i in range(ns[side]):
-        scratch[GAP, i] = gap(st, ns, sc, side, i)
+        scratch[ABLE, i] = scratch[MAY, i] and tab[side, i, ruleset.GENERAL] == k
 
 
 # ------------------------------------------------------------------ Generals and Orders
 
-@compiled
+@unmanaged
 def pass_down(tab, gtab, ns, sc, params, st, gs, scratch):
     """reference_move.pass_down."""
     na = ns[ATT]
     if sc[GENERALS] == 1:
         return
-    fill_gaps(ns, sc, ATT, st, scratch)
+    fill_choices(tab, ns, sc, ATT, 0, st, scratch)
     weapon = tab[ATT, :na, ruleset.WEAPON]
-    fill_able(tab, ns, sc, ATT, 0, st, scratch)
     spare = max(0, gs[GDIGITS, ATT, 0] - tactics.wanting(scratch[GAP, :na], weapon, scratch[ABLE, :na], params))
     for k in range(1, sc[GENERALS]):
-        if not commands(gs, gtab, ATT, 0, gs[GDIST, ATT, k], gs[GLANE, ATT, k]):
+        if not commands(gs[GDIST, ATT, 0], gs[GLANE, ATT, 0], gtab[ATT, 0, ruleset.AREA],
+                        gs[GDIST, ATT, k], gs[GLANE, ATT, k]):
             continue
-        fill_able(tab, ns, sc, ATT, k, st, scratch)
+        fill_able(tab, ns, ATT, k, scratch)
         wanted = max(0, tactics.wanting(scratch[GAP, :na], weapon, scratch[ABLE, :na], params)
                      - gs[GDIGITS, ATT, k])
         n = tactics.pass_down(spare, wanted)
@@ -129,19 +142,16 @@ def pass_down(tab, gtab, ns, sc, params, st, gs, scratch):
             gs[GDIGITS, ATT, k] += n
 
 
-@compiled
+@unmanaged
 def spend(tab, ns, sc, side, k, params, st, gs, scratch):
     """reference_move.spend."""
     n = ns[side]
     while gs[GUSED, side, k] < gs[GDIGITS, side, k]:
-        fill_able(tab, ns, sc, side, k, st, scratch)
+        fill_choices(tab, ns, sc, side, k, st, scratch)
         if side == ATT:
-            fill_gaps(ns, sc, side, st, scratch)
-            for i in range(n):
-                scratch[DONE, i] = sc[RIVER] == 0 or st[DIST, side, i] < sc[RIVER]
             j = tactics.reform(scratch[GAP, :n], st[FORM, side, :n], scratch[ABLE, :n], scratch[DONE, :n])
             if j >= 0:
-                count = group(tab, ns, sc, side, j, st, scratch)
+                count = group(tab, ns, side, j, st, scratch)
                 deploy(sc, side, st, scratch, count)
                 gs[GUSED, side, k] += 1
                 continue
@@ -153,37 +163,45 @@ def spend(tab, ns, sc, side, k, params, st, gs, scratch):
             return
         if leader < 0:
             return
-        count = group(tab, ns, sc, side, leader, st, scratch)
+        count = group(tab, ns, side, leader, st, scratch)
         move_group(tab, ns, sc, side, st, scratch, count, want, -1)
         for m in range(count):
             st[MOVED, side, scratch[GROUP, m]] = 1
         gs[GUSED, side, k] += 1
 
 
-@compiled
-def together(tab, st, side, h, i):
-    """reference_move.together: stand i moves with the group of stand h."""
-    return (tab[side, i, ruleset.GENERAL] == tab[side, h, ruleset.GENERAL]
-            and st[DIST, side, i] == st[DIST, side, h]
-            and tab[side, i, ruleset.MOVE] == tab[side, h, ruleset.MOVE]
-            and ((tab[side, i, ruleset.WEAPON] == ruleset.ARTILLERY)
-                 == (tab[side, h, ruleset.WEAPON] == ruleset.ARTILLERY))
-            and st[FORM, side, i] == st[FORM, side, h]
-            and (st[FORM, side, h] != ruleset.COLUMN or st[LANE, side, i] == st[LANE, side, h]))
+@unmanaged
+def alike(general, dist, move, gun, form, lane, general_i, dist_i, move_i, gun_i, form_i, lane_i):
+    """reference_move.together of two stands' (general, distance, rate, gun, formation,
+    lane): the second moves with the group of the first."""
+    return (general_i == general and dist_i == dist and move_i == move and gun_i == gun
+            and form_i == form and (form != ruleset.COLUMN or lane_i == lane))
 
 
-@compiled
-def group(tab, ns, sc, side, h, st, scratch):
-    """reference_move.group of stand h, into row GROUP; how many."""
+@unmanaged
+def together(tab, st, side, n, h, scratch, flags):
+    """The side's stands (of n) moving with the group of stand h, among those whose row
+    `flags` is set, into row GROUP; how many."""
+    general, dist, move = tab[side, h, ruleset.GENERAL], st[DIST, side, h], tab[side, h, ruleset.MOVE]
+    gun, form, lane = tab[side, h, ruleset.WEAPON] == ruleset.ARTILLERY, st[FORM, side, h], st[LANE, side, h]
     count = 0
-    for i in range(ns[side]):
-        if may_move(tab, ns, sc, side, i, st) and together(tab, st, side, h, i):
+    for i in range(n):
+        if scratch[flags, i] and alike(general, dist, move, gun, form, lane, tab[side, i, ruleset.GENERAL],
+                                       st[DIST, side, i], tab[side, i, ruleset.MOVE],
+                                       tab[side, i, ruleset.WEAPON] == ruleset.ARTILLERY,
+                                       st[FORM, side, i], st[LANE, side, i]):
             scratch[GROUP, count] = i
             count += 1
     return count
 
 
-@compiled
+@unmanaged
+def group(tab, ns, side, h, st, scratch):
+    """reference_move.group of stand h (from row MAY), into row GROUP; how many."""
+    return together(tab, st, side, ns[side], h, scratch, MAY)
+
+
+@unmanaged
 def deploy(sc, side, st, scratch, count):
     """reference_move.deploy of the group in row GROUP."""
     lane = st[LANE, side, scratch[GROUP, 0]]
@@ -196,7 +214,7 @@ def deploy(sc, side, st, scratch, count):
 
 # ------------------------------------------------------------------ a move
 
-@compiled
+@unmanaged
 def on_road(sc, side, st, scratch, count):
     """reference_move.on_road of the group in row GROUP."""
     if sc[ROAD] < 0:
@@ -207,7 +225,7 @@ def on_road(sc, side, st, scratch, count):
     return count == 1 or st[FORM, side, scratch[GROUP, 0]] == ruleset.COLUMN
 
 
-@compiled
+@unmanaged
 def out_of_contact(ns, sc, side, st, dist, lane):
     """reference_move.out_of_contact."""
     reach = (5 * sc[CONTACT]) ** 2
@@ -217,20 +235,25 @@ def out_of_contact(ns, sc, side, st, dist, lane):
     return True
 
 
-@compiled
+@unmanaged
 def closest(ns, sc, side, st, scratch, count):
-    """reference_move.closest of the group in row GROUP."""
+    """reference_move.closest of the group in row GROUP. Without lanes its stands (at one
+    distance) have every enemy in their arc: the nearest ahead sets the limit."""
+    if not sc[LANES]:
+        here = st[DIST, side, scratch[GROUP, 0]]
+        _, r = nearest(st, ns, sc, side, scratch[GROUP, 0])
+        return here + 1 - r if r < FAR else -FAR
     limit = -FAR
     for m in range(count):
         i = scratch[GROUP, m]
         for e in range(ns[1 - side]):
             if (st[STATUS, 1 - side, e] == ON and st[DIST, side, i] + st[DIST, 1 - side, e] >= 1
-                    and in_arc(st, sc, side, i, e)):
+                    and arc(sc[LANES], st[LANE, side, i], st[LANE, 1 - side, e])):
                 limit = max(limit, 1 - st[DIST, 1 - side, e])
     return limit
 
 
-@compiled
+@unmanaged
 def move_group(tab, ns, sc, side, st, scratch, count, want, extra):
     """reference_move.move_group of the group in row GROUP (extra -1: at its rate)."""
     head = scratch[GROUP, 0]
@@ -248,11 +271,10 @@ def move_group(tab, ns, sc, side, st, scratch, count, want, extra):
     else:
         rate = tab[side, head, ruleset.MOVE]
     to = max(goal, here - rate, limit)
-    if side == ATT and crosses(sc, here, to):
+    if side == ATT and crosses(sc[RIVER], here, to):
         every = True
         for m in range(count):
-            i = scratch[GROUP, m]
-            every = every and can_cross(tab, st, sc, side, i, st[LANE, side, i])
+            every = every and crossing_ok(tab, st, sc, side, scratch[GROUP, m])
         if not every:
             to = sc[RIVER]
         elif sc[FAR_BANK]:
@@ -266,10 +288,10 @@ def move_group(tab, ns, sc, side, st, scratch, count, want, extra):
 
 # ------------------------------------------------------------------ unused digits, the general's move
 
-@compiled
+@unmanaged
 def finish(tab, ns, sc, side, k, params, st, gs, scratch):
     """reference_move.finish."""
-    found, dist, lane = destination(tab, ns, side, k, st, scratch)
+    found, dist, lane = destination(tab, ns, sc, side, k, st, scratch)
     moves = found and (dist != gs[GDIST, side, k] or lane != gs[GLANE, side, k]) and (
         sc[GENERAL_DIGIT] == 0 or gs[GUSED, side, k] < gs[GDIGITS, side, k])
     if moves and sc[GENERAL_DIGIT]:
@@ -283,10 +305,11 @@ def finish(tab, ns, sc, side, k, params, st, gs, scratch):
         general_moves(ns, sc, side, k, dist, lane, extra, st, gs)
 
 
-@compiled
-def destination(tab, ns, side, k, st, scratch):
+@unmanaged
+def destination(tab, ns, sc, side, k, st, scratch):
     """reference_move.destination: (found, dist, lane), the bulk of the general's stands
-    (reference_state.bulk), their places gathered in rows GROUP and DONE."""
+    (reference_state.bulk), their places gathered in rows GROUP and DONE (without lanes
+    every lane is 0)."""
     count = 0
     for i in range(ns[side]):
         if st[STATUS, side, i] == ON and tab[side, i, ruleset.GENERAL] == k:
@@ -295,26 +318,24 @@ def destination(tab, ns, side, k, st, scratch):
     if count == 0:
         return False, 0, 0
     if side == ATT:
-        return True, tactics.general_to(scratch[GROUP, :count]), tactics.general_to(scratch[DONE, :count])
-    return True, defence.general_to(scratch[GROUP, :count]), defence.general_to(scratch[DONE, :count])
+        dist = tactics.general_to(scratch[GROUP, :count])
+        return True, dist, tactics.general_to(scratch[DONE, :count]) if sc[LANES] else 0
+    dist = defence.general_to(scratch[GROUP, :count])
+    return True, dist, defence.general_to(scratch[DONE, :count]) if sc[LANES] else 0
 
 
-@compiled
+@unmanaged
 def lengthen(tab, ns, sc, side, k, extra, params, st, scratch):
-    """reference_move.lengthen."""
+    """reference_move.lengthen (row MAY: the moved stands not yet lengthened)."""
     n = ns[side]
     for i in range(n):
-        scratch[DONE, i] = 0
+        scratch[MAY, i] = st[STATUS, side, i] == ON and st[MOVED, side, i] == 1
     for h in range(n):
-        mine = st[STATUS, side, h] == ON and st[MOVED, side, h] and tab[side, h, ruleset.GENERAL] == k
-        if not mine or scratch[DONE, h]:
+        if not (scratch[MAY, h] and tab[side, h, ruleset.GENERAL] == k):
             continue
-        count = 0
-        for i in range(n):
-            if st[STATUS, side, i] == ON and st[MOVED, side, i] and together(tab, st, side, h, i):
-                scratch[GROUP, count] = i
-                scratch[DONE, i] = 1
-                count += 1
+        count = together(tab, st, side, n, h, scratch, MAY)
+        for m in range(count):
+            scratch[MAY, scratch[GROUP, m]] = 0
         if side == ATT:
             want = gap(st, ns, sc, side, h) - tactics.halt(tab[side, h, ruleset.WEAPON], params)
         else:
@@ -323,7 +344,7 @@ def lengthen(tab, ns, sc, side, k, extra, params, st, scratch):
             move_group(tab, ns, sc, side, st, scratch, count, want, extra)
 
 
-@compiled
+@unmanaged
 def general_moves(ns, sc, side, k, dist, lane, extra, st, gs):
     """reference_move.general_moves."""
     gd, gl = gs[GDIST, side, k], gs[GLANE, side, k]
@@ -335,6 +356,6 @@ def general_moves(ns, sc, side, k, dist, lane, extra, st, gs):
     end = gd + (steps if dist > gd else -steps)
     river = sc[RIVER]
     crossing = (sc[BRIDGE] >= 0 and gl == sc[BRIDGE]) or (sc[FORD] >= 0 and gl == sc[FORD])
-    if side == ATT and crosses(sc, gd, end) and not crossing:
+    if side == ATT and crosses(river, gd, end) and not crossing:
         end = river if gd >= river else river - 1
     gs[GDIST, side, k], gs[GLANE, side, k] = end, gl

@@ -26,6 +26,11 @@ from bollesim.balkan import luck, ruleset
 from bollesim.jit import compiled
 from bollesim.rng import keyed_d6, keyed_size
 
+unmanaged = compiled(_nrt=False)
+"""How the engine's functions are compiled: without numba's reference counting. They
+allocate nothing (play_games owns every array), and the atomic counts numba puts around
+each call that hands over an array were half the engine's time (a profile, December 2026)."""
+
 ON, DESTROYED, LEFT = 0, 1, 2
 ATT, DEF = 0, 1
 FIG, STATUS, DIST, LANE, FORM, MOVED, CMD = range(7)
@@ -50,63 +55,108 @@ STREAM = keyed_size(luck.PURPOSES)
 END_REASONS = ("defender broke", "attacker broke", "both broke", "day ended")
 FIRST, ASSAULTS = 2, 3  # cas[FIRST]: the attacker's first close assault's bound; cas[ASSAULTS]: their number
 MS, MD, MM, OS, OD, OM = range(6)  # a firefight's two sides: stands, dice, modifiers
-ONES, A_MEMBERS, D_MEMBERS, GAP, ABLE, RANGES, TARGET, NEAR, GROUP, FIRERS, DONE = range(6, 17)
-ROWS = 17
+(ONES, A_MEMBERS, D_MEMBERS, GAP, ABLE, RANGES, TARGET, NEAR, GROUP, FIRERS, DONE, MAY, MASKED, REACH,
+ NEAR_AT) = range(6, 21)
+ROWS = 21
 """Rows of a game's scratch (play_games): a firefight's moving side (M, MD, MM: stands,
 dice, modifiers) and the other (OS, OD, OM; a close assault's modifiers in MS and MD), all
 ones, the close assault's two sides, the tactics' arrays (GAP, ABLE), a stand's ranges
-to the enemy (RANGES), the targets (TARGET), take's ranges (NEAR), a group (GROUP), the
-moving side's firers of one firefight a bound (FIRERS) and a flag row (DONE)."""
+to the enemy (RANGES), the targets (TARGET), each stand's nearest enemy ahead in its arc
+and its range (NEAR_AT, NEAR: fill_near), a group (GROUP), the
+moving side's firers of one firefight a bound (FIRERS), a flag row (DONE), the stands
+that may move (MAY), a column's stands that cannot fire (MASKED) and the defenders in
+close-assault reach (REACH)."""
 
 
 # ------------------------------------------------------------------ the table (I-FRONT)
 
-@compiled
-def in_arc(st, sc, s, i, j):
-    """Firing Rules: stand i of side s has stand j of the other side in its arc."""
-    return sc[LANES] == 0 or abs(st[LANE, s, i] - st[LANE, 1 - s, j]) <= 1
+@unmanaged
+def arc(lanes, a, b):
+    """reference.in_arc of two lanes (Firing Rules; lanes: the table has them). The table's
+    helpers take numbers, not arrays: every array handed to a function costs two atomic
+    reference counts, and these run in the inner loops."""
+    return lanes == 0 or abs(a - b) <= 1
 
 
-@compiled
+@unmanaged
 def nearest(st, ns, sc, s, i):
     """reference.nearest: (j, range) of the nearest enemy ahead in stand i's arc, or (-1, FAR)."""
     best, best_range = -1, FAR
+    here, lane, lanes = st[DIST, s, i], st[LANE, s, i], sc[LANES]
     for j in range(ns[1 - s]):
-        r = st[DIST, s, i] + st[DIST, 1 - s, j]
-        if st[STATUS, 1 - s, j] == ON and r >= 1 and in_arc(st, sc, s, i, j) and r < best_range:
+        r = here + st[DIST, 1 - s, j]
+        if st[STATUS, 1 - s, j] == ON and r >= 1 and r < best_range and arc(lanes, lane, st[LANE, 1 - s, j]):
             best, best_range = j, r
     return best, best_range
 
 
-@compiled
+@unmanaged
+def fill_near(st, ns, sc, s, scratch):
+    """nearest for every stand of side s: the enemy into row NEAR_AT (-1: none), the range
+    into row NEAR (FAR). One call for the side: a call that hands over arrays costs their
+    reference counts, so no helper with arrays runs once a stand. Without lanes every
+    stand has every enemy in its arc: the enemy nearest its own line is every stand's
+    nearest ahead, but for a stand already past it."""
+    o = 1 - s
+    if sc[LANES]:
+        for i in range(ns[s]):
+            best, best_range = -1, FAR
+            here, lane = st[DIST, s, i], st[LANE, s, i]
+            for j in range(ns[o]):
+                r = here + st[DIST, o, j]
+                if st[STATUS, o, j] == ON and r >= 1 and r < best_range and arc(1, lane, st[LANE, o, j]):
+                    best, best_range = j, r
+            scratch[NEAR_AT, i], scratch[NEAR, i] = best, best_range
+        return
+    low, low_at = FAR, -1  # the enemy nearest its line: every stand's nearest, unless it is behind
+    for j in range(ns[o]):
+        if st[STATUS, o, j] == ON and st[DIST, o, j] < low:
+            low, low_at = st[DIST, o, j], j
+    for i in range(ns[s]):
+        here = st[DIST, s, i]
+        best, best_range = (low_at, here + low) if low_at >= 0 and here + low >= 1 else (-1, FAR)
+        if low_at >= 0 and here + low < 1:
+            for j in range(ns[o]):
+                r = here + st[DIST, o, j]
+                if st[STATUS, o, j] == ON and r >= 1 and r < best_range:
+                    best, best_range = j, r
+        scratch[NEAR_AT, i], scratch[NEAR, i] = best, best_range
+
+
+@unmanaged
 def gap(st, ns, sc, s, i):
     """reference.gap."""
     _, r = nearest(st, ns, sc, s, i)
     return r if r < FAR else st[DIST, s, i]
 
 
-@compiled
+@unmanaged
 def apart(axis, lanes):
     """reference.apart: a squared distance on the table in 5 mm units."""
     return (5 * axis) ** 2 + (8 * lanes) ** 2
 
 
-@compiled
-def crosses(sc, here, to):
+@unmanaged
+def crosses(river, here, to):
     """reference.crosses."""
-    return sc[RIVER] > 0 and (here >= sc[RIVER]) != (to >= sc[RIVER])
+    return river > 0 and (here >= river) != (to >= river)
 
 
-@compiled
-def can_cross(tab, st, sc, s, i, lane):
+@unmanaged
+def can_cross(fords, lane, bridge, ford):
     """reference.can_cross: a bridge in the lane, or a ford for a stand that may ford."""
-    return (sc[BRIDGE] >= 0 and lane == sc[BRIDGE]) or (
-        tab[s, i, ruleset.FORD] == 1 and sc[FORD] >= 0 and lane == sc[FORD])
+    return (bridge >= 0 and lane == bridge) or (fords == 1 and ford >= 0 and lane == ford)
+
+
+@unmanaged
+def crossing_ok(tab, st, sc, s, i):
+    """Whether stand i of side s may cross the river in its lane (can_cross)."""
+    return can_cross(tab[s, i, ruleset.FORD], st[LANE, s, i], sc[BRIDGE], sc[FORD])
 
 
 # ------------------------------------------------------------------ dice
 
-@compiled
+@unmanaged
 def throw(stream, bound, purpose, scratch, dice, mods, count, sc):
     """(total, sixes) of count stands, stand k throwing scratch[dice, k] dice at modifier
     scratch[mods, k] (rows of scratch, not views of it: a view costs two atomic reference
@@ -129,7 +179,7 @@ def throw(stream, bound, purpose, scratch, dice, mods, count, sc):
     return total, sixes
 
 
-@compiled
+@unmanaged
 def contest(ta, sa, td, sd):
     """(winner, casualties to the first side, to the second): reference.contest."""
     winner = (ta > td) - (ta < td)
@@ -138,21 +188,21 @@ def contest(ta, sa, td, sd):
 
 # ------------------------------------------------------------------ casualties and breaking
 
-@compiled
+@unmanaged
 def take(st, ns, sc, side, scratch, members, count, n):
     """reference.take: n casualties on the count stands of side listed in row `members` of
     scratch (-1: stands 0 .. count - 1): nearest the enemy first, most damaged first."""
-    for k in range(count):
-        i = scratch[members, k] if members >= 0 else k
-        _, scratch[NEAR, k] = nearest(st, ns, sc, side, i)
+    if n <= 0:
+        return
+    fill_near(st, ns, sc, side, scratch)
     for _ in range(n):
-        best, best_k = -1, -1
+        best = -1
         for k in range(count):
             i = scratch[members, k] if members >= 0 else k
             if st[STATUS, side, i] != ON:
                 continue
-            if best < 0 or (scratch[NEAR, k], st[FIG, side, i]) < (scratch[NEAR, best_k], st[FIG, side, best]):
-                best, best_k = i, k
+            if best < 0 or (scratch[NEAR, i], st[FIG, side, i]) < (scratch[NEAR, best], st[FIG, side, best]):
+                best = i
         if best < 0:
             return
         st[FIG, side, best] -= 1
@@ -160,7 +210,7 @@ def take(st, ns, sc, side, scratch, members, count, n):
             st[STATUS, side, best] = DESTROYED
 
 
-@compiled
+@unmanaged
 def lost(st, side, n):
     out = 0
     for i in range(n):
@@ -168,7 +218,7 @@ def lost(st, side, n):
     return out
 
 
-@compiled
+@unmanaged
 def end_code(st, ns, sc):
     """0 defender broke, 1 attacker broke, 2 both, -1 neither (END_REASONS)."""
     a = lost(st, ATT, ns[ATT]) * 100 > sc[BREAK] * sc[STRENGTH]

@@ -84,7 +84,7 @@ READINGS: tuple[Reading, ...] = (
         "attacker, against a scripted defender (the game's, not a player's choice). Its "
         "generals throw their move dice every bound (Move Sequence 1) and pass no digits "
         "down; with battle.rally their digits bring stands behind the line back to it, "
-        "the farthest back first; otherwise every stand holds where it stands. It fires "
+        "the farthest back first; otherwise every stand and general holds where it stands. It fires "
         "at its nearest enemies (with I-FIREFIGHT=per-target each stand at the nearest in "
         "its arc, then the most damaged); with battle.counter it close assaults after a "
         "won firefight. Its general moves toward the middle of his stands.",

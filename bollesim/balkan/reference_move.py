@@ -32,13 +32,15 @@ def move_phase(b: Battle, side: int, params: np.ndarray) -> None:
     """Move Sequence 1-2 for one side: every general throws his die (Generals and
     Orders), the commander passes digits down, each general spends his digits on the
     stands of his that began the bound in his Command Area, then his unused digits and his
-    own move (Movement Rules)."""
+    own move (Movement Rules). A defender that holds (I-DEFENDER) only throws."""
     gens = b.generals[side]
     for k, g in enumerate(gens):
         purpose = ((luck.MOVE, luck.MOVE_D) if k == 0 else (luck.SUBORDINATE_A, luck.SUBORDINATE_D))[side]
         face = b.d6(purpose)
         g.digits, g.used = max(0, face + g.mod), 0
         b.note("move", SIDES[side], g.label, face, g.mod, g.digits)
+    if side != ATTACKER and not b.p("rally"):
+        return  # I-DEFENDER: a defender that holds moves no stand and no general
     for s in b.side(side):
         s.moved = False
         s.command = s.on and commands(b, gens[s.general], s.dist, s.lane)
@@ -243,7 +245,7 @@ def lengthen(b: Battle, side: int, k: int, extra: int, params: np.ndarray) -> No
     for s in b.side(side):
         if not (s.on and s.moved and s.general == k) or id(s) in done:
             continue
-        stands = [t for t in b.side(side) if t.on and t.moved and together(s, t)]
+        stands = [t for t in b.side(side) if t.on and t.moved and id(t) not in done and together(s, t)]
         done |= {id(t) for t in stands}
         want = gap(b, s) - tactics.halt(s.weapon, params) if side == ATTACKER else s.dist
         if want > 0:

@@ -24,13 +24,13 @@ COLUMN = 1  # ruleset.COLUMN: a column's formation code
 DEPLOY_AT = 16  # a column deploys into line within 2 km of the enemy ahead (machine-gun reach)
 
 
-@compiled
+@compiled(_nrt=False)
 def halt(weapon, params):
     """The range from the nearest enemy ahead a stand advances to: troops' or guns' halt."""
     return int(params[GUNS_TO] if weapon == ARTILLERY else params[ADVANCE_TO])
 
 
-@compiled
+@compiled(_nrt=False)
 def advance(gap, weapon, able, params):
     """(the stand whose group moves next, the steps it wants to close), or (-1, 0) to stop
     moving: of the able stands short of their halt, the farthest from the enemy (the
@@ -45,7 +45,7 @@ def advance(gap, weapon, able, params):
     return best, want
 
 
-@compiled
+@compiled(_nrt=False)
 def wanting(gap, weapon, able, params):
     """How many able stands are short of their halt: the digits a general could use."""
     n = 0
@@ -54,7 +54,7 @@ def wanting(gap, weapon, able, params):
     return n
 
 
-@compiled
+@compiled(_nrt=False)
 def reform(gap, formation, able, across):
     """The stand whose column deploys into line now, or -1: the first able column within
     DEPLOY_AT of the enemy ahead and across any river before it (across[i] 1), so that it
@@ -65,7 +65,7 @@ def reform(gap, formation, able, across):
     return -1
 
 
-@compiled
+@compiled(_nrt=False)
 def pass_down(spare, wanted):
     """Digits the commander passes down to a subordinate in his command area who could
     use `wanted` more, out of `spare` digits his own stands do not need: one for every two
@@ -73,7 +73,7 @@ def pass_down(spare, wanted):
     return max(0, min(spare // 2, wanted))
 
 
-@compiled
+@compiled(_nrt=False)
 def general_to(values):
     """Where a general goes, along one axis (distances or lanes of his stands on the
     field): to the bulk of them, their lower median."""
@@ -88,7 +88,7 @@ def general_to(values):
     return values[0]
 
 
-@compiled
+@compiled(_nrt=False)
 def target(ranges, figures):
     """The enemy stand a stand fires at (I-FIREFIGHT=per-target), or -1: of those it can
     (ranges[j] >= 1: in its arc and range), the nearest, then the fewest figures left,
@@ -102,7 +102,7 @@ def target(ranges, figures):
     return best
 
 
-@compiled
+@compiled(_nrt=False)
 def assault(candidates, defender_figures_lost, params):
     """Close assault now (after a won firefight), with `candidates` stands able to."""
     return (candidates >= params[MIN_STANDS] and params[LOSSES] < NEVER
