@@ -312,21 +312,26 @@ def test_a_stand_fires_only_within_its_arc():
 def test_the_opening_odds_follow_the_engines_fire():
     """odds.scenario_sides and scenario_contests give the dice the reference engine
     throws at the start with every attacker at a distance: arcs, masked columns, cover
-    only on the line, I-BEYOND; and their odds are icepool's count (test_balkan)."""
+    only on the line, I-BEYOND, one firefight a bound or one a target; and their odds are
+    icepool's count (test_balkan)."""
     from test_balkan import icepool_contest
 
-    for readings in ({}, {"I_BEYOND": "literal", "I_COLUMN": "all"}):
+    for readings in ({}, {"I_BEYOND": "literal", "I_COLUMN": "all"}, {"I_FIREFIGHT": "per-target"}):
         rules = crossing(**readings)
         for distance in (1, 2, 5, 8, 16):
             b = battle(rules)
             for s in b.attacker:
                 s.dist = distance
-            mods = lambda fired: sorted(m for _, n, m in fired for _ in range(n))  # noqa: E731
-            first, second = odds.scenario_sides(rules, distance)
-            assert sorted(first) == mods(fire.fire_of(b, reference.ATTACKER))
-            assert sorted(second) == mods(fire.fire_of(b, reference.DEFENDER))
-            contests = odds.scenario_contests(rules, distance)
-            assert sum(len(f) for _, f, _ in contests) == len(first)
+            b.log = []
+            fire.firefights(b, reference.ATTACKER)
+            thrown = [sorted(m for _, _, m, _ in e[3]) for e in b.log if e[1] == "dice"]  # (purpose, rolls, ..)
+            contests = list(zip(thrown[::2], thrown[1::2], strict=True))
+            if rules.p("per_target"):
+                expected = [(sorted(f), sorted(d)) for _, f, d in odds.scenario_contests(rules, distance)]
+            else:
+                expected = [tuple(sorted(x) for x in odds.scenario_sides(rules, distance))]
+                expected = [] if expected == [([], [])] else expected
+            assert contests == expected, (readings, distance)
     rules = crossing()
     j, first, second = odds.scenario_contests(rules, 2)[0]
     assert odds.contest_odds(first, second) == icepool_contest(first, second, False, False)
@@ -406,7 +411,8 @@ def test_a_rallying_defender_moves_back_to_its_line():
 
 def test_one_firefight_per_target():
     """Firing Rules as written: each target its own firefight, each stand firing once,
-    the target replying at the nearest of its firers."""
+    the target replying at the nearest of its firers, the other side's other stands firing
+    in the firefight of the stand they fire at."""
     rules = crossing(I_FIREFIGHT="per-target")
     b = battle(rules)
     for i, s in enumerate(b.attacker[2:12]):  # both brigades in line, lanes 4 to 13
@@ -415,8 +421,10 @@ def test_one_firefight_per_target():
     assert len(fights) > 1 and len({id(f.target) for f in fights}) == len(fights)
     firers = [s for f in fights for s in f.firers]
     assert len(firers) == len({id(s) for s in firers})
+    joined = [d for f in fights for d in f.others]
+    assert len(joined) == len({id(d) for d in joined}) > len(fights)  # the untargeted fire too
     for f in fights:
-        assert all(abs(s.lane - f.target.lane) <= 1 for s in f.firers)
+        assert all(abs(s.lane - f.target.lane) <= 1 for s in f.firers) and f.target in f.others
     _, events = played(rules, games=30)
     assert events["fights:2"] or events["fights:3"]
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from bollesim.balkan import defence, luck, ruleset, tactics
 from bollesim.balkan.engine_state import (
     A_MEMBERS,
+    AIM,
     ASSAULTS,
     ATT,
     BEYOND,
@@ -20,6 +21,7 @@ from bollesim.balkan.engine_state import (
     FIRERS,
     FIRST,
     FORM,
+    JOIN,
     LANE,
     LANES,
     LEAVES,
@@ -37,6 +39,8 @@ from bollesim.balkan.engine_state import (
     ONES,
     OS,
     PER_TARGET,
+    POOL_A,
+    POOL_D,
     RANGES,
     REACH,
     RIVER,
@@ -178,7 +182,9 @@ def firefights_of(stream, bound, tab, ns, sc, mover, st, scratch, fights, cas):
 
 @unmanaged
 def per_target(stream, bound, tab, ns, sc, mover, st, scratch, fights, cas):
-    """reference_fire.per_target: row TARGET holds each moving stand's target (-1: none)."""
+    """reference_fire.per_target: row TARGET holds each moving stand's target (-1: none);
+    JOIN each of the other side's stands' firefight (its target; -1: none), AIM the moving
+    stand it fires at."""
     other = 1 - mover
     nm, no = ns[mover], ns[other]
     fill_masked(st, ns, sc, mover, scratch)
@@ -186,16 +192,39 @@ def per_target(stream, bound, tab, ns, sc, mover, st, scratch, fights, cas):
         scratch[TARGET, i] = -1
         if st[STATUS, mover, i] != ON or scratch[MASKED, i]:
             continue
-        for j in range(no):
-            r = st[DIST, mover, i] + st[DIST, other, j]
-            ok = (st[STATUS, other, j] == ON and arc(sc[LANES], st[LANE, mover, i], st[LANE, other, j])
-                  and r <= tab[mover, i, ruleset.MAXIMUM])
-            scratch[RANGES, j] = r if ok else 0
+        fill_ranges(tab, st, sc, mover, i, no, scratch)
         if mover == ATT:
             scratch[TARGET, i] = tactics.target(scratch[RANGES, :no], st[FIG, other, :no])
         else:
             scratch[TARGET, i] = defence.target(scratch[RANGES, :no], st[FIG, other, :no])
     fill_masked(st, ns, sc, other, scratch)
+    for u in range(no):
+        scratch[JOIN, u] = -1
+        if st[STATUS, other, u] != ON or scratch[MASKED, u]:
+            continue
+        targeted = False
+        for i in range(nm):
+            targeted = targeted or scratch[TARGET, i] == u
+        if targeted:  # the target replies at the nearest of its firers it reaches
+            best, best_r = -1, 0
+            for i in range(nm):
+                r = st[DIST, other, u] + st[DIST, mover, i]
+                if (scratch[TARGET, i] == u and arc(sc[LANES], st[LANE, other, u], st[LANE, mover, i])
+                        and 1 <= r <= tab[other, u, ruleset.MAXIMUM] and (best < 0 or r < best_r)):
+                    best, best_r = i, r
+            if best >= 0:
+                scratch[JOIN, u], scratch[AIM, u] = u, best
+            continue
+        fill_ranges(tab, st, sc, other, u, nm, scratch)
+        for i in range(nm):
+            if scratch[TARGET, i] < 0:
+                scratch[RANGES, i] = 0
+        if mover == ATT:
+            f = defence.target(scratch[RANGES, :nm], st[FIG, mover, :nm])
+        else:
+            f = tactics.target(scratch[RANGES, :nm], st[FIG, mover, :nm])
+        if f >= 0:
+            scratch[JOIN, u], scratch[AIM, u] = scratch[TARGET, f], f
     nf = 0
     for j in range(no):
         cm = 0
@@ -206,17 +235,10 @@ def per_target(stream, bound, tab, ns, sc, mover, st, scratch, fights, cas):
         if cm == 0:
             continue
         co = 0
-        if not scratch[MASKED, j]:
-            best, best_r = -1, 0
-            for k in range(cm):
-                i = scratch[MS, k]
-                r = st[DIST, other, j] + st[DIST, mover, i]
-                if (arc(sc[LANES], st[LANE, other, j], st[LANE, mover, i])
-                        and 1 <= r <= tab[other, j, ruleset.MAXIMUM] and (best < 0 or r < best_r)):
-                    best, best_r = i, r
-            if best >= 0:
-                shot(tab, st, sc, other, j, best, scratch, OS, 0)
-                co = 1
+        for u in range(no):
+            if scratch[JOIN, u] == j:
+                shot(tab, st, sc, other, u, scratch[AIM, u], scratch, OS, co)
+                co += 1
         fought, winner, to_m, to_o = contested(stream, bound, sc, mover, cm, co, scratch)
         if fought:
             fights[nf, 0], fights[nf, 1], fights[nf, 2], fights[nf, 3] = winner, j, to_m, to_o
@@ -224,9 +246,24 @@ def per_target(stream, bound, tab, ns, sc, mover, st, scratch, fights, cas):
     for f in range(nf):
         j = fights[f, 1]
         n = members_of(scratch, nm, j, A_MEMBERS)
-        scratch[D_MEMBERS, 0] = j
-        wound(st, ns, sc, mover, fights[f, 2], fights[f, 3], scratch, A_MEMBERS, n, D_MEMBERS, 1, cas)
+        m = 0
+        for u in range(no):
+            if u == j or scratch[JOIN, u] == j:
+                scratch[D_MEMBERS, m] = u
+                m += 1
+        wound(st, ns, sc, mover, fights[f, 2], fights[f, 3], scratch, A_MEMBERS, n, D_MEMBERS, m, cas)
     return nf
+
+
+@unmanaged
+def fill_ranges(tab, st, sc, s, i, n, scratch):
+    """reference_fire.ranges of stand i of side s to the other side's n stands, into row
+    RANGES."""
+    here, lane, top = st[DIST, s, i], st[LANE, s, i], tab[s, i, ruleset.MAXIMUM]
+    for j in range(n):
+        r = here + st[DIST, 1 - s, j]
+        ok = st[STATUS, 1 - s, j] == ON and arc(sc[LANES], lane, st[LANE, 1 - s, j]) and r <= top
+        scratch[RANGES, j] = r if ok else 0
 
 
 @unmanaged
@@ -243,15 +280,15 @@ def members_of(scratch, n, j, row):
 # ------------------------------------------------------------------ close assaults
 
 @unmanaged
-def reaches(tab, st, ns, sc, a, only, scratch):
-    """reference_fire.reaches of the attacker's stand a and each defending stand (only
-    that one when only >= 0), OR-ed into row REACH; how many it reaches."""
+def reaches(tab, st, ns, sc, a, pool, scratch):
+    """reference_fire.reaches of the attacker's stand a and each defending stand flagged in
+    row `pool`, OR-ed into row REACH; how many it reaches."""
     here, lane, effective = st[DIST, ATT, a], st[LANE, ATT, a], tab[ATT, a, ruleset.EFFECTIVE]
     fords = crossing_ok(tab, st, sc, ATT, a)
     n = 0
     for d in range(ns[DEF]):
         r = here + st[DIST, DEF, d]
-        if ((only < 0 or d == only) and st[STATUS, DEF, d] == ON and 1 <= r <= effective
+        if (scratch[pool, d] and st[STATUS, DEF, d] == ON and 1 <= r <= effective
                 and arc(sc[LANES], lane, st[LANE, DEF, d])
                 and (fords or not crosses(sc[RIVER], here, 1 - st[DIST, DEF, d]))):
             scratch[REACH, d] = 1
@@ -285,12 +322,13 @@ def assaults(stream, bound, tab, ns, sc, params, st, scratch, fights, nf, cas):
         j = fights[f, 1]
         n_firers = fights[f, 4] if j < 0 else members_of(scratch, ns[ATT], j, FIRERS)
         for d in range(ns[DEF]):
+            scratch[POOL_D, d] = j < 0 or d == j or scratch[JOIN, d] == j
             scratch[REACH, d] = 0
         ca = 0  # the assaulting: the close troops among the firers (row A_MEMBERS)
         for k in range(n_firers):
             a = scratch[FIRERS, k]
             if (st[STATUS, ATT, a] == ON and tab[ATT, a, ruleset.WEAPON] != ruleset.ARTILLERY
-                    and reaches(tab, st, ns, sc, a, j, scratch)):
+                    and reaches(tab, st, ns, sc, a, POOL_D, scratch)):
                 scratch[A_MEMBERS, ca] = a
                 ca += 1
         n = 0  # the defending: the healthiest of those in reach, as many (row D_MEMBERS)
@@ -338,35 +376,29 @@ def assault(stream, bound, tab, ns, sc, st, scratch, ca, cd, cas):
 @unmanaged
 def counters(stream, bound, tab, ns, sc, st, scratch, fights, nf, cas):
     """reference_fire.counters: the defender's close assaults (rows D_MEMBERS on
-    A_MEMBERS)."""
+    A_MEMBERS), the attacker's stands of the firefight in POOL_A (JOIN: theirs), the
+    defender's in POOL_D (TARGET: its firers')."""
     for f in range(nf):
         if fights[f, 0] <= 0:
             continue
         j = fights[f, 1]
+        for a in range(ns[ATT]):
+            scratch[POOL_A, a] = j < 0 or a == j or scratch[JOIN, a] == j
         for d in range(ns[DEF]):
+            scratch[POOL_D, d] = j < 0 or scratch[TARGET, d] == j
             scratch[REACH, d] = 0
-        ca = cd = 0
-        if j < 0:
-            for a in range(ns[ATT]):
-                if (st[STATUS, ATT, a] == ON and tab[ATT, a, ruleset.WEAPON] != ruleset.ARTILLERY
-                        and reaches(tab, st, ns, sc, a, -1, scratch)):
-                    scratch[A_MEMBERS, ca] = a
-                    ca += 1
-            n = 0
-            for d in range(ns[DEF]):
-                if scratch[REACH, d] and tab[DEF, d, ruleset.WEAPON] != ruleset.ARTILLERY:
-                    scratch[RANGES, n] = d
-                    n += 1
-            cd = healthiest(st, DEF, scratch, RANGES, n, ca, D_MEMBERS)
-        elif st[STATUS, ATT, j] == ON and tab[ATT, j, ruleset.WEAPON] != ruleset.ARTILLERY:
-            scratch[A_MEMBERS, 0] = j
-            ca = 1
-            reaches(tab, st, ns, sc, j, -1, scratch)
-            for k in range(members_of(scratch, ns[DEF], j, FIRERS)):
-                d = scratch[FIRERS, k]
-                if tab[DEF, d, ruleset.WEAPON] != ruleset.ARTILLERY and scratch[REACH, d]:
-                    scratch[D_MEMBERS, cd] = d
-                    cd += 1
+        ca = 0
+        for a in range(ns[ATT]):
+            if (scratch[POOL_A, a] and st[STATUS, ATT, a] == ON and tab[ATT, a, ruleset.WEAPON] != ruleset.ARTILLERY
+                    and reaches(tab, st, ns, sc, a, POOL_D, scratch)):
+                scratch[A_MEMBERS, ca] = a
+                ca += 1
+        n = 0
+        for d in range(ns[DEF]):
+            if scratch[REACH, d] and tab[DEF, d, ruleset.WEAPON] != ruleset.ARTILLERY:
+                scratch[RANGES, n] = d
+                n += 1
+        cd = healthiest(st, DEF, scratch, RANGES, n, ca, D_MEMBERS)
         if ca > 0 and cd > 0:
             counter(stream, bound, tab, ns, sc, st, scratch, ca, cd, cas)
 

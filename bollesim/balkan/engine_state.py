@@ -56,16 +56,18 @@ END_REASONS = ("defender broke", "attacker broke", "both broke", "day ended")
 FIRST, ASSAULTS = 2, 3  # cas[FIRST]: the attacker's first close assault's bound; cas[ASSAULTS]: their number
 MS, MD, MM, OS, OD, OM = range(6)  # a firefight's two sides: stands, dice, modifiers
 (ONES, A_MEMBERS, D_MEMBERS, GAP, ABLE, RANGES, TARGET, NEAR, GROUP, FIRERS, DONE, MAY, MASKED, REACH,
- NEAR_AT) = range(6, 21)
-ROWS = 21
+ NEAR_AT, JOIN, AIM, POOL_A, POOL_D) = range(6, 25)
+ROWS = 25
 """Rows of a game's scratch (play_games): a firefight's moving side (M, MD, MM: stands,
 dice, modifiers) and the other (OS, OD, OM; a close assault's modifiers in MS and MD), all
 ones, the close assault's two sides, the tactics' arrays (GAP, ABLE), a stand's ranges
 to the enemy (RANGES), the targets (TARGET), each stand's nearest enemy ahead in its arc
 and its range (NEAR_AT, NEAR: fill_near), a group (GROUP), the
 moving side's firers of one firefight a bound (FIRERS), a flag row (DONE), the stands
-that may move (MAY), a column's stands that cannot fire (MASKED) and the defenders in
-close-assault reach (REACH)."""
+that may move (MAY), a column's stands that cannot fire (MASKED), the defenders in
+close-assault reach (REACH), the other side's stands in a firefight a target (JOIN: its
+target; AIM: the moving stand each fires at) and the stands a close assault may join
+(POOL_A, POOL_D)."""
 
 
 # ------------------------------------------------------------------ the table (I-FRONT)

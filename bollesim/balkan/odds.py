@@ -154,24 +154,34 @@ def scenario_sides(rules: ruleset.Ruleset, distance: int) -> tuple[list[int], li
 
 
 def scenario_contests(rules: ruleset.Ruleset, distance: int) -> list[tuple[int, list[int], list[int]]]:
-    """The attacker's firefights of one bound, (target's stand number, attacker's
-    modifiers, target's), one a target (I-FIREFIGHT=per-target), every attacker at
-    `distance`: each attacking stand fires at the nearest defender in its arc and range
-    (the first of equals: all are whole), the target replies at the nearest of its firers
-    it reaches."""
+    """The attacker's firefights of one bound, one a target (I-FIREFIGHT=per-target), every
+    attacker at `distance`, all stands whole: (target's stand number, attacker's
+    modifiers, defender's). Each attacking stand fires at the nearest defender in its arc
+    and range (the first of equals); a target replies at the nearest of its firers it
+    reaches; every other defender fires at the nearest firer it reaches, in that firer's
+    firefight (reference_fire.per_target)."""
     attackers, defenders = placed(rules, distance)
     chosen: dict[int, list[Placed]] = {}
+    aim: dict[int, Placed] = {}  # a firing attacker (by id): its target
     for s in attackers:
         reach = in_reach(rules, s, defenders)
         if not s.masked and reach:
             target = min(reach, key=lambda x: x[0])[1]
             chosen.setdefault(defenders.index(target), []).append(s)
+            aim[id(s)] = target
+    firing = [s for s in attackers if id(s) in aim]
+    joined: dict[int, list[tuple[int, Placed]]] = {}  # target -> (defender's number, the firer it fires at)
+    for k, d in enumerate(defenders):
+        pool = chosen.get(k, firing)
+        reach = [] if d.masked else in_reach(rules, d, pool)
+        if reach:
+            at = min(reach, key=lambda x: x[0])[1]
+            joined.setdefault(k if k in chosen else defenders.index(aim[id(at)]), []).append((k, at))
     out = []
     for j in sorted(chosen):
-        t, firers = defenders[j], chosen[j]
-        first = [m for s in firers for m in shot_mods(rules, s, t, "attacker")]
-        reply = [] if t.masked else in_reach(rules, t, firers)
-        second = shot_mods(rules, t, min(reply, key=lambda x: x[0])[1], "defender") if reply else []
+        first = [m for s in chosen[j] for m in shot_mods(rules, s, defenders[j], "attacker")]
+        second = [m for k, at in sorted(joined.get(j, []), key=lambda x: x[0])
+                  for m in shot_mods(rules, defenders[k], at, "defender")]
         out.append((j, first, second))
     return out
 

@@ -34,11 +34,13 @@ PURPOSES = {ATTACKER: (luck.FIRE_A, luck.FIRE_D), DEFENDER: (luck.REPLY_D, luck.
 @dataclass
 class Fight:
     """A firefight's outcome: the winner from the moving side's view (1 won, -1 lost, 0 a
-    tie), the moving side's stands that fired and their target (None: one firefight a
-    bound, against every stand of the other side)."""
+    tie), the moving side's stands that fired, and the other side's in it: its target and
+    the stands that joined it (None: one firefight a bound, every stand of the other
+    side)."""
 
     winner: int
     firers: list[Stand]
+    others: list[Stand] | None = None
     target: Stand | None = None
     casualties: tuple = field(default=(0, 0))  # to the moving side, to the other
 
@@ -117,7 +119,7 @@ def contested(b: Battle, mover: int, fire_m, fire_o) -> Fight | None:
     else:
         winner, to_m, to_o = contest((tm, sm), (to, so))
     b.note("winner", SIDES[mover], winner)
-    return Fight(winner, [s for s, _, _ in fire_m], None, (to_m, to_o))
+    return Fight(winner, [s for s, _, _ in fire_m], casualties=(to_m, to_o))
 
 
 def wound(b: Battle, mover: int, to_m: int, to_o: int, movers, others) -> None:
@@ -133,37 +135,58 @@ def wound(b: Battle, mover: int, to_m: int, to_o: int, movers, others) -> None:
 
 
 def per_target(b: Battle, mover: int) -> list[Fight]:
-    """I-FIREFIGHT=per-target (Firing Rules): each moving stand picks a target
-    (tactics.target; defence.target), the stands firing at one target fight it alone, it
-    replies at the nearest of them it can reach; the casualties of all are taken after
-    all are thrown (Move Sequence 4)."""
-    others = b.side(1 - mover)
-    choose = tactics.target if mover == ATTACKER else defence.target
+    """I-FIREFIGHT=per-target (Firing Rules): each moving stand picks a target, and the
+    stands firing at one target are one firefight; of the other side the target replies at
+    the nearest of them it reaches, and every other stand that can fires in the firefight
+    of the moving stand it picks (each side's choice: tactics.target, defence.target); the
+    casualties of all are taken after all are thrown (Move Sequence 4), on the firers and
+    on the target and the stands that joined it."""
+    movers, others = b.side(mover), b.side(1 - mover)
+    choose_m, choose_o = ((tactics.target, defence.target) if mover == ATTACKER
+                          else (defence.target, tactics.target))
+    aim: dict[int, Stand] = {}  # a firing stand: the enemy it fires at
+    targets: dict[int, list[Stand]] = {}
     figures = np.array([t.figures for t in others], dtype=np.int64)
-    chosen: dict[int, list[Stand]] = {}
-    for s in b.side(mover):
-        if not s.on or masked(b, s):
+    for s in movers:
+        if s.on and not masked(b, s):
+            j = int(choose_m(ranges(b, s, others), figures))
+            if j >= 0:
+                targets.setdefault(j, []).append(s)
+                aim[id(s)] = others[j]
+    fight_of: dict[int, int] = {}  # the other side's stands that fire: the target of their firefight
+    figures = np.array([s.figures for s in movers], dtype=np.int64)
+    for k, u in enumerate(others):
+        if not u.on or masked(b, u):
             continue
-        ranges = np.array([span(b, s, t) if t.on and in_arc(b, s, t) and span(b, s, t) <= s.maximum
-                           else 0 for t in others], dtype=np.int64)
-        j = int(choose(ranges, figures))
-        if j >= 0:
-            chosen.setdefault(j, []).append(s)
+        if k in targets:
+            near = min((s for s in targets[k] if in_arc(b, u, s) and 1 <= span(b, u, s) <= u.maximum),
+                       key=lambda s: span(b, u, s), default=None)
+            if near is not None:
+                fight_of[k], aim[id(u)] = k, near
+            continue
+        firing = ranges(b, u, movers) * np.array([id(s) in aim for s in movers], dtype=np.int64)
+        f = int(choose_o(firing, figures))
+        if f >= 0:
+            fight_of[k], aim[id(u)] = others.index(aim[id(movers[f])]), movers[f]
     fights = []
-    for j in sorted(chosen):
-        t, firers = others[j], chosen[j]
-        fire_o = []
-        if not masked(b, t):
-            near = min((s for s in firers if in_arc(b, t, s) and 1 <= span(b, t, s) <= t.maximum),
-                       key=lambda s: span(b, t, s), default=None)
-            fire_o = [shot(b, t, near)] if near is not None else []
+    for j in sorted(targets):
+        t, firers = others[j], targets[j]
+        fire_o = [shot(b, u, aim[id(u)]) for k, u in enumerate(others) if fight_of.get(k) == j]
         fight = contested(b, mover, [shot(b, s, t) for s in firers], fire_o)
         if fight is not None:
             fight.target = t
+            fight.others = [u for k, u in enumerate(others) if k == j or fight_of.get(k) == j]
             fights.append(fight)
     for f in fights:
-        wound(b, mover, *f.casualties, f.firers, [f.target])
+        wound(b, mover, *f.casualties, f.firers, f.others)
     return fights
+
+
+def ranges(b: Battle, s: Stand, enemies: list[Stand]) -> np.ndarray:
+    """The stand's range to each enemy on the field in its arc and range, else 0 (the
+    choices' array, tactics.target)."""
+    return np.array([span(b, s, t) if t.on and in_arc(b, s, t) and span(b, s, t) <= s.maximum else 0
+                     for t in enemies], dtype=np.int64)
 
 
 # ------------------------------------------------------------------ close assaults
@@ -190,12 +213,13 @@ def healthiest(stands: list[Stand], k: int) -> list[Stand]:
 
 def assaults(b: Battle, fights: list[Fight], params: np.ndarray) -> None:
     """Move Sequence 5-6, Close Assault Rules: after each won firefight the attacker's
-    close troops among its firers assault (tactics.assault decides): one firefight a bound,
-    as many of the defender's healthiest stands in reach; one a target, that target."""
+    close troops among its firers assault (tactics.assault decides) as many of the
+    defender's healthiest stands in reach that it defeated: every one (one firefight a
+    bound) or those of that firefight (one a target)."""
     for f in fights:
         if f.winner <= 0:
             continue
-        targets = b.defender if f.target is None else [f.target]
+        targets = b.defender if f.others is None else f.others
         assaulting = close(b, f.firers, targets)
         defending = healthiest([d for d in targets if any(reaches(b, a, d) for a in assaulting)],
                                len(assaulting))
@@ -230,18 +254,15 @@ def assault(b: Battle, assaulting: list[Stand], defending: list[Stand]) -> None:
 
 def counters(b: Battle, fights: list[Fight]) -> None:
     """The defender's close assaults after a won firefight in its bound (battle.counter):
-    its healthiest troops in reach against the attacker's close troops (one firefight a
-    bound), or its close firers against their target (one a target)."""
+    its healthiest troops in reach against the attacker's close troops, all of them (one
+    firefight a bound) or those of that firefight (one a target)."""
     for f in fights:
         if f.winner <= 0:
             continue
-        if f.target is None:
-            assaulted = close(b, b.attacker, b.defender)
-            assaulting = healthiest([d for d in b.defender if not d.gun and any(
-                reaches(b, a, d) for a in assaulted)], len(assaulted))
-        else:
-            assaulted = [f.target] if f.target.on and not f.target.gun else []
-            assaulting = [d for d in f.firers if not d.gun and reaches(b, f.target, d)]
+        pool_a, pool_d = (b.attacker, b.defender) if f.others is None else (f.others, f.firers)
+        assaulted = close(b, pool_a, pool_d)
+        assaulting = healthiest([d for d in pool_d if not d.gun and any(
+            reaches(b, a, d) for a in assaulted)], len(assaulted))
         if assaulted and assaulting:
             counter(b, assaulting, assaulted)
 
