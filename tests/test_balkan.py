@@ -187,7 +187,7 @@ def random_table(rng, start):
     lanes = bool(rng.integers(2))
     top = 8 if lanes else 0
     river = int(rng.choice([0, rng.integers(1, start + 1)]))
-    return {"depth": int(rng.integers(1, 40)), "lanes": lanes,
+    return {"depth": int(rng.integers(1, 40)), "lanes": lanes, "impassable": [],
             "road": int(rng.choice([-1, rng.integers(0, top + 1)])), "river": river,
             "bridge": int(rng.choice([-1, rng.integers(0, top + 1)])) if river else -1,
             "ford": int(rng.choice([-1, rng.integers(0, top + 1)])) if river else -1}
@@ -204,6 +204,11 @@ def random_scenario(rng) -> tuple[dict, np.ndarray]:
                           rally=bool(rng.integers(2)), break_percent=int(rng.choice([25, 25, 50])))
     for side in ("attacker", "defender"):
         data[side].update(random_side(rng, side, data["table"], start))
+    if data["table"]["lanes"]:  # impassable lanes among the stands, none under one at the start
+        taken = {e.get("lane", 0) + (k if e["formation"] == "line" else 0)
+                 for side in ("attacker", "defender") for e in data[side]["stands"] for k in range(e["count"])}
+        data["table"]["impassable"] = [int(v) for v in rng.choice(12, size=rng.integers(0, 3), replace=False)
+                                       if v not in taken]
     chosen = {r.id: str(rng.choice([v.name for v in r.variants()])) for r in BOOK.readings
               if r.alternatives}  # a fixed reading's keys would be set back to the shipped values
     data = BOOK.apply_readings(data, chosen)

@@ -285,6 +285,28 @@ def test_a_river_is_crossed_at_a_bridge_or_ford_at_the_difficult_rate():
     assert infantry[0].dist == river - 1
 
 
+def test_impassable_ground_is_never_entered():
+    """Terrain: no troops cross impassable ground: no stand starts there, a column whose
+    line would cover it does not deploy, a general goes round it no further."""
+    with pytest.raises(RulesetError, match="impassable lane 6"):
+        load_ruleset(partial=CROSSING, overrides=["table.impassable=[6]"])
+    rules = load_ruleset(partial=CROSSING, overrides=["table.impassable=[4, 10]"])
+    b = battle(rules)
+    column = b.attacker[2:7]  # brigade 1: its line would be lanes 4 to 8
+    for s in column:
+        s.dist = 10
+    assert not moves.deployable(b, column[0])
+    clear = battle(crossing())
+    for s in clear.attacker[2:7]:
+        s.dist = 10
+    assert moves.deployable(clear, clear.attacker[2])
+    g = b.generals[0][0]
+    g.lane, g.dist = 6, 40
+    moves.general_moves(b, reference.ATTACKER, g, (40, 12), 0)
+    assert g.lane == 9  # stopped before lane 10
+    played(rules, games=20)
+
+
 @pytest.mark.parametrize("reading", [{}, {"I_CROSSING": "far-bank"}, {"I_CONTACT": "touching"}])
 def test_the_table_in_both_engines(reading):
     _, events = played(crossing(**reading), games=30)

@@ -26,6 +26,7 @@ from bollesim.balkan.engine_state import (
     GLANE,
     GROUP,
     GUSED,
+    IMPASSABLE,
     LANE,
     LANES,
     MAY,
@@ -44,6 +45,7 @@ from bollesim.balkan.engine_state import (
     crossing_ok,
     fill_near,
     gap,
+    impassable,
     nearest,
     unmanaged,
 )
@@ -89,7 +91,7 @@ def move_phase(stream, bound, tab, gtab, ns, sc, side, params, st, gs, scratch):
 def fill_choices(tab, ns, sc, side, k, st, scratch):
     """The rows a general's choices read, in one pass over the side's stands: NEAR and
     NEAR_AT (fill_near), MAY (reference_move.may_move), ABLE (reference_move.able of
-    general k), GAP (reference_move.gaps) and DONE (1: across any river, for
+    general k), GAP (reference_move.gaps) and DONE (reference_move.deployable, for
     tactics.reform). Without lanes, touching the nearest enemy ahead is touching any."""
     fill_near(st, ns, sc, side, scratch)
     lanes, river = sc[LANES], sc[RIVER]
@@ -108,6 +110,15 @@ def fill_choices(tab, ns, sc, side, k, st, scratch):
         scratch[ABLE, i] = may and tab[side, i, ruleset.GENERAL] == k
         scratch[GAP, i] = scratch[NEAR, i] if scratch[NEAR, i] < FAR else here
         scratch[DONE, i] = river == 0 or here < river
+    if sc[IMPASSABLE] == 0:
+        return
+    for i in range(ns[side]):  # a column's line must not cover an impassable lane
+        if not (scratch[DONE, i] and scratch[MAY, i] and st[FORM, side, i] == ruleset.COLUMN):
+            continue
+        n = together(tab, st, side, ns[side], i, scratch, MAY)
+        for m in range(n):
+            if impassable(sc[IMPASSABLE], st[LANE, side, i] - (n - 1) // 2 + m):
+                scratch[DONE, i] = 0
 
 
 @unmanaged
@@ -350,8 +361,10 @@ def general_moves(ns, sc, side, k, dist, lane, extra, st, gs):
     gd, gl = gs[GDIST, side, k], gs[GLANE, side, k]
     road = sc[ROAD] >= 0 and gl == sc[ROAD] and out_of_contact(ns, sc, side, st, gd, gl)
     budget = 5 * ((sc[G_ROAD] if road else sc[G_MOVE]) + extra)
-    lanes = min(abs(lane - gl), budget // 8)
-    gl += lanes if lane > gl else -lanes
+    lanes, way = 0, 1 if lane > gl else -1
+    while lanes < min(abs(lane - gl), budget // 8) and not impassable(sc[IMPASSABLE], gl + way * (lanes + 1)):
+        lanes += 1
+    gl += way * lanes
     steps = min(abs(dist - gd), (budget - 8 * lanes) // 5)
     end = gd + (steps if dist > gd else -steps)
     river = sc[RIVER]

@@ -23,6 +23,7 @@ The stands' fixed columns are the ruleset's tables (ruleset.py's column names).
 from __future__ import annotations
 
 from bollesim.balkan import luck, ruleset
+from bollesim.balkan.schema import MAX_LANES
 from bollesim.jit import compiled
 from bollesim.rng import keyed_d6, keyed_size
 
@@ -51,6 +52,7 @@ LEAVES, STOPS, PER_TARGET, LITERAL = (K[k] for k in ("retreat_leaves", "blocked_
 UNANSWERED, ONCE, SPARE_GENERAL, COLUMN_ALL = (K[k] for k in ("unanswered", "moves_once",
                                                               "spare_general", "column_all"))
 CONTACT, FAR_BANK, GENERAL_DIGIT = K["road_contact"], K["crossing_far_bank"], K["general_digit"]
+IMPASSABLE = K["impassable"]
 STREAM = keyed_size(luck.PURPOSES)
 END_REASONS = ("defender broke", "attacker broke", "both broke", "day ended")
 FIRST, ASSAULTS = 2, 3  # cas[FIRST]: the attacker's first close assault's bound; cas[ASSAULTS]: their number
@@ -142,6 +144,12 @@ def apart(axis, lanes):
 def crosses(river, here, to):
     """reference.crosses."""
     return river > 0 and (here >= river) != (to >= river)
+
+
+@unmanaged
+def impassable(mask, lane):
+    """reference_state.impassable: lane's bit in table.impassable's mask."""
+    return 0 <= lane <= MAX_LANES and (mask >> lane) & 1 == 1
 
 
 @unmanaged

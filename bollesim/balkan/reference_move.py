@@ -21,6 +21,7 @@ from bollesim.balkan.reference_state import (
     commands,
     crosses,
     gap,
+    impassable,
     in_arc,
     span,
 )
@@ -109,9 +110,8 @@ def spend(b: Battle, side: int, k: int, g: General, params: np.ndarray) -> None:
     the side's choices stop or the digits run out."""
     while g.used < g.digits:
         if side == ATTACKER:
-            across = np.array([not b.p("river") or s.dist < b.p("river") for s in b.side(side)],
-                              dtype=np.int64)
-            j = tactics.reform(gaps(b, side), column(b, side, "formation"), able(b, side, k), across)
+            ready = np.array([deployable(b, s) for s in b.side(side)], dtype=np.int64)
+            j = tactics.reform(gaps(b, side), column(b, side, "formation"), able(b, side, k), ready)
             if j >= 0:
                 deploy(b, group(b, b.attacker[j]))
                 g.used += 1
@@ -144,6 +144,18 @@ def together(head: Stand, s: Stand) -> bool:
     return (s.general == head.general and s.dist == head.dist and s.move == head.move
             and s.gun == head.gun and s.formation == head.formation
             and (head.formation != ruleset.COLUMN or s.lane == head.lane))
+
+
+def deployable(b: Battle, s: Stand) -> bool:
+    """Whether the column of stand s could deploy here: across any river before it (so
+    that it crossed in column, the attacker's choice read by tactics.reform) and with no
+    impassable lane under the line it would form (Terrain)."""
+    if b.p("river") and s.dist >= b.p("river"):
+        return False
+    if s.formation != ruleset.COLUMN or not b.p("impassable") or not may_move(b, s):
+        return True
+    n = len(group(b, s))
+    return not any(impassable(b, s.lane - (n - 1) // 2 + i) for i in range(n))
 
 
 def deploy(b: Battle, stands: list[Stand]) -> None:
@@ -261,8 +273,10 @@ def general_moves(b: Battle, side: int, g: General, to: tuple[int, int], extra: 
     road = b.p("road") >= 0 and g.lane == b.p("road") and out_of_contact(b, side, g.dist, g.lane)
     budget = 5 * ((b.p("general_road") if road else b.p("general_move")) + extra)
     frm = (g.dist, g.lane)
-    lanes = min(abs(lane - g.lane), budget // 8)
-    g.lane += lanes if lane > g.lane else -lanes
+    lanes, way = 0, 1 if lane > g.lane else -1
+    while lanes < min(abs(lane - g.lane), budget // 8) and not impassable(b, g.lane + way * (lanes + 1)):
+        lanes += 1
+    g.lane += way * lanes
     steps = min(abs(dist - g.dist), (budget - 8 * lanes) // 5)
     end = g.dist + (steps if dist > g.dist else -steps)
     river = b.p("river")

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bollesim.balkan import luck, ruleset
+from bollesim.balkan import luck, ruleset, schema
 from bollesim.rng import CHANCE, keyed_d6, new_stream
 
 ON, DESTROYED, LEFT = 0, 1, 2  # a stand's status; LEFT: retired off the field, or lost retiring
@@ -171,6 +171,11 @@ def crosses(b: Battle, here: int, to: int) -> bool:
     distances at or above table.river)."""
     river = b.p("river")
     return river > 0 and (here >= river) != (to >= river)
+
+
+def impassable(b: Battle, lane: int) -> bool:
+    """Terrain: a lane of ground no troops can cross (table.impassable)."""
+    return 0 <= lane <= schema.MAX_LANES and bool(b.p("impassable") >> lane & 1)
 
 
 def can_cross(b: Battle, s: Stand, lane: int | None = None) -> bool:

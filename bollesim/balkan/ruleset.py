@@ -59,11 +59,12 @@ SCALARS = ("bounds", "break_percent", "start_distance", "counter", "attacker_mov
            "general_move", "general_difficult", "general_road", "retreat_leaves",
            "blocked_stops", "per_target", "beyond_literal", "unanswered", "moves_once",
            "spare_general", "column_all", "road_contact", "crossing_far_bank",
-           "general_digit")
+           "general_digit", "impassable")
 """The scenario's numbers the engines read, by name: each side's commander's move dice
 modifier, the cover modifier its targets have (the defender's on its line), its
 artillery's line-of-sight modifier, its pre-battle strength in stands and its number of
-generals; the table; the readings' choices (interpretations)."""
+generals; the table (its impassable lanes as a bit mask, bit k for lane k); the
+readings' choices (interpretations)."""
 
 READ_AS = {"six_rolled": "six", "clamp_total": "clamp", "tie_defender": "tie",
            "retreat_leaves": "retreat", "blocked_stops": "blocked", "per_target": "firefight",
@@ -75,6 +76,12 @@ READ_AS = {"six_rolled": "six", "clamp_total": "clamp", "tie_defender": "tie",
 
 def _check_table(r: Reader) -> dict:
     table = {k: r.value(f"table.{k}") for k in ("depth", "lanes", "road", "river", "bridge", "ford")}
+    mask = 0
+    for lane in r.value("table.impassable"):
+        mask |= 1 << lane
+    if mask and not table["lanes"]:
+        r.fail("table.impassable", "needs table.lanes: without lanes the front is at one point")
+    table["impassable"] = mask
     for key in ("bridge", "ford"):
         if table[key] >= 0 and not table["river"]:
             r.fail(f"table.{key}", "a crossing needs a river (table.river)")
@@ -112,6 +119,9 @@ def _stands(r: Reader, side: str, types: dict, quality_mod, table: dict, scalars
         commanded.add(entry["general"])
         for k in range(entry["count"]):
             lane = entry["lane"] + (k if entry["formation"] == LINE and table["lanes"] else 0)
+            if lane <= schema.MAX_LANES and table["impassable"] >> lane & 1:
+                r.fail(f"{entry['_key']}.lane", f"a stand would stand in impassable lane {lane} "
+                       "(table.impassable)")
             rows.append((kind["weapon"], quality_mod[entry["quality"]], kind["effective"],
                          kind["maximum"], kind["dice_near"], kind["figures"],
                          kind["difficult" if terrain else "normal"], kind["road"],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bollesim.game.schema import Choice, Flag, Int, Key, Rows, Schema, Table, Text
+from bollesim.game.schema import Choice, Flag, Int, Key, ListOf, Rows, Schema, Table, Text
 
 DEFAULT_PATH = Path(__file__).with_name("default.toml")
 
@@ -116,6 +116,9 @@ DECLARATION = (
             "defender's line, on the attacker's side (Terrain: Rivers); 0: none"),
         Key("bridge", Int(-1, MAX_LANES), "the lane of the river's bridge; -1: none"),
         Key("ford", Int(-1, MAX_LANES), "the lane of the river's ford; -1: none"),
+        Key("impassable", ListOf(Int(0, MAX_LANES)), "lanes of ground no stand may enter "
+            "(Terrain: marshes, cliffs, lakes): no stand starts there, no column deploys onto "
+            "them, no general crosses them"),
     )),
     Table("generals", "Generalship Qualities", (
         Key("excellent", DRM, "move dice modifier of an Excellent general"),
