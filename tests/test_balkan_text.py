@@ -146,3 +146,26 @@ def test_no_stand_takes_part_in_two_close_assaults_a_bound():
                 assert len(names) == len(set(names))
                 seen += len(names)
     assert seen
+
+
+def test_difficult_ground_slows_every_move():
+    """Terrain, Movement Rates: over difficult ground each stand moves its difficult rate."""
+    normal, difficult = load_ruleset(), load_ruleset(overrides=['battle.approach="difficult"'])
+    assert [row[ruleset.MOVE] for row in normal.attacker] == [8] * 9 + [8, 8]
+    assert [row[ruleset.MOVE] for row in difficult.attacker] == [4] * 9 + [2, 2]
+
+
+def test_the_targets_cover_and_the_guns_sight():
+    """Firing Modifiers: field fortifications -1 and hardened -2 on the dice at a target in
+    them (the defender's only on its line); artillery out of sight -2."""
+    for cover, expected in (("field", -1), ("hardened", -2)):
+        b = reference.new_battle(load_ruleset(overrides=[f'defender.cover="{cover}"']), 1, 0)
+        s, t = b.attacker[0], b.defender[0]
+        s.dist = 2
+        assert fire.shot(b, s, t)[2] == expected
+        s.dist, t.dist = 1, 1  # behind its line, the range still 0.25 km
+        assert fire.shot(b, s, t)[2] == 0
+    b = reference.new_battle(load_ruleset(overrides=["attacker.artillery_sees=false"]), 1, 0)
+    guns, t = b.attacker[-1], b.defender[0]
+    guns.dist = 20
+    assert fire.shot(b, guns, t)[2] == -1 - 2

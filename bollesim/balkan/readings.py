@@ -71,9 +71,12 @@ READINGS: tuple[Reading, ...] = (
         "fires ahead, at enemies in its lane or the next (the Firing Rules' arc). The "
         "attacker's table edge is its start, the defender's table.depth behind its line; "
         "the defender's cover is its line (a stand behind it has none). A stand with no "
-        "enemy in its arc measures its advance from the defender's line. Casualties fall "
-        "on the stands nearest the enemy, the most damaged of them first. A general starts "
-        "at the middle of his stands and is never fought over.",
+        "enemy in its arc measures its advance from the defender's line. A close assault "
+        "joins an attacker's stand and a defender's within the attacker's stand's "
+        "effective range, whichever side goes in. Casualties fall on the stands nearest "
+        "the enemy, the most damaged of them first. A general starts at the bulk of his "
+        "stands (their lower median) and is never fought over, nor are the transport "
+        "stands, which count in the strength but stand nowhere on the table.",
         "front", keys=("battle.start_distance", "table.lanes"),
         fixed="the geometry a table would give is a scenario's, not a rule's",
     ),
@@ -87,7 +90,7 @@ READINGS: tuple[Reading, ...] = (
         "the farthest back first; otherwise every stand and general holds where it stands. It fires "
         "at its nearest enemies (with I-FIREFIGHT=per-target each stand at the nearest in "
         "its arc, then the most damaged); with battle.counter it close assaults after a "
-        "won firefight. Its general moves toward the middle of his stands.",
+        "won firefight. A rallying defender's generals go toward the bulk of their stands.",
         "scripted", keys=("battle.counter", "battle.rally"),
         fixed="the defender's choices are the scenario's keys battle.counter and battle.rally",
     ),
@@ -130,13 +133,14 @@ READINGS: tuple[Reading, ...] = (
         "one",
         alternatives=(Variant("per-target", "as written: each stand of the moving side "
                               "picks a target (the attacker: tactics.target, the nearest in "
-                              "its arc, then the most damaged; the defender the same); the "
-                              "stands firing at one target are one firefight against that "
-                              "stand alone, which replies at the nearest of them if it can; "
-                              "a stand not targeted does not fire; casualties fall on the "
-                              "firers and on the target, and a won firefight lets its close "
-                              "firers assault their target", {"interpretations.firefight":
-                                                              "per_target"}),),
+                              "its arc, then the most damaged; the defender the same), and "
+                              "the stands firing at one target are one firefight; the target "
+                              "replies at the nearest of them it reaches, and every other "
+                              "stand of its side that reaches a firing stand picks one the "
+                              "same way and fires in its firefight; casualties fall on the "
+                              "firers and on the target and those that joined it, and a won "
+                              "firefight lets its close firers assault those stands",
+                              {"interpretations.firefight": "per_target"}),),
     ),
     Reading(
         "I-BEYOND", "the -1 beyond effective range applies up to maximum range",
