@@ -307,6 +307,62 @@ def test_impassable_ground_is_never_entered():
     played(rules, games=20)
 
 
+def fast_state(b: reference.Battle):
+    """The fast engine's arrays of a reference battle (engine_state.py's layout)."""
+    from bollesim.balkan import engine_state as es
+
+    tab, gtab, ns = engine.tables(b.rules)
+    st = np.zeros((es.N_FIELDS, 2, tab.shape[1]), dtype=np.int64)
+    for side, stands in enumerate((b.attacker, b.defender)):
+        for i, x in enumerate(stands):
+            st[:, side, i] = (x.figures, x.status, x.dist, x.lane, x.formation, x.moved, x.command)
+    gs = np.zeros((4, 2, gtab.shape[1]), dtype=np.int64)
+    for side, gens in enumerate(b.generals):
+        for k, g in enumerate(gens):
+            gs[:, side, k] = (g.dist, g.lane, g.digits, g.used)
+    scratch = np.zeros((es.ROWS, 2 * tab.shape[1]), dtype=np.int64)
+    scratch[es.ONES] = 1
+    return tab, gtab, ns, b.rules.scalars, st, gs, scratch
+
+
+def test_the_fast_engine_takes_the_same_steps():
+    """Steps games seldom meet, each played by both engines on the same state: guns at a
+    ford stop at the bank, a general goes round impassable ground no further, guns
+    retiring across a ford are lost."""
+    from bollesim.balkan import engine_fire, engine_move
+    from bollesim.balkan import engine_state as es
+
+    rules = load_ruleset(partial=CROSSING, overrides=["table.impassable=[4, 10]"])
+    river = rules.p("river")
+    for kind, lane in ((0, 14), (2, 14), (2, 9), (0, 6)):  # guns or infantry, at the ford, nowhere, the bridge
+        b = battle(rules)
+        group = [s for s in b.attacker if s.general == b.attacker[kind].general and s.move == b.attacker[kind].move
+                 and s.gun == b.attacker[kind].gun]
+        for s in group:
+            s.dist, s.lane, s.formation = river + 2, lane, ruleset.COLUMN
+        tab, gtab, ns, sc, st, gs, scratch = fast_state(b)
+        scratch[es.GROUP, :len(group)] = [b.attacker.index(s) for s in group]
+        moves.move_group(b, group, 40, None)
+        engine_move.move_group(tab, ns, sc, 0, st, scratch, len(group), 40, -1)
+        assert st[es.DIST, 0, b.attacker.index(group[0])] == group[0].dist, (kind, lane)
+    b = battle(rules)
+    g = b.generals[0][0]
+    g.dist, g.lane = 40, 6
+    tab, gtab, ns, sc, st, gs, scratch = fast_state(b)
+    moves.general_moves(b, reference.ATTACKER, g, (40, 12), 0)
+    engine_move.general_moves(ns, sc, 0, 0, 40, 12, 0, st, gs)
+    assert (gs[es.GDIST, 0, 0], gs[es.GLANE, 0, 0]) == (g.dist, g.lane) == (40, 9)
+    b = battle(rules)
+    guns = b.attacker[:2]
+    for s in guns:
+        s.dist, s.lane = river - 3, 14  # across, at the ford
+    tab, gtab, ns, sc, st, gs, scratch = fast_state(b)
+    scratch[es.A_MEMBERS, :2] = [0, 1]
+    fire.retire(b, guns, None)
+    engine_fire.retire(tab, st, sc, 0, scratch, es.A_MEMBERS, 2, -es.FAR)
+    assert [s.status for s in guns] == list(st[es.STATUS, 0, :2]) == [reference.LEFT] * 2
+
+
 @pytest.mark.parametrize("reading", [{}, {"I_CROSSING": "far-bank"}, {"I_CONTACT": "touching"}])
 def test_the_table_in_both_engines(reading):
     _, events = played(crossing(**reading), games=30)
@@ -338,8 +394,10 @@ def test_the_opening_odds_follow_the_engines_fire():
     icepool's count (test_balkan)."""
     from test_balkan import icepool_contest
 
-    for readings in ({}, {"I_BEYOND": "literal", "I_COLUMN": "all"}, {"I_FIREFIGHT": "per-target"}):
-        rules = crossing(**readings)
+    behind = ["defender.stands[0].depth=2"]  # the infantry behind the line: no cover
+    for readings, overrides in (({}, []), ({}, behind), ({"I-BEYOND": "literal", "I-COLUMN": "all"}, []),
+                                ({"I-FIREFIGHT": "per-target"}, []), ({"I-FIREFIGHT": "per-target"}, behind)):
+        rules = load_ruleset(partial=CROSSING, readings=readings, overrides=overrides)
         for distance in (1, 2, 5, 8, 16):
             b = battle(rules)
             for s in b.attacker:
