@@ -12,11 +12,12 @@ from bollesim.batch.runner import simulate
 from bollesim.bollebank import clairvoyant as CV
 from bollesim.bollebank import observation
 from bollesim.bollebank.engine import layout
-from bollesim.bollebank.lookahead import SETUP, Position, replaying
+from bollesim.bollebank.lookahead import SETUP
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import load_ruleset
-from bollesim.game.policy import load_policy
+from bollesim.game.policy import load_policy, replaying
+from bollesim.strong.lookahead import Position
 
 RULES = load_ruleset()
 SEED = 11
@@ -70,7 +71,7 @@ def test_wins_games_the_presets_lose_with_lines_the_reference_engine_confirms(ve
     for g in seen[:3]:
         v = verdicts[g]
         assert v.line  # found by the search: historical alone loses it
-        policy = replaying(base, [SimpleNamespace(choice=c) for c in v.line])
+        policy = replaying(base, v.line)
         row = RESULT.ints(play_game(RULES, policy, base.param_vector(), SEED, int(g)))
         assert row[layout.R_OPERATIONAL] == 1
         assert row == list(v.row)

@@ -1,4 +1,4 @@
-"""The lookahead player (bollesim/bollebank/lookahead.py, engine/rollout.py): its rollouts replay the
+"""The lookahead player (bollesim/strong/, bollesim/bollebank/lookahead.py, engine/rollout.py): its rollouts replay the
 game it is in exactly, draw nothing of the game's future, score what they claim, and the
 player plays the same games whatever the engine or threads."""
 
@@ -13,8 +13,6 @@ from bollesim.batch.runner import simulate
 from bollesim.bollebank import decisions as D
 from bollesim.bollebank import lookahead as LA
 from bollesim.bollebank.engine import layout
-from bollesim.bollebank.engine import lookahead as search
-from bollesim.bollebank.engine import rollout as R
 from bollesim.bollebank.reference.chance import Chance
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.result import RESULT
@@ -22,6 +20,8 @@ from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.cli.app import app
 from bollesim.game.policy import load_policy
 from bollesim.game.result import Objective
+from bollesim.strong import kernel as K
+from bollesim.strong import lookahead as generic
 
 RULES = load_ruleset()
 BASE = load_policy("historical")
@@ -32,7 +32,7 @@ NOTHING = Objective("nothing", {})  # every option ties
 @pytest.fixture(scope="module")
 def player():
     """Looking at every decision of three kinds, unscreened: it leaves its base often."""
-    return LA.Lookahead(RULES, 3, BASE, LA.OBJECTIVES[0],
+    return LA.new_lookahead(RULES, 3, BASE, LA.OBJECTIVES[0],
                         kinds=(D.VL2_DESTINATION, D.DRAW_AGAIN, D.ISSUE_ORDER), screen=0)
 
 
@@ -44,16 +44,16 @@ def game(player):
 
 def points(player, decisions, game_index):
     """Every decision point of a game whose choices were `decisions`, in order."""
-    at = LA.Position(LA.SETUP, [])
+    at = generic.Position(LA.SETUP, [])
     for d in decisions:
         _, point = player.next_decision(SEED, game_index, at)
         yield point
-        at = LA.Position(point.at.snapshot, [*point.at.script, d.choice])
+        at = generic.Position(point.at.snapshot, [*point.at.script, d.choice])
 
 
 def reference_rollout(decisions, k: int, option: int, rollout: int, game_index: int):
     """Oracle: the reference engine plays the game's first k choices on the game's own
-    stream, then `option`, then switches to the rollout's streams (rollout.rollout_key)
+    stream, then `option`, then switches to the rollout's streams (rng.rollout_key)
     and lets the base policy play the game out."""
     chance = Chance(SEED, game_index)
     asked = [0]
@@ -64,8 +64,8 @@ def reference_rollout(decisions, k: int, option: int, rollout: int, game_index: 
         if i < k:
             return decisions[i].choice
         if i == k:
-            chance.stream[:2] = [R.rollout_key(SEED, game_index, k, rollout, rng.CHANCE), 0]
-            prng[:] = [R.rollout_key(SEED, game_index, k, rollout, rng.POLICY), 0]
+            chance.stream[:2] = [rng.rollout_key(SEED, game_index, k, rollout, rng.CHANCE), 0]
+            prng[:] = [rng.rollout_key(SEED, game_index, k, rollout, rng.POLICY), 0]
             return option
         return BASE.decide(kind, obs, rules, options, n_options, params, prng)
 
@@ -87,8 +87,8 @@ def test_rollouts_are_the_games_the_oracle_plays(player, game):
         n = len(point.options)
         options = np.repeat(np.arange(n), 2)
         rollouts = np.tile(np.arange(2), n)
-        out, _, _ = player._play(point.at.snapshot, point.at.script, options, rollouts,
-                                 R.ROLLOUT, SEED, 2)
+        out, _, _ = player._jobs(point.at.snapshot, point.at.script, options, rollouts,
+                                 K.ROLLOUT_JOBS, SEED, 2)
         for j in range(len(out)):
             want = reference_rollout(decisions, k, options[j], rollouts[j], 2)
             assert list(out[j]) == want, f"decision {k}, option {options[j]}"
@@ -98,18 +98,18 @@ def test_rollouts_never_draw_from_the_games_future(player):
     """At the first decision of a turn (VL2's destination, before any draw of its phase)
     the rollouts replay nothing, so they must not depend on the game's streams at all:
     replacing the snapshot's chance and policy keys (the game's future) changes no row."""
-    at = LA.Position(LA.SETUP, [])
+    at = generic.Position(LA.SETUP, [])
     _, point = player.next_decision(SEED, 0, at)
     while point.at.script:  # on to a decision that opens its phase
-        at = LA.Position(point.at.snapshot, [*point.at.script, point.base_choice])
+        at = generic.Position(point.at.snapshot, [*point.at.script, point.base_choice])
         _, point = player.next_decision(SEED, 0, at)
     n = len(point.options)
     jobs = np.repeat(np.arange(n), 3), np.tile(np.arange(3), n)
-    rows, _, _ = player._play(point.at.snapshot, [], *jobs, R.ROLLOUT, SEED, 0)
+    rows, _, _ = player._jobs(point.at.snapshot, [], *jobs, K.ROLLOUT_JOBS, SEED, 0)
     other = point.at.snapshot.copy()
     other[layout.CHANCE] ^= 0x5DEECE66D  # another future for the game
     other[layout.PRNG] ^= 0x5DEECE66D
-    again, _, _ = player._play(other, [], *jobs, R.ROLLOUT, SEED, 0)
+    again, _, _ = player._jobs(other, [], *jobs, K.ROLLOUT_JOBS, SEED, 0)
     assert (rows == again).all()
     assert len({tuple(r) for r in rows}) > 1  # the rollouts differ from one another
 
@@ -118,8 +118,8 @@ def test_scores_are_the_objectives_mean_over_rollouts(player, game):
     _, decisions = game
     point = next(p for p in points(player, decisions, 2) if len(p.options) > 3)
     n, r = len(point.options), player.rollouts
-    out, _, _ = player._play(point.at.snapshot, point.at.script, np.repeat(np.arange(n), r),
-                             np.tile(np.arange(r), n), R.ROLLOUT, SEED, 2)
+    out, _, _ = player._jobs(point.at.snapshot, point.at.script, np.repeat(np.arange(n), r),
+                             np.tile(np.arange(r), n), K.ROLLOUT_JOBS, SEED, 2)
     by_hand = [
         np.mean([out[o * r + i, layout.R_OPERATIONAL] - out[o * r + i, layout.R_DEFEAT] for i in range(r)])
         for o in range(n)
@@ -131,7 +131,7 @@ def test_with_every_option_tied_it_plays_as_its_base():
     """No evidence, no change: the choices are the base policy's, and so are the games,
     with the base at parameters of its own."""
     params = {"t2_tanks": 2, "fire_roe": 12, "tow_immobile": 1}
-    tied = LA.Lookahead(RULES, 1, load_policy("plan"), NOTHING, params, screen=0)
+    tied = LA.new_lookahead(RULES, 1, load_policy("plan"), NOTHING, params, screen=0)
     base = simulate("plan", 3, seed=SEED, params=params)
     for g in range(3):
         row, decisions = tied.play(SEED, g)
@@ -145,16 +145,16 @@ def test_the_final_comparison_keeps_the_base_choice_on_a_tie():
     """choose: paired differences that add up to nothing are no evidence, even when no
     margin is asked (confidence 0): the base's choice stays; any evidence at all moves it."""
     d = np.zeros(8)
-    assert search.choose(d, 3, 1, 0.0) == 1
-    assert search.choose(d, 3, 1, 1.25) == 1
+    assert K.choose(d, 3, 1, 0.0) == 1
+    assert K.choose(d, 3, 1, 1.25) == 1
     d[0] = 1.0
-    assert search.choose(d, 3, 1, 0.0) == 3
+    assert K.choose(d, 3, 1, 0.0) == 3
 
 
 def test_a_round_that_finds_nothing_above_the_base_ends_the_search():
     """With every option tied, none scores above the base's choice after the first round:
     the search ends there, one rollout an option, and the base's choice is taken."""
-    tied = LA.Lookahead(RULES, 8, BASE, NOTHING, screen=0)
+    tied = LA.new_lookahead(RULES, 8, BASE, NOTHING, screen=0)
     _, decisions = tied.play(SEED, 2)
     looked = [d for d in decisions if d.rollouts and len(d.options) > 2]
     assert looked
@@ -177,7 +177,7 @@ def test_same_rows_whatever_the_engine_or_threads():
 
 def test_play_narrates_the_scores():
     params = {"rollouts": 3, "confidence": 0}
-    result = CliRunner().invoke(app, ["play", "-P", "lookahead", "--seed", str(SEED), "--game",
+    result = CliRunner().invoke(app, ["play", "-P", "lookahead", "--seed", str(SEED), "--index",
                                       "2", "-p", "rollouts=3", "-p", "confidence=0"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
@@ -197,8 +197,8 @@ def test_it_leaves_the_base_only_on_evidence():
     rollouts by `confidence` standard errors of the paired difference."""
     values = np.zeros((3, 8))
     values[2, 0] = 1  # option 2 better on one rollout of eight
-    sure = LA.Lookahead(RULES, 8, BASE, LA.OBJECTIVES[0], confidence=2)
-    eager = LA.Lookahead(RULES, 8, BASE, LA.OBJECTIVES[0], confidence=0)
+    sure = LA.new_lookahead(RULES, 8, BASE, LA.OBJECTIVES[0], confidence=2)
+    eager = LA.new_lookahead(RULES, 8, BASE, LA.OBJECTIVES[0], confidence=0)
     assert sure.choose(values, 1) == 1 and eager.choose(values, 1) == 2
     values[2, :] = 1  # better on every rollout: 8 > 2 * sqrt(8)
     assert sure.choose(values, 1) == 2
@@ -217,14 +217,14 @@ def test_a_base_through_the_general_protocol_plays_the_same_games():
 def phase_openers(player, game_index, count, kinds):
     """The first `count` decisions of a base-played game that open their phase (nothing
     of the phase replayed before them) and are of `kinds`."""
-    at = LA.Position(LA.SETUP, [])
+    at = generic.Position(LA.SETUP, [])
     found = []
     while len(found) < count:
         _, point = player.next_decision(SEED, game_index, at)
         assert point is not None
         if not point.at.script and point.kind in kinds:
             found.append(point)
-        at = LA.Position(point.at.snapshot, [*point.at.script, point.base_choice])
+        at = generic.Position(point.at.snapshot, [*point.at.script, point.base_choice])
     return found
 
 
@@ -235,15 +235,15 @@ def test_the_players_choices_never_see_the_games_future():
     same; the games after it are not. Rollouts that drew from the game's own stream
     would score the options on the game's real future and differ here."""
     opening = (D.VL2_DESTINATION, D.DRAW_AGAIN)  # the Orders phase opens with one of these
-    expert = LA.Lookahead(RULES, 4, load_policy("plan"), LA.OBJECTIVES[0], LA.expert_base(),
+    expert = LA.new_lookahead(RULES, 4, load_policy("plan"), LA.OBJECTIVES[0], LA.expert_base(),
                           confidence=0, kinds=(*opening, D.ISSUE_ORDER), screen=0)
     changed = 0
     for point in phase_openers(expert, 0, 3, opening):
-        row, decisions = expert.play(SEED, 0, at=LA.Position(point.at.snapshot, []))
+        row, decisions = expert.play(SEED, 0, at=generic.Position(point.at.snapshot, []))
         other = point.at.snapshot.copy()
         other[layout.CHANCE] ^= 0x5DEECE66D  # another future for the game
         other[layout.PRNG] ^= 0x5DEECE66D
-        again, redrawn = expert.play(SEED, 0, at=LA.Position(other, []))
+        again, redrawn = expert.play(SEED, 0, at=generic.Position(other, []))
         assert decisions[0].rollouts > 0
         np.testing.assert_array_equal(decisions[0].scores, redrawn[0].scores)
         assert decisions[0].choice == redrawn[0].choice
@@ -295,14 +295,13 @@ def test_a_kept_choice_says_why_it_was_kept():
     """The base policy's choice kept though another option scored higher: the line says
     by how much the best led and the confidence rule it fell short of."""
 
-    class Names:
-        def option(self, kind, value):
-            return ["no order", "airstrike"][value]
+    def names(kind, value):
+        return ["no order", "airstrike"][value]
 
-    d = LA.Decision(turn=3, kind=D.ISSUE_ORDER, options=np.array([0, 1]),
+    d = generic.Decision(turn=3, kind=D.ISSUE_ORDER, options=np.array([0, 1]),
                     scores=np.array([1.0, 0.67]), base_choice=1, choice=1, rollouts=24)
-    line = LA.decision_line(Names(), d, 2.0)
+    line = generic.decision_line(names, D.KIND_NAMES, d, 2.0)
     assert "airstrike +0.67 (the base policy's, kept: the best scores 0.33 more, short of the 2 " \
            "standard errors the lookahead needs to leave it); others: no order +1.00" in line
-    taken = LA.decision_line(Names(), replace(d, choice=0), 2.0)
+    taken = generic.decision_line(names, D.KIND_NAMES, replace(d, choice=0), 2.0)
     assert "no order +1.00 (the base policy: airstrike)" in taken

@@ -8,8 +8,7 @@ import pytest
 
 from bollesim.bollebank import value as valued
 from bollesim.bollebank.clairvoyant import WIN_BY_NAME
-from bollesim.bollebank.engine.rollout import MAX_ROLLOUTS
-from bollesim.bollebank.lookahead import SETUP, Position
+from bollesim.bollebank.lookahead import SETUP
 from bollesim.bollebank.penalised import (
     FRESH,
     INNER,
@@ -18,10 +17,11 @@ from bollesim.bollebank.penalised import (
     Penalised,
     best_of,
     lower_estimates,
-    steps,
 )
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.game.policy import load_policy
+from bollesim.rng import MAX_ROLLOUTS
+from bollesim.strong.lookahead import Position
 
 RULES = load_ruleset()
 SEED, GAME = 3, 1
@@ -62,7 +62,7 @@ def test_a_line_is_v_at_its_first_decision_plus_q_minus_v_at_each(value):
     total, first = 0.0, p.v(point)
     while point is not None:
         n = p.samples
-        points, rows = steps(p.player, SEED, GAME, point, np.full(n, point.base_choice),
+        points, rows = p.player.steps(SEED, GAME, point, np.full(n, point.base_choice),
                              np.arange(INNER, INNER + n))
         values = [float(OPERATIONAL.won(r)) if q[0] < 0 else
                   float(value(valued.features([q[1]], [q[3:3 + len(point.obs)]]))[0])

@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from bollesim.bollebank import observation
-from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, Lookahead, Position
-from bollesim.bollebank.penalised import INNER, steps
+from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, new_lookahead
+from bollesim.bollebank.penalised import INNER
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.game.policy import load_policy
+from bollesim.strong.lookahead import Position
 
 RULES = load_ruleset()
 SEED = 3
@@ -17,7 +18,7 @@ SEED = 3
 
 @pytest.fixture(scope="module")
 def player():
-    return Lookahead(RULES, 1, load_policy("cautious"), OBJECTIVES[0])
+    return new_lookahead(RULES, 1, load_policy("cautious"), OBJECTIVES[0])
 
 
 def decisions(player, game, most=40):
@@ -37,7 +38,7 @@ def test_a_step_on_the_games_own_tape_is_the_next_decision(player, game):
     checked = ended = 0
     for point in decisions(player, game):
         n = len(point.options)
-        points, rows = steps(player, SEED, game, point, np.arange(n), np.full(n, -1))
+        points, rows = player.steps(SEED, game, point, np.arange(n), np.full(n, -1))
         for i in range(n):
             row, nxt = player.next_decision(
                 SEED, game, Position(point.at.snapshot, [*point.at.script, i]))
@@ -60,10 +61,10 @@ def test_steps_off_the_tape_are_other_chance_the_same_for_every_option(player):
     moved = 0
     for point in decisions(player, 1, most=20):
         n = len(point.options)
-        own, _ = steps(player, SEED, 1, point, np.arange(n), np.full(n, -1))
+        own, _ = player.steps(SEED, 1, point, np.arange(n), np.full(n, -1))
         numbers = np.full(n, INNER)
-        drawn, _ = steps(player, SEED, 1, point, np.arange(n), numbers)
-        again, _ = steps(player, SEED, 1, point, np.arange(n)[::-1], numbers)
+        drawn, _ = player.steps(SEED, 1, point, np.arange(n), numbers)
+        again, _ = player.steps(SEED, 1, point, np.arange(n)[::-1], numbers)
         assert (drawn == again[::-1]).all()
         moved += int((drawn != own).any())
     assert moved > 0

@@ -31,10 +31,11 @@ import numpy as np
 
 from bollesim.bollebank import observation
 from bollesim.bollebank.engine import layout, rollout
-from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, Lookahead, Point, Position
+from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, new_lookahead
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.bollebank.rules.packed import SLOTS
 from bollesim.game.policy import DecidePolicy
+from bollesim.strong.lookahead import Point, Position
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ class Clairvoyant:
         self.rules = rules
         self.objective = objective
         self.budget = budget
-        self.players = [Lookahead(rules, 1, policy, OBJECTIVES[0], params)
+        self.players = [new_lookahead(rules, 1, policy, OBJECTIVES[0], params)
                         for policy, params in bases]
         self._last_deadline = self._latest_deadline(rules)
 

@@ -36,12 +36,11 @@ import numpy as np
 
 from bollesim.bollebank import observation
 from bollesim.bollebank.clairvoyant import WIN_BY_NAME, WinObjective
-from bollesim.bollebank.engine import layout, rollout
-from bollesim.bollebank.engine.script import STEP
-from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, Lookahead, Point, Position
+from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, new_lookahead
 from bollesim.bollebank.rules.loader import Ruleset, load_ruleset
 from bollesim.bollebank.value import Value, features
 from bollesim.game.policy import DecidePolicy, load_policy
+from bollesim.strong.lookahead import Point, Position
 
 INNER = 1 << 22
 """The first rollout number of the inner samples (players number theirs from 0)."""
@@ -49,7 +48,7 @@ FRESH = 1 << 20
 """The offset of fresh inner samples: the same line valued again on other streams."""
 MOST = 1 << 16
 """The most inner samples per option (INNER + FRESH + MOST stay below
-rollout.MAX_ROLLOUTS, the rollout numbers with streams of their own)."""
+rng.MAX_ROLLOUTS, the rollout numbers with streams of their own)."""
 
 
 @dataclass(frozen=True)
@@ -63,23 +62,6 @@ class Line:
     decisions: int
     won: bool
     start: float
-
-
-def steps(player: Lookahead, seed: int, game: int, point: Point, options: np.ndarray,
-          numbers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(the points, the result rows) of STEP jobs from `point`: job j takes options[j]
-    and draws the chance to the next decision from rollout numbers[j] (-1: the game's
-    own tape). A point's choice is -1 where the game ended first."""
-    jobs = len(options)
-    out = np.zeros((jobs, layout.N_RESULTS), dtype=np.int64)
-    points = np.zeros(jobs * rollout.POINT_WIDTH, dtype=np.int64)
-    snapshot = np.zeros(rollout.SNAP_SIZE, dtype=np.int64)
-    at = point.at
-    player._kernel(player.rules.packed, player._decide, player._scripted, player._params,
-                   seed, game, at.snapshot, np.asarray(at.script, dtype=np.int64),
-                   np.ascontiguousarray(options, dtype=np.int64),
-                   np.ascontiguousarray(numbers, dtype=np.int64), STEP, out, points, snapshot)
-    return points.reshape(jobs, rollout.POINT_WIDTH), out
 
 
 class Penalised:
@@ -96,7 +78,7 @@ class Penalised:
         self.value = value
         self.samples = samples
         self.first = INNER + offset
-        self.player = Lookahead(rules, 1, policy, OBJECTIVES[0], params)
+        self.player = new_lookahead(rules, 1, policy, OBJECTIVES[0], params)
 
     def v(self, point: Point) -> float:
         """V at a decision."""
@@ -108,7 +90,7 @@ class Penalised:
         n, m = len(options), self.samples
         jobs = np.repeat(np.asarray(options, dtype=np.int64), m)
         numbers = np.tile(np.arange(self.first, self.first + m, dtype=np.int64), n)
-        points, rows = steps(self.player, seed, game, point, jobs, numbers)
+        points, rows = self.player.steps(seed, game, point, jobs, numbers)
         values = np.array([float(self.objective.won(row)) for row in rows])
         going = points[:, 0] >= 0
         if going.any():

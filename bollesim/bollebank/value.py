@@ -16,7 +16,7 @@ import numpy as np
 
 from bollesim.bollebank import observation
 from bollesim.bollebank.clairvoyant import WinObjective
-from bollesim.bollebank.lookahead import OBJECTIVES, Lookahead
+from bollesim.bollebank.lookahead import OBJECTIVES, new_lookahead
 from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.game.policy import DecidePolicy
 
@@ -35,7 +35,7 @@ def decisions(rules: Ruleset, objective: WinObjective, policy: DecidePolicy,
               threads: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """(rows of features, whether each one's game met the objective): every decision of
     `games` games of `seed` played by the policy."""
-    player = Lookahead(rules, 1, policy, OBJECTIVES[0], params, kinds=())
+    player = new_lookahead(rules, 1, policy, OBJECTIVES[0], params, kinds=())
 
     def one(g: int):
         row, taken = player.play(seed, g, observe=True)

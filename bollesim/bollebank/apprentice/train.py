@@ -121,8 +121,8 @@ def expert(rules, base=None) -> lookahead.Lookahead:
     player = lookahead.player(rules, load_policy("lookahead").param_vector({"base": "expert"}))
     if base is None:
         return player
-    return lookahead.Lookahead(rules, player.rollouts, base, player.objective,
-                        confidence=player.confidence)
+    return lookahead.new_lookahead(rules, player.rollouts, base, player.objective,
+                                   confidence=player.confidence)
 
 
 def label(rules, seed: int, games: int, base=None, threads: int = 2,

@@ -1,9 +1,10 @@
-"""Replayed games, for a player that looks ahead (bollesim/bollebank/lookahead.py).
+"""Replayed games: the primitives of Operation Bøllebank's decision points (positions.py,
+bollesim/game/positions.py), which every strong-play tool plays through.
 
 The fast engine cannot stop a game in the middle of a phase and copy it, but between two
-phases the whole game is in st. So a job of `play_scripted` starts from a copy of st at
-the start of a phase (a snapshot), replays the choices made since (the script) in the
-order they were asked, on the game's own chance stream, and then either:
+phases the whole game is in st. So a replay starts from a copy of st at the start of a
+phase (a snapshot), replays the choices made since (the script) in the order they were
+asked, on the game's own chance stream, and then either:
 
 - PAUSE: records the next decision (its kind, options and the observation it is taken
   on), the choice of the policy handed to the kernel, and the snapshot of the phase it
@@ -22,36 +23,16 @@ and asks, as the general protocol does, so both count the same decisions.
 """
 
 import numpy as np
-from numba import types
 
 from bollesim import rng
 from bollesim.bollebank import observation
 from bollesim.bollebank.decisions import MAX_OPTIONS
 from bollesim.bollebank.engine import layout
 from bollesim.bollebank.engine.core import new_game
-from bollesim.bollebank.engine.play import (
-    DECIDE_TYPE,
-    ORDERS,
-    new_vector,
-    play_phase,
-    unmanaged,
-    write_result,
-)
+from bollesim.bollebank.engine.play import ORDERS, play_phase, write_result
 from bollesim.bollebank.engine.script import PAUSE, ROLLOUT, STEP
 from bollesim.jit import compiled
-
-FIRST_ROLLOUT_STREAM = 2  # rng stream ids 0 and 1 are every game's CHANCE and POLICY
-MAX_ROLLOUTS = 1 << 24  # rollouts per decision that get streams of their own
-
-
-@compiled
-def rollout_key(seed, game, decision, rollout, stream):
-    """The key of a rollout's stream (rng.CHANCE or rng.POLICY): rollout r after decision k
-    of a game. Its stream id is never a game's own, and the rollouts of every option of
-    one decision share their keys (common random numbers across the options)."""
-    sid = FIRST_ROLLOUT_STREAM + 2 * (decision * MAX_ROLLOUTS + rollout) + stream
-    return np.int64(rng.stream_key(seed, game, sid))
-
+from bollesim.rng import rollout_key
 
 # A snapshot: st[:OPTS] (the state, the streams, the parameters) and the kernels' scratch
 # (a turn's overwatch dice outlive a phase), then the phase and the script's position.
@@ -59,62 +40,19 @@ _SCRATCH = layout.OPTS + MAX_OPTIONS
 SNAP_PHASE = layout.OPTS + (layout.RULES - _SCRATCH)
 SNAP_AT = SNAP_PHASE + 1
 SNAP_SIZE = SNAP_AT + 1
-POINT_WIDTH = 3 + observation.SIZE + MAX_OPTIONS
-
-SCRIPTED_ARGS = (
-    types.int64[::1],  # rules: the packed ruleset
-    DECIDE_TYPE,  # the policy that plays what the script does not
-    types.int64,  # scripted: 1 if it is the scripted family (player.py)
-    types.float64[::1],  # its parameters
-    types.int64,  # seed
-    types.int64,  # game
-    types.int64[::1],  # start: the snapshot to start from (SNAP_PHASE -1: from setup)
-    types.int64[::1],  # script: the choices replayed from the start
-    types.int64[::1],  # options: per job, the index chosen after the script (ROLLOUT, STEP)
-    types.int64[::1],  # rollouts: per job, its rollout number (ROLLOUT, STEP)
-    types.int64,  # mode: ROLLOUT, PAUSE or STEP
-    types.int64[:, ::1],  # out: per job, the result row (layout.R_*)
-    types.int64[::1],  # point: (choice, kind, n, obs..., options...) (PAUSE: one job;
-    #                    STEP: POINT_WIDTH values per job, one after the other)
-    types.int64[::1],  # snapshot: of the phase the point is in (PAUSE, one job)
-)
-
-
-@compiled(nogil=True)  # the kernel of play.for_policy(.., SCRIPTED_ARGS, policy)
-def play_scripted(
-    rules, decide, scripted, params, seed, game, start, script, options, rollouts, mode, out, point,
-    snapshot,
-):
-    """Jobs one after the other (a lookahead player runs its games in threads: waking a
-    thread pool for every decision would cost more than its rollouts): game `game` of
-    `seed` from `start`, replayed through `script`, then (ROLLOUT) job j's option on its
-    own streams, played out by decide."""
-    n = script.shape[0]
-    if (n if mode == PAUSE else n + 1) > layout.MAX_SCRIPT:
-        raise ValueError("a script longer than layout.MAX_SCRIPT")
-    owner = new_vector(rules, 0, scripted)
-    st = unmanaged(owner)
-    for j in range(out.shape[0]):
-        if mode == ROLLOUT:
-            rollout(st, decide, params, seed, game, start, script, n, options[j], rollouts[j],
-                    out[j])
-        elif mode == STEP:
-            step(st, decide, params, seed, game, start, script, n, options[j], rollouts[j])
-            write_result(st, st[layout.CHANCE + 1], out[j])
-            keep_point(st, point[j * POINT_WIDTH : (j + 1) * POINT_WIDTH])
-        else:
-            pause(st, decide, params, seed, game, start, script, n, snapshot, True)
-            write_result(st, st[layout.CHANCE + 1], out[j])
-            keep_point(st, point)
-    owner[0] = 0  # a last use of owner, so it outlives its unmanaged view st
 
 
 @compiled
 def replay(st, params, seed, game, start, script, n, mode):
     """Set st to the snapshot `start` with the player's parameters, ready to replay
-    script[:n] in `mode`; returns the phase to play."""
-    st[layout.PARAMS : layout.PARAMS + params.shape[0]] = params.view(np.int64)
+    script[:n] in `mode`; returns the phase to play. Who plays and with which parameters
+    are st's and params', not the snapshot's: a snapshot another player took (the game
+    analysed, bollesim/strong/analysis.py) is played on by this one."""
+    scripted = st[layout.SCRIPTED]
     phase = restore(st, start, seed, game)
+    st[layout.PARAMS : layout.PARAMS + params.shape[0]] = params.view(np.int64)
+    st[layout.SCRIPTED] = scripted
+    st[layout.PLAN_GOALS] = -1  # the scripted family's goals of its parameters (player.py)
     st[layout.SCRIPT : layout.SCRIPT + n] = script[:n]
     st[layout.SCRIPT_MODE] = mode
     st[layout.SCRIPT_N] = n

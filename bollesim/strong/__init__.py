@@ -1,0 +1,2 @@
+"""Strong play for any game, written once against the decision points a game declares
+(bollesim/game/positions.py): the lookahead player and the kernels it plays in."""
