@@ -67,8 +67,11 @@ def test_the_narration_tells_each_step_in_words():
                   "Modifiers: the defender's cover (field) -1"):
         assert words in text, words
     assert lines[-1] == narrate.outcome(row)
-    moves = [line for line in lines if "Move: " in line]
+    moves = [line for line in lines if "Move: the attacker's" in line]
     assert len(moves) == row["end_bound"]
+    holds = [line for line in lines if "Move: the defender's" in line]
+    assert len(holds) in (row["end_bound"], row["end_bound"] - 1)
+    assert all("it holds its ground" in line for line in holds)
 
 
 def test_a_narrated_engagement_is_its_dice():
@@ -79,12 +82,13 @@ def test_a_narrated_engagement_is_its_dice():
     log, _ = narrate.events(rules, policy.kernel_params(policy.param_vector()), 7, 3)
     stream = new_stream(7, 3, CHANCE, luck.PURPOSES)
     first_move = next(f for _, kind, *f in log if kind == "move")
-    assert first_move[0] == int(keyed_d6(stream, 1, luck.MOVE))
+    assert first_move[:2] == ["attacker", "good general"]
+    assert first_move[2] == int(keyed_d6(stream, 1, luck.MOVE))
 
 
 def test_the_bands_of_a_rifle_stand():
     stand = narrate.reference.Stand(weapon=0, quality=0, effective=2, maximum=8, dice_near=1,
-                                    figures=4, move=8, road=16, dist=20)
+                                    figures=4, move=8, road=16, dist=20)  # the rest at defaults
     assert [narrate.band(stand, d) for d in (9, 8, 3, 2, 1)] == [
         "out of range", "at maximum range", "at maximum range", "at effective range", "in contact"]
 
