@@ -161,6 +161,9 @@ def test_off_a_terminal_long_work_says_it_started_and_how_far_it_is(tmp_path, mo
     assert any(line.startswith("historical (fast): 2,000 of 3,000 (67%) after ") for line in lines)
     assert any(line.startswith("historical (fast): done, 3,000 of 3,000 (100%) in ") for line in lines)
     assert all(running.PROGRESS_LINE.fullmatch(line) for line in lines[:-1]), lines
+    for own in ("error: out/manifest.json: edited after the run (its fields do not match)",
+                "interrupted: 8,192 of 24,000 games are saved after 2m 05s", "note: x: started"):
+        assert not running.PROGRESS_LINE.fullmatch(own), own  # a command's own word stays
     monkeypatch.setattr(running.PlainProgress, "INTERVAL", 3600.0)  # no line between
     report = invoke("report", tmp_path / "a").stderr.splitlines()
     assert report[:1] == [f"report {tmp_path / 'a'}: started"], report

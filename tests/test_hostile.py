@@ -17,7 +17,7 @@ import pytest
 from hostile_values import toml, toml_values, value_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_sweep import SMALL, assert_one_line_error, invoke
+from test_sweep import SMALL, assert_one_line_error, invoke, own_lines
 
 from bollesim.batch import runfolder
 from bollesim.batch.manifest import Manifest
@@ -809,7 +809,7 @@ def test_a_stopped_search_says_so_in_one_line(tmp_path, monkeypatch):
     stop_after(monkeypatch, 0, running.Signalled(signal.SIGTERM))
     result = invoke("optimise", optimise_spec(tmp_path), "--out", tmp_path / "o")
     assert result.exit_code == 128 + signal.SIGTERM, result.output
-    lines = result.stderr.strip().splitlines()
+    lines = own_lines(result.stderr.strip())
     assert len(lines) == 1 and lines[0].startswith("interrupted: the search stopped"), lines
     assert "run the same command again" in lines[0]
     assert not (tmp_path / "o").exists()

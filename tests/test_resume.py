@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import waiting
-from test_sweep import SMALL, assert_one_line_error, invoke, write_spec
+from test_sweep import SMALL, assert_one_line_error, invoke, own_lines, write_spec
 
 from bollesim.batch import runner
 from bollesim.batch.partial import interrupted_run
@@ -139,7 +139,7 @@ def test_a_signal_saves_and_says_how_to_resume(uninterrupted, tmp_path, monkeypa
     monkeypatch.setattr(sys, "argv", ["/venv/bin/bollesim", *map(str, RUN), "--out", str(out)])
     result = invoke(*RUN, "--out", out)
     assert result.exit_code == 128 + sig, result.output
-    lines = result.stderr.strip().splitlines()
+    lines = own_lines(result.stderr.strip())
     assert len(lines) == 1 and lines[0].startswith("interrupted: 8,192 of 24,000 games"), lines
     assert lines[0].endswith(f"continue with: bollesim {' '.join(RUN)} --out {out} --resume")
     assert not list(tmp_path.glob(".out.partial/**/*.tmp"))
@@ -183,7 +183,7 @@ def test_two_runs_started_together(tmp_path):
     procs = [bollesim(*RUN, "--threads", "1", "--out", out, cwd=tmp_path) for _ in range(2)]
     errors = [waiting.communicate(p, "the run to end")[1] for p in procs]
     assert sorted(p.returncode for p in procs) == [0, 2], errors
-    refused = errors[[p.returncode for p in procs].index(2)].strip().splitlines()
+    refused = own_lines(errors[[p.returncode for p in procs].index(2)].strip())
     assert len(refused) == 1 and "is in use by another bollesim process" in refused[0]
     assert open_run(out).n_games == 24000
 

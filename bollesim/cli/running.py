@@ -57,8 +57,10 @@ def progress_bar(label: str):
     )
 
 
-PROGRESS_LINE = re.compile(r"[^\n]+: (started|working, \S+( \S+)? so far|done(, [^\n]+)? in [^\n]+"
-                           r"|[^\n]+ after [^\n]+)")
+_DURATION = r"(\d+s|\d+m \d\ds|\d+h \d\dm)"  # duration()'s forms
+_COUNTED = r"[\d,]+( of [\d,]+ \(\d+%\))?"  # PlainProgress.counted()'s
+PROGRESS_LINE = re.compile(rf"(?!error: |interrupted: |note: )[^\n]+: (started|working, {_DURATION} so "
+                           rf"far|done(, {_COUNTED})? in {_DURATION}|{_COUNTED} after {_DURATION})")
 """The form of every progress line (PlainProgress, working): anything else on stderr is a
 command's own word (an `error:` line, a note)."""
 
