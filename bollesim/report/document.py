@@ -245,27 +245,35 @@ def chart_png(figure) -> bytes:
     return buffer.getvalue()
 
 
-def write_pages(rep: Report, out: str | Path, stem: str,
-                tables: dict[str, pl.DataFrame] | None = None) -> dict:
-    """Write a Report into the folder `out` (created if missing), each file atomically:
+def pages(rep: Report, stem: str, tables: dict[str, pl.DataFrame] | None = None) -> dict[str, bytes]:
+    """The files of a Report, {name: bytes} in the order write_pages writes them:
     STEM-<chart>.png for every chart, the CSV files of `tables` ({file name: frame}),
-    STEM.md (linking the PNGs) and STEM.html (self-contained). Returns {"html": Path,
-    "markdown": Path, "charts": [Path, ...], "tables": [Path, ...]}."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    files: dict[str, str] = {}
-    paths = []
+    STEM.md (linking the PNGs) and STEM.html (self-contained)."""
+    files: dict[str, bytes] = {}
+    names: dict[str, str] = {}
     for chart in rep.charts:
         chart.png = chart_png(chart.figure)
-        name = f"{stem}-{chart.name}.png"
-        atomic_write(out / name, chart.png)
-        files[chart.name] = name
-        paths.append(out / name)
+        names[chart.name] = f"{stem}-{chart.name}.png"
+        files[names[chart.name]] = chart.png
     for name, frame in (tables or {}).items():
         buffer = io.BytesIO()
         frame.write_csv(buffer, float_precision=6)
-        atomic_write(out / name, buffer.getvalue())
-    atomic_write(out / f"{stem}.md", render_markdown(rep, files).encode("utf-8"))
-    atomic_write(out / f"{stem}.html", render_html(rep).encode("utf-8"))
-    return {"html": out / f"{stem}.html", "markdown": out / f"{stem}.md", "charts": paths,
+        files[name] = buffer.getvalue()
+    files[f"{stem}.md"] = render_markdown(rep, names).encode("utf-8")
+    files[f"{stem}.html"] = render_html(rep).encode("utf-8")
+    return files
+
+
+def write_pages(rep: Report, out: str | Path, stem: str,
+                tables: dict[str, pl.DataFrame] | None = None) -> dict:
+    """Write a Report's `pages` into the folder `out` (created if missing), each file
+    atomically. Returns {"html": Path, "markdown": Path, "charts": [Path, ...], "tables":
+    [Path, ...]}."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    files = pages(rep, stem, tables)
+    for name, data in files.items():
+        atomic_write(out / name, data)
+    return {"html": out / f"{stem}.html", "markdown": out / f"{stem}.md",
+            "charts": [out / f"{stem}-{c.name}.png" for c in rep.charts],
             "tables": [out / name for name in tables or {}]}

@@ -1,0 +1,125 @@
+"""The many-games analysis saved into its run folder (`bollesim analyse --from DIR -n N`:
+analysis.json, analysis.md, analysis.html) on the test game Pig race, in this process:
+its numbers are the games' own, it is written whole or not at all, under the folder's
+lock, and a run that replaces the folder takes it away."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from bollesim.batch import durable
+from bollesim.batch.runfolder import WRITTEN, open_run
+from bollesim.batch.workspace import Workspace
+from bollesim.cli.app import app
+from bollesim.report import luck
+from bollesim.strong.split import variance_split
+
+GAMES = 12
+PIG = ("--game", "pig")
+ANALYSE = ("--player", "banker", "--rollouts", "16")
+
+
+def bollesim(*args, code: int = 0) -> str:
+    result = CliRunner().invoke(app, [*PIG, *map(str, args)])
+    assert result.exit_code == code, result.output
+    return result.output
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    """A run folder of Pig race, its games analysed."""
+    out = tmp_path_factory.mktemp("luck") / "run"
+    bollesim("run", "-P", "banker", "-n", GAMES, "--seed", 5, "--out", out)
+    said = bollesim("analyse", "--from", out, "-n", GAMES, *ANALYSE)
+    assert f"wrote analysis.md, analysis.html, analysis.json into {out}" in said
+    return out
+
+
+def doc_of(folder: Path) -> dict:
+    return json.loads((folder / "analysis.json").read_text())
+
+
+def test_the_analysis_is_saved_with_the_games_totals_and_their_split(folder):
+    doc = doc_of(folder)
+    assert doc["stated_player"] == "banker" and doc["played_by"] == ["banker"]
+    assert doc["values"] == "rollouts" and doc["rollouts"] == 16 and doc["learned_value"] is None
+    assert doc["data_sha256"] == open_run(folder).manifest["data_sha256"]
+    assert [g["game"] for g in doc["games"]] == list(range(GAMES))
+    split = variance_split(pl.DataFrame(doc["games"]), doc["confidence"])
+    for k in ("luck", "player", "rest"):
+        assert doc["split"][k]["value"] == pytest.approx(getattr(split, k).value, abs=1e-5)
+        assert doc["split"][k]["low"] == pytest.approx(getattr(split, k).low, abs=1e-5)
+    assert all(WRITTEN.fullmatch(p.name) for p in folder.iterdir())
+
+
+def test_the_words_say_the_split_and_the_costliest_decisions_of_the_json(folder):
+    doc, words = doc_of(folder), (folder / "analysis.md").read_text()
+    s = doc["split"]
+    said = re.search(r"Under banker, (-?\d+)% \((-?\d+)%\.\.(-?\d+)%\) of the variance of "
+                     r"'target reached' is luck, (-?\d+)% \((-?\d+)%\.\.(-?\d+)%\) the player's",
+                     words)
+    assert said, words
+    assert [int(x) for x in said.groups()] == [round(100 * s[k][b]) for k in ("luck", "player")
+                                               for b in ("value", "low", "high")]
+    assert "16 rollouts per option and outcome (rollouts only: no learned value)" in words
+    assert f"{GAMES} games analysed (games 0..{GAMES - 1} of the run folder" in words
+    for c in doc["costliest"]:
+        assert f"| {c['game']} | {c['turn']} | roll or bank | {c['taken']} |" in words
+    errors = [c["error"] for c in doc["costliest"]]
+    assert errors == sorted(errors, reverse=True)
+
+
+def test_the_files_are_written_all_or_none(tmp_path, monkeypatch):
+    """Interrupted while the files are made durable: the old ones stay, no temporary is
+    left; interrupted while they are put in place: all are, then the interrupt comes."""
+    old = {"a.json": b"old a", "a.md": b"old md"}
+    for name, data in old.items():
+        (tmp_path / name).write_bytes(data)
+    new = {"a.json": b"new a", "a.md": b"new md"}
+    real_fsync, calls = os.fsync, []
+
+    def interrupted_fsync(fd):
+        calls.append(fd)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        real_fsync(fd)
+
+    monkeypatch.setattr(durable.os, "fsync", interrupted_fsync)
+    with pytest.raises(KeyboardInterrupt):
+        durable.write_together(tmp_path, new)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == old
+    monkeypatch.setattr(durable.os, "fsync", real_fsync)
+    real_replace = os.replace
+
+    def signalled_replace(a, b):
+        signal.raise_signal(signal.SIGINT)  # Ctrl-C between the renames
+        real_replace(a, b)
+
+    monkeypatch.setattr(durable.os, "replace", signalled_replace)
+    with pytest.raises(KeyboardInterrupt):
+        durable.write_together(tmp_path, new)
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == new
+
+
+def test_a_busy_folder_is_refused_in_one_line(folder):
+    with Workspace(folder):
+        out = bollesim("analyse", "--from", folder, "-n", 2, *ANALYSE, code=2)
+    assert out.startswith("error: ") and "in use by another bollesim process" in out
+    assert out.count("\n") == 1
+
+
+def test_a_run_that_replaces_the_folder_takes_the_analysis_away(folder, tmp_path):
+    out = tmp_path / "run"
+    bollesim("run", "-P", "banker", "-n", 4, "--seed", 5, "--out", out)
+    bollesim("analyse", "--from", out, *ANALYSE)
+    assert (out / "analysis.json").exists() and luck.read_analysis(out, open_run(out).manifest)
+    bollesim("run", "-P", "banker", "-n", 5, "--seed", 5, "--out", out, "--replace")
+    assert not [p for p in out.iterdir() if p.name.startswith("analysis")]
