@@ -19,7 +19,7 @@ from bollesim.batch import durable
 from bollesim.batch.runfolder import WRITTEN, open_run
 from bollesim.batch.workspace import Workspace
 from bollesim.cli.app import app
-from bollesim.report import luck
+from bollesim.report import chartdata, luck
 from bollesim.strong.split import variance_split
 
 GAMES = 12
@@ -39,7 +39,7 @@ def folder(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("luck") / "run"
     bollesim("run", "-P", "banker", "-n", GAMES, "--seed", 5, "--out", out)
     said = bollesim("analyse", "--from", out, "-n", GAMES, *ANALYSE)
-    assert f"wrote analysis.md, analysis.html, analysis.json into {out}" in said
+    assert f"wrote analysis-swings.png, analysis.md, analysis.html, analysis.json into {out}" in said
     return out
 
 
@@ -123,3 +123,24 @@ def test_a_run_that_replaces_the_folder_takes_the_analysis_away(folder, tmp_path
     assert (out / "analysis.json").exists() and luck.read_analysis(out, open_run(out).manifest)
     bollesim("run", "-P", "banker", "-n", 5, "--seed", 5, "--out", out, "--replace")
     assert not [p for p in out.iterdir() if p.name.startswith("analysis")]
+
+
+def test_the_chart_of_where_results_are_decided_holds_every_draw_and_decision(folder):
+    """Its events are the games' draws and decisions (totals), each bar a turn's swing per
+    game (a draw's absolute luck, a decision's error), drawn beside as a PNG."""
+    doc = doc_of(folder)
+    swings = pl.DataFrame(doc["swings"])
+    events = dict(swings.group_by("event").agg(pl.col("events").sum()).iter_rows())
+    assert events == {"draw": sum(g["draws"] for g in doc["games"]),
+                      "decision": sum(g["decisions"] for g in doc["games"])}
+    assert set(swings["kind"]) == {"die", "roll or bank"}
+    assert set(swings["turn"]) <= set(range(1, 5)) and swings["swing"].min() > -0.5
+    chart = chartdata.swings(doc["swings"], doc["n_games"])
+    assert chart.series == ("die (draw)", "roll or bank (decision)")
+    for turn, series, swing in chart.frame.select("turn", "series", "swing").iter_rows():
+        kind = series.split(" (")[0]
+        summed = swings.filter((pl.col("turn") == turn) & (pl.col("kind") == kind))["swing"]
+        assert swing == pytest.approx(max(0.0, summed.sum() / GAMES))
+    assert (folder / "analysis-swings.png").read_bytes().startswith(b"\x89PNG")
+    assert "![Where results are decided" in (folder / "analysis.md").read_text()
+    assert "Where results are decided, by turn" in (folder / "analysis.html").read_text()

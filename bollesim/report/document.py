@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from bollesim.report.chartdata import DiffChart, RateChart
+from bollesim.report.chartdata import DiffChart, RateChart, SwingChart
 from bollesim.stats.naming import p_text, pct  # noqa: F401  p_text: the reports' name for it
 
 CHART_DPI = 110
@@ -27,7 +27,7 @@ class Chart:
     name: str        # file stem: report-<name>.png
     figure: object   # matplotlib Figure
     alt: str         # what the chart shows, one sentence
-    data: RateChart | DiffChart  # the numbers and words drawn
+    data: RateChart | DiffChart | SwingChart  # the numbers and words drawn
     png: bytes = b""
 
 
@@ -53,7 +53,7 @@ class Report:
         sums up the others (it stays last when the reader sorts the table)."""
         self.blocks.append(("table", header, rows, right or set(), total))
 
-    def chart(self, name: str, figure, alt: str, data: RateChart | DiffChart) -> None:
+    def chart(self, name: str, figure, alt: str, data: RateChart | DiffChart | SwingChart) -> None:
         chart = Chart(slug(name), figure, alt, data)
         self.charts.append(chart)
         self.blocks.append(("chart", chart))

@@ -10,11 +10,12 @@ from pathlib import Path
 from bollesim.batch.manifest import json_bytes
 from bollesim.batch.runfolder import ANALYSIS, ANALYSIS_JSON
 from bollesim.game.declaration import Game
+from bollesim.report import chartdata, plots
 from bollesim.report.document import Report, pages
 
 TITLE = "Luck and the player"
-NEEDED = ("played_by", "stated_player", "objective", "values_words", "n_games", "games",
-          "split", "costliest")
+NEEDED = ("played_by", "stated_player", "objective", "values_words", "confidence", "n_games",
+          "games", "split", "swings", "costliest")
 """The fields of analysis.json the section reads."""
 
 
@@ -62,6 +63,11 @@ def section(rep: Report, doc: dict, game: Game, run_dir: str | Path, level: int 
 
     called, decisions = sum(r["errors_called"] for r in rows), sum(r["decisions"] for r in rows)
     blunders = sum(r["blunders"] for r in rows)
+    if doc["swings"]:
+        chart = chartdata.swings(doc["swings"], n, game.result.turn)
+        rep.chart("swings", plots.draw(chart), f"Where results are decided: per "
+                  f"{game.result.turn}, the swing per game of each kind of draw (its summed "
+                  "absolute luck) and of each kind of decision (its summed errors).", chart)
     rep.p(f"Per game, on average: start {mean('start'):.3f}, luck {mean('luck'):+.3f}, errors "
           f"{mean('errors'):.3f}, residual {mean('residual'):+.3f}; result "
           f"{mean('outcome'):.3f}. Errors called (their interval excludes zero): {called:,} "
