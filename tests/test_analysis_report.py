@@ -52,7 +52,7 @@ def test_the_analysis_is_saved_with_the_games_totals_and_their_split(folder):
     assert doc["stated_player"] == "banker" and doc["played_by"] == ["banker"]
     assert doc["values"] == "rollouts" and doc["rollouts"] == 16 and doc["learned_value"] is None
     assert doc["data_sha256"] == open_run(folder).manifest["data_sha256"]
-    assert [g["game"] for g in doc["games"]] == list(range(GAMES))
+    assert [g["game"] for g in doc["games"]] == list(range(GAMES)) and doc["costliest"]
     split = variance_split(pl.DataFrame(doc["games"]), doc["confidence"])
     for k in ("luck", "player", "rest"):
         assert doc["split"][k]["value"] == pytest.approx(getattr(split, k).value, abs=1e-5)
@@ -60,14 +60,18 @@ def test_the_analysis_is_saved_with_the_games_totals_and_their_split(folder):
     assert all(WRITTEN.fullmatch(p.name) for p in folder.iterdir())
 
 
-def test_the_words_say_the_split_and_the_costliest_decisions_of_the_json(folder):
-    doc, words = doc_of(folder), (folder / "analysis.md").read_text()
-    s = doc["split"]
-    said = re.search(r"Under banker, (-?\d+)% \((-?\d+)%\.\.(-?\d+)%\) of the variance of "
-                     r"'target reached' is luck, (-?\d+)% \((-?\d+)%\.\.(-?\d+)%\) the player's",
-                     words)
+SHARE = r"(-?\d+)% \((-?\d+)%\.\.(-?\d+)%\)"
+SENTENCE = re.compile(rf"Under banker, {SHARE} of the variance of 'target reached' is luck, "
+                      rf"{SHARE} the player's \(the errors of banker\), and {SHARE} the rest")
+
+
+def says_the_split_and_the_costliest_decisions(words: str, doc: dict) -> None:
+    """The words give the split of analysis.json, its values and games, and its costliest
+    decisions."""
+    said = SENTENCE.search(words)
     assert said, words
-    assert [int(x) for x in said.groups()] == [round(100 * s[k][b]) for k in ("luck", "player")
+    s = doc["split"]
+    assert [int(x) for x in said.groups()] == [round(100 * s[k][b]) for k in s
                                                for b in ("value", "low", "high")]
     assert "16 rollouts per option and outcome (rollouts only: no learned value)" in words
     assert f"{GAMES} games analysed (games 0..{GAMES - 1} of the run folder" in words
@@ -75,6 +79,20 @@ def test_the_words_say_the_split_and_the_costliest_decisions_of_the_json(folder)
         assert f"| {c['game']} | {c['turn']} | roll or bank | {c['taken']} |" in words
     errors = [c["error"] for c in doc["costliest"]]
     assert errors == sorted(errors, reverse=True)
+
+
+def test_the_words_say_the_split_and_the_costliest_decisions_of_the_json(folder):
+    says_the_split_and_the_costliest_decisions((folder / "analysis.md").read_text(),
+                                               doc_of(folder))
+
+
+def test_the_balance_report_has_the_section_with_the_numbers_of_the_json(folder):
+    bollesim("report", folder)
+    words, page = (folder / "report.md").read_text(), (folder / "report.html").read_text()
+    says_the_split_and_the_costliest_decisions(words, doc_of(folder))
+    assert words.count("## Luck and the player") == 1 and "(report-swings.png)" in words
+    assert (folder / "report-swings.png").exists() and "vis-swings" in page
+    assert SENTENCE.search(page.replace("&#x27;", "'"))
 
 
 def test_the_files_are_written_all_or_none(tmp_path, monkeypatch):
@@ -121,8 +139,15 @@ def test_a_run_that_replaces_the_folder_takes_the_analysis_away(folder, tmp_path
     bollesim("run", "-P", "banker", "-n", 4, "--seed", 5, "--out", out)
     bollesim("analyse", "--from", out, *ANALYSE)
     assert (out / "analysis.json").exists() and luck.read_analysis(out, open_run(out).manifest)
+    stale = (out / "analysis.json").read_bytes()
     bollesim("run", "-P", "banker", "-n", 5, "--seed", 5, "--out", out, "--replace")
     assert not [p for p in out.iterdir() if p.name.startswith("analysis")]
+    bollesim("report", out)
+    assert "Luck and the player" not in (out / "report.md").read_text()  # none, no error
+    (out / "analysis.json").write_bytes(stale)
+    bollesim("report", out)
+    assert "Left out: analysis.json is of other games than the folder's" in (
+        out / "report.md").read_text()
 
 
 def test_the_chart_of_where_results_are_decided_holds_every_draw_and_decision(folder):
