@@ -68,7 +68,9 @@ def analyse(
 
     One game (--index, or -P POLICY --seed S alone), or many (-n N, or a run folder):
     each game's luck and error totals, and the share of the outcome's variance that is
-    luck and that is the player's.
+    luck and that is the player's. Many games of a run folder are saved into it:
+    analysis.json, analysis.md and analysis.html with the chart of where results are
+    decided (analysis-swings.png); `bollesim report DIR` then has a section of them.
     """
     game = chosen.of_folder(from_) if from_ is not None else chosen.game
     if index is not None and games is not None:

@@ -532,9 +532,11 @@ SWING_SERIES = 8
 """Kinds of event a swing chart shows apart, the largest; the rest as "other ...s"."""
 
 
-def swings(rows: list[dict], games: int, turn: str = "turn") -> SwingChart:
+def swings(rows: list[dict], games: int, turn: str = "turn",
+           rollouts: bool = True) -> SwingChart:
     """The swing chart of a many-games analysis's `swings` rows (strong/split.swings:
-    turn, event, kind, swing, events) over `games` games; `turn` names a turn."""
+    turn, event, kind, swing, events) over `games` games; `turn` names a turn; rollouts:
+    the values are rollouts' (estimates), not exact."""
     frame = pl.DataFrame(rows, schema={"turn": pl.Int64, "event": pl.String, "kind": pl.String,
                                        "swing": pl.Float64, "events": pl.Int64})
     kept = (frame.group_by("event", "kind").agg(pl.col("swing").sum())
@@ -545,11 +547,16 @@ def swings(rows: list[dict], games: int, turn: str = "turn") -> SwingChart:
         pl.when(pl.col("kept")).then(pl.format("{} ({})", "kind", "event"))
         .otherwise(pl.format("other {}s", "event")).alias("series"))
         .group_by("turn", "series", "event")
-        .agg((pl.col("swing").sum() / max(1, games)).alias("swing"), pl.col("events").sum())
-        .sort("event", "series", "turn", descending=[True, False, False]))
+        .agg((pl.col("swing").sum() / max(1, games)).alias("swing"), pl.col("events").sum()))
     below = frame.filter(pl.col("swing") < 0).height
     frame = frame.with_columns(pl.col("swing").clip(lower_bound=0.0))
-    order = tuple(frame["series"].unique(maintain_order=True).to_list())
+    ranked = (frame.group_by("event", "series").agg(pl.col("swing").sum().alias("size"))
+              .with_columns(pl.col("series").str.starts_with("other ").alias("other"))
+              .sort("event", "other", "size", "series", descending=[True, False, True, False]))
+    order = tuple(ranked["series"].to_list())  # draws, then decisions; the largest first
+    frame = (frame.with_columns(pl.col("series").replace_strict(
+        {s: i for i, s in enumerate(order)}, return_dtype=pl.Int64).alias("_order"))
+        .sort("_order", "turn").drop("_order"))
     total = float(frame["swing"].sum())
     by_turn = frame.group_by("turn").agg(pl.col("swing").sum()).sort("swing", "turn",
                                                                        descending=[True, False])
@@ -561,7 +568,9 @@ def swings(rows: list[dict], games: int, turn: str = "turn") -> SwingChart:
                    f"the most is on {turn} {top['turn']} ({top['swing']:.3f} a game).")
     note = (f"per game over {_games(games)}: the summed absolute luck of the draws and the "
             "summed errors of the decisions with two options or more, in the objective's "
-            "probability" + (f"; {below} bars whose errors sum below 0 (the rollouts' noise) "
-                             "drawn as 0" if below else ""))
+            "probability" + ("; by rollouts, the draws' absolute luck holds the rollouts' "
+                             "noise too" if rollouts else "")
+            + (f"; {below} bars whose errors sum below 0 (the rollouts' noise) drawn as 0"
+               if below else ""))
     return SwingChart(frame, f"Where results are decided, by {turn}", turn, order, finding,
                       note)

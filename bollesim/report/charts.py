@@ -217,7 +217,7 @@ def swing_spec(chart: SwingChart) -> dict:
     return bars.properties(width=WIDTH, height=HEIGHT, title=alt.TitleParams(
         chart.title, subtitle=_subtitle(chart.finding, chart.note), anchor="start",
         fontSize=16, subtitleFontSize=12, subtitleColor="#444444")).configure_legend(
-        labelFontSize=12, titleFontSize=12).to_dict()
+        labelFontSize=12, titleFontSize=12, labelLimit=0).to_dict()
 
 
 def on_page(spec: dict) -> tuple[dict, str, str]:

@@ -14,8 +14,8 @@ from bollesim.report import chartdata, plots
 from bollesim.report.document import Report, pages
 
 TITLE = "Luck and the player"
-NEEDED = ("played_by", "stated_player", "objective", "values_words", "confidence", "n_games",
-          "games", "split", "swings", "costliest")
+NEEDED = ("played_by", "stated_player", "objective", "values", "values_words", "confidence",
+          "n_games", "games", "split", "swings", "costliest")
 """The fields of analysis.json the section reads."""
 
 
@@ -64,7 +64,7 @@ def section(rep: Report, doc: dict, game: Game, run_dir: str | Path, level: int 
     called, decisions = sum(r["errors_called"] for r in rows), sum(r["decisions"] for r in rows)
     blunders = sum(r["blunders"] for r in rows)
     if doc["swings"]:
-        chart = chartdata.swings(doc["swings"], n, game.result.turn)
+        chart = chartdata.swings(doc["swings"], n, game.result.turn, doc["values"] != "exact")
         rep.chart("swings", plots.draw(chart), f"Where results are decided: per "
                   f"{game.result.turn}, the swing per game of each kind of draw (its summed "
                   "absolute luck) and of each kind of decision (its summed errors).", chart)
