@@ -1222,6 +1222,16 @@ LUCK_AND_ERRORS = [  # the analysis of luck and errors (bollesim/strong/analysis
         "a rollout from a position another player took is played by that player",
         ("tests/test_analysis_bollebank.py -k own",),
     ),
+    Mutant(
+        "luck-sentence-names-the-rest-the-players",
+        "bollesim/report/luck.py",
+        "f\"{share(split['player'])} the player's",
+        "f\"{share(split['rest'])} the player's",
+        "docs/analyse.md: the share of the variance that is the player's errors",
+        "analysis.md and the balance report give the rest's share as the player's",
+        ("tests/test_analysis_report.py -k numbers_of_the_json",
+         "tests/test_analysis_report.py -k say_the_split"),
+    ),
 ]
 
 AREAS = {

@@ -88,13 +88,18 @@ TRAJECTORY = "trajectory.parquet"
 """A search's every rung of every trial, beside its SEARCH_FILE."""
 RATES_CSV = "rates.csv"
 """The balance report's table of every cell's rates."""
+ANALYSIS = "analysis"
+"""The stem of the luck and errors of many of a run's games (`bollesim analyse --from DIR
+-n N`): ANALYSIS_JSON, which the balance report reads, beside analysis.md, analysis.html
+and their charts."""
+ANALYSIS_JSON = f"{ANALYSIS}.json"
 WRITTEN = re.compile(
     "|".join(map(re.escape, (GAMES, MANIFEST, SEARCH_FILE, TRAJECTORY, RATES_CSV)))
-    + r"|(report|sensitivity|optimise|compare|headroom)(-[\w.-]+)?\.(md|html|png|csv|json)")
+    + rf"|(report|sensitivity|optimise|compare|headroom|{ANALYSIS})(-[\w.-]+)?\.(md|html|png|csv|json)")
 """The names of the files bollesim writes into a run folder: the run's and a search's
-(above) and its reports' (STEM.md, STEM.html, STEM-*.png, their tables). A run put in a
-run folder's place replaces these; anything else there (a reader's notes, another run's
-folder) it keeps (workspace.carry_over)."""
+(above) and its reports' and analysis's (STEM.md, STEM.html, STEM-*.png, their tables).
+A run put in a run folder's place replaces these; anything else there (a reader's notes,
+another run's folder) it keeps (workspace.carry_over)."""
 REPORT_SOURCE = ".{kind}-source.json"  # kind: "report" or "sensitivity"
 """In a folder a report was written to with --out: {"run", "data_sha256"} of its run."""
 

@@ -68,7 +68,9 @@ def analyse(
 
     One game (--index, or -P POLICY --seed S alone), or many (-n N, or a run folder):
     each game's luck and error totals, and the share of the outcome's variance that is
-    luck and that is the player's.
+    luck and that is the player's. Many games of a run folder are saved into it:
+    analysis.json, analysis.md and analysis.html with the chart of where results are
+    decided (analysis-swings.png); `bollesim report DIR` then has a section of them.
     """
     game = chosen.of_folder(from_) if from_ is not None else chosen.game
     if index is not None and games is not None:
@@ -79,17 +81,22 @@ def analyse(
         raise UsageError("--from takes the folder's policy, parameters and ruleset: drop "
                          "-p and --rules")
     many = games is not None or (from_ is not None and index is None)
-    analyst = _analyst(game, from_, rules, player, objective,
-                       rollouts or (MANY_ROLLOUTS if many else DEFAULT_ROLLOUTS))
+    run = None
     if from_ is not None:
-        picked = _folder_games(game, from_, index, games)
+        from bollesim.batch.runfolder import open_run
+
+        run = open_run(from_, game)
+    analyst = _analyst(game, run, rules, player, objective,
+                       rollouts or (MANY_ROLLOUTS if many else DEFAULT_ROLLOUTS))
+    if run is not None:
+        picked = _folder_games(game, run, index, games)
     else:
         played = _decider(game, policy)
         vector = policy_params(played, param)
         numbers = range(games) if many else [index or 0]
         picked = [(played, vector, seed, g) for g in numbers]
     if many:
-        _many(analyst, picked, json_)
+        _many(game, analyst, picked, json_, run)
     else:
         _one(game, analyst, *picked[0], json_)
 
@@ -104,7 +111,7 @@ def _decider(game, name: str):
     return chosen
 
 
-def _analyst(game, from_, rules_path, player, objective, rollouts):
+def _analyst(game, run, rules_path, player, objective, rollouts):
     from bollesim.batch.source import RulesetSource
     from bollesim.strong.analysis import Analyst, objective_of
 
@@ -114,29 +121,26 @@ def _analyst(game, from_, rules_path, player, objective, rollouts):
         raise UsageError(f"{game.title} declares no strong player: name the player whose "
                          "play values each point with --player POLICY")
     stated = _decider(game, name)
-    if from_ is not None:
+    if run is not None:
         from bollesim.batch.manifest import cell_ruleset
-        from bollesim.batch.runfolder import open_run
 
-        manifest = open_run(from_, game).manifest
+        manifest = run.manifest
         if manifest.get("n_cells", 1) > 1:
-            raise UsageError(f"{from_} is a sweep of {manifest['n_cells']} cells: analyse the "
-                             "games of a plain run")
-        ruleset = cell_ruleset(manifest, from_, 0)
+            raise UsageError(f"{run.path} is a sweep of {manifest['n_cells']} cells: analyse "
+                             "the games of a plain run")
+        ruleset = cell_ruleset(manifest, run.path, 0)
     else:
         ruleset = RulesetSource.from_options(game, rules_path, None, None, None).load(game)
     return Analyst(game, ruleset, stated, stated.param_vector(),
                    objective_of(game.result, objective), rollouts)
 
 
-def _folder_games(game, folder: Path, index: int | None, games: int | None) -> list[tuple]:
+def _folder_games(game, run, index: int | None, games: int | None) -> list[tuple]:
     from bollesim.batch.replay import find_row, row_params
-    from bollesim.batch.runfolder import open_run
 
     if index is not None:
-        rows = [find_row(folder, index, game=game)[0]]
+        rows = [find_row(run.path, index, game=game)[0]]
     else:
-        run = open_run(folder, game)
         table = run.collect(run.scan().sort("game"))
         rows = table.head(games or table.height).iter_rows(named=True)
     out = []
@@ -165,11 +169,17 @@ def _params_text(policy, vector) -> str:
                                                               strict=True))
 
 
-def _many(analyst, picked: list[tuple], json_: bool) -> None:
+def _many(game, analyst, picked: list[tuple], json_: bool, run) -> None:
+    """Many games: each game's totals as it is done, then the split; the games of a run
+    folder (`run`) save their analysis into it (_save)."""
     import time
 
-    from bollesim.strong.split import split_lines, totals, variance_split
+    from bollesim.batch.workspace import Workspace
+    from bollesim.strong.split import split_lines, summary, totals, variance_split
 
+    if run is not None:
+        with Workspace(run.path):  # a busy folder is refused now, not after the work
+            pass
     started, analyses = time.monotonic(), []
     for policy, vector, seed, index in picked:
         analyses.append(analyst.analyse(policy, vector, seed, index))
@@ -180,15 +190,33 @@ def _many(analyst, picked: list[tuple], json_: bool) -> None:
     table = totals(analyses)
     split = variance_split(table, analyst.confidence)
     seconds = time.monotonic() - started
-    how = ("exact values" if analyst.exact is not None else
-           f"{analyst.rollouts} rollouts per option and outcome (rollouts only: no learned value)")
+    played = list(dict.fromkeys(p.name for p, *_ in picked))
+    doc = {"game": game.name, "data_sha256": run and run.manifest["data_sha256"],
+           **summary(analyst, analyses, played, table, split), "seconds": round(seconds, 2)}
+    if not json_:
+        typer.echo(f"Odds under {analyst.stated.base.name}, by {doc['values_words']}; "
+                   f"{seconds:.1f} s ({seconds / max(1, len(picked)):.2f} s a game).")
+        typer.echo("\n".join(split_lines(table, split, analyst.objective.label)))
+    if run is not None:
+        names = _save(game, run, doc)
+        typer.echo(printable(f"wrote {', '.join(names)} into {run.path}"), err=json_)
     if json_:
-        emit({"stated_player": analyst.stated.base.name,
-              "objective": analyst.objective.describe(), "values": how,
-              "games": table.to_dicts(), "seconds": round(seconds, 2),
-              "split": None if split is None else {
-                  k: vars(getattr(split, k)) for k in ("luck", "player", "rest")}})
-        return
-    typer.echo(f"Odds under {analyst.stated.base.name}, by {how}; {seconds:.1f} s "
-               f"({seconds / max(1, len(picked)):.2f} s a game).")
-    typer.echo("\n".join(split_lines(table, split, analyst.objective.label)))
+        emit(doc)
+
+
+def _save(game, run, doc: dict) -> list[str]:
+    """Write the analysis into its run folder (report/luck.analysis_files), all its files
+    or none, holding the folder's lock; refused if a run replaced the games meanwhile."""
+    from bollesim.batch.durable import write_together, writing
+    from bollesim.batch.runfolder import open_run
+    from bollesim.batch.workspace import Workspace
+    from bollesim.report.luck import analysis_files
+
+    files = analysis_files(doc, game, run.path)
+    with Workspace(run.path):
+        if open_run(run.path, game).manifest["data_sha256"] != doc["data_sha256"]:
+            raise UsageError(f"{run.path} holds other games than those analysed (a run "
+                             "replaced them meanwhile): analyse them again")
+        with writing(run.path):
+            write_together(run.path, files)
+    return list(files)

@@ -9,8 +9,9 @@ chart, the controlled chart of the sweep's first trigger (every setting on the s
 seeds). Then the other charts, the tables (the best setting of each
 trigger for each outcome with its significance, every rate with its 95% interval, paired
 differences, how games end), why games are lost (defeats by weapon, place, vehicle and
-turn; when each outcome's games end), the observational first-fire charts (per policy, saying
-why their late end holds survivors), example games to replay with
+turn; when each outcome's games end), luck and the player where the folder holds its
+games' analysis (`bollesim analyse --from DIR -n N`), the observational first-fire charts
+(per policy, saying why their late end holds survivors), example games to replay with
 `bollesim play --from DIR --index N`, and last, what was run.
 
 The content is built once as a list of blocks and rendered twice: HTML, Markdown with the
@@ -31,7 +32,7 @@ import polars as pl
 from bollesim.batch.manifest import manifest_game
 from bollesim.batch.runfolder import RATES_CSV
 from bollesim.game.declaration import Game
-from bollesim.report import answer, chartdata, plots
+from bollesim.report import answer, chartdata, luck, plots
 from bollesim.report.chartdata import RateChart, signed_ci
 from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
 from bollesim.stats import analysis, naming, paired_tests
@@ -327,6 +328,17 @@ def _losses(game: Game, rep: Report, games: pl.DataFrame) -> None:
                "with 95% intervals.")
 
 
+def _luck(game: Game, rep: Report, manifest: dict, run_dir: Path) -> None:
+    """Luck and the player, where the run folder holds its games' analysis (report/luck.py)."""
+    found = luck.read_analysis(run_dir, manifest)
+    if isinstance(found, dict):
+        luck.section(rep, found, game, run_dir)
+    elif found is not None:
+        rep.h(2, luck.TITLE)
+        rep.p(f"Left out: {found}. `bollesim analyse --from {shlex.quote(str(run_dir))} -n N` "
+              "analyses the folder's games again.")
+
+
 def _observational(game: Game, rep: Report, games: pl.DataFrame) -> None:
     result = game.result
     if not result.trigger:
@@ -496,6 +508,7 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path) -> Re
     _paired_table(game, rep, games, labels)
     _endings(game, rep, games)
     _losses(game, rep, games)
+    _luck(game, rep, manifest, run_dir)
     _observational(game, rep, games)
     _examples(game, rep, games, run_dir, labels)
     _what_was_run(game, rep, games, manifest, run_dir)

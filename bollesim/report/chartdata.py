@@ -508,3 +508,69 @@ def turns_by_outcome(game: Game, df: pl.DataFrame, column: str | None = None,
         note.insert(1, f"“{NEVER_LABEL}”: {result.never_lost}")
     return RateChart(result, frame, f"The {name}, by outcome", result.turn, tuple(present),
                      "trigger", finding, " · ".join(note))
+
+
+@dataclass(frozen=True)
+class SwingChart:
+    """Where results are decided: per turn, stacked bars of each kind of event's swing per
+    game. frame: one row per (turn, series): `turn`, `series` (the kind of event and
+    whether it is a draw or a decision, as the legend shows it), `event` ("draw" or
+    "decision"), `swing` (per game: the summed absolute luck of the draws or the summed
+    errors of the decisions, over the games, divided by their number; at least 0) and
+    `events`."""
+
+    frame: pl.DataFrame
+    title: str
+    x_title: str
+    series: tuple[str, ...]  # the legend's order: draws, then decisions
+    finding: str = ""
+    note: str = ""
+    kind: str = "swings"
+
+
+SWING_SERIES = 8
+"""Kinds of event a swing chart shows apart, the largest; the rest as "other ...s"."""
+
+
+def swings(rows: list[dict], games: int, turn: str = "turn",
+           rollouts: bool = True) -> SwingChart:
+    """The swing chart of a many-games analysis's `swings` rows (strong/split.swings:
+    turn, event, kind, swing, events) over `games` games; `turn` names a turn; rollouts:
+    the values are rollouts' (estimates), not exact."""
+    frame = pl.DataFrame(rows, schema={"turn": pl.Int64, "event": pl.String, "kind": pl.String,
+                                       "swing": pl.Float64, "events": pl.Int64})
+    kept = (frame.group_by("event", "kind").agg(pl.col("swing").sum())
+            .sort("swing", "kind", descending=[True, False]).head(SWING_SERIES))
+    named = frame.join(kept.select("event", "kind", pl.lit(True).alias("kept")),
+                       on=["event", "kind"], how="left")
+    frame = (named.with_columns(
+        pl.when(pl.col("kept")).then(pl.format("{} ({})", "kind", "event"))
+        .otherwise(pl.format("other {}s", "event")).alias("series"))
+        .group_by("turn", "series", "event")
+        .agg((pl.col("swing").sum() / max(1, games)).alias("swing"), pl.col("events").sum()))
+    below = frame.filter(pl.col("swing") < 0).height
+    frame = frame.with_columns(pl.col("swing").clip(lower_bound=0.0))
+    ranked = (frame.group_by("event", "series").agg(pl.col("swing").sum().alias("size"))
+              .with_columns(pl.col("series").str.starts_with("other ").alias("other"))
+              .sort("event", "other", "size", "series", descending=[True, False, True, False]))
+    order = tuple(ranked["series"].to_list())  # draws, then decisions; the largest first
+    frame = (frame.with_columns(pl.col("series").replace_strict(
+        {s: i for i, s in enumerate(order)}, return_dtype=pl.Int64).alias("_order"))
+        .sort("_order", "turn").drop("_order"))
+    total = float(frame["swing"].sum())
+    by_turn = frame.group_by("turn").agg(pl.col("swing").sum()).sort("swing", "turn",
+                                                                       descending=[True, False])
+    finding = ""
+    if total > 0:
+        draws = float(frame.filter(pl.col("event") == "draw")["swing"].sum()) / total
+        top = by_turn.row(0, named=True)
+        finding = (f"Draws make {pct(draws)} of the swing and decisions {pct(1 - draws)}; "
+                   f"the most is on {turn} {top['turn']} ({top['swing']:.3f} a game).")
+    note = (f"per game over {_games(games)}: the summed absolute luck of the draws and the "
+            "summed errors of the decisions with two options or more, in the objective's "
+            "probability" + ("; by rollouts, the draws' absolute luck holds the rollouts' "
+                             "noise too" if rollouts else "")
+            + (f"; {below} bars whose errors sum below 0 (the rollouts' noise) drawn as 0"
+               if below else ""))
+    return SwingChart(frame, f"Where results are decided, by {turn}", turn, order, finding,
+                      note)

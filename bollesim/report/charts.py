@@ -31,6 +31,7 @@ from bollesim.report.chartdata import (
     SERIES_COLOURS,
     DiffChart,
     RateChart,
+    SwingChart,
     line_colour,
     x_positions,
 )
@@ -138,11 +139,13 @@ def rates_spec(result: Result, frame: pl.DataFrame, *, title: str = "", x_title:
     return chart.configure_legend(labelFontSize=12, titleFontSize=12).to_dict()
 
 
-def spec(chart: RateChart | DiffChart) -> dict:
-    """The Vega-Lite spec of a chartdata.RateChart (its panels, if several, stacked) or
-    DiffChart."""
+def spec(chart: RateChart | DiffChart | SwingChart) -> dict:
+    """The Vega-Lite spec of a chartdata.RateChart (its panels, if several, stacked),
+    DiffChart or SwingChart."""
     if isinstance(chart, DiffChart):
         return difference_spec(chart)
+    if isinstance(chart, SwingChart):
+        return swing_spec(chart)
     title = chart.title
     if chart.kind == "observed" and len(chart.panels) == 1 and chart.panels[0]:
         title += f", policy {chart.panels[0]}"
@@ -188,6 +191,33 @@ def difference_spec(chart: DiffChart) -> dict:
             chart.title, subtitle=_subtitle(chart.finding, chart.note), anchor="start",
             fontSize=16, subtitleFontSize=12, subtitleColor="#444444"))
     return layered.to_dict()
+
+
+def swing_spec(chart: SwingChart) -> dict:
+    """Stacked bars of each kind of event's swing per game, by turn; hovering a bar shows
+    its kind, turn, swing and how many events it sums; clicking the legend shows one kind."""
+    import altair as alt
+
+    data = chart.frame.with_columns(pl.col("swing").round(4))
+    series = list(chart.series)
+    pick = alt.selection_point(fields=["series"], bind="legend", name="pick")
+    colour = alt.Color("series:N", title="kind of event", sort=series, scale=alt.Scale(
+        domain=series, range=[SERIES_COLOURS[i % len(SERIES_COLOURS)]
+                              for i in range(len(series))]))
+    bars = alt.Chart(data).mark_bar().encode(
+        x=alt.X("turn:O", title=chart.x_title, axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("swing:Q", title="swing per game (probability)", stack="zero"),
+        color=colour, order=alt.Order("order:Q"),
+        opacity=alt.condition(pick, alt.value(1.0), alt.value(0.12)),
+        tooltip=[alt.Tooltip("series:N", title="kind of event"),
+                 alt.Tooltip("turn:O", title=chart.x_title),
+                 alt.Tooltip("swing:Q", title="swing per game"),
+                 alt.Tooltip("events:Q", title="events", format=",")],
+    ).transform_calculate(order=f"indexof({json.dumps(series)}, datum.series)").add_params(pick)
+    return bars.properties(width=WIDTH, height=HEIGHT, title=alt.TitleParams(
+        chart.title, subtitle=_subtitle(chart.finding, chart.note), anchor="start",
+        fontSize=16, subtitleFontSize=12, subtitleColor="#444444")).configure_legend(
+        labelFontSize=12, titleFontSize=12, labelLimit=0).to_dict()
 
 
 def on_page(spec: dict) -> tuple[dict, str, str]:

@@ -50,6 +50,7 @@ from bollesim.report.chartdata import (  # noqa: E402
     SERIES_COLOURS,
     DiffChart,
     RateChart,
+    SwingChart,
 )
 from bollesim.stats import naming  # noqa: E402
 
@@ -183,13 +184,17 @@ def _panel_title(chart: RateChart, panel: str) -> str:
     return f"{chart.title}, policy {panel}" if chart.kind == "observed" and panel else chart.title
 
 
-def draw(chart: RateChart | DiffChart, ax=None, *, counts: bool | None = None) -> Figure:
+def draw(chart: RateChart | DiffChart | SwingChart, ax=None, *,
+         counts: bool | None = None) -> Figure:
     """Draw a chartdata.RateChart: lines against x (trigger and observed charts, one
-    figure column per panel) or grouped bars (comparison); or a chartdata.DiffChart:
-    horizontal bars of paired differences. counts: a lower panel with the games at each x
-    (default: for observed charts, when drawing a new figure)."""
+    figure column per panel) or grouped bars (comparison); a chartdata.DiffChart:
+    horizontal bars of paired differences; or a chartdata.SwingChart: stacked bars by
+    turn. counts: a lower panel with the games at each x (default: for observed charts,
+    when drawing a new figure)."""
     if isinstance(chart, DiffChart):
         return _draw_differences(chart, ax)
+    if isinstance(chart, SwingChart):
+        return _draw_swings(chart, ax)
     if chart.kind == "comparison":
         return _draw_bars(chart, ax)
     panels = chart.panels or [""]
@@ -308,4 +313,28 @@ def _draw_differences(chart: DiffChart, ax) -> Figure:
     ax.grid(axis="x", alpha=0.3)
     ax.set_xlabel(chart.x_title)
     _header(ax, chart.title, chart.finding, chart.note)
+    return fig
+
+
+def _draw_swings(chart: SwingChart, ax) -> Figure:
+    """Stacked bars of each kind of event's swing per game, by turn; decisions hatched."""
+    fig, ax, _ = _new_axes(ax)
+    turns = np.array(sorted(set(chart.frame["turn"].to_list())))
+    bottom = np.zeros(len(turns))
+    for i, series in enumerate(chart.series):
+        rows = chart.frame.filter(pl.col("series") == series)
+        height = np.zeros(len(turns))
+        height[np.searchsorted(turns, rows["turn"].to_numpy())] = rows["swing"].to_numpy()
+        decision = rows["event"][0] == "decision"
+        ax.bar(turns, height, bottom=bottom, width=0.8, label=series, zorder=2,
+               color=SERIES_COLOURS[i % len(SERIES_COLOURS)], edgecolor="white",
+               hatch="//" if decision else None)
+        bottom += height
+    ax.set_ylim(0, max(float(bottom.max(initial=0.0)) * 1.08, 1e-3))
+    ax.set_xticks(turns if len(turns) <= 25 else turns[:: math.ceil(len(turns) / 20)])
+    ax.set_xlabel(chart.x_title)
+    ax.set_ylabel("swing per game (probability)")
+    ax.grid(axis="y", alpha=0.3)
+    _header(ax, chart.title, chart.finding, chart.note)
+    _legend(ax, "kind of event")
     return fig

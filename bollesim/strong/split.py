@@ -17,11 +17,14 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from bollesim.strong.account import error_mark
-from bollesim.strong.analysis import GameAnalysis
+from bollesim.strong.account import Teller, error_mark
+from bollesim.strong.analysis import ChanceStep, GameAnalysis
 from bollesim.strong.estimates import CONFIDENCE
 
 RESAMPLES = 2000
+COSTLIEST = 10  # the largest errors a summary names
+DRAW, DECISION = "draw", "decision"  # the two kinds of event a swing comes from
+BETWEEN = "chance between two decisions"  # a draw's kind where a game declares none
 
 
 def totals(analyses: list[GameAnalysis]) -> pl.DataFrame:
@@ -100,3 +103,82 @@ def split_lines(table: pl.DataFrame, split: Split | None, label: str) -> list[st
     return [*out, f"Of the outcome's variance ({split.variance:.3f}): luck {pc(split.luck)}, "
             f"the player's errors {pc(split.player)}, the rest (start and residual) "
             f"{pc(split.rest)}."]
+
+
+def values_words(analyst) -> str:
+    """How the values were computed, in words."""
+    return ("exact values" if analyst.exact is not None else
+            f"{analyst.rollouts} rollouts per option and outcome (rollouts only: no learned value)")
+
+
+def swings(analyst, analyses: list[GameAnalysis]) -> pl.DataFrame:
+    """Where results are decided: per turn and kind of event (`event` DRAW or DECISION,
+    `kind` the draw's or decision's name), the summed absolute luck of the draws or the
+    summed errors of the decisions with two options or more (`swing`) and how many there
+    were (`events`)."""
+    positions, rows = analyst.positions, []
+    for a in analyses:
+        for s in a.steps:
+            if isinstance(s, ChanceStep):
+                kind = positions.DRAWS[s.draw.kind] if s.draw is not None else BETWEEN
+                rows.append((s.turn, DRAW, kind, abs(s.luck.value)))
+            elif not s.forced:
+                rows.append((s.turn, DECISION, positions.KINDS[s.kind].replace("_", " "),
+                             s.error.value))
+    frame = pl.DataFrame(rows, schema={"turn": pl.Int64, "event": pl.String, "kind": pl.String,
+                                       "swing": pl.Float64}, orient="row")
+    return (frame.group_by("turn", "event", "kind")
+            .agg(pl.col("swing").sum(), pl.len().cast(pl.Int64).alias("events"))
+            .sort("turn", "event", "kind"))
+
+
+def costliest(analyst, analyses: list[GameAnalysis], k: int = COSTLIEST) -> list[dict]:
+    """The k largest errors called across the games (their intervals exclude zero), the
+    largest first: game, turn, kind, the option taken and the one it is measured against
+    in words, the error and its interval, its mark."""
+    t = Teller(analyst)
+    called = [(a, d) for a in analyses for d in a.decisions if d.error.called]
+    called.sort(key=lambda ad: -ad[1].error.value)
+    return [{"game": a.game, "seed": a.seed, "turn": d.turn,
+             "decision": analyst.positions.KINDS[d.kind].replace("_", " "),
+             "taken": t.option(d.kind, d.options[d.taken]),
+             "against": t.option(d.kind, d.options[d.error.against]),
+             "error": d.error.value, "low": d.error.low, "high": d.error.high,
+             "mark": error_mark(d)} for a, d in called[:k]]
+
+
+def summary(analyst, analyses: list[GameAnalysis], played: list[str],
+            table: pl.DataFrame, split: Split | None) -> dict:
+    """Many analysed games, played by the policies `played`, with their totals(...) and
+    variance_split(...), as data (the JSON of `analyse -n`, a run folder's analysis.json):
+    the stated player, the objective, how the values were computed, each game's totals,
+    the split with its intervals, the swings by turn and kind (`swings`) and the
+    costliest decisions."""
+    return _rounded({
+        "played_by": played,
+        "stated_player": analyst.stated.base.name,
+        "objective": analyst.objective.describe(),
+        "values": "exact" if analyst.exact is not None else "rollouts",
+        "rollouts": None if analyst.exact is not None else analyst.rollouts,
+        "learned_value": None,
+        "values_words": values_words(analyst),
+        "confidence": analyst.confidence,
+        "n_games": table.height,
+        "games": table.to_dicts(),
+        "variance": None if split is None else split.variance,
+        "split": None if split is None else {
+            k: vars(getattr(split, k)) for k in ("luck", "player", "rest")},
+        "swings": swings(analyst, analyses).to_dicts(),
+        "costliest": costliest(analyst, analyses),
+    })
+
+
+def _rounded(x):
+    """Floats to 6 decimals, and not-a-number as None (JSON has none)."""
+    if isinstance(x, dict):
+        return {k: _rounded(v) for k, v in x.items()}
+    if isinstance(x, list):
+        return [_rounded(v) for v in x]
+    if isinstance(x, float):
+        return round(x, 6) if np.isfinite(x) else None
+    return x
