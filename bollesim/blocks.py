@@ -40,12 +40,16 @@ def in_blocks(play: Callable[[int, int], None], n: int, threads: int) -> None:
     stop = threading.Event()
 
     def worker() -> None:
-        while not stop.is_set():
-            with handing_out:
-                lo = next(starts, None)
-            if lo is None:
-                return
-            play(lo, min(n, lo + block))
+        try:
+            while not stop.is_set():
+                with handing_out:
+                    lo = next(starts, None)
+                if lo is None:
+                    return
+                play(lo, min(n, lo + block))
+        except BaseException:
+            stop.set()  # at once, whichever thread it came in (the caller waits on the first)
+            raise
 
     if threads <= 1 or n <= block:
         worker()

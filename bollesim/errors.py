@@ -14,3 +14,8 @@ class RulesetError(ValueError):
     def __init__(self, source: str, key: str | None, problem: str):
         self.source, self.key, self.problem = source, key, problem
         super().__init__(f"{source}: {key}: {problem}" if key else f"{source}: {problem}")
+
+
+class IllegalChoice(UsageError):
+    """A choice that is not one of a decision's options (an index out of range, a number
+    that is not a whole one, a choice after the game ended); str() says which exist."""

@@ -40,13 +40,26 @@ QUICK = {
 }
 
 
+def only_quick(config: pytest.Config) -> bool:
+    """Whether the run is the quick subset alone (`-m quick`)."""
+    return config.option.markexpr.strip() == "quick"
+
+
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto` (pyproject.toml): one worker more than there are cores. Many tests wait
-    (on a browser, a server, a subprocess, a timeout) and a third worker fills the core
-    meanwhile: on 2 cores with the engine compiled, 267 s with two workers, 231 s with
-    three."""
+    (on a browser, a server, a subprocess) and a third worker fills the core meanwhile: on
+    2 cores with the engine compiled, 267 s with two workers, 231 s with three."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return (cores or 1) + 1
+
+
+def pytest_ignore_collect(collection_path, config: pytest.Config) -> bool | None:
+    """`-m quick` imports only the quick subset's modules: each worker would import all the
+    others (the engine, the servers' and the browser's helpers) for tests it deselects."""
+    if only_quick(config) and collection_path.suffix == ".py" \
+            and collection_path.name.startswith("test_") and collection_path.stem not in QUICK:
+        return True
+    return None
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -117,7 +130,7 @@ class Script:
         return [opts for k, opts, _ in self.offers if k == kind]
 
     def policy(self) -> DecidePolicy:
-        return DecidePolicy(name="script", doc="", parameters=(), decide=self.decide)
+        return DecidePolicy(name="script", doc="", parameters=(), decide=self.decide, game="bollebank")
 
 
 class RecordingChance(ScriptedChance):

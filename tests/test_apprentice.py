@@ -1,8 +1,8 @@
 """The apprentice (bollesim/strong/apprentice.py and train.py, written once; Bøllebank's
-declaration in bollesim/bollebank/apprentice/; policies/apprentice.py): its forests are
-exported exactly, it sees what features.py says, its compiled choice is the one restated
-here, it plays the same games in both engines, keeps an imposed first Fire order, and its
-training is reproducible; `train` refuses a game without decision points."""
+declaration in bollesim/bollebank/apprentice/; policies/bollebank/apprentice.py): its
+forests are exported exactly, it sees what features.py says, its compiled choice is the one
+restated here, it plays the same games in both engines, keeps an imposed first Fire order,
+and its training is reproducible; `train` refuses a game without an apprentice."""
 
 from dataclasses import replace
 
@@ -324,21 +324,16 @@ def test_a_game_without_an_apprentice_is_refused():
     assert A.apprenticeship(game) is OWN
 
 
-def test_train_refuses_a_game_without_decision_points(tmp_path):
-    """`bollesim --game G train` for a game that declares no decision points (the toy
-    game): one error line naming it, exit 2, nothing written."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
+@pytest.mark.parametrize("game, why", [
+    ("balkan-wars", "The Balkan Wars declares no decision points"),
+    ("pig", "Pig race declares no apprentice"),
+])
+def test_train_refuses_a_game_without_decision_points(tmp_path, game, why):
+    """`bollesim --game G train` for a game that declares no decision points (The Balkan
+    Wars) or decision points but no apprentice (the test game, Pig race): one error line
+    naming it, exit 2, nothing written."""
+    from test_sweep import assert_one_line_error, invoke
 
-    tests = Path(__file__).parent
-    env = {**os.environ, "PYTHONPATH": str(tests)}
-    done = subprocess.run([sys.executable, "-m", "bollesim", "--game", "toygame.game", "train",
-                           "--out", str(tmp_path / "new" / "m.npz")], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 2, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
-    assert "Pig race declares no decision points" in lines[0]
+    result = invoke("--game", game, "train", "--out", tmp_path / "new" / "m.npz")
+    assert_one_line_error(result, why)
     assert not (tmp_path / "new").exists()

@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import math
 import os
-import subprocess
 import sys
 from fractions import Fraction
 from pathlib import Path
@@ -17,6 +16,7 @@ import icepool
 import numpy as np
 import polars as pl
 import pytest
+import waiting
 
 from bollesim.balkan import engine, odds, reference, schema
 from bollesim.balkan.result import RESULT
@@ -151,24 +151,66 @@ def test_frequency_check_catches_a_wrong_distribution():
 TROOPS = ("infantry", "cavalry")
 
 
+def random_side(rng, side, table, start):
+    """A random side: 0 to 2 subordinates, each commanding at least one entry; types,
+    qualities, lanes, formations and starting places; at most one machine gun (Armies)."""
+    subordinates = [{"quality": str(rng.choice(schema.GENERALS))} for _ in range(rng.integers(0, 3))]
+    stands, guns, total = [], 0, 0
+    for k in range(rng.integers(len(subordinates) + 1, len(subordinates) + 5)):
+        kind = str(rng.choice(schema.TYPES))
+        if kind == "machine_gun" and guns:
+            kind = "infantry"
+        qualities = schema.QUALITIES if kind in TROOPS else schema.QUALITIES[:2]
+        count = min(1 if kind == "machine_gun" else int(rng.integers(1, 4)), schema.MAX_STANDS - total)
+        if not count:
+            break
+        total += count
+        entry = {"type": kind, "quality": str(rng.choice(qualities)), "count": count,
+                 "general": k if k <= len(subordinates) else int(rng.integers(0, len(subordinates) + 1)),
+                 "formation": str(rng.choice(schema.FORMATIONS))}
+        guns += kind == "machine_gun"
+        if table["lanes"]:
+            entry["lane"] = int(rng.integers(0, 9))
+        if side == "attacker":
+            entry["at"] = int(rng.choice([0, 0, rng.integers(1, start + 1)]))
+        else:
+            entry["depth"] = int(rng.choice([0, 0, rng.integers(0, table["depth"] + 1)]))
+        stands.append(entry)
+    return {"stands": stands, "subordinates": subordinates, "general": str(rng.choice(schema.GENERALS)),
+            "cover": str(rng.choice(schema.COVERS)), "artillery_sees": bool(rng.integers(2)),
+            "other_stands": int(rng.integers(0, 3))}
+
+
+def random_table(rng, start):
+    """A random table: its depth; lanes or none; a road, a river with a bridge and a ford,
+    or not."""
+    lanes = bool(rng.integers(2))
+    top = 8 if lanes else 0
+    river = int(rng.choice([0, rng.integers(1, start + 1)]))
+    return {"depth": int(rng.integers(1, 40)), "lanes": lanes, "impassable": [],
+            "road": int(rng.choice([-1, rng.integers(0, top + 1)])), "river": river,
+            "bridge": int(rng.choice([-1, rng.integers(0, top + 1)])) if river else -1,
+            "ford": int(rng.choice([-1, rng.integers(0, top + 1)])) if river else -1}
+
+
 def random_scenario(rng) -> tuple[dict, np.ndarray]:
-    """A random valid scenario (forces, generals, cover, ground, readings) and policy."""
+    """A random valid scenario (forces and their generals, cover, ground, the table,
+    readings) and policy."""
     data = copy.deepcopy(BOOK.default_data)
-    for side in ("attacker", "defender"):
-        stands = []
-        for _ in range(rng.integers(1, 5)):
-            kind = str(rng.choice(schema.TYPES))
-            qualities = schema.QUALITIES if kind in TROOPS else schema.QUALITIES[:2]
-            stands.append({"type": kind, "quality": str(rng.choice(qualities)),
-                           "count": int(rng.integers(1, 4))})
-        data[side].update(stands=stands, general=str(rng.choice(schema.GENERALS)),
-                          cover=str(rng.choice(schema.COVERS)),
-                          artillery_sees=bool(rng.integers(2)),
-                          other_stands=int(rng.integers(0, 3)))
-    data["battle"].update(bounds=int(rng.integers(1, 15)), start_distance=int(rng.integers(1, 60)),
+    start = int(rng.integers(1, 60))
+    data["table"] = random_table(rng, start)
+    data["battle"].update(bounds=int(rng.integers(1, 15)), start_distance=start,
                           approach=str(rng.choice(schema.TERRAINS)), counter=bool(rng.integers(2)),
-                          break_percent=int(rng.choice([25, 25, 50])))
-    chosen = {r.id: str(rng.choice([v.name for v in r.variants()])) for r in BOOK.readings}
+                          rally=bool(rng.integers(2)), break_percent=int(rng.choice([25, 25, 50])))
+    for side in ("attacker", "defender"):
+        data[side].update(random_side(rng, side, data["table"], start))
+    if data["table"]["lanes"]:  # impassable lanes among the stands, none under one at the start
+        taken = {e.get("lane", 0) + (k if e["formation"] == "line" else 0)
+                 for side in ("attacker", "defender") for e in data[side]["stands"] for k in range(e["count"])}
+        data["table"]["impassable"] = [int(v) for v in rng.choice(12, size=rng.integers(0, 3), replace=False)
+                                       if v not in taken]
+    chosen = {r.id: str(rng.choice([v.name for v in r.variants()])) for r in BOOK.readings
+              if r.alternatives}  # a fixed reading's keys would be set back to the shipped values
     data = BOOK.apply_readings(data, chosen)
     losses = int(rng.choice([0, 0, rng.integers(0, 20), NEVER]))
     params = np.array([rng.integers(1, 9), rng.integers(1, 41), losses, rng.integers(1, 5)],
@@ -181,9 +223,7 @@ def compare(n_scenarios, games, seed):
     for s in range(n_scenarios):
         data, params = random_scenario(rng)
         rules = build(data)
-        tab, ns = engine.tables(rules)
-        fast = np.zeros((games, len(RESULT.columns)), dtype=np.int64)
-        engine.play_games(tab, ns, rules.scalars, np.tile(params, (games, 1)), seed, s * games, fast)
+        fast = engine.play_rules(rules, np.tile(params, (games, 1)), seed, s * games)
         slow = np.array([RESULT.ints(reference.play(rules, params, seed, s * games + g))
                          for g in range(games)])
         assert (fast == slow).all(), (s, params.tolist(), rules.readings, slow, fast)
@@ -202,9 +242,7 @@ def test_default_scenario_plays_the_same_in_both_engines():
     rules = load_ruleset()
     params = np.array([[2, 8, 0, 1], [1, 4, 6, 3], [2, 8, NEVER, 1]], dtype=np.float64)
     for p in params:
-        fast = np.zeros((40, len(RESULT.columns)), dtype=np.int64)
-        tab, ns = engine.tables(rules)
-        engine.play_games(tab, ns, rules.scalars, np.tile(p, (40, 1)), 3, 0, fast)
+        fast = engine.play_rules(rules, np.tile(p, (40, 1)), 3, 0)
         slow = np.array([RESULT.ints(reference.play(rules, p, 3, g)) for g in range(40)])
         assert (fast == slow).all()
         if p[2] == NEVER:
@@ -248,8 +286,8 @@ def test_bad_scenarios_are_refused_with_one_line():
 
 
 def bollesim(*args, cwd):
-    done = subprocess.run([sys.executable, "-m", "bollesim", "--game", "balkan-wars", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=900,
+    done = waiting.run([sys.executable, "-m", "bollesim", "--game", "balkan-wars", *args],
+                          cwd=cwd, capture_output=True, text=True, seconds=900,
                           env={**os.environ, "NUMBA_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
@@ -263,9 +301,7 @@ def test_run_sweep_and_report_play_balkan_wars(tmp_path):
              cwd=tmp_path)
     rows = pl.read_parquet(tmp_path / "a" / "games.parquet")
     rules = load_ruleset()
-    tab, ns = engine.tables(rules)
-    fast = np.zeros((300, len(RESULT.columns)), dtype=np.int64)
-    engine.play_games(tab, ns, rules.scalars, np.tile([2, 8, 4, 1.0], (300, 1)), 9, 0, fast)
+    fast = engine.play_rules(rules, np.tile([2, 8, 4, 1.0], (300, 1)), 9, 0)
     assert rows["won"].to_list() == [bool(v) for v in fast[:, RESULT.slot("won")]]
     assert rows["defender_casualties"].to_list() == fast[:, RESULT.slot("defender_casualties")].tolist()
     spec = ROOT / "experiments" / "balkan_close_assault.toml"
@@ -278,11 +314,11 @@ def test_run_sweep_and_report_play_balkan_wars(tmp_path):
     assert "turn by turn" not in report and "victor" not in report
 
 
-@pytest.mark.parametrize("args, problem", [(["--game"], "--game needs a game's name"),
-                                           (["--game", "chess", "policies"], "no such game")])
+@pytest.mark.parametrize("args, problem", [(["--game"], "Option '--game' requires an argument"),
+                                           (["--game", "chess", "policies"], "unknown game")])
 def test_a_bad_game_is_one_error_line(args, problem, tmp_path):
-    done = subprocess.run([sys.executable, "-m", "bollesim", *args], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    done = waiting.run([sys.executable, "-m", "bollesim", *args], cwd=tmp_path,
+                          capture_output=True, text=True, seconds=300)
     assert done.returncode == 2
     assert done.stderr.startswith("error: ") and problem in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
@@ -290,9 +326,10 @@ def test_a_bad_game_is_one_error_line(args, problem, tmp_path):
 
 def test_the_rulebook_is_what_the_layers_above_read():
     """declaration.RULEBOOK: READINGS by id (compare and sensitivity look readings up by it)."""
-    from bollesim.game.declaration import RULEBOOK, declared
+    from bollesim.game.declaration import RULEBOOK
+    from bollesim.game.registry import load_game
 
-    rulebook = declared("balkan-wars").rulebook
+    rulebook = load_game("balkan-wars").rulebook
     assert all(hasattr(rulebook, name) for name in RULEBOOK)
     assert set(rulebook.READINGS) == set(load_ruleset().readings)
     assert rulebook.READINGS["I-SIX"].default == "modified"

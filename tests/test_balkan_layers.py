@@ -5,29 +5,29 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+import waiting
 
 from bollesim.balkan import luck, narrate
 from bollesim.balkan.play import play_chunk
-from bollesim.balkan.policies import assault
 from bollesim.balkan.result import RESULT
 from bollesim.balkan.ruleset import load_ruleset
 from bollesim.game.policy import from_module
+from policies.balkan_wars import assault
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def assault_policy():
-    return from_module(assault)
+    return from_module(assault, game="balkan-wars")
 
 
 def balkan_cli(*args, cwd=None):
-    done = subprocess.run([sys.executable, "-m", "bollesim", "--game", "balkan-wars", *args],
-                          cwd=cwd, capture_output=True, text=True, timeout=900,
+    done = waiting.run([sys.executable, "-m", "bollesim", "--game", "balkan-wars", *args],
+                          cwd=cwd, capture_output=True, text=True, seconds=900,
                           env={**os.environ, "NUMBA_NUM_THREADS": "1"})
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
@@ -67,8 +67,11 @@ def test_the_narration_tells_each_step_in_words():
                   "Modifiers: the defender's cover (field) -1"):
         assert words in text, words
     assert lines[-1] == narrate.outcome(row)
-    moves = [line for line in lines if "Move: " in line]
+    moves = [line for line in lines if "Move: the attacker's" in line]
     assert len(moves) == row["end_bound"]
+    holds = [line for line in lines if "Move: the defender's" in line]
+    assert len(holds) in (row["end_bound"], row["end_bound"] - 1)
+    assert all("it holds its ground" in line for line in holds)
 
 
 def test_a_narrated_engagement_is_its_dice():
@@ -79,12 +82,13 @@ def test_a_narrated_engagement_is_its_dice():
     log, _ = narrate.events(rules, policy.kernel_params(policy.param_vector()), 7, 3)
     stream = new_stream(7, 3, CHANCE, luck.PURPOSES)
     first_move = next(f for _, kind, *f in log if kind == "move")
-    assert first_move[0] == int(keyed_d6(stream, 1, luck.MOVE))
+    assert first_move[:2] == ["attacker", "good general"]
+    assert first_move[2] == int(keyed_d6(stream, 1, luck.MOVE))
 
 
 def test_the_bands_of_a_rifle_stand():
     stand = narrate.reference.Stand(weapon=0, quality=0, effective=2, maximum=8, dice_near=1,
-                                    figures=4, move=8, road=16, dist=20)
+                                    figures=4, move=8, road=16, dist=20)  # the rest at defaults
     assert [narrate.band(stand, d) for d in (9, 8, 3, 2, 1)] == [
         "out of range", "at maximum range", "at maximum range", "at effective range", "in contact"]
 
@@ -131,10 +135,10 @@ def test_the_pages_odds_sit_under_a_table_of_its_form():
 
 def test_the_page_can_replay_an_example_engagement():
     """The page's example game (serve/app.py replay) asks the game's narration."""
-    from bollesim.game.declaration import declared
+    from bollesim.game.registry import load_game
 
     policy = assault_policy()
-    lines, row = declared("balkan-wars").narrated_game(load_ruleset(), policy,
+    lines, row = load_game("balkan-wars").narrated_game(load_ruleset(), policy,
                                                        policy.param_vector(), 1, 0, "reference")
     assert lines[0].startswith("The Balkan Wars") and row["end_bound"] >= 1
 
@@ -142,19 +146,18 @@ def test_the_page_can_replay_an_example_engagement():
 def test_the_pages_replay_command_chooses_the_game():
     """The command the page prints under an example plays it again: for Balkan Wars it
     chooses the game first, for the default game it needs no choice."""
-    from bollesim.game.declaration import playing
     from bollesim.game.policy import load_policy
+    from bollesim.game.registry import load_game
     from bollesim.serve.app import replay_command
 
     policy = assault_policy()
-    with playing("balkan-wars"):
-        command = replay_command(policy, policy.param_vector(), 1, 4, edited=True)
+    command = replay_command(load_game("balkan-wars"), policy, policy.param_vector(), 1, 4,
+                             edited=True)
     assert command.startswith("bollesim --game balkan-wars play -P assault -p ")
-    assert command.endswith("--seed 1 --game 4 --partial whatif.toml")
-    with playing("bollebank"):
-        plain = load_policy("historical")
-        assert replay_command(plain, plain.param_vector(), 1, 4, edited=False).startswith(
-            "bollesim play -P historical ")
+    assert command.endswith("--seed 1 --index 4 --partial whatif.toml")
+    plain = load_policy("historical")
+    assert replay_command(load_game("bollebank"), plain, plain.param_vector(), 1, 4,
+                          edited=False).startswith("bollesim play -P historical ")
 
 # ------------------------------------------------------------------ the shared words
 
@@ -180,11 +183,11 @@ def test_the_shared_reports_take_their_words_from_the_declaration(module):
 
 
 def test_the_games_words():
-    from bollesim.game.declaration import declared
+    from bollesim.game.registry import load_game
 
-    assert declared("balkan-wars").result.turn == "bound"
-    assert "balkan-wars.md" in declared("balkan-wars").readings_page
-    assert declared("bollebank").readings_page == "docs/readings.md"
+    assert load_game("balkan-wars").result.turn == "bound"
+    assert "balkan-wars.md" in load_game("balkan-wars").readings_page
+    assert load_game("bollebank").readings_page == "docs/readings.md"
 
 # ------------------------------------------------------------------ bench
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+import waiting
 from typer.testing import CliRunner
 
 from bollesim.cli.app import app
@@ -94,7 +95,6 @@ def test_run_json(tmp_path):
 
 def test_version_and_completion(monkeypatch):
     import os
-    import subprocess
     import sys
 
     from bollesim import __version__
@@ -104,7 +104,7 @@ def test_version_and_completion(monkeypatch):
     bollesim = Path(sys.executable).with_name("bollesim")
     env = {**os.environ, "_BOLLESIM_COMPLETE": "complete_bash", "COMP_WORDS": "bollesim sw",
            "COMP_CWORD": "1"}
-    done = subprocess.run([bollesim], env=env, capture_output=True, text=True, timeout=60)
+    done = waiting.run([bollesim], env=env, capture_output=True, text=True, seconds=60)
     assert done.stdout.split() == ["sweep"], done.stderr
     # --show-completion takes the shell from the process's ancestors, which a detached
     # test run does not have (its script then says "Shell  not supported."): bash is given
@@ -146,3 +146,27 @@ def test_a_run_under_one_chunk_still_moves_its_bar(tmp_path):
     result = invoke("run", "-P", "historical", "-n", 4_100, "--out", tmp_path, "--json")
     manifest = json.loads((tmp_path / "manifest.json").read_text())
     assert result.exit_code == 0 and manifest["chunk_size"] == 2_000
+
+
+def test_off_a_terminal_long_work_says_it_started_and_how_far_it_is(tmp_path, monkeypatch):
+    """Into a pipe or a CI log (CliRunner's stderr is no terminal): a line when the run
+    starts, progress lines at the interval, one when it is done; --quiet: none."""
+    from bollesim.cli import running
+
+    monkeypatch.setattr(running.PlainProgress, "INTERVAL", 0.0)  # a line at every step
+    result = invoke("run", "-P", "historical", "-n", 3_000, "--chunk", 1_000, "--out", tmp_path / "a")
+    lines = result.stderr.splitlines()
+    assert result.exit_code == 0, result.output
+    assert lines[0] == "historical (fast): started", lines
+    assert any(line.startswith("historical (fast): 2,000 of 3,000 (67%) after ") for line in lines)
+    assert any(line.startswith("historical (fast): done, 3,000 of 3,000 (100%) in ") for line in lines)
+    assert all(running.PROGRESS_LINE.fullmatch(line) for line in lines[:-1]), lines
+    for own in ("error: out/manifest.json: edited after the run (its fields do not match)",
+                "interrupted: 8,192 of 24,000 games are saved after 2m 05s", "note: x: started"):
+        assert not running.PROGRESS_LINE.fullmatch(own), own  # a command's own word stays
+    monkeypatch.setattr(running.PlainProgress, "INTERVAL", 3600.0)  # no line between
+    report = invoke("report", tmp_path / "a").stderr.splitlines()
+    assert report[:1] == [f"report {tmp_path / 'a'}: started"], report
+    assert [line for line in report if "done in" in line] == [report[1]], report
+    quiet = invoke("--quiet", "run", "-P", "historical", "-n", 3_000, "--out", tmp_path / "b")
+    assert quiet.exit_code == 0 and "started" not in quiet.stderr and "done" not in quiet.stderr

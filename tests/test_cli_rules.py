@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import typer
+from test_sweep import own_lines
 from typer.testing import CliRunner
 
 from bollesim.bollebank.rules.loader import DEFAULT_PATH, load_ruleset
@@ -55,7 +56,7 @@ def bad_file(tmp_path: Path, name: str) -> Path:
 
 def assert_one_line_error(result, *words: str) -> None:
     assert result.exit_code == 2, result.output
-    lines = result.stderr.splitlines()
+    lines = own_lines(result.stderr)
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("error: ")
     assert "Traceback" not in result.output

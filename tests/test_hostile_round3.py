@@ -11,43 +11,53 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_sweep import assert_one_line_error, invoke
+import waiting
+from test_sweep import assert_one_line_error, invoke, own_lines
 
 from bollesim import cli as cli_package
 from bollesim import jit
 from bollesim.errors import UsageError
-from bollesim.game import declaration
+from bollesim.game.registry import load_game
 from bollesim.inputs import InputError, check_path
 
 
 def cli(*args, env: dict | None = None, **kwargs) -> subprocess.CompletedProcess:
     """`python -m bollesim ARGS` in a process of its own (about a second)."""
-    return subprocess.run([sys.executable, "-m", "bollesim", *map(str, args)],
+    return waiting.run([sys.executable, "-m", "bollesim", *map(str, args)],
                           env={**os.environ, **(env or {})}, capture_output=True, text=True,
-                          timeout=300, **kwargs)
+                          seconds=300, **kwargs)
 
 
 def one_line_error(proc: subprocess.CompletedProcess, *words: str) -> str:
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
-    lines = proc.stderr.splitlines()
+    lines = own_lines(proc.stderr)
     assert len(lines) == 1 and lines[0].startswith("error: "), proc.stderr
     for word in words:
         assert word in lines[0], lines[0]
     return lines[0]
 
 
-# ---------------------------------------------------------------- 15. $BOLLESIM_GAME
+# ---------------------------------------------------------------- 15. a game's name
 
 
 @pytest.mark.parametrize("name", ["nonsense", "../../etc/passwd", ".x", "os", "a..b"])
 def test_bad_game_names_the_known_games(name):
-    with pytest.raises(UsageError, match="no such game.*known: bollebank"):
-        declaration._declared.__wrapped__(name)
+    with pytest.raises(UsageError, match="unknown game .*known: bollebank, balkan-wars"):
+        load_game(name)
 
 
-def test_bad_game_is_one_line_even_for_version():
-    one_line_error(cli("--version", env={"BOLLESIM_GAME": "../../etc/passwd"}),
-                   "BOLLESIM_GAME", "known: bollebank")
+def test_the_environment_chooses_no_game():
+    """The game is chosen by --game only: a variable of the environment named as the old
+    one was is not read (issue 45: `BOLLESIM_GAME=this` printed the Zen of Python)."""
+    done = cli("--version", env={"BOLLESIM_GAME": "this"})
+    assert done.returncode == 0 and done.stdout == "bollesim 0.1.0\n" and not done.stderr
+
+
+@pytest.mark.parametrize("name", ["this", "../../etc/passwd", "bollesim.bollebank.game"])
+def test_a_bad_game_is_one_line_naming_the_known_games(name):
+    done = cli("--game", name, "policies")
+    one_line_error(done, f"unknown game {name!r}", "(known: bollebank, balkan-wars)")
+    assert "Beautiful is better" not in done.stdout
 
 
 # ---------------------------------------------------------------- 18. the Python API
@@ -109,8 +119,8 @@ def test_environment_problems_stop_every_command_in_one_line(tmp_path):
     one_line_error(cli("--version", env={"NUMBA_NUM_THREADS": "0"}), "NUMBA_NUM_THREADS=0")
     gone = tmp_path / "gone"
     gone.mkdir()
-    proc = subprocess.run(["sh", "-c", 'cd "$1" && rmdir "$1" && exec "$2" -m bollesim policies',
-                           "sh", gone, sys.executable], capture_output=True, text=True, timeout=300)
+    proc = waiting.run(["sh", "-c", 'cd "$1" && rmdir "$1" && exec "$2" -m bollesim policies',
+                           "sh", gone, sys.executable], capture_output=True, text=True, seconds=300)
     one_line_error(proc, "current folder no longer exists")
 
 
@@ -118,8 +128,8 @@ def test_ctrl_c_while_the_commands_are_imported_is_one_line():
     """SIGINT right after bollesim.cli is imported, while the commands' modules are."""
     code = ("import os, signal, sys; sys.argv[0] = 'bollesim'; import bollesim.cli; "
             "os.kill(os.getpid(), signal.SIGINT); from bollesim.cli.app import main; main()")
-    proc = subprocess.run([sys.executable, "-c", code, "--version"], capture_output=True,
-                          text=True, timeout=300)
+    proc = waiting.run([sys.executable, "-c", code, "--version"], capture_output=True,
+                          text=True, seconds=300)
     assert (proc.returncode, proc.stderr) == (128 + signal.SIGINT, "interrupted\n")
 
 
@@ -140,8 +150,8 @@ def test_a_name_that_is_not_utf8_is_refused(tmp_path):
 
 def test_stdout_on_a_full_device_is_one_line():
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([sys.executable, "-m", "bollesim", "policies"], stdout=full,
-                              stderr=subprocess.PIPE, text=True, timeout=300)
+        proc = waiting.run([sys.executable, "-m", "bollesim", "policies"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, seconds=300)
     one_line_error(proc, "No space left on device")
 
 
@@ -174,9 +184,9 @@ def test_without_a_writable_cache_folder_compiled_code_runs_and_says_so_once(mon
 def test_a_read_only_install_plays():
     code = (NO_CACHE + "import sys; sys.argv[0] = 'bollesim'; "
             "from bollesim.cli.app import main; main()")
-    proc = subprocess.run([sys.executable, "-c", code, "play", "-P", "historical", "--seed", "7"],
+    proc = waiting.run([sys.executable, "-c", code, "play", "-P", "historical", "--seed", "7"],
                           env={**os.environ, "NUMBA_CACHE_DIR": "/proc/bollesim-no-cache"},
-                          capture_output=True, text=True, timeout=1800)
+                          capture_output=True, text=True, seconds=1800)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.count("no folder to cache") == 1 and "Traceback" not in proc.stderr
     assert "Outcome:" in proc.stdout
@@ -201,7 +211,7 @@ def test_a_write_killed_midway_advises_what_works(tmp_path, monkeypatch):
     monkeypatch.setattr(Workspace, "commit", killed)
     out = tmp_path / "search"
     with pytest.raises(KeyboardInterrupt):
-        write_games(out, games, writer="bollesim optimise")
+        write_games(out, load_game("bollebank"), games, writer="bollesim optimise")
     with pytest.raises(runfolder.RunFolderError) as caught:
         runfolder.open_run(out)
     assert "run bollesim optimise again" in str(caught.value)

@@ -10,6 +10,7 @@ import ast
 from pathlib import Path
 
 import pytest
+import waiting
 
 nbformat = pytest.importorskip("nbformat", reason="install the dev extra: pip install -e '.[dev]'")
 nbclient = pytest.importorskip("nbclient", reason="install the dev extra: pip install -e '.[dev]'")
@@ -41,9 +42,10 @@ def test_notebook_uses_the_public_api(path: Path):
 def test_notebook_runs(path: Path, monkeypatch):
     monkeypatch.setenv("BOLLESIM_NOTEBOOK_GAMES", GAMES)
     nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(
-        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
-    )
+    client = nbclient.NotebookClient(  # its waits (a cell, the kernel's start): the machine's pace
+        nb, timeout=round(waiting.scaled(600)), startup_timeout=round(waiting.scaled(120)),
+        iopub_timeout=round(waiting.scaled(4)), kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}})
     try:
         client.execute()
     except nbclient.exceptions.CellExecutionError as exc:

@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_sweep import SMALL, assert_one_line_error, invoke, write_spec
+import waiting
+from test_sweep import SMALL, assert_one_line_error, invoke, own_lines, write_spec
 
 from bollesim.batch import runner
 from bollesim.batch.partial import interrupted_run
@@ -55,13 +56,12 @@ def kill_at_random(proc: subprocess.Popen, out: Path, rng: random.Random, least:
     """SIGKILL after a random number of saved chunks (`least` to 3) and a random delay;
     returns where, for the failure message."""
     wanted, delay = rng.randrange(least, 4), rng.uniform(0.0, 0.4)
-    deadline = time.monotonic() + 120
-    while saved_chunks(out) < wanted and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.01)
-    time.sleep(delay)
+    waiting.until(lambda: saved_chunks(out) >= wanted or proc.poll() is not None,
+                  f"{wanted} saved chunks")
+    time.sleep(delay)  # a random moment after them: where the kill lands, not a wait
     where = f"after {saved_chunks(out)} saved chunks (wanted {wanted}) and {delay:.2f} s"
     os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait(timeout=60)
+    waiting.until(lambda: proc.poll() is not None, "the killed run to end")
     return where
 
 
@@ -139,7 +139,7 @@ def test_a_signal_saves_and_says_how_to_resume(uninterrupted, tmp_path, monkeypa
     monkeypatch.setattr(sys, "argv", ["/venv/bin/bollesim", *map(str, RUN), "--out", str(out)])
     result = invoke(*RUN, "--out", out)
     assert result.exit_code == 128 + sig, result.output
-    lines = result.stderr.strip().splitlines()
+    lines = own_lines(result.stderr.strip())
     assert len(lines) == 1 and lines[0].startswith("interrupted: 8,192 of 24,000 games"), lines
     assert lines[0].endswith(f"continue with: bollesim {' '.join(RUN)} --out {out} --resume")
     assert not list(tmp_path.glob(".out.partial/**/*.tmp"))
@@ -181,9 +181,9 @@ def test_precision_rounds_resume_exactly(tmp_path, monkeypatch, count_played):
 def test_two_runs_started_together(tmp_path):
     out = tmp_path / "out"
     procs = [bollesim(*RUN, "--threads", "1", "--out", out, cwd=tmp_path) for _ in range(2)]
-    errors = [p.communicate(timeout=120)[1] for p in procs]
+    errors = [waiting.communicate(p, "the run to end")[1] for p in procs]
     assert sorted(p.returncode for p in procs) == [0, 2], errors
-    refused = errors[[p.returncode for p in procs].index(2)].strip().splitlines()
+    refused = own_lines(errors[[p.returncode for p in procs].index(2)].strip())
     assert len(refused) == 1 and "is in use by another bollesim process" in refused[0]
     assert open_run(out).n_games == 24000
 
@@ -236,10 +236,33 @@ def test_what_to_do_with_an_interrupted_run(uninterrupted, tmp_path, monkeypatch
     assert result.exit_code == 0 and "nothing to resume" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"]
     assert digest(out) == uninterrupted["run"]
-    # --restart discards an interrupted run
+    # a finished run is replaced only when --replace says so
+    assert_one_line_error(invoke(*RUN, "--out", out), "holds a finished run", "--replace")
+    assert_one_line_error(invoke(*RUN, "--out", out, "--restart"), "holds a finished run", "--replace")
+    assert_one_line_error(invoke(*RUN, "--out", out, "--restart", "--replace"), "give one")
+    assert digest(out) == uninterrupted["run"]
+    # --restart discards an interrupted run (one --replace began over a finished run)
     monkeypatch.setattr(runner, "play_chunk", stop_after_two)
     calls.clear()
-    assert invoke(*RUN, "--out", out).exit_code == 130
+    assert invoke(*RUN, "--out", out, "--replace").exit_code == 130
     monkeypatch.setattr(runner, "play_chunk", real)
     assert invoke(*RUN[:3], "-n", "10", "--out", out, "--restart").exit_code == 0
     assert interrupted_run(out) is None and open_run(out).n_games == 10
+
+
+def test_resume_never_replaces_a_finished_run_of_other_games(tmp_path):
+    """--resume of a finished folder: the same run is already complete; any other run, of
+    this game or another, is refused naming --replace, and the games stay."""
+    out = tmp_path / "out"
+    assert invoke("run", "-P", "historical", "-n", "300", "--out", out).exit_code == 0
+    before = digest(out)
+    for other in (("run", "-P", "historical", "-n", "200"),
+                  ("--game", "balkan-wars", "run", "-P", "assault", "-n", "300")):
+        result = invoke(*other, "--out", out, "--resume")
+        assert_one_line_error(result, "--resume", "finished run of other games",
+                              "300 games of Operation Bøllebank", "--replace")
+        assert digest(out) == before
+    replaced = invoke("--game", "balkan-wars", "run", "-P", "assault", "-n", "300", "--out", out,
+                      "--replace")
+    assert replaced.exit_code == 0, replaced.output
+    assert open_run(out).manifest["game"] == "balkan-wars"

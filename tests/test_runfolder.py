@@ -23,6 +23,7 @@ from bollesim.batch.manifest import FORMAT, Manifest, manifest_fields
 from bollesim.batch.runfolder import open_run
 from bollesim.batch.workspace import Workspace
 from bollesim.game import columns
+from bollesim.game.registry import load_game
 
 RUN = ("run", "-P", "historical", "--seed", "3")
 
@@ -57,7 +58,8 @@ def test_the_manifest_records_the_data(plain):
     assert manifest["sessions"] == 1 and manifest["plan"]["chunk_size"] == 700
     run = open_run(out)
     assert run.n_games == 3000 and run.collect(run.scan()).equals(games)
-    assert run.read().equals(columns.typed_params(games))  # parameters of their declared types
+    # parameters of their declared types
+    assert run.read().equals(columns.typed_params(games, load_game("bollebank")))
     # nothing but the run in the folder, and nothing left beside it but the lock
     assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "manifest.json"]
     assert sorted(p.name for p in out.parent.iterdir()) == [".out.lock", "out"]
@@ -154,7 +156,8 @@ def test_a_new_run_leaves_no_stale_report_and_keeps_what_a_reader_put_there(tmp_
     assert invoke("report", out).exit_code == 0
     assert (out / "report.html").exists() and list(out.glob("report-*.png"))
     put_notes(out)
-    run_into(out, "-n", "200")
+    assert_one_line_error(invoke(*RUN, "-n", "200", "--out", out), "holds a finished run", "--replace")
+    run_into(out, "-n", "200", "--replace")
     assert sorted(p.name for p in out.iterdir()) == [
         ".other.lock", "NOTES.md", "games.parquet", "manifest.json", "other"]  # the lock: other's
     assert open_run(out).n_games == 200 and notes_kept(out)
@@ -165,7 +168,9 @@ def test_what_the_commands_wrote_into_the_committed_run_folders_is_theirs():
     but a README: the reports of `report`, `sensitivity` and `optimise`, as made."""
     results = Path(__file__).resolve().parents[1] / "results"
     folders = [m.parent for m in results.rglob("manifest.json")]
-    names = {p.name for folder in folders for p in folder.iterdir() if p.is_file()}
+    # a run folder beside another keeps the lock it was written under (.OUT.lock, not committed)
+    names = {p.name for folder in folders for p in folder.iterdir()
+             if p.is_file() and not (p.name.endswith(".lock") and (folder / p.name[1:-5]).is_dir())}
     assert {"optimise.md", "sensitivity.md", "report.md", "best.json"} <= names
     assert {n for n in names if not runfolder.WRITTEN.fullmatch(n)} <= {"README.md", ".gitignore"}
 
@@ -187,7 +192,8 @@ def test_a_run_replaces_a_broken_run_folder(tmp_path):
     (out / "manifest.json").mkdir(parents=True)
     (out / ".games.parquet.4242.tmp").write_bytes(b"x" * 1000)
     assert_one_line_error(invoke("report", out), "manifest.json", "is a folder")
-    run_into(out, "-n", "50")
+    assert_one_line_error(invoke(*RUN, "-n", "50", "--out", out), "cannot be read", "--replace")
+    run_into(out, "-n", "50", "--replace")
     assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "manifest.json"]
     leftovers = tmp_path / "left"
     leftovers.mkdir()
@@ -201,7 +207,7 @@ def test_zero_games(tmp_path):
     run_into(out, "-n", "0")
     assert open_run(out).read().height == 0
     assert_one_line_error(invoke("report", out), "holds no games")
-    assert_one_line_error(invoke("play", "--from", out, "--game", "0"), "holds no games")
+    assert_one_line_error(invoke("play", "--from", out, "--index", "0"), "holds no games")
 
 
 def full_disk_at(name: str, monkeypatch) -> None:
@@ -221,7 +227,7 @@ def test_a_full_disk_at_the_manifest_keeps_the_old_run(plain, tmp_path, monkeypa
     run_into(out, "-n", "3000", "--chunk", "700")
     before = tree(tmp_path)
     full_disk_at("manifest.json", monkeypatch)
-    result = invoke("run", "-P", "cautious", "--seed", "9", "-n", "2000", "--out", out)
+    result = invoke("run", "-P", "cautious", "--seed", "9", "-n", "2000", "--out", out, "--replace")
     assert_one_line_error(result, "the disk is full", "--resume")
     after = tree(tmp_path)
     assert {k: v for k, v in after.items() if not k.startswith(".out.partial/")} == before
@@ -233,7 +239,7 @@ def test_a_full_disk_at_the_manifest_keeps_the_old_run(plain, tmp_path, monkeypa
     assert "2,000 games were saved already" in result.stderr
     fresh = tmp_path / "fresh"
     run_into(fresh, "-n", "0")  # any folder: replaced below
-    assert invoke("run", "-P", "cautious", "--seed", "9", "-n", "2000", "--out", fresh, "--restart").exit_code == 0
+    assert invoke("run", "-P", "cautious", "--seed", "9", "-n", "2000", "--out", fresh, "--replace").exit_code == 0
     assert open_run(out).manifest["data_sha256"] == open_run(fresh).manifest["data_sha256"]
 
 
@@ -251,7 +257,7 @@ def test_a_commit_cut_short_is_completed(plain, tmp_path, monkeypatch, stop):
         monkeypatch.setattr(Workspace, "_replace", die)
     else:
         monkeypatch.setattr(Workspace, "_clean_up", die)
-    assert invoke(*RUN, "-n", "3000", "--chunk", "700", "--out", out).exit_code != 0
+    assert invoke(*RUN, "-n", "3000", "--chunk", "700", "--out", out, "--replace").exit_code != 0
     expected = 100 if stop == "before the swap" else 3000
     assert open_run(out).n_games == expected  # a reader sees one whole run or the other
     monkeypatch.setattr(Workspace, "_replace", real_replace)
@@ -268,7 +274,7 @@ def test_without_exchange_two_renames_do(plain, tmp_path, monkeypatch):
     out = tmp_path / "out"
     run_into(out, "-n", "100")
     put_notes(out)
-    run_into(out, "-n", "3000", "--chunk", "700")
+    run_into(out, "-n", "3000", "--chunk", "700", "--replace")
     assert open_run(out).manifest["data_sha256"] == plain[2]["data_sha256"]
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"]
     assert notes_kept(out)

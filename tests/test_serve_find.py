@@ -10,12 +10,12 @@ in Chromium on Operation Bøllebank and opens a change it found.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+import waiting
 
 TESTS = Path(__file__).parent
 SEED = 3  # the page's seed: the search plays it, certification plays SEED + 1
@@ -43,15 +43,17 @@ HOSTILE = [
 ]
 
 SCRIPT = textwrap.dedent("""\
-    import json, sys, threading, time
+    import json, sys, threading
+    import waiting
     from starlette.testclient import TestClient
-    from bollesim import simulate
+    from bollesim import load_game, simulate
     from bollesim.serve.app import create_app
     from bollesim.serve.state import Settings
     from bollesim.serve.edits import build_ruleset
 
     quick, hostile = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-    app = create_app(Settings(max_games=600, seed=%d))
+    pig = load_game("pig")
+    app = create_app(Settings(pig, max_games=600, seed=%d))
     server = app.state.server
     out = {}
     with TestClient(app, base_url="http://127.0.0.1") as client:
@@ -62,9 +64,10 @@ SCRIPT = textwrap.dedent("""\
         found = client.post("/api/find", json={**quick, "value": 0.40}).json()
         out["found"], out["progress"] = found, [m["find"] for m in messages if "find" in m]
         if found["change"]:  # its rate on the held-out games and on the search's
-            rules = build_ruleset(found["change"]["edits"]).rules
+            rules = build_ruleset(pig, found["change"]["edits"]).rules
             out["replayed"] = {name: float(simulate(
-                "banker", 10_000, seed=seed, params=quick["params"], rules=rules)["steady"].mean())
+                "banker", 10_000, seed=seed, params=quick["params"], rules=rules,
+                game=pig)["steady"].mean())
                 for name, seed in (("held_out", %d + 1), ("searched", %d))}
         out["hostile"] = [[r.status_code, r.json()] for r in
                           (client.post("/api/find", json={**quick, "value": 0.4, **h}) for h in hostile)]
@@ -75,14 +78,11 @@ SCRIPT = textwrap.dedent("""\
         thread = threading.Thread(target=lambda: first.update(
             reply=client.post("/api/find", json={**quick, "value": 0.4})))
         thread.start()
-        deadline = time.monotonic() + 60
-        while server.finding is None:
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        waiting.until(lambda: server.finding is not None, "the first search registered")
         second = client.post("/api/find", json={**quick, "value": 0.4})
         cancel = client.post("/api/find/cancel", json={})
         gate.set()
-        thread.join(60)
+        waiting.until(lambda: not thread.is_alive(), "the first search answered")
         out["two"] = {"second": [second.status_code, second.json()], "cancel": cancel.json(),
                       "first": first["reply"].json()}
         out["after"] = client.post("/api/find", json={**quick, "value": 0.4}).status_code
@@ -95,12 +95,12 @@ def asked(tmp_path_factory) -> dict:
     """The page's answers to the module's requests, asked once in a process playing Pig race."""
     import os
 
-    env = {**os.environ, "BOLLESIM_GAME": "toygame.game",
+    env = {**os.environ,
            "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run(
+    done = waiting.run(
         [sys.executable, "-c", SCRIPT, json.dumps(QUICK), json.dumps([h for h, _ in HOSTILE])],
         env=env, cwd=tmp_path_factory.mktemp("find"), capture_output=True, text=True,
-        timeout=600)
+        seconds=600)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Traceback" not in done.stderr, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -1,8 +1,10 @@
 """One Balkan Wars engagement told bound by bound (Game.narration): the reference engine
 plays it with its events kept (reference.Battle.log) and this module puts them in words:
-each move die and the groups it moves with their range band before and after, each
-firefight's dice with their modifiers, who won and why the casualties are what they are,
-the close assaults and who retired, and how the battle ended."""
+each general's move die, the stands out of command, the digits passed down, each
+formation change and each group moved (on the road, across the river) with its range
+band before and after, the generals' own moves, each firefight's dice with their
+modifiers, who won and why the casualties are what they are, the close assaults and who
+retired where, and how the battle ended."""
 
 from __future__ import annotations
 
@@ -59,11 +61,21 @@ def die(face: int, modifier: int, score: int) -> str:
     return f"{face}{signed(modifier)}={score}"
 
 
+def general_labels(rules: ruleset.Ruleset, side: str) -> list[str]:
+    """Each general's name: the commander by his quality ("good general"), then his
+    subordinates ("average subordinate 1")."""
+    subs = rules.data[side].get("subordinates", [])
+    return [f"{rules.data[side]['general']} general",
+            *(f"{s['quality']} subordinate {k}" for k, s in enumerate(subs, start=1))]
+
+
 def new_narrated_battle(rules: ruleset.Ruleset, seed: int, game: int) -> reference.Battle:
     b = reference.new_battle(rules, seed, game)
-    for side in ("attacker", "defender"):
+    for k, side in enumerate(("attacker", "defender")):
         for stand, name in zip(getattr(b, side), labels(rules, side), strict=True):
             stand.label = name
+        for general, name in zip(b.generals[k], general_labels(rules, side), strict=True):
+            general.label = name
     b.log = []
     return b
 
@@ -92,15 +104,42 @@ class Teller:
             out += [f"  {line}" for line in ([text] if isinstance(text, str) else text)]
         return out
 
-    def move(self, face, modifier, digits):
-        general = self.rules.data["attacker"]["general"]
-        return (f"Move: the attacker's {general} general throws {face} {signed(modifier)}: "
-                f"{digits} move digit{'s' * (digits != 1)}.")
+    def move(self, side, general, face, modifier, digits):
+        holding = side == "defender" and not self.rules.p("rally")
+        holds = " (it holds its ground: battle.rally is off)" if holding else ""
+        return (f"Move: the {side}'s {general} throws {face} {signed(modifier)}: "
+                f"{digits} move digit{'s' * (digits != 1)}{holds}.")
 
-    def advance(self, names, head, frm, to):
+    def command(self, side, names):
+        return (f"  Out of their general's Command Area, the {side}'s {', '.join(names)} "
+                "cannot move this bound.")
+
+    def passed(self, subordinate, n):
+        return (f"  The commander passes {n} digit{'s' * (n != 1)} down to subordinate "
+                f"{subordinate}, at {2 * n} of his own.")
+
+    def formation(self, side, names, to):
+        return f"  The {side}'s {summary(names)} deploy from column into {to} (a digit)."
+
+    def advance(self, names, head, frm, to, how):
+        if head.side == reference.DEFENDER:
+            return (f"  {summary(names)} rally toward their line, from {km(frm)} behind it "
+                    f"to {km(to)}.")
         before, after = band(head, frm), band(head, to)
         change = f"still {after}" if before == after else f"from {before} to {after}"
-        return f"  {summary(names)} advance from {km(frm)} to {km(to)} ({change})."
+        way = {"road": " on the road", "crossing": " across the river (at the difficult rate)",
+               "blocked": " to the river's bank (no crossing they may use in their lane)",
+               "bank": " to the river's bank (across it, the move would go at the difficult rate)",
+               "further": " further, with the unused digits (0.25 km each)"}.get(how, "")
+        return f"  {summary(names)} advance{way} from {km(frm)} to {km(to)} ({change})."
+
+    def general(self, side, general, frm, to):
+        lanes = f", lane {frm[1]} to {to[1]}" if self.rules.p("lanes") and frm[1] != to[1] else ""
+        where = "behind the line" if side == "defender" else "from the line"
+        if frm[0] == to[0]:
+            return f"  The {side}'s {general} stays {km(to[0])} {where}{lanes}."
+        return (f"  The {side}'s {general} goes from {km(frm[0])} to {km(to[0])} {where}"
+                f"{lanes}.")
 
     def firefight(self, mover, n_mover, n_other):
         other = "defender" if mover == "attacker" else "attacker"
@@ -141,10 +180,14 @@ class Teller:
     def retire(self, side, gone):
         if not gone:
             return []
-        left = [name for name, off, _ in gone if off]
-        back = Counter(dist for _, off, dist in gone if not off)
-        parts = [f"{summary(left)} leave the field"] if left else []
-        parts += [f"{k} stand{'s' * (k != 1)} fall back to {km(d)}" for d, k in back.items()]
+        off = [name for name, how, _ in gone if how == "off"]
+        lost = [name for name, how, _ in gone if how == "blocked"]
+        back = Counter((how, dist) for _, how, dist in gone if how in ("back", "bank"))
+        where = "behind its line" if side == "defender" else "from the line"
+        parts = [f"{summary(off)} leave the field"] if off else []
+        parts += [f"{summary(lost)} cannot cross the river behind them and are lost"] if lost else []
+        parts += [f"{k} stand{'s' * (k != 1)} fall back to {km(d)} {where}"
+                  + (" (to the river's bank)" if how == "bank" else "") for (how, d), k in back.items()]
         return f"  The {side} retires: {'; '.join(parts)}."
 
     def end(self, reason):

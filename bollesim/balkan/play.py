@@ -26,10 +26,11 @@ def play_chunk(rules: Ruleset, policy, params: np.ndarray, seed: int, first_game
         for g in range(out.shape[0]):
             out[g] = RESULT.ints(reference.play(rules, vectors[g], seed, first_game + g))
     else:
-        tab, ns = fast_engine.tables(rules)
+        tab, gtab, ns = fast_engine.tables(rules)
 
         def play(lo, hi):
-            fast_engine.play_games(tab, ns, rules.scalars, vectors[lo:hi], seed, first_game + lo, out[lo:hi])
+            fast_engine.play_games(tab, gtab, ns, rules.scalars, vectors[lo:hi], seed, first_game + lo,
+                                   out[lo:hi])
 
         in_blocks(play, out.shape[0], numba.get_num_threads())
     return out

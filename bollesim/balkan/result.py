@@ -1,7 +1,7 @@
 """What a Balkan Wars engagement produces (bollesim.game.result): which side broke and
 when, the close assaults, stands lost and casualties per side."""
 
-from bollesim.balkan.engine import END_REASONS
+from bollesim.balkan.engine_state import END_REASONS
 from bollesim.game.result import Column, Outcome, Result
 
 RESULT = Result(

@@ -52,6 +52,52 @@ def write_durable(path: Path, data: bytes) -> None:
     fsync_dir(path.parent)
 
 
+def write_together(folder: Path, files: dict[str, bytes]) -> None:
+    """Write the files {name: bytes} into `folder` as write_durable does, all of them or
+    none: each is made durable under a temporary name first, then all are renamed into
+    place while SIGINT and SIGTERM wait (held_signals), so an interrupt leaves the old ones."""
+    tmps = {name: folder / f".{name}.{os.getpid()}.tmp" for name in files}
+    try:
+        for name, data in files.items():
+            fd = os.open(tmps[name], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        with held_signals():
+            for name, tmp in tmps.items():
+                os.replace(tmp, folder / name)
+            fsync_dir(folder)
+    finally:
+        for tmp in tmps.values():
+            tmp.unlink(missing_ok=True)
+
+
+class held_signals:
+    """SIGINT and SIGTERM wait until the block is done, then are delivered (in the main
+    thread, where Python runs its handlers; elsewhere they are not held)."""
+
+    SIGNALS = ("SIGINT", "SIGTERM")
+
+    def __enter__(self) -> None:
+        import signal
+        import threading
+
+        self.caught, self.previous = [], {}
+        if threading.current_thread() is threading.main_thread():
+            for name in self.SIGNALS:
+                number = getattr(signal, name)
+                self.previous[number] = signal.signal(number, lambda n, _: self.caught.append(n))
+
+    def __exit__(self, *exc) -> None:
+        import signal
+
+        for number, handler in self.previous.items():
+            signal.signal(number, handler)
+        if self.caught:
+            signal.raise_signal(self.caught[0])
+
+
 def fsync_file(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     try:

@@ -23,8 +23,10 @@ from bollesim.errors import UsageError
 from bollesim.terminal import shown
 
 ENGINES = ("fast", "reference")
-MODES = ("new", "resume", "restart")
-"""A run folder's modes: refuse a folder holding an interrupted run, continue it, discard it."""
+MODES = ("new", "resume", "restart", "replace")
+"""A run folder's modes: "new" refuses a folder holding an interrupted or a finished run,
+"resume" continues an interrupted run (a finished run of the same plan is already complete),
+"restart" discards an interrupted run, "replace" discards whatever run the folder holds."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +58,7 @@ class RunOptions:
         if self.max_games is not None:
             check_count("--max-games", self.max_games, "max_games")
         if self.mode not in MODES:
-            raise UsageError(f"unknown mode {shown(self.mode)} (new, resume or restart)")
+            raise UsageError(f"unknown mode {shown(self.mode)} (new, resume, restart or replace)")
 
     def replace(self, **changes) -> RunOptions:
         """These options with `changes` (checked again)."""

@@ -31,8 +31,9 @@ from bollesim.batch.precision import (
 from bollesim.batch.runner import check_counts, param_matrix, resolve_policy
 from bollesim.batch.spec import Cell, Experiment, param_names
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Game, Ruleset
 from bollesim.game.policy import Policy
+from bollesim.game.registry import DEFAULT_GAME, load_game
 
 if TYPE_CHECKING:
     from bollesim.batch.cluster import Cluster
@@ -54,14 +55,15 @@ def run_cells(
 
     With options.precision, keep adding games (continuing the game indices, so the seed
     scheme is unchanged and every cell still plays the same games) until every cell's rates
-    of precision_rates() have a 95% Wilson half-width of at most that, or a cell has
+    of precision_rates() (the flags of the cells' game) have a 95% Wilson half-width of at most that, or a cell has
     options.max_games games (default DEFAULT_MAX_GAMES). progress(done, total) gets game
     counts over all cells.
 
     Finished chunks are saved as they complete. options.mode "resume" continues an
     interrupted run (its saved chunks are not played again; the result is the same file as
-    an uninterrupted run's), "restart" discards it, and the default "new" refuses a folder
-    holding one. The chunk size defaults to the interrupted run's when resuming, else
+    an uninterrupted run's; a finished run of the same plan is already complete), "restart"
+    discards it, "replace" replaces a finished run too, and the default "new" refuses a
+    folder holding either (refuse_finished). The chunk size defaults to the interrupted run's when resuming, else
     runner.default_chunk.
     """
     from bollesim.batch import runner
@@ -73,6 +75,7 @@ def run_cells(
     check_count("the seed", seed, "seed")
     if not cells:
         raise UsageError("no cells to play")
+    game = cells_game(cells)
     check_count("the number of cells", len(cells), "cells")
     options = RunOptions.of(options)
     precision, mode, engine, cluster, threads = (options.precision, options.mode, options.engine,
@@ -114,13 +117,13 @@ def run_cells(
         "plan": plan, **extra})
     play = _Session(ws, cells, rules, seed, plan, engine, cluster, progress)
     play.check_resources(games, cap, waiting.saved if waiting is not None else 0)
-    with ws:
-        if mode == "resume" and interrupted_run(ws.out) is None:
-            ws.recover()  # a writer killed while it cleaned up after its commit
-            done = _complete_run(ws.out, plan)
+    with ws:  # the lock first: a folder in use is refused as such
+        ws.recover()  # a writer killed while it committed: its commit completed or undone
+        if interrupted_run(ws.out) is None:
+            done = refuse_finished(ws.out, mode, plan)
             if done is not None:
                 return done, Outcome.from_manifest(done)
-        saved = ws.start(plan, mode)
+        saved = ws.start(plan, "restart" if mode == "replace" else mode)
         outcome = play.rounds(saved, games, cap)
         fields = {
             **play_record(rules, records, seed, engine, play.timings(),
@@ -132,6 +135,7 @@ def run_cells(
             "stopped": outcome.sentence() if precision is not None else None,
             "sessions": ws.sessions,
             "cluster": cluster.describe() if cluster is not None else None,
+            "game": game.name,
             **extra,
         }
         manifest = ws.commit(fields, play.schema)
@@ -153,19 +157,22 @@ def run_to_dir(
     cluster: Cluster | None = None,
     mode: str | None = None,
     options: RunOptions | None = None,
+    game: str | Game = DEFAULT_GAME,
 ) -> dict:
     """Play a batch into the run folder out_dir (games.parquet and manifest.json, see
     runfolder.py), chunk by chunk (with a cluster.Cluster, as tasks on its workers), and
-    return its manifest. `params` as for simulate(), one value or one per game.
+    return its manifest. `params` as for simulate(), one value or one per game; `game`
+    the game whose policy `policy` names (a Policy plays its own).
 
     engine, threads, chunk_size, cluster and mode, or `options` (a RunOptions, with the
     keywords given put over it): how the games are played (batch/options.py). mode
-    "resume" continues an interrupted run into out_dir, "restart" discards it; the default
-    refuses a folder holding one. progress(k) is told of every k games played."""
+    "resume" continues an interrupted run into out_dir, "restart" discards it, "replace"
+    replaces a finished run too; the default refuses a folder holding either. progress(k)
+    is told of every k games played."""
     options = RunOptions.of(options, engine=engine, threads=threads, chunk_size=chunk_size,
                             cluster=cluster, mode=mode)
     check_counts(n_games, seed)
-    policy = resolve_policy(policy)
+    policy = resolve_policy(policy, game)
     per_game = isinstance(params, np.ndarray) or any(
         np.ndim(v) > 0 for v in dict(params or {}).values()
     )
@@ -184,7 +191,7 @@ def run_to_dir(
     manifest, _ = run_cells(
         out_dir,
         [cell],
-        rules or declared().load_ruleset(),
+        rules or load_game(policy.game).load_ruleset(),
         seed,
         n_games,
         options,
@@ -192,6 +199,15 @@ def run_to_dir(
         extra_manifest=extra_manifest,
     )
     return manifest
+
+
+def cells_game(cells) -> Game:
+    """The game the cells' policies play: a run folder holds one game's games."""
+    names = sorted({c.policy.game for c in cells})
+    if len(names) != 1:
+        raise UsageError(f"the cells play {len(names)} games ({', '.join(names)}): a run "
+                         "folder holds one game's games")
+    return load_game(names[0])
 
 
 def _committed_plan(out: Path) -> dict:
@@ -204,16 +220,31 @@ def _committed_plan(out: Path) -> dict:
         return {}
 
 
-def _complete_run(out: Path, plan: dict) -> dict | None:
-    """The manifest of out if it holds the complete run of `plan`, else None."""
-    from bollesim.batch.runfolder import RunFolderError, open_run
+def refuse_finished(out: Path, mode: str, plan: dict) -> dict | None:
+    """What a finished run in `out` means for a run of `plan` in `mode` (options.MODES):
+    nothing, with mode "replace" or no finished run; its manifest, when "resume" finds the
+    same plan complete (there is nothing to play); else RunFolderError naming --replace
+    (nothing a user asked for justifies losing a finished run silently)."""
+    from bollesim.batch.runfolder import MANIFEST, RunFolderError, open_run
 
+    if mode == "replace" or not (out / MANIFEST).exists():
+        return None
     try:
         manifest = open_run(out).manifest
-    except RunFolderError:
-        return None
+    except RunFolderError as exc:
+        raise RunFolderError(f"{out} holds a run that cannot be read ({exc}): give --replace "
+                             "to replace it, or choose another folder") from None
     asked = {k: v for k, v in plan.items() if k != "planned"}
-    return manifest if manifest.get("plan") == asked else None
+    if mode == "resume" and manifest.get("plan") == asked:
+        return manifest
+    game = load_game(manifest.get("game") or DEFAULT_GAME).title
+    what = f"{manifest.get('n_games', 0):,} games of {game}"
+    if mode == "resume":
+        raise RunFolderError(f"--resume: {out} holds a finished run of other games ({what}), "
+                             "and no interrupted run: give --replace to replace it, or choose "
+                             "another folder")
+    raise RunFolderError(f"{out} holds a finished run ({what}): give --replace to replace it, "
+                         "or choose another folder")
 
 
 class _Session:
@@ -229,9 +260,11 @@ class _Session:
         self.chunk = plan["chunk_size"]
         self.precision = plan["precision"]
         self.with_rulesets = any(c.changes_rules for c in cells)
-        self.schema = runner.dataset_schema(param_names(cells), rulesets=self.with_rulesets)
+        self.result = cells_game(cells).result
+        self.schema = runner.dataset_schema(cells_game(cells), param_names(cells),
+                                            rulesets=self.with_rulesets)
         self.index = {c.cell: i for i, c in enumerate(cells)}
-        self.counts = np.zeros((len(cells), len(precision_rates())), dtype=np.int64)
+        self.counts = np.zeros((len(cells), len(precision_rates(self.result))), dtype=np.int64)
         self.played = 0  # games played (or found saved) so far, over all cells
         self.saved_before = 0  # games an interrupted run had saved
         self.warm_s = self.run_s = 0.0
@@ -276,7 +309,7 @@ class _Session:
         while True:
             self._round(done, target, by_round.pop(done, []))
             done = target
-            outcome = judge(self.counts, done, self.precision, cap)
+            outcome = judge(self.result, self.counts, done, self.precision, cap)
             if self.precision is None or outcome.reached or done >= cap:
                 break
             need = games_needed(self.counts / done, self.precision, cap)
@@ -344,7 +377,7 @@ class _Session:
         if self.with_rulesets:
             table = runner.with_ruleset(table, cell.ruleset_text(), self.ruleset(i).digest)
         if self.precision is not None:
-            self.counts[i] += results[:, rate_columns()].sum(axis=0)
+            self.counts[i] += results[:, rate_columns(self.result)].sum(axis=0)
         self.ws.add(done, job, table)
         self.played += b - a
         self._report(done, target)
@@ -355,9 +388,9 @@ class _Session:
 
     def _count(self, table) -> None:
         sums = (
-            pl.from_arrow(table.select(["cell", *precision_rates()]))
+            pl.from_arrow(table.select(["cell", *precision_rates(self.result)]))
             .group_by("cell")
-            .agg(pl.col(precision_rates()).sum())
+            .agg(pl.col(precision_rates(self.result)).sum())
         )
         for row in sums.iter_rows():
             self.counts[self.index[row[0]]] += row[1:]

@@ -35,7 +35,7 @@ TEACHER = "the apprentice's teacher (lookahead over the plan family)"
 """The lookahead over its former base, the plan family at the expert point: the player the
 apprentice learned from, kept on the ladder so the step its apprentice gave shows."""
 IMPOSED = {"k": "imposed_roe", "t": "imposed_turn"}
-"""The restricted expert's parameter that imposes each preset trigger (policies/lookahead.py;
+"""The restricted expert's parameter that imposes each preset trigger (policies/bollebank/lookahead.py;
 0: not imposed)."""
 MAIN_OBJECTIVE = "operational victory"  # the best point whose triggers are swept
 PENALISED = {"operational": "operational victory", "defeat": "no defeat"}

@@ -1,4 +1,4 @@
-"""Operation Bøllebank's lookahead player (policies/lookahead.py), the generic one
+"""Operation Bøllebank's lookahead player (policies/bollebank/lookahead.py), the generic one
 (bollesim/strong/lookahead.py) over this game's positions (positions.py): its objectives,
 its bases, and restricted play, an imposed first Fire order (expert.py). The default base
 is the apprentice; "expert" is the plan family at EXPERT_BASE (expert_base.toml).
@@ -38,7 +38,7 @@ BASES = ("expert", "historical", "cautious", "fire_at_roe", "hold_fire", "rush",
          "plan", "apprentice")
 """The values of the `base` parameter: the policy that plays the rollouts out. "expert":
 the plan family at EXPERT_BASE; "apprentice": the learned player over it
-(policies/apprentice.py); the others at their defaults (`plan` at other parameters:
+(policies/bollebank/apprentice.py); the others at their defaults (`plan` at other parameters:
 play_games' base_params, with_base)."""
 
 def base_of(name: str, base_params: dict[str, float] | None) -> tuple[Policy, dict | None]:
@@ -82,7 +82,7 @@ def new_lookahead(rules: Ruleset, rollouts: int, base: Policy, objective: Object
 
 
 def player(rules: Ruleset, params: np.ndarray, base_params: dict | None = None) -> Lookahead:
-    """The lookahead player of one parameter row of policies/lookahead.py."""
+    """The lookahead player of one parameter row of policies/bollebank/lookahead.py."""
     rollouts, objective, base, _, roe, turn = (int(x) for x in params[:6])
     policy, base_params = base_of(BASES[base], base_params)
     return new_lookahead(rules, rollouts, policy, OBJECTIVES[objective], base_params,

@@ -26,11 +26,15 @@ that use the tape, such as the plain clairvoyant's winning lines (`best_of`).
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.connection
+import os
 import signal
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
+from multiprocessing import resource_tracker
 
 import numpy as np
 
@@ -168,7 +172,20 @@ _built: tuple[list[Penalised], list[Penalised]] | None = None
 
 def _start(measure: Measure) -> None:
     global _built
+    _end_with_the_parent()
     _built = measure.build()
+
+
+def _end_with_the_parent() -> None:
+    """A worker ends when its parent does, however the parent ends (a worker holds the
+    pool's queues open, so nothing else would end it)."""
+    sentinel = multiprocessing.parent_process().sentinel
+
+    def watch() -> None:
+        multiprocessing.connection.wait([sentinel])
+        os._exit(1)
+
+    threading.Thread(target=watch, name="end-with-the-parent", daemon=True).start()
 
 
 def _best_of(seed: int, game: int, lines: list[tuple[int, tuple[int, ...]]]) -> tuple[float, float]:
@@ -180,30 +197,71 @@ def lower_estimates(measure: Measure, seed: int, lines: list[list[tuple[int, tup
     """best_of of games first_game, first_game + 1, ... of `seed`, the k-th over its
     candidate lines lines[k]: an array (games, 2). In `processes` processes, each
     building its players once: the walk of a line is mostly Python, which threads would
-    take turns at."""
+    take turns at. Ctrl-C (or any error) ends the workers whatever they are doing: the
+    games under way are dropped with those not begun."""
     games = range(first_game, first_game + len(lines))
     if processes <= 1:
         inner, fresh = measure.build()
         return np.array([best_of(inner, fresh, seed, g, c) for g, c in zip(games, lines, strict=True)])
     spawn = multiprocessing.get_context("spawn")  # no fork of a process with LightGBM's threads
-    pool = ProcessPoolExecutor(processes, mp_context=spawn, initializer=_start, initargs=(measure,))
+    resource_tracker.ensure_running()  # before the hold: its launch unblocks SIGINT (CPython)
+    pool, finished = None, False
     try:
-        with _ctrl_c_held():  # map submits every chunk now, starting the workers
+        with _ctrl_c_held():  # the pool starts whole: its workers, and every chunk submitted
+            pool = ProcessPoolExecutor(processes, mp_context=spawn, initializer=_start,
+                                       initargs=(measure,))
             results = pool.map(partial(_best_of, seed), games, lines, chunksize=8)
-        return np.array(list(results))
-    finally:  # Ctrl-C: the games not begun are dropped
-        pool.shutdown(cancel_futures=True)
+        out = np.array(list(results))
+        finished = True
+        return out
+    finally:
+        if pool is not None:
+            with _ctrl_c_held():  # a second Ctrl-C waits until the workers are gone
+                _close(pool, finished)
+
+
+def _close(pool: ProcessPoolExecutor, finished: bool) -> None:
+    """Shut the pool down; unless its work is finished, kill its workers (a chunk under
+    way may take minutes, and its result would be dropped), once the pool has been told
+    to drop the work not begun: killed first, its manager thread could find them dead
+    before it heard, and set an error on futures already cancelled (InvalidStateError,
+    a traceback of Python 3.11's pool)."""
+    workers = list((pool._processes or {}).values())  # Python 3.14: pool.kill_workers()
+    manager = pool._executor_manager_thread
+    pool.shutdown(wait=finished, cancel_futures=True)
+    if not finished:
+        for worker in workers:
+            worker.kill()
+        if manager is not None:
+            manager.join()
 
 
 @contextmanager
 def _ctrl_c_held():
-    """SIGINT blocked in this thread while it starts the workers, and delivered after.
-    A process started from it keeps the block for good, so Ctrl-C at a terminal, sent to
-    the whole process group, is this process's alone to answer, from a worker's first
-    instant: an ignore set by the workers' initializer came after their imports, and a
-    Ctrl-C in those seconds killed a worker and hung the pool."""
+    """Ctrl-C held back while the block runs (in the main thread), and raised after it.
+
+    Two holds, as a Ctrl-C at a terminal goes to every process of the group and, within
+    this one, to any thread that does not block it:
+    - SIGINT is blocked in this thread, and a process started from it keeps the block for
+      good: the workers leave Ctrl-C to this process from their first instant (an ignore
+      set by their initializer came after their imports, and a Ctrl-C in those seconds
+      killed a worker and hung the pool);
+    - the handler only notes it: the engine's and LightGBM's threads do not block SIGINT,
+      and a Ctrl-C delivered to one of them is still handled in the main thread, as a
+      KeyboardInterrupt raised wherever it is, inside the pool's start (a worker started
+      but not yet counted by the pool lived on, holding the terminal's pipes, or died
+      with a traceback, its semaphores gone)."""
+    main = threading.current_thread() is threading.main_thread()
+    noted = []
+    if main:
+        handler = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum))
+        handler = signal.default_int_handler if handler is None else handler  # set in C
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)  # a pending Ctrl-C: noted
+        if main:
+            signal.signal(signal.SIGINT, handler)
+            if noted:
+                signal.raise_signal(signal.SIGINT)  # to the handler as it was

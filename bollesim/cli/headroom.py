@@ -17,8 +17,18 @@ import typer
 from bollesim.bollebank import headroom as G
 from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
+from bollesim.game.declaration import Game
 
 DEFAULT_OUT = Path("results") / "headroom"
+
+
+def decisions_known(game: Game, command: str) -> None:
+    """`headroom` plays the decisions of bollesim/bollebank/ by name: another game, which
+    declares none yet, is refused in one line (`train` learns the decisions any game
+    declares, and refuses a game without an apprentice: strong/apprentice.py apprenticeship)."""
+    if not game.engine.startswith(f"{G.__package__}."):
+        raise UsageError(f"{command} plays the decisions of {G.__package__} only: {game.title} "
+                         "declares none yet")
 
 
 def new_folder(base: Path) -> Path:
@@ -47,6 +57,7 @@ def _count(help_: str):
     ),
 )
 def headroom(
+    game: Game,
     games: Annotated[int, _count("Games of each scripted player.")] = 20000,
     expert_games: Annotated[int, _count(
         "Games of the expert at each of its rollout settings (the first of the same games).")] = 2000,
@@ -86,6 +97,7 @@ def headroom(
     from bollesim.cli.headroom_make import Settings, make
     from bollesim.inputs import check_out_folder
 
+    decisions_known(game, "headroom")
     if max(expert_games, clairvoyant_games) > games:
         raise UsageError("--expert-games and --clairvoyant-games must not exceed --games "
                          "(they play the first of the same games)")
@@ -97,7 +109,7 @@ def headroom(
         raise UsageError(f"--restricted {restricted}: no such folder (a `bollesim sweep` of "
                          "the restricted player, such as experiments/first_fire_strong.toml's)")
     out = check_out_folder(out if out is not None else new_folder(DEFAULT_OUT), "a report")
-    settings = Settings(games, expert_games, clairvoyant_games, budget, sweep_games, threads,
+    settings = Settings(game, games, expert_games, clairvoyant_games, budget, sweep_games, threads,
                         min(penalised_games, clairvoyant_games), inner, value_games, restricted, spec,
                         points, out)
     make(settings)

@@ -17,17 +17,20 @@ from bollesim.batch.spec import load_experiment
 from bollesim.bollebank import clairvoyant as CV
 from bollesim.bollebank import headroom as G
 from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.game.declaration import Game
 from bollesim.report import headroom as H
 from bollesim.report import plots
-from bollesim.stats import naming, paired_tests, vocabulary
+from bollesim.stats import naming, paired_tests
 from bollesim.stats.intervals import mcnemar_exact, newcombe_paired
 from bollesim.stats.naming import pct
 
 
 @dataclass(frozen=True)
 class Settings:
-    """The command's options (cli/headroom.py gives their meaning and defaults)."""
+    """The game and the command's options (cli/headroom.py gives their meaning and
+    defaults)."""
 
+    game: Game
     games: int
     expert_games: int
     clairvoyant_games: int
@@ -71,30 +74,31 @@ def make(s: Settings) -> None:
             bar.advance(task)
             return _
 
-        frames = [done(play(label, policy, s.games, params)) for label, policy, params in honest]
-        frames += [done(play(label, policy, s.expert_games, params))
+        frames = [done(play(s.game, label, policy, s.games, params))
+                  for label, policy, params in honest]
+        frames += [done(play(s.game, label, policy, s.expert_games, params))
                    for label, policy, params in experts]
         games = pl.concat(frames)
         order = list(dict.fromkeys(games["player"].to_list()))
-        rungs = [rung(p, games.filter(pl.col("player") == p)) for p in order]
+        rungs = [rung(s.game, p, games.filter(pl.col("player") == p)) for p in order]
         bound, verdicts, cv_seconds, each = clairvoyant(baseline, best, s, done)
         measured = [done(penalised(o, best, baseline, s, each[o])) for o in G.PENALISED]
-        found = done(sweeps(s.spec, G.main_point(best), s.sweep_games))
+        found = done(sweeps(s.game, s.spec, G.main_point(best), s.sweep_games))
     write(s, games, rungs, bound, verdicts, cv_seconds, found, baseline, best,
           [m for m in measured if m is not None])
 
 
-def play(label: str, policy, games: int, params=None) -> pl.DataFrame:
+def play(game: Game, label: str, policy, games: int, params=None) -> pl.DataFrame:
     t = time.perf_counter()
-    df = simulate(policy, games, seed=G.SEED, params=params or None)
+    df = simulate(policy, games, seed=G.SEED, params=params or None, game=game)
     print(f"{label}: {games:,} games, {games / (time.perf_counter() - t):,.1f} games/s",
           file=sys.stderr)
-    return vocabulary.with_outcomes(df).select("game", *vocabulary.HEADLINE).with_columns(
+    return game.result.with_outcomes(df).select("game", *game.result.headline).with_columns(
         pl.lit(label).alias("player"))
 
 
-def rung(label: str, df: pl.DataFrame) -> H.Rung:
-    return H.Rung(label, {o: (int(df[o].sum()), df.height) for o in vocabulary.HEADLINE})
+def rung(game: Game, label: str, df: pl.DataFrame) -> H.Rung:
+    return H.Rung(label, {o: (int(df[o].sum()), df.height) for o in game.result.headline})
 
 
 def clairvoyant(baseline: dict, best: list[dict], s: Settings,
@@ -112,7 +116,7 @@ def clairvoyant(baseline: dict, best: list[dict], s: Settings,
         found = CV.bound(each[outcome])
         print(f"clairvoyant, {name}: {found} in {time.perf_counter() - t1:.0f} s", file=sys.stderr)
         verdicts[outcome] = found
-        k = found["counted"] if outcome != vocabulary.RESULT.loss else found[CV.LOST]
+        k = found["counted"] if outcome != s.game.result.loss else found[CV.LOST]
         counts[outcome] = (k, s.clairvoyant_games)
         done()
     counts.update({o: counts[source] for o, source in G.INHERITED.items()})
@@ -169,35 +173,37 @@ def paired(games: pl.DataFrame):
     return compare
 
 
-def sweeps(spec: Path, best_op: dict, games: int,
+def sweeps(game: Game, spec: Path, best_op: dict, games: int,
            family: bool = True) -> list[tuple[str, str, str, pl.DataFrame, pl.DataFrame | None]]:
     """Per grid of the spec: (preset, its trigger, the family's, the preset's sweep on the
     spec's own parameters, the best operational point's sweep of the same trigger, or
     None without `family`)."""
-    experiment = load_experiment(spec)
+    experiment = load_experiment(spec, game)
     by_policy: dict[str, list] = {}
     for cell in experiment.cells:
         by_policy.setdefault(cell.policy.name, []).append(cell.param_dict())
     out = []
     for preset, cells in by_policy.items():
         k, p = G.TRIGGERS[preset]
-        before = pl.concat([simulate(preset, games, seed=experiment.seed, params=c)
+        before = pl.concat([simulate(preset, games, seed=experiment.seed, params=c, game=game)
                             for c in cells], how="diagonal")
         values = [c[k] for c in cells]
         after = pl.concat([simulate(G.FAMILY, games, seed=experiment.seed,
-                                    params={**best_op["params"], p: v}) for v in values],
+                                    params={**best_op["params"], p: v}, game=game)
+                           for v in values],
                           how="diagonal") if family else None
         out.append((preset, k, p, before, after))
     return out
 
 
-def sweep_section(spec: Path, out: Path, found, best_op: dict, games: int) -> tuple[list[str], str]:
+def sweep_section(game: Game, spec: Path, out: Path, found, best_op: dict,
+                  games: int) -> tuple[list[str], str]:
     """The preset trigger sweeps beside the same trigger swept for the best point, and
     their verdict in one sentence."""
     lines, words, changes = [], [], []
-    experiment = load_experiment(spec)
-    width = max(H.widest_interval(df, k) for _, k, _, df, _ in found)
-    width = max(width, *(H.widest_interval(df, p) for _, _, p, _, df in found))
+    experiment = load_experiment(spec, game)
+    width = max(H.widest_interval(game, df, k) for _, k, _, df, _ in found)
+    width = max(width, *(H.widest_interval(game, df, p) for _, _, p, _, df in found))
     fixed = {name: v for name, v in experiment.cells[0].param_dict().items()
              if all(c.param_dict().get(name) == v for c in experiment.cells
                     if c.policy.name == experiment.cells[0].policy.name)}
@@ -212,15 +218,15 @@ def sweep_section(spec: Path, out: Path, found, best_op: dict, games: int) -> tu
               "table says so instead of comparing advice.", ""]
     for preset, k, p, before, after in found:
         name = f"headroom-trigger-{preset}.png"
-        plots.rates_by_trigger(after, p, policy=G.FAMILY).savefig(out / name, dpi=110,
-                                                                 facecolor="white")
-        lines += [f"### {naming.parameter_label(preset, k)}", "", f"![{p}]({name})", ""]
-        lines += advice_table(words, preset, k, before, G.FAMILY, p, after, best_op["label"],
-                              changes)
+        plots.rates_by_trigger(game, after, p, policy=G.FAMILY).savefig(out / name, dpi=110,
+                                                                       facecolor="white")
+        lines += [f"### {naming.parameter_label(game, preset, k)}", "", f"![{p}]({name})", ""]
+        lines += advice_table(game, words, preset, k, before, G.FAMILY, p, after,
+                              best_op["label"], changes)
     return lines, H.advice_verdict(words, best_op["label"], tuple(changes))
 
 
-def advice_table(words: list[str], preset: str, k: str, before: pl.DataFrame, policy: str,
+def advice_table(game: Game, words: list[str], preset: str, k: str, before: pl.DataFrame, policy: str,
                  param: str, after: pl.DataFrame, who: str,
                  changes: list[str] | None = None) -> list[str]:
     """The table of the preset's best `k` per outcome beside `policy`'s best `param`, with
@@ -228,22 +234,23 @@ def advice_table(words: list[str], preset: str, k: str, before: pl.DataFrame, po
     instead to `changes`)."""
     lines = [f"| outcome | best `{k}` ({preset}) | best `{param}` ({who}) | advice |",
              "|---|---|---|---|"]
-    for b, a in zip(paired_tests.best_trigger(before, k).iter_rows(named=True),
-                    paired_tests.best_trigger(after, param, policy=policy,
+    labels = game.result.labels
+    for b, a in zip(paired_tests.best_trigger(game, before, k).iter_rows(named=True),
+                    paired_tests.best_trigger(game, after, param, policy=policy,
                                           default=None).iter_rows(named=True),
                     strict=True):
         word = H.advice_word(b, a)
         words.append(word)
         if word == "changes" and changes is not None:
-            changes.append(f"{vocabulary.LABELS[b['outcome']]}, {param} = {a['best_label']} "
+            changes.append(f"{labels[b['outcome']]}, {param} = {a['best_label']} "
                            f"({pct(a['best_rate'])}) instead of {k} = {b['best_label']}")
-        lines.append(f"| {vocabulary.LABELS[b['outcome']]} | {b['best_label']} "
+        lines.append(f"| {labels[b['outcome']]} | {b['best_label']} "
                      f"({pct(b['best_rate'])}) | {a['best_label']} ({pct(a['best_rate'])}) "
                      f"| {word} |")
     return [*lines, ""]
 
 
-def restricted_section(folder: Path | None, found) -> tuple[list[str], str | None]:
+def restricted_section(game: Game, folder: Path | None, found) -> tuple[list[str], str | None]:
     """The headline under strong play: the restricted player's trigger sweep (its folder),
     its best setting per outcome beside the presets'; and its verdict in one sentence.
     Skipped with a note (and no verdict) when not given."""
@@ -251,7 +258,7 @@ def restricted_section(folder: Path | None, found) -> tuple[list[str], str | Non
     if folder is None:
         return [*lines, "Not in this report: no folder was given. Give the restricted "
                 "player's trigger sweep with `--restricted FOLDER`.", ""], None
-    games = pl.read_parquet(open_run(folder).games_path)
+    games = pl.read_parquet(open_run(folder, game).games_path)
     player = games["policy"][0]  # the lookahead player or the apprentice, restricted
     words, changes = [], []
     for preset, k, _, before, _ in found:
@@ -260,10 +267,10 @@ def restricted_section(folder: Path | None, found) -> tuple[list[str], str | Non
             continue
         own = games.filter(pl.col(imposed) > 0)
         n = own.group_by(imposed).len()["len"].min()
-        lines += [f"### {naming.parameter_label(preset, k)}", "",
+        lines += [f"### {naming.parameter_label(game, preset, k)}", "",
                   f"{n:,} games per setting of the restricted {player} (95% intervals up "
                   f"to ±{100 * 1.96 * (0.25 / n) ** 0.5:.1f} points).", ""]
-        lines += advice_table(words, preset, k, before, player, imposed, own,
+        lines += advice_table(game, words, preset, k, before, player, imposed, own,
                               f"restricted {player}", changes)
     if not words:
         return [*lines, f"`{folder}` sweeps none of the imposed triggers "
@@ -273,10 +280,10 @@ def restricted_section(folder: Path | None, found) -> tuple[list[str], str | Non
     return [*lines, verdict, ""], verdict
 
 
-def ladder_chart(rungs: list[H.Rung], path: Path) -> None:
+def ladder_chart(game: Game, rungs: list[H.Rung], path: Path) -> None:
     import matplotlib.pyplot as plt
 
-    outcomes = vocabulary.HEADLINE
+    outcomes = game.result.headline
     fig, axes = plt.subplots(1, len(outcomes), figsize=(3.0 * len(outcomes), 0.45 * len(rungs) + 1.5),
                              sharey=True)
     y = np.arange(len(rungs))[::-1]
@@ -287,7 +294,7 @@ def ladder_chart(rungs: list[H.Rung], path: Path) -> None:
         colors = ["#b2182b" if r.bound else "#2166ac" for r in rungs]
         ax.barh(y, x, color=colors, alpha=0.7)
         ax.errorbar(x, y, xerr=err, fmt="none", ecolor="black", capsize=2, lw=0.8)
-        ax.set_title(vocabulary.LABELS[o], fontsize=9)
+        ax.set_title(game.result.labels[o], fontsize=9)
         ax.set_xlim(0, 100)
         ax.set_xlabel("% of games", fontsize=8)
     axes[0].set_yticks(y, [r.label for r in rungs], fontsize=8)
@@ -297,7 +304,7 @@ def ladder_chart(rungs: list[H.Rung], path: Path) -> None:
     fig.savefig(path, dpi=110, facecolor="white")
 
 
-def penalised_section(measured: list[H.Penalised], subset: list[H.Rung]) -> list[str]:
+def penalised_section(game: Game, measured: list[H.Penalised], subset: list[H.Rung]) -> list[str]:
     """The penalised clairvoyant beside the plain one (docs/skill.md), or a note."""
     lines = ["### The penalised clairvoyant", "",
              "Information relaxation with a penalty (Brown, Smith and Sun 2010; "
@@ -315,33 +322,35 @@ def penalised_section(measured: list[H.Penalised], subset: list[H.Rung]) -> list
              "least that.", ""]
     if not measured:
         return [*lines, "Not measured in this report (`--penalised-games 0`).", ""]
-    return [*lines, *(x for p in measured for x in H.penalised_lines(p, subset)), ""]
+    return [*lines, *(x for p in measured for x in H.penalised_lines(game.result, p, subset)), ""]
 
 
 def write(s: Settings, games, rungs, bound, verdicts, cv_seconds, found, baseline, best,
           measured: list[H.Penalised]) -> None:
-    out, main, loss = s.out, vocabulary.RESULT.main, vocabulary.RESULT.loss
+    game, result = s.game, s.game.result
+    out, main, loss = s.out, result.main, result.loss
     out.mkdir(parents=True, exist_ok=True)
     m = s.clairvoyant_games
-    ladder_chart([*rungs, bound], out / "headroom-ladder.png")
+    ladder_chart(game, [*rungs, bound], out / "headroom-ladder.png")
     same = games.filter(pl.col("game") < m)
-    subset = [rung(r.label, same.filter(pl.col("player") == r.label)) for r in rungs
+    subset = [rung(game, r.label, same.filter(pl.col("player") == r.label)) for r in rungs
               if same.filter(pl.col("player") == r.label).height == m]  # all m games
-    best_op = H.best_honest(subset, main)
+    best_op = H.best_honest(result, subset, main)
     op = verdicts[main]
-    skills = H.skill_rows(subset, G.BEGINNER, bound)
-    sweep_lines, sweep_verdict = sweep_section(s.spec, out, found, G.main_point(best),
+    skills = H.skill_rows(result, subset, G.BEGINNER, bound)
+    sweep_lines, sweep_verdict = sweep_section(game, s.spec, out, found, G.main_point(best),
                                                s.sweep_games)
-    restricted_lines, restricted_verdict = restricted_section(s.restricted, found)
+    restricted_lines, restricted_verdict = restricted_section(game, s.restricted, found)
+    safest = H.best_honest(result, subset, loss)
     widths = {o: H.half_width(rungs[: len(rungs) - len(G.expert_players())], o)
               for o in (main, loss)}
     lines = [
         "# Headroom: how well can the game be played?", "",
-        f"**{H.headline(rungs, baseline['label'], paired(games))}**", "",
-        f"**{H.bracket_sentence(best_op, bound, op[CV.UNDECIDED], op[CV.LOST])} "
-        f"{H.designer_sentence(best_op, bound, op[CV.LOST], H.best_honest(subset, loss), measured)}**",
+        f"**{H.headline(result, rungs, baseline['label'], paired(games))}**", "",
+        f"**{H.bracket_sentence(result, best_op, bound, op[CV.UNDECIDED], op[CV.LOST])} "
+        f"{H.designer_sentence(result, best_op, bound, op[CV.LOST], safest, measured)}**",
         "",
-        f"**{H.skill_sentence(skills)}**", "",
+        f"**{H.skill_sentence(result, skills)}**", "",
         f"**{sweep_verdict}**", "",
         *([f"**{restricted_verdict}**", ""] if restricted_verdict else []),
         "## The skill ladder", "",
@@ -353,7 +362,7 @@ def write(s: Settings, games, rungs, bound, verdicts, cv_seconds, found, baselin
         "(with where each comes from). The clairvoyant's row is a bound per outcome, "
         "each from its own search: at most that many victories, at least that many defeats.",
         "", "![ladder](headroom-ladder.png)", "",
-        *H.ladder_table([*rungs, bound]), "",
+        *H.ladder_table(result, [*rungs, bound]), "",
         "## The bracket", "",
         f"The clairvoyant (`bollesim/bollebank/clairvoyant.py`) replays each game from setup "
         f"on the game's own chance stream and searches its choices (iterative deepening, "
@@ -369,14 +378,14 @@ def write(s: Settings, games, rungs, bound, verdicts, cv_seconds, found, baselin
         "|---|---:|---:|---:|",
         *(f"| {CV.WIN_BY_NAME[name].name} | {verdicts[o][CV.WON]:,} | {verdicts[o][CV.LOST]:,} "
           f"| {verdicts[o][CV.UNDECIDED]:,} |" for o, name in G.BOUNDS.items()), "",
-        H.bracket_sentence(best_op, bound, op[CV.UNDECIDED], op[CV.LOST]), "",
-        *penalised_section(measured, subset),
+        H.bracket_sentence(result, best_op, bound, op[CV.UNDECIDED], op[CV.LOST]), "",
+        *penalised_section(game, measured, subset),
         "## Skill and luck", "",
         "The relative skill of each outcome (Dreef, Borm and van der Genugten 2004; "
         "`docs/skill.md`): the share of the distance from the random player to the "
         f"clairvoyant that the best honest player covers, on the first {m:,} games. The "
         "interval takes the three rates at the ends of their intervals.", "",
-        *H.skill_table(skills, G.BEGINNER), "", H.skill_sentence(skills), "",
+        *H.skill_table(result, skills, G.BEGINNER), "", H.skill_sentence(result, skills), "",
         *sweep_lines,
         *restricted_lines,
         "## How this was made", "", "```sh",
@@ -384,7 +393,7 @@ def write(s: Settings, games, rungs, bound, verdicts, cv_seconds, found, baselin
     ]
     (out / "headroom.md").write_text("\n".join(lines))
     pl.DataFrame([{"player": r.label, "bound": r.bound,
-                   **{f"{o}_{x}": v for o in vocabulary.HEADLINE if o in r.counts
+                   **{f"{o}_{x}": v for o in result.headline if o in r.counts
                       for x, v in zip(("k", "n"), r.counts[o], strict=True)}}
                   for r in [*rungs, bound]]).write_csv(out / "headroom.csv")
 

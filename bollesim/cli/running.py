@@ -4,6 +4,7 @@ Dask cluster of --cluster."""
 
 from __future__ import annotations
 
+import re
 import shlex
 import signal
 import sys
@@ -18,9 +19,21 @@ import typer
 from bollesim.errors import UsageError
 from bollesim.terminal import printable
 
+QUIET = "bollesim.quiet"
+"""The command line's context meta key of the global --quiet (cli/wiring.py)."""
+
+
+def quiet() -> bool:
+    """Whether the command running was given the global --quiet."""
+    from typer._click.globals import get_current_context  # typer's own click (cli/chosen.py)
+
+    ctx = get_current_context(silent=True)
+    return bool(ctx is not None and ctx.find_root().meta.get(QUIET))
+
 
 def progress_bar(label: str):
-    """A rich progress bar over games (quiet when stderr is not a terminal)."""
+    """Progress over a command's work: a rich progress bar on a terminal, else lines
+    (PlainProgress, as pip and cargo print into a pipe or a CI log); nothing with --quiet."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -31,15 +44,114 @@ def progress_bar(label: str):
     )
 
     console = Console(stderr=True)
+    if not console.is_terminal and not quiet():
+        return PlainProgress(label)
     return Progress(
         TextColumn(label),
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         console=console,
-        disable=not console.is_terminal,
+        disable=not console.is_terminal or quiet(),
         transient=False,
     )
+
+
+_DURATION = r"(\d+s|\d+m \d\ds|\d+h \d\dm)"  # duration()'s forms
+_COUNTED = r"[\d,]+( of [\d,]+ \(\d+%\))?"  # PlainProgress.counted()'s
+PROGRESS_LINE = re.compile(rf"(?!error: |interrupted: |note: )[^\n]+: (started|working, {_DURATION} so "
+                           rf"far|done(, {_COUNTED})? in {_DURATION}|{_COUNTED} after {_DURATION})")
+"""The form of every progress line (PlainProgress, working): anything else on stderr is a
+command's own word (an `error:` line, a note)."""
+
+
+def duration(seconds: float) -> str:
+    """A duration as people say it: 8s, 2m 05s, 1h 03m."""
+    s = int(seconds)
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m {s % 60:02d}s"
+    return f"{s // 3600}h {s % 3600 // 60:02d}m"
+
+
+class PlainProgress:
+    """Progress off a terminal: a line on stderr when the work starts, a line at most every
+    `interval` seconds while it goes (done of total, the time so far), and one when it ends.
+    The progress bar's interface as the commands use it (add_task, update, advance)."""
+
+    INTERVAL = 30.0
+
+    def __init__(self, label: str, interval: float | None = None):
+        import time
+
+        self.label, self.clock = printable(label), time.monotonic
+        self.interval = self.INTERVAL if interval is None else interval
+        self.done, self.total, self.said = 0, None, 0.0
+        self.start = self.clock()
+
+    def __enter__(self) -> PlainProgress:
+        self.start = self.said = self.clock()
+        self.say("started")
+        return self
+
+    def __exit__(self, kind, exc, tb) -> None:
+        if kind is None:
+            self.say(f"done{self.counted()} in {duration(self.clock() - self.start)}")
+
+    def say(self, what: str) -> None:
+        typer.echo(f"{self.label}: {what}", err=True)
+
+    def counted(self) -> str:
+        if self.total:
+            return f", {self.done:,} of {self.total:,} ({100 * self.done / self.total:.0f}%)"
+        return f", {self.done:,}" if self.done else ""
+
+    def add_task(self, description: str = "", total: float | None = None) -> int:
+        self.total = int(total) if total else None
+        return 0
+
+    def update(self, task: int, advance: float | None = None, completed: float | None = None,
+               total: float | None = None) -> None:
+        if total is not None:
+            self.total = int(total)
+        self.done = int(completed) if completed is not None else self.done + int(advance or 0)
+        now = self.clock()
+        if now - self.said >= self.interval:
+            self.said = now
+            self.say(f"{self.counted().lstrip(', ')} after {duration(now - self.start)}")
+
+    def advance(self, task: int, advance: float = 1) -> None:
+        self.update(task, advance=advance)
+
+
+@contextmanager
+def working(label: str, interval: float | None = None) -> Iterator[None]:
+    """A long command without counts (a report): off a terminal and without --quiet, a line
+    when it starts, one every `interval` seconds (PlainProgress.INTERVAL) while it works,
+    one when it is done; nothing on a terminal, where its result follows at once."""
+    import time
+
+    if sys.stderr.isatty() or quiet():
+        yield
+        return
+    stop = threading.Event()
+    started = time.monotonic()
+    bar = PlainProgress(label, interval)
+
+    def beat():
+        while not stop.wait(bar.interval):
+            bar.say(f"working, {duration(time.monotonic() - started)} so far")
+
+    bar.say("started")
+    beating = threading.Thread(target=beat, daemon=True)
+    beating.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        beating.join()
+    bar.say(f"done in {duration(time.monotonic() - started)}")
 
 
 class Signalled(KeyboardInterrupt):
@@ -69,10 +181,13 @@ def stop_on_signals() -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def run_mode(resume: bool, restart: bool) -> str:
-    if resume and restart:
-        raise UsageError("--resume continues an interrupted run, --restart discards it: give one")
-    return "resume" if resume else "restart" if restart else "new"
+def run_mode(resume: bool, restart: bool, replace: bool = False) -> str:
+    """The run folder's mode (batch/options.py MODES) the flags ask for."""
+    given = [f for f, on in (("--resume", resume), ("--restart", restart), ("--replace", replace)) if on]
+    if len(given) > 1:
+        raise UsageError(f"{' and '.join(given)}: give one (--resume continues an interrupted run, "
+                         "--restart discards it, --replace replaces whatever run OUT holds)")
+    return "resume" if resume else "restart" if restart else "replace" if replace else "new"
 
 
 def say_interrupted(folder: Path, exc: KeyboardInterrupt) -> NoReturn:

@@ -14,18 +14,20 @@ from bollesim.cli.options import PartialOption, ReadingOption, RulesOption, SetO
 from bollesim.cli.running import progress_bar
 from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
+from bollesim.game.declaration import Game
 
 
 @command(
     app,
     epilog=examples(
-        "bollesim train                                   # -> results/apprentice/GAME.npz",
-        "bollesim --game NAME train --out FILE.npz   # another game's; its record: FILE.toml",
+        "bollesim train                                   # -> results/apprentice/$name.npz",
+        "bollesim train --out FILE.npz   # its record beside it: FILE.toml",
         "bollesim train --games 2000 --tune-games 2000 --out /tmp/quick.npz   # a quick look",
-        "bollesim train --set tracks.tank_to_hit=8 --out results/apprentice/tank8.npz   # for changed rules",
+        "bollesim train --reading $reading=VARIANT --out results/apprentice/VARIANT.npz   # for changed rules",
     ),
 )
 def train(
+    game: Game,
     games: Annotated[int, typer.Option("--games", "-n",
                                        help="Lookahead games labelled a round.")] = 24000,
     seed: Annotated[int, typer.Option(help="Seed of the first round's games (then seed + 1, "
@@ -37,7 +39,7 @@ def train(
     tune_games: Annotated[int, typer.Option(help="Games a threshold plays.")] = 20000,
     threads: Annotated[int, typer.Option(help="Threads for labelling and fitting.")] = 2,
     out: Annotated[Path | None, typer.Option(help="The model file (.npz; its record beside it, "
-                                             ".toml); default results/apprentice/GAME.npz.")] = None,
+                                             ".toml); default results/apprentice/$name.npz.")] = None,
     rules: RulesOption = None,
     set_: SetOption = None,
     partial: PartialOption = None,
@@ -54,11 +56,9 @@ def train(
     """
     from bollesim.batch.limits import check_count
     from bollesim.batch.source import RulesetSource
-    from bollesim.game.declaration import declared
     from bollesim.strong import train as training
     from bollesim.strong.apprentice import apprenticeship
 
-    game = declared()
     apprenticeship(game)  # a game without decision points, or without an apprentice: refused
     out = Path("results/apprentice", f"{game.name}.npz") if out is None else out
     check_count("--games", games, "games", low=1)
@@ -74,7 +74,7 @@ def train(
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"--out {out}: cannot make its folder ({e.strerror})") from None
-    ruleset = RulesetSource.from_options(rules, set_, partial, readings).load()
+    ruleset = RulesetSource.from_options(game, rules, set_, partial, readings).load(game)
     with progress_bar("labelling (lookahead games)") as bar:
         task = bar.add_task("", total=games * rounds)
         try:

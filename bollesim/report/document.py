@@ -16,7 +16,7 @@ from pathlib import Path
 
 import polars as pl
 
-from bollesim.report.chartdata import DiffChart, RateChart
+from bollesim.report.chartdata import DiffChart, RateChart, SwingChart
 from bollesim.stats.naming import p_text, pct  # noqa: F401  p_text: the reports' name for it
 
 CHART_DPI = 110
@@ -27,7 +27,7 @@ class Chart:
     name: str        # file stem: report-<name>.png
     figure: object   # matplotlib Figure
     alt: str         # what the chart shows, one sentence
-    data: RateChart | DiffChart  # the numbers and words drawn
+    data: RateChart | DiffChart | SwingChart  # the numbers and words drawn
     png: bytes = b""
 
 
@@ -53,7 +53,7 @@ class Report:
         sums up the others (it stays last when the reader sorts the table)."""
         self.blocks.append(("table", header, rows, right or set(), total))
 
-    def chart(self, name: str, figure, alt: str, data: RateChart | DiffChart) -> None:
+    def chart(self, name: str, figure, alt: str, data: RateChart | DiffChart | SwingChart) -> None:
         chart = Chart(slug(name), figure, alt, data)
         self.charts.append(chart)
         self.blocks.append(("chart", chart))
@@ -245,27 +245,35 @@ def chart_png(figure) -> bytes:
     return buffer.getvalue()
 
 
-def write_pages(rep: Report, out: str | Path, stem: str,
-                tables: dict[str, pl.DataFrame] | None = None) -> dict:
-    """Write a Report into the folder `out` (created if missing), each file atomically:
+def pages(rep: Report, stem: str, tables: dict[str, pl.DataFrame] | None = None) -> dict[str, bytes]:
+    """The files of a Report, {name: bytes} in the order write_pages writes them:
     STEM-<chart>.png for every chart, the CSV files of `tables` ({file name: frame}),
-    STEM.md (linking the PNGs) and STEM.html (self-contained). Returns {"html": Path,
-    "markdown": Path, "charts": [Path, ...], "tables": [Path, ...]}."""
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    files: dict[str, str] = {}
-    paths = []
+    STEM.md (linking the PNGs) and STEM.html (self-contained)."""
+    files: dict[str, bytes] = {}
+    names: dict[str, str] = {}
     for chart in rep.charts:
         chart.png = chart_png(chart.figure)
-        name = f"{stem}-{chart.name}.png"
-        atomic_write(out / name, chart.png)
-        files[chart.name] = name
-        paths.append(out / name)
+        names[chart.name] = f"{stem}-{chart.name}.png"
+        files[names[chart.name]] = chart.png
     for name, frame in (tables or {}).items():
         buffer = io.BytesIO()
         frame.write_csv(buffer, float_precision=6)
-        atomic_write(out / name, buffer.getvalue())
-    atomic_write(out / f"{stem}.md", render_markdown(rep, files).encode("utf-8"))
-    atomic_write(out / f"{stem}.html", render_html(rep).encode("utf-8"))
-    return {"html": out / f"{stem}.html", "markdown": out / f"{stem}.md", "charts": paths,
+        files[name] = buffer.getvalue()
+    files[f"{stem}.md"] = render_markdown(rep, names).encode("utf-8")
+    files[f"{stem}.html"] = render_html(rep).encode("utf-8")
+    return files
+
+
+def write_pages(rep: Report, out: str | Path, stem: str,
+                tables: dict[str, pl.DataFrame] | None = None) -> dict:
+    """Write a Report's `pages` into the folder `out` (created if missing), each file
+    atomically. Returns {"html": Path, "markdown": Path, "charts": [Path, ...], "tables":
+    [Path, ...]}."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    files = pages(rep, stem, tables)
+    for name, data in files.items():
+        atomic_write(out / name, data)
+    return {"html": out / f"{stem}.html", "markdown": out / f"{stem}.md",
+            "charts": [out / f"{stem}-{c.name}.png" for c in rep.charts],
             "tables": [out / name for name in tables or {}]}

@@ -33,7 +33,7 @@ import numpy as np
 import polars as pl
 
 from bollesim.batch.options import RunOptions
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
 from bollesim.search.race import DROP_Z, STARTUP_SHARE, rung_sizes
 from bollesim.search.tune_space import ruleset_of_change
 from bollesim.search.tune_spec import Tune
@@ -54,6 +54,7 @@ class Trial:
     ses: np.ndarray | None = None
     kept: bool = False  # played every rung
     refused: str = ""  # the rules' one line when the loader refuses the change
+    rejected: bool = False  # met the targets here, missed on the held-out games (certify.py)
 
     @property
     def keys(self) -> int:
@@ -68,6 +69,11 @@ class Trial:
     def meets(self, tune: Tune) -> bool:
         return self.kept and self.error(tune) == 0.0
 
+    @property
+    def size(self) -> tuple[int, float]:
+        """What "smaller" compares: keys, then distance."""
+        return self.keys, self.distance
+
 
 @dataclass
 class Search:
@@ -79,6 +85,7 @@ class Search:
     trials: list[Trial] = field(default_factory=list)
     played: int = 0
     seen: dict[tuple, Trial] = field(default_factory=dict)
+    seconds: float = 0.0
 
     def scores(self, rules: Ruleset, first: int, stop: int) -> np.ndarray:
         """Per game and target (games, targets): the player's outcome (0/1), or for a gap
@@ -102,7 +109,7 @@ class Search:
         trial = Trial(dict(change), sum(tune.knobs[i].distance(v) for i, v in change.items()))
         self.seen[key] = trial
         self.trials.append(trial)
-        rules = ruleset_of_change(tune.rules, tune.knobs, change)
+        rules = ruleset_of_change(tune.game, tune.rules, tune.knobs, change)
         if isinstance(rules, str):
             trial.refused = rules
             return trial
@@ -135,7 +142,7 @@ def player_outcomes(tune: Tune, rules: Ruleset, seed: int, first: int, stop: int
     `seconds` ({player: s}), if given, gets the time each player took."""
     from bollesim.batch.runner import simulate
 
-    result = declared().result
+    result = tune.game.result
     out = {}
     for name, player in tune.players.items():
         t0 = time.perf_counter()
@@ -159,19 +166,37 @@ def clearly_missed(tune: Tune, means: np.ndarray, ses: np.ndarray) -> bool:
 @dataclass
 class Found:
     """What the search found: every trial, the changes that met the targets on the search
-    games (smallest first), the stage it ended in, its timing."""
+    games and were not rejected on the held-out games (smallest first), the stage it ended
+    in, its timing, and the search itself (to go on with, `go_on`)."""
 
     trials: list[Trial]
     meeting: list[Trial]
     stage: int
     games_searched: int
     seconds: float
+    state: Search | None = None
+
+    def untried_below(self, trial: Trial) -> int | None:
+        """How many changes smaller than `trial` the search never played: in the stages up
+        to its keys, every change of a grid below it (None when a set of knobs was too
+        large for a grid and sampled: what it left is not counted, nothing is shown)."""
+        tune, played = self.state.tune, self.state.seen
+        untried = 0
+        for keys in range(1, trial.keys + 1):
+            for subset in itertools.combinations(range(len(tune.knobs)), keys):
+                grid = _grid(tune, subset)
+                if grid is None:
+                    return None
+                untried += sum(tuple(sorted(c.items())) not in played for c in grid
+                               if (keys, _distance(tune, c)) < trial.size)
+        return untried
 
 
 def smallest(tune: Tune, trials: list[Trial]) -> list[Trial]:
-    """The trials that meet every target on the search games, smallest change first:
-    fewest keys, then least distance, then the widest margin."""
-    ok = [t for t in trials if t.meets(tune)]
+    """The trials that meet every target on the search games and were not rejected on the
+    held-out games, smallest change first: fewest keys, then least distance, then the
+    widest margin."""
+    ok = [t for t in trials if t.meets(tune) and not t.rejected]
     return sorted(ok, key=lambda t: (t.keys, t.distance, -_margin(tune, t)))
 
 
@@ -187,11 +212,21 @@ def search(tune: Tune, *, options: RunOptions | None = None,
 
     options = RunOptions.of(options)
     set_threads(options.threads)
-    t0 = time.perf_counter()
     state = Search(tune, options, progress)
     state.play({})
+    return go_on(state)
+
+
+def go_on(state: Search) -> Found:
+    """The stages from the first, until one ends with a change that meets the targets (and
+    was not rejected) or the search games run out. Called again once a change is rejected
+    on the held-out games, it goes on in the same order through what is untried: a change
+    played before costs nothing, and the changes the rejected one had ruled out (as large
+    or larger, _limit) are played now, up to the next smallest change that met."""
+    tune = state.tune
+    t0 = time.perf_counter()
     stage = 0
-    while not smallest(tune, state.trials) and stage < tune.max_keys and state.can_play():
+    while not _met_within(state, stage) and stage < tune.max_keys and state.can_play():
         stage += 1
         single = _single_errors(tune, state.trials)
         subsets = sorted(itertools.combinations(range(len(tune.knobs)), stage),
@@ -200,8 +235,14 @@ def search(tune: Tune, *, options: RunOptions | None = None,
             if not state.can_play():
                 break
             _search_subset(state, subset)
+    state.seconds += time.perf_counter() - t0
     return Found(state.trials, smallest(tune, state.trials), stage, state.played,
-                 time.perf_counter() - t0)
+                 state.seconds, state)
+
+
+def _met_within(state: Search, stage: int) -> bool:
+    """Whether a change of at most `stage` keys meets the targets (and was not rejected)."""
+    return any(t.keys <= stage for t in smallest(state.tune, state.trials))
 
 
 def _single_errors(tune: Tune, trials: list[Trial]) -> dict[int, float]:
@@ -222,22 +263,34 @@ def _limit(state: Search, keys: int) -> float:
     return min(found, default=math.inf)
 
 
+def _domains(tune: Tune, subset: tuple[int, ...]) -> list[list]:
+    return [[v for v in tune.knobs[i].values if v != tune.knobs[i].base] for i in subset]
+
+
+def _distance(tune: Tune, change: dict[int, object]) -> float:
+    return sum(tune.knobs[i].distance(v) for i, v in change.items())
+
+
+def _grid(tune: Tune, subset: tuple[int, ...]) -> list[dict[int, object]] | None:
+    """Every change of the knobs of `subset`, nearest first; None when there are more than
+    `candidates` (the set is sampled)."""
+    domains = _domains(tune, subset)
+    if math.prod(len(d) for d in domains) > tune.candidates:
+        return None
+    grid = [dict(zip(subset, combo, strict=True)) for combo in itertools.product(*domains)]
+    return sorted(grid, key=lambda c: _distance(tune, c))
+
+
 def _search_subset(state: Search, subset: tuple[int, ...]) -> None:
     tune = state.tune
-    domains = [[v for v in tune.knobs[i].values if v != tune.knobs[i].base] for i in subset]
-    size = math.prod(len(d) for d in domains)
-    if size == 0:
+    grid = _grid(tune, subset)
+    if grid is None:
+        _sample(state, subset, _domains(tune, subset))
         return
-    if size <= tune.candidates:
-        grid = [dict(zip(subset, combo, strict=True)) for combo in itertools.product(*domains)]
-        grid.sort(key=lambda c: sum(tune.knobs[i].distance(v) for i, v in c.items()))
-        for change in grid:
-            distance = sum(tune.knobs[i].distance(v) for i, v in change.items())
-            if distance >= _limit(state, len(subset)) or not state.can_play():
-                return
-            state.play(change)
-        return
-    _sample(state, subset, domains)
+    for change in grid:
+        if _distance(tune, change) >= _limit(state, len(subset)) or not state.can_play():
+            return
+        state.play(change)
 
 
 def _sample(state: Search, subset: tuple[int, ...], domains: list[list]) -> None:

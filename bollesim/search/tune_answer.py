@@ -4,8 +4,11 @@
 The proposals are the changes that met every target on the search games, smallest first
 (fewest keys, then least distance), at most `proposals` of them; when none did, the
 closest misses (least target error on the search games). Each is replayed on the held-out
-games, and so are the starting rules. The answer is the first proposal that is a solution
-there (every target met); when it is not the smallest change found, the report says so.
+games, and so are the starting rules. A proposal that misses there is rejected and,
+until one is a solution, the search goes on through what it had not tried, smallest first
+(tune.go_on): a change smaller than the next proposal may now meet the targets. The answer
+is the first proposal that is a solution there (every target met); the report says which
+were rejected, and whether the search has shown that no smaller change meets them.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from dataclasses import dataclass
 from bollesim.batch.options import RunOptions
 from bollesim.game.declaration import Ruleset
 from bollesim.search.certify import Certificate, Estimate, certify
-from bollesim.search.tune import Found, Trial, label, search
+from bollesim.search.tune import Found, Trial, go_on, label, search
 from bollesim.search.tune_space import ruleset_of_change
 from bollesim.search.tune_spec import Tune
 
@@ -71,9 +74,7 @@ class Answer:
 
 def effects_text(tune: Tune, estimates: tuple[Estimate, ...], verb: str) -> str:
     """"the best point's operational victory becomes 50.3% (49.6–51.0), ..."."""
-    from bollesim.game.declaration import declared
-
-    labels = declared().result.labels
+    labels = tune.game.result.labels
     parts = []
     for e in estimates:
         t = e.target
@@ -89,24 +90,37 @@ def effects_text(tune: Tune, estimates: tuple[Estimate, ...], verb: str) -> str:
 
 
 def proposals_of(tune: Tune, found: Found) -> list[Trial]:
-    """The trials to certify: those meeting the targets on the search games, smallest
-    first, else the closest misses; at most `proposals`."""
+    """The trials to certify, in order: those meeting the targets on the search games
+    (not rejected), smallest first, else the closest misses (answer takes `proposals`)."""
     if found.meeting:
-        return found.meeting[: tune.proposals]
+        return found.meeting
     played = [t for t in found.trials if t.means is not None]
     played.sort(key=lambda t: (t.error(tune), t.keys, t.distance))
     return played[: tune.proposals]
 
 
 def answer(tune: Tune, *, options: RunOptions | None = None, progress=None) -> Answer:
-    """Search, then certify the proposals and the starting rules on held-out games."""
+    """Search, then certify the proposals and the starting rules on held-out games, one
+    proposal at a time, smallest first; a proposal that met the targets on the search
+    games and misses on the held-out ones sends the search on (tune.go_on) before the
+    next is chosen, until a proposal is a solution."""
     found = search(tune, options=options, progress=progress)
     t0 = time.perf_counter()
     start = certify(tune, tune.rules, options=options, progress=progress)
-    proposals = []
-    for trial in proposals_of(tune, found):
-        rules = ruleset_of_change(tune.rules, tune.knobs, trial.change)
+    proposals: list[Proposal] = []
+    while len(proposals) < tune.proposals:
+        trial = next((t for t in proposals_of(tune, found)
+                      if all(t is not p.trial for p in proposals)), None)
+        if trial is None:
+            break
+        rules = ruleset_of_change(tune.game, tune.rules, tune.knobs, trial.change)
         certificate = start if not trial.change else certify(tune, rules, options=options,
                                                               progress=progress)
         proposals.append(Proposal(trial, label(tune, trial), rules, certificate))
+        solved = any(p.certificate.solution for p in proposals)
+        if not certificate.solution and trial.meets(tune) and not solved:
+            trial.rejected = True
+            t1 = time.perf_counter()
+            found = go_on(found.state)
+            t0 += time.perf_counter() - t1  # searching, not certifying
     return Answer(tune, found, start, tuple(proposals), time.perf_counter() - t0)

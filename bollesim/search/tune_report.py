@@ -20,7 +20,6 @@ from pathlib import Path
 
 import polars as pl
 
-from bollesim.game.declaration import declared
 from bollesim.game.patch import changed_units, partial_toml, value_at
 from bollesim.search.optimise_report import report_html, report_markdown
 from bollesim.search.tune import label
@@ -39,7 +38,7 @@ def trials_table(a: Answer) -> pl.DataFrame:
     for n, t in enumerate(a.found.trials):
         row = {"trial": n, "change": label(tune, t), "keys": t.keys, "distance": t.distance,
                "games": t.games, "error_points": 100 * t.error(tune) if t.means is not None else None,
-               "met": t.meets(tune), "refused": t.refused}
+               "met": t.meets(tune), "rejected": t.rejected, "refused": t.refused}
         for j, target in enumerate(tune.targets):
             row[target.text] = float(t.means[j]) if t.means is not None else None
         rows.append(row)
@@ -94,9 +93,13 @@ def report(a: Answer):
           "change: " + ", ".join(f"`{k.name}`" for k in tune.knobs) + f" (at most "
           f"{tune.max_keys} at once).")
     best = a.solution
-    if best is not None and best is not a.proposals[0]:
-        rep.p(f"The smallest change found on the search games ({a.proposals[0].label}) missed "
-              f"on the held-out games; the answer is the next that did not.")
+    rejected = [p.label for p in a.proposals if p.trial.rejected]
+    if rejected:
+        rep.p("Met every target on the search games and missed on the held-out games: "
+              + "; ".join(rejected) + ". After each, the search went on through the changes it "
+              "had not tried, smallest first.")
+    if best is not None and best.trial.change:
+        rep.p(smallest_text(found.untried_below(best.trial)))
     rep.h(2, "Certified on held-out games")
     rep.p(f"Each proposal and the starting rules replayed on {tune.holdout_games:,} games of "
           f"seed {tune.holdout_seed}, never played by the search (seed {tune.seed}). A target "
@@ -154,6 +157,20 @@ def report(a: Answer):
     return rep
 
 
+def smallest_text(untried: int | None) -> str:
+    """What the search has shown of the answer's size (Found.untried_below)."""
+    if untried == 0:
+        return ("It is the smallest change that meets every target: every smaller change of "
+                "the allowed keys was played on the search games, and missed there or on the "
+                "held-out games.")
+    if untried is None:
+        return ("It is the smallest change the search found, not shown to be the smallest: "
+                "the larger sets of keys were sampled (optuna's TPE), not played whole.")
+    changes = "1 smaller change was" if untried == 1 else f"{untried:,} smaller changes were"
+    return (f"It is the smallest change the search found, not shown to be the smallest: "
+            f"{changes} never played (the budget ran out).")
+
+
 def write_result(a: Answer, out: Path) -> dict:
     """Write the result folder (each file atomically); returns tune.json's record."""
     from bollesim.report import charts
@@ -190,13 +207,14 @@ def page_address(a: Answer, p: Proposal) -> str:
 
     player = a.tune.players[a.tune.targets[0].players[0]]
     state = {"policy": player.policy.name, "params": player.params,
-             "edits": {unit: value_at(p.rules.data, unit) for unit in changed_units(p.rules)}}
+             "edits": {unit: value_at(p.rules.data, unit)
+                       for unit in changed_units(a.tune.game, p.rules)}}
     return "#" + quote(json.dumps(state, separators=(",", ":")), safe="")
 
 
 def patch_text(a: Answer, p: Proposal, written_by: str) -> str:
     verdict = "a solution" if p.certificate.solution else "NOT a solution (it misses on held-out games)"
-    return partial_toml(p.rules, written_by, (
+    return partial_toml(a.tune.game, p.rules, written_by, (
         f"Change: {p.label}.",
         f"On {a.tune.holdout_games:,} held-out games it is {verdict}.",
         "Over the shipped rules; with the starting rules' own changes, if any."))
@@ -207,12 +225,15 @@ def record_of(a: Answer) -> dict:
         return [{"target": e.target.text, "estimate": e.value, "low": e.low, "high": e.high,
                  "met": e.met, "met_95": e.sure} for e in cert.estimates]
 
-    return {"game": declared().name, "sentence": a.sentence(),
+    return {"game": a.tune.game.name, "sentence": a.sentence(),
             "no_change_needed": a.no_change_needed,
             "solution": a.solution.label if a.solution is not None else None,
+            "smallest_shown": (a.found.untried_below(a.solution.trial) == 0
+                               if a.solution is not None else None),
             "start": estimates(a.start),
             "proposals": [{"change": p.label, "keys": p.trial.keys, "distance": p.trial.distance,
                            "solution": p.certificate.solution,
+                           "rejected": p.trial.rejected,
                            "binding": p.certificate.binding.target.text,
                            "estimates": estimates(p.certificate)} for p in a.proposals],
             "search_games": a.found.games_searched, "holdout_games": a.tune.holdout_games,

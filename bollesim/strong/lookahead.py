@@ -23,9 +23,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from bollesim.game.policy import DecidePolicy
-from bollesim.game.positions import POINT_CHOICE, POINT_KIND, POINT_N, POINT_OBS, point_width
 from bollesim.game.result import Objective
 from bollesim.strong import kernel as K
+from bollesim.strong.replay import Point, Position, Replayer
+
+__all__ = ["Decision", "Lookahead", "Point", "Position", "decision_line", "play_games"]
 
 FIRST_ROUND = 1
 """Rollouts of every option in the first round of successive halving."""
@@ -34,26 +36,6 @@ SCREEN = 6
 looks settled and is left to the base (kernel.halving)."""
 LOG_OPTIONS = 1 << 16
 """The options of a game's logged decisions, flat: more than any game's."""
-
-
-@dataclass(frozen=True)
-class Position:
-    """Where a game stands: a snapshot (the game's own) and the choices made since."""
-
-    snapshot: np.ndarray
-    script: list[int]
-
-
-@dataclass(frozen=True)
-class Point:
-    """A decision put to the player: where it stands, its kind, its options, the
-    observation it is taken on and the base policy's choice."""
-
-    at: Position
-    kind: int
-    options: np.ndarray
-    obs: np.ndarray
-    base_choice: int
 
 
 @dataclass(frozen=True)
@@ -70,30 +52,24 @@ class Decision:
     obs: np.ndarray | None = None  # the observation it was taken on (play(observe=True))
 
 
-class Lookahead:
+class Lookahead(Replayer):
     """A lookahead player of one game (a bollesim.game.declaration.Game) for one ruleset:
     the most rollouts an option gets, the base policy and its parameter vector `base_vector`
     (the one its rows record; its kernel vector is what the engine plays), the objective,
     the confidence its best option needs to be taken over the base's choice, the first
     round of successive halving, the kinds of decision looked at (default: the game's
     LOOKED_AT), the restriction its choices obey (the game's `allowed`: zeros impose
-    nothing) and the rollouts that screen a decision (SCREEN)."""
+    nothing) and the rollouts that screen a decision (SCREEN). As a Replayer, it replays
+    the game under its base."""
 
     def __init__(self, game, rules, rollouts: int, base: DecidePolicy, objective: Objective,
                  base_vector: np.ndarray, confidence: float = 0.0, first: int = FIRST_ROUND,
                  kinds: tuple[int, ...] | None = None, restriction=None, screen: int = SCREEN):
-        if not isinstance(base, DecidePolicy):
-            raise ValueError(f"{base.name} cannot be the base of a lookahead player")
-        self.game = game
-        self.positions = positions = game.positions_module
-        self.rules = rules
+        super().__init__(game, rules, base, base_vector)
+        positions = self.positions
         self.rollouts = rollouts
         self.confidence = confidence
         self.objective = objective
-        self.base = base
-        self.base_vector = np.asarray(base_vector, dtype=np.float64)
-        self._params = np.require(base.kernel_params(self.base_vector), np.float64, ["C", "W"])
-        self.pause, self.rollout, self.step, self.allowed = positions.primitives()
         flags = game.result.flags
         kinds = positions.LOOKED_AT if kinds is None else kinds
         imposed = np.zeros(positions.RESTRICTION_SIZE) if restriction is None else restriction
@@ -111,64 +87,15 @@ class Lookahead:
         head[K.CFG_RESTRICTION_N] = len(imposed)
         self.config = np.concatenate([head, objective.over(flags), np.asarray(imposed, float)])
         self.restriction = np.asarray(imposed, dtype=np.float64)
-        self.n_results = len(game.result.columns)
-
-    @property
-    def setup(self) -> Position:
-        """The position of a game not yet begun."""
-        return Position(self.positions.SETUP, [])
-
-    def _jobs(self, start, script, options, rollouts, mode, seed, game):
-        out = np.zeros((len(options), self.n_results), dtype=np.int64)
-        width = point_width(self.positions)
-        point = np.zeros(width * (len(options) if mode == K.STEP_JOBS else 1), dtype=np.int64)
-        snapshot = np.zeros(self.positions.SNAPSHOT_SIZE, dtype=np.int64)
-        K.jobs_kernel()(
-            self.pause, self.rollout, self.step, self.positions.new_work(self.rules, self.base),
-            self.base.decide, self._params, seed, game, start, np.asarray(script, dtype=np.int64),
-            np.ascontiguousarray(options, dtype=np.int64),
-            np.ascontiguousarray(rollouts, dtype=np.int64), mode, out,
-            point, snapshot,
-        )
-        return out, point, snapshot
-
-    def point_of(self, at: Position, point: np.ndarray) -> Point | None:
-        """The decision a point (a row of the game's point layout) records, at `at`."""
-        choice, kind, n = (int(point[k]) for k in (POINT_CHOICE, POINT_KIND, POINT_N))
-        if choice < 0:
-            return None
-        obs_end = POINT_OBS + self.positions.OBSERVATION_SIZE
-        return Point(at, kind, point[obs_end : obs_end + n].copy(),
-                     point[POINT_OBS:obs_end].copy(), choice)
-
-    def next_decision(self, seed: int, game: int, at: Position) -> tuple[np.ndarray, Point | None]:
-        """(the result row if the base policy played on, the next decision after `at`, or
-        None when the game ends first)."""
-        none = np.full(1, -1, dtype=np.int64)
-        out, point, snapshot = self._jobs(at.snapshot, at.script, none, none, K.PAUSE_JOBS, seed,
-                                          game)
-        since = int(snapshot[-1] - at.snapshot[-1])  # choices made before its snapshot
-        return out[0], self.point_of(Position(snapshot, at.script[since:]), point)
-
-    def steps(self, seed: int, game: int, point: Point, options, rollouts):
-        """(points (jobs, the point's width), result rows): job j takes option options[j]
-        at the decision and draws rollout rollouts[j]'s chance up to the next decision (a
-        point whose choice is -1: the game ended first), or the game's own chance for a
-        negative rollout number."""
-        out, flat, _ = self._jobs(point.at.snapshot, point.at.script, options, rollouts,
-                                  K.STEP_JOBS, seed, game)
-        return flat.reshape(len(options), point_width(self.positions)), out
 
     def values(self, seed: int, game: int, point: Point) -> np.ndarray:
         """(options, rollouts): the objective's value of each of `rollouts` rollouts of
         each option of the decision; column r holds the rollouts on the same streams."""
         n, r = len(point.options), self.rollouts
-        options = np.repeat(np.arange(n, dtype=np.int64), r)
-        rollouts = np.tile(np.arange(r, dtype=np.int64), n)
-        at = point.at
-        out, _, _ = self._jobs(at.snapshot, at.script, options, rollouts, K.ROLLOUT_JOBS, seed, game)
+        rows = self.rollout_rows(seed, game, point, np.repeat(np.arange(n), r),
+                                 np.tile(np.arange(r), n))
         flags = self.game.result.flags
-        return (out[:, : len(flags)] @ self.objective.over(flags)).reshape(n, r)
+        return (rows[:, : len(flags)] @ self.objective.over(flags)).reshape(n, r)
 
     def scores(self, seed: int, game: int, point: Point) -> np.ndarray:
         """The objective's mean over `rollouts` rollouts of each option of the decision."""

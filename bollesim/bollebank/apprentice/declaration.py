@@ -13,7 +13,7 @@ keeps an imposed first Fire order.
   not over the apprentice, which `-P lookahead` plays by default, so the labels do not
   depend on the model they train).
 
-policies/apprentice.py and the fast engine (engine/player.py APPRENTICE, compiled in)
+policies/bollebank/apprentice.py and the fast engine (engine/player.py APPRENTICE, compiled in)
 call strong/apprentice.py decide with this module.
 """
 

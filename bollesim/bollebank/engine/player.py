@@ -6,11 +6,11 @@ compiled_in, game/policy.py):
 
 - DECIDE, the general protocol (policy.py): the kernel lists the legal options in st's
   option region and calls decide (random, a notebook's policy, a lookahead player's base);
-- FAMILY, the scripted family (policies/plan.py), compiled into the kernel. Its calls are
+- FAMILY, the scripted family (policies/bollebank/plan.py), compiled into the kernel. Its calls are
   direct, so the compiler inlines and specialises them, and its orders are found without
   listing every legal option (orders.scripted_order). The parameters in st are then the
   family's;
-- APPRENTICE (policies/apprentice.py): the scripted family at every decision but the
+- APPRENTICE (policies/bollebank/apprentice.py): the scripted family at every decision but the
   order to give (§5.3-5.4), where the kernel lists the options and asks the apprentice
   directly (bollesim/strong/apprentice.py decide, with this game's apprentice module,
   apprentice/declaration.py). It plays as its decide does, without a call through a

@@ -12,11 +12,8 @@ from bollesim import rng
 from bollesim.bollebank import decisions
 from bollesim.bollebank.observation import new_observation
 from bollesim.bollebank.reference.state import Game, observe
+from bollesim.errors import IllegalChoice
 from bollesim.game.policy import DecidePolicy
-
-
-class IllegalChoice(RuntimeError):
-    """A policy returned an index outside its options."""
 
 
 class Table:

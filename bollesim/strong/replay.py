@@ -1,0 +1,107 @@
+"""A game replayed from its positions (bollesim/game/positions.py): the next decision
+after a position, the chance to the next decision drawn off the game's tape, and rollouts
+of a decision's options on streams of their own, each one call of strong/kernel.py's jobs.
+The lookahead player, the bounds, the step API and the analysis of luck and errors all
+walk a game this way."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bollesim.game.policy import DecidePolicy
+from bollesim.game.positions import POINT_CHOICE, POINT_KIND, POINT_N, POINT_OBS, point_width
+from bollesim.strong import kernel as K
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a game stands: a snapshot (the game's own) and the choices made since."""
+
+    snapshot: np.ndarray
+    script: list[int]
+
+
+@dataclass(frozen=True)
+class Point:
+    """A decision put to the player: where it stands, its kind, its options, the
+    observation it is taken on and the base policy's choice."""
+
+    at: Position
+    kind: int
+    options: np.ndarray
+    obs: np.ndarray
+    base_choice: int
+
+
+class Replayer:
+    """One game's positions replayed for one ruleset, `base` (a policy the engines ask, at
+    its parameter vector `base_vector`) playing what no script says."""
+
+    def __init__(self, game, rules, base: DecidePolicy, base_vector=None):
+        if not isinstance(base, DecidePolicy):
+            raise ValueError(f"{base.name} cannot be replayed: it plays whole games itself")
+        self.game = game
+        self.positions = game.positions_module
+        self.rules = rules
+        self.base = base
+        vector = base.param_vector() if base_vector is None else base_vector
+        self.base_vector = np.asarray(vector, dtype=np.float64)
+        self._params = np.require(base.kernel_params(self.base_vector), np.float64, ["C", "W"])
+        self.pause, self.rollout, self.step, self.allowed = self.positions.primitives()
+        self.n_results = len(game.result.columns)
+
+    @property
+    def setup(self) -> Position:
+        """The position of a game not yet begun."""
+        return Position(self.positions.SETUP, [])
+
+    def _jobs(self, start, script, options, rollouts, mode, seed, game):
+        out = np.zeros((len(options), self.n_results), dtype=np.int64)
+        width = point_width(self.positions)
+        point = np.zeros(width * (len(options) if mode == K.STEP_JOBS else 1), dtype=np.int64)
+        snapshot = np.zeros(self.positions.SNAPSHOT_SIZE, dtype=np.int64)
+        K.jobs_kernel()(
+            self.pause, self.rollout, self.step, self.positions.new_work(self.rules, self.base),
+            self.base.decide, self._params, seed, game, start, np.asarray(script, dtype=np.int64),
+            np.ascontiguousarray(options, dtype=np.int64),
+            np.ascontiguousarray(rollouts, dtype=np.int64), mode, out, point, snapshot,
+        )
+        return out, point, snapshot
+
+    def point_of(self, at: Position | None, point: np.ndarray) -> Point | None:
+        """The decision a point (a row of the game's point layout) records, at `at`; None
+        where the game ended first."""
+        choice, kind, n = (int(point[k]) for k in (POINT_CHOICE, POINT_KIND, POINT_N))
+        if choice < 0:
+            return None
+        obs_end = POINT_OBS + self.positions.OBSERVATION_SIZE
+        return Point(at, kind, point[obs_end : obs_end + n].copy(),
+                     point[POINT_OBS:obs_end].copy(), choice)
+
+    def next_decision(self, seed: int, game: int, at: Position) -> tuple[np.ndarray, Point | None]:
+        """(the result row if the base policy played on, the next decision after `at`, or
+        None when the game ends first)."""
+        none = np.full(1, -1, dtype=np.int64)
+        out, point, snapshot = self._jobs(at.snapshot, at.script, none, none, K.PAUSE_JOBS, seed,
+                                          game)
+        since = int(snapshot[-1] - at.snapshot[-1])  # choices made before its snapshot
+        return out[0], self.point_of(Position(snapshot, at.script[since:]), point)
+
+    def steps(self, seed: int, game: int, point: Point, options, rollouts):
+        """(points (jobs, the point's width), result rows): job j takes option options[j]
+        at the decision and draws rollout rollouts[j]'s chance up to the next decision (a
+        point whose choice is -1: the game ended first), or the game's own chance for a
+        negative rollout number."""
+        out, flat, _ = self._jobs(point.at.snapshot, point.at.script, options, rollouts,
+                                  K.STEP_JOBS, seed, game)
+        return flat.reshape(len(options), point_width(self.positions)), out
+
+    def rollout_rows(self, seed: int, game: int, point: Point, options, rollouts) -> np.ndarray:
+        """The result rows of rollouts: job j takes option options[j] at the decision, then
+        the base plays the game out on rollout rollouts[j]'s streams (the same number: the
+        same luck, whatever the option)."""
+        at = point.at
+        out, _, _ = self._jobs(at.snapshot, at.script, options, rollouts, K.ROLLOUT_JOBS, seed, game)
+        return out
