@@ -71,6 +71,28 @@ def check_out_folder(out: str | Path, what: str, longest_suffix: int = 0) -> Pat
     return Path(out)
 
 
+def check_out_file(out: str | Path, option: str = "--out") -> Path:
+    """`out` as a file a command will write after its work, checked before it: check_path's
+    checks, not a folder, not a link to nothing or a loop, and a folder that takes a file
+    (one is made and removed there). UsageError naming `option` otherwise."""
+    import tempfile
+
+    check_path(out)
+    out = Path(out)
+    if os.path.lexists(out) and not os.path.exists(out):
+        raise UsageError(f"{option} {_short(out)}: a link to nothing or a loop: choose another file")
+    if out.is_dir():
+        raise UsageError(f"{option} {_short(out)}: a folder, not a file: choose a file name")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out.parent):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{option} {_short(out)}: cannot write there "
+                         f"({exc.strerror or exc}): choose another file") from None
+    return out
+
+
 def _short(path: str | Path) -> str:
     """A path for an error line: a long one as its first and last 40 characters."""
     text = str(path)

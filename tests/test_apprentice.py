@@ -337,3 +337,35 @@ def test_train_refuses_a_game_without_decision_points(tmp_path, game, why):
     result = invoke("--game", game, "train", "--out", tmp_path / "new" / "m.npz")
     assert_one_line_error(result, why)
     assert not (tmp_path / "new").exists()
+
+
+def test_train_checks_its_model_file_before_the_first_game(tmp_path, monkeypatch):
+    """A name that is not UTF-8, a folder that takes no file, a link to nothing or a loop,
+    a folder as --out, and a file another train is writing: one line each, before any
+    game is labelled (the training below would fail the test if it ran)."""
+    import os
+
+    from filelock import FileLock
+    from test_sweep import assert_one_line_error, invoke
+
+    from bollesim.strong import train as training
+
+    def played(*args, **kwargs):
+        raise AssertionError("train labelled games before refusing its --out")
+
+    monkeypatch.setattr(training, "train", played)
+    (tmp_path / "dangling.npz").symlink_to(tmp_path / "nowhere.npz")
+    (tmp_path / "loop.npz").symlink_to(tmp_path / "loop.npz")
+    (tmp_path / "folder.npz").mkdir()
+    cases = [(os.fsdecode(bytes(tmp_path) + b"/m\xff.npz"), "not UTF-8"),
+             ("/proc/m.npz", "cannot write there"),
+             (tmp_path / "dangling.npz", "a link to nothing or a loop"),
+             (tmp_path / "loop.npz", "a link to nothing or a loop"),
+             (tmp_path / "folder.npz", "a folder, not a file")]
+    for out, words in cases:
+        assert_one_line_error(invoke("train", "--out", out), words)
+    held = FileLock(str(tmp_path / ".m.npz.lock"))
+    with held:
+        assert_one_line_error(invoke("train", "--out", tmp_path / "m.npz"),
+                              "being written by another bollesim train")
+    assert not (tmp_path / "m.npz").exists()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -15,6 +16,8 @@ from bollesim.cli.running import progress_bar
 from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Game
+from bollesim.inputs import check_out_file
+from bollesim.terminal import printable
 
 
 @command(
@@ -69,25 +72,41 @@ def train(
         if not 1 <= value <= 64:
             raise UsageError(f"{name} must be a whole number from 1 to 64, got {value}")
     if out.suffix != ".npz":
-        raise UsageError(f"--out {out}: a model file ends in .npz")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UsageError(f"--out {out}: cannot make its folder ({e.strerror})") from None
+        raise UsageError(f"--out {printable(str(out))}: a model file ends in .npz")
+    out = check_out_file(out)  # before the first game: its name, its folder, writable
     ruleset = RulesetSource.from_options(game, rules, set_, partial, readings).load(game)
-    with progress_bar("labelling (lookahead games)") as bar:
-        task = bar.add_task("", total=games * rounds)
-        try:
-            trained = training.train(game, ruleset, seed, games, tune_seed, tune_games, rounds,
-                                     threads, progress=lambda n: bar.advance(task, n))
-        except training.TooFewLabels as e:
-            raise UsageError(f"--games {games}: {e}") from None
-    training.save(out, trained, command_line())
+    with one_writer(out):
+        with progress_bar("labelling (lookahead games)") as bar:
+            task = bar.add_task("", total=games * rounds)
+            try:
+                trained = training.train(game, ruleset, seed, games, tune_seed, tune_games,
+                                         rounds, threads, progress=lambda n: bar.advance(task, n))
+            except training.TooFewLabels as e:
+                raise UsageError(f"--games {games}: {e}") from None
+        training.save(out, trained, command_line())
     last = trained.record["rounds"][-1]
     typer.echo(f"apprentice {trained.record['model_digest']} -> {out} "
                f"({trained.record['seconds']} s; gate threshold {last['threshold']:g}; "
                f"the lookahead left its base in {last['left']} of {last['decisions']} "
                f"decisions learned)")
+
+
+@contextmanager
+def one_writer(out: Path):
+    """Hold the model file's lock (.NAME.lock beside it) while it is made: a second train
+    into the same file is refused in one line, as a run into a folder in use is."""
+    from filelock import FileLock, Timeout
+
+    lock = FileLock(str(out.with_name(f".{out.name}.lock")), timeout=0)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise UsageError(f"{printable(str(out))} is being written by another bollesim train: "
+                         "wait for it to finish, or choose another --out") from None
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def command_line() -> str:
