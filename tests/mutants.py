@@ -1057,8 +1057,8 @@ FOLDERS = [  # what a run folder keeps and the compile locks (bollesim/batch/wor
     Mutant(
         "v-chosen-on-the-reports-games",
         "experiments/choose_value.py",
-        "lower_estimates(measure, G.SEED, lines, 2, args.first)",
-        "lower_estimates(measure, G.SEED, lines, 2, 0)",
+        "lower_estimates(measure, h.seed, lines, 2, args.first)",
+        "lower_estimates(measure, h.seed, lines, 2, 0)",
         "a best choice is chosen on games no report uses",
         "the choice of V values the lines of games 2,000 on against the report's own games",
         ("tests/test_headroom.py -k choice_of_v",),

@@ -100,6 +100,9 @@ class Game:
     of ("" for a game without a scripted family); strong: the strong player, a policy fast
     enough for every tool, that the tools put beside the one asked about ("" for none).
     readings_page: the docs page that tells the game's readings, as reports cite it.
+    positions: the module of its decision points (bollesim/game/positions.py; "" for
+    none); headroom: the module whose HEADROOM (bollesim/strong/headroom.py) declares its
+    headroom report's ladder and bounds ("" for none).
     find_keys: the keys the what-if page's "find a change" panel may change unless asked
     otherwise (a tune spec's [keys] syntax, each over its declared range; docs/tune.md).
     """
@@ -123,6 +126,7 @@ class Game:
     readings_page: str = "docs/readings.md"
     find_keys: tuple[str, ...] = ()
     positions: str = ""
+    headroom: str = ""
 
     @property
     def rulebook(self):
