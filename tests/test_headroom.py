@@ -216,8 +216,9 @@ def test_the_best_player_names_the_players_it_ties_with():
 
 def test_the_command_runs_on_small_counts(tmp_path):
     """`bollesim headroom` at tiny counts writes every section, its chart, its own
-    command, and says when the restricted player's sweep is not given; bad counts and
-    missing paths are one error line, before anything is played."""
+    command, and says when the restricted player's sweep is not given; it plays the seed
+    it is given (the ladder's and the clairvoyant's games), and with --replace it replaces
+    an earlier report whole (a chart of the earlier one is gone)."""
     import polars as pl
     from typer.testing import CliRunner
 
@@ -226,10 +227,12 @@ def test_the_command_runs_on_small_counts(tmp_path):
     from bollesim.strong import clairvoyant as CV
     from bollesim.strong import headroom as G
 
+    (tmp_path / "headroom.md").write_text("an earlier report")
+    (tmp_path / "headroom-trigger-gone.png").write_bytes(b"an earlier chart")
     command = ["headroom", "--games", "40", "--expert-games", "1", "--clairvoyant-games",
                "3", "--budget", "5", "--sweep-games", "20", "--threads", "1", "--out",
                str(tmp_path), "--penalised-games", "1", "--inner", "2", "--value-games", "3",
-               *PATHS]
+               "--seed", "5", "--replace", *PATHS]
     result = CliRunner().invoke(app, command)
     assert result.exit_code == 0, result.output
     text = (tmp_path / "headroom.md").read_text()
@@ -237,12 +240,13 @@ def test_the_command_runs_on_small_counts(tmp_path):
                     "### The penalised clairvoyant", "For operational victory, on the first 1 ",
                     "For no defeat, on the first 1 ", "In words: today's best player",
                     "## When to give the first Fire order", "under strong play",
-                    "## How this was made", "Games of seed 3,"):
+                    "## How this was made", "Games of seed 5,"):
         assert section in text
     assert "Not in this report: no folder was given" in text
     assert ("bollesim headroom --games 40 --expert-games 1 --clairvoyant-games 3 --budget 5"
-            in text and "--value-games 3 --spec" in text)
+            in text and "--value-games 3 --seed 5 --spec" in text and "--replace" not in text)
     assert (tmp_path / "headroom-ladder.png").stat().st_size > 0
+    assert not (tmp_path / "headroom-trigger-gone.png").exists()
     table = pl.read_csv(tmp_path / "headroom.csv")
 
     def counts(seed):
@@ -250,22 +254,17 @@ def test_the_command_runs_on_small_counts(tmp_path):
         return [int(games[o].sum()) for o in GAME.result.headline]
 
     row = table.filter(pl.col("player") == "cautious")
-    assert [row[f"{o}_k"][0] for o in GAME.result.headline] == counts(HEADROOM.seed)
+    assert [row[f"{o}_k"][0] for o in GAME.result.headline] == counts(5) != counts(HEADROOM.seed)
     h = HEADROOM
     baseline, best = G.read_points(GAME, h, ROOT / h.points)
     tactical = CV.win_objectives(GAME.result)["tactical victory"]
     verdicts = CV.Clairvoyant(GAME, GAME.load_ruleset(), tactical,
                               G.clairvoyant_bases(GAME, h, baseline, best), 5, h.nearer,
-                              h.cut).solve_games(h.seed, 0, 3)
+                              h.cut).solve_games(5, 0, 3)
     bound = table.filter(pl.col("bound"))
     assert bound["tactical_k"][0] == sum(v.counted_won for v in verdicts)
     assert "| tactical victory | " + " | ".join(
         f"{sum(v.status == s for v in verdicts)}" for s in (CV.WON, CV.LOST, CV.UNDECIDED)) in text
-    for bad, words in ((["--games", "0"], "--games"),
-                       (["--games", "5", "--expert-games", "6"], "must not exceed"),
-                       (["--spec", tmp_path / "none.toml"], "no such file"),
-                       (["--restricted", tmp_path / "absent"], "no such folder")):
-        assert words in refused(*bad)
 
 
 def refused(*arguments, env=None) -> str:
@@ -288,6 +287,85 @@ def nothing_played(monkeypatch):
         raise AssertionError("a game was played")
 
     monkeypatch.setattr(headroom_make, "play", play)
+
+
+def test_bad_counts_paths_and_seeds_are_refused_before_any_game(tmp_path, nothing_played):
+    for bad, words in ((["--games", "0"], "--games"),
+                       (["--games", "5", "--expert-games", "6"], "must not exceed"),
+                       (["--spec", tmp_path / "none.toml"], "no such file"),
+                       (["--restricted", tmp_path / "absent"], "no such folder"),
+                       (["--seed", HEADROOM.value_seed], "the seed V is fitted on"),
+                       (["--seed", -1], "--seed")):
+        assert words in refused(*PATHS, *bad, "--out", tmp_path / "new")
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_spec_of_the_wrong_kind_is_refused_before_any_game(tmp_path, nothing_played):
+    """A sweep of players whose trigger the report does not compare (the strong player's
+    restricted sweep), or a spec that is no sweep at all (a policy search's)."""
+    strong = ROOT / "experiments" / "first_fire_strong.toml"
+    line = refused(*PATHS, "--spec", strong, "--out", tmp_path / "a")
+    assert "it sweeps" in line and "fire_at_roe, fire_at_turn" in line
+    search = ROOT / "experiments" / "optimise_plan_operational.toml"
+    assert str(search) in refused(*PATHS, "--spec", search, "--out", tmp_path / "b")
+    points = tmp_path / "points.toml"
+    points.write_text('[baseline]\nlabel = "x"\npolicy = "no such policy"\n[[best]]\n')
+    assert "cannot read the best known points" in refused("--points", points, "--out", tmp_path / "c")
+
+
+@pytest.mark.parametrize("kind", ["file", "dangling link", "looping link", "search",
+                                  "foreign files", "finished", "in use"])
+def test_an_out_that_cannot_take_the_report_is_refused_before_any_game(tmp_path, kind,
+                                                                      nothing_played):
+    """--out must be a folder that can take the report, checked before the first game:
+    not a file or a link to nothing, not a policy search's result or a folder of other
+    files, not a finished report unless --replace says so, and not a folder another
+    bollesim command is writing."""
+    from bollesim.batch.workspace import Workspace
+
+    out = tmp_path / "out"
+    if kind == "file":
+        out.write_text("x")
+    elif kind == "dangling link":
+        out.symlink_to(tmp_path / "nowhere")
+    elif kind == "looping link":
+        out.symlink_to(out)
+    else:
+        out.mkdir()
+        name = {"search": "best.json", "foreign files": "notes.txt"}.get(kind, "headroom.md")
+        (out / name).write_text("x")
+    words = {"file": "is a file, not a folder", "dangling link": "a link to nothing",
+             "looping link": "a link that loops", "search": "a policy search's result",
+             "foreign files": "notes.txt", "finished": "give --replace",
+             "in use": "in use by another bollesim process"}[kind]
+    if kind == "in use":
+        with Workspace(out):
+            assert words in refused(*PATHS, "--out", out)
+    else:
+        assert words in refused(*PATHS, "--out", out)
+
+
+def test_a_run_folder_takes_the_report_beside_its_games(tmp_path, monkeypatch):
+    """The showcase's way: the report beside a run's games and reports, no --replace
+    needed the first time."""
+    from typer.testing import CliRunner
+
+    from bollesim.cli.app import app
+
+    made = []
+    monkeypatch.setattr(headroom_make, "make", lambda plan, s, earlier: made.append(earlier))
+    out = tmp_path / "run"
+    out.mkdir()
+    for name in ("games.parquet", "manifest.json", "report.md", "rates.csv"):
+        (out / name).write_text("x")
+    result = CliRunner().invoke(app, ["headroom", *PATHS, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    (out / "headroom.md").write_text("x")
+    (out / "headroom-ladder.png").write_text("x")
+    assert "give --replace" in refused(*PATHS, "--out", out)
+    result = CliRunner().invoke(app, ["headroom", *PATHS, "--out", str(out), "--replace"])
+    assert result.exit_code == 0, result.output
+    assert made == [[], [out / "headroom-ladder.png", out / "headroom.md"]]
 
 
 def test_a_game_without_decision_points_or_a_headroom_is_refused(monkeypatch, nothing_played):

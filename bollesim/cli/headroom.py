@@ -40,7 +40,7 @@ def _count(help_: str):
         "bollesim headroom                         # the full report, into results/headroom",
         "bollesim headroom --games 2000 --expert-games 10 --clairvoyant-games 40 "
         "--sweep-games 500     # a quick look",
-        "bollesim headroom --restricted results/first_fire_strong --out results/showcase",
+        "bollesim headroom --restricted results/first_fire_strong --out results/showcase --replace",
         "bollesim headroom --penalised-games 300 --inner 16 --value-games 30000  "
         "# the penalised clairvoyant on 300 games (about ±3 points)",
     ),
@@ -65,6 +65,9 @@ def headroom(
     value_games: Annotated[int, _count(
         "Games of the strong player whose decisions V is fitted on (more games, a tighter "
         "bound: docs/skill.md).")] = 30000,
+    seed: Annotated[int | None, typer.Option(
+        help="The seed of the report's games (default: the game's own, one its searches "
+        "did not play; the trigger sweeps play their spec's seed).", show_default=False)] = None,
     restricted: Annotated[Path | None, typer.Option(
         help="The restricted player's trigger sweep folder (a `bollesim sweep` of the "
         "strong player with its trigger imposed); without it the report says so.",
@@ -76,6 +79,8 @@ def headroom(
     out: Annotated[Path | None, typer.Option(
         help=f"The report folder (default: {DEFAULT_OUT}, or {DEFAULT_OUT}-2, -3 ... if it "
         "exists; the committed report is results/showcase).", show_default=False)] = None,
+    replace: Annotated[bool, typer.Option(
+        "--replace", help="Replace the headroom report --out holds already.")] = False,
 ) -> None:
     """Write the headroom report: how well can the game be played?
 
@@ -84,7 +89,9 @@ def headroom(
     first of them. The penalised clairvoyant takes about 3 minutes per 1,000 games and
     outcome at 16 inner samples on 2 cores (both steps of V, V's 30,000 games and its fits
     included)."""
-    from bollesim.cli.headroom_make import Settings, make, prepare
+    from bollesim.batch.limits import check_count
+    from bollesim.batch.workspace import Workspace, claim_own_report
+    from bollesim.cli.headroom_make import STEM, Settings, make, prepare
     from bollesim.game.declaration import declared
     from bollesim.inputs import check_out_folder
     from bollesim.strong.headroom import declared_headroom
@@ -94,6 +101,7 @@ def headroom(
     if max(expert_games, clairvoyant_games) > games:
         raise UsageError("--expert-games and --clairvoyant-games must not exceed --games "
                          "(they play the first of the same games)")
+    seed = h.seed if seed is None else check_count("--seed", seed, "seed")
     spec = spec if spec is not None else (Path(h.spec) if h.spec else None)
     points = points if points is not None else (Path(h.points) if h.points else None)
     for path, what in ((spec, "--spec"), (points, "--points")):
@@ -106,6 +114,9 @@ def headroom(
     out = check_out_folder(out if out is not None else new_folder(DEFAULT_OUT), "a report")
     settings = Settings(games, expert_games, clairvoyant_games, budget, sweep_games, threads,
                         min(penalised_games, clairvoyant_games), inner, value_games, restricted,
-                        spec, points, out, h.seed)
-    make(prepare(game, settings), settings)
+                        spec, points, out, seed, replace)
+    plan = prepare(game, settings)
+    with Workspace(out):  # one writer at a time, whatever the command
+        earlier = claim_own_report(Path(out), STEM, replace)
+        make(plan, settings, earlier)
     typer.echo(f"wrote {out / 'headroom.md'}")

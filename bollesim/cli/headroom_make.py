@@ -47,9 +47,10 @@ class Settings:
     points: Path | None
     out: Path
     seed: int
+    replace: bool = False
 
     def command(self, game, h: G.Headroom) -> str:
-        """The command line that makes this report."""
+        """The command line that makes this report (--replace is not part of it)."""
         from bollesim.game.declaration import DEFAULT
 
         return " ".join([
@@ -93,15 +94,27 @@ class Plan:
 
 
 def prepare(game, s: Settings) -> Plan:
-    """Every input read (UsageError, one line): the points, the spec, the restricted
-    folder."""
+    """Every input read and checked (UsageError, one line): the points, the spec (a sweep
+    of the game's trigger presets, beside the best point of the main win), the restricted
+    folder, and the seed (not V's)."""
     h = G.declared_headroom(game)
+    if s.penalised_games and h.penalised and s.seed == h.value_seed:
+        raise UsageError(f"--seed {s.seed} is the seed V is fitted on ({h.value_policy}'s "
+                         "games): choose another")
     baseline, best = G.read_points(game, h, s.points)
     experiment = None
     if s.spec is not None:
         if not h.family_triggers:
             raise UsageError(f"--spec {s.spec}: {game.title} declares no trigger sweeps")
         experiment = load_experiment(s.spec)
+        presets = ", ".join(h.family_triggers)
+        for cell in experiment.cells:
+            t = game.trigger(cell.policy.name)
+            if cell.policy.name not in h.family_triggers or t is None:
+                raise UsageError(f"--spec {s.spec}: it sweeps {cell.policy.name}, not one of the "
+                                 f"trigger presets the report compares ({presets})")
+            if t.param not in cell.param_dict():
+                raise UsageError(f"--spec {s.spec}: a cell of {t.policy} without its trigger {t.param}")
         if G.main_point(game, h, best) is None:
             raise UsageError(f"--spec {s.spec}: the trigger sweeps need the best known point "
                              f"of {h.bounds[game.result.main]} (--points)")
@@ -112,8 +125,9 @@ def prepare(game, s: Settings) -> Plan:
     return Plan(game, h, baseline, best, experiment, restricted)
 
 
-def make(plan: Plan, s: Settings) -> None:
-    """Play everything the report needs, then write it into s.out."""
+def make(plan: Plan, s: Settings, earlier: list[Path] = ()) -> None:
+    """Play everything the report needs, then write it into s.out (replacing the files of
+    `earlier`, an earlier report there)."""
     from bollesim.cli.running import progress_bar
 
     h = plan.h
@@ -135,6 +149,8 @@ def make(plan: Plan, s: Settings) -> None:
         bound, verdicts, cv_seconds, each = clairvoyant(plan, s, done)
         measured = [done(penalised(plan, o, s, each[o])) for o in h.penalised]
         found = done(sweeps(plan, s.sweep_games))
+    for path in earlier:
+        path.unlink(missing_ok=True)
     write(plan, s, games, rungs, bound, verdicts, cv_seconds, found,
           [m for m in measured if m is not None])
 
