@@ -386,6 +386,20 @@ def test_a_game_without_decision_points_or_a_headroom_is_refused(monkeypatch, no
         assert line.startswith("error: A game declares no") and words in line, line
 
 
+@pytest.mark.parametrize("changed", [
+    {"bounds": {**HEADROOM.bounds, "operational": "no such objective"}},
+    {"bounds": {"defeat": "no defeat"}, "inherited": {}},
+    {"inherited": {"perfect": "draw"}}, {"expert_knob": "no_such_knob"},
+    {"family_triggers": {"rush": "fire_roe"}}, {"value_policy": ""}])
+def test_a_headroom_that_does_not_fit_its_game_is_refused(changed):
+    """A declaration's mistakes are named when the game's headroom is first read: an
+    outcome or win objective the game has not, the main win unbounded, an expert without
+    its knob, a preset that is not one of the game's triggers, V without its policy."""
+    HEADROOM.check(GAME)
+    with pytest.raises(ValueError, match="headroom"):
+        replace(HEADROOM, **changed).check(GAME)
+
+
 def test_the_commands_code_names_no_game():
     """cli/headroom*.py and strong/ import no game's package: every game's headroom is
     its own declaration (Game.headroom)."""

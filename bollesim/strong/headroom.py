@@ -98,6 +98,12 @@ class Headroom:
             raise ValueError("headroom inherited: an outcome inherits an unbounded one")
         if self.penalised and not self.value_policy:
             raise ValueError("headroom penalised: no value_policy")
+        if self.expert and self.expert_knob not in {
+                p.name for p in load_policy(self.expert, game.name).parameters}:
+            raise ValueError(f"headroom expert: {self.expert} has no parameter {self.expert_knob}")
+        if set(self.family_triggers) - {t.policy for t in game.triggers}:
+            raise ValueError("headroom family_triggers: a preset that is not one of the game's "
+                             "triggers")
 
 
 def declared_headroom(game) -> Headroom:
@@ -109,7 +115,9 @@ def declared_headroom(game) -> Headroom:
     if not game.headroom:
         raise UsageError(f"{game.title} declares no headroom report (Game.headroom): "
                          "its ladder and bounds are not declared")
-    return importlib.import_module(game.headroom).HEADROOM
+    headroom = importlib.import_module(game.headroom).HEADROOM
+    headroom.check(game)
+    return headroom
 
 
 def read_points(game, headroom: Headroom, path: Path | None) -> tuple[dict, list[dict]]:
