@@ -373,6 +373,33 @@ def test_a_run_folder_takes_the_report_beside_its_games(tmp_path, monkeypatch):
     assert made == [[], [out / "headroom-ladder.png", out / "headroom.md"]]
 
 
+def test_a_game_that_declares_less_gets_a_shorter_report(tmp_path, monkeypatch):
+    """A headroom without best known points, trigger sweeps, expert or penalised outcomes
+    (what a new game may start with): the ladder, the bounds and the skill, and the
+    sections it has no data for left out or said to be."""
+    from typer.testing import CliRunner
+
+    from bollesim.cli.app import app
+    from bollesim.strong import headroom as G
+
+    lean = replace(HEADROOM, points=None, spec=None, expert="", beside_expert=(),
+                   penalised={}, family_triggers={}, presets=("cautious",))
+    monkeypatch.setattr(G, "declared_headroom", lambda game: lean)
+    result = CliRunner().invoke(app, [
+        "headroom", "--games", "30", "--expert-games", "1", "--clairvoyant-games", "2",
+        "--budget", "3", "--threads", "1", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "headroom.md").read_text()
+    assert "## The skill ladder" in text and "## Skill and luck" in text
+    assert "| cautious |" in text and "| historical |" in text  # the game's baseline
+    assert "best known points" not in text.split("### The penalised")[0]
+    assert "every node's playouts by the baseline, cautious and historical" in text
+    assert "Not measured in this report (the game declares no outcome for it)" in text
+    assert "## When to give" not in text and "under strong play" not in text
+    assert "| expert" not in text and "--spec" not in text
+    assert "--restricted" in refused("--restricted", tmp_path, "--out", tmp_path / "b")
+
+
 def test_a_game_without_decision_points_or_a_headroom_is_refused(monkeypatch, nothing_played):
     """The command plays the game it is given: one without decision points, or without
     a declared headroom report, is refused in one line that names it."""
