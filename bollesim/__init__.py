@@ -3,17 +3,18 @@
     import bollesim
     from bollesim.report import plots
     from bollesim.stats import analysis
-    df = bollesim.simulate("historical", 100_000, seed=1, progress=True)   # polars, one row per game
-    sweep = bollesim.sweep_frame("experiments/first_fire.toml", games=2_000)
-    game = bollesim.narrate("historical", seed=7)               # one game as a JSON document
+    game = bollesim.load_game("bollebank")                      # the game, a value (or "balkan-wars")
+    df = bollesim.simulate("historical", 100_000, seed=1, progress=True, game=game)  # one row a game
+    sweep = bollesim.sweep_frame("experiments/first_fire.toml", games=2_000, game=game)
+    document = bollesim.narrate("historical", seed=7, game=game)   # one game as a JSON document
     bollesim.cells("results/first_fire")                        # a folder's cells and games
-    plots.rates_by_trigger(sweep, "t")                          # the controlled chart
-    analysis.rates(df)                                          # rates with 95% intervals
+    plots.rates_by_trigger(game, sweep, "t")                    # the controlled chart
+    analysis.rates(game, df)                                    # rates with 95% intervals
 
 The packages follow the layers, each importing only from those below it (docs/
 architecture.md): the base modules here (errors, jit, jit_cache, rng, bits, inputs,
-terminal, resources), game/ (what any game declares), bollebank/ (the game), batch/,
-stats/, report/, search/, serve/ and cli/.
+terminal, resources), game/ (what any game declares, and load_game), the games
+(bollebank/, balkan/), batch/, stats/, report/, search/, serve/ and cli/.
 
 Everything is imported on first use, so `import bollesim` stays fast and numba loads only
 when games are played.
@@ -56,7 +57,8 @@ _LAZY = {
     "sweep_frame": ("bollesim.batch.sweeps", "sweep_frame"),
     "narrate": ("bollesim.batch.replay", "narrate"),
     "load_experiment": ("bollesim.batch.spec", "load_experiment"),
-    "load_ruleset": ("bollesim.game.declaration", "load_ruleset"),
+    "load_game": ("bollesim.game.registry", "load_game"),
+    "load_ruleset": ("bollesim.game.registry", "load_ruleset"),
     "load_policy": ("bollesim.game.policy", "load_policy"),
     "write_report": ("bollesim.report.balance", "write_report"),
     "load_run": ("bollesim.report.balance", "load_run"),

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import sys
 from contextlib import contextmanager
@@ -28,114 +29,57 @@ PACKAGE = Path(__file__).resolve().parent
 PACKAGES = (PACKAGE, PACKAGE.parent / "policies")
 """The source trees of compiled code: the library and the scripted policies."""
 
-PURE_PYTHON = frozenset({
-    "bollesim/__main__.py",
-    "bollesim/balkan/form.py",
-    "bollesim/balkan/game.py",
-    "bollesim/balkan/narrate.py",
-    "bollesim/balkan/odds.py",
-    "bollesim/balkan/play.py",
-    "bollesim/balkan/reference.py",
-    "bollesim/balkan/result.py",
-    "bollesim/balkan/show.py",
-    "bollesim/batch/__init__.py",
-    "bollesim/batch/durable.py",
-    "bollesim/batch/limits.py",
-    "bollesim/batch/manifest.py",
-    "bollesim/batch/options.py",
-    "bollesim/batch/partial.py",
-    "bollesim/batch/precision.py",
-    "bollesim/batch/replay.py",
-    "bollesim/batch/runfolder.py",
-    "bollesim/batch/sensitivity.py",
-    "bollesim/batch/session.py",
-    "bollesim/batch/source.py",
-    "bollesim/batch/spec.py",
-    "bollesim/batch/sweeps.py",
-    "bollesim/batch/workspace.py",
-    "bollesim/blocks.py",
-    "bollesim/bollebank/engine/trace.py",
-    "bollesim/bollebank/headroom.py",
-    "bollesim/bollebank/lookahead.py",
-    "bollesim/bollebank/narrate.py",
-    "bollesim/bollebank/narrated.py",
-    "bollesim/bollebank/rules/docs.py",
-    "bollesim/bollebank/rules/form.py",
-    "bollesim/bollebank/rules/odds.py",
-    "bollesim/bollebank/rules/rulebook.py",
-    "bollesim/bollebank/rules/show.py",
-    "bollesim/cli/__init__.py",
-    "bollesim/cli/app.py",
-    "bollesim/cli/batch.py",
-    "bollesim/cli/bench.py",
-    "bollesim/cli/headroom.py",
-    "bollesim/cli/headroom_make.py",
-    "bollesim/cli/optimise.py",
-    "bollesim/cli/options.py",
-    "bollesim/cli/output.py",
-    "bollesim/cli/play.py",
-    "bollesim/cli/reports.py",
-    "bollesim/cli/rules.py",
-    "bollesim/cli/running.py",
-    "bollesim/cli/serve.py",
-    "bollesim/cli/tune.py",
-    "bollesim/cli/wiring.py",
-    "bollesim/game/form.py",
-    "bollesim/game/patch.py",
-    "bollesim/game/readings.py",
-    "bollesim/game/relaxation.py",
-    "bollesim/report/__init__.py",
-    "bollesim/report/answer.py",
-    "bollesim/report/balance.py",
-    "bollesim/report/chartdata.py",
-    "bollesim/report/charts.py",
-    "bollesim/report/compare.py",
-    "bollesim/report/document.py",
-    "bollesim/report/headroom.py",
-    "bollesim/report/plots.py",
-    "bollesim/report/sensitivity.py",
-    "bollesim/resources.py",
-    "bollesim/search/__init__.py",
-    "bollesim/search/certify.py",
-    "bollesim/search/optimise.py",
-    "bollesim/search/optimise_report.py",
-    "bollesim/search/optimise_space.py",
-    "bollesim/search/optimise_spec.py",
-    "bollesim/search/race.py",
-    "bollesim/search/tune.py",
-    "bollesim/search/tune_answer.py",
-    "bollesim/search/tune_report.py",
-    "bollesim/search/tune_space.py",
-    "bollesim/search/tune_spec.py",
-    "bollesim/serve/__init__.py",
-    "bollesim/serve/app.py",
-    "bollesim/serve/best.py",
-    "bollesim/serve/bodies.py",
-    "bollesim/serve/edits.py",
-    "bollesim/serve/find.py",
-    "bollesim/serve/guards.py",
-    "bollesim/serve/odds.py",
-    "bollesim/serve/server.py",
-    "bollesim/serve/state.py",
-    "bollesim/serve/worker.py",
-    "bollesim/stats/__init__.py",
-    "bollesim/stats/analysis.py",
-    "bollesim/stats/compare.py",
-    "bollesim/stats/intervals.py",
-    "bollesim/stats/naming.py",
-    "bollesim/stats/paired_tests.py",
-    "bollesim/stats/sensitivity.py",
-    "bollesim/stats/skill.py",
-    "bollesim/stats/vocabulary.py",
-    "bollesim/strong/clairvoyant.py",
-    "bollesim/strong/headroom.py",
-    "bollesim/strong/penalised.py",
-    "bollesim/strong/value.py",
-    "policies/lookahead.py",
-})
-"""Modules that no compiled function is built from or reads (tests/test_jit_cache.py
-checks this against the imports): editing them keeps the cache. Every other .py file of
-PACKAGES counts, new ones included."""
+COMPILED = re.compile(r"^\s*@(?:compiled|njit|intrinsic)\b|\b(?:compiled|njit|intrinsic)\(|^def decide\(",
+                      re.M)
+"""Compiled code defined in a file: a function made by bollesim.jit's `compiled` or
+numba's njit or intrinsic, or a policy's `decide` (bollesim/game/policy.py compiles it)."""
+TEXT = re.compile(r"(?s)(\"\"\"|\'\'\').*?\1")
+"""A triple-quoted string (documentation): what it says is not code."""
+IMPORTS = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\s+(\([^)]*\)|[^\n#]*)|import\s+([\w., ]+))", re.M)
+"""An import statement (anywhere in a file): from MODULE import NAMES, or import MODULES."""
+
+
+def modules() -> dict[str, Path]:
+    """Every module of PACKAGES by its dotted name (a package by its own name)."""
+    root = PACKAGE.parent
+    found = {}
+    for tree in PACKAGES:
+        for path in tree.rglob("*.py") if tree.is_dir() else ():
+            name = ".".join(path.relative_to(root).with_suffix("").parts)
+            found[name.removesuffix(".__init__")] = path
+    return found
+
+
+def imported(text: str, known: dict[str, Path]) -> set[str]:
+    """The modules of `known` that a file's text imports (a name imported from a package
+    may be a module of it)."""
+    out = set()
+    for source, names, plain in IMPORTS.findall(text):
+        if plain:
+            candidates = [n.split(" as ")[0].strip() for n in plain.split(",")]
+        else:
+            parts = names.strip("() \n").replace("\n", " ").split(",")
+            candidates = [source, *(f"{source}.{n.split(' as ')[0].strip()}" for n in parts)]
+        out.update(c for c in candidates if c in known)
+    return out
+
+
+def compiled_sources() -> list[Path]:
+    """The files compiled code is built from: those that define it (COMPILED) and every
+    module of PACKAGES they import, directly or through others. Any other file (the layers
+    above the engines, a policy that plays whole games) is pure Python: an edit of it
+    keeps the cache (tests/test_jit_cache.py checks this against the imports)."""
+    known = modules()
+    texts = {name: TEXT.sub("", path.read_text(encoding="utf-8")) for name, path in known.items()}
+    todo = [name for name, text in texts.items() if COMPILED.search(text)]
+    reached = set()
+    while todo:
+        name = todo.pop()
+        if name not in reached:
+            reached.add(name)
+            todo += imported(texts[name], known)
+    return [known[name] for name in reached]
+
 
 KEEP = 4
 """Cache folders kept: the current one and the most recently used others."""
@@ -145,10 +89,8 @@ NOT_EXPLICIT = "BOLLESIM_NUMBA_CACHE_DIR"
 
 
 def sources() -> list[Path]:
-    """The source files compiled code is built from, in a fixed order."""
-    root = PACKAGE.parent
-    found = [p for tree in PACKAGES if tree.is_dir() for p in tree.rglob("*.py")]
-    return sorted(p for p in found if p.relative_to(root).as_posix() not in PURE_PYTHON)
+    """The source files compiled code is built from (compiled_sources), in a fixed order."""
+    return sorted(compiled_sources())
 
 
 def source_key(apart: tuple[Path, ...] = ()) -> str:

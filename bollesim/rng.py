@@ -61,6 +61,21 @@ def rollout_key(seed, game, decision, rollout, stream):
     return np.int64(stream_key(seed, game, sid))
 
 
+DRAW_STREAMS = 1 << 62  # the first stream id of the rollouts after a forced draw
+MAX_DRAWS = 1 << 12  # draws after one decision that get streams of their own
+
+
+@compiled
+def draw_key(seed, game, decision, draw, rollout, stream):
+    """The key of a rollout's stream (CHANCE or POLICY) that plays on after a draw forced
+    to an outcome (bollesim/game/chance.py): the draw numbered `draw` among those made
+    after the game's first `decision` decisions. Its stream id is neither a game's nor a
+    decision's rollout's, and the rollouts of every outcome of one draw share their keys
+    (common random numbers across the outcomes)."""
+    sid = DRAW_STREAMS + 2 * ((decision * MAX_DRAWS + draw) * MAX_ROLLOUTS + rollout) + stream
+    return np.int64(stream_key(seed, game, sid))
+
+
 @compiled
 def init_stream(out, seed, game, stream):
     """Write a fresh stream [key, 0, ...] into out (sequential or keyed)."""

@@ -43,15 +43,15 @@ def main() -> None:
     if args.first < 0 or args.games < 1:
         parser.error("--first must be at least 0 and --games at least 1")
 
-    from bollesim.game.declaration import declared
     from bollesim.game.policy import load_policy
+    from bollesim.game.registry import load_game
     from bollesim.report.headroom import mean_interval
     from bollesim.strong import clairvoyant as CV
     from bollesim.strong import headroom as G
     from bollesim.strong import value
     from bollesim.strong.penalised import Measure, lower_estimates
 
-    game = declared("bollebank")
+    game = load_game("bollebank")
     h = G.declared_headroom(game)
     rules, name = game.load_ruleset(), h.bounds[game.result.main]
     objective = CV.win_objectives(game.result)[name]

@@ -1,1 +1,6 @@
-"""Scripted player policies, one module per family (see bollesim/game/policy.py)."""
+"""Every game's player policies, one package per game (its Game.policies), one module per
+family (bollesim/game/policy.py).
+
+    policies/bollebank/      Operation Bøllebank
+    policies/balkan_wars/    the Balkan Wars battle rules
+"""

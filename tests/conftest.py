@@ -117,7 +117,7 @@ class Script:
         return [opts for k, opts, _ in self.offers if k == kind]
 
     def policy(self) -> DecidePolicy:
-        return DecidePolicy(name="script", doc="", parameters=(), decide=self.decide)
+        return DecidePolicy(name="script", doc="", parameters=(), decide=self.decide, game="bollebank")
 
 
 class RecordingChance(ScriptedChance):

@@ -488,7 +488,7 @@ ANALYSIS = [  # rates, Wilson intervals, paired tests, best settings (bollesim/s
     Mutant(
         "strong-finding-against-itself",
         "bollesim/stats/sensitivity.py",
-        "strong = best_of.get(strong_counterpart(policy, param))",
+        "strong = best_of.get(strong_counterpart(game, policy, param))",
         "strong = best_of.get((policy, param))",
         "robustness",
         "a finding is checked for the strong player against the policy's own answer",
@@ -519,8 +519,8 @@ PRECISION = [  # the --precision stopping rule (bollesim/batch/precision.py)
     Mutant(
         "precision-watches-operational-only",
         "bollesim/batch/precision.py",
-        "return tuple(declared().result.flags)",
-        "return tuple(declared().result.flags[:1])",
+        "return tuple(result.flags)",
+        "return tuple(result.flags[:1])",
         "--precision",
         "the stopping rule watches the operational rate only",
         ("tests/test_sweep.py -k precision",),
@@ -585,8 +585,8 @@ SWEEP = [  # cells, common seeds, per-cell rows, parameter columns (bollesim/bat
     Mutant(
         "precision-counts-in-cell-0",
         "bollesim/batch/session.py",
-        "self.counts[i] += results[:, rate_columns()].sum(axis=0)",
-        "self.counts[0] += results[:, rate_columns()].sum(axis=0)",
+        "self.counts[i] += results[:, rate_columns(self.result)].sum(axis=0)",
+        "self.counts[0] += results[:, rate_columns(self.result)].sum(axis=0)",
         "--precision",
         "every cell's outcomes are counted as the first cell's",
         ("tests/test_sweep.py -k precision",),
@@ -624,8 +624,8 @@ REPORT = [  # what the balance report says (bollesim/report/balance.py, bollesim
     Mutant(
         "paired-table-sign-flipped",
         "bollesim/report/balance.py",
-        "cmp = paired_tests.paired_comparison(games, int(c), int(base), list(vocabulary.HEADLINE))",
-        "cmp = paired_tests.paired_comparison(games, int(base), int(c), list(vocabulary.HEADLINE))",
+        "cmp = paired_tests.paired_comparison(game, games, int(c), int(base),",
+        "cmp = paired_tests.paired_comparison(game, games, int(base), int(c),",
         "paired comparison",
         "the paired-differences table shows the base minus each cell, not the reverse",
         ("tests/test_report.py::test_paired_differences_table",),
@@ -669,8 +669,8 @@ REPORT = [  # what the balance report says (bollesim/report/balance.py, bollesim
     Mutant(
         "endings-defeat-inverted",
         "bollesim/report/balance.py",
-        "vocabulary.LABELS[result.loss] if r[result.loss] else \"\"",
-        "\"\" if r[result.loss] else vocabulary.LABELS[result.loss]",
+        "game.result.labels[result.loss] if r[result.loss] else \"\"",
+        "\"\" if r[result.loss] else game.result.labels[result.loss]",
         "§8",
         "the endings table marks the ends that are not defeats as defeats",
         ("tests/test_report.py::test_endings_table",),
@@ -762,8 +762,8 @@ RULESETS = [  # per-cell rulesets, compare and sensitivity (batch/spec.py, sessi
     Mutant(
         "compare-a-minus-b",
         "bollesim/stats/compare.py",
-        "cmp = paired_tests.paired_comparison(paired, 1, 0)",
-        "cmp = paired_tests.paired_comparison(paired, 0, 1)",
+        "cmp = paired_tests.paired_comparison(a.game, paired, 1, 0)",
+        "cmp = paired_tests.paired_comparison(a.game, paired, 0, 1)",
         "paired comparison",
         "compare reports A - B under the heading B - A",
         ("tests/test_compare.py::test_two_runs_b_minus_a", "tests/test_compare.py::test_the_report"),
@@ -918,8 +918,8 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     Mutant(
         "seeds-without-presets",
         "bollesim/search/optimise_space.py",
-        "if search.policy.name == declared().scripted:",
-        "if search.policy.name != declared().scripted:",
+        "if search.policy.name == search.game.scripted:",
+        "if search.policy.name != search.game.scripted:",
         "the presets in the space are seeds",
         "the search starts without the presets and can end below them",
         ("tests/test_optimise.py -k presets",),
@@ -944,7 +944,9 @@ OPTIMISE = [  # policy search: the race, held-out seeds, best.json (bollesim/sea
     ),
 ]
 
-LOOKAHEAD = [  # the lookahead player (bollesim/strong/, bollebank/positions.py, engine/rollout.py, script.py)
+# the lookahead player (bollesim/strong/, bollebank/positions.py, engine/primitives.py,
+# engine/rollout.py, script.py)
+LOOKAHEAD = [
     Mutant(
         "rollout-on-the-games-stream",
         "bollesim/bollebank/engine/script.py",
@@ -956,7 +958,7 @@ LOOKAHEAD = [  # the lookahead player (bollesim/strong/, bollebank/positions.py,
     ),
     Mutant(
         "fire-before-the-imposed-trigger",
-        "bollesim/bollebank/positions.py",
+        "bollesim/bollebank/engine/primitives.py",
         "met = obs[observation.ROE] >= roe and obs[observation.TURN] >= turn",
         "met = obs[observation.ROE] >= roe - 1 and obs[observation.TURN] >= turn - 1",
         "restricted play: the first Fire order exactly when the imposed trigger allows it",
@@ -1113,6 +1115,72 @@ BOUNDS = [  # the clairvoyant and penalised bounds and headroom, any game's (bol
     ),
 ]
 
+LUCK_AND_ERRORS = [  # the analysis of luck and errors (bollesim/strong/analysis.py, estimates.py, chance.py)
+    Mutant(
+        "luck-sign-of-a-draw",
+        "bollesim/strong/estimates.py",
+        "return difference(outcomes[actual] - before), value(before)",
+        "return difference(before - outcomes[actual]), value(before)",
+        "docs/analyse.md: luck is the value after the outcome minus its expectation",
+        "a draw's luck by rollouts comes out with its sign turned",
+        ("tests/test_luck_and_errors.py -k stated_rate",),
+    ),
+    Mutant(
+        "luck-sign-exact",
+        "bollesim/strong/analysis.py",
+        "luck = Estimate(after.value - before.value)",
+        "luck = Estimate(before.value - after.value)",
+        "docs/analyse.md: luck is the value after the outcome minus its expectation",
+        "a draw's exact luck comes out with its sign turned",
+        ("tests/test_luck_and_errors.py -k programmes",),
+    ),
+    Mutant(
+        "telescoping-adds-the-errors",
+        "bollesim/strong/analysis.py",
+        "return self.outcome - self.start.value - (self.luck.value - self.errors)",
+        "return self.outcome - self.start.value - (self.luck.value + self.errors)",
+        "result - start = summed luck - summed errors + residual",
+        "the residual counts the errors as gains",
+        ("tests/test_luck_and_errors.py -k telescopes",),
+    ),
+    Mutant(
+        "chance-expected-from-the-stated-choice",
+        "bollesim/strong/analysis.py",
+        "                before = step.values[step.taken]\n",
+        "                before = step.values[step.stated]\n",
+        "the chance after a decision is expected from the option taken",
+        "the chance between two decisions is measured from the stated player's option",
+        ("tests/test_luck_and_errors.py -k one_event",),
+    ),
+    Mutant(
+        "outcomes-on-streams-of-their-own",
+        "bollesim/strong/chance.py",
+        "numbers = np.tile(np.arange(rollouts, dtype=np.int64), n)",
+        "numbers = np.arange(n * rollouts, dtype=np.int64)",
+        "common random numbers across a draw's outcomes",
+        "each outcome of a draw is rolled out on streams of its own",
+        ("tests/test_luck_and_errors.py -k outcomes_of_a_draw",),
+    ),
+    Mutant(
+        "options-on-streams-of-their-own",
+        "bollesim/strong/lookahead.py",
+        "np.tile(np.arange(r), n))",
+        "np.arange(n * r))",
+        "common random numbers across a decision's options",
+        "each option of a decision is rolled out on streams of its own",
+        ("tests/test_luck_and_errors.py -k options_of_a_decision",),
+    ),
+    Mutant(
+        "rollout-played-by-the-snapshots-player",
+        "bollesim/bollebank/engine/rollout.py",
+        "    st[layout.SCRIPTED] = scripted\n",
+        "",
+        "bollesim/game/positions.py: the primitives read nothing but their arguments",
+        "a rollout from a position another player took is played by that player",
+        ("tests/test_analysis_bollebank.py -k own",),
+    ),
+]
+
 AREAS = {
     "engine": ENGINE,
     "folders": FOLDERS,
@@ -1125,6 +1193,7 @@ AREAS = {
     "rulesets": RULESETS,
     "optimise": OPTIMISE,
     "lookahead": LOOKAHEAD,
+    "luck-errors": LUCK_AND_ERRORS,
     "tune": TUNE,
     "bounds": BOUNDS,
 }
@@ -1164,8 +1233,8 @@ def mutated(mutant: Mutant, text: str) -> str:
 
 def compiled(mutant: Mutant) -> bool:
     """The mutant changes a file compiled code is built from (a cold compile)."""
-    trees = tuple(f"{tree.name}/" for tree in jit_cache.PACKAGES)
-    return mutant.path.startswith(trees) and mutant.path not in jit_cache.PURE_PYTHON
+    root = jit_cache.PACKAGE.parent
+    return mutant.path in {p.relative_to(root).as_posix() for p in jit_cache.sources()}
 
 
 def copy_repository(target: Path) -> None:

@@ -6,7 +6,7 @@ as its declaration says), plus a `syn_hold` cell without parameters. Each outcom
 probability is a known function of k (`true_probabilities`); every game draws one uniform
 per outcome, shared by all cells, so cells are on common random numbers as the runner's
 are. `synthetic_policies` registers the two policies' declarations as modules
-policies.syn_fire / policies.syn_hold for the duration of a test module.
+policies.bollebank.syn_fire / .syn_hold for the duration of a test module.
 """
 
 from __future__ import annotations
@@ -24,8 +24,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bollesim.game.params import Parameter
-from bollesim.stats import analysis, intervals, naming, paired_tests, vocabulary
+from bollesim.game.registry import load_game
+from bollesim.stats import analysis, intervals, naming, paired_tests
 from bollesim.stats.intervals import paired_rates
+
+GAME = load_game("bollebank")
 
 NEVER = 25.0
 TRIGGERS = (8.0, 12.0, 16.0, 20.0, 24.0, NEVER)
@@ -38,12 +41,12 @@ SYN_FIRE = (
 
 @contextmanager
 def synthetic_policies():
-    """Make policies.syn_fire and policies.syn_hold importable (declarations only)."""
-    import policies  # noqa: F401 - the parent package must be loaded first
+    """Make policies.bollebank.syn_fire and .syn_hold importable (declarations only)."""
+    import policies.bollebank  # noqa: F401 - the parent package must be loaded first
 
     added = {}
     for name, params in (("syn_fire", SYN_FIRE), ("syn_hold", ())):
-        module = types.ModuleType(f"policies.{name}", "A synthetic policy for the tests.")
+        module = types.ModuleType(f"policies.bollebank.{name}", "A synthetic policy for the tests.")
         module.PARAMETERS = params
         added[module.__name__] = module
     saved = {k: sys.modules.get(k) for k in added}
@@ -59,7 +62,7 @@ def synthetic_policies():
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _declared():
+def _synthetic_policies():
     with synthetic_policies():
         yield
 DEFEAT_SPLIT = (0.6, 0.3, 0.1)  # vehicle destroyed, VL2 commander killed, turn 40
@@ -81,10 +84,10 @@ def expected_rates(k: float) -> dict[str, float]:
     """True rates of the recorded outcomes: a defeat cancels every victory."""
     p = true_probabilities(k)
     alive = 1.0 - p["defeat"]
-    out = {v: p[v] * alive for v in vocabulary.VICTORIES}
-    out["perfect"] = math.prod(p[v] for v in vocabulary.VICTORIES) * alive
+    out = {v: p[v] * alive for v in GAME.result.wins}
+    out["perfect"] = math.prod(p[v] for v in GAME.result.wins) * alive
     out["defeat"] = p["defeat"]
-    out["no_result"] = math.prod(1.0 - p[v] for v in vocabulary.VICTORIES) * alive
+    out["no_result"] = math.prod(1.0 - p[v] for v in GAME.result.wins) * alive
     return out
 
 
@@ -92,7 +95,7 @@ def _cell(u: dict, extra: np.random.Generator, k: float, n: int, first: int, see
           policy: str, cell: int) -> pl.DataFrame:
     p = true_probabilities(k)
     defeat = u["defeat"] < p["defeat"]
-    won = {v: (u[v] < p[v]) & ~defeat for v in vocabulary.VICTORIES}
+    won = {v: (u[v] < p[v]) & ~defeat for v in GAME.result.wins}
     reason_draw = extra.random(n)
     reasons = np.where(reason_draw < DEFEAT_SPLIT[0], "vehicle destroyed",
                        np.where(reason_draw < DEFEAT_SPLIT[0] + DEFEAT_SPLIT[1],
@@ -162,7 +165,7 @@ def make_games(n: int = 2000, seed: int = 11, triggers=TRIGGERS, hold_fire: bool
                first_game: int = 0) -> pl.DataFrame:
     """A synthetic sweep: one syn_fire cell per trigger value, plus syn_hold (k null)."""
     rng = np.random.default_rng(seed)
-    u = {o: rng.random(n) for o in (*vocabulary.VICTORIES, "defeat")}  # common random numbers
+    u = {o: rng.random(n) for o in (*GAME.result.wins, "defeat")}  # common random numbers
     cells = [_cell(u, np.random.default_rng([seed, c]), k, n, first_game, seed, "syn_fire", c)
              for c, k in enumerate(triggers)]
     if hold_fire:
@@ -253,7 +256,7 @@ def test_paired_comparison_is_newcombes_method_10(table):
     of the discordant games and its verdict, for any 2x2 table."""
     n11, n10, n01, n00 = table
     n = sum(table)
-    row = paired_tests.paired_comparison(paired_frame(*table), "a", "b", "operational").row(0, named=True)
+    row = paired_tests.paired_comparison(GAME, paired_frame(*table), "a", "b", "operational").row(0, named=True)
     diff, low, high = oracles.paired_difference(*table)
     assert row["n"] == n and (row["only_a"], row["only_b"]) == (n10, n01)
     assert row["rate_a"] == pytest.approx((n11 + n10) / n)
@@ -270,18 +273,18 @@ def test_paired_comparison_is_newcombes_method_10(table):
 
 
 def test_rates_match_counts(games):
-    table = analysis.rates(games, by="cell")
+    table = analysis.rates(GAME, games, by="cell")
     assert table.height == len(TRIGGERS) + 1
     assert table["cell"].to_list() == list(range(len(TRIGGERS) + 1))
     for row in table.iter_rows(named=True):
         rows = games.filter(pl.col("cell") == row["cell"])
-        v = {o: rows[o].to_numpy() for o in (*vocabulary.VICTORIES, "defeat")}
+        v = {o: rows[o].to_numpy() for o in (*GAME.result.wins, "defeat")}
         counts = {o: int(v[o].sum()) for o in v}
-        counts["perfect"] = int(np.all([v[o] for o in vocabulary.VICTORIES], axis=0).sum())
-        counts["no_result"] = int((~np.any([v[o] for o in vocabulary.VICTORIES], axis=0)
+        counts["perfect"] = int(np.all([v[o] for o in GAME.result.wins], axis=0).sum())
+        counts["no_result"] = int((~np.any([v[o] for o in GAME.result.wins], axis=0)
                                    & ~v["defeat"]).sum())
         assert row["n"] == rows.height
-        for o in vocabulary.OUTCOMES:
+        for o in GAME.result.outcome_names:
             assert row[f"{o}_k"] == counts[o], o
             assert row[f"{o}_rate"] == pytest.approx(counts[o] / rows.height)
             lo, hi = oracles.wilson(counts[o], rows.height)
@@ -289,7 +292,7 @@ def test_rates_match_counts(games):
 
 
 def test_rates_cover_the_true_probabilities(games):
-    table = analysis.rates(games.filter(pl.col("policy") == "syn_fire"), by="k")
+    table = analysis.rates(GAME, games.filter(pl.col("policy") == "syn_fire"), by="k")
     assert table["k"].to_list() == list(TRIGGERS)
     covered = total = 0
     for row, k in zip(table.iter_rows(named=True), TRIGGERS, strict=True):
@@ -303,7 +306,7 @@ def test_rates_cover_the_true_probabilities(games):
 def test_rates_nan_and_null_are_one_group(games):
     never = games.with_columns(pl.when(pl.col("k") == NEVER).then(math.nan)
                                .otherwise(pl.col("k")).alias("k"))
-    table = analysis.rates(never, by="k")
+    table = analysis.rates(GAME, never, by="k")
     assert table["k"].to_list() == [*TRIGGERS[:-1], None]  # NaN joins the null group, last
     assert table["n"][-1] == 2 * 2000  # syn_fire k=NaN and syn_hold (k null)
 
@@ -311,26 +314,26 @@ def test_rates_nan_and_null_are_one_group(games):
 def test_rates_show_whole_parameters_as_integers(games):
     """A parameter column of whole numbers groups as integers (k = 8, not 8.0); one with
     a fraction stays as it is."""
-    table = analysis.rates(games, by="k")
+    table = analysis.rates(GAME, games, by="k")
     assert table.schema["k"] == pl.Int64 and table["k"].drop_nulls().to_list() == list(TRIGGERS)
-    halves = analysis.rates(games.with_columns(pl.col("k") + 0.5), by="k")
+    halves = analysis.rates(GAME, games.with_columns(pl.col("k") + 0.5), by="k")
     assert halves.schema["k"].is_float()
 
 
 def test_rates_whole_frame_long_and_empty(games):
-    one = analysis.rates(games)
+    one = analysis.rates(GAME, games)
     assert one.height == 1 and one["n"][0] == games.height
     assert "cell" not in one.columns
-    long = analysis.rates(games, by=["policy", "cell"], long=True)
+    long = analysis.rates(GAME, games, by=["policy", "cell"], long=True)
     assert long.columns == ["policy", "cell", "outcome", "n", "k", "rate", "low", "high"]
-    assert long.height == (len(TRIGGERS) + 1) * len(vocabulary.OUTCOMES)
-    assert set(long["outcome"]) == set(vocabulary.OUTCOMES)
-    empty = analysis.rates(games.head(0))
+    assert long.height == (len(TRIGGERS) + 1) * len(GAME.result.outcome_names)
+    assert set(long["outcome"]) == set(GAME.result.outcome_names)
+    empty = analysis.rates(GAME, games.head(0))
     assert empty["n"][0] == 0 and math.isnan(empty["defeat_rate"][0])
 
 
 def test_rates_null_group_is_never_fired(games):
-    table = analysis.rates(games, by="first_fire_turn")
+    table = analysis.rates(GAME, games, by="first_fire_turn")
     never = table.filter(pl.col("first_fire_turn").is_null())
     assert never["n"][0] == games["first_fire_turn"].null_count()
     assert table["first_fire_turn"].to_list()[-1] is None
@@ -338,20 +341,20 @@ def test_rates_null_group_is_never_fired(games):
 
 def test_outcomes_partition_the_games(games):
     """Every game is exactly one of: some victory, defeat, no result."""
-    table = analysis.rates(games, by="cell")
-    anywin = vocabulary.with_outcomes(games).group_by("cell").agg(
-        pl.any_horizontal(*vocabulary.VICTORIES).sum().alias("won")).sort("cell")
+    table = analysis.rates(GAME, games, by="cell")
+    anywin = GAME.result.with_outcomes(games).group_by("cell").agg(
+        pl.any_horizontal(*GAME.result.wins).sum().alias("won")).sort("cell")
     total = anywin["won"] + table["defeat_k"] + table["no_result_k"]
     assert (total == table["n"]).all()
 
 
 def test_end_reasons(games):
-    table = analysis.end_reasons(games, by="cell")
+    table = analysis.end_reasons(GAME, games, by="cell")
     per_cell = table.group_by("cell").agg(pl.col("k").sum(), pl.col("n").first())
     assert (per_cell["k"] == per_cell["n"]).all()
     defeats = table.filter(pl.col("defeat")).group_by("cell").agg(pl.col("k").sum()).sort("cell")
-    assert defeats["k"].to_list() == analysis.rates(games, by="cell")["defeat_k"].to_list()
-    overall = analysis.end_reasons(games)
+    assert defeats["k"].to_list() == analysis.rates(GAME, games, by="cell")["defeat_k"].to_list()
+    overall = analysis.end_reasons(GAME, games)
     assert overall["k"].sum() == games.height
     shares = dict(overall.filter(pl.col("defeat")).select("end_reason", "k").iter_rows())
     total = sum(shares.values())
@@ -361,11 +364,11 @@ def test_end_reasons(games):
 # -- why games are lost ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("factor", [*vocabulary.LOSS_FACTORS, ["loss_cause", "end_turn"]])
+@pytest.mark.parametrize("factor", [*GAME.result.loss_factors, ["loss_cause", "end_turn"]])
 def test_defeat_breakdown_counts_the_rows(games, factor):
     """Each cell's defeats by one factor (or two), counted here row by row."""
     factors = [factor] if isinstance(factor, str) else factor
-    table = analysis.defeat_breakdown(games, factor, by="cell")
+    table = analysis.defeat_breakdown(GAME, games, factor, by="cell")
     rows = games.select("cell", "defeat", *factors).rows()
     expected: dict = {}
     for cell, defeat, *values in rows:
@@ -389,27 +392,27 @@ def test_defeat_breakdown_counts_the_rows(games, factor):
 
 def test_defeat_breakdown_orders_and_refuses():
     games = make_games(n=300, seed=5)
-    causes = analysis.defeat_breakdown(games, "loss_cause")
+    causes = analysis.defeat_breakdown(GAME, games, "loss_cause")
     assert causes["k"].to_list() == sorted(causes["k"].to_list(), reverse=True)
-    turns = analysis.defeat_breakdown(games, "end_turn")["end_turn"].to_list()
+    turns = analysis.defeat_breakdown(GAME, games, "end_turn")["end_turn"].to_list()
     assert turns == sorted(turns)
     with pytest.raises(ValueError, match="loss_cause"):
-        analysis.defeat_breakdown(games, "final_roe")
+        analysis.defeat_breakdown(GAME, games, "final_roe")
 
 
 @pytest.mark.parametrize("column", ["end_turn", "first_loss_turn"])
 def test_turns_by_outcome_counts_the_rows(games, column):
     """For each outcome, its games at each turn, counted here row by row; a game counts
     under every outcome it had, and a game with no loss under the null turn."""
-    table = analysis.turns_by_outcome(games, column, by="policy")
-    frame = vocabulary.with_outcomes(games)
+    table = analysis.turns_by_outcome(GAME, games, column, by="policy")
+    frame = GAME.result.with_outcomes(games)
     for (policy, outcome), part in table.group_by(["policy", "outcome"]):
         rows = frame.filter((pl.col("policy") == policy) & pl.col(outcome))[column].to_list()
         expected = {t: rows.count(t) for t in set(rows)}
         assert dict(part.select("turn", "k").iter_rows()) == expected, (policy, outcome)
         assert set(part["n"].to_list()) == {len(rows)}
         assert part["share"].sum() == pytest.approx(1.0)
-    had = {o for o in vocabulary.OUTCOMES if frame[o].any()}
+    had = {o for o in GAME.result.outcome_names if frame[o].any()}
     assert set(table["outcome"].unique().to_list()) == had
 
 
@@ -418,7 +421,7 @@ def test_turns_by_outcome_counts_the_rows(games, column):
 
 def test_paired_comparison_detects_a_real_difference(games):
     # k=8 vs k=24: operational 0.60 vs 0.36 before defeats
-    out = paired_tests.paired_comparison(games, {"k": 8.0}, {"k": 24.0}, "operational")
+    out = paired_tests.paired_comparison(GAME, games, {"k": 8.0}, {"k": 24.0}, "operational")
     assert out.height == 1
     row = out.row(0, named=True)
     true = expected_rates(8.0)["operational"] - expected_rates(24.0)["operational"]
@@ -442,8 +445,8 @@ def test_paired_comparison_ignores_a_null_difference():
                           "operational": np.r_[a, b], "tactical": np.r_[a, a],
                           "strategic": np.r_[b, b], "political": np.r_[a, b],
                           "defeat": np.zeros(2 * n, dtype=bool)})
-    out = paired_tests.paired_comparison(frame, "a", "b")
-    assert out["outcome"].to_list() == list(vocabulary.OUTCOMES)
+    out = paired_tests.paired_comparison(GAME, frame, "a", "b")
+    assert out["outcome"].to_list() == list(GAME.result.outcome_names)
     op = out.filter(pl.col("outcome") == "operational").row(0, named=True)
     assert not op["significant"] and op["p_value"] > 0.05
     assert op["diff_low"] < 0 < op["diff_high"]
@@ -473,28 +476,28 @@ def test_mcnemar_exact():
 
 
 def test_paired_comparison_selectors_and_errors(games):
-    by_cell = paired_tests.paired_comparison(games, 0, 5, "strategic")
+    by_cell = paired_tests.paired_comparison(GAME, games, 0, 5, "strategic")
     assert by_cell["a"][0] == "syn_fire k=8" and by_cell["b"][0] == "syn_fire k=25 (never)"
-    by_expr = paired_tests.paired_comparison(games, pl.col("cell") == 0, pl.col("cell") == 5, "strategic")
+    by_expr = paired_tests.paired_comparison(GAME, games, pl.col("cell") == 0, pl.col("cell") == 5, "strategic")
     assert by_cell["diff"][0] == by_expr["diff"][0]
-    never = paired_tests.paired_comparison(games, {"policy": "syn_fire", "k": 25}, "syn_hold", "defeat")
+    never = paired_tests.paired_comparison(GAME, games, {"policy": "syn_fire", "k": 25}, "syn_hold", "defeat")
     assert never["diff"][0] == 0.0  # the same luck and the same probabilities
     with pytest.raises(ValueError, match="several games"):
-        paired_tests.paired_comparison(games, "syn_fire", "syn_hold", "defeat")
+        paired_tests.paired_comparison(GAME, games, "syn_fire", "syn_hold", "defeat")
     with pytest.raises(ValueError, match="no games"):
-        paired_tests.paired_comparison(games, "nobody", "syn_hold", "defeat")
+        paired_tests.paired_comparison(GAME, games, "nobody", "syn_hold", "defeat")
     with pytest.raises(ValueError, match="unknown outcome"):
-        paired_tests.paired_comparison(games, 0, 1, "glory")
+        paired_tests.paired_comparison(GAME, games, 0, 1, "glory")
     other_seed = games.filter(pl.col("cell") == 1).with_columns(
         pl.lit(12345, dtype=pl.Int64).alias("seed"))
     mixed = pl.concat([games.filter(pl.col("cell") == 0), other_seed])
     with pytest.raises(ValueError, match="common random numbers"):
-        paired_tests.paired_comparison(mixed, 0, 1, "defeat")
+        paired_tests.paired_comparison(GAME, mixed, 0, 1, "defeat")
 
 
 def test_pairing_narrows_intervals(games):
     """Common random numbers: the paired interval is narrower than an unpaired one."""
-    row = paired_tests.paired_comparison(games, {"k": 12.0}, {"k": 16.0}, "operational").row(0, named=True)
+    row = paired_tests.paired_comparison(GAME, games, {"k": 12.0}, {"k": 16.0}, "operational").row(0, named=True)
     n, pa, pb = row["n"], row["rate_a"], row["rate_b"]
     se = math.sqrt(pa * (1 - pa) / n + pb * (1 - pb) / n)
     assert row["diff_high"] - row["diff_low"] < 0.5 * (2 * 1.96 * se)
@@ -504,8 +507,8 @@ def test_pairing_narrows_intervals(games):
 
 
 def test_distributions(games):
-    table = analysis.distributions(games, by="policy")
-    assert set(table["variable"]) == set(vocabulary.DISTRIBUTION_VARIABLES)
+    table = analysis.distributions(GAME, games, by="policy")
+    assert set(table["variable"]) == set(GAME.result.distributions)
     for (policy, _), part in table.group_by(["policy", "variable"]):
         assert part["n"].sum() == games.filter(pl.col("policy") == policy).height
         assert part["share"].sum() == pytest.approx(1.0)
@@ -517,12 +520,12 @@ def test_distributions(games):
     total = rows["heavy_damage"] + rows["light_damage"]
     assert dict(damage.select("value", "n").iter_rows()) == {
         int(v): int((total == v).sum()) for v in total.unique()}
-    turns = analysis.distributions(games, variables=["end_turn"])
+    turns = analysis.distributions(GAME, games, variables=["end_turn"])
     assert turns["value"].to_list() == sorted(games["end_turn"].unique().to_list())
 
 
 def test_summary(games):
-    table = analysis.summary(games, by="cell")
+    table = analysis.summary(GAME, games, by="cell")
     row = table.filter((pl.col("cell") == 0) & (pl.col("variable") == "end_turn")).row(
         0, named=True)
     cell0 = games.filter(pl.col("cell") == 0)
@@ -536,9 +539,9 @@ def test_summary(games):
 
 
 def test_best_trigger(games):
-    best = paired_tests.best_trigger(games, "k")  # default 12 and "25: never" from the declaration
+    best = paired_tests.best_trigger(GAME, games, "k")  # default 12 and "25: never" from the declaration
     by = {r["outcome"]: r for r in best.iter_rows(named=True)}
-    assert list(by) == list(vocabulary.HEADLINE)
+    assert list(by) == list(GAME.result.headline)
     assert by["operational"]["best"] == 8.0 and by["operational"]["worst"] is None
     assert by["operational"]["worst_label"] == "never"
     assert by["strategic"]["best"] in (20.0, 24.0, None)  # all three share p = 0.75
@@ -562,49 +565,49 @@ def test_best_trigger(games):
             label = naming.fmt_value(k) if k != NEVER else "never"
             if label == r["best_label"]:
                 continue
-            p = paired_tests.paired_comparison(games, {"k": r["best"] if r["best"] is not None else NEVER},
+            p = paired_tests.paired_comparison(GAME, games, {"k": r["best"] if r["best"] is not None else NEVER},
                                     {"k": k}, o)["p_value"][0]
             assert (label in r["tied"]) == (p >= 0.05 / (len(TRIGGERS) - 1)), (o, label, p)
     # p-values agree with paired_comparison on the same two cells
-    direct = paired_tests.paired_comparison(games, {"k": 8.0}, {"k": NEVER}, "operational")
+    direct = paired_tests.paired_comparison(GAME, games, {"k": 8.0}, {"k": NEVER}, "operational")
     assert op["p_vs_worst"] == pytest.approx(direct["p_value"][0])
 
 
 def test_best_trigger_without_declaration_or_pairs(games):
     undeclared = games.with_columns(pl.lit("syn_unknown").alias("policy"))
-    best = paired_tests.best_trigger(undeclared, "k", outcomes=["operational"])
+    best = paired_tests.best_trigger(GAME, undeclared, "k", outcomes=["operational"])
     assert best["default"][0] is None and best["gain_vs_default"][0] is None
     assert best["worst_label"][0] == "25"  # nobody said 25 means never
-    given = paired_tests.best_trigger(undeclared, "k", default=16, never=25, outcomes=["operational"])
+    given = paired_tests.best_trigger(GAME, undeclared, "k", default=16, never=25, outcomes=["operational"])
     assert given["worst_label"][0] == "never" and given["default_label"][0] == "16"
     doubled = pl.concat([games, games.filter(pl.col("cell") == 0).with_columns(
         pl.lit(40, dtype=pl.Int32).alias("cell"))])
-    unpaired = paired_tests.best_trigger(doubled, "k", outcomes=["operational"])
+    unpaired = paired_tests.best_trigger(GAME, doubled, "k", outcomes=["operational"])
     assert unpaired["p_vs_worst"][0] is None  # two cells share k=8: no one-to-one pairing
     with pytest.raises(ValueError, match="no column"):
-        paired_tests.best_trigger(games, "nope")
+        paired_tests.best_trigger(GAME, games, "nope")
 
 
 # -- helpers --------------------------------------------------------------------------------
 
 
 def test_parameters_and_labels(games):
-    assert naming.param_columns(games) == ["k", "stop_at_tanks"]
-    assert naming.swept_parameters(games) == {"syn_fire": ["k"], "syn_hold": []}
-    labels = naming.cell_labels(games)
+    assert naming.param_columns(GAME, games) == ["k", "stop_at_tanks"]
+    assert naming.swept_parameters(GAME, games) == {"syn_fire": ["k"], "syn_hold": []}
+    labels = naming.cell_labels(GAME, games)
     assert labels["label"].to_list() == ["syn_fire k=8", "syn_fire k=12", "syn_fire k=16",
                                          "syn_fire k=20", "syn_fire k=24",
                                          "syn_fire k=25 (never)", "syn_hold"]
     assert naming.fmt_value(12.0) == "12" and naming.fmt_value(0.25) == "0.25"
     assert naming.fmt_value(None) == naming.fmt_value(math.nan) == naming.fmt_value(math.inf) == "never"
-    assert naming.declared_parameter("syn_fire", "k").default == 12
-    assert naming.never_value("syn_fire", "k") == 25.0
-    assert naming.never_value("syn_fire", "stop_at_tanks") is None
-    assert naming.declared_parameter("no_such_policy", "k") is None
+    assert naming.declared_parameter(GAME, "syn_fire", "k").default == 12
+    assert naming.never_value(GAME, "syn_fire", "k") == 25.0
+    assert naming.never_value(GAME, "syn_fire", "stop_at_tanks") is None
+    assert naming.declared_parameter(GAME, "no_such_policy", "k") is None
 
 
 def test_examples(games):
-    ex = analysis.examples(games, k=3)
+    ex = analysis.examples(GAME, games, k=3)
     by = {r["outcome"]: r for r in ex.iter_rows(named=True)}
     assert by["defeat: vehicle destroyed"]["count"] == games.filter(
         pl.col("end_reason") == "vehicle destroyed").height
@@ -613,8 +616,8 @@ def test_examples(games):
         assert r["games"] == sorted(set(r["games"]))  # distinct games, lowest first
         for g, c in zip(r["games"], r["cells"], strict=True):
             row = games.filter((pl.col("game") == g) & (pl.col("cell") == c))
-            mask = analysis.outcome_masks(games)[r["outcome"]]
-            assert vocabulary.with_outcomes(row).select(mask).item()
+            mask = analysis.outcome_masks(GAME, games)[r["outcome"]]
+            assert GAME.result.with_outcomes(row).select(mask).item()
 
 
 def noise_sweep(games: pl.DataFrame, seed: int) -> pl.DataFrame:
@@ -633,12 +636,12 @@ def test_the_best_of_equal_settings_ties_with_them_all(games):
     any other, since it was chosen among them on these same games (the tie test is
     corrected for the choice); uncorrected, the same games call it better than one."""
     noise = noise_sweep(games.filter(pl.col("policy") == "syn_fire"), NOISE_SEED)
-    row = paired_tests.best_trigger(noise, "k", outcomes=["operational"]).row(0, named=True)
+    row = paired_tests.best_trigger(GAME, noise, "k", outcomes=["operational"]).row(0, named=True)
     assert sorted(row["tied"]) == sorted(
         naming.fmt_value(k) if k != NEVER else "never" for k in TRIGGERS
         if (naming.fmt_value(k) if k != NEVER else "never") != row["best_label"])
     best = {"k": row["best"] if row["best"] is not None else NEVER}
-    p = [paired_tests.paired_comparison(noise, best, {"k": k}, "operational")["p_value"][0]
+    p = [paired_tests.paired_comparison(GAME, noise, best, {"k": k}, "operational")["p_value"][0]
          for k in TRIGGERS if k != best["k"]]
     assert min(p) < 0.05  # the selection: the uncorrected test calls one of them worse
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import polars as pl
 
+from bollesim.game.registry import load_game
 from bollesim.report import answer
+
+GAME = load_game("bollebank")
 
 N = 400  # games per setting, the same game indices under every setting
 
@@ -37,7 +40,7 @@ def rate(games: range) -> str:
 
 
 def test_the_answer_names_the_best_setting_its_trade_off_and_the_same_games():
-    said = answer.sentences(GAMES, "k", policy="fire_at_roe", outcomes=OUTCOMES)
+    said = answer.sentences(GAME, GAMES, "k", policy="fire_at_roe", outcomes=OUTCOMES)
     assert said == [
         "Give the first Fire order once the RoE is 8 or more, as soon as the rules allow "
         "(RoE 8, §2.1.4) (k = 8 and 9: the same games): "
@@ -58,7 +61,7 @@ def test_a_setting_no_better_on_the_same_games_is_named_a_tie():
         10: {"defeat": range(0, 100), "operational": range(102, 220)},
         12: {"defeat": range(0, 200), "operational": range(200, 260)},
     })
-    said = answer.sentences(games, "k", policy="fire_at_roe", outcomes=("operational", "defeat"))
+    said = answer.sentences(GAME, games, "k", policy="fire_at_roe", outcomes=("operational", "defeat"))
     assert ("For operational victory and avoiding defeat, k = 10 ties with the best, 8 (no "
             "significant difference on the same games).") in said
     assert not any("play the same games" in s for s in said)
@@ -83,9 +86,9 @@ def test_a_policy_that_sweeps_two_parameters_compares_each_on_its_own_cells():
     }).with_columns(pl.lit(0.0).alias("stop_at_tanks"))
     other = settings({8: {"defeat": range(0, 300)}}).with_columns(pl.lit(3.0).alias("stop_at_tanks"))
     games = pl.concat([one, other.with_columns(pl.col("cell") + 100)])
-    (ruleset, rows, policy, param), = [s for s in answer.swept(games) if s[3] == "k"]
+    (ruleset, rows, policy, param), = [s for s in answer.swept(GAME, games) if s[3] == "k"]
     assert rows.height == 2 * N and set(rows["stop_at_tanks"]) == {0.0}
-    said = answer.sentences(rows, "k", policy=policy, outcomes=("operational", "defeat"))
+    said = answer.sentences(GAME, rows, "k", policy=policy, outcomes=("operational", "defeat"))
     assert not any(s.startswith("Unless") for s in said), said
     assert any("k = 10 ties with the best, 8" in s for s in said), said
 
@@ -100,7 +103,7 @@ def test_the_answer_says_its_conditions():
                     pl.when((pl.col("k") == 20) & (pl.col("game") >= 20)).then(None)
                     .otherwise(3).alias("first_fire_turn"),
                     pl.lit(0.0).alias("stop_at_tanks")).drop("k")
-    said = answer.sentences(games, "t", policy="fire_at_turn", outcomes=OUTCOMES)
+    said = answer.sentences(GAME, games, "t", policy="fire_at_turn", outcomes=OUTCOMES)
     assert said[0].startswith("Give the first Fire order from turn 1 on, as soon as the rules allow:")
     assert said[1] == (
         "Unless you play for strategic victory: then give the first Fire order from turn 20 on "

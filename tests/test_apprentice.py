@@ -1,4 +1,4 @@
-"""The apprentice (bollesim/bollebank/apprentice/, policies/apprentice.py): its forests are
+"""The apprentice (bollesim/bollebank/apprentice/, policies/bollebank/apprentice.py): its forests are
 exported exactly, it sees what features.py says, it plays the same games in both engines,
 keeps an imposed first Fire order, and its training is reproducible."""
 

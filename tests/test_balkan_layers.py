@@ -13,16 +13,16 @@ import pytest
 
 from bollesim.balkan import luck, narrate
 from bollesim.balkan.play import play_chunk
-from bollesim.balkan.policies import assault
 from bollesim.balkan.result import RESULT
 from bollesim.balkan.ruleset import load_ruleset
 from bollesim.game.policy import from_module
+from policies.balkan_wars import assault
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def assault_policy():
-    return from_module(assault)
+    return from_module(assault, game="balkan-wars")
 
 
 def balkan_cli(*args, cwd=None):
@@ -131,10 +131,10 @@ def test_the_pages_odds_sit_under_a_table_of_its_form():
 
 def test_the_page_can_replay_an_example_engagement():
     """The page's example game (serve/app.py replay) asks the game's narration."""
-    from bollesim.game.declaration import declared
+    from bollesim.game.registry import load_game
 
     policy = assault_policy()
-    lines, row = declared("balkan-wars").narrated_game(load_ruleset(), policy,
+    lines, row = load_game("balkan-wars").narrated_game(load_ruleset(), policy,
                                                        policy.param_vector(), 1, 0, "reference")
     assert lines[0].startswith("The Balkan Wars") and row["end_bound"] >= 1
 
@@ -142,19 +142,18 @@ def test_the_page_can_replay_an_example_engagement():
 def test_the_pages_replay_command_chooses_the_game():
     """The command the page prints under an example plays it again: for Balkan Wars it
     chooses the game first, for the default game it needs no choice."""
-    from bollesim.game.declaration import playing
     from bollesim.game.policy import load_policy
+    from bollesim.game.registry import load_game
     from bollesim.serve.app import replay_command
 
     policy = assault_policy()
-    with playing("balkan-wars"):
-        command = replay_command(policy, policy.param_vector(), 1, 4, edited=True)
+    command = replay_command(load_game("balkan-wars"), policy, policy.param_vector(), 1, 4,
+                             edited=True)
     assert command.startswith("bollesim --game balkan-wars play -P assault -p ")
-    assert command.endswith("--seed 1 --game 4 --partial whatif.toml")
-    with playing("bollebank"):
-        plain = load_policy("historical")
-        assert replay_command(plain, plain.param_vector(), 1, 4, edited=False).startswith(
-            "bollesim play -P historical ")
+    assert command.endswith("--seed 1 --index 4 --partial whatif.toml")
+    plain = load_policy("historical")
+    assert replay_command(load_game("bollebank"), plain, plain.param_vector(), 1, 4,
+                          edited=False).startswith("bollesim play -P historical ")
 
 # ------------------------------------------------------------------ the shared words
 
@@ -180,11 +179,11 @@ def test_the_shared_reports_take_their_words_from_the_declaration(module):
 
 
 def test_the_games_words():
-    from bollesim.game.declaration import declared
+    from bollesim.game.registry import load_game
 
-    assert declared("balkan-wars").result.turn == "bound"
-    assert "balkan-wars.md" in declared("balkan-wars").readings_page
-    assert declared("bollebank").readings_page == "docs/readings.md"
+    assert load_game("balkan-wars").result.turn == "bound"
+    assert "balkan-wars.md" in load_game("balkan-wars").readings_page
+    assert load_game("bollebank").readings_page == "docs/readings.md"
 
 # ------------------------------------------------------------------ bench
 

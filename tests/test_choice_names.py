@@ -15,6 +15,7 @@ from bollesim.cli.app import app
 from bollesim.errors import UsageError
 from bollesim.game.params import Parameter
 from bollesim.game.policy import load_policy
+from bollesim.game.registry import load_game
 
 TARGETS = ("ATGM", "tank", "HMG", "artillery")  # the scripted family's `target` choices
 
@@ -71,11 +72,11 @@ def test_a_search_spec_takes_names(tmp_path):
     spec.write_text('policy = "fire_at_roe"\nobjective = "operational"\nbudget = 10000\n'
                     'trial_games = 100\nholdout_games = 100\n[search]\nk = true\n'
                     'target = "Tank"\ntow = 0\n', encoding="utf-8")
-    search = load_search(spec)
+    search = load_search(spec, load_game("bollebank"))
     assert search.base[3] == 1 and [a.name for a in search.axes] == ["k"]
     spec.write_text(spec.read_text().replace('target = "Tank"', 'target = ["atgm", "HMG"]'))
-    target = next(a for a in load_search(spec).axes if a.name == "target")
+    target = next(a for a in load_search(spec, load_game("bollebank")).axes if a.name == "target")
     assert (target.low, target.high) == (0, 2)
     spec.write_text(spec.read_text().replace('"HMG"', '"tnk"'))
     with pytest.raises(UsageError, match="search.target.*'tnk' is not one of"):
-        load_search(spec)
+        load_search(spec, load_game("bollebank"))

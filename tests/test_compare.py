@@ -17,7 +17,10 @@ from test_report import md_table, page_specs
 from test_sweep import assert_one_line_error, invoke, write_spec
 
 from bollesim.batch.runfolder import open_run
+from bollesim.game.registry import load_game
 from bollesim.report import charts
+
+GAME = load_game("bollebank")
 
 RUN = ("run", "-P", "historical", "-n", "1500", "--seed", "3")
 VICTORIES = ("operational", "tactical", "strategic", "political")
@@ -246,7 +249,7 @@ def test_difference_chart_draws_each_difference(folders):
     from bollesim.stats.compare import differences
 
     a, b = open_side(str(folders / "base")), open_side(str(folders / "tank8"))
-    fig = plots.draw(chartdata.compared(differences(a, b), "A", "B"))
+    fig = plots.draw(chartdata.compared(GAME, differences(a, b), "A", "B"))
     assert_clean(fig)
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_yticklabels()] == [LABELS[o] for o in OUTCOMES]

@@ -16,14 +16,14 @@ from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.reference.steps import GameState
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.errors import IllegalChoice
-from bollesim.game.declaration import declared
 from bollesim.game.policy import DecidePolicy, load_policy
+from bollesim.game.registry import load_game
 from bollesim.strong.state import State
 
 gym = pytest.importorskip("gymnasium", reason="install the agents extra: pip install -e '.[agents]'")
 from bollesim.strong import env as game_env  # noqa: E402  (needs gymnasium)
 
-GAME = declared("bollebank")
+GAME = load_game("bollebank")
 ENV_ID = game_env.env_id(GAME.name)
 
 SEED = 29041994
@@ -44,7 +44,7 @@ def replayed_with_checks(rules, state: State) -> dict:
     its row."""
     trace: list = []
     script = iter(state.choices)
-    player = DecidePolicy("script", "", (), lambda *_: next(script))
+    player = DecidePolicy("script", "", (), lambda *_: next(script), game="bollebank")
     reference = GameState(rules, state.seed, state.index, state.choices)
     row = play_game(rules, player, np.zeros(0), state.seed, state.index, trace,
                     after_phase=Checker(rules, trace))

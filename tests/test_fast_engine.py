@@ -112,7 +112,7 @@ def test_play_narrates_the_same_game_with_either_engine():
     from bollesim.cli.app import app
 
     runner = CliRunner()
-    args = ["play", "-P", "historical", "--seed", "7", "--game", "3"]
+    args = ["play", "-P", "historical", "--seed", "7", "--index", "3"]
     reference = runner.invoke(app, args)
     fast = runner.invoke(app, [*args, "--engine", "fast"])
     assert reference.exit_code == fast.exit_code == 0

@@ -34,7 +34,7 @@ def test_a_played_game_round_trips_through_the_schema(policy, seed, game):
     events are the trace, its decisions chose among their options, its narration and
     result are those of the narrated game."""
     schema = json.loads(gameschema.PATH.read_text(encoding="utf-8"))
-    document = bollesim.narrate(policy, seed=seed, game=game)
+    document = bollesim.narrate(policy, seed=seed, index=game)
     jsonschema.validate(document, schema)
     again = json.loads(json.dumps(document))
     assert again == document

@@ -252,7 +252,7 @@ def test_worked_example_turns_4_and_5(per_vehicle_radio: bool):
         (decisions.FIRE_ORDER, codes.AQ),  # then AQ at SK4 (one target: the HMG); GB is left last
         (decisions.FIRE_TARGET, codes.ATGM),  # GB at S3: the last ATGM is an L
     ])
-    policy = DecidePolicy(name="script", doc="", parameters=(), decide=player.decide)
+    policy = DecidePolicy(name="script", doc="", parameters=(), decide=player.decide, game="bollebank")
     trace: list = []
     table = Table(game, chance, policy, np.zeros(0), seed=0, game_index=0, trace=trace)
     run = Phases(table, trace).run

@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
-from bollesim.bollebank.game import GAME
 from bollesim.bollebank.headroom import HEADROOM
 from bollesim.cli import headroom_make
+from bollesim.game.registry import load_game
 from bollesim.report import headroom
-from bollesim.stats import skill, vocabulary
+from bollesim.stats import skill
 from bollesim.stats.intervals import wilson
+
+GAME = load_game("bollebank")
 
 N = 2000
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +30,7 @@ def small_settings(out, **changes):
 
 
 def rung(label, operational, defeat, bound=False, n=N):
-    counts = {o: (0, n) for o in vocabulary.HEADLINE}
+    counts = {o: (0, n) for o in GAME.result.headline}
     counts["operational"] = (operational, n)
     counts["defeat"] = (defeat, n)
     return headroom.Rung(label, counts, bound)
@@ -48,13 +50,13 @@ def test_relative_skill_is_the_share_of_the_distance_to_the_clairvoyant():
 
 
 def test_defeat_is_turned_into_a_rate_to_reach():
-    r = skill.as_good("defeat", skill.Rate(0.3, 0.25, 0.35))
+    r = skill.as_good(GAME.result, "defeat", skill.Rate(0.3, 0.25, 0.35))
     assert (r.rate, r.low, r.high) == pytest.approx((0.7, 0.65, 0.75))
-    assert skill.as_good("operational", skill.Rate(0.3, 0.25, 0.35)).rate == 0.3
+    assert skill.as_good(GAME.result, "operational", skill.Rate(0.3, 0.25, 0.35)).rate == 0.3
 
 
 def test_the_ladder_table_marks_the_bound_and_shows_wilson_intervals():
-    lines = headroom.ladder_table([rung("a", 600, 400), rung("clairvoyant", 1900, 20, bound=True)])
+    lines = headroom.ladder_table(GAME.result, [rung("a", 600, 400), rung("clairvoyant", 1900, 20, bound=True)])
     low, high = wilson(600, N)
     assert f"30.0% ({100 * low:.1f}–{100 * high:.1f})" in lines[2]
     assert "≤ 95.0%" in lines[3] and "≥ 1.0%" in lines[3]
@@ -63,7 +65,7 @@ def test_the_ladder_table_marks_the_bound_and_shows_wilson_intervals():
 
 def test_the_bracket_states_both_ends_and_the_proven_losses():
     best, clair = rung("expert", 900, 300), rung("clairvoyant", 1940, 0, bound=True)
-    text = headroom.bracket_sentence(best, clair, undecided=40, lost=60)
+    text = headroom.bracket_sentence(GAME.result, best, clair, undecided=40, lost=60)
     assert "45.0%" in text and "97.0%" in text
     assert "1,900 games won by a line found, 40 undecided" in text
     assert "60 proven lost" in text and "(3.0%)" in text
@@ -83,7 +85,7 @@ def penalised(objective, outcome, fresh, n=100):
 def test_the_bracket_in_a_designers_words():
     best, clair = rung("expert", 900, 300), rung("clairvoyant", 1940, 0, bound=True)
     safest = rung("careful", 100, 40)
-    text = headroom.designer_sentence(best, clair, 60, safest)
+    text = headroom.designer_sentence(GAME.result, best, clair, 60, safest)
     assert "reaches operational victory in 45.0% of games" in text and "no play" in text
     assert "more than 97.0%" in text
     assert "at most 52.0 points below the best possible play" in text
@@ -92,7 +94,7 @@ def test_the_bracket_in_a_designers_words():
     assert "loses at least 3.0% of games" in text and "penalised" not in text
     op, values = penalised("operational victory", "operational", 0.8)
     nd, defeat = penalised("no defeat", "defeat", 0.99)
-    text = headroom.designer_sentence(best, clair, 60, safest, [op, nd])
+    text = headroom.designer_sentence(GAME.result, best, clair, 60, safest, [op, nd])
     (m, low, _), (d, d_low, _) = (headroom.mean_interval(x) for x in (values, defeat))
     assert (f"below about {100 * m:.1f}% for operational victory ({100 * low:.1f}% at the "
             f"low end of its interval, on {len(values):,} games), {100 * d:.1f}% for no defeat "
@@ -106,7 +108,7 @@ def test_the_penalised_ladder_of_v(fresh):
     at the low end the text says this V cannot close it, else that it is only a lower
     estimate; the plain bound stays the best proven one."""
     p, values = penalised("operational victory", "operational", fresh)
-    lines = headroom.penalised_lines(p, [rung("expert", 900, 300), rung("random", 0, 1900)])
+    lines = headroom.penalised_lines(GAME.result, p, [rung("expert", 900, 300), rung("random", 0, 1900)])
     table = "\n".join(lines)
     assert "| 0 (the plain clairvoyant: its bound) | – | 95.0% | 50.0 | – |" in table
     m, low, high = headroom.mean_interval(values)
@@ -130,28 +132,28 @@ def test_the_best_v_is_the_one_with_the_lowest_estimate():
              headroom.ValueStep("100 trees", values + 0.2, values + 0.05)]
     p = headroom.Penalised("operational victory", "operational", steps, 95, 1000, 16)
     assert p.best.label == "10 trees"
-    table = "\n".join(headroom.penalised_lines(p, [rung("expert", 900, 300)]))
+    table = "\n".join(headroom.penalised_lines(GAME.result, p, [rung("expert", 900, 300)]))
     assert "With the best V (10 trees)" in table
     best, clair = rung("expert", 900, 300), rung("clairvoyant", 1940, 0, bound=True)
-    text = headroom.designer_sentence(best, clair, 60, rung("careful", 100, 40), [p])
+    text = headroom.designer_sentence(GAME.result, best, clair, 60, rung("careful", 100, 40), [p])
     assert f"below about {100 * np.mean(values):.1f}% for operational victory" in text
 
 
 def test_the_best_honest_player_is_never_the_bound():
     rungs = [rung("a", 600, 400), rung("b", 700, 900), rung("c", 1900, 0, bound=True)]
-    assert headroom.best_honest(rungs, "operational").label == "b"
-    assert headroom.best_honest(rungs, "defeat").label == "a"
+    assert headroom.best_honest(GAME.result, rungs, "operational").label == "b"
+    assert headroom.best_honest(GAME.result, rungs, "defeat").label == "a"
 
 
 def test_skill_rows_and_sentence_from_the_rates():
     rungs = [rung("random", 100, 1800), rung("expert", 900, 300)]
     clair = rung("clairvoyant", 1900, 40, bound=True)
-    rows = headroom.skill_rows(rungs, "random", clair)
+    rows = headroom.skill_rows(GAME.result, rungs, "random", clair)
     op = next(r for r in rows if r["outcome"] == "operational")
     assert op["skill"] == pytest.approx((0.45 - 0.05) / (0.95 - 0.05))
     defeat = next(r for r in rows if r["outcome"] == "defeat")
     assert defeat["skill"] == pytest.approx((0.85 - 0.10) / (0.98 - 0.10))
-    text = headroom.skill_sentence(rows, "random")
+    text = headroom.skill_sentence(GAME.result, rows, "random")
     assert f"{(0.45 - 0.05) / 0.9:.2f}" in text and "from the random player (5.0%)" in text
 
 
@@ -186,7 +188,7 @@ def test_no_headline_for_a_player_that_wins_nothing():
         y = next(r for r in rungs if r.label == b).rate(outcome).rate
         return x - y, x - y - 0.02, x - y + 0.02, abs(x - y) > 0.02, N, 0.0 if abs(x - y) > 0.02 else 0.5
 
-    text = headroom.headline(rungs, "preset", compare)
+    text = headroom.headline(GAME.result, rungs, "preset", compare)
     assert "timid" not in text
     assert "The highest operational victory rate: expert, 47.5%" in text
     assert "lowest defeat rate: expert, 15.0%" in text
@@ -206,7 +208,7 @@ def test_the_best_player_names_the_players_it_ties_with():
         q = p.get(b, 0.5) if a == "8x" and outcome == "operational" else 0.5
         return x - y, x - y - 0.02, x - y + 0.02, q < 0.05, N, q
 
-    text = headroom.headline(rungs, "preset", compare)
+    text = headroom.headline(GAME.result, rungs, "preset", compare)
     assert "The highest operational victory rate: 8x, 65.9%" in text
     assert "exact McNemar at 0.0125, 5% over the 4 other players" in text
     assert "Tied with it on operational victory on these games" in text
@@ -403,12 +405,12 @@ def test_a_game_that_declares_less_gets_a_shorter_report(tmp_path, monkeypatch):
 def test_a_game_without_decision_points_or_a_headroom_is_refused(monkeypatch, nothing_played):
     """The command plays the game it is given: one without decision points, or without
     a declared headroom report, is refused in one line that names it."""
-    from bollesim.game import declaration
+    from bollesim.cli import chosen
 
     for changed, words in (({"positions": ""}, "declares no decision points"),
                            ({"headroom": ""}, "declares no headroom report")):
         game = replace(GAME, title="A game", **changed)
-        monkeypatch.setattr(declaration, "declared", lambda name=None, game=game: game)
+        monkeypatch.setattr(chosen, "load_game", lambda name, game=game: game)
         line = refused(*PATHS)
         assert line.startswith("error: A game declares no") and words in line, line
 
@@ -468,10 +470,10 @@ def test_the_widest_interval_of_a_sweep():
 
     games = pl.DataFrame({
         "k": [8] * 10 + [9] * 30,
-        **{o: [False] * 40 for o in vocabulary.HEADLINE},
+        **{o: [False] * 40 for o in GAME.result.headline},
     }).with_columns(pl.Series("operational", [True] * 5 + [False] * 35))
     low, high = wilson(5, 10)
-    assert headroom.widest_interval(games, "k") == pytest.approx((high - low) / 2)
+    assert headroom.widest_interval(GAME, games, "k") == pytest.approx((high - low) / 2)
 
 
 def test_the_restricted_section_reads_a_sweep_folder(tmp_path):

@@ -122,7 +122,7 @@ def _(run, tmp):
 @case("missing column, manifest forged", "no column 'defeat'")
 def _(run, tmp):
     forge(run, pq.read_table(run / "games.parquet").drop_columns(["defeat"]))
-    return ["play", "--from", run, "--game", "3"]
+    return ["play", "--from", run, "--index", "3"]
 
 
 @case("manifest not JSON", "manifest.json", "not valid JSON")
@@ -254,9 +254,9 @@ def _(run, tmp):
     return [*RUN[:3], "--seed", "-1", "--out", tmp / "o"]
 
 
-@case("play game too large", "--game")
+@case("play game too large", "--index")
 def _(run, tmp):
-    return ["play", "-P", "historical", "--game", str(10**16)]
+    return ["play", "-P", "historical", "--index", str(10**16)]
 
 
 @case("more games than the disk holds", "10,000,000,000,000 games need about", "TB of disk")
@@ -503,7 +503,7 @@ def _(run, tmp):
     table = pq.read_table(run / "games.parquet")
     forge(run, table.set_column(table.schema.get_field_index("seed"), "seed",
                                 pa.array([6] * table.num_rows, pa.int64())))
-    return ["play", "--from", run, "--game", "1"]
+    return ["play", "--from", run, "--index", "1"]
 
 
 @case("rows of another game range, manifest re-sealed", "another run")
@@ -547,7 +547,7 @@ def test_a_decoder_panic_is_refused_in_one_line(good, tmp_path, monkeypatch):
     run = tmp_path / "run"
     shutil.copytree(good, run)
     monkeypatch.setattr(pl.LazyFrame, "collect", panic)
-    assert_one_line_error(invoke("play", "--from", run, "--game", "1"), "cannot be read")
+    assert_one_line_error(invoke("play", "--from", run, "--index", "1"), "cannot be read")
 
 
 def test_a_folder_deleted_mid_run(tmp_path, monkeypatch):
@@ -614,7 +614,7 @@ def test_fuzz_damaged_games(good, tmp_path_factory, data):
             fields.pop(key)
         sealed = Manifest.sealed(data_bytes=len(raw), data_sha256=runfolder.file_sha256(games), **fields)
         (run / "manifest.json").write_text(json.dumps(sealed.to_json()))
-    refused_untouched(["play", "--from", run, "--game", "1"], run.parent, may_succeed=forged)
+    refused_untouched(["play", "--from", run, "--index", "1"], run.parent, may_succeed=forged)
 
 
 @FUZZ
@@ -660,7 +660,7 @@ def test_terminal_output_is_printable(tmp_path):
         assert result.exit_code == 0, result.output
         assert "\x1b" not in result.output and "\x07" not in result.output
         assert "\\x1b]0;title\\x07\\x1b[2J" in result.stdout
-    result = invoke("play", "--from", out, "--game", "2", "--cell", "1")
+    result = invoke("play", "--from", out, "--index", "2", "--cell", "1")
     assert result.exit_code == 0 and "\x1b" not in result.output
 
 
@@ -826,12 +826,14 @@ def _through_cli(*args) -> None:
 
 
 def _through_reader(read, path: Path) -> None:
-    """The reader of the input refuses with one line (UsageError or RulesetError) or reads it."""
+    """The reader of the input (of Operation Bøllebank) refuses with one line (UsageError or
+    RulesetError) or reads it."""
     from bollesim.bollebank.rules.loader import RulesetError
     from bollesim.errors import UsageError
+    from bollesim.game.registry import load_game
 
     try:
-        read(path)
+        read(path, load_game("bollebank"))
     except (UsageError, RulesetError) as exc:
         assert "\n" not in str(exc) and str(exc).strip()
 

@@ -16,7 +16,7 @@ from test_sweep import assert_one_line_error, invoke
 from bollesim import cli as cli_package
 from bollesim import jit
 from bollesim.errors import UsageError
-from bollesim.game import declaration
+from bollesim.game.registry import load_game
 from bollesim.inputs import InputError, check_path
 
 
@@ -36,18 +36,27 @@ def one_line_error(proc: subprocess.CompletedProcess, *words: str) -> str:
     return lines[0]
 
 
-# ---------------------------------------------------------------- 15. $BOLLESIM_GAME
+# ---------------------------------------------------------------- 15. a game's name
 
 
 @pytest.mark.parametrize("name", ["nonsense", "../../etc/passwd", ".x", "os", "a..b"])
 def test_bad_game_names_the_known_games(name):
-    with pytest.raises(UsageError, match="no such game.*known: bollebank"):
-        declaration._declared.__wrapped__(name)
+    with pytest.raises(UsageError, match="unknown game .*known: bollebank, balkan-wars"):
+        load_game(name)
 
 
-def test_bad_game_is_one_line_even_for_version():
-    one_line_error(cli("--version", env={"BOLLESIM_GAME": "../../etc/passwd"}),
-                   "BOLLESIM_GAME", "known: bollebank")
+def test_the_environment_chooses_no_game():
+    """The game is chosen by --game only: a variable of the environment named as the old
+    one was is not read (issue 45: `BOLLESIM_GAME=this` printed the Zen of Python)."""
+    done = cli("--version", env={"BOLLESIM_GAME": "this"})
+    assert done.returncode == 0 and done.stdout == "bollesim 0.1.0\n" and not done.stderr
+
+
+@pytest.mark.parametrize("name", ["this", "../../etc/passwd", "bollesim.bollebank.game"])
+def test_a_bad_game_is_one_line_naming_the_known_games(name):
+    done = cli("--game", name, "policies")
+    one_line_error(done, f"unknown game {name!r}", "(known: bollebank, balkan-wars)")
+    assert "Beautiful is better" not in done.stdout
 
 
 # ---------------------------------------------------------------- 18. the Python API
@@ -201,7 +210,7 @@ def test_a_write_killed_midway_advises_what_works(tmp_path, monkeypatch):
     monkeypatch.setattr(Workspace, "commit", killed)
     out = tmp_path / "search"
     with pytest.raises(KeyboardInterrupt):
-        write_games(out, games, writer="bollesim optimise")
+        write_games(out, load_game("bollebank"), games, writer="bollesim optimise")
     with pytest.raises(runfolder.RunFolderError) as caught:
         runfolder.open_run(out)
     assert "run bollesim optimise again" in str(caught.value)

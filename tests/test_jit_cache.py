@@ -118,8 +118,16 @@ def test_the_key_follows_compiled_sources_only(tmp_path, monkeypatch):
         f.write("\n# an edit of compiled code\n")
     assert jit_cache.source_key() != key
     key = jit_cache.source_key()
-    (tmp_path / "policies" / "new_policy.py").write_text("PARAMETERS = ()\n")
-    assert jit_cache.source_key() != key  # a new file counts
+    (tmp_path / "policies" / "bollebank" / "presets_only.py").write_text("PARAMETERS = ()\n")
+    assert jit_cache.source_key() == key  # a new file no kernel is built from
+    (tmp_path / "policies" / "bollebank" / "new_policy.py").write_text(
+        "PARAMETERS = ()\n\n\ndef decide(kind, obs, rules, options, n_options, params, prng):\n"
+        "    return 0\n")
+    assert jit_cache.source_key() != key  # a new policy numba compiles counts
+    key = jit_cache.source_key()
+    with open(tmp_path / "bollesim" / "game" / "readings.py", "a") as f:
+        f.write("\n# an edit of a module a kernel's module imports\n")
+    assert jit_cache.source_key() != key
 
 
 def test_a_tree_cached_apart_has_a_key_of_its_own(tmp_path, monkeypatch):
@@ -162,40 +170,62 @@ def test_this_process_uses_the_folder_of_its_sources():
     assert os.environ["NUMBA_CACHE_DIR"] == os.environ[jit_cache.NOT_EXPLICIT] == str(folder)
 
 
-def imports(path: Path) -> set[str]:
+def imports(tree: ast.Module) -> set[str]:
     """The bollesim and policies modules a file imports (names, possibly of packages)."""
     found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names)
-    return {name for name in found if name.split(".")[0] in ("bollesim", "policies", "numba")}
+    return {name for name in found if name.split(".")[0] in ("bollesim", "policies")}
+
+
+MAKERS = {"compiled", "njit", "intrinsic"}
+"""What makes compiled code: bollesim.jit's decorator, numba's njit and intrinsic."""
+
+
+def maker(node: ast.expr) -> str | None:
+    """The name a decorator or a call is made by (`compiled` of `@compiled(inline=True)`)."""
+    node = node.func if isinstance(node, ast.Call) else node
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def defines_compiled_code(tree: ast.Module) -> bool:
+    """A decorator or a call of MAKERS anywhere, or a policy's top-level decide."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and maker(node) in MAKERS:
+            return True
+        if isinstance(node, ast.FunctionDef) and any(maker(d) in MAKERS for d in node.decorator_list):
+            return True
+    return any(isinstance(n, ast.FunctionDef) and n.name == "decide" for n in tree.body)
 
 
 def test_pure_python_modules_are_not_compiled_code():
-    """No module numba compiles (one importing from numba, or a policy) imports a module of
-    PURE_PYTHON, directly or through other modules: an edit of one cannot change a kernel."""
+    """No module that defines compiled code imports a module the cache's key leaves out
+    (jit_cache.sources), directly or through other modules: an edit of a pure module
+    cannot change a kernel. Found here from the syntax trees, apart from jit_cache's own
+    reading of the files."""
     modules = {}
     for tree in jit_cache.PACKAGES:
         for path in tree.rglob("*.py"):
             name = path.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
-            modules[name.removesuffix(".__init__")] = path
-    pure_paths = jit_cache.PURE_PYTHON  # a policy there plays whole games: no decide
-    compiled = [m for m, p in modules.items()  # policies, and modules that define kernels
-                if p.relative_to(ROOT).as_posix() not in pure_paths
-                and (m.startswith("policies") or any(i.startswith("numba.") for i in imports(p)))]
+            modules[name.removesuffix(".__init__")] = ast.parse(path.read_text(encoding="utf-8"))
+    compiled = [m for m, tree in modules.items() if defines_compiled_code(tree)]
     reached, todo = set(), compiled
     while todo:
         module = todo.pop()
         if module not in reached:
             reached.add(module)
             todo += [i for i in imports(modules[module]) if i in modules]
-    pure = {m for m, p in modules.items()
-            if p.relative_to(ROOT).as_posix() in jit_cache.PURE_PYTHON}
-    assert len(pure) == len(jit_cache.PURE_PYTHON)  # every name is a file
-    assert not reached & pure, sorted(reached & pure)
+    counted = {p.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".").removesuffix(".__init__")
+               for p in jit_cache.sources()}
+    assert not reached - counted, sorted(reached - counted)
+    assert {"bollesim.bollebank.engine.core", "bollesim.balkan.engine", "bollesim.rng",
+            "policies.bollebank.plan", "policies.balkan_wars.assault"} <= counted
+    assert not {"bollesim.stats.analysis", "bollesim.cli.wiring", "bollesim.serve.app",
+                "policies.bollebank.lookahead", "bollesim.bollebank.reference.orders"} & counted
 
 
 def test_a_folder_set_by_a_parent_process_is_worked_out_again(tmp_path):

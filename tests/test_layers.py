@@ -79,21 +79,29 @@ def test_one_game_imports_nothing_of_another():
     assert not across, across
 
 
-def game_names() -> tuple[set[str], set[str]]:
-    """(names a constant may not be, words a constant may not contain): the game's result
-    columns and outcomes, its policies and their parameters, its title and the codes and
-    names of its places."""
-    from bollesim.bollebank.game import GAME
-    from bollesim.game.policy import available_policies, load_policy
+GAMES = ("bollebank", "balkan-wars")
+"""The games whose words no layer above them names."""
 
-    rules = GAME.load_ruleset()
-    policies = available_policies()
-    parameters = {p.name for name in policies for p in load_policy(name).parameters}
-    exact = {*GAME.result.names, *GAME.result.outcome_names, *policies}
-    words = {"Bøllebank", *(n for n in [*GAME.result.names, *parameters] if "_" in n),
-             *(f"-P {p}" for p in policies)}
-    for place in rules.data["map"]["positions"]:
-        words.update({place["id"], place["name"]})
+
+def game_names() -> tuple[set[str], set[str]]:
+    """(names a constant may not be, words a constant may not contain), of every game of
+    GAMES: its result columns, outcomes and their labels, its policies and their
+    parameters, its trigger families, its title and the codes and names of its places."""
+    from bollesim.game.policy import available_policies, load_policy
+    from bollesim.game.registry import load_game
+
+    exact, words = set(), set()
+    for game in map(load_game, GAMES):
+        result, policies = game.result, available_policies(game)
+        parameters = {p.name for name in policies for p in load_policy(name, game).parameters}
+        exact |= {*result.names, *result.outcome_names, *result.labels.values(), *policies}
+        words |= {game.title, *(t.id for t in game.triggers),
+                  *(n for n in [*result.names, *result.outcome_names, *parameters] if "_" in n),
+                  *(label for label in result.labels.values() if " " in label),
+                  *(f"-P {p}" for p in policies)}
+        for place in game.load_ruleset().data.get("map", {}).get("positions", []):
+            words.update({place["id"], place["name"]})
+    words.add("Bøllebank")
     return exact, words
 
 
@@ -108,8 +116,11 @@ def code_strings(path: Path):
             yield node.lineno, node.value
 
 
-NOT_THE_GAME = {("bollesim.batch.session", "plan")}
-"""Strings above the game that are a game's name by chance: a run folder's plan."""
+NOT_THE_GAME = {("bollesim.batch.session", "plan"),
+                ("bollesim.game.result", "the outcomes are the wins, the loss, all_wins and "
+                                         "no_result, each once")}
+"""Strings above the game that are a game's name by chance: a run folder's plan, the
+Result's own field `no_result`."""
 
 
 def test_the_layers_above_the_game_name_none_of_its_columns_policies_or_places():
@@ -142,3 +153,76 @@ def test_the_layers_above_the_game_reach_it_only_through_its_declaration():
     found = [f"{a} -> {b}" for a, targets in GRAPH.items() for b in targets
              if layer(a) in above and layer(b) == "bollebank" and a not in REACHES_THE_ENGINE]
     assert not found, found
+
+
+def held_texts(value, depth: int = 0):
+    """Every string a module-level value holds, inside containers, dataclasses, functions'
+    defaults and typer apps (their help, epilogs and commands); a game's declaration
+    itself (Game, Result, Trigger, Policy) is yielded as its type's name, to be refused."""
+    import dataclasses
+    import types
+
+    import typer
+
+    from bollesim.game.declaration import Game, Trigger
+    from bollesim.game.policy import Policy
+    from bollesim.game.result import Result
+
+    if depth > 6:
+        return
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Game | Result | Trigger | Policy):
+        yield f"<a {type(value).__name__} held at import>"
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from held_texts(k, depth + 1)
+            yield from held_texts(v, depth + 1)
+    elif isinstance(value, list | tuple | set | frozenset):
+        for v in value:
+            yield from held_texts(v, depth + 1)
+    elif isinstance(value, types.FunctionType):
+        yield from held_texts(value.__defaults__ or (), depth + 1)
+        yield from held_texts(value.__kwdefaults__ or {}, depth + 1)
+    elif isinstance(value, type):
+        yield from held_texts([v for k, v in vars(value).items() if not k.startswith("__")],
+                              depth + 1)
+    elif isinstance(value, typer.Typer):
+        yield from held_texts([value.info.help, value.info.epilog], depth + 1)
+        for c in value.registered_commands:
+            yield from held_texts([c.help, c.epilog, c.callback], depth + 1)
+        for g in value.registered_groups:
+            yield from held_texts(g.typer_instance, depth + 1)
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            yield from held_texts(getattr(value, f.name), depth + 1)
+
+
+def test_no_module_above_the_games_holds_a_games_words_at_import():
+    """The game is a value passed to every layer, never frozen at import: no module-level
+    name of a module above the games (nor a default argument, nor a command's help and
+    examples) holds a word of either game (its outcomes and their labels, its policies,
+    its triggers, its title: game_names) or a game's declaration. Read here from the
+    modules as imported, not from their source: `BASELINE = load_game(...).baseline` holds
+    no string literal."""
+    import importlib
+    import inspect
+
+    exact, words = game_names()
+    pattern = re.compile(r"(?<![\w-])(" + "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+                         + r")(?![\w-])")
+    found = []
+    for name in modules():
+        if layer(name) in ("balkan", "bollebank", "policies") or name.endswith("__main__"):
+            continue
+        module = importlib.import_module(name)
+        for attribute, value in vars(module).items():
+            elsewhere = inspect.isfunction(value) or inspect.isclass(value)  # imported: its own
+            if attribute.startswith("__") or elsewhere and value.__module__ != name:
+                continue
+            for text in held_texts(value):
+                hit = text if text in exact or text.startswith("<a ") else \
+                    next((m.group(0) for m in pattern.finditer(text)), None)
+                if hit and (name, text) not in NOT_THE_GAME:
+                    found.append(f"{name}.{attribute}: {hit}")
+    assert not found, "\n".join(found)

@@ -177,7 +177,7 @@ def test_same_rows_whatever_the_engine_or_threads():
 
 def test_play_narrates_the_scores():
     params = {"rollouts": 3, "confidence": 0}
-    result = CliRunner().invoke(app, ["play", "-P", "lookahead", "--seed", str(SEED), "--game",
+    result = CliRunner().invoke(app, ["play", "-P", "lookahead", "--seed", str(SEED), "--index",
                                       "2", "-p", "rollouts=3", "-p", "confidence=0"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()

@@ -73,7 +73,7 @@ def test_loss_columns_match_the_trace(policy):
 
 
 def test_a_game_checked_by_hand():
-    """`bollesim play -P historical --seed 1 --game 18` narrates: turn 2, EA moves to SK-2
+    """`bollesim play -P historical --seed 1 --index 18` narrates: turn 2, EA moves to SK-2
     CKP, "HMG fires at EA ... the die roll is 12: HIT. EA hit in the tracks" (the first
     loss); turn 3, immobile at SK-2 CKP, "Tank fires at EA ... HIT. EA hit in the tracks
     (d6 2). EA is DESTROYED." (§7.1.3: a second hit in the same place destroys a tank)."""
@@ -87,7 +87,7 @@ def test_a_game_checked_by_hand():
 def test_the_engine_comparison_covers_the_loss_columns():
     """RESULT.ints (what test_fast_engine compares with the fast engine's row) turns every
     result column, the loss columns too, into the fast engine's slots (layout.R_*)."""
-    names = [n for n, _ in result_columns()]
+    names = [n for n, _ in result_columns("bollebank")]
     assert len(names) == layout.N_RESULTS
     slots = (layout.R_FIRST_LOSS_TURN, layout.R_LOSS_VEHICLE, layout.R_LOSS_CAUSE, layout.R_LOSS_PLACE)
     assert [names.index(c) for c in LOSS_COLUMNS] == list(slots)

@@ -19,9 +19,9 @@ from bollesim import simulate
 from bollesim.cli.app import app
 from bollesim.errors import UsageError
 from bollesim.game.policy import load_policy
+from bollesim.game.registry import load_game
 from bollesim.game.result import Objective
 from bollesim.search import optimise, optimise_report, optimise_space, optimise_spec, race
-from bollesim.stats.vocabulary import RESULT
 
 cli = CliRunner()
 
@@ -53,7 +53,7 @@ def write(tmp_path: Path, text: str, name: str = "spec.toml") -> Path:
 @pytest.fixture(scope="module")
 def k_search(tmp_path_factory):
     folder = tmp_path_factory.mktemp("k_search")
-    search = optimise_spec.load_search(write(folder, K_SEARCH))
+    search = optimise_spec.load_search(write(folder, K_SEARCH), load_game("bollebank"))
     result = optimise.optimise(search)
     optimise_report.write_result(search, result, folder / "out")
     return search, result, folder / "out"
@@ -96,7 +96,7 @@ def test_the_held_out_games_never_meet_the_search_games(k_search):
     (spec := out.parent / "same.toml").write_text(K_SEARCH.replace("holdout_seed = 6",
                                                                    "holdout_seed = 5"))
     with pytest.raises(UsageError, match="holdout_seed"):
-        optimise_spec.load_search(spec)
+        optimise_spec.load_search(spec, load_game("bollebank"))
 
 
 def test_best_json_is_the_contract(k_search):
@@ -133,7 +133,8 @@ def test_weighted_scores_follow_the_rows():
     for r in rows.iter_rows(named=True):
         perfect = all(r[c] for c in ("operational", "tactical", "strategic", "political"))
         expected.append(2.0 * bool(r["operational"]) + perfect - bool(r["defeat"]))
-    np.testing.assert_array_equal(objective.score(rows, RESULT), np.array(expected))
+    np.testing.assert_array_equal(objective.score(rows, load_game("bollebank").result),
+                                  np.array(expected))
 
 
 def test_pareto_ranks_match_a_pairwise_oracle():
@@ -203,7 +204,8 @@ vl2_post = true
 
 @pytest.fixture(scope="module")
 def tiny_plan(tmp_path_factory):
-    search = optimise_spec.load_search(write(tmp_path_factory.mktemp("tiny_plan"), TINY_PLAN))
+    search = optimise_spec.load_search(write(tmp_path_factory.mktemp("tiny_plan"), TINY_PLAN),
+                                       load_game("bollebank"))
     return search, optimise.optimise(search)
 
 
@@ -292,7 +294,7 @@ def test_a_weighted_difference_is_paired_game_by_game(k_search):
     a, b = (held.filter(pl.col("cell") == c).sort("game").iter_rows(named=True) for c in (0, 1))
     diffs = [(ra["operational"] - ra["defeat"]) - (rb["operational"] - rb["defeat"])
              for ra, rb in zip(a, b, strict=True)]
-    d = optimise.paired(objective, held, 0, 1)
+    d = optimise.paired(load_game("bollebank"), objective, held, 0, 1)
     assert d["diff"] == pytest.approx(np.mean(diffs))
     half = 1.96 * np.std(diffs, ddof=1) / np.sqrt(len(diffs))
     assert d["diff_high"] - d["diff"] == pytest.approx(half)
@@ -305,7 +307,7 @@ def test_on_a_local_cluster_the_search_is_the_same(tmp_path):
 
     small = K_SEARCH.replace("trial_games = 4500", "trial_games = 1500").replace(
         "holdout_games = 2000", "holdout_games = 300")
-    search = optimise_spec.load_search(write(tmp_path, small))
+    search = optimise_spec.load_search(write(tmp_path, small), load_game("bollebank"))
     here = optimise.optimise(search)
     with Cluster("local", 2, 1) as cluster:
         there = optimise.optimise(search, cluster=cluster)

@@ -19,15 +19,18 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 from test_analysis import NEVER, SYN_FIRE, make_games, synthetic_policies
 
+from bollesim.game.registry import load_game
 from bollesim.report import plots
 from bollesim.report.document import CHART_DPI
+
+GAME = load_game("bollebank")
 
 HUMAN = {"operational": "operational victory", "tactical": "tactical victory",
          "strategic": "strategic victory", "political": "political victory", "defeat": "defeat"}
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _declared():
+def _synthetic_policies():
     with synthetic_policies():
         yield
 
@@ -117,7 +120,7 @@ def rates_by_value(rows: pl.DataFrame, column: str, outcome: str) -> dict:
 
 
 def test_trigger_chart(games):
-    fig = plots.rates_by_trigger(games, "k")
+    fig = plots.rates_by_trigger(GAME, games, "k")
     assert_clean(fig)
     ax = fig.axes[0]
     assert_series_visible(ax)
@@ -144,7 +147,7 @@ def test_trigger_chart(games):
 
 
 def test_observed_chart_is_per_policy_and_says_so(games):
-    fig = plots.rates_by(games, "first_fire_turn", policy="syn_fire", min_games=20)
+    fig = plots.rates_by(GAME, games, "first_fire_turn", policy="syn_fire", min_games=20)
     assert_clean(fig)
     ax, ax_n = fig.axes
     assert_series_visible(ax)
@@ -161,16 +164,16 @@ def test_observed_chart_is_per_policy_and_says_so(games):
     np.testing.assert_allclose(ys, [expected[x] for x in xs])
     bars = {round(p.get_x() + p.get_width() / 2, 6): p.get_height() for p in ax_n.patches}
     assert all(bars[float(x)] == counts[x] for x in xs)
-    both = plots.rates_by(games, "first_fire_turn", min_games=20)  # two policies: two panels, never pooled
+    both = plots.rates_by(GAME, games, "first_fire_turn", min_games=20)  # two policies: two panels, never pooled
     assert len(both.subfigs) == 2
     assert_clean(both)
     with pytest.raises(ValueError, match="policy="):
-        plots.rates_by(games, "first_fire_turn", min_games=20, ax=Figure().subplots())
+        plots.rates_by(GAME, games, "first_fire_turn", min_games=20, ax=Figure().subplots())
 
 
 @pytest.mark.parametrize("by", ["cell", "policy"])
 def test_comparison_chart(games, by):
-    fig = plots.policy_comparison(games, by=by)
+    fig = plots.policy_comparison(GAME, games, by=by)
     assert_clean(fig)
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
@@ -196,8 +199,8 @@ def test_comparison_chart(games, by):
 def test_into_a_callers_axes(games):
     fig = Figure(figsize=(14, 5), layout="constrained")
     left, right = fig.subplots(1, 2)
-    assert plots.rates_by_trigger(games, "k", ax=left) is fig
-    plots.policy_comparison(games, ax=right)
+    assert plots.rates_by_trigger(GAME, games, "k", ax=left) is fig
+    plots.policy_comparison(GAME, games, ax=right)
     assert left.get_xlabel() == SYN_FIRE[0].label and right.get_legend() is not None
     assert_clean(fig)
 
@@ -206,12 +209,12 @@ def test_difference_chart_draws_each_paired_difference(games):
     """The bars of a paired-differences chart (compare, sensitivity) read back from the
     figure: one per outcome, top to bottom, each as long as B - A computed from the rows."""
     from bollesim.report import chartdata
-    from bollesim.stats import paired_tests, vocabulary
+    from bollesim.stats import paired_tests
 
     a, b = 0, 3
-    table = paired_tests.paired_comparison(games, b, a, list(HUMAN)).select(
+    table = paired_tests.paired_comparison(GAME, games, b, a, list(HUMAN)).select(
         "outcome", "n", "rate_a", "rate_b", "diff", "diff_low", "diff_high", "significant")
-    fig = plots.draw(chartdata.compared(table, "A", "B"))
+    fig = plots.draw(chartdata.compared(GAME, table, "A", "B"))
     assert_clean(fig)
     ax = fig.axes[0]
     side = {c: games.filter(pl.col("cell") == c).sort("game") for c in (a, b)}
@@ -227,6 +230,6 @@ def test_difference_chart_draws_each_paired_difference(games):
     bars = top_first(ax.patches, lambda p: p.get_y())
     assert [bar.get_width() for bar in bars] == pytest.approx(want)
     ticks = top_first(ax.get_yticklabels(), lambda t: t.get_position()[1])
-    assert [t.get_text() for t in ticks] == [vocabulary.LABELS[o] for o in HUMAN]
+    assert [t.get_text() for t in ticks] == [GAME.result.labels[o] for o in HUMAN]
     for (start, end), w in zip(ax.collections[0].get_segments(), want, strict=True):
         assert start[0] <= w <= end[0]  # each bar inside its interval's line

@@ -25,8 +25,11 @@ from test_analysis import NEVER, make_games, synthetic_policies
 
 from bollesim.batch.runfolder import RunFolderError
 from bollesim.batch.workspace import write_games
+from bollesim.game.registry import load_game
 from bollesim.report import balance, chartdata, document
-from bollesim.stats import analysis, naming, vocabulary
+from bollesim.stats import analysis, naming
+
+GAME = load_game("bollebank")
 
 # One worker: the module's fixture writes a whole balance report (about 20 s).
 pytestmark = pytest.mark.xdist_group("report")
@@ -47,7 +50,7 @@ LOSS_CHARTS = {"report-defeats-cause.png", "report-defeats-place.png", "report-d
 
 
 def write_run(folder: Path, games: pl.DataFrame, **manifest) -> Path:
-    cells = naming.cell_labels(games)
+    cells = naming.cell_labels(GAME, games)
     info = {"ruleset": "default", "ruleset_hash": HASH, "policy": cells["policy"][0],
             "params": {}, "seed": int(games["seed"][0]),
             "version": "0.1.0", "engine": "fast",
@@ -55,12 +58,12 @@ def write_run(folder: Path, games: pl.DataFrame, **manifest) -> Path:
             "cells": [{"cell": int(c), "policy": p, "params": {}}
                       for c, p in cells.select("cell", "policy").iter_rows()]}
     info.update(manifest)
-    write_games(folder, games, **info)
+    write_games(folder, GAME, games, **info)
     return folder
 
 
 @pytest.fixture(scope="module", autouse=True)
-def _declared():
+def _synthetic_policies():
     with synthetic_policies():
         yield
 
@@ -214,7 +217,7 @@ def test_findings_follow_the_answer_and_the_headline_chart(sweep):
     peak = max(settings, key=lambda s: share(settings[s], top))
     assert (f"{LABELS[top]} peaks at {quoted[peak]} "
             f"({100 * share(settings[peak], top):.1f}%)") in findings
-    everything = vocabulary.with_outcomes(games)
+    everything = GAME.result.with_outcomes(games)
     assert f"**Lost** {100 * share(everything, 'defeat'):.1f}% of all 5,600 games" in findings
     assert f"**no result** {pct_text(share(everything, 'no_result'))}, **perfect (all four victories)** " \
         f"{pct_text(share(everything, 'perfect'))}." in findings
@@ -230,7 +233,7 @@ def test_the_answer_opens_the_report(sweep):
 
     _, games, paths = sweep
     opening = paths["markdown"].read_text(encoding="utf-8").split("## The answer")[1].split("![")[0]
-    said = answer.sentences(games, "k", policy="syn_fire")
+    said = answer.sentences(GAME, games, "k", policy="syn_fire")
     assert said and all(f"- {s}" in opening for s in said), (said, opening)
     headline = paths["markdown"].read_text(encoding="utf-8").split("## Findings")[0]
     assert "(report-trigger-syn-fire-k.png)" in headline  # the chart before the findings
@@ -322,7 +325,7 @@ def test_why_games_are_lost(sweep):
     defeats = games.filter(pl.col("defeat"))
     rows = md_table(text, "Why games are lost")
     assert "| the vehicle lost | defeats |" in text  # the result column's own label
-    vehicles = defeats["loss_vehicle"].fill_null(chartdata.no_loss()).to_list()
+    vehicles = defeats["loss_vehicle"].fill_null(chartdata.no_loss(GAME)).to_list()
     assert sorted(r[0] for r in rows) == sorted(set(vehicles))
     for row in rows:
         k = vehicles.count(row[0])
@@ -331,13 +334,13 @@ def test_why_games_are_lost(sweep):
     loaded, manifest = balance.load_run(run)
     charts = {c.name: c.data for c in balance.build_report(loaded, manifest, run).charts}
     for name, column in (("defeats-cause", "loss_cause"), ("defeats-place", "loss_place")):
-        values = defeats[column].fill_null(chartdata.no_loss()).to_list()
+        values = defeats[column].fill_null(chartdata.no_loss(GAME)).to_list()
         frame = charts[name].frame
         assert dict(frame.select("outcome", "k").iter_rows()) == {v: values.count(v) for v in values}
         assert frame["k"].to_list() == sorted(frame["k"].to_list(), reverse=True)
         assert (frame["n"] == games.height).all()
     by_turn = charts["defeats-turn"].frame
-    pairs = list(zip(defeats["loss_cause"].fill_null(chartdata.no_loss()).to_list(),
+    pairs = list(zip(defeats["loss_cause"].fill_null(chartdata.no_loss(GAME)).to_list(),
                      defeats["end_turn"].to_list(), strict=True))
     for cause, turn, k in by_turn.select("outcome", "x", "k").iter_rows():
         assert k == pairs.count((cause, int(turn))), (cause, turn)
@@ -384,12 +387,12 @@ def test_example_games_have_their_outcome(sweep):
     run, games, paths = sweep
     text = paths["markdown"].read_text(encoding="utf-8")
     commands = re.findall(r"\| ([^|]+) \| [\d,]+ \| [^|]+ \| `bollesim play --from (\S+) "
-                          r"--game (\d+) --cell (\d+)` \|", text)
+                          r"--index (\d+) --cell (\d+)` \|", text)
     assert len(commands) >= 8
-    masks = analysis.outcome_masks(games)
+    masks = analysis.outcome_masks(GAME, games)
     for outcome, where, game, cell in commands:
         assert where == str(run)
-        row = vocabulary.with_outcomes(games).filter((pl.col("game") == int(game))
+        row = GAME.result.with_outcomes(games).filter((pl.col("game") == int(game))
                                             & (pl.col("cell") == int(cell)))
         assert row.select(masks[outcome.strip()]).item(), (outcome, game, cell)
 
@@ -405,7 +408,7 @@ def test_out_dir_and_plain_run(tmp_path):
     assert paths["html"] == out / "report.html" and paths["html"].exists()
     assert not (run / "report.html").exists() and not (run / "report.md").exists()
     text = paths["markdown"].read_text(encoding="utf-8")
-    assert "--cell" not in text and f"bollesim play --from {run} --game " in text
+    assert "--cell" not in text and f"bollesim play --from {run} --index " in text
     assert "(a plain run)" in text
     wins = ", ".join(f"{LABELS[v]} {pct_text(share(games, v))}" for v in VICTORIES)
     assert f"**Victories**: {wins}." in text

@@ -21,7 +21,7 @@ def test_the_engine_slots_and_the_schema_follow_the_declaration():
     assert layout.N_RESULTS == len(RESULT.columns)
     assert [layout.R_OPERATIONAL, layout.R_DEFEAT, layout.R_END_REASON, layout.R_RANDOM_DRAWS] == \
         [RESULT.slot(n) for n in ("operational", "defeat", "end_reason", "random_draws")]
-    schema = dataset_schema([])
+    schema = dataset_schema("bollebank", [])
     results = [f for f in schema if f.name in RESULT.names]
     assert [f.name for f in results] == list(RESULT.names)
     kinds = {"bool": "bool", "int16": "int16", "int32": "int32", "text": "string"}

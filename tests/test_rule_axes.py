@@ -22,7 +22,10 @@ from bollesim.batch.runfolder import open_run
 from bollesim.batch.spec import load_experiment
 from bollesim.batch.sweeps import sweep_frame
 from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.game.registry import load_game
 from bollesim.stats import naming
+
+GAME = load_game("bollebank")
 
 AXES = """
 name = "axes"
@@ -41,7 +44,7 @@ policy = "historical"
 CHUNK = "128"
 EXPECTED = [(k, hit, air) for k in (8.0, 12.0) for hit in (7, 8) for air in ("floor", "ceil")]
 """(k, tank_to_hit, I-AIR) of cells 0..7: params, then rules, then readings, first slowest."""
-RESULTS = [name for name, _ in runner.result_columns()]
+RESULTS = [name for name, _ in runner.result_columns("bollebank")]
 
 
 def oracle_rules(hit: int, air: str):
@@ -104,7 +107,7 @@ def test_manifest_and_labels_name_each_cells_ruleset(swept):
         assert record["ruleset_hash"] == key["ruleset_hash"] == digest
     assert "rules" not in manifest["cells"][8] and "ruleset_hash" not in manifest["plan"]["cells"][8]
     assert manifest["ruleset_hash"] == load_ruleset().digest  # the experiment's own ruleset
-    labels = naming.cell_labels(games)["label"].to_list()
+    labels = naming.cell_labels(GAME, games)["label"].to_list()
     assert labels == [f"fire_at_roe k={k:g} tracks.tank_to_hit={hit} I-AIR={air}"
                       for k, hit, air in EXPECTED] + ["historical"]
 
@@ -144,7 +147,7 @@ def test_resume_is_exact_and_refuses_other_rules(swept, tmp_path, monkeypatch):
 def test_replay_a_cell_under_its_ruleset(swept):
     _, out, games, _ = swept
     for cell in (3, 8):
-        result = invoke("play", "--from", out, "--game", 17, "--cell", cell)
+        result = invoke("play", "--from", out, "--index", 17, "--cell", cell)
         assert result.exit_code == 0, result.output
         assert "The replay matches the stored row of game 17" in result.stdout
     manifest = json.loads((out / "manifest.json").read_text())

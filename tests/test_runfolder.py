@@ -23,6 +23,7 @@ from bollesim.batch.manifest import FORMAT, Manifest, manifest_fields
 from bollesim.batch.runfolder import open_run
 from bollesim.batch.workspace import Workspace
 from bollesim.game import columns
+from bollesim.game.registry import load_game
 
 RUN = ("run", "-P", "historical", "--seed", "3")
 
@@ -57,7 +58,8 @@ def test_the_manifest_records_the_data(plain):
     assert manifest["sessions"] == 1 and manifest["plan"]["chunk_size"] == 700
     run = open_run(out)
     assert run.n_games == 3000 and run.collect(run.scan()).equals(games)
-    assert run.read().equals(columns.typed_params(games))  # parameters of their declared types
+    # parameters of their declared types
+    assert run.read().equals(columns.typed_params(games, load_game("bollebank")))
     # nothing but the run in the folder, and nothing left beside it but the lock
     assert sorted(p.name for p in out.iterdir()) == ["games.parquet", "manifest.json"]
     assert sorted(p.name for p in out.parent.iterdir()) == [".out.lock", "out"]
@@ -201,7 +203,7 @@ def test_zero_games(tmp_path):
     run_into(out, "-n", "0")
     assert open_run(out).read().height == 0
     assert_one_line_error(invoke("report", out), "holds no games")
-    assert_one_line_error(invoke("play", "--from", out, "--game", "0"), "holds no games")
+    assert_one_line_error(invoke("play", "--from", out, "--index", "0"), "holds no games")
 
 
 def full_disk_at(name: str, monkeypatch) -> None:

@@ -1,4 +1,4 @@
-"""The scripted family `plan` (policies/plan.py) and its presets.
+"""The scripted family `plan` (policies/bollebank/plan.py) and its presets.
 
 - Each preset plays the same games as the point of the family that stands for it, written
   out here by hand (so a preset mapping that drifts fails).

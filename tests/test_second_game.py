@@ -3,9 +3,9 @@
 engine take whatever game is declared (docs/architecture.md §9), and name none of
 Operation Bøllebank's columns, policies or places in doing so.
 
-Each command runs in a process of its own that plays Pig race (BOLLESIM_GAME); this
-process plays Operation Bøllebank, so it also checks that a run folder of one game is
-refused by the other.
+Each command runs in a process of its own (`bollesim --game pig`, the game registered by
+tests/bollesim_pig-0.dist-info with tests/ on the path); a command on a run folder plays
+the folder's game, and refuses a --game that names another.
 """
 
 from __future__ import annotations
@@ -26,21 +26,23 @@ from toygame.rules import load_ruleset
 
 from bollesim.batch.runfolder import RunFolderError, open_run
 from bollesim.bollebank.result import RESULT as BOLLEBANK
+from bollesim.game.registry import load_game
 
 # One worker: the module's fixture plays two runs and a sweep, each in a process
 # of its own.
 pytestmark = pytest.mark.xdist_group("second-game")
 
 TESTS = Path(__file__).parent
-ENV = {**os.environ, "BOLLESIM_GAME": "toygame.game",
+ENV = {**os.environ,
        "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
 GAMES, SEED = 400, 7
 BOLLEBANK_WORDS = ("Bøllebank", "Fire order", *BOLLEBANK.outcome_names, "historical", "Tango")
 
 
-def pig(*args: str, cwd: Path, code: int = 0) -> str:
-    """Run `bollesim ARGS` playing Pig race; its stdout (stderr is checked to be calm)."""
-    done = subprocess.run([sys.executable, "-m", "bollesim", *args], cwd=cwd, env=ENV,
+def pig(*args: str, cwd: Path, code: int = 0, game: tuple[str, ...] = ("--game", "pig")) -> str:
+    """Run `bollesim --game pig ARGS` (or another `game` choice); its stdout and stderr
+    (stderr is checked to be calm)."""
+    done = subprocess.run([sys.executable, "-m", "bollesim", *game, *args], cwd=cwd, env=ENV,
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == code, done.stdout + done.stderr
     assert "Traceback" not in done.stderr, done.stderr
@@ -78,18 +80,32 @@ def test_a_run_holds_the_games_of_the_second_game_as_its_engine_plays_them(runs)
     assert [c for c in games.columns if c in RESULT.names] == list(RESULT.names)
     rules = load_ruleset()
     params = np.array([10.0, 1.0])  # banker's defaults
+    def banker(kind, obs, packed, options, n_options, p, prng):  # turn, banked, busts, points
+        return int(obs[0] >= p[1] and obs[3] >= p[0])
+
     for row in games.sort("game").iter_rows(named=True):
-        expected = play_game(rules, lambda points, turn, p: turn >= p[1] and points >= p[0],
-                             params, np.random.default_rng([SEED, row["game"]]))
+        expected = play_game(rules, banker, params, SEED, row["game"])
         assert {k: row[k] for k in expected} == expected
     assert games["first_bank_turn"].null_count() > 0  # some game never banked: a null
     manifest = json.loads((runs / "a" / "manifest.json").read_text())
     assert manifest["game"] == "pig" and manifest["policy"] == "banker"
 
 
-def test_a_run_folder_of_one_game_is_refused_by_the_other(runs):
-    with pytest.raises(RunFolderError, match="holds games of 'pig'.*BOLLESIM_GAME=pig"):
-        open_run(runs / "a")
+def test_a_command_on_a_run_folder_plays_the_folders_game(runs):
+    """Without --game a report, cells and a replay of a Pig race folder are Pig race's; an
+    explicit --game that names another game is refused in one line naming both; asked for
+    Bøllebank's games, the reader refuses the folder."""
+    pig("report", "a", "--out", "a-report", cwd=runs, game=())
+    assert "Pig race" in (runs / "a-report" / "report.md").read_text()
+    assert "banker" in pig("cells", "a", cwd=runs, game=())
+    assert "Pig race has no narration" in pig("play", "--from", "a", "--index", "3", cwd=runs,
+                                              code=2, game=())
+    refused = pig("report", "a", cwd=runs, code=2, game=("--game", "bollebank")).strip()
+    assert refused == ("error: a holds games of 'pig', not of 'bollebank' (--game bollebank): "
+                       "drop --game, a command on a run folder plays the folder's game")
+    with pytest.raises(RunFolderError, match="holds games of 'pig', not of 'bollebank'"):
+        open_run(runs / "a", load_game("bollebank"))
+    assert open_run(runs / "a").game is load_game("pig")
 
 
 def test_a_sweep_plays_its_grid_of_parameters_and_readings(runs):
@@ -118,15 +134,16 @@ def test_compare_names_what_differs_and_the_outcomes_of_the_second_game(runs):
 
 
 def test_the_what_if_api_plays_an_edited_ruleset_of_the_second_game(tmp_path):
-    """The page's API in a process playing Pig race: its form is the game's, an edit is
-    checked by the game's rules, and the odds of the edited ruleset are refined."""
+    """The page's API of Pig race: its form is the game's, an edit is checked by the
+    game's rules, and the odds of the edited ruleset are refined."""
     script = textwrap.dedent("""\
         import json, time
         from starlette.testclient import TestClient
+        from bollesim import load_game
         from bollesim.serve.app import create_app
         from bollesim.serve.state import Settings
 
-        app = create_app(Settings(max_games=600, seed=3))
+        app = create_app(Settings(load_game("pig"), max_games=600, seed=3))
         server = app.state.server
         with TestClient(app, base_url="http://127.0.0.1") as client:
             form = client.get("/api/form").json()

@@ -90,7 +90,7 @@ def test_every_cell_under_every_alternative_on_the_same_seeds(sens):
             for v in values:
                 rows = cell_rows(games, alternative, policy, v)
                 assert rows["game"].to_list() == list(range(600)), (alternative, policy, v)
-    results = [name for name, _ in runner.result_columns()]
+    results = [name for name, _ in runner.result_columns("bollebank")]
     for alternative, policy, v in (("R-TRACK=tank-8", "fire_at_turn", 10.0),
                                    ("I-AIR=ceil", "fire_at_roe", 16.0), ("", "fire_at_roe", 8.0)):
         readings = dict([alternative.split("=")]) if alternative else {}
@@ -365,7 +365,7 @@ def test_games_played_differently_from_the_rows(sens):
     _, out, games, _ = sens
     rows = {r[0]: r[-1] for r in md_table((out / "sensitivity.md").read_text(encoding="utf-8"),
                                           "Rates under each alternative")}
-    columns = [c for c, _ in runner.result_columns()]
+    columns = [c for c, _ in runner.result_columns("bollebank")]
     for alternative in ALTERNATIVES:
         changed = set()
         for policy, (_, values) in SETTINGS.items():
@@ -383,9 +383,9 @@ def test_with_strong_the_strong_player_takes_each_swept_trigger(tmp_path):
     imposed), and each finding's `for_strong` is the verdict of the policy's answer among
     the strong player's settings, from the rows (McNemar, corrected for choosing the best
     among them)."""
-    from bollesim.game.declaration import declared
+    from bollesim.game.registry import load_game
 
-    game = declared()
+    game = load_game("bollebank")
     counterpart = {(t.policy, t.param): t.strong for t in game.triggers if t.strong}
     spec = write_spec(tmp_path, SPEC.replace("games = 600", "games = 300"))
     result = invoke("sensitivity", spec, "--only", "I-AIR", "--strong", "--out", tmp_path / "out")

@@ -24,7 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from bollesim.serve.best import SHOWCASE
+from bollesim.game.registry import load_game
+
+GAME = load_game("bollebank")
+SHOWCASE = GAME.opening  # where the page opens without --from
 
 # One worker, in file order: the page tests are one browser session, each starting
 # where the one before left it (the server and Chromium start once).
@@ -120,10 +123,9 @@ def predicted(rules, policy: str = SHOWCASE["policy"],
     """Games with each outcome among the page's games, played by bollesim.simulate (at the
     setting the page opens with, the showcase's)."""
     from bollesim import simulate
-    from bollesim.stats import vocabulary
 
-    df = vocabulary.with_outcomes(simulate(policy, MAX_GAMES, seed=SEED, rules=rules, params=params))
-    return {o: int(df[o].sum()) for o in vocabulary.OUTCOMES}
+    df = GAME.result.with_outcomes(simulate(policy, MAX_GAMES, seed=SEED, rules=rules, params=params))
+    return {o: int(df[o].sum()) for o in GAME.result.outcome_names}
 
 
 def rules_check(*args: str) -> subprocess.CompletedProcess:
@@ -166,9 +168,9 @@ def test_the_strong_player_plays_the_same_games_beside_the_pages_policy(page):
     seeds, and the page says, outcome by outcome, whose odds moved more (on the rules the
     test before leaves: tank_to_hit 9)."""
     from bollesim import load_ruleset
-    from bollesim.game.declaration import declared
+    from bollesim.game.registry import load_game
 
-    strong = declared().strong
+    strong = load_game("bollebank").strong
     edited = load_ruleset(overrides=["tracks.tank_to_hit=9"])
     settle(page, edited.digest)
     shown = page.eval_on_selector_all(
@@ -267,7 +269,7 @@ def test_an_example_game_is_replayed_narrated(page):
                                SEED, game)
     assert row["defeat"]
     assert page.eval_on_selector("#replay-text", "n => n.textContent") == "\n".join(lines)
-    assert f"--seed {SEED} --game {game} --partial whatif.toml" in page.inner_text("#replay-command")
+    assert f"--seed {SEED} --index {game} --partial whatif.toml" in page.inner_text("#replay-command")
 
 
 def test_the_balance_report_opens_for_the_current_settings(page):
@@ -299,7 +301,7 @@ def test_the_trigger_chart_is_drawn_and_answered_in_words(page):
 def test_why_games_are_lost_counts_the_defeats_of_the_same_games(page):
     from bollesim import load_ruleset, simulate
     from bollesim.report.chartdata import no_loss
-    from bollesim.stats import analysis, naming, vocabulary
+    from bollesim.stats import analysis, naming
 
     address, digest = page.url, page.get_attribute("#count", "data-digest")
     before = page.get_attribute("#count", "data-job")
@@ -309,10 +311,10 @@ def test_why_games_are_lost_counts_the_defeats_of_the_same_games(page):
         "return c.job !== j && c.done === 'true'; }", arg=before, timeout=30_000)
     settle(page, load_ruleset().digest)
     assert page.input_value("#policy") == SHOWCASE["policy"]
-    df = vocabulary.with_outcomes(simulate(SHOWCASE["policy"], MAX_GAMES, seed=SEED,
+    df = GAME.result.with_outcomes(simulate(SHOWCASE["policy"], MAX_GAMES, seed=SEED,
                                   params=SHOWCASE["params"]))
     for factor in ("loss_cause", "loss_vehicle", "loss_place"):
-        table = analysis.defeat_breakdown(df, factor)
+        table = analysis.defeat_breakdown(GAME, df, factor)
         expected = {no_loss() if v is None else v: k
                     for v, k in zip(table[factor], table["k"], strict=True)}
         shown = page.eval_on_selector_all(
@@ -323,10 +325,10 @@ def test_why_games_are_lost_counts_the_defeats_of_the_same_games(page):
     assert f"{int(df['defeat'].sum()):,} of {MAX_GAMES:,} games" in page.inner_text("#losses-count")
     page.wait_for_function("document.querySelectorAll('#loss-charts svg').length === 2")
     charts = page.inner_text("#loss-charts")
-    for o in vocabulary.SUMMARY:  # the end-turn chart's medians, for each outcome it draws
+    for o in GAME.result.summary:  # the end-turn chart's medians, for each outcome it draws
         turns = df.filter(df[o])["end_turn"]
         if turns.len():
-            assert f"{vocabulary.LABELS[o]} {naming.fmt_value(turns.median())}" in charts, o
+            assert f"{GAME.result.labels[o]} {naming.fmt_value(turns.median())}" in charts, o
     page.goto(address)  # the state the tests after this one start from
     page.reload()
     settle(page, digest)
@@ -840,7 +842,7 @@ def test_a_change_overtaken_while_its_rules_are_built_does_not_replace_the_later
     from bollesim.serve.app import create_app
     from bollesim.serve.state import Settings
 
-    app = create_app(Settings(max_games=1000))
+    app = create_app(Settings(GAME, max_games=1000))
     server = app.state.server
     build = server.setting
     earlier_arrived, later_answered = threading.Event(), threading.Event()

@@ -45,13 +45,14 @@ HOSTILE = [
 SCRIPT = textwrap.dedent("""\
     import json, sys, threading, time
     from starlette.testclient import TestClient
-    from bollesim import simulate
+    from bollesim import load_game, simulate
     from bollesim.serve.app import create_app
     from bollesim.serve.state import Settings
     from bollesim.serve.edits import build_ruleset
 
     quick, hostile = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-    app = create_app(Settings(max_games=600, seed=%d))
+    pig = load_game("pig")
+    app = create_app(Settings(pig, max_games=600, seed=%d))
     server = app.state.server
     out = {}
     with TestClient(app, base_url="http://127.0.0.1") as client:
@@ -62,9 +63,10 @@ SCRIPT = textwrap.dedent("""\
         found = client.post("/api/find", json={**quick, "value": 0.40}).json()
         out["found"], out["progress"] = found, [m["find"] for m in messages if "find" in m]
         if found["change"]:  # its rate on the held-out games and on the search's
-            rules = build_ruleset(found["change"]["edits"]).rules
+            rules = build_ruleset(pig, found["change"]["edits"]).rules
             out["replayed"] = {name: float(simulate(
-                "banker", 10_000, seed=seed, params=quick["params"], rules=rules)["steady"].mean())
+                "banker", 10_000, seed=seed, params=quick["params"], rules=rules,
+                game=pig)["steady"].mean())
                 for name, seed in (("held_out", %d + 1), ("searched", %d))}
         out["hostile"] = [[r.status_code, r.json()] for r in
                           (client.post("/api/find", json={**quick, "value": 0.4, **h}) for h in hostile)]
@@ -95,7 +97,7 @@ def asked(tmp_path_factory) -> dict:
     """The page's answers to the module's requests, asked once in a process playing Pig race."""
     import os
 
-    env = {**os.environ, "BOLLESIM_GAME": "toygame.game",
+    env = {**os.environ,
            "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, json.dumps(QUICK), json.dumps([h for h, _ in HOSTILE])],

@@ -301,14 +301,14 @@ def test_the_report_lives_in_results_and_replays_after_the_server_stops(served):
     url, token = urls[0], tokens[0]
     markdown = httpx.get(served.url + url.lstrip("/").replace(".html", ".md"), timeout=30).text
     assert tempfile.gettempdir() + "/" not in markdown.replace(str(served.folder), "")
-    command = re.search(r"bollesim play --from (\S+) --game (\d+) --cell (\d+)", markdown)
+    command = re.search(r"bollesim play --from (\S+) --index (\d+) --cell (\d+)", markdown)
     assert command and command.group(1) == f"results/{token}", markdown
     log = served.stop()
     assert "Traceback" not in log, log
     for name in tokens:
         folder = served.folder / "results" / name
         assert (folder / "report.html").is_file() and (folder / "games.parquet").is_file()
-    replay = ["play", "--from", command.group(1), "--game", command.group(2), "--cell",
+    replay = ["play", "--from", command.group(1), "--index", command.group(2), "--cell",
               command.group(3)]
     done = subprocess.run([sys.executable, "-m", "bollesim", *replay], cwd=served.folder,
                           capture_output=True, text=True, timeout=300)

@@ -20,10 +20,13 @@ from bollesim.cli.app import app
 from bollesim.errors import UsageError
 from bollesim.game import columns
 from bollesim.game.policy import available_policies, load_policy
+from bollesim.game.registry import load_game
 from bollesim.stats import naming
 
+GAME = load_game("bollebank")
+
 ROOT = Path(__file__).resolve().parents[1]
-OUTCOME_COLUMNS = [name for name, _ in runner.result_columns()]
+OUTCOME_COLUMNS = [name for name, _ in runner.result_columns("bollebank")]
 WATCHED = ("operational", "tactical", "strategic", "political", "defeat")
 """The rates --precision watches (docs/usage.md: "Experiments")."""
 cli = CliRunner()
@@ -89,7 +92,7 @@ def test_shipped_specs():
     ts = [c.param_dict()["t"] for c in ff.cells if c.policy.name == "fire_at_turn"]
     assert ks == list(range(8, 26)) and ts == list(range(1, 21))
     assert [c.cell for c in ff.cells] == list(range(38))
-    assert naming.never_value("fire_at_roe", "k") == 25  # the sentinel is the policy's "never"
+    assert naming.never_value(GAME, "fire_at_roe", "k") == 25  # the sentinel is the policy's "never"
     pol = load_experiment(ROOT / "experiments" / "policies.toml")
     assert sorted(c.policy.name for c in pol.cells) == available_policies(deciding=True)
     for c in pol.cells:  # each at its declared defaults
@@ -187,7 +190,8 @@ def test_precision_stops_when_reached(tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["precision"]["reached"] is True and manifest["n_games"] == n
     # the first n games of a bigger run are the same games
-    assert columns.typed_params(games).equals(runner.simulate("historical", n, seed=3))
+    assert columns.typed_params(games, load_game("bollebank")).equals(
+        runner.simulate("historical", n, seed=3))
 
 
 def test_precision_sentence_counts_its_points():
@@ -240,7 +244,7 @@ def test_precision_watches_every_rate(first_games, tmp_path):
     games = run_with_precision(tmp_path, asked)
     assert len(games) > PRECISION_GAMES
     assert max(half_widths(games).values()) <= asked
-    assert columns.typed_params(games).equals(
+    assert columns.typed_params(games, load_game("bollebank")).equals(
         runner.simulate("historical", len(games), seed=PRECISION_SEED))
 
 
@@ -283,7 +287,7 @@ def test_play_from_replays_the_row_exactly(small):
     fired = games.filter((pl.col("cell") == 0) & pl.col("first_fire_turn").is_not_null())
     picks = [(fired["game"][0], 0), (games.filter(pl.col("cell") == 3)["game"][7], 3)]
     for game, cell in picks:
-        result = invoke("play", "--from", out, "--game", game, "--cell", cell)
+        result = invoke("play", "--from", out, "--index", game, "--cell", cell)
         assert result.exit_code == 0, result.output
         assert "matches the stored row" in result.stdout and "Outcome:" in result.stdout
         replay = replay_from_run(out, game, cell)
@@ -297,11 +301,11 @@ def test_play_from_a_cell_named_by_its_parameters(small):
     `bollesim cells` lists them; two identical cells are refused by name."""
     out, games, _ = small
     for cell, terms in ((3, "historical"), (2, "k=never"), (2, "fire_at_roe,k=25")):
-        result = invoke("play", "--from", out, "--game", 5, "--cell", terms)
+        result = invoke("play", "--from", out, "--index", 5, "--cell", terms)
         assert result.exit_code == 0, result.output
         assert f"game 5, cell {cell} of" in result.stdout
         assert replay_from_run(out, 5, terms).stored == replay_from_run(out, 5, cell).stored
-    assert_one_line_error(invoke("play", "--from", out, "--game", 5, "--cell", "k=12"),
+    assert_one_line_error(invoke("play", "--from", out, "--index", 5, "--cell", "k=12"),
                           "names 2 cells", "(0, 1)")
 
 
@@ -332,14 +336,14 @@ def test_play_from_a_run_with_overrides(tmp_path):
 def test_play_from_errors(small):
     out, _, _ = small
     assert_one_line_error(
-        invoke("play", "--from", out, "--game", 40, "--cell", 0), "game 40 is not in", "0..39"
+        invoke("play", "--from", out, "--index", 40, "--cell", 0), "game 40 is not in", "0..39"
     )
-    assert_one_line_error(invoke("play", "--from", out, "--game", 3), "--cell")
-    assert_one_line_error(invoke("play", "--from", out, "--game", 3, "--cell", 9), "cell 9")
+    assert_one_line_error(invoke("play", "--from", out, "--index", 3), "--cell")
+    assert_one_line_error(invoke("play", "--from", out, "--index", 3, "--cell", 9), "cell 9")
     assert_one_line_error(
-        invoke("play", "--from", out, "--game", 3, "--cell", 0, "-P", "rush"), "-P"
+        invoke("play", "--from", out, "--index", 3, "--cell", 0, "-P", "rush"), "-P"
     )
-    assert_one_line_error(invoke("play", "--from", out.parent, "--game", 3), "games.parquet")
+    assert_one_line_error(invoke("play", "--from", out.parent, "--index", 3), "games.parquet")
 
 
 # --------------------------------------------------------------------------- report

@@ -54,14 +54,11 @@ def pig_spec(folder: Path, equals: float, extra: str = "") -> Path:
     return path
 
 
-ENV = {"BOLLESIM_GAME": "toygame.game"}
-
-
 def environment() -> dict:
-    """This process's environment, playing Pig race with tests/ on the path."""
+    """This process's environment with tests/ on the path (Pig race is registered there)."""
     import os
 
-    return {**os.environ, **ENV,
+    return {**os.environ,
             "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
 
 
@@ -122,7 +119,7 @@ def test_the_page_address_opens_the_change_the_patch_holds(forty):
 
 def test_the_command_prints_the_sentence_and_writes_a_patch_rules_check_opens(tmp_path):
     def bollesim(*args, code=0):
-        done = subprocess.run([sys.executable, "-m", "bollesim", *args], cwd=tmp_path,
+        done = subprocess.run([sys.executable, "-m", "bollesim", "--game", "pig", *args], cwd=tmp_path,
                               env=environment(),
                               capture_output=True, text=True, timeout=600)
         assert done.returncode == code, done.stdout + done.stderr
@@ -133,6 +130,7 @@ def test_the_command_prints_the_sentence_and_writes_a_patch_rules_check_opens(tm
     assert said.startswith("Change game.turns from 6 to 5: the quick banker's never busted")
     patch = tmp_path / "out" / "patch.toml"
     assert "turns = 5" in patch.read_text()
+    assert "# Check it:  bollesim --game pig rules check --partial THIS_FILE" in patch.read_text()
     assert bollesim("rules", "check", "--partial", str(patch)).startswith("ok:")
     for page in ("tune.md", "tune.html", "tune-pareto.png", "trials.csv", "tune.json"):
         assert (tmp_path / "out" / page).stat().st_size > 0
@@ -143,10 +141,11 @@ def test_the_command_prints_the_sentence_and_writes_a_patch_rules_check_opens(tm
 
 
 def knobs(keys: dict, groups: dict | None = None):
-    from bollesim.game.declaration import load_ruleset
+    from bollesim.game.registry import load_game
     from bollesim.search.tune_space import knobs_of
 
-    return knobs_of(Spec(Path("spec.toml")), load_ruleset(), keys, groups or {})
+    game = load_game("bollebank")
+    return knobs_of(Spec(Path("spec.toml"), game), game.load_ruleset(), keys, groups or {})
 
 
 def test_a_falling_track_stays_falling_and_in_its_declared_range():

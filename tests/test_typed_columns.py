@@ -18,6 +18,7 @@ from bollesim.bollebank.scripted.space import TARGETS
 from bollesim.game import columns
 from bollesim.game.params import Parameter
 from bollesim.game.policy import from_module, load_policy
+from bollesim.game.registry import load_game
 
 TARGET = pl.Enum(TARGETS)
 
@@ -79,7 +80,7 @@ def test_a_run_folder_reads_back_typed_and_stores_floats(tmp_path):
     games = run.read()
     assert games.schema["k"] == pl.Int64 and games.schema["target"] == TARGET
     assert games.equals(bollesim.simulate("fire_at_roe", 40, seed=5, params={"target": "HMG"}))
-    assert games.equals(columns.typed_params(stored))
+    assert games.equals(columns.typed_params(stored, load_game("bollebank")))
     loaded, _ = bollesim.load_run(out)
     assert loaded.schema["target"] == TARGET
     import pandas as pd

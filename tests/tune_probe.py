@@ -1,8 +1,8 @@
 """Run `bollesim tune`'s search and certification on a spec in a process of its own and
-print what tests/test_tune.py checks, as JSON (the game a process plays is chosen once,
-by BOLLESIM_GAME, before the layers import its vocabulary).
+print what tests/test_tune.py checks, as JSON; the spec is Pig race's, the game that
+tests/ on the path registers.
 
-    BOLLESIM_GAME=toygame.game python tests/tune_probe.py SPEC
+    PYTHONPATH=tests python tests/tune_probe.py SPEC
 """
 
 from __future__ import annotations
@@ -15,13 +15,14 @@ from urllib.parse import unquote
 
 def probe(spec: Path) -> dict:
     from bollesim.batch.runner import simulate
-    from bollesim.game.declaration import load_ruleset
+    from bollesim.game.registry import load_game
     from bollesim.search.tune_answer import answer
     from bollesim.search.tune_report import page_address, patch_text
     from bollesim.search.tune_spec import load_tune
     from bollesim.serve.edits import build_ruleset
 
-    result = answer(load_tune(spec))
+    game = load_game("pig")
+    result = answer(load_tune(spec, game))
     out = {"sentence": result.sentence(), "no_change_needed": result.no_change_needed,
            "stage": result.found.stage, "trials": len(result.found.trials),
            "start_solution": result.start.solution,
@@ -42,8 +43,9 @@ def probe(spec: Path) -> dict:
                 "estimate": [estimate.value, estimate.low, estimate.high],
                 "replayed": float(replay[estimate.target.outcome].mean()),
                 "page_state": state,
-                "page_digest_matches": build_ruleset(state["edits"]).rules.digest == best.rules.digest,
-                "patch_digest_matches": load_ruleset(partial=patch).digest == best.rules.digest}
+                "page_digest_matches":
+                    build_ruleset(game, state["edits"]).rules.digest == best.rules.digest,
+                "patch_digest_matches": game.load_ruleset(partial=patch).digest == best.rules.digest}
     return out
 
 

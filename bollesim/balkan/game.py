@@ -8,7 +8,7 @@ GAME = Game(
     name="balkan-wars",
     title="The Balkan Wars",
     result=RESULT,
-    policies="bollesim.balkan.policies",
+    policies="policies.balkan_wars",
     baseline="assault",
     scripted="assault",
     triggers=(Trigger("assault", "losses", lambda rules: range(0, 17, 2)),),
@@ -21,4 +21,5 @@ GAME = Game(
     narration="bollesim.balkan.narrate",
     show="bollesim.balkan.show",
     readings_page="docs/balkan-wars.md",
+    experiment="experiments/balkan_close_assault.toml",
 )

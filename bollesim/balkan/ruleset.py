@@ -106,4 +106,5 @@ BOOK = Rulebook(schema.SCHEMA, schema.DEFAULT_PATH, readings.READINGS, build)
 load_ruleset, locate, set_value, apply_readings = (
     BOOK.load_ruleset, BOOK.locate, BOOK.set_value, BOOK.apply_readings)
 READINGS = BOOK.READINGS  # by id, as declaration.RULEBOOK asks
+DEFAULT_PATH = BOOK.default_path
 reading_keys, ids_hint, parse_choices = BOOK.reading_keys, BOOK.ids_hint, BOOK.parse_choices

@@ -15,8 +15,9 @@ import numpy as np
 from bollesim import rng
 from bollesim.batch.runner import play_chunk, set_threads
 from bollesim.blocks import in_blocks
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Game, Ruleset
 from bollesim.game.policy import Policy, available_policies, load_policy
+from bollesim.game.registry import load_game
 
 
 def _timed(fn) -> float:
@@ -25,12 +26,12 @@ def _timed(fn) -> float:
     return time.perf_counter() - t
 
 
-def _compile_seconds(policy: str, cache_dir: str | None) -> float:
+def _compile_seconds(policy: Policy, cache_dir: str | None) -> float:
     """Wall time of a fresh process that imports the fast engine and plays one game."""
     env = dict(os.environ)
     if cache_dir:
         env["NUMBA_CACHE_DIR"] = cache_dir
-    code = f"import bollesim; bollesim.simulate({policy!r}, 1)"
+    code = f"import bollesim; bollesim.simulate({policy.name!r}, 1, game={policy.game!r})"
     t = time.perf_counter()
     subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True)
     return time.perf_counter() - t
@@ -45,7 +46,8 @@ def measure(
     cold: bool = True,
     progress=print,
 ) -> dict:
-    """Every figure of the benchmark, as a dict (the keys of `bollesim bench --json`)."""
+    """Every figure of the benchmark of the policy's game, as a dict (the keys of `bollesim
+    bench --json`)."""
     import numba
 
     params = np.tile(policy.param_vector(), (games, 1))
@@ -76,7 +78,7 @@ def measure(
         reference_games_per_s=round(reference_games / t_ref, 2),
         ratio_per_core=round((games / t_one) / (reference_games / t_ref), 1),
     )
-    result = declared().result
+    result = load_game(policy.game).result
     if result.draws:  # a game that counts its random draws: the RNG floor
         draws = np.ascontiguousarray(results[:, result.slot(result.draws)])
         sink = np.zeros(games, dtype=np.int64)
@@ -89,22 +91,25 @@ def measure(
             floor_ratio=round(t_all / t_floor, 1),
             draws_per_game=round(float(draws.mean()), 2),
         )
-    out["policies"] = policy_rates(rules, max(1000, games // 4), seed, threads, progress)
+    out["policies"] = policy_rates(load_game(policy.game), rules, max(1000, games // 4), seed,
+                                   threads, progress)
     if cold:
         progress("compile time: a fresh process with an empty cache (takes a while)")
         with tempfile.TemporaryDirectory() as empty:
-            out["compile_cold_s"] = round(_compile_seconds(policy.name, empty), 2)
-        out["compile_cached_s"] = round(_compile_seconds(policy.name, None), 2)
+            out["compile_cold_s"] = round(_compile_seconds(policy, empty), 2)
+        out["compile_cached_s"] = round(_compile_seconds(policy, None), 2)
         progress(f"compile: cold {out['compile_cold_s']} s, cached {out['compile_cached_s']} s")
     return out
 
 
-def policy_rates(rules: Ruleset, games: int, seed: int, threads: int, progress=print) -> dict:
+def policy_rates(game: Game, rules: Ruleset, games: int, seed: int, threads: int,
+                 progress=print) -> dict:
     """{policy: {"games_per_s": on all threads, "games_per_s_1thread": on one}} for every
-    shipped policy at its defaults, `games` games each (the lookahead player: a few)."""
+    shipped policy of the game at its defaults, `games` games each (the lookahead player:
+    a few)."""
     rates = {}
-    for name in available_policies():
-        policy = load_policy(name)
+    for name in available_policies(game):
+        policy = load_policy(name, game)
         n = games if policy.chunk is None else 2 * policy.chunk  # the lookahead: a few games
         params = np.tile(policy.param_vector(), (n, 1))
         play_chunk(rules, policy, params[:16], seed, 0, "fast")  # compiled, warm

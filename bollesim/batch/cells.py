@@ -16,8 +16,10 @@ from pathlib import Path
 
 import polars as pl
 
+from bollesim.batch.manifest import manifest_game
 from bollesim.errors import UsageError
 from bollesim.game.columns import typed_params
+from bollesim.game.declaration import Game
 from bollesim.stats import naming
 from bollesim.terminal import shown
 
@@ -29,16 +31,17 @@ def is_selector(text: str) -> bool:
     return bool(_NUMBER.fullmatch(text)) or "=" in text
 
 
-def cells(run_dir: str | Path) -> pl.DataFrame:
+def cells(run_dir: str | Path, game: Game | None = None) -> pl.DataFrame:
     """One row per cell of a verified run or sweep folder: `cell`, `label` (as the
     report names it), `policy`, `games` (how many it holds), `first_game`, `last_game`,
     `readings` (the alternative readings it plays under, "" for none), then every
-    parameter column (null where the cell's policy has no such parameter)."""
+    parameter column (null where the cell's policy has no such parameter). The folder's
+    game is its own (`game`, if given, must be it: runfolder.open_run)."""
     from bollesim.batch.runfolder import open_run
 
-    run = open_run(run_dir)
+    run = open_run(run_dir, game)
     scan = run.scan()
-    params = naming.param_columns(run.collect(scan.head(0)))
+    params = naming.param_columns(run.game, run.collect(scan.head(0)))
     per_cell = run.collect(
         scan.group_by("cell").agg(
             pl.col("policy").first(),
@@ -48,8 +51,8 @@ def cells(run_dir: str | Path) -> pl.DataFrame:
             *[pl.col(p).first() for p in params],
         ).sort("cell")
     )
-    per_cell = typed_params(per_cell)  # as Run.read and the report name them
-    labels = naming.cell_labels(per_cell).select("cell", "label")
+    per_cell = typed_params(per_cell, run.game)  # as Run.read and the report name them
+    labels = naming.cell_labels(run.game, per_cell).select("cell", "label")
     readings = {c.get("cell"): _readings_text(c) for c in _records(run.manifest)}
     return per_cell.join(labels, on="cell").with_columns(
         pl.Series("readings", [readings.get(c, "") for c in per_cell["cell"]], pl.Utf8)
@@ -65,7 +68,8 @@ def pick_cell(run_dir: str | Path, manifest: dict, selector: str | int) -> int:
     terms = [t.strip() for t in selector.split(",") if t.strip()]
     if not terms:
         raise UsageError(f"{shown(selector)} names no cell: give a number or name=value terms")
-    found = [r for r in records if all(_matches(r, term, run_dir, records) for term in terms)]
+    game = manifest_game(manifest)
+    found = [r for r in records if all(_matches(game, r, term, run_dir, records) for term in terms)]
     if len(found) == 1:
         return int(found[0]["cell"])
     if not found:
@@ -86,7 +90,7 @@ def _readings_text(record: dict) -> str:
     return " ".join(f"{k}={v}" for k, v in readings.items()) if isinstance(readings, dict) else ""
 
 
-def _matches(record: dict, term: str, run_dir, records: list[dict]) -> bool:
+def _matches(game: Game, record: dict, term: str, run_dir, records: list[dict]) -> bool:
     """Whether the cell of `record` has what `term` says; a name no cell knows is refused."""
     policy = str(record.get("policy", ""))
     name, sep, given = (part.strip() for part in term.partition("="))
@@ -109,14 +113,14 @@ def _matches(record: dict, term: str, run_dir, records: list[dict]) -> bool:
             raise UsageError(f"no cell of {run_dir} has a parameter or reading {shown(name)} "
                              f"(its parameters: {', '.join(known)})")
         return False
-    return _same(params[name], _parameter_value(policy, name, given))
+    return _same(params[name], _parameter_value(game, policy, name, given))
 
 
-def _parameter_value(policy: str, name: str, given: str) -> float:
+def _parameter_value(game: Game, policy: str, name: str, given: str) -> float:
     """The number `given` stands for: a number, a choice's name, or "never"."""
-    p = naming.declared_parameter(policy, name)
+    p = naming.declared_parameter(game, policy, name)
     if given.casefold() == "never":
-        never = naming.never_value(policy, name)
+        never = naming.never_value(game, policy, name)
         return math.nan if never is None else never
     if p is not None:
         try:

@@ -84,12 +84,12 @@ class Cluster:
 
     def warm_up(self, rules: Ruleset, policy: Policy, engine: str) -> None:
         """Load (or compile) the engine and the policy on every worker."""
-        name = policy_name(policy)
+        named = policy_named(policy)
         futures = [
             self.client.submit(
                 _play,
                 rules,
-                name,
+                named,
                 policy.param_vector()[None, :],
                 0,
                 0,
@@ -117,7 +117,7 @@ class Cluster:
                 self.client.submit(
                     _play,
                     shared[rules.digest],
-                    policy_name(policy),
+                    policy_named(policy),
                     np.ascontiguousarray(params),
                     seed,
                     first_game,
@@ -146,26 +146,28 @@ class Cluster:
         self.close()
 
 
-def policy_name(policy: Policy) -> str:
-    """Workers load a policy by name: it must be a module of policies/."""
-    if policy.name not in available_policies():
+def policy_named(policy: Policy) -> tuple[str, str]:
+    """(its game, its name): workers load a policy by its game's and its own name, so it
+    must be a module of its game's policies (Game.policies)."""
+    if policy.name not in available_policies(policy.game):
         raise UsageError(
-            f"policy {policy.name!r} is not a module of policies/: a cluster's workers "
-            "load policies by name"
+            f"policy {policy.name!r} is not a module of the policies of {policy.game!r}: a "
+            "cluster's workers load policies by name"
         )
-    return policy.name
+    return policy.game, policy.name
 
 
 @cache
-def _policy(name: str) -> Policy:
+def _policy(named: tuple[str, str]) -> Policy:
     from bollesim.game.policy import load_policy
 
-    return load_policy(name)
+    game, name = named
+    return load_policy(name, game)
 
 
-def _play(rules, name, params, seed, first_game, engine, threads) -> np.ndarray:
+def _play(rules, named, params, seed, first_game, engine, threads) -> np.ndarray:
     """A task: one chunk of games on a worker."""
     from bollesim.batch.runner import play_chunk, set_threads
 
     set_threads(threads)
-    return play_chunk(rules, _policy(name), params, seed, first_game, engine)
+    return play_chunk(rules, _policy(named), params, seed, first_game, engine)

@@ -12,8 +12,9 @@ Manifest fields (`format` changes when their meaning does)
     manifest_sha256   SHA-256 of the other fields as canonical JSON (sorted keys, no
                       spaces): a manifest edited after the run is refused
     created           local time the run was committed (ISO 8601)
-    game              the game played (bollesim.game.declaration); absent: Operation
-                      Bøllebank, the one game of the versions before games were declared
+    game              the game played, its registered name (registry.load_game); absent:
+                      Operation Bøllebank, the one game of the versions before games were
+                      declared
     plan              what was asked (ruleset hash, seed, games, precision, max_games,
                       chunk_size, engine, cells): the key `--resume` compares
     seed              run seed: game g is seeded from (seed, g)
@@ -62,7 +63,8 @@ from pathlib import Path
 from bollesim.batch.source import RulesetSource
 from bollesim.batch.spec import changed_ruleset
 from bollesim.errors import RulesetError, UsageError
-from bollesim.game.declaration import Ruleset, declared, ruleset_digest
+from bollesim.game.declaration import Game, Ruleset, ruleset_digest
+from bollesim.game.registry import DEFAULT_GAME, load_game
 from bollesim.inputs import (
     MANIFEST_LIMIT,
     size_text,
@@ -265,6 +267,12 @@ def check_ruleset_record(manifest: dict, run_dir: str | Path) -> None:
                          "its hash")
 
 
+def manifest_game(manifest: dict) -> Game:
+    """The game a run played, as its manifest records it (none recorded: Operation
+    Bøllebank, the one game before games were declared)."""
+    return load_game(manifest.get("game") or DEFAULT_GAME)
+
+
 def run_ruleset(manifest: dict, run_dir: str | Path) -> Ruleset:
     """The ruleset a run was played with, rebuilt from its manifest and checked by its hash."""
     where = f"{run_dir}/manifest.json"
@@ -273,11 +281,11 @@ def run_ruleset(manifest: dict, run_dir: str | Path) -> Ruleset:
     data = manifest.get("ruleset_data")
     if data is not None:
         try:
-            rules = declared().rulebook.build(data, where)
+            rules = manifest_game(manifest).rulebook.build(data, where)
         except RulesetError as exc:
             raise UsageError(f"{where}: the recorded ruleset no longer loads: {exc}") from None
     else:
-        rules = declared().load_ruleset()
+        rules = manifest_game(manifest).load_ruleset()
         if digest and rules.digest != digest:
             raise UsageError(
                 f"{where} records no ruleset data and its ruleset (sha256 "
@@ -295,7 +303,8 @@ def cell_ruleset(manifest: dict, run_dir: str | Path, cell: int) -> Ruleset:
         return rules
     where = f"{run_dir}/manifest.json: cell {cell}"
     try:
-        rules = changed_ruleset(rules, record.get("rules") or {}, record.get("readings") or {})
+        rules = changed_ruleset(manifest_game(manifest), rules, record.get("rules") or {},
+                                record.get("readings") or {})
     except RulesetError as exc:
         raise UsageError(f"{where}: its ruleset no longer loads: {exc}") from None
     if rules.digest != record.get("ruleset_hash"):

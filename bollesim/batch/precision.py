@@ -8,19 +8,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bollesim.game.declaration import declared
+from bollesim.game.result import Result
 from bollesim.stats.intervals import Z95
 
 
-def precision_rates() -> tuple[str, ...]:
-    """The rates `--precision` watches, in every cell: the outcome flags of the game played."""
-    return tuple(declared().result.flags)
+def precision_rates(result: Result) -> tuple[str, ...]:
+    """The rates `--precision` watches, in every cell: the outcome flags of the game's result."""
+    return tuple(result.flags)
 
 
-def rate_columns() -> list[int]:
+def rate_columns(result: Result) -> list[int]:
     """Where the precision_rates are in the engine's result array."""
-    result = declared().result
-    return [result.slot(rate) for rate in precision_rates()]
+    return [result.slot(rate) for rate in precision_rates(result)]
 
 
 DEFAULT_MAX_GAMES = 1_000_000
@@ -129,7 +128,7 @@ class Outcome:
         )
 
 
-def judge(counts: np.ndarray, n: int, precision: float | None, cap: int) -> Outcome:
+def judge(result: Result, counts: np.ndarray, n: int, precision: float | None, cap: int) -> Outcome:
     if precision is None:
         return Outcome(n, counts.shape[0])
     widths = half_widths(counts, n)
@@ -142,6 +141,6 @@ def judge(counts: np.ndarray, n: int, precision: float | None, cap: int) -> Outc
         bool(worst <= precision),
         worst,
         int(i),
-        precision_rates()[j],
+        precision_rates(result)[j],
         cap,
     )

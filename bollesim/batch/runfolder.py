@@ -61,11 +61,12 @@ from pathlib import Path
 
 import polars as pl
 
-from bollesim.batch.manifest import Manifest
+from bollesim.batch.manifest import Manifest, manifest_game
 from bollesim.batch.partial import beside, interrupted_run, lock_held, read_owner
 from bollesim.errors import UsageError
 from bollesim.game.columns import typed_params
-from bollesim.game.declaration import CHOICE, DEFAULT, declared
+from bollesim.game.declaration import Game
+from bollesim.game.registry import DEFAULT_GAME, registered
 from bollesim.inputs import (
     MANIFEST_LIMIT,
     InputError,
@@ -116,6 +117,11 @@ class Run:
     manifest: dict
 
     @property
+    def game(self) -> Game:
+        """The game its games are of, as its manifest records it."""
+        return manifest_game(self.manifest)
+
+    @property
     def games_path(self) -> Path:
         return self.path / GAMES
 
@@ -130,12 +136,13 @@ class Run:
     def read(self) -> pl.DataFrame:
         """The games, each parameter column of its declared type (columns.typed_params;
         scan() gives them as stored, Float64)."""
-        return typed_params(self.collect(self.scan()))
+        return typed_params(self.collect(self.scan()), self.game)
 
     def cell_firsts(self) -> pl.DataFrame:
         """One row per cell, its first game, parameters typed as read() gives them: what a
         cell's label is made from (naming.cell_labels)."""
-        return typed_params(self.collect(self.scan().group_by("cell").agg(pl.all().first())))
+        return typed_params(self.collect(self.scan().group_by("cell").agg(pl.all().first())),
+                            self.game)
 
     def collect(self, query: pl.LazyFrame) -> pl.DataFrame:
         """query.collect(), with a file that passed the checks but fails to decode (made by
@@ -148,10 +155,12 @@ class Run:
             raise RunFolderError(f"{self.path}: {GAMES} cannot be read ({problem})") from None
 
 
-def open_run(path: str | Path) -> Run:
+def open_run(path: str | Path, game: Game | None = None) -> Run:
     """Open a run or sweep folder and check that its games are the ones its manifest
-    describes: manifest fields, games.parquet's size, SHA-256, row count and columns.
-    Anything else raises RunFolderError, one line naming the folder and the problem."""
+    describes: manifest fields, games.parquet's size, SHA-256, row count and columns, of
+    the game it records (`game`, if given, must be that one: a command asked for one game
+    refuses another's folder). Anything else raises RunFolderError, one line naming the
+    folder and the problem."""
     folder = check_path(path)
 
     def refuse(problem: str):
@@ -172,10 +181,12 @@ def open_run(path: str | Path) -> Run:
     if not (folder / MANIFEST).exists() and not games.exists():
         refuse(f"no {GAMES} or {MANIFEST}: not a run or sweep folder")
     manifest = read_manifest(folder)
-    game = manifest.game or DEFAULT
-    if game != declared().name:
-        refuse(f"holds games of {game!r}, this process plays {declared().name!r}: "
-               f"set {CHOICE}={game} to read it")
+    held = manifest.game or DEFAULT_GAME
+    if held not in registered():
+        refuse(f"holds games of {held!r}, a game this installation does not know (known: "
+               f"{', '.join(registered())})")
+    if game is not None and held != game.name:
+        refuse(f"holds games of {held!r}, not of {game.name!r}")
     if not games.exists():
         refuse(f"no {GAMES}: the manifest describes {manifest.n_games:,} games")
     if not games.is_file():
@@ -188,7 +199,8 @@ def open_run(path: str | Path) -> Run:
         )
     if file_sha256(games) != manifest.data_sha256:
         refuse(f"{GAMES} does not match the SHA-256 in its manifest: corrupt or edited; run it again")
-    problem = schema_problem(games, manifest.n_games) or rows_problem(games, manifest)
+    problem = (schema_problem(games, manifest.n_games, manifest_game(manifest.to_json()))
+               or rows_problem(games, manifest))
     if problem:
         refuse(f"{GAMES}: {problem}")
     return Run(folder, manifest.to_json())
@@ -220,7 +232,7 @@ def read_manifest(folder: Path) -> Manifest:
         raise RunFolderError(f"{path}: {exc}") from None
 
 
-def schema_problem(path: Path, rows: int) -> str | None:
+def schema_problem(path: Path, rows: int, game: Game) -> str | None:
     """What is wrong with a games.parquet's footer: unreadable, rows, columns or types."""
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -232,7 +244,7 @@ def schema_problem(path: Path, rows: int) -> str | None:
         return f"not a readable Parquet file ({' '.join(str(exc).split())[:120]})"
     if meta.num_rows != rows:
         return f"{meta.num_rows:,} rows, the manifest says {rows:,}"
-    expected = {f.name: f.type for f in fixed_columns()}
+    expected = {f.name: f.type for f in fixed_columns(game)}
     for name, kind in expected.items():
         if schema.get_field_index(name) < 0:
             return f"no column {name!r}"
@@ -279,13 +291,14 @@ def rows_problem(path: Path, manifest: Manifest) -> str | None:
     return None
 
 
-def fixed_columns():
-    """The Arrow fields every games.parquet holds (parameter columns come in between)."""
+def fixed_columns(game: Game):
+    """The Arrow fields every games.parquet of the game holds (parameter columns come in
+    between)."""
     import pyarrow as pa
 
     from bollesim.batch.runner import ARROW_TYPES, HEAD_COLUMNS, result_columns
 
-    return [pa.field(name, ARROW_TYPES[kind]) for name, kind in HEAD_COLUMNS + result_columns()]
+    return [pa.field(name, ARROW_TYPES[kind]) for name, kind in HEAD_COLUMNS + result_columns(game)]
 
 
 def ruleset_columns():

@@ -22,8 +22,9 @@ from bollesim.batch.limits import DEFAULT_SEED, check_count
 from bollesim.batch.options import RunOptions, check_threads
 from bollesim.errors import UsageError
 from bollesim.game.columns import typed_params
-from bollesim.game.declaration import Ruleset, declared, playing
+from bollesim.game.declaration import Game, Ruleset
 from bollesim.game.policy import Policy, load_policy
+from bollesim.game.registry import DEFAULT_GAME, load_game
 
 HEAD_COLUMNS = (("game", pl.Int64), ("seed", pl.Int64), ("policy", pl.Utf8), ("cell", pl.Int32))
 """The columns before the parameters."""
@@ -53,8 +54,9 @@ class ChunkPlayer(Protocol):
     def warm_up(self, rules: Ruleset, policy: Policy, engine: str) -> None: ...
 
 
-def resolve_policy(policy: str | Policy) -> Policy:
-    return policy if isinstance(policy, Policy) else load_policy(policy)
+def resolve_policy(policy: str | Policy, game: str | Game) -> Policy:
+    """The policy itself, or the game's policy of that name."""
+    return policy if isinstance(policy, Policy) else load_policy(policy, game)
 
 
 def param_matrix(policy: Policy, n_games: int, params=None) -> np.ndarray:
@@ -96,10 +98,9 @@ def param_matrix(policy: Policy, n_games: int, params=None) -> np.ndarray:
     return out
 
 
-def result_columns(game: str | None = None) -> tuple[tuple[str, type], ...]:
-    """The game's result columns in its engine's order, with their dtypes (its declaration;
-    default: the game being played, declaration.chosen)."""
-    return tuple((c.name, c.dtype) for c in declared(game).result.columns)
+def result_columns(game: str | Game) -> tuple[tuple[str, type], ...]:
+    """The game's result columns in its engine's order, with their dtypes (its declaration)."""
+    return tuple((c.name, c.dtype) for c in load_game(game).result.columns)
 
 
 def check_counts(n_games: int, seed: int) -> None:
@@ -159,7 +160,7 @@ def to_table(
 ) -> pa.Table:
     """The rows of to_frame as an Arrow table of `schema` (default: this policy's
     dataset_schema; parameters of other policies are null)."""
-    schema = schema or dataset_schema((p.name for p in policy.parameters), game=policy.game or None)
+    schema = schema or dataset_schema(policy.game, (p.name for p in policy.parameters))
     n = results.shape[0]
     columns = {
         "game": _arrow(np.arange(first_game, first_game + n), pa.int64()),
@@ -169,7 +170,7 @@ def to_table(
     }
     for i, p in enumerate(policy.parameters):
         columns[p.name] = _arrow(params[:, i], pa.float64())
-    for i, c in enumerate(declared(policy.game or None).result.columns):
+    for i, c in enumerate(load_game(policy.game).result.columns):
         values = results[:, i]
         mask = values <= 0 if c.null_when_zero else None
         if c.texts:
@@ -205,10 +206,10 @@ def _arrow_texts(texts, codes: np.ndarray, mask: np.ndarray | None = None) -> pa
     return pa.DictionaryArray.from_arrays(indices, dictionary).cast(pa.string())
 
 
-def dataset_schema(param_names: Iterable[str], rulesets: bool = False,
-                   game: str | None = None) -> pa.Schema:
-    """The Arrow schema of games.parquet: HEAD_COLUMNS, the parameters, RULESET_COLUMNS
-    (with `rulesets`: a sweep whose cells change the ruleset), the game's result_columns."""
+def dataset_schema(game: str | Game, param_names: Iterable[str], rulesets: bool = False) -> pa.Schema:
+    """The Arrow schema of the game's games.parquet: HEAD_COLUMNS, the parameters,
+    RULESET_COLUMNS (with `rulesets`: a sweep whose cells change the ruleset), the game's
+    result_columns."""
     head = [pa.field(name, ARROW_TYPES[kind]) for name, kind in HEAD_COLUMNS]
     params = [pa.field(name, pa.float64()) for name in param_names]
     ruleset = [pa.field(name, ARROW_TYPES[kind]) for name, kind in RULESET_COLUMNS] \
@@ -260,7 +261,7 @@ def simulate(
     cluster: ChunkPlayer | None = None,
     progress: bool | Callable[[int], None] = False,
     options: RunOptions | None = None,
-    game: str | None = None,
+    game: str | Game = DEFAULT_GAME,
 ) -> pl.DataFrame:
     """Play games first_game .. first_game + n_games - 1 and return one row per game.
 
@@ -285,9 +286,8 @@ def simulate(
         (None: all cores); games per piece of work; a bollesim.batch.cluster.Cluster that
         plays the pieces as tasks on its workers
     first_game : index of the first game (to continue a batch)
-    game : the game to play, a name of bollesim.game.declaration.GAMES ("bollebank",
-        "balkan-wars") or the dotted name of a module declaring GAME (None: the game being
-        played, $BOLLESIM_GAME, else Operation Bøllebank); its policies, rules and columns
+    game : the game whose policy `policy` names, a registered name ("bollebank",
+        "balkan-wars", bollesim.load_game) or a Game; a Policy plays its own game
     progress : True shows a progress bar (tqdm.auto: a widget in Jupyter, text in a
         terminal) that moves as games finish; a callable gets the number of games each
         finished piece played. Either way the work goes in pieces of about 1% of the games
@@ -315,28 +315,26 @@ def simulate(
     >>> A.rates(df)                                         # every rate with its 95% interval
     >>> early = simulate("fire_at_roe", 10_000, params={"k": 8})   # same seeds: paired
     """
-    with playing(game):
-        policy = resolve_policy(policy)
-        frame = _simulate(policy, n_games, seed, params, rules, first_game, progress,
-                          RunOptions.of(options, engine=engine, threads=threads,
-                                        chunk_size=chunk_size, cluster=cluster))
-        return typed_params(frame, [policy])
+    policy = resolve_policy(policy, game)
+    frame = _simulate(policy, n_games, seed, params, rules, first_game, progress,
+                      RunOptions.of(options, engine=engine, threads=threads,
+                                    chunk_size=chunk_size, cluster=cluster))
+    return typed_params(frame, [policy])
 
 
-def stored_rows(policy: str | Policy, n_games: int, seed: int = DEFAULT_SEED, params=None,
+def stored_rows(policy: Policy, n_games: int, seed: int = DEFAULT_SEED, params=None,
                 rules: Ruleset | None = None, first_game: int = 0,
                 progress: bool | Callable[[int], None] = False,
-                options: RunOptions | None = None, game: str | None = None) -> pl.DataFrame:
+                options: RunOptions | None = None) -> pl.DataFrame:
     """simulate()'s rows as games.parquet stores them: every parameter column Float64, as
     the engines take them (sweeps.sweep_frame builds its frame of them, then types it)."""
-    with playing(game):
-        return _simulate(policy, n_games, seed, params, rules, first_game, progress,
-                         RunOptions.of(options))
+    return _simulate(policy, n_games, seed, params, rules, first_game, progress,
+                     RunOptions.of(options))
 
 
-def _simulate(policy, n_games: int, seed: int, params, rules: Ruleset | None, first_game: int,
-              progress, options: RunOptions) -> pl.DataFrame:
-    """simulate() in the game being played, with its options made."""
+def _simulate(policy: Policy, n_games: int, seed: int, params, rules: Ruleset | None,
+              first_game: int, progress, options: RunOptions) -> pl.DataFrame:
+    """simulate() of the policy's game, with its options made."""
     from bollesim.resources import check_memory
 
     if options.precision is not None or options.mode != "new":
@@ -349,8 +347,7 @@ def _simulate(policy, n_games: int, seed: int, params, rules: Ruleset | None, fi
         raise TypeError(f"rules must be a Ruleset (bollesim.load_ruleset(...)) or None, "
                         f"not {type(rules).__name__}")
     check_memory(n_games * FRAME_BYTES_PER_GAME, f"simulate() of {n_games:,} games")
-    policy = resolve_policy(policy)
-    rules = rules or declared(policy.game or None).load_ruleset()
+    rules = rules or load_game(policy.game).load_ruleset()
     matrix = param_matrix(policy, n_games, params)
     set_threads(options.threads)
     engine = options.engine
@@ -370,7 +367,7 @@ def _simulate(policy, n_games: int, seed: int, params, rules: Ruleset | None, fi
         if bar is not None:
             bar.close()
     if not frames:
-        empty = np.zeros((0, len(result_columns())), dtype=np.int64)
+        empty = np.zeros((0, len(result_columns(policy.game))), dtype=np.int64)
         return to_frame(empty, policy, matrix, seed, first_game)
     return pl.concat(frames)
 

@@ -9,14 +9,14 @@ from dataclasses import replace
 
 from bollesim.batch.spec import Cell, Experiment, changed_ruleset
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Game, Ruleset
 
 
-def alternatives(rules: Ruleset, only: Sequence[str] | None = None) -> list[tuple[str, str]]:
-    """(reading id, variant) of every variant other than the one `rules` plays, readings
-    in declaration order (only the ids in `only`, if given; UsageError for an unknown id
-    or one without alternatives)."""
-    rulebook = declared().rulebook
+def alternatives(game: Game, rules: Ruleset, only: Sequence[str] | None = None) -> list[tuple[str, str]]:
+    """(reading id, variant) of every variant other than the one the game's `rules` plays,
+    readings in declaration order (only the ids in `only`, if given; UsageError for an
+    unknown id or one without alternatives)."""
+    rulebook = game.rulebook
     BY_ID = rulebook.READINGS
     for rid in only or ():
         if rid not in BY_ID:
@@ -35,10 +35,10 @@ def with_strong(experiment: Experiment) -> Experiment:
     the game has no strong player or the experiment sweeps no such family."""
     from bollesim.game.policy import load_policy
 
-    game = declared()
+    game = experiment.game
     if not game.strong:
         raise UsageError(f"--strong: {game.title} declares no strong player")
-    strong = load_policy(game.strong)
+    strong = load_policy(game.strong, game)
     cells = list(experiment.cells)
     for trigger in (t for t in game.triggers if t.strong):
         values = sorted({float(c.param_dict()[trigger.param]) for c in experiment.cells
@@ -61,19 +61,19 @@ def sensitivity_experiment(experiment: Experiment, only: Sequence[str] | None = 
         raise UsageError(
             f"{experiment.path}: sensitivity plays every cell under each reading: give a spec "
             "whose grids have no rules or readings (fix them at its top: overrides, readings)")
-    alts = alternatives(experiment.rules, only)
+    alts = alternatives(experiment.game, experiment.rules, only)
     if not alts:
         raise UsageError("no alternative reading to play (every reading asked is the one "
                          "the experiment plays)")
     n = len(experiment.cells)
     cells = list(experiment.cells)
     for v, (rid, variant) in enumerate(alts, 1):
-        ruleset = changed_ruleset(experiment.rules, {}, {rid: variant})
+        ruleset = changed_ruleset(experiment.game, experiment.rules, {}, {rid: variant})
         cells += [Cell(v * n + c.cell, c.policy, c.params, {}, {rid: variant}, ruleset)
                   for c in experiment.cells]
     layout = {"cells_per_ruleset": n, "alternatives": [f"{r}={v}" for r, v in alts]}
     return Experiment(
-        name=f"{experiment.name}-sensitivity",
+        name=f"{experiment.name}-sensitivity", game=experiment.game,
         description=f"{experiment.name} under each alternative reading of the rules"
         + (f": {experiment.description}" if experiment.description else ""),
         seed=experiment.seed, games=experiment.games, cells=tuple(cells),

@@ -31,8 +31,9 @@ from bollesim.batch.precision import (
 from bollesim.batch.runner import check_counts, param_matrix, resolve_policy
 from bollesim.batch.spec import Cell, Experiment, param_names
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Game, Ruleset
 from bollesim.game.policy import Policy
+from bollesim.game.registry import DEFAULT_GAME, load_game
 
 if TYPE_CHECKING:
     from bollesim.batch.cluster import Cluster
@@ -54,7 +55,7 @@ def run_cells(
 
     With options.precision, keep adding games (continuing the game indices, so the seed
     scheme is unchanged and every cell still plays the same games) until every cell's rates
-    of precision_rates() have a 95% Wilson half-width of at most that, or a cell has
+    of precision_rates() (the flags of the cells' game) have a 95% Wilson half-width of at most that, or a cell has
     options.max_games games (default DEFAULT_MAX_GAMES). progress(done, total) gets game
     counts over all cells.
 
@@ -73,6 +74,7 @@ def run_cells(
     check_count("the seed", seed, "seed")
     if not cells:
         raise UsageError("no cells to play")
+    game = cells_game(cells)
     check_count("the number of cells", len(cells), "cells")
     options = RunOptions.of(options)
     precision, mode, engine, cluster, threads = (options.precision, options.mode, options.engine,
@@ -132,6 +134,7 @@ def run_cells(
             "stopped": outcome.sentence() if precision is not None else None,
             "sessions": ws.sessions,
             "cluster": cluster.describe() if cluster is not None else None,
+            "game": game.name,
             **extra,
         }
         manifest = ws.commit(fields, play.schema)
@@ -153,10 +156,12 @@ def run_to_dir(
     cluster: Cluster | None = None,
     mode: str | None = None,
     options: RunOptions | None = None,
+    game: str | Game = DEFAULT_GAME,
 ) -> dict:
     """Play a batch into the run folder out_dir (games.parquet and manifest.json, see
     runfolder.py), chunk by chunk (with a cluster.Cluster, as tasks on its workers), and
-    return its manifest. `params` as for simulate(), one value or one per game.
+    return its manifest. `params` as for simulate(), one value or one per game; `game`
+    the game whose policy `policy` names (a Policy plays its own).
 
     engine, threads, chunk_size, cluster and mode, or `options` (a RunOptions, with the
     keywords given put over it): how the games are played (batch/options.py). mode
@@ -165,7 +170,7 @@ def run_to_dir(
     options = RunOptions.of(options, engine=engine, threads=threads, chunk_size=chunk_size,
                             cluster=cluster, mode=mode)
     check_counts(n_games, seed)
-    policy = resolve_policy(policy)
+    policy = resolve_policy(policy, game)
     per_game = isinstance(params, np.ndarray) or any(
         np.ndim(v) > 0 for v in dict(params or {}).values()
     )
@@ -184,7 +189,7 @@ def run_to_dir(
     manifest, _ = run_cells(
         out_dir,
         [cell],
-        rules or declared().load_ruleset(),
+        rules or load_game(policy.game).load_ruleset(),
         seed,
         n_games,
         options,
@@ -192,6 +197,15 @@ def run_to_dir(
         extra_manifest=extra_manifest,
     )
     return manifest
+
+
+def cells_game(cells) -> Game:
+    """The game the cells' policies play: a run folder holds one game's games."""
+    names = sorted({c.policy.game for c in cells})
+    if len(names) != 1:
+        raise UsageError(f"the cells play {len(names)} games ({', '.join(names)}): a run "
+                         "folder holds one game's games")
+    return load_game(names[0])
 
 
 def _committed_plan(out: Path) -> dict:
@@ -229,9 +243,11 @@ class _Session:
         self.chunk = plan["chunk_size"]
         self.precision = plan["precision"]
         self.with_rulesets = any(c.changes_rules for c in cells)
-        self.schema = runner.dataset_schema(param_names(cells), rulesets=self.with_rulesets)
+        self.result = cells_game(cells).result
+        self.schema = runner.dataset_schema(cells_game(cells), param_names(cells),
+                                            rulesets=self.with_rulesets)
         self.index = {c.cell: i for i, c in enumerate(cells)}
-        self.counts = np.zeros((len(cells), len(precision_rates())), dtype=np.int64)
+        self.counts = np.zeros((len(cells), len(precision_rates(self.result))), dtype=np.int64)
         self.played = 0  # games played (or found saved) so far, over all cells
         self.saved_before = 0  # games an interrupted run had saved
         self.warm_s = self.run_s = 0.0
@@ -276,7 +292,7 @@ class _Session:
         while True:
             self._round(done, target, by_round.pop(done, []))
             done = target
-            outcome = judge(self.counts, done, self.precision, cap)
+            outcome = judge(self.result, self.counts, done, self.precision, cap)
             if self.precision is None or outcome.reached or done >= cap:
                 break
             need = games_needed(self.counts / done, self.precision, cap)
@@ -344,7 +360,7 @@ class _Session:
         if self.with_rulesets:
             table = runner.with_ruleset(table, cell.ruleset_text(), self.ruleset(i).digest)
         if self.precision is not None:
-            self.counts[i] += results[:, rate_columns()].sum(axis=0)
+            self.counts[i] += results[:, rate_columns(self.result)].sum(axis=0)
         self.ws.add(done, job, table)
         self.played += b - a
         self._report(done, target)
@@ -355,9 +371,9 @@ class _Session:
 
     def _count(self, table) -> None:
         sums = (
-            pl.from_arrow(table.select(["cell", *precision_rates()]))
+            pl.from_arrow(table.select(["cell", *precision_rates(self.result)]))
             .group_by("cell")
-            .agg(pl.col(precision_rates()).sum())
+            .agg(pl.col(precision_rates(self.result)).sum())
         )
         for row in sums.iter_rows():
             self.counts[self.index[row[0]]] += row[1:]

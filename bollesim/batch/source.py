@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Game, Ruleset
 
 
 @dataclass(frozen=True)
@@ -20,14 +20,16 @@ class RulesetSource:
     readings: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_options(cls, file: Path | None, overrides: list[str] | None,
+    def from_options(cls, game: Game, file: Path | None, overrides: list[str] | None,
                      partial: Path | None, readings: list[str] | None) -> RulesetSource:
-        """From the command line's --rules, --set, --partial and --reading ID=VARIANT."""
-        choices = declared().rulebook.parse_choices(readings or [])
+        """From the command line's --rules, --set, --partial and --reading ID=VARIANT (the
+        game's reading ids)."""
+        choices = game.rulebook.parse_choices(readings or [])
         return cls(file, partial, tuple(overrides or ()), choices)
 
-    def load(self) -> Ruleset:
-        return declared().load_ruleset(self.file, list(self.overrides), self.partial, dict(self.readings))
+    def load(self, game: Game) -> Ruleset:
+        """The game's ruleset from this source."""
+        return game.load_ruleset(self.file, list(self.overrides), self.partial, dict(self.readings))
 
     def label(self) -> str:
         """The source in one line: `default.toml + tweak.toml + --set KEY=VALUE + --reading ID=VARIANT`."""

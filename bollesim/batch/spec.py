@@ -63,8 +63,9 @@ import numpy as np
 from bollesim.batch.limits import DEFAULT_SEED, LIMITS, NAME, check_precision
 from bollesim.batch.source import RulesetSource
 from bollesim.errors import RulesetError, UsageError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Game, Ruleset
 from bollesim.game.policy import Policy, load_policy
+from bollesim.game.registry import DEFAULT_GAME, load_game
 from bollesim.terminal import shown
 
 SPEC_KEYS = (
@@ -159,9 +160,10 @@ PER_GAME = "per game (see the parameter columns)"
 
 @dataclass(frozen=True)
 class Experiment:
-    """A validated spec: its cells and its ruleset, ready to sweep."""
+    """A validated spec of a game: its cells and its ruleset, ready to sweep."""
 
     name: str
+    game: Game
     description: str
     seed: int
     games: int
@@ -176,10 +178,10 @@ class Experiment:
 
 
 class Spec:
-    """Typed access to a spec's TOML that fails with `FILE: KEY: problem`."""
+    """Typed access to a spec's TOML of a game that fails with `FILE: KEY: problem`."""
 
-    def __init__(self, path: Path):
-        self.path = path
+    def __init__(self, path: Path, game: Game):
+        self.path, self.game = path, game
 
     def fail(self, key: str, problem: str):
         raise UsageError(f"{self.path}: {key}: {problem}")
@@ -259,12 +261,13 @@ def spec_name(s: Spec, data: dict, path: Path) -> str:
     return name
 
 
-def load_experiment(path: str | Path) -> Experiment:
-    """Read and validate a spec: its keys, every cell's policy and parameter values (against
-    the policy's declared ranges) and its ruleset. Errors are one line, `FILE: KEY: problem`."""
+def load_experiment(path: str | Path, game: str | Game = DEFAULT_GAME) -> Experiment:
+    """Read and validate a spec of the game `game` (a registered name or a Game): its keys,
+    every cell's policy and parameter values (against the policy's declared ranges) and
+    its ruleset. Errors are one line, `FILE: KEY: problem`."""
     path = Path(path)
     data = read_spec(path)
-    s = Spec(path)
+    s = Spec(path, load_game(game))
     s.known(data, SPEC_KEYS)
     name = spec_name(s, data, path)
     description = s.text(data, "description", "", limit="description") or ""
@@ -288,6 +291,7 @@ def load_experiment(path: str | Path) -> Experiment:
         cells.extend(_grid_cells(s, grid, f"grid[{i}].", len(cells), rules, rulesets))
     return Experiment(
         name=name,
+        game=s.game,
         description=description,
         seed=seed,
         games=games,
@@ -316,7 +320,7 @@ def ruleset_of(s: Spec, data: dict) -> tuple[Ruleset, RulesetSource]:
     source = RulesetSource(s.file(data, "ruleset"), s.file(data, "partial"), tuple(overrides),
                            dict(readings))
     try:
-        return source.load(), source
+        return source.load(s.game), source
     except RulesetError as exc:
         if exc.source == "--reading":
             s.fail(f"readings.{exc.key}", exc.problem)
@@ -331,7 +335,7 @@ def _grid_cells(
     if not isinstance(name, str):
         s.fail(prefix + "policy", "missing: name a policy (see `bollesim policies`)")
     try:
-        policy = load_policy(name)
+        policy = load_policy(name, s.game)
     except UsageError as exc:
         s.fail(prefix + "policy", str(exc))
     params = grid.get("params", {})
@@ -406,13 +410,13 @@ def _rule_axes(s: Spec, grid: dict, prefix: str, base: Ruleset) -> list[tuple[st
         if not values:
             s.fail(where, "empty list: give at least one value")
         try:
-            declared().rulebook.locate(copy.deepcopy(base.data), key, "rules")
+            s.game.rulebook.locate(copy.deepcopy(base.data), key, "rules")
         except RulesetError as exc:
             s.fail(where, exc.problem)
         for j, value in enumerate(values):
             item = f"{where}[{j}]" if isinstance(raw, list) else where
             try:
-                declared().rulebook.set_value(base.data, key, value, "rules")
+                s.game.rulebook.set_value(base.data, key, value, "rules")
             except RulesetError as exc:
                 hint = (" (a list is swept: give a list of lists to sweep a key whose value "
                         "is a list)" if isinstance(raw, list) and not isinstance(value, list)
@@ -425,7 +429,7 @@ def _rule_axes(s: Spec, grid: dict, prefix: str, base: Ruleset) -> list[tuple[st
 
 def _reading_axes(s: Spec, grid: dict, prefix: str) -> list[tuple[str, list[str]]]:
     """The grid's `readings`: [(reading id, [variant names])], each checked."""
-    rulebook = declared().rulebook
+    rulebook = s.game.rulebook
     table = grid.get("readings", {})
     if not isinstance(table, dict):
         s.fail(prefix + "readings", 'expected a table of "ID" = ["VARIANT", ...], e.g. '
@@ -460,16 +464,17 @@ def _cell_ruleset(
     key = ruleset_text(rules, readings)
     if key not in rulesets:
         try:
-            rulesets[key] = changed_ruleset(base, rules, readings)
+            rulesets[key] = changed_ruleset(s.game, base, rules, readings)
         except RulesetError as exc:
             s.fail(prefix + ("rules" if rules else "readings"),
                    f"the cells with {key} cannot be played: {exc.key}: {exc.problem}")
     return rulesets[key]
 
 
-def changed_ruleset(base: Ruleset, rules: dict, readings: dict) -> Ruleset:
-    """`base` with rule values set (as --set) and then readings switched (as --reading)."""
-    rulebook = declared().rulebook
+def changed_ruleset(game: Game, base: Ruleset, rules: dict, readings: dict) -> Ruleset:
+    """The game's ruleset `base` with rule values set (as --set) and then readings switched
+    (as --reading)."""
+    rulebook = game.rulebook
     data = base.data
     for key, value in rules.items():
         data = rulebook.set_value(data, key, value, "rules")

@@ -3,7 +3,7 @@
     import bollesim
     from bollesim.report import plots
     df = bollesim.sweep_frame("experiments/first_fire.toml", games=2_000, progress=True)
-    plots.rates_by_trigger(df, "t")
+    plots.rates_by_trigger(bollesim.load_game("bollebank"), df, "t")
 
 The cells come from bollesim.batch.spec (a spec file or an Experiment), every cell plays
 games 0..N-1 on the same seeds, and the frame has the rows and columns `bollesim sweep`
@@ -19,17 +19,21 @@ import polars as pl
 from bollesim.batch.options import RunOptions
 from bollesim.batch.spec import Experiment, load_experiment, param_names
 from bollesim.game.columns import typed_params
+from bollesim.game.declaration import Game
+from bollesim.game.registry import DEFAULT_GAME
 
 
 def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None,
                 seed: int | None = None, engine: str | None = None, threads: int | None = None,
-                progress: bool = False, options: RunOptions | None = None) -> pl.DataFrame:
+                progress: bool = False, options: RunOptions | None = None,
+                game: str | Game = DEFAULT_GAME) -> pl.DataFrame:
     """Play every cell of an experiment on common random numbers and return the games.
 
     Parameters
     ----------
-    experiment : a spec file (experiments/*.toml, see bollesim.batch.spec) or an
-        Experiment from bollesim.batch.spec.load_experiment
+    experiment : a spec file (experiments/*.toml, see bollesim.batch.spec) of the game
+        `game` (a registered name or a Game), or an Experiment from
+        bollesim.batch.spec.load_experiment (of its own game)
     games : games per cell (None: the spec's)
     seed : the run seed (None: the spec's)
     engine, threads, options : as for bollesim.simulate
@@ -48,23 +52,22 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
     --------
     >>> df = sweep_frame("experiments/first_fire.toml", games=1_000)
     >>> from bollesim.stats import paired_tests
-    >>> paired_tests.best_trigger(df, "t", policy="fire_at_turn")
+    >>> paired_tests.best_trigger(bollesim.load_game("bollebank"), df, "t", policy="fire_at_turn")
     """
     from bollesim.batch.runner import (
         check_counts,
         dataset_schema,
-        resolve_policy,
         stored_rows,
     )
 
     options = RunOptions.of(options, engine=engine, threads=threads)
-    spec = experiment if isinstance(experiment, Experiment) else load_experiment(experiment)
+    spec = experiment if isinstance(experiment, Experiment) else load_experiment(experiment, game)
     n = spec.games if games is None else games
     seed = spec.seed if seed is None else seed
     check_counts(n, seed)
     rulesets = any(c.changes_rules for c in spec.cells)
     columns = pl.from_arrow(
-        dataset_schema(param_names(spec.cells), rulesets=rulesets).empty_table()).schema
+        dataset_schema(spec.game, param_names(spec.cells), rulesets=rulesets).empty_table()).schema
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -88,4 +91,4 @@ def sweep_frame(experiment: str | Path | Experiment, *, games: int | None = None
     finally:
         if bar is not None:
             bar.close()
-    return typed_params(pl.concat(frames), [resolve_policy(c.policy) for c in spec.cells])
+    return typed_params(pl.concat(frames), [c.policy for c in spec.cells])

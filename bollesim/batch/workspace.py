@@ -53,7 +53,7 @@ from bollesim.batch.runfolder import (
     folder_kind,
     read_manifest,
 )
-from bollesim.game.declaration import declared
+from bollesim.game.declaration import Game
 from bollesim.inputs import (
     check_out_folder,
     loads_json,
@@ -285,7 +285,7 @@ class Workspace:
             data = self.new / GAMES
             manifest = Manifest.sealed(
                 data_bytes=data.stat().st_size, data_sha256=file_sha256(data),
-                **{"game": declared().name, **fields})
+                **fields)
             write_durable(self.new / MANIFEST, json_bytes(manifest.to_json()))
             fsync_dir(self.new)
         except BaseException:
@@ -476,12 +476,12 @@ def claim_own_report(out: Path, stem: str, replace: bool) -> list[Path]:
     return earlier
 
 
-def write_games(out: str | Path | Workspace, games: pl.DataFrame,
+def write_games(out: str | Path | Workspace, game: Game, games: pl.DataFrame,
                 files: dict[str, bytes] | None = None,
                 writer: str = "the command that wrote it", kind: str = RUN, **fields) -> dict:
-    """Write rows already in memory (made by a tool or a test) as the run folder `out`,
-    through the same commit as a run's: the fixed columns are cast to their types, the
-    others to double. `fields` are Manifest fields; n_games and the data's hash are
+    """Write rows of the game's games already in memory (made by a tool or a test) as the
+    run folder `out`, through the same commit as a run's: the fixed columns are cast to
+    their types, the others to double. `fields` are Manifest fields; n_games and the data's hash are
     filled in. `files` ({name: bytes}) are written into the folder in the same commit.
     `writer` names, for whoever finds the work of a write killed midway, what writes the
     folder again (there is nothing to resume). `out` may be the folder's Workspace, held
@@ -490,7 +490,7 @@ def write_games(out: str | Path | Workspace, games: pl.DataFrame,
 
     from bollesim import __version__
 
-    fixed = {f.name: f.type for f in fixed_columns()}
+    fixed = {f.name: f.type for f in fixed_columns(game)}
     games = games.with_columns(  # a choice's names (columns.typed_params) as their indices
         pl.col(c).to_physical() for c, t in games.schema.items()
         if isinstance(t, pl.Enum) and c not in fixed)
@@ -500,5 +500,5 @@ def write_games(out: str | Path | Workspace, games: pl.DataFrame,
         ws.start({"planned": games.height, "writer": writer}, "restart")
         if games.height:
             ws.add(0, 0, table.cast(schema))
-        return ws.commit({"version": __version__, **fields, "n_games": games.height}, schema,
-                         files)
+        return ws.commit({"version": __version__, "game": game.name, **fields,
+                          "n_games": games.height}, schema, files)

@@ -7,7 +7,7 @@ GAME = Game(
     name="bollebank",
     title="Operation Bøllebank",
     result=RESULT,
-    policies="policies",
+    policies="policies.bollebank",
     baseline="historical",
     scripted="plan",  # compiled into the fast engine's kernel (engine/player.py)
     # The headline question: when to give the first Fire order (§5.2), by turn (every turn
@@ -43,6 +43,7 @@ GAME = Game(
     # The what-if page's "find a change" searches these unless told otherwise: the weapon
     # tracks (R-TRACK), the T2 deadline (I-DEADLINE), the last turn (§4), the first Fire
     # order's RoE (§2.1.4) and the airstrikes (I-AIR), experiments/tune_operational_half.toml's.
+    experiment="experiments/first_fire.toml",
     find_keys=("tracks.tank_to_hit", "tracks.atgm_to_hit", "tracks.hmg_to_hit",
                "game.deadline_start", "game.turn_limit", "roe.fire_allowed",
                "interpretations.airstrikes_per_game"),

@@ -1,6 +1,7 @@
 """The JSON schema of a game's document (narrated.game_document, `bollesim play --json`,
 bollesim.narrate), made from the declarations it names: the events (events.py), the
-decisions (decisions.py) and the result columns (result.py). docs/game.schema.json is
+decisions (decisions.py) and the result columns (result.py); `bollesim analyse --json`
+adds its analysis (strong/account.py). docs/game.schema.json is
 written by `python -m bollesim.bollebank.gameschema` and checked by a test."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 
 from bollesim.bollebank import decisions, events
 from bollesim.bollebank.result import RESULT
+from bollesim.strong.account import ANALYSIS_SCHEMA
 
 PATH = Path(__file__).resolve().parents[2] / "docs" / "game.schema.json"
 JSON_TYPES = {"bool": "boolean", "int16": "integer", "int32": "integer", "text": "string"}
@@ -48,7 +50,7 @@ def schema() -> dict:
         "options": {"type": "array", "items": option, "minItems": 2},
         "chosen": {"type": "integer", "minimum": 0, "description": "the index of the option taken"},
     }, "a decision put to the policy (one with a single option is not asked)")
-    return {
+    document = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "A game of Operation Bøllebank",
         "description": "One game played by the reference engine, as `bollesim play --json` "
@@ -68,6 +70,8 @@ def schema() -> dict:
             "result": _object({c.name: _column(c) for c in RESULT.columns}, "the result row"),
         }),
     }
+    document["properties"]["analysis"] = ANALYSIS_SCHEMA  # optional: `bollesim analyse --json`
+    return document
 
 
 def text() -> str:

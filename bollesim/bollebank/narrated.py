@@ -70,7 +70,7 @@ def game_document(rules: Ruleset, policy: DecidePolicy, params: np.ndarray, seed
         }))
         return choice
 
-    recorder = DecidePolicy(policy.name, policy.doc, policy.parameters, recorded)
+    recorder = DecidePolicy(policy.name, policy.doc, policy.parameters, recorded, game=policy.game)
     with policy_compile_notice(policy):
         row = play_game(rules, recorder, policy.kernel_params(params), seed, game_index, trace)
     events = [{"turn": t, "event": E.EVENT_NAMES[kind], "args": [a, b, c, d]}

@@ -2,8 +2,8 @@
 (bollesim/game/positions.py): the fast engine replays a phase from its snapshot with the
 choices made since (engine/rollout.py), so a position is that snapshot and those choices.
 
-The primitives are engine/rollout.py's, behind the signatures every game's share; the
-restriction is an imposed first Fire order (expert.FirstFire: from an RoE, from a turn).
+The primitives are engine/primitives.py's (engine/rollout.py behind the signatures every
+game shares); the restriction is an imposed first Fire order (expert.FirstFire: from an RoE, from a turn).
 """
 
 from __future__ import annotations
@@ -12,17 +12,22 @@ from functools import cache
 
 import numpy as np
 
-from bollesim.bollebank import codes, decisions, observation
+from bollesim.bollebank import decisions, events, observation
 from bollesim.bollebank.engine import layout
 from bollesim.bollebank.engine import rollout as R
-from bollesim.bollebank.engine.play import compiled_for, new_vector, unmanaged, write_result
+from bollesim.bollebank.engine.play import compiled_for, new_vector
+from bollesim.bollebank.engine.primitives import (
+    bollebank_allowed,
+    bollebank_pause,
+    bollebank_rollout,
+    bollebank_step,
+)
 from bollesim.game.positions import (
     ALLOWED_SIGNATURE,
     PAUSE_SIGNATURE,
     ROLLOUT_SIGNATURE,
     STEP_SIGNATURE,
 )
-from bollesim.jit import compiled
 
 KINDS = decisions.KIND_NAMES
 LOOKED_AT = (decisions.ISSUE_ORDER,)
@@ -37,50 +42,6 @@ SNAPSHOT_SIZE = R.SNAP_SIZE
 SETUP = np.zeros(SNAPSHOT_SIZE, dtype=np.int64)
 SETUP[R.SNAP_PHASE] = -1  # rollout.restore: from setup
 RESTRICTION_SIZE = 2  # an imposed first Fire order: (from RoE, from turn); 0: not imposed
-
-
-@compiled
-def bollebank_pause(work, decide, params, seed, game, start, script, n, to_end, snapshot, point,
-                    row):
-    st = unmanaged(work)
-    R.pause(st, decide, params, seed, game, start, script, n, snapshot, to_end != 0)
-    R.keep_point(st, point)
-    if st[layout.X_OVER]:
-        write_result(st, st[layout.CHANCE + 1], row)
-
-
-@compiled
-def bollebank_rollout(work, decide, params, seed, game, start, script, n, option, r, row):
-    R.rollout(unmanaged(work), decide, params, seed, game, start, script, n, option, r, row)
-
-
-@compiled
-def bollebank_step(work, decide, params, seed, game, start, script, n, option, r, point, row):
-    st = unmanaged(work)
-    R.step(st, decide, params, seed, game, start, script, n, option, r)
-    write_result(st, st[layout.CHANCE + 1], row)
-    R.keep_point(st, point)
-
-
-@compiled
-def bollebank_allowed(kind, options, obs, restriction):
-    """The indices of the options the player may take: all of them, but for an imposed
-    first Fire order at an order decision before the first Fire order: its Fire orders are
-    removed before the trigger is met, and once it is met, a decision offering Fire orders
-    offers only those (the first Fire order at the first chance, as fire_at_roe and
-    fire_at_turn give it)."""
-    m = options.shape[0]
-    roe, turn = restriction[0], restriction[1]
-    ordering = kind == decisions.ISSUE_ORDER or kind == decisions.EXTRA_ORDER
-    if not (roe > 0 or turn > 0) or obs[observation.FIRED] or not ordering:
-        return np.arange(m)
-    fire = np.zeros(m, dtype=np.bool_)
-    for i in range(m):
-        fire[i] = options[i] != decisions.PASS and decisions.order_kind(options[i]) == codes.FIRE
-    if not fire.any():
-        return np.arange(m)
-    met = obs[observation.ROE] >= roe and obs[observation.TURN] >= turn
-    return np.nonzero(fire if met else ~fire)[0]
 
 
 @cache
@@ -114,3 +75,48 @@ def reference_row(rules, policy, params, seed: int, game: int, choices) -> np.nd
 
     row = play_game(rules, replaying(policy, choices), params, seed, game)
     return np.array(RESULT.ints(row), dtype=np.int64)
+
+
+CHANCE_EVENTS = frozenset((
+    events.DRAW, events.RADIO, events.LIGHT_DAMAGE, events.COMMANDER_CHECK, events.MARKER_DRAWN,
+    events.FIRE, events.TANK_STATUS, events.ATTACK, events.HEAVY_DAMAGE, events.COMMANDER_ROLL,
+    events.ARTILLERY, events.ARTILLERY_DRAW, events.NOT_MOVED))
+"""The events of a trace that tell a draw (a chit, a die, a marker): luck.py's purposes."""
+
+
+def drawn(kind: int, b: int, c: int) -> bool:
+    """Whether an event of CHANCE_EVENTS drew: a radio check or a refusal to move only
+    when a die was rolled."""
+    if kind == events.RADIO:
+        return b > 0
+    return kind != events.NOT_MOVED or c >= 0
+
+
+def chance_words(rules, policy, params, seed: int, game: int, choices) -> list[str]:
+    """What was drawn between each two decisions of the game those choices play
+    (bollesim/game/chance.py WORDS), as the narration says it; one more than the
+    decisions, the last after the last decision."""
+    from bollesim.bollebank.narrate import Narrator
+    from bollesim.bollebank.reference.play import play_game
+    from bollesim.game.policy import replaying
+
+    trace: list[tuple] = []
+    bounds: list[int] = []
+    play_game(rules, replaying(policy, choices, lambda i: bounds.append(len(trace))), params,
+              seed, game, trace)
+    narrator = Narrator(rules)
+    narrator.reset(1)
+    words, lines = [], []
+    for at, (_, kind, a, b, c, d) in enumerate(trace):
+        while len(words) < len(bounds) and bounds[len(words)] == at:
+            words.append(" ".join(lines))
+            lines = []
+        if kind == events.TURN_START:
+            narrator.roe, narrator.fired = c, d > 0
+        elif kind in CHANCE_EVENTS and drawn(kind, b, c):
+            lines.append(narrator.line(kind, a, b, c, d).strip())
+        narrator.follow(kind, a, b, c, d)
+    while len(words) < len(bounds):  # decisions after the last event
+        words.append(" ".join(lines))
+        lines = []
+    return [*words, " ".join(lines)]

@@ -4,6 +4,7 @@ of cli/ per command group (cli/wiring.py says how a command is registered)."""
 from __future__ import annotations
 
 from bollesim.cli import (  # noqa: F401  registers
+    analyse,
     batch,
     bench,
     headroom,

@@ -40,28 +40,26 @@ from bollesim.cli.running import (
     say_interrupted,
     say_resumed,
 )
-from bollesim.cli.wiring import app, command, example_param, examples
+from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
-from bollesim.game.declaration import declared
+from bollesim.game.declaration import Game
 from bollesim.terminal import printable
-
-BASELINE = declared().baseline
-TRIGGER = declared().triggers[-1]
 
 
 @command(
     app,
     epilog=examples(
-        f"bollesim run -P {BASELINE} -n 1000000 --seed 1 --out results/{BASELINE}",
-        f"bollesim run -P {BASELINE} -p {example_param()} -n 100000 --threads 1",
-        f"bollesim run -P {TRIGGER.policy} -p {TRIGGER.param}=18 -n 10000 --precision 0.005 --max-games 500000",
-        f"bollesim run -P {BASELINE} -n 2000 --engine reference --out results/{BASELINE}-ref",
-        f"bollesim run -P {BASELINE} -n 10000000 --cluster tcp://10.0.0.5:8786",
-        f"bollesim run -P {BASELINE} -n 10000000 --out results/big --resume",
-        f"bollesim run -P {BASELINE} -n 10000 --json   # one JSON object on stdout",
+        "bollesim run -P $baseline -n 1000000 --seed 1 --out results/$baseline",
+        "bollesim run -P $baseline -p $param -n 100000 --threads 1",
+        "bollesim run -P $trigger -p $setting -n 10000 --precision 0.005 --max-games 500000",
+        "bollesim run -P $baseline -n 2000 --engine reference --out results/$baseline-ref",
+        "bollesim run -P $baseline -n 10000000 --cluster tcp://10.0.0.5:8786",
+        "bollesim run -P $baseline -n 10000000 --out results/big --resume",
+        "bollesim run -P $baseline -n 10000 --json   # one JSON object on stdout",
     ),
 )
 def run(
+    game: Game,
     policy: PolicyOption,
     games: Annotated[int, typer.Option("--games", "-n", help="Number of games to play.")] = 100_000,
     seed: Annotated[
@@ -89,11 +87,11 @@ def run(
     restart: RestartOption = False,
     json_: JsonOption = False,
 ) -> None:
-    """Play a batch of games into OUT/games.parquet and OUT/manifest.json.
+    """Play a batch of games of $title into OUT/games.parquet and OUT/manifest.json.
 
     Read the results with polars: pl.read_parquet("OUT/games.parquet"), or with pandas:
     pd.read_parquet("OUT/games.parquet"). Replay any game with
-    `bollesim play --from OUT --game N`. An interrupted run (Ctrl-C, a signal, a crash)
+    `bollesim play --from OUT --index N`. An interrupted run (Ctrl-C, a signal, a crash)
     keeps its finished chunks: the same command with --resume continues it.
     """
     from bollesim.batch.limits import check_count
@@ -109,9 +107,9 @@ def run(
     check_count("--games", games, "games")  # named by the flag, before a ruleset is loaded
     check_count("--seed", seed, "seed")
     mode = run_mode(resume, restart)
-    source = RulesetSource.from_options(rules, set_, partial, readings)
-    ruleset = source.load()
-    chosen = load_policy(policy)
+    source = RulesetSource.from_options(game, rules, set_, partial, readings)
+    ruleset = source.load(game)
+    chosen = load_policy(policy, game)
     params = policy_params(chosen, param)
     folder = out or Path("results") / f"{policy}-seed{seed}"
     if chunk is None and engine == "fast" and mode != "resume":
@@ -133,7 +131,7 @@ def run(
             )
     except KeyboardInterrupt as exc:
         say_interrupted(folder, exc)
-    n, rates = analysis.run_rates(open_run(folder))
+    n, rates = analysis.run_rates(open_run(folder, game))
     say_resumed(folder, outcome)
     t = manifest["timings"]
     typer.echo(
@@ -145,7 +143,7 @@ def run(
     )
     if precision is not None:
         typer.echo(outcome.sentence(), err=json_)
-    typer.echo(rates_line(rates), err=json_)
+    typer.echo(rates_line(game, rates), err=json_)
     if json_:
         emit({"command": "run", "out": str(folder), "policy": policy, "games": n,
                "seed": seed, "rates": rates, "timings": t,
@@ -186,15 +184,16 @@ def _check_overrides(games: int | None, seed: int | None, fewest_games: int | No
 @command(
     app,
     epilog=examples(
-        "bollesim sweep experiments/first_fire.toml",
-        "bollesim sweep experiments/first_fire.toml -n 2000 --out results/quick",
-        "bollesim sweep experiments/policies.toml --precision 0.005 --max-games 400000",
-        "bollesim sweep experiments/first_fire.toml -n 100000 --cluster local --workers 2",
-        "bollesim sweep experiments/first_fire.toml --resume",
-        "bollesim sweep experiments/first_fire.toml -n 2000 --json | jq '.cells[0]'",
+        "bollesim sweep $experiment",
+        "bollesim sweep $experiment -n 2000 --out results/quick",
+        "bollesim sweep $experiment --precision 0.005 --max-games 400000",
+        "bollesim sweep $experiment -n 100000 --cluster local --workers 2",
+        "bollesim sweep $experiment --resume",
+        "bollesim sweep $experiment -n 2000 --json | jq '.cells[0]'",
     ),
 )
 def sweep(
+    game: Game,
     spec: ExperimentArgument,
     out: Annotated[
         Path | None,
@@ -214,13 +213,13 @@ def sweep(
     restart: RestartOption = False,
     json_: JsonOption = False,
 ) -> None:
-    """Play every cell of an experiment on common random numbers.
+    """Play every cell of an experiment of $title on common random numbers.
 
     Game g of every cell has the same seed. Writes OUT/games.parquet (one row per game,
     with `cell` and the parameter columns) and OUT/manifest.json (the cells and the spec).
 
     -n and --seed override the spec's games per cell and seed. Then:
-    `bollesim report OUT`, and `bollesim play --from OUT --game N --cell C`. An interrupted
+    `bollesim report OUT`, and `bollesim play --from OUT --index N --cell C`. An interrupted
     sweep keeps its finished chunks: the same command with --resume continues it.
     """
     from bollesim.batch.runfolder import open_run
@@ -229,7 +228,7 @@ def sweep(
     from bollesim.stats import analysis
 
     _check_overrides(games, seed)
-    experiment = load_experiment(spec)
+    experiment = load_experiment(spec, game)
     folder = out or Path("results") / experiment.name
     n_cells = len(experiment.cells)
     manifest, outcome = _play_experiment(
@@ -247,10 +246,10 @@ def sweep(
     )
     if outcome.precision is not None:
         typer.echo(outcome.sentence(), err=json_)
-    run = open_run(folder)
+    run = open_run(folder, game)
     cells = analysis.cell_rates(run)
-    print_cells(cells, err=json_)
-    said = answer.answers(run.read())
+    print_cells(game, cells, err=json_)
+    said = answer.answers(game, run.read())
     print_answers(said, err=json_)
     typer.echo(printable(f"Next: bollesim report {shlex.quote(str(folder))}"), err=json_)
     if json_:
@@ -265,14 +264,15 @@ def sweep(
 @command(
     app,
     epilog=examples(
-        "bollesim sensitivity experiments/first_fire.toml -n 2000",
-        "bollesim sensitivity experiments/first_fire.toml -n 500 --only I-AIR --only R-TRACK",
-        "bollesim sensitivity experiments/first_fire.toml -n 2000 --resume",
-        "bollesim sensitivity experiments/policies.toml -n 1000 --json",
-        "bollesim sensitivity experiments/first_fire.toml -n 2000 --strong   # and for the strong player",
+        "bollesim sensitivity $experiment -n 2000",
+        "bollesim sensitivity $experiment -n 500 --only $reading",
+        "bollesim sensitivity $experiment -n 2000 --resume",
+        "bollesim sensitivity $experiment -n 1000 --json",
+        "bollesim sensitivity $experiment -n 2000 --strong   # and for the strong player",
     ),
 )
 def sensitivity(
+    game: Game,
     spec: ExperimentArgument,
     out: Annotated[
         Path | None,
@@ -306,11 +306,11 @@ def sensitivity(
     restart: RestartOption = False,
     json_: JsonOption = False,
 ) -> None:
-    """Play an experiment under each alternative reading of the rules, on the same seeds,
-    and report what each one changes.
+    """Play an experiment of $title under each alternative reading of its rules, on the
+    same seeds, and report what each one changes.
 
     One sweep: every cell of the experiment as specified and under each alternative
-    (a variant of a reading, docs/readings.md) in turn. Writes the sweep to OUT
+    (a variant of a reading, $readings) in turn. Writes the sweep to OUT
     (games.parquet, manifest.json) and the sensitivity report next to it:
     sensitivity.html, sensitivity.md (a tornado chart per outcome: how far each
     alternative moves its rate; a table saying whether each finding, the best trigger
@@ -323,7 +323,7 @@ def sensitivity(
     from bollesim.stats.sensitivity import moved_sentences, steady_sentence
 
     _check_overrides(games, seed, fewest_games=1)  # a rate of no games is no finding
-    experiment = sensitivity_experiment(load_experiment(spec), only, strong)
+    experiment = sensitivity_experiment(load_experiment(spec, game), only, strong)
     if games is None and experiment.games == 0:
         raise UsageError(f"{spec}: games = 0: a sensitivity run needs games to compare (give -n)")
     folder = out or Path("results") / experiment.name

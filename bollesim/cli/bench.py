@@ -7,22 +7,24 @@ from typing import Annotated
 import typer
 
 from bollesim.cli.wiring import app, command, examples
-from bollesim.game.declaration import declared
+from bollesim.game.declaration import Game
 
 
 @command(app, epilog=examples("bollesim bench", "bollesim bench --json --games 200000 --no-cold"))
 def bench(
+    game: Game,
     json_: Annotated[
         bool, typer.Option("--json", help="End with one JSON line of all figures.")
     ] = False,
-    policy: Annotated[str, typer.Option("--policy", "-P", help="Policy to time.")] = declared().baseline,
+    policy: Annotated[str | None, typer.Option(
+        "--policy", "-P", help="Policy to time (default: $baseline).", show_default=False)] = None,
     games: Annotated[int, typer.Option(help="Fast-engine games per measurement.")] = 500_000,
     reference_games: Annotated[int, typer.Option(help="Reference-engine games.")] = 300,
     cold: Annotated[
         bool, typer.Option(help="Also time a cold compile (a fresh process, empty cache).")
     ] = True,
 ) -> None:
-    """Measure games per second: fast engine, reference engine, RNG floor.
+    """Measure games per second of $title: fast engine, reference engine, RNG floor.
 
     The fast engine on all cores and on one thread (for the chosen policy, then for every
     shipped policy), the reference engine, their ratio per
@@ -41,8 +43,8 @@ def bench(
                            f"--games {games:,} (played as one chunk)", "give fewer --games")
 
     figures = measure(
-        declared().load_ruleset(),
-        load_policy(policy),
+        game.load_ruleset(),
+        load_policy(policy or game.baseline, game),
         games,
         reference_games,
         cold=cold,

@@ -16,6 +16,7 @@ import typer
 
 from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
+from bollesim.game.declaration import Game
 
 DEFAULT_OUT = Path("results") / "headroom"
 
@@ -46,6 +47,7 @@ def _count(help_: str):
     ),
 )
 def headroom(
+    game: Game,
     games: Annotated[int, _count("Games of each scripted player.")] = 20000,
     expert_games: Annotated[int, _count(
         "Games of the expert at each of its rollout settings (the first of the same games).")] = 2000,
@@ -92,11 +94,9 @@ def headroom(
     from bollesim.batch.limits import check_count
     from bollesim.batch.workspace import Workspace, claim_own_report
     from bollesim.cli.headroom_make import STEM, Settings, make, prepare
-    from bollesim.game.declaration import declared
     from bollesim.inputs import check_out_folder
     from bollesim.strong.headroom import declared_headroom
 
-    game = declared()  # the game the command is given (--game)
     h = declared_headroom(game)
     if max(expert_games, clairvoyant_games) > games:
         raise UsageError("--expert-games and --clairvoyant-games must not exceed --games "

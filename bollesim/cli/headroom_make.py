@@ -51,10 +51,10 @@ class Settings:
 
     def command(self, game, h: G.Headroom) -> str:
         """The command line that makes this report (--replace is not part of it)."""
-        from bollesim.game.declaration import DEFAULT
+        from bollesim.game.registry import command_line
 
         return " ".join([
-            "bollesim", *([f"--game {game.name}"] if game.name != DEFAULT else []), "headroom",
+            command_line(game, "headroom"),
             f"--games {self.games}", f"--expert-games {self.expert_games}",
             f"--clairvoyant-games {self.clairvoyant_games}", f"--budget {self.budget}",
             f"--sweep-games {self.sweep_games}", f"--threads {self.threads}",
@@ -106,7 +106,7 @@ def prepare(game, s: Settings) -> Plan:
     if s.spec is not None:
         if not h.family_triggers:
             raise UsageError(f"--spec {s.spec}: {game.title} declares no trigger sweeps")
-        experiment = load_experiment(s.spec)
+        experiment = load_experiment(s.spec, game)
         presets = ", ".join(h.family_triggers)
         for cell in experiment.cells:
             t = game.trigger(cell.policy.name)
@@ -121,7 +121,7 @@ def prepare(game, s: Settings) -> Plan:
     elif s.restricted is not None:
         raise UsageError("--restricted: the report has no trigger sweeps to compare it with "
                          "(no --spec)")
-    restricted = open_run(s.restricted) if s.restricted is not None else None
+    restricted = open_run(s.restricted, game) if s.restricted is not None else None
     return Plan(game, h, baseline, best, experiment, restricted)
 
 
@@ -272,8 +272,8 @@ def sweep_section(plan: Plan, spec: Path, out: Path, found, games: int) -> tuple
     their verdict in one sentence."""
     lines, words, changes = [], [], []
     experiment, h, best_op = plan.experiment, plan.h, plan.main_point
-    width = max(H.widest_interval(df, k) for _, k, _, df, _ in found)
-    width = max(width, *(H.widest_interval(df, p) for _, _, p, _, df in found))
+    width = max(H.widest_interval(plan.game, df, k) for _, k, _, df, _ in found)
+    width = max(width, *(H.widest_interval(plan.game, df, p) for _, _, p, _, df in found))
     fixed = {name: v for name, v in experiment.cells[0].param_dict().items()
              if all(c.param_dict().get(name) == v for c in experiment.cells
                     if c.policy.name == experiment.cells[0].policy.name)}
@@ -288,9 +288,9 @@ def sweep_section(plan: Plan, spec: Path, out: Path, found, games: int) -> tuple
               "table says so instead of comparing advice.", ""]
     for preset, k, p, before, after in found:
         name = f"{STEM}-trigger-{preset}.png"
-        plots.rates_by_trigger(after, p, policy=h.family).savefig(out / name, dpi=110,
-                                                                 facecolor="white")
-        lines += [f"### {naming.parameter_label(preset, k)}", "", f"![{p}]({name})", ""]
+        plots.rates_by_trigger(plan.game, after, p, policy=h.family).savefig(
+            out / name, dpi=110, facecolor="white")
+        lines += [f"### {naming.parameter_label(plan.game, preset, k)}", "", f"![{p}]({name})", ""]
         lines += advice_table(plan, words, preset, k, before, h.family, p, after,
                               best_op["label"], changes)
     return lines, H.advice_verdict(words, best_op["label"], tuple(changes))
@@ -305,8 +305,8 @@ def advice_table(plan: Plan, words: list[str], preset: str, k: str, before: pl.D
     labels = plan.result.labels
     lines = [f"| outcome | best `{k}` ({preset}) | best `{param}` ({who}) | advice |",
              "|---|---|---|---|"]
-    for b, a in zip(paired_tests.best_trigger(before, k).iter_rows(named=True),
-                    paired_tests.best_trigger(after, param, policy=policy,
+    for b, a in zip(paired_tests.best_trigger(plan.game, before, k).iter_rows(named=True),
+                    paired_tests.best_trigger(plan.game, after, param, policy=policy,
                                           default=None).iter_rows(named=True),
                     strict=True):
         word = H.advice_word(b, a)
@@ -340,7 +340,7 @@ def restricted_section(plan: Plan, found) -> tuple[list[str], str | None]:
             continue
         own = games.filter(pl.col(imposed) > 0)
         n = own.group_by(imposed).len()["len"].min()
-        lines += [f"### {naming.parameter_label(preset, k)}", "",
+        lines += [f"### {naming.parameter_label(plan.game, preset, k)}", "",
                   f"{n:,} games per setting of the restricted {player} (95% intervals up "
                   f"to ±{100 * 1.96 * (0.25 / n) ** 0.5:.1f} points).", ""]
         lines += advice_table(plan, words, preset, k, before, player, imposed, own,
@@ -396,7 +396,7 @@ def penalised_section(plan: Plan, measured: list[H.Penalised], subset: list[H.Ru
     if not measured:
         why = "`--penalised-games 0`" if h.penalised else "the game declares no outcome for it"
         return [*lines, f"Not measured in this report ({why}).", ""]
-    return [*lines, *(x for p in measured for x in H.penalised_lines(p, subset)), ""]
+    return [*lines, *(x for p in measured for x in H.penalised_lines(plan.result, p, subset)), ""]
 
 
 def write(plan: Plan, s: Settings, games, rungs, bound, verdicts, cv_seconds, found,
@@ -409,9 +409,10 @@ def write(plan: Plan, s: Settings, games, rungs, bound, verdicts, cv_seconds, fo
     same = games.filter(pl.col("game") < m)
     subset = [rung(plan, r.label, same.filter(pl.col("player") == r.label)) for r in rungs
               if same.filter(pl.col("player") == r.label).height == m]  # all m games
-    best_op = H.best_honest(subset, main)
+    best_op = H.best_honest(result, subset, main)
+    safest = H.best_honest(result, subset, loss)
     op = verdicts[main]
-    skills = H.skill_rows(subset, h.beginner, bound)
+    skills = H.skill_rows(result, subset, h.beginner, bound)
     sweep_lines, sweep_verdict, restricted_lines, restricted_verdict = [], None, [], None
     if found:
         sweep_lines, sweep_verdict = sweep_section(plan, s.spec, out, found, s.sweep_games)
@@ -422,11 +423,11 @@ def write(plan: Plan, s: Settings, games, rungs, bound, verdicts, cv_seconds, fo
     playouts += f", {' and '.join(h.clairvoyant_also)}" if h.clairvoyant_also else ""
     lines = [
         "# Headroom: how well can the game be played?", "",
-        f"**{H.headline(rungs, plan.baseline['label'], paired(games))}**", "",
-        f"**{H.bracket_sentence(best_op, bound, op[CV.UNDECIDED], op[CV.LOST], h.chance)} "
-        f"{H.designer_sentence(best_op, bound, op[CV.LOST], H.best_honest(subset, loss), measured, h.chance)}**",
+        f"**{H.headline(result, rungs, plan.baseline['label'], paired(games))}**", "",
+        f"**{H.bracket_sentence(result, best_op, bound, op[CV.UNDECIDED], op[CV.LOST], h.chance)} "
+        f"{H.designer_sentence(result, best_op, bound, op[CV.LOST], safest, measured, h.chance)}**",
         "",
-        f"**{H.skill_sentence(skills, h.beginner)}**", "",
+        f"**{H.skill_sentence(result, skills, h.beginner)}**", "",
         *([f"**{sweep_verdict}**", ""] if sweep_verdict else []),
         *([f"**{restricted_verdict}**", ""] if restricted_verdict else []),
         "## The skill ladder", "",
@@ -440,7 +441,7 @@ def write(plan: Plan, s: Settings, games, rungs, bound, verdicts, cv_seconds, fo
         + "The clairvoyant's row is a bound per outcome, each from its own search: at most "
         f"that rate of each win, at least that rate of {labels[loss]}.",
         "", f"![ladder]({STEM}-ladder.png)", "",
-        *H.ladder_table([*rungs, bound]), "",
+        *H.ladder_table(result, [*rungs, bound]), "",
         "## The bracket", "",
         f"The clairvoyant (`bollesim/strong/clairvoyant.py`) replays each game from setup "
         f"on the game's own chance stream and searches its choices (iterative deepening, "
@@ -455,14 +456,14 @@ def write(plan: Plan, s: Settings, games, rungs, bound, verdicts, cv_seconds, fo
         "|---|---:|---:|---:|",
         *(f"| {name} | {verdicts[o][CV.WON]:,} | {verdicts[o][CV.LOST]:,} "
           f"| {verdicts[o][CV.UNDECIDED]:,} |" for o, name in h.bounds.items()), "",
-        H.bracket_sentence(best_op, bound, op[CV.UNDECIDED], op[CV.LOST], h.chance), "",
+        H.bracket_sentence(result, best_op, bound, op[CV.UNDECIDED], op[CV.LOST], h.chance), "",
         *penalised_section(plan, measured, subset),
         "## Skill and luck", "",
         "The relative skill of each outcome (Dreef, Borm and van der Genugten 2004; "
         f"`docs/skill.md`): the share of the distance from the {h.beginner} player to the "
         f"clairvoyant that the best honest player covers, on the first {m:,} games. The "
         "interval takes the three rates at the ends of their intervals.", "",
-        *H.skill_table(skills, h.beginner), "", H.skill_sentence(skills, h.beginner), "",
+        *H.skill_table(result, skills, h.beginner), "", H.skill_sentence(result, skills, h.beginner), "",
         *sweep_lines,
         *restricted_lines,
         "## How this was made", "", "```sh",

@@ -13,25 +13,27 @@ from bollesim.cli.options import ClusterOption, JsonOption, ThreadsOption, Worke
 from bollesim.cli.output import emit
 from bollesim.cli.running import playing_games, say_search_stopped
 from bollesim.cli.wiring import app, command, examples
+from bollesim.game.declaration import Game
 from bollesim.terminal import printable
 
 
 @command(
     app,
     epilog=examples(
-        "bollesim optimise experiments/optimise_operational.toml",
-        "bollesim optimise experiments/optimise_pareto.toml --out results/front",
-        "bollesim optimise experiments/optimise_operational.toml --budget 400000 --json",
-        "bollesim optimise experiments/optimise_operational.toml --cluster local --workers 2",
-        "bollesim serve --from results/optimise_operational   # plays best.json",
+        "bollesim optimise SPEC.toml   # a search of a policy of $title (docs/optimise.md)",
+        "bollesim optimise SPEC.toml --out results/front",
+        "bollesim optimise SPEC.toml --budget 400000 --json",
+        "bollesim optimise SPEC.toml --cluster local --workers 2",
+        "bollesim serve --from results/NAME   # plays its best.json",
     ),
 )
 def optimise(
+    game: Game,
     spec: Annotated[
         Path,
         typer.Argument(
             metavar="SPEC",
-            help="Search file (TOML), e.g. experiments/optimise_operational.toml.",
+            help="Search file (TOML) of a policy of $title (docs/optimise.md).",
             show_default=False,
         ),
     ],
@@ -54,7 +56,7 @@ def optimise(
     workers: WorkersOption = None,
     json_: JsonOption = False,
 ) -> None:
-    """Search a policy family's parameters for the best objective.
+    """Search a policy family of $title for the parameters of the best objective.
 
     The defaults and the presets in the space, then optuna's TPE sampler's trials, play the
     same games (common random numbers) in growing blocks, each dropped once clearly worse
@@ -75,7 +77,7 @@ def optimise(
 
     if budget is not None:
         check_count("--budget", budget, "budget")
-    search = load_search(spec, budget)
+    search = load_search(spec, game, budget)
     folder = out or Path("results") / search.name
     held_out = search.held_out_games
     resources.check_memory(2 * held_out * FRAME_BYTES_PER_GAME,

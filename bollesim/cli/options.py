@@ -15,7 +15,7 @@ RulesFile = Annotated[
     Path | None,
     typer.Argument(
         metavar="FILE",
-        help="Ruleset TOML file (default: the shipped bollesim/bollebank/rules/default.toml).",
+        help="Ruleset TOML file of $title (default: the shipped $rules_file).",
         show_default=False,
     ),
 ]
@@ -27,7 +27,8 @@ SetOption = Annotated[
         "--set",
         "-s",
         metavar="KEY=VALUE",
-        help="Override one value, e.g. --set roe.fire_allowed=10 (repeatable; VALUE is TOML).",
+        help="Override one value of the ruleset, KEY a key path of its tables (repeatable; "
+        "VALUE is TOML; `bollesim rules show` lists them).",
         show_default=False,
     ),
 ]
@@ -50,7 +51,7 @@ ReadingOption = Annotated[
         "--reading",
         "-r",
         metavar="ID=VARIANT",
-        help="Play another reading of the rules, e.g. --reading I-AIR=ceil (repeatable; "
+        help="Play another reading of the rules, e.g. --reading $reading=VARIANT (repeatable; "
         "`bollesim rules show --reconstructed` lists them).",
         show_default=False,
     ),
@@ -59,7 +60,8 @@ ReadingOption = Annotated[
 
 PolicyOption = Annotated[
     str,
-    typer.Option("--policy", "-P", metavar="POLICY", help="Policy name (see `bollesim policies`)."),
+    typer.Option("--policy", "-P", metavar="POLICY",
+                 help="A policy of $title, e.g. $baseline (see `bollesim policies`)."),
 ]
 
 
@@ -117,7 +119,7 @@ ExperimentArgument = Annotated[
     Path,
     typer.Argument(
         metavar="SPEC",
-        help="Experiment file (TOML), e.g. experiments/first_fire.toml.",
+        help="Experiment file (TOML) of $title, e.g. $experiment.",
         show_default=False,
     ),
 ]
@@ -141,8 +143,8 @@ PrecisionOption = Annotated[
     typer.Option(
         metavar="P",
         help="Keep adding games (same seed scheme) until every rate's 95% Wilson "
-        "half-width (operational, tactical, strategic, political, defeat; per cell) is at most P "
-        "(0.01 = one percentage point), or --max-games is reached.",
+        "half-width (each outcome of $title, per cell) is at most P (0.01 = one percentage "
+        "point), or --max-games is reached.",
         show_default=False,
     ),
 ]

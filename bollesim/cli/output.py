@@ -7,6 +7,7 @@ import os
 
 import typer
 
+from bollesim.game.declaration import Game
 from bollesim.terminal import printable
 
 
@@ -20,11 +21,9 @@ def table_console():
     return console
 
 
-def overlap_note() -> str:
+def overlap_note(game: Game) -> str:
     """Why a row's rates can add up to more than 100%, in the game's outcomes' names."""
-    from bollesim.game.declaration import declared
-
-    result = declared().result
+    result = game.result
     label = result.labels
     wins = [label[w] for w in result.wins]
     return (f"A game can count several wins at once ({', '.join(wins)}), so a row's rates can "
@@ -48,29 +47,26 @@ def timing_text(total: int, saved_before: int, timings: dict) -> str:
     return f"{count} in {timings['run_s']:.2f} s ({timings['games_per_s'] or 0:,.0f} games/s"
 
 
-def rates_line(rates: dict[str, float]) -> str:
-    """A run's rates (analysis.run_rates) in one line."""
-    from bollesim.stats.vocabulary import SUMMARY
-
-    return "  ".join(f"{c.replace('_', ' ')} {rates[c]:.1%}" for c in SUMMARY)
+def rates_line(game: Game, rates: dict[str, float]) -> str:
+    """A run's rates (analysis.run_rates) of the game's summary outcomes in one line."""
+    return "  ".join(f"{c.replace('_', ' ')} {rates[c]:.1%}" for c in game.result.summary)
 
 
-def print_cells(cells, err: bool = False) -> None:
+def print_cells(game: Game, cells, err: bool = False) -> None:
     """The sweep's table: one line of rates per cell, and why a row can pass 100%."""
-    from bollesim.stats.vocabulary import SUMMARY
-
+    summary = game.result.summary
     if cells.height == 0:
         return
     width = max(len(v) for v in cells["label"].to_list())
-    names = [c.replace("_", " ")[:11] for c in SUMMARY]
+    names = [c.replace("_", " ")[:11] for c in summary]
     typer.echo(f"{'cell':>4}  {'':<{width}}  " + "  ".join(f"{c:>11}" for c in names), err=err)
     for row in cells.iter_rows(named=True):
         typer.echo(
             f"{row['cell']:>4}  {printable(row['label']):<{width}}  "
-            + "  ".join(f"{row[c]:>11.1%}" for c in SUMMARY),
+            + "  ".join(f"{row[c]:>11.1%}" for c in summary),
             err=err,
         )
-    typer.echo(overlap_note(), err=err)
+    typer.echo(overlap_note(game), err=err)
 
 
 def print_answers(said: list[tuple[str, list[str]]], err: bool = False) -> None:

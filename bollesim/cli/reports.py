@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from bollesim.cli.chosen import Chosen
 from bollesim.cli.options import JsonOption
 from bollesim.cli.output import emit
 from bollesim.cli.wiring import app, command, examples
@@ -20,12 +21,13 @@ from bollesim.terminal import printable
 @command(
     app,
     epilog=examples(
-        "bollesim report results/first_fire",
-        "bollesim report results/historical-seed1 --out /tmp/historical-report",
-        "bollesim report results/first_fire --json",
+        "bollesim report $results",
+        "bollesim report results/$baseline-seed1 --out /tmp/$baseline-report",
+        "bollesim report $results --json",
     ),
 )
 def report(
+    chosen: Chosen,
     run_dir: Annotated[
         Path,
         typer.Argument(
@@ -39,7 +41,7 @@ def report(
     ] = None,
     json_: JsonOption = False,
 ) -> None:
-    """Write the balance report of a run or sweep.
+    """Write the balance report of a run or sweep (of the game its folder holds).
 
     report.html (one file that works offline: interactive charts, sortable tables),
     report.md with its charts as PNG files, and rates.csv (every rate, its interval and
@@ -54,12 +56,13 @@ def report(
 
     if out is not None:
         check_out_folder(out, "a report")
-    run = open_run(run_dir)  # refuses a folder it cannot trust, before taking any lock
+    game = chosen.of_folder(run_dir)
+    run = open_run(run_dir, game)  # refuses a folder it cannot trust, before taking any lock
     check_ruleset_record(run.manifest, run_dir)
     into_run = out is None or os.path.abspath(out) == os.path.abspath(run_dir) or (
         os.path.exists(out) and os.path.samefile(out, run_dir))
     with Workspace(run_dir if into_run else out):  # no other command writes it meanwhile
-        run = open_run(run_dir)
+        run = open_run(run_dir, game)
         if run.n_games == 0:
             raise UsageError(f"{run_dir} holds no games (a run of -n 0): there is nothing to report")
         sensitivity = bool(run.manifest.get("sensitivity"))
@@ -102,12 +105,13 @@ SideArgument = Annotated[
     app,
     epilog=examples(
         "bollesim compare results/default results/tweak",
-        "bollesim compare results/first_fire:0 results/first_fire:17",
-        "bollesim compare results/first_fire:k=8 results/first_fire:k=12",
+        "bollesim compare $results:0 $results:1",
+        "bollesim compare results/default $results:$setting",
         "bollesim compare results/default results/tweak --out /tmp/cmp --json",
     ),
 )
 def compare(
+    chosen: Chosen,
     a: SideArgument,
     b: Annotated[
         str,
@@ -127,7 +131,7 @@ def compare(
     ] = None,
     json_: JsonOption = False,
 ) -> None:
-    """Compare two runs, or two cells of sweeps, game by game on the same seeds.
+    """Compare two runs, or two cells of sweeps, of one game, game by game on the same seeds.
 
     Game g of A is paired with game g of B (both must be played from the same seed).
     Prints B - A for every outcome with its 95% interval (Newcombe's paired method) and
@@ -137,14 +141,13 @@ def compare(
     from bollesim.batch.workspace import Workspace
     from bollesim.inputs import check_out_folder
     from bollesim.report.chartdata import signed_ci
-    from bollesim.report.compare import default_out, open_side, write_compare
+    from bollesim.report.compare import default_out, open_side, parse_side, write_compare
     from bollesim.report.document import p_text
-    from bollesim.stats import vocabulary
     from bollesim.stats.compare import what_differs
 
     if out is not None:
         check_out_folder(out, "a comparison")
-    side_a, side_b = open_side(a), open_side(b)
+    side_a, side_b = (open_side(text, chosen.of_folder(parse_side(text)[0])) for text in (a, b))
     folder = out or default_out(side_a, side_b)
     try:
         with Workspace(folder):  # one writer per folder, whatever the command
@@ -157,10 +160,11 @@ def compare(
     say(printable(f"A: {a} ({side_a.label}); B: {b} ({side_b.label})"))
     say(printable("B changes: " + ("; ".join(changes) if changes else "nothing recorded")))
     say(f"paired on {int(table['n'][0]):,} games (the same seeds); B - A in points:")
-    width = max(len(vocabulary.LABELS[o]) for o in table["outcome"])
+    labels = side_a.game.result.labels
+    width = max(len(labels[o]) for o in table["outcome"])
     for r in table.iter_rows(named=True):
         mark = " *" if r["significant"] else "  "
-        say(f"  {vocabulary.LABELS[r['outcome']]:<{width}} {r['rate_a']:>7.1%} {r['rate_b']:>7.1%}"
+        say(f"  {labels[r['outcome']]:<{width}} {r['rate_a']:>7.1%} {r['rate_b']:>7.1%}"
             f"  {signed_ci(r['diff'], r['diff_low'], r['diff_high'])}{mark} {p_text(r['p_value'])}")
     say("* significant (exact McNemar, p < 0.05)")
     say(printable(f"wrote {written['html']}, {written['markdown']} and {written['tables'][0]}"))
@@ -174,13 +178,14 @@ def compare(
 @command(
     app,
     epilog=examples(
-        "bollesim cells results/first_fire",
-        "bollesim cells results/first_fire --json | jq '.cells[] | select(.k == 12)'",
-        "bollesim compare results/first_fire:k=8 results/first_fire:k=12",
-        "bollesim play --from results/first_fire --cell fire_at_turn,t=12 --game 41",
+        "bollesim cells $results",
+        "bollesim cells $results --json | jq '.cells[0]'",
+        "bollesim compare $results:0 $results:$setting",
+        "bollesim play --from $results --cell $trigger,$setting --index 41",
     ),
 )
 def cells(
+    chosen: Chosen,
     run_dir: Annotated[
         Path,
         typer.Argument(metavar="DIR", help="A run or sweep folder.", show_default=False),
@@ -191,12 +196,13 @@ def cells(
 
     One line per cell: its number, its label, its games (how many, first..last), and the
     parameters it sets. Name a cell by number or by its parameters wherever a cell is
-    asked for: `compare DIR:k=12 ...`, `play --from DIR --cell k=12` (terms joined by
+    asked for: `compare DIR:$setting ...`, `play --from DIR --cell $setting` (terms joined by
     commas, a policy's name among them if two policies share a parameter:
-    `fire_at_turn,t=12`). In Python: `bollesim.cells(DIR)`, a polars frame."""
+    `POLICY,NAME=VALUE`). In Python: `bollesim.cells(DIR)`, a polars frame."""
     from bollesim.batch.cells import cells as cell_table
 
-    table = cell_table(run_dir)
+    game = chosen.of_folder(run_dir)
+    table = cell_table(run_dir, game)
     if json_:
         emit({"command": "cells", "folder": str(run_dir), "cells": table.to_dicts()})
         return
@@ -208,7 +214,7 @@ def cells(
                          f"{int(table['games'].sum()):,} games"))
     typer.echo(f"{'cell':>5}  {'label':<{width}}  {'games':>9}  {'game numbers':<15}  sets")
     for row in table.iter_rows(named=True):
-        sets = " ".join(f"{p}={_value(row['policy'], p, row[p])}" for p in params
+        sets = " ".join(f"{p}={_value(game, row['policy'], p, row[p])}" for p in params
                         if row[p] is not None)
         sets += f" {row['readings']}" if row["readings"] else ""
         span = f"{row['first_game']}..{row['last_game']}"
@@ -216,8 +222,8 @@ def cells(
                              f"{span:<15}  {sets}"))
 
 
-def _value(policy: str, name: str, value) -> str:
+def _value(game, policy: str, name: str, value) -> str:
     from bollesim.stats.naming import declared_parameter, fmt_value
 
-    p = declared_parameter(policy, name)
+    p = declared_parameter(game, policy, name)
     return p.text(value) if p is not None and value == value else fmt_value(value)

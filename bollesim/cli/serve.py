@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from bollesim.batch.limits import DEFAULT_SEED
+from bollesim.cli.chosen import Chosen
 from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
 
@@ -22,6 +23,7 @@ from bollesim.errors import UsageError
     ),
 )
 def serve(
+    chosen: Chosen,
     host: Annotated[
         str,
         typer.Option(help="Address to listen on. Anything but loopback serves the page to "
@@ -37,7 +39,7 @@ def serve(
             "--from",
             metavar="DIR",
             help="A folder of `bollesim optimise` holding best.json: start at the best "
-            "policy and parameters it found.",
+            "policy and parameters it found (and serve the folder's game).",
             show_default=False,
         ),
     ] = None,
@@ -48,7 +50,7 @@ def serve(
     ] = 100_000,
     seed: Annotated[int, typer.Option(help="Run seed of every game the page plays.")] = DEFAULT_SEED,
 ) -> None:
-    """Start the what-if page: change a table of the rules, watch the odds move.
+    """Start the what-if page of $title: change a table of the rules, watch the odds move.
 
     A local web page shows every table of the ruleset as the rulebook does, every reading
     as a switch, a policy and its parameters; each change is played at once against the
@@ -63,5 +65,6 @@ def serve(
         raise UsageError(f"--port must be from 0 to 65535 (0: any free one), got {port}")
     if not 2_000 <= max_games <= 1_000_000:
         raise UsageError(f"--max-games must be from 2,000 to 1,000,000, got {max_games:,}")
-    best = read_best(from_) if from_ is not None else None
-    run_server(host, port, open_browser=browser, best=best, max_games=max_games, seed=seed)
+    game = chosen.of_folder(from_) if from_ is not None else chosen.game
+    best = read_best(from_, game) if from_ is not None else None
+    run_server(game, host, port, open_browser=browser, best=best, max_games=max_games, seed=seed)

@@ -13,8 +13,18 @@ from bollesim.cli.options import PartialOption, ReadingOption, RulesOption, SetO
 from bollesim.cli.running import progress_bar
 from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
+from bollesim.game.declaration import Game
 
 SHIPPED = "bollesim/bollebank/apprentice/shipped.npz"
+
+
+def decisions_known(game: Game, command: str) -> None:
+    """`train` plays the decisions of bollesim/bollebank/ by name (the apprentice is
+    Bøllebank's): another game is refused in one line."""
+    package = "bollesim.bollebank"
+    if not game.engine.startswith(f"{package}."):
+        raise UsageError(f"{command} plays the decisions of {package} only: {game.title} "
+                         "declares none yet")
 
 
 @command(
@@ -27,6 +37,7 @@ SHIPPED = "bollesim/bollebank/apprentice/shipped.npz"
     ),
 )
 def train(
+    game: Game,
     games: Annotated[int, typer.Option("--games", "-n",
                                        help="Lookahead games labelled a round.")] = 24000,
     seed: Annotated[int, typer.Option(help="Seed of the first round's games (then seed + 1, "
@@ -57,6 +68,7 @@ def train(
     from bollesim.batch.source import RulesetSource
     from bollesim.bollebank.apprentice import train as training
 
+    decisions_known(game, "train")
     check_count("--games", games, "games", low=1)
     check_count("--tune-games", tune_games, "games", low=1)
     check_count("--seed", seed, "seed")
@@ -70,7 +82,7 @@ def train(
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"--out {out}: cannot make its folder ({e.strerror})") from None
-    ruleset = RulesetSource.from_options(rules, set_, partial, readings).load()
+    ruleset = RulesetSource.from_options(game, rules, set_, partial, readings).load(game)
     with progress_bar("labelling (lookahead games)") as bar:
         task = bar.add_task("", total=games * rounds)
         try:

@@ -13,23 +13,26 @@ from bollesim.cli.options import JsonOption, ThreadsOption
 from bollesim.cli.output import emit
 from bollesim.cli.running import progress_bar, stop_on_signals
 from bollesim.cli.wiring import app, command, examples
+from bollesim.game.declaration import Game
+from bollesim.game.registry import command_line
 from bollesim.terminal import printable
 
 
 @command(
     app,
     epilog=examples(
-        "bollesim tune experiments/tune_operational_half.toml",
-        "bollesim tune experiments/tune_two_players.toml --out results/two",
-        "bollesim tune experiments/tune_operational_half.toml --budget 200000 --json",
-        "bollesim rules check --partial results/tune_operational_half/patch.toml",
+        "bollesim tune SPEC.toml   # targets for $title's players (docs/tune.md)",
+        "bollesim tune SPEC.toml --out results/two",
+        "bollesim tune SPEC.toml --budget 200000 --json",
+        "bollesim rules check --partial results/NAME/patch.toml",
     ),
 )
 def tune(
+    game: Game,
     spec: Annotated[
         Path,
         typer.Argument(metavar="SPEC", show_default=False,
-                       help="Tune file (TOML), e.g. experiments/tune_operational_half.toml."),
+                       help="Tune file (TOML) of targets for $title (docs/tune.md)."),
     ],
     out: Annotated[
         Path | None,
@@ -44,7 +47,7 @@ def tune(
     threads: ThreadsOption = None,
     json_: JsonOption = False,
 ) -> None:
-    """Find the smallest change to the rules that meets every target of SPEC.
+    """Find the smallest change to the rules of $title that meets every target of SPEC.
 
     Fewest keys first, then the least distance: the rules as they are, then every change
     of one key, then of two (up to the spec's max_keys), each raced on the same search
@@ -61,7 +64,7 @@ def tune(
 
     if budget is not None:
         check_count("--budget", budget, "budget")
-    job = load_tune(spec, budget)
+    job = load_tune(spec, game, budget)
     folder = out or Path("results") / job.name
     with stop_on_signals(), progress_bar(printable(f"tune {job.name}")) as bar:
         task = bar.add_task("games", total=job.budget)
@@ -70,8 +73,8 @@ def tune(
     record = write_result(result, folder)
     typer.echo(printable(result.sentence()), err=json_)
     if result.solution is not None:
-        typer.echo(printable(f"patch: {folder / PATCH}   (bollesim rules check --partial "
-                             f"{shlex.quote(str(folder / PATCH))})"), err=json_)
+        check = command_line(game, f"rules check --partial {shlex.quote(str(folder / PATCH))}")
+        typer.echo(printable(f"patch: {folder / PATCH}   ({check})"), err=json_)
     typer.echo(printable(f"Next: cat {shlex.quote(str(folder / (STEM + '.md')))}"), err=json_)
     if json_:
         emit({"command": "tune", "out": str(folder), **record})

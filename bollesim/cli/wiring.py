@@ -1,16 +1,18 @@
 """The `bollesim` command line's wiring: the typer app and its `rules` group, `--version`,
-and the registration of a command with the shared error handling, which turns a
-`RulesetError` or a `bollesim.errors.UsageError` into one line `error: ...` on stderr
-and exit code 2 (no traceback). A command is a function in a module of cli/ (one per
-command group), registered with `@command(group)`; it gets `--help` from its docstring
-and `epilog`:
+the global `--game NAME` (resolved once, cli/chosen.py), and the registration of a command
+with the shared error handling, which turns a `RulesetError` or a
+`bollesim.errors.UsageError` into one line `error: ...` on stderr and exit code 2 (no
+traceback). A command is a function in a module of cli/ (one per command group),
+registered with `@command(group)`; it gets `--help` from its docstring and `epilog`
+(templates of the chosen game's words, chosen.help_words), and the chosen game as a value
+in its parameter `game` (or `chosen`):
 
     @command(app, epilog=examples("bollesim policies"))
-    def policies() -> None:
-        \"\"\"List the policies and their parameters.\"\"\"
-        from bollesim import policies_registry  # heavy imports inside the command
+    def policies(game: Game) -> None:
+        \"\"\"List $title's policies and their parameters.\"\"\"
+        from bollesim.game.policy import available_policies  # heavy imports inside
         ...
-        raise UsageError("unknown policy 'x' (known: historical, ...)")  # -> exit 2
+        raise UsageError("unknown policy 'x' (known: ...)")  # -> exit 2
 
 `fail(message)` reports directly; `with user_errors(): ...` gives the same handling to
 code outside a command. cli/app.py imports every command module, so `app` has them all.
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import inspect
 import os
 import re
 import signal
@@ -32,11 +35,10 @@ import typer
 from typer.core import _click as click  # typer's own click (pyproject.toml)
 
 from bollesim import stop_while_starting
+from bollesim.cli.chosen import GameCommand, GameGroup, choose, chosen_game
 from bollesim.errors import RulesetError, UsageError
-from bollesim.game.declaration import declared
+from bollesim.game.registry import DEFAULT_GAME
 from bollesim.terminal import printable
-
-GAME = declared()
 
 EXIT_USAGE = 2  # exit code of every reported error (same as typer's own usage errors)
 ORDER = ("rules", "policies", "play", "run", "sweep", "optimise", "report", "sensitivity",
@@ -44,7 +46,7 @@ ORDER = ("rules", "policies", "play", "run", "sweep", "optimise", "report", "sen
 """The commands in the order `bollesim --help` lists them (any other after them)."""
 
 
-class _InOrder(typer.core.TyperGroup):
+class _InOrder(GameGroup):
     """The command line's group: lists its commands in ORDER, whichever module registered
     them first, and reports click's usage errors (an unknown option or command, a value
     that is not a number, a missing argument) as every other error, one `error:` line."""
@@ -94,16 +96,17 @@ def _drop_stdout() -> None:
 app = typer.Typer(
     cls=_InOrder,
     name="bollesim",
-    help=f"Monte Carlo strategy analysis for the solitaire wargame {GAME.title}.",
-    epilog=f"Examples: bollesim play -P {GAME.baseline} --seed 7 · bollesim run -P {GAME.baseline} -n 1000000 · "
-    "bollesim sweep experiments/first_fire.toml · bollesim report results/first_fire",
+    help="Monte Carlo strategy analysis of a wargame: $title (--game NAME for another).",
+    epilog="Examples: bollesim ${chooser}play -P $baseline --seed 7 · bollesim ${chooser}run -P "
+    "$baseline -n 1000000 · bollesim ${chooser}sweep $experiment · bollesim report $results",
     no_args_is_help=True,
 )
 
 
 rules_app = typer.Typer(
-    help="Validate and inspect rulesets (default.toml or a designer's copy).",
-    epilog="Example: bollesim rules show --reconstructed",
+    cls=GameGroup,
+    help="Validate and inspect rulesets of $title (its shipped $rules_file or a designer's copy).",
+    epilog="Example: bollesim ${chooser}rules show --reconstructed",
     no_args_is_help=True,
 )
 app.add_typer(rules_app, name="rules")
@@ -128,11 +131,12 @@ def _options(
     game: Annotated[
         str,
         typer.Option(
-            "--game", metavar="NAME", help="The game to play, before the command: bollebank "
-            "or balkan-wars (default: $BOLLESIM_GAME, else bollebank), e.g. `bollesim --game "
-            "balkan-wars run -P assault -n 10000`. Read at start-up (cli/__init__.py)."
+            "--game", metavar="NAME", callback=choose, is_eager=True,
+            help="The game to play, before the command: one of $games, e.g. `bollesim --game "
+            "$name run -P $baseline -n 10000`. A command on a run folder (report, compare, "
+            "cells, play --from, serve --from) plays the folder's game."
         ),
-    ] = "",
+    ] = DEFAULT_GAME,
 ) -> None:
     """Monte Carlo strategy analysis for a solitaire wargame (`bollesim --help` names it).
 
@@ -162,25 +166,38 @@ def user_errors() -> Iterator[None]:
              "4,096 in all)")
 
 
+HANDED = {"game": lambda chosen: chosen.game, "chosen": lambda chosen: chosen}
+"""The parameters a command may take the command line's game by: `game` (the Game
+chosen) or `chosen` (a chosen.Chosen, for a command that reads a run folder's game)."""
+
+
 def command(group: typer.Typer, name: str | None = None, **kwargs) -> Callable:
-    """Register a function as a command of `group`, with the shared error handling.
+    """Register a function as a command of `group`, with the shared error handling and
+    the chosen game handed to its parameter `game` or `chosen` (HANDED; not options).
 
     `kwargs` go to `typer.Typer.command` (e.g. `epilog="Example: ..."`). The help is the
-    docstring with each paragraph on one line, for the terminal to wrap at its width."""
+    docstring with each paragraph on one line, for the terminal to wrap at its width, its
+    $words filled in with the chosen game's (chosen.help_words)."""
 
     def register(fn: Callable) -> Callable:
+        signature = inspect.signature(fn, eval_str=True)
+        handed = [p for p in signature.parameters if p in HANDED]
+
         @functools.wraps(fn)
         def wrapper(*args, **kw):
             if signal.getsignal(signal.SIGINT) is stop_while_starting:
                 signal.signal(signal.SIGINT, signal.default_int_handler)  # the command's own
             try:
                 with user_errors():
+                    kw.update({p: HANDED[p](chosen_game()) for p in handed})
                     return fn(*args, **kw)
             except KeyboardInterrupt as exc:  # before the command's own handling, or none
                 typer.echo("interrupted", err=True)
                 raise typer.Exit(128 + getattr(exc, "signum", signal.SIGINT)) from None
 
-        group.command(name, **{"help": reflowed(fn.__doc__ or ""), **kwargs})(wrapper)
+        wrapper.__signature__ = signature.replace(
+            parameters=[p for p in signature.parameters.values() if p.name not in HANDED])
+        group.command(name, cls=GameCommand, **{"help": reflowed(fn.__doc__ or ""), **kwargs})(wrapper)
         return fn
 
     return register
@@ -193,13 +210,9 @@ def reflowed(text: str) -> str:
     return "\n\n".join(" ".join(p.split()) for p in paragraphs if p.strip())
 
 
-def example_param() -> str:
-    """`NAME=VALUE` of the baseline policy's first parameter at its highest value, for the
-    help's examples (read from its declaration: nothing is compiled)."""
-    first = GAME.policy_module(GAME.baseline).PARAMETERS[0]
-    return f"{first.name}={first.text(first.high)}"
-
-
 def examples(*lines: str) -> str:
-    """An epilog listing example command lines, one per line in `--help`."""
-    return "Examples:\n\n" + "\n\n".join(f"  {line}" for line in lines)
+    """An epilog listing example command lines, one per line in `--help`: templates of the
+    chosen game's words (chosen.help_words), each `bollesim` followed by `--game NAME`
+    when the game is not the default one."""
+    return "Examples:\n\n" + "\n\n".join(
+        "  " + line.replace("bollesim ", "bollesim ${chooser}", 1) for line in lines)

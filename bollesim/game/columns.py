@@ -9,11 +9,11 @@ from collections.abc import Iterable
 
 import polars as pl
 
-from bollesim.game.declaration import declared
+from bollesim.game.declaration import Game
 from bollesim.game.policy import Policy
 
 
-def typed_params(frame: pl.DataFrame, policies: Iterable[Policy] | None = None) -> pl.DataFrame:
+def typed_params(frame: pl.DataFrame, declaring: Game | Iterable[Policy]) -> pl.DataFrame:
     """A frame of games as handed to people: each parameter column of its declared type
     (Parameter.dtype: a choice's names as pl.Enum, whole numbers as Int64, real numbers
     Float64), so that `.to_pandas()` shows k = 8, not 8.0, and target "tank", not 1.0.
@@ -21,13 +21,13 @@ def typed_params(frame: pl.DataFrame, policies: Iterable[Policy] | None = None) 
     engines and games.parquet keep parameters as float64 (the stored rows and their
     hashes do not change).
 
-    policies: the policies whose parameters the columns hold (None: those named in the
-    frame's `policy` column, by their modules' declarations in the game being played; an
+    declaring: the policies whose parameters the columns hold, or their game (then the
+    policies named in the frame's `policy` column, by their modules' declarations; an
     unknown one declares nothing). A column stays Float64 when it is not Float64 now,
     when two policies declare it differently, or when a value does not fit its type (a
     fraction of a whole-numbered parameter, given by hand): no value is ever changed."""
-    declarations = (_declared_parameters(frame) if policies is None
-                    else [p for policy in policies for p in policy.parameters])
+    declarations = (_declared_parameters(declaring, frame) if isinstance(declaring, Game)
+                    else [p for policy in declaring for p in policy.parameters])
     kinds: dict[str, list] = {}
     for p in declarations:
         if p.name in frame.columns and frame.schema[p.name] == pl.Float64:
@@ -60,11 +60,10 @@ def _fits(column: pl.Series, kind) -> bool:
     return bool(abs(values).max() < 2.0**53)
 
 
-def _declared_parameters(frame: pl.DataFrame) -> list:
-    """The parameters declared by the modules of the policies named in the frame."""
+def _declared_parameters(game: Game, frame: pl.DataFrame) -> list:
+    """The parameters declared by the modules of the game's policies named in the frame."""
     if "policy" not in frame.columns:
         return []
-    game = declared()
     out = []
     for name in frame["policy"].drop_nulls().unique().sort().to_list():
         try:

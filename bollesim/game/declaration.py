@@ -12,13 +12,8 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
-import os
-import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 from bollesim.game.result import Result
@@ -44,6 +39,7 @@ RULEBOOK = (
     "reading_keys",  # (reading) -> the key paths its variants set
     "ids_hint",  # (unknown id) -> "did you mean ...? (readings: ...)"
     "parse_choices",  # (["ID=VARIANT", ...], source) -> {id: variant}
+    "DEFAULT_PATH",  # the shipped ruleset's file (a Path), load_ruleset's default
 )
 """What a game's rules module (Game.rules) provides to the layers above its engine; a
 bad ruleset raises bollesim.errors.RulesetError."""
@@ -75,9 +71,10 @@ class Trigger:
         return [float(v) for v in range(int(p.low), int(p.high) + 1)]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Game:
-    """A game as the layers above its engine see it.
+    """A game as the layers above its engine see it: a value every tool takes (registry.
+    load_game(NAME) gives it), equal only to itself, so it keys caches.
 
     name: short id; title: how reports name it; result: its result declaration;
     policies: the package its policies are modules of; baseline: the policy comparisons
@@ -100,6 +97,8 @@ class Game:
     of ("" for a game without a scripted family); strong: the strong player, a policy fast
     enough for every tool, that the tools put beside the one asked about ("" for none).
     readings_page: the docs page that tells the game's readings, as reports cite it.
+    experiment: the experiment spec of its headline question's sweep (what the command
+    line's help sweeps in its examples; "" for none).
     positions: the module of its decision points (bollesim/game/positions.py; "" for
     none); headroom: the module whose HEADROOM (bollesim/strong/headroom.py) declares its
     headroom report's ladder and bounds ("" for none).
@@ -125,6 +124,7 @@ class Game:
     show: str = ""
     readings_page: str = "docs/readings.md"
     find_keys: tuple[str, ...] = ()
+    experiment: str = ""
     positions: str = ""
     headroom: str = ""
 
@@ -185,71 +185,3 @@ class Game:
 
     def trigger(self, policy: str | None) -> Trigger | None:
         return next((t for t in self.triggers if t.policy == policy), None)
-
-
-GAMES = {"bollebank": "bollesim.bollebank.game", "balkan-wars": "bollesim.balkan.game"}
-"""Every game this installation plays: name -> the module whose GAME declares it."""
-
-DEFAULT = "bollebank"
-DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*")
-"""A module's dotted name, the only form of $BOLLESIM_GAME imported."""
-CHOICE = "BOLLESIM_GAME"
-"""The environment variable that chooses the game a process plays: a name of GAMES, or
-the dotted name of a module whose GAME declares one (a game outside the package)."""
-
-
-_PLAYING: ContextVar[str | None] = ContextVar("bollesim_game", default=None)
-"""The game `playing` chose for the code running in this context (None: the default)."""
-
-
-def chosen(name: str | None = None) -> str:
-    """The name that chooses the game: `name` if given, else the one `playing` set, else
-    $BOLLESIM_GAME, else DEFAULT."""
-    return name or _PLAYING.get() or os.environ.get(CHOICE) or DEFAULT
-
-
-def declared(name: str | None = None) -> Game:
-    """The declaration of the game `name` (default: `chosen()`), imported when first
-    asked for. Read it when it is needed, not once at import: one process may play
-    several games, one `playing` block after another."""
-    return _declared(chosen(name))
-
-
-@contextmanager
-def playing(name: str | None) -> Iterator[Game]:
-    """Play the game `name` (a name of GAMES or a dotted module name) in this block: every
-    declared() in it, here or in what it calls, is that game's. None: keep the current."""
-    if name is None:
-        yield declared()
-        return
-    game = declared(name)  # an unknown name is refused before anything is changed
-    token = _PLAYING.set(name)
-    try:
-        yield game
-    finally:
-        _PLAYING.reset(token)
-
-
-@cache
-def _declared(name: str) -> Game:
-    from bollesim.errors import UsageError
-
-    module = GAMES.get(name, name)
-    unknown = UsageError(f"{CHOICE}={name}: no such game (known: {', '.join(GAMES)}, "
-                         "or the dotted name of a module that declares GAME)")
-    if not DOTTED.fullmatch(module):  # import_module would take "../x" as relative
-        raise unknown
-    try:
-        game = importlib.import_module(module).GAME
-    except (ImportError, AttributeError):
-        raise unknown from None
-    missing = [n for n in RULEBOOK if not hasattr(game.rulebook, n)]
-    if missing:
-        raise TypeError(f"game {game.name!r}: its rules module {game.rules} lacks {missing[0]}")
-    return game
-
-
-def load_ruleset(*args, **kwargs) -> Ruleset:
-    """The declared game's ruleset (bollesim.load_ruleset): the shipped one, or a file,
-    a partial, `KEY=VALUE` overrides and readings as its rulebook's load_ruleset takes them."""
-    return declared().load_ruleset(*args, **kwargs)

@@ -11,24 +11,21 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Game, Ruleset
+from bollesim.game.registry import command_line
 
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 
 
-def default_data() -> dict:
-    """The shipped ruleset's data (of the game this process plays now)."""
-    return _default_data(declared().name)
-
-
 @cache
-def _default_data(game: str) -> dict:
-    return declared().load_ruleset().data
+def default_data(game: Game) -> dict:
+    """The game's shipped ruleset's data."""
+    return game.load_ruleset().data
 
 
-def edit_units() -> list[str]:
+def edit_units(game: Game) -> list[str]:
     """The key paths an edit may name (the game's form)."""
-    return declared().form_module.edit_units()
+    return game.form_module.edit_units()
 
 
 def toml_string(text: str) -> str:
@@ -64,9 +61,10 @@ def _key(name: str) -> str:
     return name if _BARE.fullmatch(name) else toml_string(name)
 
 
-def changed_units(rules: Ruleset) -> list[str]:
-    """The units whose value in the ruleset differs from the shipped default."""
-    return [u for u in edit_units() if value_at(rules.data, u) != value_at(default_data(), u)]
+def changed_units(game: Game, rules: Ruleset) -> list[str]:
+    """The units whose value in the game's ruleset differs from its shipped default."""
+    default = default_data(game)
+    return [u for u in edit_units(game) if value_at(rules.data, u) != value_at(default, u)]
 
 
 def value_at(data: dict, unit: str):
@@ -78,18 +76,21 @@ def value_at(data: dict, unit: str):
     return node
 
 
-def partial_toml(rules: Ruleset, written_by: str = "the bollesim what-if page (bollesim serve)",
+def partial_toml(game: Game, rules: Ruleset,
+                 written_by: str = "the bollesim what-if page (bollesim serve)",
                  notes: tuple[str, ...] = ()) -> str:
-    """The ruleset as a partial TOML over the shipped default: every changed key, with its
-    default value and provenance in a comment; `notes`, comment lines after the header."""
+    """The game's ruleset as a partial TOML over its shipped default: every changed key,
+    with its default value and provenance in a comment; `notes`, comment lines after the
+    header, which names the game and the commands that check and play the file."""
     lines = [
-        f"# A partial ruleset written by {written_by}.",
+        f"# A partial ruleset of {game.title} written by {written_by}.",
         f"# It plays ruleset sha256 {rules.digest}.",
         *(f"# {note}" for note in notes),
-        "# Check it:  bollesim rules check --partial THIS_FILE",
-        f"# Play it:   bollesim run -P {declared().baseline} -n 100000 --partial THIS_FILE",
+        f"# Check it:  {command_line(game, 'rules check --partial THIS_FILE')}",
+        f"# Play it:   {command_line(game, f'run -P {game.baseline} -n 100000 --partial THIS_FILE')}",
     ]
-    changed = changed_units(rules)
+    changed = changed_units(game, rules)
+    default = default_data(game)
     if not changed:
         lines.append("# (no change: the shipped default ruleset)")
     tables: dict[str, list[str]] = {}
@@ -99,17 +100,16 @@ def partial_toml(rules: Ruleset, written_by: str = "the bollesim what-if page (b
     for table, keys in sorted(tables.items(), key=lambda item: item[0] != ""):
         if table:
             lines += ["", f"[{table}]"]
-        source = value_at(default_data(), f"{table}.source") if table else None
+        source = value_at(default, f"{table}.source") if table else None
         for key in keys:
             unit = f"{table}.{key}" if table else key
             lines += [""] if not table else []
-            lines += _comment(unit, source)
+            lines += _comment(value_at(default, unit), unit, source)
             lines.append(f"{_key(key)} = {_toml_multiline(value_at(rules.data, unit))}")
     return "\n".join(lines) + "\n"
 
 
-def _comment(unit: str, source) -> list[str]:
-    default = value_at(default_data(), unit)
+def _comment(default, unit: str, source) -> list[str]:
     if isinstance(default, list) and default and isinstance(default[0], dict):
         was = f"{len(default)} rows"
     else:

@@ -15,7 +15,7 @@ so a policy is written once and plays whatever ruleset it is given
 
 A module may declare COMPILED_IN, the fast engine's code for a player its kernel calls
 directly instead of through decide's pointer (engine/player.py): the scripted family
-`plan` (policies/plan.py), whose orders the kernel finds without listing them
+`plan` (policies/bollebank/plan.py), whose orders the kernel finds without listing them
 (engine/orders.py), and the apprentice. A module with
 PRESET instead of decide is a point of that family (bollesim/bollebank/scripted/space.py): its own
 PARAMETERS name the rows' columns, and PRESET maps them to the family's parameters.
@@ -41,8 +41,9 @@ import numpy as np
 from numba import njit, types
 
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Ruleset, chosen, declared
+from bollesim.game.declaration import Game, Ruleset
 from bollesim.game.params import Parameter
+from bollesim.game.registry import DEFAULT_GAME, load_game
 from bollesim.jit import cache_on_disk
 
 # decide(kind, obs, rules, options, n_options, params, prng) -> index. One signature for
@@ -68,9 +69,9 @@ class Policy(ABC):
     name: str
     doc: str
     parameters: tuple[Parameter, ...]
-    game: str = field(default="", kw_only=True)
-    """The name that chose its game (declaration.chosen), so it plays that game's games
-    wherever it is played (another thread, a cluster's worker)."""
+    game: str = field(kw_only=True)
+    """The name of its game (registry.load_game), so it plays that game's games wherever
+    it is played (another thread, a cluster's worker): a name pickles, a Game need not."""
     chunk = None
     """Games per piece of work, for a policy far slower than the engines (None: the engine's)."""
 
@@ -131,7 +132,7 @@ class DecidePolicy(Policy):
 
     def play_chunk(self, rules: Ruleset, params: np.ndarray, seed: int, first_game: int,
                    engine: str) -> np.ndarray:
-        return declared(self.game or None).play_chunk(rules, self, params, seed, first_game, engine)
+        return load_game(self.game).play_chunk(rules, self, params, seed, first_game, engine)
 
 
 @dataclass(frozen=True)
@@ -163,11 +164,11 @@ class GamePlayer(Policy):
         return self.play_games(rules, params, seed, first_game, engine)
 
 
-def available_policies(deciding: bool = False, game: str | None = None) -> list[str]:
-    """Names of the modules in the game's policies package (default: declaration.chosen);
-    deciding: only those the engines ask for each choice (decide policies and presets, not
-    players of whole games)."""
-    package = importlib.import_module(declared(game).policies)
+def available_policies(game: str | Game = DEFAULT_GAME, deciding: bool = False) -> list[str]:
+    """Names of the modules in the game's policies package (Game.policies); deciding: only
+    those the engines ask for each choice (decide policies and presets, not players of
+    whole games)."""
+    package = importlib.import_module(load_game(game).policies)
     names = sorted(
         m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")
     )
@@ -176,11 +177,12 @@ def available_policies(deciding: bool = False, game: str | None = None) -> list[
     return [n for n in names if isinstance(load_policy(n, game), DecidePolicy)]
 
 
-def from_module(module: ModuleType, name: str | None = None, game: str | None = None) -> Policy:
+def from_module(module: ModuleType, name: str | None = None,
+                game: str | Game = DEFAULT_GAME) -> Policy:
     """The policy of any module (or notebook namespace) with PARAMETERS and one of:
     decide (a DecidePolicy), PRESET (a Preset of the scripted family) or play_games (a
-    GamePlayer, with CHUNK and narrated_game), of the game `game` (default: chosen())."""
-    game = chosen(game)
+    GamePlayer, with CHUNK and narrated_game), of the game `game` (a name or a Game)."""
+    game = load_game(game).name
     first_paragraph = (module.__doc__ or "").strip().split("\n\n")[0]
     name = name or module.__name__.rsplit(".", 1)[-1]
     doc = " ".join(first_paragraph.split())
@@ -189,7 +191,7 @@ def from_module(module: ModuleType, name: str | None = None, game: str | None = 
         return GamePlayer(name, doc, parameters, module.play_games, module.CHUNK,
                           module.narrated_game, game=game)
     if hasattr(module, "PRESET"):
-        family = load_policy(declared(game).scripted, game)
+        family = load_policy(load_game(game).scripted, game)
         return Preset(name, doc, parameters, family.decide, family.compiled_in,
                       to_family=module.PRESET, game=game)
     # Compiled on first use: for the signature from Python (the reference engine), or for
@@ -201,17 +203,18 @@ def from_module(module: ModuleType, name: str | None = None, game: str | None = 
                         to_kernel=getattr(module, "KERNEL_PARAMS", None), game=game)
 
 
-def load_policy(name: str, game: str | None = None) -> Policy:
-    """The policy named `name` of the game `game` (default: chosen()); an unknown name
+def load_policy(name: str, game: str | Game = DEFAULT_GAME) -> Policy:
+    """The policy named `name` of the game `game` (a name or a Game); an unknown name
     raises UsageError."""
-    return _load_policy(name, chosen(game))
+    return _load_policy(name, load_game(game).name)
 
 
 @cache
 def _load_policy(name: str, game: str) -> Policy:
-    if name not in available_policies(game=game):
-        raise UsageError(f"unknown policy {name!r} (known: {', '.join(available_policies(game=game))})")
-    return from_module(declared(game).policy_module(name), name, game)
+    known = available_policies(game)
+    if name not in known:
+        raise UsageError(f"unknown policy {name!r} of {load_game(game).title} (known: {', '.join(known)})")
+    return from_module(load_game(game).policy_module(name), name, game)
 
 
 def replaying(base: DecidePolicy, choices, on_decision=None) -> DecidePolicy:

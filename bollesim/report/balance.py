@@ -11,7 +11,7 @@ trigger for each outcome with its significance, every rate with its 95% interval
 differences, how games end), why games are lost (defeats by weapon, place, vehicle and
 turn; when each outcome's games end), the observational first-fire charts (per policy, saying
 why their late end holds survivors), example games to replay with
-`bollesim play --from DIR --game N`, and last, what was run.
+`bollesim play --from DIR --index N`, and last, what was run.
 
 The content is built once as a list of blocks and rendered twice: HTML, Markdown with the
 charts as PNG files next to it. rates.csv beside them holds every rate. Every file is
@@ -28,11 +28,13 @@ from pathlib import Path
 
 import polars as pl
 
+from bollesim.batch.manifest import manifest_game
 from bollesim.batch.runfolder import RATES_CSV
+from bollesim.game.declaration import Game
 from bollesim.report import answer, chartdata, plots
 from bollesim.report.chartdata import RateChart, signed_ci
 from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
-from bollesim.stats import analysis, naming, paired_tests, vocabulary
+from bollesim.stats import analysis, naming, paired_tests
 from bollesim.stats.naming import pct
 
 EXAMPLES_PER_OUTCOME = 5
@@ -45,12 +47,13 @@ def _games(n: int) -> str:
     return f"{n:,} game" + ("" if n == 1 else "s")
 
 
-def load_run(run_dir: str | Path) -> tuple[pl.DataFrame, dict]:
+def load_run(run_dir: str | Path, game: Game | None = None) -> tuple[pl.DataFrame, dict]:
     """(games, manifest) of a run directory, verified by runfolder.open_run (which raises
-    RunFolderError, one line, for a folder it cannot trust)."""
+    RunFolderError, one line, for a folder it cannot trust, or one of another game than
+    `game` if given); batch.manifest.manifest_game(manifest) is their game."""
     from bollesim.batch.runfolder import open_run
 
-    run = open_run(run_dir)
+    run = open_run(run_dir, game)
     manifest = run.manifest
     games = run.read()
     if "cell" not in games.columns:
@@ -60,15 +63,16 @@ def load_run(run_dir: str | Path) -> tuple[pl.DataFrame, dict]:
     return games, manifest
 
 
-def _label_map(games: pl.DataFrame) -> dict[int, str]:
-    return dict(naming.cell_labels(games).select("cell", "label").iter_rows())
+def _label_map(game: Game, games: pl.DataFrame) -> dict[int, str]:
+    return dict(naming.cell_labels(game, games).select("cell", "label").iter_rows())
 
 
 @dataclass(frozen=True)
 class Trigger:
-    """A swept parameter of one policy (under one ruleset of a sweep whose cells change
-    the ruleset): its best-setting table and its chart data."""
+    """A swept parameter of one policy of a game (under one ruleset of a sweep whose cells
+    change the ruleset): its best-setting table and its chart data."""
 
+    game: Game
     policy: str
     param: str
     best: pl.DataFrame  # analysis.best_trigger
@@ -78,7 +82,7 @@ class Trigger:
 
     @property
     def label(self) -> str:
-        return naming.parameter_label(self.policy, self.param)
+        return naming.parameter_label(self.game, self.policy, self.param)
 
     @property
     def name(self) -> str:
@@ -91,14 +95,15 @@ class Trigger:
         return f" under `{self.ruleset}`" if self.ruleset else ""
 
 
-def _triggers(games: pl.DataFrame) -> list[Trigger]:
+def _triggers(game: Game, games: pl.DataFrame) -> list[Trigger]:
     """The swept parameters of each policy (answer.swept), with their tables, charts and
     the answer in words."""
     out = []
-    for ruleset, rows, policy, param in answer.swept(games):
-        best = paired_tests.best_trigger(rows, param, policy=policy)
-        out.append(Trigger(policy, param, best, chartdata.trigger(rows, param, policy=policy),
-                           ruleset, tuple(answer.sentences(rows, param, policy=policy, best=best))))
+    for ruleset, rows, policy, param in answer.swept(game, games):
+        best = paired_tests.best_trigger(game, rows, param, policy=policy)
+        out.append(Trigger(game, policy, param, best,
+                           chartdata.trigger(game, rows, param, policy=policy), ruleset,
+                           tuple(answer.sentences(game, rows, param, policy=policy, best=best))))
     return out
 
 
@@ -106,11 +111,11 @@ def _chart(rep: Report, name: str, data: RateChart, alt: str) -> None:
     rep.chart(name, plots.draw(data), alt, data)
 
 
-def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
+def _answer(game: Game, rep: Report, games: pl.DataFrame, triggers: list[Trigger],
             labels: dict[int, str]) -> None:
     """The first screen: the answer in words, the headline chart; then the findings."""
-    result = vocabulary.RESULT
-    overall = analysis.rates(games).row(0, named=True)
+    result = game.result
+    overall = analysis.rates(game, games).row(0, named=True)
     n_cells = games["cell"].n_unique()
     items = []
     for t in triggers:
@@ -118,11 +123,11 @@ def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
         items.append(f"**{t.label[:1].upper() + t.label[1:]}** (`{t.policy}`{t.under}, {n_settings} "
                      f"settings on the same seeds): {t.chart.finding}")
     if n_cells == 1:
-        wins = ", ".join(f"{vocabulary.LABELS[v]} {pct(overall[f'{v}_rate'])}" for v in result.wins)
+        wins = ", ".join(f"{game.result.labels[v]} {pct(overall[f'{v}_rate'])}" for v in result.wins)
         items.append(f"**Victories**: {wins}.")
     items.append(f"**Lost** {pct(overall[f'{result.loss}_rate'])} of all {_games(overall['n'])}, "
-                 f"**{vocabulary.LABELS[result.no_result]}** {pct(overall[f'{result.no_result}_rate'])}, "
-                 f"**{vocabulary.LABELS[result.all_wins]}** {pct(overall[f'{result.all_wins}_rate'])}.")
+                 f"**{game.result.labels[result.no_result]}** {pct(overall[f'{result.no_result}_rate'])}, "
+                 f"**{game.result.labels[result.all_wins]}** {pct(overall[f'{result.all_wins}_rate'])}.")
     for i, t in enumerate(triggers):
         if i == 0:
             rep.h(2, "The answer")
@@ -137,12 +142,12 @@ def _answer(rep: Report, games: pl.DataFrame, triggers: list[Trigger],
     if triggers:
         return
     if 2 <= n_cells <= MAX_COMPARED_CELLS:
-        data = chartdata.comparison(games, by="cell")
+        data = chartdata.comparison(game, games, by="cell")
         _chart(rep, "comparison", data, "Outcome rates of each cell side by side, with 95% "
                "intervals.")
 
 
-def _more_charts(rep: Report, games: pl.DataFrame, triggers: list[Trigger]) -> None:
+def _more_charts(game: Game, rep: Report, games: pl.DataFrame, triggers: list[Trigger]) -> None:
     n_cells = games["cell"].n_unique()
     rest = triggers[1:]
     compare = bool(triggers) and 2 <= n_cells <= MAX_COMPARED_CELLS
@@ -154,11 +159,11 @@ def _more_charts(rep: Report, games: pl.DataFrame, triggers: list[Trigger]) -> N
                f"Outcome rates against the {t.label} ({t.policy}{t.under}), with 95% "
                "intervals; every setting plays the same seeds.")
     if compare:
-        _chart(rep, "comparison", chartdata.comparison(games, by="cell"),
+        _chart(rep, "comparison", chartdata.comparison(game, games, by="cell"),
                "Outcome rates of each cell side by side, with 95% intervals.")
 
 
-def _trigger_tables(rep: Report, triggers: list[Trigger]) -> None:
+def _trigger_tables(game: Game, rep: Report, triggers: list[Trigger]) -> None:
     for t in triggers:
         rep.h(3, f"Best {t.label} for each outcome ({t.policy} `{t.param}`{t.under})")
         rows = []
@@ -172,7 +177,7 @@ def _trigger_tables(rep: Report, triggers: list[Trigger]) -> None:
                    if paired else "") + ")")
             tied = [x for x in (r["tied"] or []) if x != r["best_label"]]
             rows.append([
-                vocabulary.LABELS[r["outcome"]],
+                game.result.labels[r["outcome"]],
                 r["best_label"], pct_ci(r["best_rate"], r["best_low"], r["best_high"]),
                 f"{r['worst_label']}: {pct(r['worst_rate'])}",
                 _gap(r["gain_vs_worst"], r["goal"]),
@@ -194,22 +199,22 @@ def _verdict(significant: bool | None, p: float | None) -> str:
     return ("significant" if significant else "not significant") + f" ({p_text(p)})"
 
 
-def _best_cells(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
+def _best_cells(game: Game, rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
     """Best and worst cell for each outcome, paired comparison between them."""
-    by_cell = analysis.rates(games, by="cell")
+    by_cell = analysis.rates(game, games, by="cell")
     if by_cell.height < 2:
         return
     rows = []
-    for o in vocabulary.HEADLINE:
-        ordered = by_cell.sort(f"{o}_rate", descending=o not in vocabulary.MINIMISE, maintain_order=True)
+    for o in game.result.headline:
+        ordered = by_cell.sort(f"{o}_rate", descending=o not in game.result.minimise, maintain_order=True)
         best, worst = ordered.row(0, named=True), ordered.row(-1, named=True)
         try:
-            cmp = paired_tests.paired_comparison(games, int(best["cell"]), int(worst["cell"]), o).row(
+            cmp = paired_tests.paired_comparison(game, games, int(best["cell"]), int(worst["cell"]), o).row(
                 0, named=True)
             sig = _verdict(cmp["significant"], cmp["p_value"])
         except ValueError:
             sig = "not paired"
-        rows.append([vocabulary.LABELS[o], labels[best["cell"]],
+        rows.append([game.result.labels[o], labels[best["cell"]],
                      pct_ci(best[f"{o}_rate"], best[f"{o}_low"], best[f"{o}_high"]),
                      labels[worst["cell"]], pct(worst[f"{o}_rate"]),
                      points(best[f"{o}_rate"] - worst[f"{o}_rate"]), sig])
@@ -218,39 +223,40 @@ def _best_cells(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> Non
                "significant?"], rows, right={2, 4, 5})
 
 
-def _rates_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
-    result = vocabulary.RESULT
+def _rates_table(game: Game, rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
+    result = game.result
     rep.h(3, "Rates with 95% intervals")
-    table = analysis.rates(games, by="cell")
-    header = ["cell", "games"] + [vocabulary.LABELS[o] for o in vocabulary.OUTCOMES]
+    table = analysis.rates(game, games, by="cell")
+    header = ["cell", "games"] + [game.result.labels[o] for o in game.result.outcome_names]
     rows = []
     for r in table.iter_rows(named=True):
         rows.append([labels[r["cell"]], f"{r['n']:,}"]
-                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in vocabulary.OUTCOMES])
+                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in game.result.outcome_names])
     if table.height > 1:
-        r = analysis.rates(games).row(0, named=True)
+        r = analysis.rates(game, games).row(0, named=True)
         rows.append(["**all cells**", f"{r['n']:,}"]
-                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in vocabulary.OUTCOMES])
+                    + [pct_ci(r[f"{o}_rate"], r[f"{o}_low"], r[f"{o}_high"]) for o in game.result.outcome_names])
     rep.p("Share of games with each outcome, 95% Wilson interval in brackets. A game can win "
           "in several ways, so a row's wins and losses can add up to more than 100%; "
-          f"\"{vocabulary.LABELS[result.all_wins]}\" counts games that won every one, "
-          f"\"{vocabulary.LABELS[result.no_result]}\" games with neither a win nor a loss. The "
+          f"\"{game.result.labels[result.all_wins]}\" counts games that won every one, "
+          f"\"{game.result.labels[result.no_result]}\" games with neither a win nor a loss. The "
           f"same numbers, with counts, are in `{RATES_CSV}`.")
     rep.table(header, rows, right=set(range(1, len(header))), total=table.height > 1)
 
 
-def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
+def _paired_table(game: Game, rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> None:
     cells = sorted(games["cell"].unique().to_list())
     if not 2 <= len(cells) <= MAX_COMPARED_CELLS:
         return
-    policies = dict(naming.cell_labels(games).select("cell", "policy").iter_rows())
-    base = next((c for c in cells if policies[c] == vocabulary.GAME.baseline), cells[0])
+    policies = dict(naming.cell_labels(game, games).select("cell", "policy").iter_rows())
+    base = next((c for c in cells if policies[c] == game.baseline), cells[0])
     rows = []
     for c in cells:
         if c == base:
             continue
         try:
-            cmp = paired_tests.paired_comparison(games, int(c), int(base), list(vocabulary.HEADLINE))
+            cmp = paired_tests.paired_comparison(game, games, int(c), int(base),
+                                                 list(game.result.headline))
         except ValueError:
             continue
         cells_text = []
@@ -264,18 +270,18 @@ def _paired_table(rep: Report, games: pl.DataFrame, labels: dict[int, str]) -> N
     rep.p(f"Rate of each cell minus the rate of {labels[base]} on the same games, in "
           "percentage points, with its 95% interval (Newcombe's paired method); * marks a "
           "significant difference (exact McNemar test, p < 0.05).")
-    rep.table(["cell"] + [vocabulary.LABELS[o] for o in vocabulary.HEADLINE], rows,
-              right=set(range(1, len(vocabulary.HEADLINE) + 1)))
+    rep.table(["cell"] + [game.result.labels[o] for o in game.result.headline], rows,
+              right=set(range(1, len(game.result.headline) + 1)))
 
 
-def _endings(rep: Report, games: pl.DataFrame) -> None:
-    result = vocabulary.RESULT
+def _endings(game: Game, rep: Report, games: pl.DataFrame) -> None:
+    result = game.result
     rep.h(3, "How games end")
-    table = analysis.end_reasons(games)
-    rows = [[r[result.end_reason], vocabulary.LABELS[result.loss] if r[result.loss] else "", f"{r['k']:,}",
+    table = analysis.end_reasons(game, games)
+    rows = [[r[result.end_reason], game.result.labels[result.loss] if r[result.loss] else "", f"{r['k']:,}",
              pct_ci(r["rate"], r["low"], r["high"])] for r in table.iter_rows(named=True)]
     rep.table(["end reason", "", "games", "share (95% CI)"], rows, right={2, 3})
-    summary = analysis.summary(games)
+    summary = analysis.summary(game, games)
     rows = []
     for r in summary.iter_rows(named=True):
         if r["n"] == 0:
@@ -294,40 +300,40 @@ def _endings(rep: Report, games: pl.DataFrame) -> None:
               right={1, 2, 3, 4, 5})
 
 
-def _losses(rep: Report, games: pl.DataFrame) -> None:
+def _losses(game: Game, rep: Report, games: pl.DataFrame) -> None:
     """Why games are lost: defeats by the weapon, the vehicle, the place and the turn of
     the loss that ended them, and when the games of each outcome end (all games)."""
-    result = vocabulary.RESULT
+    result = game.result
     rep.h(2, "Why games are lost")
     defeats = int(games[result.loss].fill_null(False).sum())
     rep.p(f"{_games(defeats)} of {games.height:,} were lost. {result.loss_text}".strip())
     if defeats and result.loss_factors:
         cause, vehicle, place, _ = result.loss_factors  # what did it, to whom, where, when
         for factor in (cause, place):
-            data = chartdata.defeats_by(games, factor)
+            data = chartdata.defeats_by(game, games, factor)
             _chart(rep, f"defeats-{factor.removeprefix('loss_')}", data,
-                   f"Share of all games lost, by {chartdata.loss_name(factor)}, with 95% "
+                   f"Share of all games lost, by {chartdata.loss_name(game, factor)}, with 95% "
                    "intervals.")
-        _chart(rep, "defeats-turn", chartdata.defeats_by_turn(games),
+        _chart(rep, "defeats-turn", chartdata.defeats_by_turn(game, games),
                "Share of all games lost on each turn, one line per weapon, with 95% intervals.")
-        table = analysis.defeat_breakdown(games, vehicle)
+        table = analysis.defeat_breakdown(game, games, vehicle)
         rep.table([result.title(vehicle), "defeats", "share of defeats", "share of games (95% CI)"],
-                  [[r[vehicle] or chartdata.no_loss(), f"{r['k']:,}", pct(r["share"]),
+                  [[r[vehicle] or chartdata.no_loss(game), f"{r['k']:,}", pct(r["share"]),
                     pct_ci(r["rate"], r["low"], r["high"])] for r in table.iter_rows(named=True)],
                   right={1, 2, 3})
     for column in filter(None, (result.end_turn, result.first_loss)):
-        _chart(rep, f"outcome-{column.replace('_', '-')}", chartdata.turns_by_outcome(games, column),
+        _chart(rep, f"outcome-{column.replace('_', '-')}", chartdata.turns_by_outcome(game, games, column),
                f"For each outcome, how its games spread over the {result.title(column)}, "
                "with 95% intervals.")
 
 
-def _observational(rep: Report, games: pl.DataFrame) -> None:
-    result = vocabulary.RESULT
+def _observational(game: Game, rep: Report, games: pl.DataFrame) -> None:
+    result = game.result
     if not result.trigger:
         return
     drawn = []
     for policy in games["policy"].unique(maintain_order=True).to_list():
-        data = chartdata.observed(games.filter(pl.col("policy") == policy), result.trigger)
+        data = chartdata.observed(game, games.filter(pl.col("policy") == policy), result.trigger)
         if data.frame.filter(pl.col("x").is_not_null()).height:
             drawn.append((policy, data))
     if not drawn:
@@ -344,14 +350,14 @@ def _observational(rep: Report, games: pl.DataFrame) -> None:
                "(observational), with 95% intervals.")
 
 
-def _examples(rep: Report, games: pl.DataFrame, run_dir: Path, labels: dict[int, str]) -> None:
-    result = vocabulary.RESULT
+def _examples(game: Game, rep: Report, games: pl.DataFrame, run_dir: Path, labels: dict[int, str]) -> None:
+    result = game.result
     rep.h(2, "Example games to replay")
     multi = games["cell"].n_unique() > 1
-    ex = analysis.examples(games, k=EXAMPLES_PER_OUTCOME)
+    ex = analysis.examples(game, games, k=EXAMPLES_PER_OUTCOME)
 
-    def command(game: int, cell: int) -> str:
-        return replay_command(run_dir, game, cell if multi else None)
+    def command(index: int, cell: int) -> str:
+        return replay_command(run_dir, index, cell if multi else None)
 
     rows = []
     for r in ex.iter_rows(named=True):
@@ -364,13 +370,14 @@ def _examples(rep: Report, games: pl.DataFrame, run_dir: Path, labels: dict[int,
     rep.table(["outcome", "games", "examples", "replay the first"], rows, right={1})
 
 
-def replay_command(run_dir: str | Path, game: int, cell: int | None = None) -> str:
-    """The shell command that replays one game, its folder quoted for the shell."""
-    return (f"bollesim play --from {shlex.quote(str(run_dir))} --game {int(game)}"
+def replay_command(run_dir: str | Path, index: int, cell: int | None = None) -> str:
+    """The shell command that replays game number `index` (of its folder's game), its
+    folder quoted for the shell."""
+    return (f"bollesim play --from {shlex.quote(str(run_dir))} --index {int(index)}"
             + (f" --cell {int(cell)}" if cell is not None else ""))
 
 
-def _what_was_run(rep: Report, games: pl.DataFrame, manifest: dict, run_dir: Path) -> None:
+def _what_was_run(game: Game, rep: Report, games: pl.DataFrame, manifest: dict, run_dir: Path) -> None:
     rep.h(2, "What was run")
     n_cells = games["cell"].n_unique()
     per_cell = games.group_by("cell").len()["len"]
@@ -420,8 +427,8 @@ def _what_was_run(rep: Report, games: pl.DataFrame, manifest: dict, run_dir: Pat
         if key not in known and isinstance(value, str | int | float | bool):
             rows.append([key.replace("_", " "), f"{value}"])
     rep.table(["", ""], rows)
-    swept = naming.swept_parameters(games)
-    params = naming.param_columns(games)
+    swept = naming.swept_parameters(game, games)
+    params = naming.param_columns(game, games)
     lines = []
     for policy in policies:
         mine = games.filter(pl.col("policy") == policy)
@@ -464,45 +471,47 @@ def report_title(manifest: dict, run_dir: Path) -> str:
 
 
 def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path) -> Report:
-    """The report's content (blocks and charts) for a run's games and manifest: the
-    findings and the headline chart first, then tables, then what was run."""
+    """The report's content (blocks and charts) for a run's games and manifest (which
+    names their game): the findings and the headline chart first, then tables, then what
+    was run."""
     run_dir = Path(run_dir)
-    games = vocabulary.with_outcomes(games)
-    labels = _label_map(games)
+    game = manifest_game(manifest)
+    games = game.result.with_outcomes(games)
+    labels = _label_map(game, games)
     title = report_title(manifest, run_dir)
     rep = Report(title)
     rep.h(1, title)
     description = str(manifest.get("description") or "").strip()
     if description:
         rep.p(description)
-    rep.p(f"{vocabulary.GAME.title}, {_games(games.height)}, "
+    rep.p(f"{game.title}, {_games(games.height)}, "
           f"written {time.strftime('%Y-%m-%d %H:%M')} by bollesim.")
-    triggers = _triggers(games)
-    _answer(rep, games, triggers, labels)
-    _more_charts(rep, games, triggers)
+    triggers = _triggers(game, games)
+    _answer(game, rep, games, triggers, labels)
+    _more_charts(game, rep, games, triggers)
     rep.h(2, "Tables")
-    _trigger_tables(rep, triggers)
-    _best_cells(rep, games, labels)
-    _rates_table(rep, games, labels)
-    _paired_table(rep, games, labels)
-    _endings(rep, games)
-    _losses(rep, games)
-    _observational(rep, games)
-    _examples(rep, games, run_dir, labels)
-    _what_was_run(rep, games, manifest, run_dir)
+    _trigger_tables(game, rep, triggers)
+    _best_cells(game, rep, games, labels)
+    _rates_table(game, rep, games, labels)
+    _paired_table(game, rep, games, labels)
+    _endings(game, rep, games)
+    _losses(game, rep, games)
+    _observational(game, rep, games)
+    _examples(game, rep, games, run_dir, labels)
+    _what_was_run(game, rep, games, manifest, run_dir)
     _method(rep)
     return rep
 
 
-def rates_frame(games: pl.DataFrame) -> pl.DataFrame:
+def rates_frame(game: Game, games: pl.DataFrame) -> pl.DataFrame:
     """Every cell and outcome, tidy: `cell`, `label`, `policy`, the parameter columns,
     `outcome`, `games`, `games_with` (games with the outcome), `rate`, `low`, `high` (95%
     Wilson interval). What rates.csv holds."""
-    games = vocabulary.with_outcomes(games)
-    cells = naming.cell_labels(games)
-    params = naming.param_columns(games)
+    games = game.result.with_outcomes(games)
+    cells = naming.cell_labels(game, games)
+    params = naming.param_columns(game, games)
     values = games.group_by("cell").agg(*[pl.col(p).first() for p in params])
-    long = analysis.rates(games, by="cell", long=True).rename({"n": "games", "k": "games_with"})
+    long = analysis.rates(game, games, by="cell", long=True).rename({"n": "games", "k": "games_with"})
     return (long.join(cells, on="cell").join(values, on="cell")
             .select("cell", "label", "policy", *params, "outcome", "games", "games_with", "rate",
                     "low", "high")
@@ -523,5 +532,5 @@ def write_report(run_dir: str | Path, out_dir: str | Path | None = None) -> dict
     out = Path(out_dir) if out_dir is not None else run_dir
     games, manifest = load_run(run_dir)
     rep = build_report(games, manifest, run_dir)
-    paths = write_pages(rep, out, "report", {RATES_CSV: rates_frame(games)})
+    paths = write_pages(rep, out, "report", {RATES_CSV: rates_frame(manifest_game(manifest), games)})
     return {**paths, "rates": out / RATES_CSV}

@@ -1,14 +1,15 @@
 """Interactive charts: Vega-Lite specs built with altair from the tidy frames of chartdata.
 
-`rates_spec(frame, ...)` turns a tidy rate frame (chartdata.RateChart.frame: panel, x,
-x_label, outcome, label, n, k, rate, low, high) into a Vega-Lite spec (a dict, JSON-ready):
+`rates_spec(result, frame, ...)` turns a tidy rate frame of a game's outcomes (its
+result; chartdata.RateChart.frame: panel, x, x_label, outcome, label, n, k, rate, low,
+high) into a Vega-Lite spec (a dict, JSON-ready):
 hovering a point shows its rate, 95% interval and game counts; clicking an outcome in the
 legend shows it alone (shift-click adds more); the intervals are whiskers. `spec(chart)`
 does it for a chartdata.RateChart with its title, finding and note. Page assembly is
 elsewhere (bollesim.report.balance, `page_script`), so any page can embed these specs.
 
     from bollesim.report import chartdata, charts
-    spec = charts.spec(chartdata.trigger(df, "t"))     # a dict
+    spec = charts.spec(chartdata.trigger(game, df, "t"))   # a dict
     charts.png(spec)                                    # PNG bytes, no browser needed
 
 The colours are chartdata's, as in bollesim.report.plots.
@@ -23,7 +24,7 @@ from functools import cache
 
 import polars as pl
 
-from bollesim.game.declaration import declared
+from bollesim.game.result import Result
 from bollesim.report.chartdata import (
     NEVER_LABEL,
     PLAYER_COLOURS,
@@ -35,14 +36,14 @@ from bollesim.report.chartdata import (
 )
 
 
-def shapes() -> dict[str, str]:
-    """One point shape per outcome (Vega-Lite's names)."""
-    return {o.name: o.shape for o in declared().result.outcomes}
+def shapes(result: Result) -> dict[str, str]:
+    """One point shape per outcome of the game's result (Vega-Lite's names)."""
+    return {o.name: o.shape for o in result.outcomes}
 
 
-def dashes() -> dict[str, list]:
-    """The outcomes drawn with a dashed line, and their dash patterns (Vega-Lite's)."""
-    return {o.name: list(o.dash[1]) for o in declared().result.outcomes if o.dash}
+def dashes(result: Result) -> dict[str, list]:
+    """The game's outcomes drawn with a dashed line, and their dash patterns (Vega-Lite's)."""
+    return {o.name: list(o.dash[1]) for o in result.outcomes if o.dash}
 
 
 WIDTH, HEIGHT = 760, 380
@@ -66,7 +67,7 @@ def _subtitle(*texts: str) -> list[str]:
     return [line for text in texts if text for line in textwrap.wrap(text, WRAP)]
 
 
-def rates_spec(frame: pl.DataFrame, *, title: str = "", x_title: str = "", finding: str = "",
+def rates_spec(result: Result, frame: pl.DataFrame, *, title: str = "", x_title: str = "", finding: str = "",
                note: str = "", kind: str = "trigger", outcome_title: str = "outcome") -> dict:
     """A Vega-Lite spec of a tidy rate frame: lines against x (kind "trigger" or
     "observed"; the "never" point unjoined) or grouped bars (kind "comparison", one bar
@@ -116,8 +117,8 @@ def rates_spec(frame: pl.DataFrame, *, title: str = "", x_title: str = "", findi
         hi = last + 0.6 * where.step
         scale = alt.Scale(domain=[lo, hi], nice=False, zero=False)
         colour = alt.Color("label:N", title=outcome_title, sort=labels, scale=alt.Scale(
-            domain=labels, range=[line_colour(o, i) for i, o in enumerate(outcomes)]))
-        shape_of, dash_of = shapes(), dashes()
+            domain=labels, range=[line_colour(result, o, i) for i, o in enumerate(outcomes)]))
+        shape_of, dash_of = shapes(result), dashes(result)
         shape = alt.Shape("label:N", sort=labels, scale=alt.Scale(
             domain=labels, range=[shape_of.get(o, "circle") for o in outcomes]))
         dash = alt.StrokeDash("label:N", sort=labels, scale=alt.Scale(
@@ -145,7 +146,7 @@ def spec(chart: RateChart | DiffChart) -> dict:
     title = chart.title
     if chart.kind == "observed" and len(chart.panels) == 1 and chart.panels[0]:
         title += f", policy {chart.panels[0]}"
-    return rates_spec(chart.frame, title=title, x_title=chart.x_title, finding=chart.finding,
+    return rates_spec(chart.result, chart.frame, title=title, x_title=chart.x_title, finding=chart.finding,
                       note=chart.note, kind=chart.kind, outcome_title=chart.outcome_title)
 
 

@@ -15,11 +15,12 @@ import polars as pl
 
 from bollesim.batch.cells import is_selector, pick_cell
 from bollesim.errors import UsageError
+from bollesim.game.declaration import Game
 from bollesim.inputs import INT_DIGITS, check_path
 from bollesim.report import chartdata, plots
 from bollesim.report.chartdata import signed_ci, signed_interval
 from bollesim.report.document import Report, p_text, pct_ci, points, write_pages
-from bollesim.stats import naming, vocabulary
+from bollesim.stats import naming
 from bollesim.stats.compare import Side, differences, outcome_columns, what_differs
 from bollesim.stats.naming import pct
 from bollesim.terminal import one_line
@@ -41,14 +42,15 @@ def parse_side(text: str) -> tuple[Path, str | None]:
     return Path(found.group(1)), found.group(2)
 
 
-def open_side(text: str) -> Side:
-    """The side named by `DIR` or `DIR:CELL`, from a verified folder (UsageError, one
-    line, for a folder it cannot trust, a missing cell or a sweep without its cell)."""
+def open_side(text: str, game: Game | None = None) -> Side:
+    """The side named by `DIR` or `DIR:CELL`, from a verified folder of its own game (of
+    `game`, if given), UsageError, one line, for a folder it cannot trust, a missing cell
+    or a sweep without its cell."""
     from bollesim.batch.manifest import cell_ruleset
     from bollesim.batch.runfolder import open_run
 
     path, selector = parse_side(text)
-    run = open_run(path)
+    run = open_run(path, game)
     cell = None if selector is None else pick_cell(path, run.manifest, selector)
     scan = run.scan()
     cells = sorted(run.collect(scan.select(pl.col("cell").unique()))["cell"].to_list())
@@ -65,10 +67,10 @@ def open_side(text: str) -> Side:
     rows = run.collect(scan.filter(pl.col("cell") == chosen))
     if rows["game"].n_unique() != rows.height:
         raise UsageError(f"{text} holds a game number more than once: cannot pair its games")
-    labels = naming.cell_labels(run.cell_firsts())
+    labels = naming.cell_labels(run.game, run.cell_firsts())
     label = labels.filter(pl.col("cell") == chosen)["label"][0]
-    games = rows.select("game", "seed", *outcome_columns()).sort("game")
-    return Side(text, path, cell, label, games, run.manifest,
+    games = rows.select("game", "seed", *outcome_columns(run.game)).sort("game")
+    return Side(run.game, text, path, cell, label, games, run.manifest,
                 cell_ruleset(run.manifest, path, chosen))
 
 
@@ -79,6 +81,7 @@ def _side_text(side: Side) -> str:
 def build_report(a: Side, b: Side, table: pl.DataFrame) -> Report:
     """The comparison's report: findings, the chart of differences, the table, what was
     compared and what differs."""
+    game = a.game
     title = f"Comparison: {b.name} against {a.name}"
     rep = Report(title)
     rep.h(1, title)
@@ -91,21 +94,21 @@ def build_report(a: Side, b: Side, table: pl.DataFrame) -> Report:
     items = []
     for r in table.filter(pl.col("significant")).iter_rows(named=True):
         more = "more" if r["diff"] > 0 else "less"
-        items.append(f"**{vocabulary.LABELS[r['outcome']]}**: B has it {more} often, "
+        items.append(f"**{game.result.labels[r['outcome']]}**: B has it {more} often, "
                      f"{pct(r['rate_a'])} → {pct(r['rate_b'])} ({points(r['diff'])} "
                      f"{'up' if r['diff'] > 0 else 'down'}, {_interval(r)}; {p_text(r['p_value'])}).")
-    same = [vocabulary.LABELS[o] for o in table.filter(~pl.col("significant"))["outcome"].to_list()]
+    same = [game.result.labels[o] for o in table.filter(~pl.col("significant"))["outcome"].to_list()]
     if same:
         items.append("No significant difference (p ≥ 0.05) in " + ", ".join(same) + ".")
     items.append("**What B changes**: " + ("; ".join(f"`{c}`" for c in changes)
                                            if changes else "nothing recorded (the same policy, "
                                            "parameters and ruleset)") + ".")
     rep.ul(items)
-    chart = chartdata.compared(table, "A", "B")
+    chart = chartdata.compared(game, table, "A", "B")
     rep.chart("differences", plots.draw(chart), "The rate of each outcome in B minus its rate "
               "in A on the same games, in percentage points, with 95% intervals.", chart)
     rep.h(2, "Paired differences (B − A)")
-    rows = [[vocabulary.LABELS[r["outcome"]], pct_ci(r["rate_a"], r["a_low"], r["a_high"]),
+    rows = [[game.result.labels[r["outcome"]], pct_ci(r["rate_a"], r["a_low"], r["a_high"]),
              pct_ci(r["rate_b"], r["b_low"], r["b_high"]),
              signed_ci(r["diff"], r["diff_low"], r["diff_high"]),
              f"{r['only_a']:,}", f"{r['only_b']:,}",

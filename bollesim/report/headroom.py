@@ -18,9 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bollesim.game.declaration import Game
+from bollesim.game.result import Result
 from bollesim.report.chartdata import signed_ci
 from bollesim.report.document import pct_ci
-from bollesim.stats import skill, vocabulary
+from bollesim.stats import skill
 from bollesim.stats.intervals import wilson
 from bollesim.stats.naming import pct
 
@@ -46,19 +48,19 @@ def half_width(rungs: list[Rung], outcome: str) -> float:
                if outcome in r.counts)
 
 
-def widest_interval(games, by: str) -> float:
+def widest_interval(game: Game, games, by: str) -> float:
     """The widest half-width of the 95% Wilson intervals of the outcomes' rates over the
-    settings of `by` in a sweep's games."""
-    outcomes = vocabulary.HEADLINE
+    settings of `by` in a sweep's games of the game."""
     from bollesim.stats.analysis import rates
 
-    table = rates(games.filter(games[by].is_not_null()), by=by, outcomes=outcomes)
+    outcomes = game.result.headline
+    table = rates(game, games.filter(games[by].is_not_null()), by=by, outcomes=outcomes)
     return max(float(((table[f"{o}_high"] - table[f"{o}_low"]) / 2).max()) for o in outcomes)
 
 
-def ladder_table(rungs: list[Rung]) -> list[str]:
+def ladder_table(result: Result, rungs: list[Rung]) -> list[str]:
     """The ladder as a markdown table: a row per player, a column per outcome."""
-    result, labels, outcomes = vocabulary.RESULT, vocabulary.LABELS, vocabulary.HEADLINE
+    labels, outcomes = result.labels, result.headline
     head = "| player | " + " | ".join(labels[o] for o in outcomes) + " |"
     lines = [head, "|---|" + "---:|" * len(outcomes)]
     for r in rungs:
@@ -74,21 +76,20 @@ def ladder_table(rungs: list[Rung]) -> list[str]:
     return lines
 
 
-def best_honest(rungs: list[Rung], outcome: str) -> Rung:
+def best_honest(result: Result, rungs: list[Rung], outcome: str) -> Rung:
     """The honest player with the best rate of an outcome (the lowest, for one to avoid)."""
-    result = vocabulary.RESULT
     honest = [r for r in rungs if not r.bound and outcome in r.counts]
     sign = -1 if outcome in result.minimise else 1
     return max(honest, key=lambda r: sign * r.rate(outcome).rate)
 
 
-def bracket_sentence(best: Rung, clairvoyant: Rung, undecided: int, lost: int,
-                     chance: str = "the chance outcomes") -> str:
+def bracket_sentence(result: Result, best: Rung, clairvoyant: Rung, undecided: int,
+                     lost: int, chance: str = "the chance outcomes") -> str:
     """The bracket of the best achievable rate of the main win, on the same games, and
     what its ends mean: how many games luck decides whatever the play, between the games
     proven lost and those where no winning line was found (chance: what the clairvoyant
     foresees, in the game's words)."""
-    labels, main = vocabulary.LABELS, vocabulary.RESULT.main
+    labels, main = result.labels, result.main
     b, c = best.rate(main), clairvoyant.rate(main)
     k, n = clairvoyant.counts[main]
     won = k - undecided
@@ -107,18 +108,18 @@ def bracket_sentence(best: Rung, clairvoyant: Rung, undecided: int, lost: int,
     )
 
 
-def skill_rows(rungs: list[Rung], beginner: str, clairvoyant: Rung) -> list[dict]:
+def skill_rows(result: Result, rungs: list[Rung], beginner: str, clairvoyant: Rung) -> list[dict]:
     """Per outcome the clairvoyant bounds: the beginner's, the best honest player's and the
     clairvoyant's rates (as rates to maximise) and the relative skill with its
     conservative interval."""
-    outcomes = vocabulary.HEADLINE
+    outcomes = result.headline
     start = next(r for r in rungs if r.label == beginner)
     rows = []
     for o in outcomes:
         if o not in clairvoyant.counts:
             continue
-        best = best_honest(rungs, o)
-        r0, rb, rc = (skill.as_good(o, r.rate(o)) for r in (start, best, clairvoyant))
+        best = best_honest(result, rungs, o)
+        r0, rb, rc = (skill.as_good(result, o, r.rate(o)) for r in (start, best, clairvoyant))
         low, high = skill.relative_skill_interval(r0, rb, rc)
         rows.append({"outcome": o, "best": best.label, "beginner": r0.rate, "best_rate": rb.rate,
                      "clairvoyant": rc.rate,
@@ -127,8 +128,8 @@ def skill_rows(rungs: list[Rung], beginner: str, clairvoyant: Rung) -> list[dict
     return rows
 
 
-def skill_table(rows: list[dict], beginner: str) -> list[str]:
-    result, labels = vocabulary.RESULT, vocabulary.LABELS
+def skill_table(result: Result, rows: list[dict], beginner: str) -> list[str]:
+    labels = result.labels
     lines = [f"| outcome (as a rate to reach) | {beginner} | best honest player | clairvoyant "
              "| relative skill (interval) |", "|---|---:|---|---:|---:|"]
     for r in rows:
@@ -143,9 +144,9 @@ def _share(x: float) -> str:
     return "–" if x != x else f"{x:.2f}"
 
 
-def skill_sentence(rows: list[dict], beginner: str) -> str:
+def skill_sentence(result: Result, rows: list[dict], beginner: str) -> str:
     """The main win's relative skill in words (beginner: the beginner's policy)."""
-    labels, main = vocabulary.LABELS, vocabulary.RESULT.main
+    labels, main = result.labels, result.main
     r = next(r for r in rows if r["outcome"] == main)
     return (
         f"For the {labels[main]} the best honest player closes "
@@ -192,15 +193,15 @@ def advice_verdict(words: list[str], player: str, changes: tuple[str, ...] = ())
             f"changes for {counted.get('changes', 0)} ({parts}){instead}.")
 
 
-def headline(rungs: list[Rung], baseline: str, compare) -> str:
+def headline(result: Result, rungs: list[Rung], baseline: str, compare) -> str:
     """The headline: the highest rate of the main win against the best simple preset, and
     the lowest loss rate among the players whose main-win rate is not below that preset's
     (no headline for a player that wins nothing).
     compare(a, b, outcome) -> (a's rate - b's, its 95% interval, significant, games, the
     exact McNemar p) on the games both played."""
-    labels, main, loss = vocabulary.LABELS, vocabulary.RESULT.main, vocabulary.RESULT.loss
+    labels, main, loss = result.labels, result.main, result.loss
     base = next(r for r in rungs if r.label == baseline)
-    most = best_honest(rungs, main)
+    most = best_honest(result, rungs, main)
     b, m = base.rate(main), most.rate(main)
     if most.label == baseline:
         first = (f"The highest {labels[main]} rate: {baseline}, "
@@ -210,7 +211,7 @@ def headline(rungs: list[Rung], baseline: str, compare) -> str:
         first = (f"The highest {labels[main]} rate: {most.label}, "
                  f"{pct_ci(m.rate, m.low, m.high)}, against the best simple preset "
                  f"{baseline}: {signed_ci(*d[:3])} points on the same {d[4]:,} games, "
-                 f"{_separated(d)}. {tied_with_best(rungs, most, compare, main)}")
+                 f"{_separated(d)}. {tied_with_best(result, rungs, most, compare, main)}")
     eligible = [r for r in rungs if not r.bound and loss in r.counts
                 and (r.label == baseline or not _worse(compare(r.label, baseline, main)))]
     safest = min(eligible, key=lambda r: r.rate(loss).rate)
@@ -223,16 +224,16 @@ def headline(rungs: list[Rung], baseline: str, compare) -> str:
         second = (f"Of the players with at least the preset's {labels[main]} rate, the "
                   f"lowest {labels[loss]} rate: {safest.label}, {pct_ci(s.rate, s.low, s.high)}: "
                   f"{signed_ci(*d[:3])} points against the preset on the same {d[4]:,} "
-                  f"games, {_separated(d)}. {tied_with_best(eligible, safest, compare, loss)}")
+                  f"games, {_separated(d)}. {tied_with_best(result, eligible, safest, compare, loss)}")
     return f"{first} {second}"
 
 
-def tied_with_best(rungs: list[Rung], best: Rung, compare, outcome: str) -> str:
+def tied_with_best(result: Result, rungs: list[Rung], best: Rung, compare, outcome: str) -> str:
     """The players of `rungs` that tie with `best` on `outcome`, on the same games: it was
     chosen as the best on these games, so each other player is tested against it at 5%
     divided by their number (Bonferroni), exact McNemar on the games both played
     (compare(...)[5], its p)."""
-    label = vocabulary.LABELS[outcome]
+    label = result.labels[outcome]
     others = [r for r in rungs if not r.bound and outcome in r.counts and r is not best]
     if not others:
         return ""
@@ -297,22 +298,21 @@ def _points(m: float, low: float, high: float) -> str:
     return f"{100 * m:.1f} ({100 * low:.1f} to {100 * high:.1f})"
 
 
-def honest_rate(p: Penalised, rungs: list[Rung]) -> tuple[Rung, float]:
+def honest_rate(result: Result, p: Penalised, rungs: list[Rung]) -> tuple[Rung, float]:
     """The best honest player of the objective's outcome and its rate of reaching it
     (the loss: 1 - its rate)."""
-    result = vocabulary.RESULT
-    best = best_honest(rungs, p.outcome)
+    best = best_honest(result, rungs, p.outcome)
     rate = best.rate(p.outcome).rate
     return best, (1 - rate if p.outcome in result.minimise else rate)
 
 
-def penalised_lines(p: Penalised, rungs: list[Rung]) -> list[str]:
+def penalised_lines(result: Result, p: Penalised, rungs: list[Rung]) -> list[str]:
     """The ladder of V for one objective: each step's lower estimate of the penalised
     bound, its gap above the best honest player, the inner samples' noise; and what it
     says."""
-    main = vocabulary.RESULT.main
+    main = result.main
     n = len(p.steps[0].found)
-    best, honest = honest_rate(p, rungs)
+    best, honest = honest_rate(result, p, rungs)
     same = rungs[0].counts[main][1]
     lines = [f"For {p.objective}, on the first {n:,} games ({p.samples} inner samples per "
              f"decision; V fitted on {p.value_games:,} games), against {best.label}, the "
@@ -344,13 +344,14 @@ def _gap(points: float) -> str:
             f"{100 * -points:.1f} points below")
 
 
-def designer_sentence(best: Rung, clairvoyant: Rung, lost: int, safest: Rung,
-                      penalised: list[Penalised] = (), chance: str = "the chance outcomes") -> str:
+def designer_sentence(result: Result, best: Rung, clairvoyant: Rung, lost: int, safest: Rung,
+                      penalised: list[Penalised] = (),
+                      chance: str = "the chance outcomes") -> str:
     """The bracket in a designer's words: how far today's best player is at most from the
     best possible play, for the main win and for no loss; the share of games luck
     decides whatever the play; and how low the penalised clairvoyant could bring the
     upper ends with the V built (the lower estimates of its bound)."""
-    labels, main, loss = vocabulary.LABELS, vocabulary.RESULT.main, vocabulary.RESULT.loss
+    labels, main, loss = result.labels, result.main, result.loss
     b, c = best.rate(main), clairvoyant.rate(main)
     n = clairvoyant.counts[main][1]
     safe, floor = 1 - safest.rate(loss).rate, 1 - clairvoyant.rate(loss).rate

@@ -1,20 +1,21 @@
 """Charts of a batch's results, each readable without a caption.
 
-Every function takes the per-game DataFrame (see bollesim.stats.analysis) and returns a
-matplotlib Figure. It draws into `ax` when given one (a matplotlib Axes of your own
-figure), or into a new figure. Each chart has a title, a line saying what it found (the
-controlled trigger chart), small print saying what was counted, axes named in words,
+Every function takes the game and the per-game DataFrame of its games (see
+bollesim.stats.analysis) and returns a matplotlib Figure. It draws into `ax` when given
+one (a matplotlib Axes of your own figure), or into a new figure. Each chart has a title,
+a line saying what it found (the controlled trigger chart), small print saying what was counted, axes named in words,
 a legend of outcomes, and 95% Wilson intervals as whiskers. Figures are built without
 pyplot (matplotlib.figure.Figure, rendered by Agg), so they work with no display, in
 scripts, tests and notebooks alike; `fig.savefig(path)` writes them.
 
     from bollesim.report import plots
-    plots.rates_by_trigger(df, "t")                  # controlled: a swept trigger (a sweep)
-    plots.rates_by(df, "first_fire_turn", policy="fire_at_turn")   # observational, one policy
-    plots.policy_comparison(df, by="cell")           # grouped bars, one colour per cell
+    game = bollesim.load_game("bollebank")
+    plots.rates_by_trigger(game, df, "t")            # controlled: a swept trigger (a sweep)
+    plots.rates_by(game, df, "first_fire_turn", policy="fire_at_turn")   # observational
+    plots.policy_comparison(game, df, by="cell")     # grouped bars, one colour per cell
 
     fig, (a, b) = matplotlib.pyplot.subplots(1, 2, figsize=(14, 5), layout="constrained")
-    plots.rates_by_trigger(df, "k", ax=a); plots.rates_by_trigger(df, "t", ax=b)
+    plots.rates_by_trigger(game, df, "k", ax=a); plots.rates_by_trigger(game, df, "t", ax=b)
 
 The numbers come from bollesim.report.chartdata (the same tidy frames the interactive charts
 of report.html draw); `plots.draw(chart)` draws any chartdata.RateChart.
@@ -41,6 +42,8 @@ from matplotlib import patheffects  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.ticker import PercentFormatter  # noqa: E402
 
+from bollesim.game.declaration import Game  # noqa: E402
+from bollesim.game.result import Result  # noqa: E402
 from bollesim.report import chartdata  # noqa: E402
 from bollesim.report.chartdata import (  # noqa: E402
     PLAYER_COLOURS,
@@ -48,20 +51,18 @@ from bollesim.report.chartdata import (  # noqa: E402
     DiffChart,
     RateChart,
 )
-from bollesim.stats import (  # noqa: E402
-    naming,
-    vocabulary,
-)
+from bollesim.stats import naming  # noqa: E402
 
 
-def markers() -> dict[str, str]:
-    """One marker shape per outcome, so outcomes differ by shape as well as colour."""
-    return {o.name: o.marker for o in vocabulary.RESULT.outcomes}
+def markers(result: Result) -> dict[str, str]:
+    """One marker shape per outcome of the game's result, so outcomes differ by shape as
+    well as colour."""
+    return {o.name: o.marker for o in result.outcomes}
 
 
-def dashes() -> dict:
-    """The outcomes drawn with a dashed line, and their dash patterns."""
-    return {o.name: o.dash for o in vocabulary.RESULT.outcomes if o.dash}
+def dashes(result: Result) -> dict:
+    """The game's outcomes drawn with a dashed line, and their dash patterns."""
+    return {o.name: o.dash for o in result.outcomes if o.dash}
 
 
 SIZE = (10.0, 6.0)
@@ -140,14 +141,15 @@ def _ticks(ax, finite: list[float], never_x: float | None) -> None:
 def _draw_lines(chart: RateChart, panel: str, ax, ax_n=None) -> None:
     frame, where = chartdata.x_positions(chart.frame.filter(pl.col("panel") == panel),
                                          chart.outcomes)
-    top, marker_of, dash_of = 0.0, markers(), dashes()
+    top, marker_of, dash_of = 0.0, markers(chart.result), dashes(chart.result)
     for i, o in enumerate(chart.outcomes):
         rows = frame.filter(pl.col("outcome") == o)
-        colour, marker = chartdata.line_colour(o, i), marker_of.get(o, "o")
+        colour, marker = chartdata.line_colour(chart.result, o, i), marker_of.get(o, "o")
         fin = rows.filter(pl.col("x").is_not_null())
         ys, lo, hi = (fin[c].to_numpy() * 100 for c in ("rate", "low", "high"))
         ax.plot(fin["pos"].to_numpy(), ys, color=colour, marker=marker, markersize=5,
-                linewidth=1.8, linestyle=dash_of.get(o, "-"), label=vocabulary.LABELS.get(o, o), zorder=3)
+                linewidth=1.8, linestyle=dash_of.get(o, "-"), label=chart.result.labels.get(o, o),
+                zorder=3)
         ax.vlines(fin["pos"].to_numpy(), lo, hi, color=colour, linewidth=1.2, zorder=2)
         never = rows.filter(pl.col("x").is_null())
         if never.height:
@@ -211,17 +213,17 @@ def draw(chart: RateChart | DiffChart, ax=None, *, counts: bool | None = None) -
     return fig
 
 
-def rates_by(df: pl.DataFrame, x: str, *, outcomes: Sequence[str] | None = None,
+def rates_by(game: Game, df: pl.DataFrame, x: str, *, outcomes: Sequence[str] | None = None,
              min_games: int = 1, policy: str | None = None, counts: bool | None = None,
              ax=None) -> Figure:
     """Rate of each outcome against the values of any column x of a policy's games (one
     panel per policy when several are present and no `policy` is given); null is the
     "never" point. Observational unless x is a swept parameter: see rates_by_trigger."""
-    return draw(chartdata.observed(df, x, policy=policy, outcomes=outcomes,
+    return draw(chartdata.observed(game, df, x, policy=policy, outcomes=outcomes,
                                    min_games=min_games), ax, counts=counts)
 
 
-def rates_by_trigger(df: pl.DataFrame, param: str, *, policy: str | None = None,
+def rates_by_trigger(game: Game, df: pl.DataFrame, param: str, *, policy: str | None = None,
                      outcomes: Sequence[str] | None = None, ax=None) -> Figure:
     """The controlled chart: outcome rates against a policy parameter swept over the
     cells of a sweep (the same seeds at every setting), with the finding on its face.
@@ -229,7 +231,7 @@ def rates_by_trigger(df: pl.DataFrame, param: str, *, policy: str | None = None,
     policy: whose games (None: the one policy that has `param`). The x axis is the
     parameter's declared label; its declared `never` value is the "never" point.
     """
-    return draw(chartdata.trigger(df, param, policy=policy, outcomes=outcomes), ax)
+    return draw(chartdata.trigger(game, df, param, policy=policy, outcomes=outcomes), ax)
 
 
 # -- grouped bars ---------------------------------------------------------------------------
@@ -256,14 +258,15 @@ def _draw_bars(chart: RateChart, ax, values: bool | None = None) -> Figure:
             for x, r, h in zip(xs, rate, high, strict=True):
                 ax.text(x, h + 0.8, f"{r:.1f}", ha="center", va="bottom", fontsize=7)
     _percent_axis(ax, top * 1.08)
-    ax.set_xticks(centres, [vocabulary.LABELS.get(o, o).replace(" ", "\n", 1) for o in chart.outcomes])
+    ax.set_xticks(centres, [chart.result.labels.get(o, o).replace(" ", "\n", 1)
+                            for o in chart.outcomes])
     ax.set_xlabel(chart.outcome_title)
     _header(ax, chart.title, chart.finding, chart.note)
     _legend(ax, chart.x_title)
     return fig
 
 
-def policy_comparison(df: pl.DataFrame, by: str = "policy", *,
+def policy_comparison(game: Game, df: pl.DataFrame, by: str = "policy", *,
                       outcomes: Sequence[str] | None = None, labels: dict | None = None,
                       values: bool | None = None, ax=None) -> Figure:
     """Grouped bars: one group per outcome, one bar per policy (or cell, by="cell"), with
@@ -271,7 +274,7 @@ def policy_comparison(df: pl.DataFrame, by: str = "policy", *,
     `labels` maps group values to other names. values: print each rate above its bar
     (default: when there are at most 4 bars per group). Legend: one entry per bar series.
     """
-    return _draw_bars(chartdata.comparison(df, by, outcomes=outcomes, labels=labels), ax,
+    return _draw_bars(chartdata.comparison(game, df, by, outcomes=outcomes, labels=labels), ax,
                       values)
 
 

@@ -9,12 +9,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from bollesim.batch.manifest import manifest_game
 from bollesim.batch.precision import half_widths
-from bollesim.game.declaration import declared
+from bollesim.game.declaration import Game
 from bollesim.report import chartdata, plots
 from bollesim.report.chartdata import signed_ci
 from bollesim.report.document import Report, write_pages
-from bollesim.stats import vocabulary
 from bollesim.stats.naming import pct
 from bollesim.stats.sensitivity import (
     AS_SPECIFIED,
@@ -36,6 +36,7 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
     """The sensitivity report: findings, a tornado chart per outcome, the robustness
     table, the rates under each alternative (and the games each played differently:
     played_differently), the alternatives, what was run."""
+    game = manifest_game(manifest)
     n_cells, names = layout(manifest)
     name = manifest.get("experiment") or Path(run_dir).name
     title = f"Sensitivity: {name.removesuffix('-sensitivity')} under every alternative reading"
@@ -45,16 +46,16 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
     alternatives = "the alternative reading" if len(names) == 2 else \
         f"each of {len(names) - 1} alternative readings"
     rep.p(f"The experiment's {n_cells} cells played as specified and under {alternatives} "
-          f"of the rules ({declared().readings_page}), "
+          f"of the rules ({game.readings_page}), "
           f"{g:,} games per cell on the same seeds: {games.height:,} games. "
-          + _precision(games, effect, g))
+          + _precision(game, games, effect, g))
     rep.h(2, "Findings")
     items = []
-    for o in finding_outcomes():
+    for o in finding_outcomes(game):
         mine = effect.filter(pl.col("outcome") == o)
         top = mine.sort(pl.col("diff").abs(), descending=True).row(0, named=True)
         moved = int(mine["significant"].sum())
-        items.append(f"**{vocabulary.LABELS[o][:1].upper() + vocabulary.LABELS[o][1:]}** "
+        items.append(f"**{game.result.labels[o][:1].upper() + game.result.labels[o][1:]}** "
                      f"({pct(top['rate_default'])} as specified): `{top['alternative']}` moves "
                      f"it most, to {pct(top['rate_alternative'])} ({100 * top['diff']:+.1f} "
                      f"points); {moved} of {mine.height} alternatives move it significantly.")
@@ -66,19 +67,19 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
                      "policies never meet the situation they govern.")
     rep.ul(items)
     rep.h(2, "How far each alternative moves each rate")
-    meanings = {alt: _variant(alt)[1].description for alt in names[1:]}
-    for o in finding_outcomes():
-        chart = chartdata.tornado(effect, o, meanings)
+    meanings = {alt: _variant(game, alt)[1].description for alt in names[1:]}
+    for o in finding_outcomes(game):
+        chart = chartdata.tornado(game, effect, o, meanings)
         rep.chart(f"tornado-{o}", plots.draw(chart),
-                  f"Change in the {vocabulary.LABELS[o]} rate under each alternative reading, over "
+                  f"Change in the {game.result.labels[o]} rate under each alternative reading, over "
                   "all cells on the same seeds, in percentage points with 95% intervals.",
                   chart)
     rep.h(2, "Do the findings hold?")
     _robustness_table(rep, robust, len(names) - 1)
     rep.h(2, "Rates under each alternative")
-    _rates_table(rep, effect, played)
+    _rates_table(game, rep, effect, played)
     rep.h(2, "The alternatives")
-    rep.ul(_alternatives_text(names[1:]))
+    rep.ul(_alternatives_text(game, names[1:]))
     rep.h(2, "What was run")
     _what_was_run(rep, games, manifest, run_dir, n_cells, len(names))
     rep.h(2, "How to read this report")
@@ -99,11 +100,11 @@ def build_report(games: pl.DataFrame, manifest: dict, run_dir: str | Path,
     return rep
 
 
-def _precision(games: pl.DataFrame, effect: pl.DataFrame, g: int) -> str:
+def _precision(game: Game, games: pl.DataFrame, effect: pl.DataFrame, g: int) -> str:
     if not g or not effect.height:
         return ""
-    rates = games.group_by("cell").agg(pl.col(o).mean() for o in finding_outcomes())
-    widest = float(half_widths(np.asarray(rates.select(finding_outcomes()).to_numpy() * g), g)
+    rates = games.group_by("cell").agg(pl.col(o).mean() for o in finding_outcomes(game))
+    widest = float(half_widths(np.asarray(rates.select(finding_outcomes(game)).to_numpy() * g), g)
                    .max())
     change = float(((effect["high"] - effect["low"]) / 2).max())
     return (f"Precision: a cell's rate is known to ±{100 * widest:.1f} points at most (95% "
@@ -147,7 +148,7 @@ def _robustness_table(rep: Report, robust: pl.DataFrame, n_alternatives: int) ->
               right={2})
 
 
-def _rates_table(rep: Report, effect: pl.DataFrame, played: pl.DataFrame) -> None:
+def _rates_table(game: Game, rep: Report, effect: pl.DataFrame, played: pl.DataFrame) -> None:
     rep.p("Each outcome's rate over all cells, and its change from the rate as specified in "
           "points with its 95% interval; * marks a significant change. \"Games played "
           "differently\": the games whose result row changes in at least one cell, in any "
@@ -157,16 +158,17 @@ def _rates_table(rep: Report, effect: pl.DataFrame, played: pl.DataFrame) -> Non
     differently = {r["alternative"]: r for r in played.iter_rows(named=True)}
     first = effect.filter(pl.col("alternative") == effect["alternative"][0])
     base = {r["outcome"]: r["rate_default"] for r in first.iter_rows(named=True)}
-    rows = [[AS_SPECIFIED] + [pct(base[o]) for o in vocabulary.OUTCOMES] + ["–"]]
+    rows = [[AS_SPECIFIED] + [pct(base[o]) for o in game.result.outcome_names] + ["–"]]
     for name, part in effect.group_by("alternative", maintain_order=True):
         by = {r["outcome"]: r for r in part.iter_rows(named=True)}
         rows.append([f"`{name[0]}`"] + [
             f"{pct(by[o]['rate_alternative'])} "
             f"{signed_ci(by[o]['diff'], by[o]['low'], by[o]['high'])}"
-            + (" *" if by[o]["significant"] else "") for o in vocabulary.OUTCOMES]
+            + (" *" if by[o]["significant"] else "") for o in game.result.outcome_names]
             + [_differently(differently[name[0]])])
-    rep.table(["reading"] + [vocabulary.LABELS[o] for o in vocabulary.OUTCOMES] + ["games played differently"],
-              rows, right=set(range(1, len(vocabulary.OUTCOMES) + 2)))
+    rep.table(["reading"] + [game.result.labels[o] for o in game.result.outcome_names]
+              + ["games played differently"], rows,
+              right=set(range(1, len(game.result.outcome_names) + 2)))
 
 
 def _differently(row: dict) -> str:
@@ -175,16 +177,16 @@ def _differently(row: dict) -> str:
     return f"{row['changed']:,} of {row['games']:,} ({pct(row['share'])})"
 
 
-def _variant(alt: str):
-    """(the reading, its variant) of an alternative "ID=VARIANT"."""
-    reading = declared().rulebook.READINGS[alt.split("=", 1)[0]]
+def _variant(game: Game, alt: str):
+    """(the game's reading, its variant) of an alternative "ID=VARIANT"."""
+    reading = game.rulebook.READINGS[alt.split("=", 1)[0]]
     return reading, reading.variant(alt.split("=", 1)[1])
 
 
-def _alternatives_text(alts: list[str]) -> list[str]:
+def _alternatives_text(game: Game, alts: list[str]) -> list[str]:
     out = []
     for alt in alts:
-        reading, variant = _variant(alt)
+        reading, variant = _variant(game, alt)
         text = f"`{alt}` ({reading.meaning}; as specified: {reading.default}): {variant.description}"
         if variant.gives_up:
             text += f". Gives up {variant.gives_up}"
@@ -211,16 +213,17 @@ def _what_was_run(rep: Report, games: pl.DataFrame, manifest: dict, run_dir, n_c
     rep.table(["", ""], rows)
 
 
-def load_games(run_dir: str | Path) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
-    """(games, played, manifest) of a verified sensitivity run: the columns the report
-    reads, and (cell, game, PLAYED) of every row for played_differently."""
+def load_games(run_dir: str | Path, game: Game | None = None) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
+    """(games, played, manifest) of a verified sensitivity run (of the game `game`, if
+    given): the columns the report reads, and (cell, game, PLAYED) of every row for
+    played_differently."""
     from bollesim.batch.runfolder import open_run
 
-    run = open_run(run_dir)
+    run = open_run(run_dir, game)
     layout(run.manifest)
-    dropped = ["ruleset", "ruleset_hash", "seed",
-               *(c for c in vocabulary.RESULT.names if c not in vocabulary.RESULT.flags)]
-    played = run.collect(with_played(run.scan()).select("cell", "game", PLAYED))
+    result = run.game.result
+    dropped = ["ruleset", "ruleset_hash", "seed", *(c for c in result.names if c not in result.flags)]
+    played = run.collect(with_played(run.game, run.scan()).select("cell", "game", PLAYED))
     return run.collect(run.scan().drop(dropped, strict=False)), played, run.manifest
 
 
@@ -230,7 +233,8 @@ def write_sensitivity(run_dir: str | Path, out_dir: str | Path | None = None) ->
     out_dir (default: the run folder). Returns {"html", "markdown", "charts", "tables",
     "effects", "robustness"}."""
     games, rows, manifest = load_games(run_dir)
-    effect, robust = effects(games, manifest), robustness(games, manifest)
+    game = manifest_game(manifest)
+    effect, robust = effects(game, games, manifest), robustness(game, games, manifest)
     rep = build_report(games, manifest, run_dir, effect, robust, played_differently(rows, manifest))
     paths = write_pages(rep, out_dir if out_dir is not None else run_dir, "sensitivity",
                         {"sensitivity-effects.csv": effect,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from bollesim.batch.options import RunOptions
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
 from bollesim.search.tune import player_outcomes
 from bollesim.search.tune_spec import Target, Tune
 from bollesim.stats.intervals import Z95, paired_rates, wilson
@@ -92,7 +92,7 @@ def effects(tune: Tune, start: Certificate, changed: Certificate) -> pl.DataFram
     """Every outcome of every player under the change and under the starting rules, on
     the same held-out games: both rates with Wilson intervals and the difference with
     Newcombe's paired interval (one row per player and outcome)."""
-    result = declared().result
+    result = tune.game.result
     rows = []
     for name, player in tune.players.items():
         for outcome in result.outcome_names:

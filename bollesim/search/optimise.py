@@ -78,6 +78,7 @@ import numpy as np
 import polars as pl
 
 from bollesim.batch.options import RunOptions
+from bollesim.game.declaration import Game
 from bollesim.game.result import Objective
 from bollesim.search.optimise_space import (
     Search,
@@ -89,7 +90,7 @@ from bollesim.search.optimise_space import (
     vector_of,
 )
 from bollesim.search.race import Race, as_params, check_budget, sampler
-from bollesim.stats import intervals, paired_tests, vocabulary
+from bollesim.stats import intervals, paired_tests
 
 if TYPE_CHECKING:
     from bollesim.batch.cluster import Cluster
@@ -204,7 +205,7 @@ def holdout_table(search: Search, games: pl.DataFrame) -> pl.DataFrame:
     rows = []
     for cell in range(default_cell + 1):
         for j, objective in enumerate(search.objectives):
-            x = objective.score(games.filter(pl.col("cell") == cell), vocabulary.RESULT)
+            x = objective.score(games.filter(pl.col("cell") == cell), search.game.result)
             n = len(x)
             if objective.is_rate:
                 low, high = intervals.wilson(int(x.sum()), n)
@@ -214,19 +215,20 @@ def holdout_table(search: Search, games: pl.DataFrame) -> pl.DataFrame:
             rows.append({"cell": cell, "defaults": cell == default_cell, "objective": j,
                          "label": objective.label, "n": n, "mean": float(x.mean()),
                          "low": float(low), "high": float(high),
-                         **paired(objective, games, cell, default_cell)})
+                         **paired(search.game, objective, games, cell, default_cell)})
     return pl.DataFrame(rows, schema_overrides={"p_value": pl.Float64})
 
 
-def paired(objective: Objective, games: pl.DataFrame, a: int, b: int) -> dict:
-    """Cell a's objective minus cell b's, game by game on the same seeds: diff, diff_low,
+def paired(game: Game, objective: Objective, games: pl.DataFrame, a: int, b: int) -> dict:
+    """Cell a's objective minus cell b's of the game's games, game by game on the same
+    seeds: diff, diff_low,
     diff_high (95%: Newcombe's paired interval for a rate, normal for a weighted score)
     and p_value (exact McNemar for a rate, else None)."""
     if objective.is_rate:
         column = next(iter(objective.weights))
-        cmp = paired_tests.paired_comparison(vocabulary.with_outcomes(games), a, b, column).row(0, named=True)
+        cmp = paired_tests.paired_comparison(game, games, a, b, column).row(0, named=True)
         return {k: cmp[k] for k in ("diff", "diff_low", "diff_high", "p_value")}
-    x, y = (objective.score(games.filter(pl.col("cell") == c).sort("game"), vocabulary.RESULT) for c in (a, b))
+    x, y = (objective.score(games.filter(pl.col("cell") == c).sort("game"), game.result) for c in (a, b))
     d = x - y
     half = intervals.Z95 * d.std(ddof=1) / math.sqrt(len(d)) if len(d) > 1 else math.nan
     return {"diff": float(d.mean()), "diff_low": float(d.mean() - half),

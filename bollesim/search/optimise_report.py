@@ -65,7 +65,7 @@ def write_result(search: Search, result: Result, out) -> dict:
     files[REPORT] = report_markdown(rep, specs).encode("utf-8")
     files[REPORT_HTML] = report_html(rep, specs).encode("utf-8")
     return write_games(
-        out, result.holdout, files, "bollesim optimise", SEARCH,
+        out, search.game, result.holdout, files, "bollesim optimise", SEARCH,
         **play_record(search.rules, cells, search.holdout_seed, "fast", result.timings,
                       games_per_cell=search.holdout_games),
         experiment=search.name, description=search.description,
@@ -231,7 +231,7 @@ def report_blocks(search: Search, result: Result, table: pl.DataFrame):
         rep.p(f"The winner is the best seed ({result.labels[result.best_seed]}): no trial of "
               "the sampler beat it on the search games.")
     else:
-        d = paired(objective, result.holdout, 0, seed_cell)
+        d = paired(search.game, objective, result.holdout, 0, seed_cell)
         verdict = ("The best seed beats the winner on the held-out games: the search's "
                    "choice did not carry over." if d["diff_high"] < 0 else "")
         rep.p(f"The winner against the best seed ({result.labels[result.best_seed]}), game by "
@@ -239,7 +239,7 @@ def report_blocks(search: Search, result: Result, table: pl.DataFrame):
               f"(95% interval {scale * d['diff_low']:+.2f} to {scale * d['diff_high']:+.2f}). "
               + verdict)
     if len(result.finalists) > 1:
-        d = paired(objective, result.holdout, 0, 1)
+        d = paired(search.game, objective, result.holdout, 0, 1)
         rep.p(f"Finalist 1 against finalist 2, game by game on the held-out seeds: "
               f"{scale * d['diff']:+.2f}{unit} of {objective.label} (95% interval "
               f"{scale * d['diff_low']:+.2f} to {scale * d['diff_high']:+.2f}).")

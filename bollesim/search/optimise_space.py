@@ -13,7 +13,7 @@ import numpy as np
 
 from bollesim.batch.limits import held_out_games, search_budget
 from bollesim.batch.source import RulesetSource
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Game, Ruleset
 from bollesim.game.policy import Policy, load_policy
 from bollesim.game.result import Objective
 
@@ -37,9 +37,10 @@ class Axis:
 
 @dataclass(frozen=True)
 class Search:
-    """A validated optimise spec."""
+    """A validated optimise spec of a game."""
 
     name: str
+    game: Game
     description: str
     policy: Policy
     seed: int
@@ -156,8 +157,8 @@ def seed_points(search: Search) -> list[tuple[np.ndarray, str]]:
             row = search.base.copy()
             row[[a.index for a in search.axes]] = combo
             points.append((row, "grid"))
-    if search.policy.name == declared().scripted:
-        points += [(v, label) for v, label in preset_points() if in_space(search, v)]
+    if search.policy.name == search.game.scripted:
+        points += [(v, label) for v, label in preset_points(search.game) if in_space(search, v)]
     seen, out = set(), []
     for vector, label in points:
         if vector.tobytes() not in seen:
@@ -166,20 +167,20 @@ def seed_points(search: Search) -> list[tuple[np.ndarray, str]]:
     return out
 
 
-def preset_points() -> list[tuple[np.ndarray, str]]:
-    """Every preset of the scripted family as points of it (its PRESET mapping), over the
+def preset_points(game: Game) -> list[tuple[np.ndarray, str]]:
+    """Every preset of the game's scripted family as points of it (its PRESET mapping), over the
     grid of its own whole-numbered parameters that are not shared knobs and of the
     family's seeded knobs (Game.space), e.g. ("fire_at_roe k=8 stop_at_tanks=0", its
     family vector)."""
     from bollesim.game.policy import Preset, available_policies
 
-    if not declared().space:
+    if not game.space:
         return []
-    space = declared().space_module
+    space = game.space_module
     fixed_knobs = {p.name for p in space.knobs()} - set(space.SEEDED_KNOBS)
     out = []
-    for name in available_policies():
-        preset = load_policy(name)
+    for name in available_policies(game):
+        preset = load_policy(name, game)
         if not isinstance(preset, Preset):
             continue
         varied = [p for p in preset.parameters if p.name not in fixed_knobs and is_whole(p)]

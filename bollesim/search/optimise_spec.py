@@ -11,11 +11,11 @@ import numpy as np
 from bollesim.batch.limits import DEFAULT_SEED, LIMITS
 from bollesim.batch.spec import Spec, read_spec, ruleset_of, spec_name
 from bollesim.errors import UsageError
+from bollesim.game.declaration import Game
 from bollesim.game.policy import Policy, load_policy
 from bollesim.game.result import Objective
 from bollesim.search.optimise_space import Axis, Search, is_whole, seed_points
 from bollesim.search.race import check_budget
-from bollesim.stats import vocabulary
 
 SPEC_KEYS = (
     "name", "description", "policy", "seed", "holdout_seed", "budget", "candidates",
@@ -32,7 +32,7 @@ DEFAULTS = {"budget": 4_000_000, "candidates": 400, "trial_games": 20_000, "eta"
 def _objective(s: Spec, raw, key: str) -> Objective:
     if isinstance(raw, str):
         _outcome(s, raw, key)
-        return Objective(vocabulary.LABELS.get(raw, raw) + " rate", {raw: 1.0})
+        return Objective(s.game.result.labels.get(raw, raw) + " rate", {raw: 1.0})
     if not isinstance(raw, dict):
         s.fail(key, 'expected an outcome name ("operational") or a table '
                     "{ weights = { operational = 1, defeat = -1 } }")
@@ -51,9 +51,10 @@ def _objective(s: Spec, raw, key: str) -> Objective:
 
 
 def _outcome(s: Spec, name: str, key: str) -> None:
-    if name not in vocabulary.OUTCOMES:
-        s.fail(key, f"unknown outcome {name!r}{_nearest(name, vocabulary.OUTCOMES)} "
-                    f"(outcomes: {', '.join(vocabulary.OUTCOMES)})")
+    outcomes = s.game.result.outcome_names
+    if name not in outcomes:
+        s.fail(key, f"unknown outcome {name!r}{_nearest(name, outcomes)} "
+                    f"(outcomes: {', '.join(outcomes)})")
 
 
 def _nearest(word: str, known) -> str:
@@ -70,12 +71,12 @@ def _known(s: Spec, table: dict, allowed, prefix: str = "") -> None:
 # --------------------------------------------------------------------------- the spec
 
 
-def load_search(path: str | Path, budget: int | None = None) -> Search:
-    """Read and check an optimise spec (`budget` given over the spec's); errors are one
-    line, `FILE: KEY: problem`."""
+def load_search(path: str | Path, game: Game, budget: int | None = None) -> Search:
+    """Read and check an optimise spec of the game (`budget` given over the spec's);
+    errors are one line, `FILE: KEY: problem`."""
     path = Path(path)
     data = read_spec(path)
-    s = Spec(path)
+    s = Spec(path, game)
     _known(s, data, SPEC_KEYS)
     name = spec_name(s, data, path)
     description = s.text(data, "description", "", limit="description") or ""
@@ -83,7 +84,7 @@ def load_search(path: str | Path, budget: int | None = None) -> Search:
     if not isinstance(policy_name, str):
         s.fail("policy", "missing: name a policy family (see `bollesim policies`)")
     try:
-        policy = load_policy(policy_name)
+        policy = load_policy(policy_name, game)
     except UsageError as exc:
         s.fail("policy", str(exc))
     if not policy.parameters:
@@ -111,7 +112,7 @@ def load_search(path: str | Path, budget: int | None = None) -> Search:
         objectives = tuple(_objective(s, raw, f"pareto[{i}]") for i, raw in enumerate(pair))
     rules, source = ruleset_of(s, data)
     axes, base = _axes(s, data.get("search"), policy)
-    search = Search(name, description, policy, seed, holdout_seed, objectives=objectives,
+    search = Search(name, game, description, policy, seed, holdout_seed, objectives=objectives,
                     axes=axes, base=base, rules=rules, ruleset_source=source, path=path,
                     spec=data, **counts)
     try:  # sized before anything is played

@@ -14,7 +14,6 @@ import numpy as np
 from bollesim.batch.options import RunOptions
 from bollesim.errors import UsageError
 from bollesim.game.policy import Policy
-from bollesim.stats import vocabulary
 
 if TYPE_CHECKING:
     from bollesim.search.optimise_space import Search
@@ -152,7 +151,7 @@ class Race:
                          options=self.options, first_game=first,
                          progress=self.progress or False)
         self.played += games.height
-        return np.column_stack([o.score(games, vocabulary.RESULT) for o in search.objectives])
+        return np.column_stack([o.score(games, search.game.result) for o in search.objectives])
 
     def references(self) -> list[int]:
         """The candidates played to the end that no other of them beats."""

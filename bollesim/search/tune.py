@@ -33,7 +33,7 @@ import numpy as np
 import polars as pl
 
 from bollesim.batch.options import RunOptions
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Ruleset
 from bollesim.search.race import DROP_Z, STARTUP_SHARE, rung_sizes
 from bollesim.search.tune_space import ruleset_of_change
 from bollesim.search.tune_spec import Tune
@@ -102,7 +102,7 @@ class Search:
         trial = Trial(dict(change), sum(tune.knobs[i].distance(v) for i, v in change.items()))
         self.seen[key] = trial
         self.trials.append(trial)
-        rules = ruleset_of_change(tune.rules, tune.knobs, change)
+        rules = ruleset_of_change(tune.game, tune.rules, tune.knobs, change)
         if isinstance(rules, str):
             trial.refused = rules
             return trial
@@ -135,7 +135,7 @@ def player_outcomes(tune: Tune, rules: Ruleset, seed: int, first: int, stop: int
     `seconds` ({player: s}), if given, gets the time each player took."""
     from bollesim.batch.runner import simulate
 
-    result = declared().result
+    result = tune.game.result
     out = {}
     for name, player in tune.players.items():
         t0 = time.perf_counter()

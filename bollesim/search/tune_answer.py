@@ -71,9 +71,7 @@ class Answer:
 
 def effects_text(tune: Tune, estimates: tuple[Estimate, ...], verb: str) -> str:
     """"the best point's operational victory becomes 50.3% (49.6–51.0), ..."."""
-    from bollesim.game.declaration import declared
-
-    labels = declared().result.labels
+    labels = tune.game.result.labels
     parts = []
     for e in estimates:
         t = e.target
@@ -105,7 +103,7 @@ def answer(tune: Tune, *, options: RunOptions | None = None, progress=None) -> A
     start = certify(tune, tune.rules, options=options, progress=progress)
     proposals = []
     for trial in proposals_of(tune, found):
-        rules = ruleset_of_change(tune.rules, tune.knobs, trial.change)
+        rules = ruleset_of_change(tune.game, tune.rules, tune.knobs, trial.change)
         certificate = start if not trial.change else certify(tune, rules, options=options,
                                                               progress=progress)
         proposals.append(Proposal(trial, label(tune, trial), rules, certificate))

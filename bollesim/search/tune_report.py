@@ -20,7 +20,6 @@ from pathlib import Path
 
 import polars as pl
 
-from bollesim.game.declaration import declared
 from bollesim.game.patch import changed_units, partial_toml, value_at
 from bollesim.search.optimise_report import report_html, report_markdown
 from bollesim.search.tune import label
@@ -190,13 +189,14 @@ def page_address(a: Answer, p: Proposal) -> str:
 
     player = a.tune.players[a.tune.targets[0].players[0]]
     state = {"policy": player.policy.name, "params": player.params,
-             "edits": {unit: value_at(p.rules.data, unit) for unit in changed_units(p.rules)}}
+             "edits": {unit: value_at(p.rules.data, unit)
+                       for unit in changed_units(a.tune.game, p.rules)}}
     return "#" + quote(json.dumps(state, separators=(",", ":")), safe="")
 
 
 def patch_text(a: Answer, p: Proposal, written_by: str) -> str:
     verdict = "a solution" if p.certificate.solution else "NOT a solution (it misses on held-out games)"
-    return partial_toml(p.rules, written_by, (
+    return partial_toml(a.tune.game, p.rules, written_by, (
         f"Change: {p.label}.",
         f"On {a.tune.holdout_games:,} held-out games it is {verdict}.",
         "Over the shipped rules; with the starting rules' own changes, if any."))
@@ -207,7 +207,7 @@ def record_of(a: Answer) -> dict:
         return [{"target": e.target.text, "estimate": e.value, "low": e.low, "high": e.high,
                  "met": e.met, "met_95": e.sure} for e in cert.estimates]
 
-    return {"game": declared().name, "sentence": a.sentence(),
+    return {"game": a.tune.game.name, "sentence": a.sentence(),
             "no_change_needed": a.no_change_needed,
             "solution": a.solution.label if a.solution is not None else None,
             "start": estimates(a.start),

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from bollesim.errors import RulesetError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Game, Ruleset
 from bollesim.game.patch import value_at
 
 ENTRY = re.compile(r"(?P<path>[A-Za-z_][\w.]*)\[(?P<index>\d+)\]")
@@ -30,9 +30,11 @@ ENTRY = re.compile(r"(?P<path>[A-Za-z_][\w.]*)\[(?P<index>\d+)\]")
 
 @dataclass(frozen=True)
 class Knob:
-    """One dimension of the search: `name` as the spec gives it, the key paths it sets,
-    how (mode: "value", "choice", "shift" or "entry"), its values and its start."""
+    """One dimension of the search over a game's ruleset: `name` as the spec gives it, the
+    key paths it sets, how (mode: "value", "choice", "shift" or "entry"), its values and
+    its start."""
 
+    game: Game
     name: str
     paths: tuple[str, ...]
     mode: str
@@ -53,7 +55,7 @@ class Knob:
 
     def apply(self, data: dict, value) -> dict:
         """`data` with the knob at `value` (a copy; the rulebook checks each key's kind)."""
-        rulebook = declared().rulebook
+        rulebook = self.game.rulebook
         for path in self.paths:
             old = value_at(data, path)
             if self.mode == "shift":
@@ -82,7 +84,7 @@ def _text(value) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def kinds() -> dict[str, dict]:
+def kinds(game: Game) -> dict[str, dict]:
     """Every key path of the game's form with its kind (form_model's JSON)."""
     out = {}
 
@@ -92,16 +94,17 @@ def kinds() -> dict[str, dict]:
                 walk(e["entries"])
             elif e["type"] == "key":
                 out[e["path"]] = e["kind"]
-    walk(declared().form_module.form_model()["entries"])
+    walk(game.form_module.form_model()["entries"])
     return out
 
 
 def knobs_of(s, rules: Ruleset, keys, groups) -> tuple[Knob, ...]:
-    """The knobs of a spec's [keys] and [groups] over its ruleset (s: batch.spec.Spec)."""
+    """The knobs of a spec's [keys] and [groups] over its ruleset (s: batch.spec.Spec, of
+    its game)."""
     if not isinstance(keys, dict) or not isinstance(groups, dict):
         s.fail("keys", 'expected tables: [keys] "KEY" = true or [low, high]; '
                        '[groups] NAME = ["KEY", ...]')
-    declared_kinds = kinds()
+    declared_kinds = kinds(s.game)
     out = [_knob(s, rules.data, declared_kinds, key, raw, f"keys.{key}") for key, raw in keys.items()]
     for name, members in groups.items():
         out.append(_group(s, rules.data, declared_kinds, name, members, f"groups.{name}"))
@@ -148,21 +151,21 @@ def _knob(s, data: dict, declared_kinds: dict, key: str, raw, where: str) -> Kno
             hi = min(hi, value[i - 1]) if i > 0 else hi
             lo = max(lo, value[i + 1]) if i + 1 < len(value) else lo
         a, b = _bounds(s, raw, lo, hi, where)
-        return Knob(key, (path,), "entry", tuple(range(a, b + 1)), value[i],
+        return Knob(s.game, key, (path,), "entry", tuple(range(a, b + 1)), value[i],
                     max(kind["item"]["max"] - kind["item"]["min"], 1), i)
     if kind["type"] == "int":
         a, b = _bounds(s, raw, kind["min"], kind["max"], where)
-        return Knob(key, (path,), "value", tuple(range(a, b + 1)), value,
+        return Knob(s.game, key, (path,), "value", tuple(range(a, b + 1)), value,
                     max(kind["max"] - kind["min"], 1))
     if kind["type"] in ("choice", "flag"):
         if raw is not True:
             s.fail(where, "a choice or a flag is searched over all its values: give true")
         options = tuple(kind["options"]) if kind["type"] == "choice" else (False, True)
-        return Knob(key, (path,), "choice", options, value, 1.0)
+        return Knob(s.game, key, (path,), "choice", options, value, 1.0)
     if kind["type"] == "list" and kind["item"]["type"] == "int":
         lo, hi = _shift_range(kind, value)
         a, b = _bounds(s, raw, lo, hi, where)
-        return Knob(key, (path,), "shift", tuple(range(a, b + 1)), 0,
+        return Knob(s.game, key, (path,), "shift", tuple(range(a, b + 1)), 0,
                     max(kind["item"]["max"] - kind["item"]["min"], 1))
     s.fail(where, f"a {kind['type']} cannot be tuned: give a whole number, a choice, a flag, "
                   "a list of whole numbers or one of its entries")
@@ -189,16 +192,17 @@ def _group(s, data: dict, declared_kinds: dict, name: str, members, where: str) 
         widths.append(max(item["max"] - item["min"], 1))
     if lo > hi:
         s.fail(where, "no shift keeps every member within its declared range")
-    return Knob(name, tuple(members), "shift", tuple(range(lo, hi + 1)), 0, min(widths))
+    return Knob(s.game, name, tuple(members), "shift", tuple(range(lo, hi + 1)), 0, min(widths))
 
 
-def ruleset_of_change(base: Ruleset, knobs: tuple[Knob, ...], change: dict[int, object]) -> Ruleset | str:
-    """The ruleset with knob i at change[i]; or, when the rules refuse the combination
-    (a key tied to another), the loader's one line."""
+def ruleset_of_change(game: Game, base: Ruleset, knobs: tuple[Knob, ...],
+                      change: dict[int, object]) -> Ruleset | str:
+    """The game's ruleset with knob i at change[i]; or, when the rules refuse the
+    combination (a key tied to another), the loader's one line."""
     data = base.data
     try:
         for i, value in sorted(change.items()):
             data = knobs[i].apply(data, value)
-        return declared().rulebook.build(data, f"{base.name} + tune")
+        return game.rulebook.build(data, f"{base.name} + tune")
     except RulesetError as exc:
         return str(exc)

@@ -45,7 +45,7 @@ from bollesim.batch.limits import DEFAULT_SEED
 from bollesim.batch.source import RulesetSource
 from bollesim.batch.spec import Spec, read_spec, ruleset_of, spec_name
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Game, Ruleset
 from bollesim.game.policy import Policy, load_policy
 from bollesim.search.tune_space import Knob, knobs_of
 
@@ -93,9 +93,10 @@ class Target:
 
 @dataclass(frozen=True)
 class Tune:
-    """A validated tune spec."""
+    """A validated tune spec of a game."""
 
     name: str
+    game: Game
     description: str
     seed: int
     holdout_seed: int
@@ -124,10 +125,10 @@ class Tune:
         return self.budget - self.certification_games
 
 
-def load_tune(path: str | Path, budget: int | None = None) -> Tune:
-    """Read and check a tune spec (`budget` given over the spec's)."""
+def load_tune(path: str | Path, game: Game, budget: int | None = None) -> Tune:
+    """Read and check a tune spec of the game (`budget` given over the spec's)."""
     path = Path(path)
-    s = Spec(path)
+    s = Spec(path, game)
     data = read_spec(path)
     return tune_of(s, data, spec_name(s, data, path), path, budget)
 
@@ -154,7 +155,7 @@ def tune_of(s: Spec, data: dict, name: str, path: Path | None = None,
     used = {p for t in targets for p in t.players}
     players = {k: v for k, v in players.items() if k in used}
     knobs = knobs_of(s, rules, data.get("keys", {}), data.get("groups", {}))
-    tune = Tune(name, description, seed, holdout_seed, players=players, targets=targets,
+    tune = Tune(name, s.game, description, seed, holdout_seed, players=players, targets=targets,
                 knobs=knobs, rules=rules, ruleset_source=source, path=path, spec=data, **counts)
     if tune.search_games < 4 * tune.trial_games * len(players):
         s.fail("budget", f"{tune.budget:,} games leave {max(tune.search_games, 0):,} to search "
@@ -182,7 +183,8 @@ def _players(s: Spec, table, path: Path) -> dict[str, Player]:
 def _point(s: Spec, raw, key: str, path: Path) -> dict:
     """A [[best]] entry of a best-points file (experiments/best_points.toml) by its objective."""
     if not isinstance(raw, dict) or not {"file", "objective"} <= set(raw):
-        s.fail(key, 'expected { file = "best_points.toml", objective = "operational victory" }')
+        s.fail(key, 'expected { file = "best_points.toml", objective = "OBJECTIVE" } (an '
+                    "objective that file names)")
     file = s.file(raw, "file")
     try:
         points = tomllib.loads(file.read_text(encoding="utf-8"))
@@ -199,7 +201,7 @@ def _player(s: Spec, pname: str, raw: dict, key: str) -> Player:
     if not isinstance(raw.get("policy"), str):
         s.fail(key + ".policy", "missing: name a policy (see `bollesim policies`)")
     try:
-        policy = load_policy(raw["policy"])
+        policy = load_policy(raw["policy"], s.game)
     except UsageError as exc:
         s.fail(key + ".policy", str(exc))
     params = raw.get("params", {})
@@ -221,7 +223,7 @@ def _targets(s: Spec, raw, players: dict[str, Player]) -> tuple[Target, ...]:
 
 
 def _target(s: Spec, t: dict, key: str, players: dict[str, Player]) -> Target:
-    result = declared().result
+    result = s.game.result
     s.known(t, TARGET_KEYS, key + ".")
     outcome = t.get("outcome")
     if outcome not in result.outcome_names:
@@ -236,7 +238,7 @@ def _target(s: Spec, t: dict, key: str, players: dict[str, Player]) -> Target:
             s.fail(key, f"expected a player's name, got {n!r}")
         if n not in players:
             try:
-                players[n] = Player(n, n, load_policy(n))
+                players[n] = Player(n, n, load_policy(n, s.game))
             except UsageError as exc:
                 s.fail(key, f"{n!r} is neither a [players] entry nor a policy: {exc}")
     bounds = [k for k in ("equals", "at_most", "at_least") if k in t]

@@ -5,7 +5,8 @@
     GET  /api/form            the form (form.py), the policies (their parameters, with the
                               names of a categorical one's choices), the trigger families,
                               the outcomes, the optimised parameters of --from, the
-                              showcase's setting the page opens at (best.py), the limits
+                              setting the page opens at (Game.opening), the limits, the
+                              command that checks a saved patch (with the game's --game)
     POST /api/odds            {edits, policy, params, family, pinned}: start refining the
                               odds (pinned: the setting A {edits, policy, params} the
                               change is compared with as well as with the shipped rules);
@@ -25,7 +26,7 @@
     POST /api/find/cancel     {}: stop the search for a change that is running
 
 Every input is checked: a body is JSON of at most bodies.MAX_BODY bytes with only the fields of
-its route, edits name declared keys only (edits.py), a policy is one of policies/ and its
+its route, edits name declared keys only (edits.py), a policy is one of the game's and its
 parameters lie in their declared ranges. A request that fails is answered 400 (or 403,
 404, 413, 415, 429) with {"error": one line}; nothing answers with a traceback or a path.
 A request of another site (an Origin other than the page's, or a browser's Sec-Fetch-Site
@@ -56,15 +57,16 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Route
 
 from bollesim.errors import UsageError
+from bollesim.game.declaration import Game
 from bollesim.game.patch import changed_units, partial_toml, value_at
+from bollesim.game.registry import command_line
 from bollesim.serve import find, odds
-from bollesim.serve.best import SHOWCASE
 from bollesim.serve.bodies import read_json
 from bollesim.serve.edits import BadRequest, assignments, build_ruleset, check_edits
 from bollesim.serve.guards import error, one_framing, same_origin
 from bollesim.serve.state import Server, Settings
 from bollesim.serve.worker import Busy
-from bollesim.stats import naming, vocabulary
+from bollesim.stats import naming
 
 MAX_STREAMS = 8
 """Event streams open at once (one per open page)."""
@@ -116,9 +118,10 @@ async def form(request: Request) -> Response:
     from bollesim.game.policy import available_policies
 
     server: Server = request.app.state.server
+    game, result = server.game, server.game.result
     policies = []
-    for name in available_policies(deciding=True):
-        module = odds.GAME.policy_module(name)
+    for name in available_policies(game, deciding=True):
+        module = game.policy_module(name)
         policies.append({"name": name, "doc": " ".join((module.__doc__ or "").split("\n\n")[0]
                                                        .split()),
                          "parameters": [
@@ -128,20 +131,22 @@ async def form(request: Request) -> Response:
             for p in module.PARAMETERS]})
     s = server.settings
     return JSONResponse({
-        **odds.GAME.form_module.form_model(), "policies": policies,
+        **game.form_module.form_model(), "policies": policies,
         "families": [{"id": f.id, "policy": f.policy, "param": f.param,
-                      "label": naming.parameter_label(f.policy, f.param)} for f in odds.FAMILIES],
-        "outcomes": [{"outcome": o, "label": vocabulary.LABELS[o],
-                      "minimise": o in vocabulary.MINIMISE} for o in vocabulary.OUTCOMES],
-        "game": odds.GAME.title, "best": s.best, "showcase": SHOWCASE, "max_games": s.max_games,
-        "seed": s.seed, "find": find.defaults(),
+                      "label": naming.parameter_label(game, f.policy, f.param)}
+                     for f in game.triggers],
+        "outcomes": [{"outcome": o, "label": result.labels[o], "minimise": o in result.minimise}
+                     for o in result.outcome_names],
+        "game": game.title, "best": s.best, "showcase": game.opening,
+        "max_games": s.max_games, "seed": s.seed, "find": find.defaults(game),
+        "check_partial": command_line(game, "rules check --partial whatif.toml"),
         "ready": server.ready.is_set()})
 
 
 async def start_odds(request: Request) -> Response:
     server: Server = request.app.state.server
     body = await read_json(request, {"edits", "policy", "params", "family", "pinned"})
-    family = server.family(body.get("family", odds.FAMILIES[0].id))
+    family = server.family(body.get("family"))
     server.changes += 1
     change = server.changes
     built, policy, params = await asyncio.to_thread(server.setting, body)
@@ -158,7 +163,7 @@ async def start_odds(request: Request) -> Response:
     rules = built.rules
     return JSONResponse({"job": evaluation.job, "digest": rules.digest,
                          "readings": rules.readings, "ready": server.ready.is_set(),
-                         "exact": odds.GAME.exact_odds(rules)})
+                         "exact": server.game.exact_odds(rules)})
 
 
 class EventStream(StreamingResponse):
@@ -197,18 +202,19 @@ async def events(request: Request) -> Response:
 
 
 async def save_partial(request: Request) -> Response:
+    game = request.app.state.server.game
     body = await read_json(request, {"edits"})
-    built = await asyncio.to_thread(build_ruleset, check_edits(body.get("edits", {})))
+    built = await asyncio.to_thread(build_ruleset, game, check_edits(game, body.get("edits", {})))
     if built.rules is None:
         return JSONResponse({"errors": built.errors}, status_code=422)
-    return Response(partial_toml(built.rules), media_type="application/toml",
+    return Response(partial_toml(game, built.rules), media_type="application/toml",
                     headers={"Content-Disposition": 'attachment; filename="whatif.toml"'})
 
 
 async def make_report(request: Request) -> Response:
     server: Server = request.app.state.server
     body = await read_json(request, {"edits", "policy", "params", "family"})
-    family = server.family(body.get("family", "fire_at_turn.t"))
+    family = server.family(body.get("family"))
     built, policy, params = await asyncio.to_thread(server.setting, body)
     if built.rules is None:
         return JSONResponse({"errors": built.errors}, status_code=422)
@@ -261,8 +267,8 @@ def page_report(server: Server, rules, policy, params, family) -> str:
     games = min(REPORT_GAMES, server.settings.max_games)
     # The ruleset as it was built: the shipped one with a --set of each changed key, which
     # the report's "What was run" names.
-    changed = {unit: value_at(rules.data, unit) for unit in changed_units(rules)}
-    source = RulesetSource(overrides=tuple(assignments(changed)))
+    changed = {unit: value_at(rules.data, unit) for unit in changed_units(server.game, rules)}
+    source = RulesetSource(overrides=tuple(assignments(server.game, changed)))
     run_cells(folder, cells, rules, server.settings.seed, games,
               extra_manifest=ruleset_record(rules, source))
     write_report(folder)
@@ -288,37 +294,33 @@ async def report_file(request: Request) -> Response:
 async def replay(request: Request) -> Response:
     server: Server = request.app.state.server
     body = await read_json(request, {"edits", "policy", "params", "outcome"})
-    outcome = body.get("outcome")
-    if outcome not in vocabulary.OUTCOMES:
-        raise BadRequest(f"outcome: expected one of {', '.join(vocabulary.OUTCOMES)}")
+    outcome, result = body.get("outcome"), server.game.result
+    if outcome not in result.outcome_names:
+        raise BadRequest(f"outcome: expected one of {', '.join(result.outcome_names)}")
     built, policy, params = await asyncio.to_thread(server.setting, body)
     if built.rules is None:
         return JSONResponse({"errors": built.errors}, status_code=422)
     search = min(EXAMPLE_SEARCH, server.settings.max_games)
     seed = server.settings.seed
-    game = await asyncio.wrap_future(server.worker.submit(
+    index = await asyncio.wrap_future(server.worker.submit(
         lambda: odds.example_game(built.rules, policy, params, seed, outcome, search)))
-    if game is None:
+    if index is None:
         return JSONResponse({"game": None, "message": f"none of the first {search:,} games "
-                             f"ends with {article(vocabulary.LABELS[outcome])}"})
+                             f"ends with {article(result.labels[outcome])}"})
     from bollesim.batch.replay import narrated_game
 
-    lines, _ = await asyncio.to_thread(narrated_game, built.rules, policy, params, seed, game)
-    command = replay_command(policy, params, seed, game, bool(body.get("edits")))
-    return JSONResponse({"game": game, "seed": seed, "outcome": outcome, "lines": lines,
+    lines, _ = await asyncio.to_thread(narrated_game, built.rules, policy, params, seed, index)
+    command = replay_command(server.game, policy, params, seed, index, bool(body.get("edits")))
+    return JSONResponse({"game": index, "seed": seed, "outcome": outcome, "lines": lines,
                          "command": command})
 
 
-def replay_command(policy, params, seed: int, game: int, edited: bool) -> str:
-    """The command line that plays game `game` of `seed` again, narrated: with the page's
-    game chosen first where it is not the default one (`bollesim --game NAME play`)."""
-    from bollesim.game.declaration import DEFAULT, declared
-
-    name = declared().name
-    chooser = "" if name == DEFAULT else f"--game {name} "
+def replay_command(game: Game, policy, params, seed: int, index: int, edited: bool) -> str:
+    """The command line that plays game number `index` of `seed` again, narrated: with the
+    page's game chosen first where it is not the default one (registry.command_line)."""
     args = " ".join(f"-p {p.name}={v:g}" for p, v in zip(policy.parameters, params, strict=True))
-    return (f"bollesim {chooser}play -P {policy.name} {args} --seed {seed} --game {game}"
-            + (" --partial whatif.toml" if edited else ""))
+    return command_line(game, f"play -P {policy.name} {args} --seed {seed} --index {index}"
+                        + (" --partial whatif.toml" if edited else ""))
 
 
 # ------------------------------------------------------------------ the application

@@ -1,12 +1,12 @@
 """Where the page opens: `bollesim serve --from DIR` starts it at the best parameters an
-optimisation found; without it, at the showcase's best setting (SHOWCASE).
+optimisation found; without it, where its game's declaration opens it (Game.opening).
 
 The contract with `bollesim optimise` (which writes it): DIR/best.json is one UTF-8 JSON
 object
 
     {"policy": "fire_at_roe", "params": {"k": 14, "stop_at_tanks": 2}}
 
-`policy` names a policy of policies/ (`bollesim policies`); `params` maps some or all of
+`policy` names a policy of the game served (`bollesim policies`); `params` maps some or all of
 its parameter names to numbers within their declared ranges (a parameter left out takes
 its default). Other fields are ignored. The page opens with that policy and those
 parameters and keeps them under "best found by optimise" to come back to. A file that
@@ -21,15 +21,15 @@ import math
 from pathlib import Path
 
 from bollesim.errors import UsageError
-from bollesim.game.declaration import declared
+from bollesim.game.declaration import Game
 from bollesim.inputs import MIB, LimitError, loads_json, read_text
 
 BEST_FILE = "best.json"
 
 
-def read_best(folder: str | Path) -> dict:
-    """{"policy", "params"} of DIR/best.json, checked against the policy's
-    declaration; UsageError (one line) when it breaks the contract."""
+def read_best(folder: str | Path, game: Game) -> dict:
+    """{"policy", "params"} of DIR/best.json, checked against the declaration of the
+    game's policy; UsageError (one line) when it breaks the contract."""
     from bollesim.game.policy import available_policies, load_policy
 
     path = Path(folder) / BEST_FILE
@@ -44,7 +44,7 @@ def read_best(folder: str | Path) -> dict:
             or not isinstance(data.get("params", {}), dict):
         raise UsageError(f'{path}: expected {{"policy": NAME, "params": {{NAME: VALUE}}}}')
     policy = data["policy"]
-    known = available_policies(deciding=True)  # the page plays these
+    known = available_policies(game, deciding=True)  # the page plays these
     if policy not in known:
         raise UsageError(f"{path}: unknown policy {policy!r} (known: {', '.join(known)})")
     params = data.get("params", {})
@@ -52,7 +52,7 @@ def read_best(folder: str | Path) -> dict:
         if isinstance(value, bool) or not isinstance(value, int | float) \
                 or not math.isfinite(value):
             raise UsageError(f"{path}: params.{name}: must be a number, got {value!r}")
-    chosen = load_policy(policy)  # its decide is compiled on first use, not here
+    chosen = load_policy(policy, game)  # its decide is compiled on first use, not here
     parameters = chosen.parameters
     try:
         vector = chosen.param_vector(params)
@@ -61,6 +61,3 @@ def read_best(folder: str | Path) -> dict:
     return {"policy": policy,
             "params": {p.name: v for p, v in zip(parameters, vector.tolist(), strict=True)}}
 
-
-SHOWCASE = declared().opening
-"""Where the page opens without --from (the game's declaration)."""

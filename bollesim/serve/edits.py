@@ -17,7 +17,7 @@ import math
 from dataclasses import dataclass, field
 
 from bollesim.errors import RulesetError
-from bollesim.game.declaration import Ruleset, declared
+from bollesim.game.declaration import Game, Ruleset
 from bollesim.game.patch import default_data, edit_units, toml_value
 
 MAX_DEPTH = 6  # the deepest value of the declaration: map.roads, marker sides (4 levels)
@@ -29,11 +29,12 @@ class BadRequest(ValueError):
     """A request the page never sends; str() is the one line of the 400 answer."""
 
 
-def check_edits(raw) -> dict[str, object]:
-    """The edits of a request ({unit: value}), or BadRequest naming what is wrong."""
+def check_edits(game: Game, raw) -> dict[str, object]:
+    """The edits of a request ({unit: value} of the game's form), or BadRequest naming
+    what is wrong."""
     if not isinstance(raw, dict):
         raise BadRequest("edits: expected an object {key: value}")
-    units = set(edit_units())
+    units = set(edit_units(game))
     for key, value in raw.items():
         if key not in units:
             raise BadRequest(f"edits: {str(key)[:80]!r} is not a key of the ruleset")
@@ -65,9 +66,9 @@ def _check_value(value, where: str, depth: int) -> None:
         raise BadRequest(f"edits: {where}: not a value a form sends")
 
 
-def assignments(edits: dict[str, object]) -> list[str]:
-    """The `--set` assignments of the edits, in form order."""
-    return [f"{unit}={toml_value(edits[unit])}" for unit in edit_units() if unit in edits]
+def assignments(game: Game, edits: dict[str, object]) -> list[str]:
+    """The `--set` assignments of the edits, in the game's form order."""
+    return [f"{unit}={toml_value(edits[unit])}" for unit in edit_units(game) if unit in edits]
 
 
 # ------------------------------------------------------------------ building
@@ -82,21 +83,21 @@ class Built:
     errors: list[dict] = field(default_factory=list)
 
 
-def build_ruleset(edits: dict[str, object]) -> Built:
+def build_ruleset(game: Game, edits: dict[str, object]) -> Built:
     """Validate each edit alone (so every bad field is named at once), then build the
-    ruleset from all of them through load_ruleset, which checks the keys together."""
-    rulebook = declared().rulebook
+    game's ruleset from all of them through load_ruleset, which checks the keys together."""
+    rulebook = game.rulebook
     errors = []
-    for unit in edit_units():
+    for unit in edit_units(game):
         if unit in edits:
             try:
-                rulebook.set_value(default_data(), unit, edits[unit], "--set")
+                rulebook.set_value(default_data(game), unit, edits[unit], "--set")
             except RulesetError as exc:
                 errors.append({"key": exc.key, "message": str(exc)})
     if errors:
         return Built(None, errors)
     try:
-        return Built(declared().load_ruleset(overrides=assignments(edits)))
+        return Built(game.load_ruleset(overrides=assignments(game, edits)))
     except RulesetError as exc:
         return Built(None, [{"key": exc.key, "message": str(exc)}])
 

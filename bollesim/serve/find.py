@@ -31,7 +31,7 @@ from starlette.responses import JSONResponse, Response
 
 from bollesim.batch.spec import Spec
 from bollesim.errors import UsageError
-from bollesim.game.declaration import declared
+from bollesim.game.declaration import Game
 from bollesim.game.patch import changed_units, value_at
 from bollesim.serve.bodies import read_json
 from bollesim.serve.edits import BadRequest, assignments, build_ruleset, check_edits
@@ -59,11 +59,11 @@ class Cancelled(Exception):
 
 
 class RequestSpec(Spec):
-    """A spec built from a request: a problem is `FIELD: problem`, the field as the page
-    names it."""
+    """A spec built from a request of the page of a game: a problem is `FIELD: problem`,
+    the field as the page names it."""
 
-    def __init__(self):
-        super().__init__(None)
+    def __init__(self, game: Game):
+        super().__init__(None, game)
 
     def fail(self, key: str, problem: str):
         key = key.removeprefix("targets[0]").lstrip(".").removeprefix("players.page.")
@@ -80,13 +80,13 @@ class Job:
     published: float = 0.0
 
 
-def defaults() -> dict:
+def defaults(game: Game) -> dict:
     """What the page's panel offers: the outcomes (the game's declared result), the
     comparisons, the keys searched unless told otherwise, the budget's range."""
-    result = declared().result
+    result = game.result
     return {"outcomes": [{"outcome": o, "label": result.labels.get(o, o)}
                          for o in result.outcome_names],
-            "comparisons": list(COMPARISONS), "keys": list(declared().find_keys),
+            "comparisons": list(COMPARISONS), "keys": list(game.find_keys),
             "budget": {"low": BUDGET[0], "default": BUDGET[1], "high": BUDGET[2]},
             "tolerance": DEFAULT_TOLERANCE, "holdout_games": SPEC["holdout_games"]}
 
@@ -96,8 +96,9 @@ def tune_of_request(server, body: dict):
     page's edits make no valid ruleset; BadRequest names anything else that is wrong."""
     from bollesim.search.tune_spec import tune_of
 
-    edits = check_edits(body.get("edits", {}))
-    built = build_ruleset(edits)
+    game = server.game
+    edits = check_edits(game, body.get("edits", {}))
+    built = build_ruleset(game, edits)
     if built.rules is None:
         return None, built.errors
     try:
@@ -118,20 +119,20 @@ def tune_of_request(server, body: dict):
             or not BUDGET[0] <= budget <= BUDGET[2]:
         raise BadRequest(f"budget: expected a whole number of games from {BUDGET[0]:,} to "
                          f"{BUDGET[2]:,}, got {str(budget)[:40]}")
-    keys = body.get("keys", list(declared().find_keys))
+    keys = body.get("keys", list(game.find_keys))
     if not isinstance(keys, list) or not keys or len(keys) > MAX_KEYS_LISTED \
             or not all(isinstance(k, str) and len(k) <= 100 for k in keys):
         raise BadRequest(f"keys: expected a list of 1 to {MAX_KEYS_LISTED} keys of the ruleset "
                          "as a tune spec's [keys] names them (docs/tune.md)")
     seed = server.settings.seed
     data = {**SPEC, "seed": seed, "holdout_seed": (seed + 1) % 2**63, "budget": budget,
-            "overrides": assignments(edits),
+            "overrides": assignments(game, edits),
             "players": {"page": {"policy": policy.name, "label": f"{policy.name} policy",
                                  "params": {p.name: v for p, v in
                                             zip(policy.parameters, params.tolist(), strict=True)}}},
             "targets": [target], "keys": dict.fromkeys(keys, True)}
     try:
-        return tune_of(RequestSpec(), data, "find-a-change"), []
+        return tune_of(RequestSpec(game), data, "find-a-change"), []
     except UsageError as exc:  # a message of the loader, read from a spec's key
         raise BadRequest(str(exc)) from None
 
@@ -184,7 +185,8 @@ def answer_json(a, seconds: float) -> dict:
         out["change"] = {
             "label": best.label, "keys": best.trial.keys, **estimate(best.certificate),
             "solution": best.certificate.solution,
-            "edits": {u: value_at(best.rules.data, u) for u in changed_units(best.rules)},
+            "edits": {u: value_at(best.rules.data, u)
+                      for u in changed_units(a.tune.game, best.rules)},
             "patch": patch_text(a, best, "the what-if page's find a change (bollesim serve)")}
     return out
 

@@ -28,19 +28,21 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from bollesim.game.declaration import Ruleset, Trigger, declared
+from bollesim.game.declaration import Game, Ruleset, Trigger
 from bollesim.game.policy import Policy
-from bollesim.stats import analysis, paired_tests, vocabulary
+from bollesim.game.registry import load_game
+from bollesim.game.result import Result
+from bollesim.stats import analysis, paired_tests
 
-GAME = declared()
-RESULT = GAME.result
-OUTCOME_COLUMNS = RESULT.flags
-"""The result columns kept per game (the derived outcomes come from them)."""
-LOSS_COLUMNS = tuple(c for c in dict.fromkeys((*RESULT.loss_factors, RESULT.end_turn))
-                     if c not in OUTCOME_COLUMNS)
-"""The columns also kept for the games of the page's own setting: how each defeat came and
-when each game ended (the panel on why games are lost); a text column is kept as an enum
-of its texts."""
+
+def loss_columns(result: Result) -> tuple[str, ...]:
+    """The columns also kept for the games of the page's own setting, beside the outcome
+    flags (the result columns kept per game): how each defeat came and when each game
+    ended (the panel on why games are lost); a text column is kept as an enum of its texts."""
+    return tuple(c for c in dict.fromkeys((*result.loss_factors, result.end_turn))
+                 if c not in result.flags)
+
+
 PIECE = 10_000
 """Games played between two chances to cancel (about 0.3 s on two cores)."""
 FIRST_GAMES = 2_000
@@ -52,27 +54,25 @@ CELL_STEPS = (500, 2_000, 5_000, 20_000, 50_000)
 CELL_SHARE = 20
 
 
-FAMILIES = GAME.triggers
-"""The headline question's trigger families (the game's declaration)."""
-
-
 def steps_to(cap: int, steps: tuple[int, ...]) -> list[int]:
     """The refinement targets below the cap, then the cap."""
     return [s for s in steps if s < cap] + [cap]
 
 
 def play(policy: Policy, params: np.ndarray, rules: Ruleset, seed: int, first: int,
-         n: int, keep: tuple[str, ...] = OUTCOME_COLUMNS) -> pl.DataFrame:
-    """Games first..first+n-1: their index and the `keep` columns (a text column as an
-    enum of its declared texts, a byte a game)."""
+         n: int, keep: tuple[str, ...] | None = None) -> pl.DataFrame:
+    """Games first..first+n-1 of the policy's game: their index and the `keep` columns
+    (default: its outcome flags; a text column as an enum of its declared texts, a byte a
+    game)."""
     from bollesim import simulate
 
+    result = load_game(policy.game).result
     df = simulate(policy, n, seed=seed, params=dict(zip(
         [p.name for p in policy.parameters], params.tolist(), strict=True)), rules=rules,
         first_game=first)
     return df.select("game", *[
-        pl.col(c).cast(pl.Enum(RESULT.column(c).texts)) if RESULT.column(c).texts else pl.col(c)
-        for c in keep])
+        pl.col(c).cast(pl.Enum(result.column(c).texts)) if result.column(c).texts else pl.col(c)
+        for c in (result.flags if keep is None else keep)])
 
 
 @dataclass(frozen=True)
@@ -119,6 +119,9 @@ class Baselines:
 
 @dataclass
 class Evaluation:
+    """One change of the page being played, on the game the page serves."""
+
+    game: Game
     job: int
     rules: Ruleset
     policy: Policy
@@ -154,7 +157,8 @@ class Evaluation:
     def _main_to(self, n: int) -> Iterator[None]:
         while self.main.height < n:
             piece = play(self.policy, self.params, self.rules, self.seed, self.main.height,
-                         min(PIECE, n - self.main.height), (*OUTCOME_COLUMNS, *LOSS_COLUMNS))
+                         min(PIECE, n - self.main.height),
+                         (*self.game.result.flags, *loss_columns(self.game.result)))
             self.main = pl.concat([self.main, piece]) if self.main.height else piece
             yield None
         yield from self.baselines.extend(self.policy, self.params, self.seed, n)
@@ -209,19 +213,19 @@ class Evaluation:
         if n == 0:
             return []
         base = self.baselines.games(self.policy, self.params, self.seed, n)
-        games = self.main.select("game", *OUTCOME_COLUMNS)
+        games = self.main.select("game", *self.game.result.flags)
         rows = [{
-            "outcome": r["outcome"], "label": vocabulary.LABELS[r["outcome"]], "n": r["n"],
+            "outcome": r["outcome"], "label": self.game.result.labels[r["outcome"]], "n": r["n"],
             "k": round(r["rate_a"] * r["n"]), "rate": r["rate_a"], "low": r["a_low"],
             "high": r["a_high"], "base_k": round(r["rate_b"] * r["n"]),
             "base_rate": r["rate_b"], "base_low": r["b_low"], "base_high": r["b_high"],
             "diff": r["diff"], "diff_low": r["diff_low"], "diff_high": r["diff_high"],
             "p": r["p_value"], "significant": bool(r["significant"])}
-            for r in _paired(games, base).iter_rows(named=True)]
+            for r in _paired(self.game, games, base).iter_rows(named=True)]
         if self.pinned is not None:
             a = self.pinned
             pinned = self.baselines.games(a.policy, a.params, self.seed, n, a.rules)
-            for row, r in zip(rows, _paired(games, pinned).iter_rows(named=True),
+            for row, r in zip(rows, _paired(self.game, games, pinned).iter_rows(named=True),
                               strict=True):
                 row["pinned"] = {
                     "k": round(r["rate_b"] * r["n"]), "rate": r["rate_b"], "diff": r["diff"],
@@ -236,14 +240,17 @@ class Evaluation:
         """Each row's strong-player rates under both rulesets, its paired change, and
         whose change is the larger (analysis.larger_change, on the same games)."""
         s = self.strong
-        strong = self.strong_main.head(n).select("game", *OUTCOME_COLUMNS)
+        result = self.game.result
+        strong = self.strong_main.head(n).select("game", *result.flags)
         strong_base = self.baselines.games(s.policy, s.params, self.seed, n)
+
         def both(new, old):
-            return vocabulary.with_outcomes(new).join(vocabulary.with_outcomes(old), on="game",
-                                                    suffix="_shipped")
+            return result.with_outcomes(new).join(result.with_outcomes(old), on="game",
+                                                  suffix="_shipped")
 
         page, other = both(games, base), both(strong, strong_base)
-        for row, r in zip(rows, _paired(strong, strong_base).iter_rows(named=True), strict=True):
+        for row, r in zip(rows, _paired(self.game, strong, strong_base).iter_rows(named=True),
+                          strict=True):
             o = row["outcome"]
             larger = paired_tests.larger_change(*(
                 frame[c].to_numpy() for frame in (page, other) for c in (o, f"{o}_shipped")))
@@ -265,20 +272,21 @@ class Evaluation:
             return self._losses
         from bollesim.report import chartdata
 
+        game, result = self.game, self.game.result
         games = self.main.with_columns(pl.col(pl.Enum).cast(pl.Utf8))
         tables = []
-        for factor in RESULT.loss_factors:
-            if factor == RESULT.end_turn:
+        for factor in result.loss_factors:
+            if factor == result.end_turn:
                 continue
-            table = analysis.defeat_breakdown(games, factor)
-            tables.append({"factor": factor, "title": RESULT.title(factor), "rows": [
-                {"value": RESULT.no_loss if r[factor] is None else str(r[factor]),
+            table = analysis.defeat_breakdown(game, games, factor)
+            tables.append({"factor": factor, "title": result.title(factor), "rows": [
+                {"value": result.no_loss if r[factor] is None else str(r[factor]),
                  "k": r["k"], "share": r["share"], "rate": r["rate"]}
                 for r in table.iter_rows(named=True)]})
-        charts = [chartdata.defeats_by_turn(games)] if RESULT.loss_factors else []
-        charts.append(chartdata.turns_by_outcome(games))
-        self._losses = {"games": n, "defeats": int(games[RESULT.loss].sum()),
-                        "label": vocabulary.LABELS[RESULT.loss], "tables": tables,
+        charts = [chartdata.defeats_by_turn(game, games)] if result.loss_factors else []
+        charts.append(chartdata.turns_by_outcome(game, games))
+        self._losses = {"games": n, "defeats": int(games[result.loss].sum()),
+                        "label": result.labels[result.loss], "tables": tables,
                         "charts": [_on_page(chart, 220) for chart in charts]}
         return self._losses
 
@@ -291,14 +299,14 @@ class Evaluation:
         from bollesim.report import answer, chartdata, charts
 
         frame = self._family_frame(self.cells)
-        chart = chartdata.trigger(frame, self.family.param, policy=self.family.policy)
+        chart = chartdata.trigger(self.game, frame, self.family.param, policy=self.family.policy)
         drawn = _on_page(chart, 250)
         spec = drawn["spec"]
         n = min(g.height for g in self.cells.values())
         shipped = self._shipped_cells(n)
         if shipped is not None:
-            lines = charts.spec(chartdata.trigger(self._family_frame(shipped), self.family.param,
-                                                  policy=self.family.policy))
+            lines = charts.spec(chartdata.trigger(self.game, self._family_frame(shipped),
+                                                  self.family.param, policy=self.family.policy))
             spec["layer"].append({
                 "data": {"values": lines["datasets"][lines["data"]["name"]]},
                 "transform": [{"filter": "!datum.never"}],
@@ -323,7 +331,8 @@ class Evaluation:
                 "title": drawn["title"], "subtitle": drawn["subtitle"],
                 "games_per_setting": n, "settings": len(self.cells), "finding": chart.finding,
                 "spec": spec, "shipped_line": shipped is not None, "current": at,
-                "answer": answer.sentences(frame, self.family.param, policy=self.family.policy)}
+                "answer": answer.sentences(self.game, frame, self.family.param,
+                                           policy=self.family.policy)}
 
     def _family_frame(self, cells: dict[float, pl.DataFrame]) -> pl.DataFrame:
         return pl.concat([
@@ -361,19 +370,22 @@ def _on_page(chart, height: int) -> dict:
     return {"spec": spec, "title": title, "subtitle": subtitle, "finding": chart.finding}
 
 
-def _paired(games: pl.DataFrame, other: pl.DataFrame) -> pl.DataFrame:
-    """analysis.paired_comparison of `games` (side a) with `other` (side b), game by game."""
+def _paired(game: Game, games: pl.DataFrame, other: pl.DataFrame) -> pl.DataFrame:
+    """analysis.paired_comparison of the game's `games` (side a) with `other` (side b),
+    game by game."""
     both = pl.concat([games.with_columns(pl.lit(1).alias("cell")),
                       other.with_columns(pl.lit(0).alias("cell"))])
-    return paired_tests.paired_comparison(both, {"cell": 1}, {"cell": 0})
+    return paired_tests.paired_comparison(game, both, {"cell": 1}, {"cell": 0})
 
 
 def example_game(rules: Ruleset, policy: Policy, params: np.ndarray, seed: int, outcome: str,
                  search: int) -> int | None:
     """The first game of the page's seeds whose result is `outcome`, among `search` games."""
+    result = load_game(policy.game).result
     done = 0
     while done < search:
-        games = vocabulary.with_outcomes(play(policy, params, rules, seed, done, min(PIECE, search - done)))
+        games = result.with_outcomes(play(policy, params, rules, seed, done,
+                                          min(PIECE, search - done)))
         hits = games.filter(pl.col(outcome))["game"]
         if hits.len():
             return int(hits[0])

@@ -22,6 +22,7 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from bollesim.errors import UsageError
+from bollesim.game.declaration import Game
 from bollesim.serve.app import create_app
 from bollesim.serve.state import Settings
 
@@ -90,9 +91,10 @@ def has_display() -> bool:
         os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, open_browser: bool = True,
-          best: dict | None = None, max_games: int = 100_000, seed: int = 1) -> None:
-    """Serve the what-if page until Ctrl-C."""
+def serve(game: Game, host: str = "127.0.0.1", port: int = DEFAULT_PORT, *,
+          open_browser: bool = True, best: dict | None = None, max_games: int = 100_000,
+          seed: int = 1) -> None:
+    """Serve the what-if page of the game until Ctrl-C."""
     import uvicorn
 
     from bollesim.resources import check_memory
@@ -107,7 +109,8 @@ def serve(host: str = "127.0.0.1", port: int = DEFAULT_PORT, *, open_browser: bo
     bound = sock.getsockname()
     shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
     url = f"http://{shown}:{bound[1]}/"
-    app = create_app(Settings(max_games=max_games, seed=seed, best=best, loopback=loopback))
+    app = create_app(Settings(game, max_games=max_games, seed=seed, best=best,
+                              loopback=loopback))
     config = uvicorn.Config(app, http=TimedProtocol, log_level="warning", access_log=False,
                             lifespan="on", timeout_graceful_shutdown=2)
     print(f"bollesim serve: the what-if page is at {url} (Ctrl-C to stop)", flush=True)

@@ -14,9 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Trigger
+from bollesim.game.declaration import Game, Trigger
 from bollesim.serve import odds
-from bollesim.serve.best import SHOWCASE
 from bollesim.serve.edits import BadRequest, build_ruleset, check_edits
 from bollesim.serve.worker import EngineWorker
 
@@ -29,8 +28,9 @@ def _say_if_failed(future) -> None:
 
 @dataclass
 class Settings:
-    """What `bollesim serve` was started with."""
+    """What `bollesim serve` was started with: the game the page serves, and its limits."""
 
+    game: Game
     max_games: int = 100_000
     seed: int = 1
     best: dict | None = None  # {"policy", "params", "folder"} of --from (best.py)
@@ -73,10 +73,12 @@ class Latest:
 
 
 class Server:
-    """The state behind the routes: the engine thread, the policies, the reports."""
+    """The state behind the routes: the game served, the engine thread, the policies, the
+    reports. Each app holds its own, so one process can serve two games side by side."""
 
     def __init__(self, settings: Settings):
         self.settings = settings
+        self.game = settings.game
         self.policies: dict = {}
         self._loading = threading.Lock()
         self.job = 0
@@ -96,7 +98,7 @@ class Server:
         self.latest = Latest(asyncio.get_running_loop())
         self.worker = EngineWorker(self.latest.publish)
         self.worker.start()
-        self.baselines = odds.Baselines(odds.GAME.load_ruleset())
+        self.baselines = odds.Baselines(self.game.load_ruleset())
         self.worker.submit(self._warm_up).add_done_callback(_say_if_failed)
 
     def closing(self) -> None:
@@ -113,9 +115,9 @@ class Server:
     def _warm_up(self) -> None:
         """Load (or compile) the engine, the first policy, the strong player and the trigger
         families' before the first change; other policies load when first chosen."""
-        first = (self.settings.best or SHOWCASE)["policy"]
-        strong = [odds.GAME.strong] if odds.GAME.strong else []
-        for name in dict.fromkeys([first, *strong, *(f.policy for f in odds.FAMILIES)]):
+        first = (self.settings.best or self.game.opening)["policy"]
+        strong = [self.game.strong] if self.game.strong else []
+        for name in dict.fromkeys([first, *strong, *(f.policy for f in self.game.triggers)]):
             self.policy(name)
         for name in dict.fromkeys([first, *strong]):  # compiled before the first change
             policy = self.policies[name]
@@ -127,14 +129,14 @@ class Server:
     def policy(self, name):
         from bollesim.game.policy import available_policies, load_policy
 
-        known = available_policies(deciding=True)  # the lookahead player is far too slow here
+        known = available_policies(self.game, deciding=True)  # the lookahead: far too slow here
         if name is None:
             raise BadRequest(f'no policy: the request needs "policy", one of {", ".join(known)}')
         if not isinstance(name, str) or name not in known:
             raise BadRequest(f"unknown policy {str(name)[:40]!r} (known: {', '.join(known)})")
         with self._loading:
             if name not in self.policies:
-                self.policies[name] = load_policy(name)
+                self.policies[name] = load_policy(name, self.game)
         return self.policies[name]
 
     # -------------------------------------------------------------- requests
@@ -152,19 +154,23 @@ class Server:
             raise BadRequest(f"params: {exc}") from None
 
     def family(self, raw) -> Trigger:
-        for f in odds.FAMILIES:
+        """The game's trigger family `raw` names (Trigger.id); None: the first of the
+        headline question's families (Game.triggers)."""
+        if raw is None:
+            return self.game.triggers[0]
+        for f in self.game.triggers:
             if raw == f.id:
                 return f
-        known = ", ".join(f.id for f in odds.FAMILIES)
+        known = ", ".join(f.id for f in self.game.triggers)
         raise BadRequest(f"family: expected one of {known}")
 
     def setting(self, body: dict):
         """(edits.Built: the ruleset or the loader's errors, policy, parameter vector) of a
         request; BadRequest for anything no page sends."""
-        edits = check_edits(body.get("edits", {}))
+        edits = check_edits(self.game, body.get("edits", {}))
         policy = self.policy(body.get("policy"))
         params = self.params(policy, body.get("params", {}))
-        built = build_ruleset(edits)
+        built = build_ruleset(self.game, edits)
         return built, policy, params
 
     def pinned(self, raw) -> odds.Setting | None:
@@ -184,9 +190,9 @@ class Server:
         family_policy = self.policy(family.policy)
         family_params = params if family_policy is policy else family_policy.param_vector()
         strong = None
-        if odds.GAME.strong and odds.GAME.strong != policy.name:
-            strong_policy = self.policy(odds.GAME.strong)
+        if self.game.strong and self.game.strong != policy.name:
+            strong_policy = self.policy(self.game.strong)
             strong = odds.Setting(rules, strong_policy, strong_policy.param_vector())
-        return odds.Evaluation(self.job, rules, policy, params, self.settings.seed, family,
+        return odds.Evaluation(self.game, self.job, rules, policy, params, self.settings.seed, family,
                                family_policy, family_params, self.settings.max_games,
                                self.baselines, pinned, strong)

@@ -18,15 +18,20 @@ Two outcomes are derived (`with_outcomes` adds them): `perfect`, all four victor
 same game, and `no_result`, neither a victory nor a defeat. Rates carry 95% Wilson score
 intervals (docs/architecture.md §7).
 
-    from bollesim.stats import analysis
-    analysis.rates(df, by="policy")                          # one row per policy
-    analysis.paired_comparison(df, "historical", "rush")     # one row per outcome
-    analysis.paired_comparison(df, {"k": 12}, {"k": 18}, "strategic")   # two cells of a sweep
-    analysis.best_trigger(df, "k")                           # one row per outcome
-    analysis.distributions(df, by="cell"), analysis.summary(df)   # end turn, first fire, damage
-    analysis.end_reasons(df), analysis.examples(df)          # how games end; games to replay
-    analysis.defeat_breakdown(df, "loss_cause")              # defeats by weapon (or vehicle, place, turn)
-    analysis.turns_by_outcome(df)                            # when games of each outcome end
+Each function takes the game first (bollesim.load_game: its outcomes, labels and
+policies' declarations), then its games:
+
+    import bollesim
+    from bollesim.stats import analysis, paired_tests
+    game = bollesim.load_game("bollebank")
+    analysis.rates(game, df, by="policy")                    # one row per policy
+    paired_tests.paired_comparison(game, df, "historical", "rush")   # one row per outcome
+    paired_tests.paired_comparison(game, df, {"k": 12}, {"k": 18}, "strategic")   # two cells
+    paired_tests.best_trigger(game, df, "k")                 # one row per outcome
+    analysis.distributions(game, df, by="cell"), analysis.summary(game, df)   # end turn, damage
+    analysis.end_reasons(game, df), analysis.examples(game, df)   # how games end; to replay
+    analysis.defeat_breakdown(game, df, "loss_cause")        # defeats by weapon (or vehicle, ...)
+    analysis.turns_by_outcome(game, df)                      # when games of each outcome end
 
 A policy parameter declared with a `never` value (policies/*.py, e.g. fire_at_roe's k = 25)
 has that value shown and grouped as "never" by best_trigger, cell_labels and the charts.
@@ -39,23 +44,24 @@ from collections.abc import Sequence
 import numpy as np
 import polars as pl
 
-from bollesim.stats import vocabulary
+from bollesim.game.declaration import Game
 from bollesim.stats.intervals import Z95, wilson
 from bollesim.stats.naming import cell_labels, never_as_null
 
 
-def outcome_means(outcomes: Sequence[str] | None = None) -> list[pl.Expr]:
+def outcome_means(game: Game, outcomes: Sequence[str] | None = None) -> list[pl.Expr]:
     """Each outcome's rate (default: the SUMMARY ones) as a polars expression over result rows."""
-    outcomes = vocabulary.SUMMARY if outcomes is None else outcomes
-    derived = vocabulary.RESULT.derived()
+    outcomes = game.result.summary if outcomes is None else outcomes
+    derived = game.result.derived()
     return [(derived[o] if o in derived else pl.col(o)).mean().alias(o) for o in outcomes]
 
 
 def run_rates(run) -> tuple[int, dict[str, float]]:
-    """Games and the SUMMARY rates of a verified run (runfolder.Run), read column by column
-    (a 10-million-game file would take a gigabyte in memory whole)."""
-    row = run.collect(run.scan().select([pl.len().alias("n"), *outcome_means()]))
-    return int(row["n"][0]), {c: float(row[c][0] or 0.0) for c in vocabulary.SUMMARY}
+    """Games and the SUMMARY rates of a verified run (runfolder.Run, of its game), read
+    column by column (a 10-million-game file would take a gigabyte in memory whole)."""
+    game = run.game
+    row = run.collect(run.scan().select([pl.len().alias("n"), *outcome_means(game)]))
+    return int(row["n"][0]), {c: float(row[c][0] or 0.0) for c in game.result.summary}
 
 
 def cell_rates(run) -> pl.DataFrame:
@@ -64,9 +70,9 @@ def cell_rates(run) -> pl.DataFrame:
 
     scan = run.scan()
     first_rows = run.cell_firsts()
-    labels = cell_labels(first_rows) if first_rows.height else None
+    labels = cell_labels(run.game, first_rows) if first_rows.height else None
     table = run.collect(
-        scan.group_by("cell").agg(pl.len().alias("games"), *outcome_means()).sort("cell")
+        scan.group_by("cell").agg(pl.len().alias("games"), *outcome_means(run.game)).sort("cell")
     )
     if labels is None:
         return table.with_columns(pl.lit("").alias("label"), pl.lit("").alias("policy"))
@@ -92,7 +98,7 @@ def _never_groups(df: pl.DataFrame, keys: list[str]) -> pl.DataFrame:
     return df.with_columns([pl.col(k).cast(pl.Int64) for k in whole])
 
 
-def rates(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
+def rates(game: Game, df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
           outcomes: Sequence[str] | None = None, long: bool = False, z: float = Z95) -> pl.DataFrame:
     """Rate of each outcome with its 95% Wilson interval, per group.
 
@@ -107,8 +113,8 @@ def rates(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
     `rate`, `low`, `high`; tidy for charts.
     """
     keys = by_list(by)
-    outcomes = vocabulary.OUTCOMES if outcomes is None else outcomes
-    df = _never_groups(vocabulary.with_outcomes(df), keys)
+    outcomes = game.result.outcome_names if outcomes is None else outcomes
+    df = _never_groups(game.result.with_outcomes(df), keys)
     aggs = [pl.len().alias("n")] + [pl.col(o).fill_null(False).sum().alias(f"{o}_k")
                                     for o in outcomes]
     if keys:
@@ -140,12 +146,12 @@ def rates(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
     return pl.concat(parts)
 
 
-def end_reasons(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
+def end_reasons(game: Game, df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
                 z: float = Z95) -> pl.DataFrame:
     """How games end: one row per (group, end_reason) with `n` (games in the group), `k`,
     `rate`, `low`, `high` and `defeat` (whether that reason is a defeat). Sorted by group,
     then by k descending."""
-    keys, result = by_list(by), vocabulary.RESULT
+    keys, result = by_list(by), game.result
     df = _never_groups(df, keys)
     totals = df.group_by(keys).agg(pl.len().alias("n")) if keys else df.select(pl.len().alias("n"))
     counts = df.group_by([*keys, result.end_reason]).agg(pl.len().alias("k"))
@@ -160,7 +166,7 @@ def end_reasons(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
             .select(*keys, result.end_reason, result.loss, "n", "k", "rate", "low", "high"))
 
 
-def defeat_breakdown(df: pl.DataFrame, factor: str | Sequence[str],
+def defeat_breakdown(game: Game, df: pl.DataFrame, factor: str | Sequence[str],
                      by: str | Sequence[str] | None = None, *, z: float = Z95) -> pl.DataFrame:
     """Defeats broken down by how they came: `factor` is one of LOSS_FACTORS or a list of
     them (e.g. ["loss_cause", "end_turn"]).
@@ -171,11 +177,11 @@ def defeat_breakdown(df: pl.DataFrame, factor: str | Sequence[str],
     values), `share` (k / defeats), `rate` (k / games), `low`, `high` (rate's 95% Wilson
     interval). Sorted by group, then by k descending (by the turn, for end_turn alone).
     """
-    keys, factors, result = by_list(by), by_list(factor), vocabulary.RESULT
-    unknown = [f for f in factors if f not in vocabulary.LOSS_FACTORS]
+    keys, factors, result = by_list(by), by_list(factor), game.result
+    unknown = [f for f in factors if f not in game.result.loss_factors]
     if unknown or not factors:
         raise ValueError(f"cannot break defeats down by {unknown or factors!r} "
-                         f"(known: {', '.join(vocabulary.LOSS_FACTORS)})")
+                         f"(known: {', '.join(game.result.loss_factors)})")
     df = _never_groups(df, keys)
     totals = df.group_by(keys).agg(pl.len().alias("games"),
                                    pl.col(result.loss).fill_null(False).sum().alias("defeats")) \
@@ -196,7 +202,7 @@ def defeat_breakdown(df: pl.DataFrame, factor: str | Sequence[str],
             .select(*keys, *factors, "games", "defeats", "k", "share", "rate", "low", "high"))
 
 
-def turns_by_outcome(df: pl.DataFrame, column: str | None = None,
+def turns_by_outcome(game: Game, df: pl.DataFrame, column: str | None = None,
                      by: str | Sequence[str] | None = None, *,
                      outcomes: Sequence[str] | None = None, z: float = Z95) -> pl.DataFrame:
     """When the games of each outcome (default: OUTCOMES) end (column "end_turn", the
@@ -206,9 +212,9 @@ def turns_by_outcome(df: pl.DataFrame, column: str | None = None,
     group), `k` (those at this turn), `share` (k / n), `low`, `high` (95% Wilson
     interval). Outcomes no game had are left out."""
     keys = by_list(by)
-    column = vocabulary.RESULT.end_turn if column is None else column
-    outcomes = vocabulary.OUTCOMES if outcomes is None else outcomes
-    frame = _never_groups(vocabulary.with_outcomes(df), keys)
+    column = game.result.end_turn if column is None else column
+    outcomes = game.result.outcome_names if outcomes is None else outcomes
+    frame = _never_groups(game.result.with_outcomes(df), keys)
     parts = []
     for o in outcomes:
         rows = frame.filter(pl.col(o).fill_null(False))
@@ -236,7 +242,7 @@ def turns_by_outcome(df: pl.DataFrame, column: str | None = None,
                               pl.Series("high", high, dtype=pl.Float64))
 
 
-def distributions(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
+def distributions(game: Game, df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
                   variables: Sequence[str] | None = None) -> pl.DataFrame:
     """How often each value of end_turn, first_fire_turn, first_fire_roe and damage occurs.
 
@@ -247,8 +253,8 @@ def distributions(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
     and quantiles.
     """
     keys = by_list(by)
-    variables = vocabulary.DISTRIBUTION_VARIABLES if variables is None else variables
-    frame = vocabulary.RESULT.with_totals(df, variables)
+    variables = game.result.distributions if variables is None else variables
+    frame = game.result.with_totals(df, variables)
     parts = []
     for v in variables:
         counts = (frame.group_by([*keys, v]).agg(pl.len().alias("n"))
@@ -262,7 +268,7 @@ def distributions(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
     ).with_columns(pl.col("share").cum_sum().over(group).alias("cumulative"))
 
 
-def summary(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
+def summary(game: Game, df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
             variables: Sequence[str] | None = None) -> pl.DataFrame:
     """Mean, median, 10th and 90th percentile of each distribution variable, per group.
 
@@ -271,8 +277,8 @@ def summary(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
     `p10`, `median`, `p90`.
     """
     keys = by_list(by)
-    variables = vocabulary.DISTRIBUTION_VARIABLES if variables is None else variables
-    frame = vocabulary.RESULT.with_totals(df, variables)
+    variables = game.result.distributions if variables is None else variables
+    frame = game.result.with_totals(df, variables)
     parts = []
     for v in variables:
         col = pl.col(v).cast(pl.Float64)
@@ -286,10 +292,10 @@ def summary(df: pl.DataFrame, by: str | Sequence[str] | None = None, *,
     return pl.concat(parts).sort([*keys], nulls_last=True) if keys else pl.concat(parts)
 
 
-def outcome_masks(df: pl.DataFrame) -> dict[str, pl.Expr]:
+def outcome_masks(game: Game, df: pl.DataFrame) -> dict[str, pl.Expr]:
     """{label: boolean expression} for every outcome a designer may want to replay: each
     victory type, all four, no result, and each way of losing ("defeat: turn 40")."""
-    result, labels = vocabulary.RESULT, vocabulary.LABELS
+    result, labels = game.result, game.result.labels
     masks = {labels[o]: pl.col(o).fill_null(False) for o in result.outcome_names if o != result.loss}
     for reason in result.loss_reasons:
         lost = pl.col(result.loss).fill_null(False) & (pl.col(result.end_reason) == reason)
@@ -297,19 +303,19 @@ def outcome_masks(df: pl.DataFrame) -> dict[str, pl.Expr]:
     return masks
 
 
-def examples(df: pl.DataFrame, k: int = 5) -> pl.DataFrame:
-    """A few games of each outcome, to replay with `bollesim play --from DIR --game N`.
+def examples(game: Game, df: pl.DataFrame, k: int = 5) -> pl.DataFrame:
+    """A few games of each outcome, to replay with `bollesim play --from DIR --index N`.
 
     One row per outcome label of `outcome_masks`: `outcome`, `count` (games with it),
     `games` (list of up to k distinct game indices, lowest first) and `cells` (the cell
     of each, the lowest cell where that game had the outcome; all 0 for a plain run).
     Outcomes no game reached are left out.
     """
-    df = vocabulary.with_outcomes(df)
+    df = game.result.with_outcomes(df)
     has_cell = "cell" in df.columns
     n_cells = df["cell"].n_unique() if has_cell else 1  # a game is in at most n_cells rows
     rows = []
-    for label, mask in outcome_masks(df).items():
+    for label, mask in outcome_masks(game, df).items():
         hits = df.filter(mask)
         if hits.height == 0:
             continue

@@ -29,19 +29,20 @@ from pathlib import Path
 import polars as pl
 
 from bollesim.errors import UsageError
-from bollesim.game.declaration import Ruleset, declared
-from bollesim.stats import naming, paired_tests, vocabulary
+from bollesim.game.declaration import Game, Ruleset
+from bollesim.stats import naming, paired_tests
 
 
-def outcome_columns() -> tuple[str, ...]:
-    """The outcome columns a side reads (the derived outcomes come from them)."""
-    return vocabulary.RESULT.flags
+def outcome_columns(game: Game) -> tuple[str, ...]:
+    """The game's outcome columns a side reads (the derived outcomes come from them)."""
+    return game.result.flags
 
 
 @dataclass(frozen=True)
 class Side:
-    """One side of a comparison: a run folder, or one cell of it."""
+    """One side of a comparison: a run folder, or one cell of it, of its game."""
 
+    game: Game  # the game its folder holds
     name: str  # as given: DIR or DIR:CELL
     path: Path
     cell: int | None  # None: a plain run
@@ -60,7 +61,10 @@ class Side:
 def pair(a: Side, b: Side) -> pl.DataFrame:
     """The paired games: A's rows as cell 0 and B's as cell 1, over the game numbers both
     played. UsageError if they are the same games, share no game number, or play a game
-    number from different seeds."""
+    number from different seeds, or if they hold games of two games."""
+    if a.game is not b.game:
+        raise UsageError(f"{a.name} holds games of {a.game.name!r}, {b.name} of {b.game.name!r}: "
+                         "compare two runs of one game")
     if a.path.resolve() == b.path.resolve() and (a.cell or 0) == (b.cell or 0):
         raise UsageError(f"{a.name} and {b.name} are the same games: compare two runs or "
                          "two cells")
@@ -83,13 +87,13 @@ def pair(a: Side, b: Side) -> pl.DataFrame:
 
 
 def differences(a: Side, b: Side) -> pl.DataFrame:
-    """One row per outcome (vocabulary.OUTCOMES): `outcome`, `n` (games paired), `rate_a`,
+    """One row per outcome (game.result.outcome_names): `outcome`, `n` (games paired), `rate_a`,
     `a_low`, `a_high`, `rate_b`, `b_low`, `b_high` (rates and 95% Wilson intervals),
     `diff` (rate_b - rate_a), `diff_low`, `diff_high` (its 95% paired interval),
     `only_a`, `only_b` (games where only that side had the outcome), `p_value` (exact
     McNemar), `significant` (p < 0.05)."""
     paired = pair(a, b)
-    cmp = paired_tests.paired_comparison(paired, 1, 0)  # analysis's "a" is B here: diff = B - A
+    cmp = paired_tests.paired_comparison(a.game, paired, 1, 0)  # analysis's "a" is B here: diff = B - A
     return cmp.select(
         "outcome", "n",
         pl.col("rate_b").alias("rate_a"), pl.col("b_low").alias("a_low"),
@@ -126,7 +130,7 @@ def _value(v) -> str:
 def what_differs(a: Side, b: Side) -> list[str]:
     """What B changes from A, one line each: the policy, each parameter, each reading
     variant and each other ruleset value (`name`, `source` and reading values aside)."""
-    rulebook = declared().rulebook
+    rulebook = a.game.rulebook
     out = []
     ra, rb = a.record, b.record
     if ra.get("policy") != rb.get("policy"):

@@ -1,5 +1,7 @@
 """How cells, parameter values, rates and p-values are named in tables and charts: a
-parameter's declared `never` value, the swept parameters of a sweep, a cell's label."""
+parameter's declared `never` value, the swept parameters of a sweep, a cell's label.
+The functions that read a game's words (its result columns, its policies' declarations)
+take the game (bollesim.game.declaration.Game) first."""
 
 from __future__ import annotations
 
@@ -8,23 +10,31 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from bollesim.stats import vocabulary
+from bollesim.game.declaration import Game
+
+ROW_COLUMNS = frozenset({"game", "seed", "policy", "cell", "ruleset", "ruleset_hash"})
+"""The columns of every row that are neither results nor parameters (batch/runner.py)."""
 
 
-def param_columns(df: pl.DataFrame) -> list[str]:
-    """The policy-parameter columns of a result frame (numeric columns that are not results,
-    and a choice's pl.Enum of names: columns.typed_params)."""
-    result_columns = vocabulary.RESULT_COLUMNS
+def result_columns(game: Game) -> frozenset[str]:
+    """The columns of the game's rows that are not policy parameters: ROW_COLUMNS, its
+    result columns and its derived outcomes."""
+    return frozenset({*ROW_COLUMNS, *game.result.names, *game.result.outcome_names})
+
+
+def param_columns(game: Game, df: pl.DataFrame) -> list[str]:
+    """The policy-parameter columns of a frame of the game's games (numeric columns that
+    are not results, and a choice's pl.Enum of names: columns.typed_params)."""
+    results = result_columns(game)
     return [c for c, t in df.schema.items()
-            if c not in result_columns and (t.is_numeric() or isinstance(t, pl.Enum))]
+            if c not in results and (t.is_numeric() or isinstance(t, pl.Enum))]
 
 
 def never_as_null(column: str, never: float | None = None) -> pl.Expr:
-    """The column with NaN, ±inf (and the value `never`, if given) turned to null, so that
-    "never" is one group. A choice's column (pl.Enum) is compared by its values' indices."""
+    """The number column with NaN, ±inf (and the value `never`, if given) turned to null,
+    so that "never" is one group. A choice's column (pl.Enum) is compared by its values'
+    indices."""
     col = pl.col(column)
-    if column in vocabulary.RESULT.nullable and never is None:
-        return col
     number = col.to_physical().cast(pl.Float64)
     keep = number.is_finite()
     if never is not None:
@@ -38,14 +48,14 @@ def setting(column: str, never: float | None = None) -> pl.Expr:
     return never_as_null(column, never).to_physical().cast(pl.Float64)
 
 
-def declared_parameter(policy: str | None, param: str):
+def declared_parameter(game: Game, policy: str | None, param: str):
     """The declaration (bollesim.game.policy.Parameter: `name`, `default`, `low`, `high`, `doc`,
-    `label`, `never`) of a policy parameter, read from the policy's module
+    `label`, `never`) of a parameter of the game's policy, read from the policy's module
     (imported, nothing compiled); None when the policy or the parameter is unknown."""
     if not policy:
         return None
     try:
-        module = vocabulary.GAME.policy_module(policy)
+        module = game.policy_module(policy)
     except Exception:  # noqa: BLE001 - a missing or broken policy just means "not declared"
         return None
     for p in getattr(module, "PARAMETERS", ()):
@@ -54,25 +64,26 @@ def declared_parameter(policy: str | None, param: str):
     return None
 
 
-def never_value(policy: str | None, param: str) -> float | None:
+def never_value(game: Game, policy: str | None, param: str) -> float | None:
     """The parameter value that means "never", as its declaration says (Parameter.never,
     e.g. 25 for fire_at_roe's k); None when no value means that."""
-    p = declared_parameter(policy, param)
+    p = declared_parameter(game, policy, param)
     never = getattr(p, "never", None) if p is not None else None
     return None if never is None else float(never)
 
 
-def parameter_label(policy: str | None, param: str) -> str:
+def parameter_label(game: Game, policy: str | None, param: str) -> str:
     """The human name of a parameter (Parameter.label), or its name when not declared."""
-    p = declared_parameter(policy, param)
+    p = declared_parameter(game, policy, param)
     return (getattr(p, "label", "") or param) if p is not None else param
 
 
-def resolve_never(never, policy: str | None, param: str) -> float | None:
+def resolve_never(game: Game, never, policy: str | None, param: str) -> float | None:
+    """The value meaning "never": as given, or ("auto") as the parameter declares it."""
     if isinstance(never, str):
         if never != "auto":
             raise ValueError(f"never: 'auto', None or a number, not {never!r}")
-        return never_value(policy, param)
+        return never_value(game, policy, param)
     return None if never is None else float(never)
 
 
@@ -100,13 +111,13 @@ def fmt_value(value) -> str:
     return str(value)
 
 
-def swept_parameters(df: pl.DataFrame) -> dict[str, list[str]]:
+def swept_parameters(game: Game, df: pl.DataFrame) -> dict[str, list[str]]:
     """{policy: [parameters that take more than one value among that policy's games]}.
 
     A parameter belongs to a policy if it is not null in all of the policy's rows; NaN,
     ±inf and null count as one value ("never").
     """
-    params = param_columns(df)
+    params = param_columns(game, df)
     if "policy" not in df.columns:
         return {}
     stats = df.group_by("policy", maintain_order=True).agg(
@@ -136,7 +147,7 @@ def own_cells(games: pl.DataFrame, policy: str, param: str, params: Sequence[str
     return games.filter(pl.all_horizontal([pl.col(p).eq_missing(block[p]) for p in others]))
 
 
-def cell_labels(df: pl.DataFrame) -> pl.DataFrame:
+def cell_labels(game: Game, df: pl.DataFrame) -> pl.DataFrame:
     """One row per cell: `cell`, `policy` and a short `label` ("fire_at_roe k=12").
 
     The label names the policy and the parameters swept for that policy (those that vary
@@ -145,17 +156,17 @@ def cell_labels(df: pl.DataFrame) -> pl.DataFrame:
     changes the ruleset (a `ruleset` column) ends with what it changes:
     "fire_at_roe k=12 I-AIR=ceil".
     """
-    params = param_columns(df)
+    params = param_columns(game, df)
     rulesets = ["ruleset"] if "ruleset" in df.columns else []
     cells = (df.group_by("cell").agg(pl.col("policy").first(), *[pl.col(p).first() for p in params],
                                      *[pl.col(r).first() for r in rulesets])
              .sort("cell"))
-    swept = swept_parameters(cells)  # parameters that differ between a policy's cells
+    swept = swept_parameters(game, cells)  # parameters that differ between a policy's cells
     labels = []
     for row in cells.iter_rows(named=True):
         parts = [row["policy"]]
         for p in swept.get(row["policy"], []):
-            value, never = row[p], never_value(row["policy"], p)
+            value, never = row[p], never_value(game, row["policy"], p)
             text = fmt_value(value)
             if never is not None and isinstance(value, int | float) and math.isclose(value, never):
                 text += " (never)"

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import polars as pl
 
-from bollesim.stats import vocabulary
+from bollesim.game.declaration import Game
 from bollesim.stats.analysis import by_list, rates
 from bollesim.stats.intervals import Z95, mcnemar_exact, paired_rates
 from bollesim.stats.naming import (
@@ -23,7 +23,7 @@ from bollesim.stats.naming import (
 )
 
 
-def _select(df: pl.DataFrame, spec) -> tuple[pl.DataFrame, str]:
+def _select(game: Game, df: pl.DataFrame, spec) -> tuple[pl.DataFrame, str]:
     """Rows picked by a comparison side, and its label. See paired_comparison."""
     if isinstance(spec, pl.Expr):
         return df.filter(spec), str(spec)
@@ -33,7 +33,7 @@ def _select(df: pl.DataFrame, spec) -> tuple[pl.DataFrame, str]:
     if isinstance(spec, int | np.integer):
         rows = df.filter(pl.col("cell") == int(spec))
         if rows.height and "policy" in df.columns:
-            labels = cell_labels(df).filter(pl.col("cell") == int(spec))
+            labels = cell_labels(game, df).filter(pl.col("cell") == int(spec))
             return rows, labels["label"][0]
         return rows, f"cell {int(spec)}"
     if isinstance(spec, str):
@@ -42,7 +42,9 @@ def _select(df: pl.DataFrame, spec) -> tuple[pl.DataFrame, str]:
         cond = pl.lit(True)
         for column, value in spec.items():
             if value is None or (isinstance(value, float) and not math.isfinite(value)):
-                cond = cond & never_as_null(column).is_null()
+                kind = df.schema.get(column)  # a text column (how a loss came) has no NaN
+                numbers = kind is not None and (kind.is_numeric() or isinstance(kind, pl.Enum))
+                cond = cond & (never_as_null(column) if numbers else pl.col(column)).is_null()
             elif isinstance(df.schema.get(column), pl.Enum) and not isinstance(value, str):
                 cond = cond & (pl.col(column).to_physical() == value)  # a choice by its index
             else:
@@ -52,9 +54,9 @@ def _select(df: pl.DataFrame, spec) -> tuple[pl.DataFrame, str]:
                     "a dict {column: value} or a polars expression")
 
 
-def _pair(df: pl.DataFrame, a, b, on: str, outcomes: Sequence[str]):
-    rows_a, label_a = _select(df, a)
-    rows_b, label_b = _select(df, b)
+def _pair(game: Game, df: pl.DataFrame, a, b, on: str, outcomes: Sequence[str]):
+    rows_a, label_a = _select(game, df, a)
+    rows_b, label_b = _select(game, df, b)
     for rows, label in ((rows_a, label_a), (rows_b, label_b)):
         if rows.height == 0:
             raise ValueError(f"no games match {label!r}")
@@ -72,9 +74,10 @@ def _pair(df: pl.DataFrame, a, b, on: str, outcomes: Sequence[str]):
     return joined, label_a, label_b
 
 
-def paired_comparison(df: pl.DataFrame, a, b, outcome: str | Sequence[str] | None = None,
+def paired_comparison(game: Game, df: pl.DataFrame, a, b, outcome: str | Sequence[str] | None = None,
                       on: str = "game", *, z: float = Z95, alpha: float = 0.05) -> pl.DataFrame:
-    """Compare two policies or cells game by game on the same seeds (common random numbers).
+    """Compare two policies or cells of the game's games game by game on the same seeds
+    (common random numbers).
 
     a, b: which games each side is: a policy name (str), a cell number (int), a dict
     {column: value} (e.g. {"policy": "fire_at_roe", "k": 12.0}; None or NaN match
@@ -89,12 +92,12 @@ def paired_comparison(df: pl.DataFrame, a, b, outcome: str | Sequence[str] | Non
     `only_a`, `only_b` (games where only one side got the outcome), `p_value` (exact
     McNemar test on only_a vs only_b), `significant` (p_value < alpha).
     """
-    known = vocabulary.OUTCOMES
+    known = game.result.outcome_names
     outcomes = list(known) if outcome is None else by_list(outcome)
     unknown = [o for o in outcomes if o not in known]
     if unknown:
         raise ValueError(f"unknown outcome {unknown[0]!r} (known: {', '.join(known)})")
-    joined, label_a, label_b = _pair(vocabulary.with_outcomes(df), a, b, on, outcomes)
+    joined, label_a, label_b = _pair(game, game.result.with_outcomes(df), a, b, on, outcomes)
     rows = []
     for o in outcomes:
         stats = paired_rates(joined[o].fill_null(False).to_numpy(),
@@ -121,7 +124,7 @@ def larger_change(a_new: np.ndarray, a_old: np.ndarray, b_new: np.ndarray,
     return {"more": more, "low": more - half, "high": more + half, "which": which}
 
 
-def best_trigger(df: pl.DataFrame, param: str, *, default: float | None = None,
+def best_trigger(game: Game, df: pl.DataFrame, param: str, *, default: float | None = None,
                  policy: str | None = None, never: float | str | None = "auto",
                  outcomes: Sequence[str] | None = None, z: float = Z95,
                  alpha: float = 0.05) -> pl.DataFrame:
@@ -145,7 +148,7 @@ def best_trigger(df: pl.DataFrame, param: str, *, default: float | None = None,
     Ties go to the smaller parameter value.
     """
     if param not in df.columns:
-        raise ValueError(f"no column {param!r} (parameter columns: {', '.join(param_columns(df))})")
+        raise ValueError(f"no column {param!r} (parameter columns: {', '.join(param_columns(game, df))})")
     if policy is not None:
         df = df.filter(pl.col("policy") == policy)
     elif "policy" in df.columns:
@@ -155,17 +158,17 @@ def best_trigger(df: pl.DataFrame, param: str, *, default: float | None = None,
             policy = owners[0]
     if df.height == 0:
         raise ValueError(f"no games for parameter {param!r}")
-    never = resolve_never(never, policy, param)
+    never = resolve_never(game, never, policy, param)
     if default is None:
-        declared = declared_parameter(policy, param)
+        declared = declared_parameter(game, policy, param)
         default = float(declared.default) if declared is not None else None
     if default is not None and never is not None and math.isclose(default, never):
         default = math.nan
-    outcomes = vocabulary.HEADLINE if outcomes is None else outcomes
-    minimise = vocabulary.MINIMISE
-    df = vocabulary.with_outcomes(df).with_columns(
+    outcomes = game.result.headline if outcomes is None else outcomes
+    minimise = game.result.minimise
+    df = game.result.with_outcomes(df).with_columns(
         setting(param, never).alias("_setting"))
-    table = rates(df, by="_setting", outcomes=outcomes, z=z)
+    table = rates(game, df, by="_setting", outcomes=outcomes, z=z)
     values = table["_setting"].to_list()
     n = table["n"].to_numpy()
     labels = [fmt_value(v) for v in values]

@@ -37,15 +37,15 @@ from collections.abc import Sequence
 import polars as pl
 
 from bollesim.errors import UsageError
-from bollesim.game.declaration import declared
-from bollesim.stats import analysis, naming, paired_tests, vocabulary
+from bollesim.game.declaration import Game
+from bollesim.stats import analysis, naming, paired_tests
 from bollesim.stats.intervals import Z95
 from bollesim.stats.naming import pct
 
 
-def finding_outcomes() -> tuple[str, ...]:
-    """The outcomes whose findings are checked and whose tornado charts are drawn."""
-    return vocabulary.RESULT.flags
+def finding_outcomes(game: Game) -> tuple[str, ...]:
+    """The game's outcomes whose findings are checked and whose tornado charts are drawn."""
+    return game.result.flags
 
 
 AS_SPECIFIED = "as specified"
@@ -67,20 +67,20 @@ def layout(manifest: dict) -> tuple[int, list[str]]:
     return int(info["cells_per_ruleset"]), [AS_SPECIFIED, *info["alternatives"]]
 
 
-def tagged(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
+def tagged(game: Game, games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
     """The games with `variant` (AS_SPECIFIED or "ID=VARIANT"), `variant_index` (0 for
     AS_SPECIFIED) and `cell` the experiment's cell (0..C-1), the derived outcomes added,
     the ruleset columns dropped."""
     n, names = layout(manifest)
     index = (pl.col("cell") // n).cast(pl.Int64)
-    return (vocabulary.with_outcomes(games).drop("ruleset", "ruleset_hash", strict=False)
+    return (game.result.with_outcomes(games).drop("ruleset", "ruleset_hash", strict=False)
             .with_columns(index.alias("variant_index"),
                           index.replace_strict(dict(enumerate(names)), return_dtype=pl.Utf8)
                           .alias("variant"),
                           (pl.col("cell") % n).alias("cell")))
 
 
-def effects(games: pl.DataFrame, manifest: dict,
+def effects(game: Game, games: pl.DataFrame, manifest: dict,
             outcomes: Sequence[str] | None = None) -> pl.DataFrame:
     """How far each alternative moves each outcome's rate (default: OUTCOMES) over all the
     cells: one row per (alternative, outcome) with `alternative`, `outcome`, `cells`, `n`
@@ -88,8 +88,8 @@ def effects(games: pl.DataFrame, manifest: dict,
     minus as specified), `low`, `high` (95% interval, the game number as the unit),
     `p_value` (two-sided z test) and `significant` (p < 0.05)."""
     n_cells, names = layout(manifest)
-    outcomes = vocabulary.OUTCOMES if outcomes is None else outcomes
-    rows = tagged(games, manifest)
+    outcomes = game.result.outcome_names if outcomes is None else outcomes
+    rows = tagged(game, games, manifest)
     sums = rows.group_by("variant_index", "game").agg(
         pl.col(o).cast(pl.Int64).sum() for o in outcomes)
     base = sums.filter(pl.col("variant_index") == 0).drop("variant_index")
@@ -118,9 +118,9 @@ PLAYED = "played"
 included): two rows with the same hash played the game the same way (`with_played`)."""
 
 
-def with_played(frame: pl.LazyFrame | pl.DataFrame):
-    """The rows with PLAYED, the hash of every result column of each row."""
-    return frame.with_columns(pl.struct(*vocabulary.RESULT.names).hash(seed=0).alias(PLAYED))
+def with_played(game: Game, frame: pl.LazyFrame | pl.DataFrame):
+    """The rows with PLAYED, the hash of every result column of the game's rows."""
+    return frame.with_columns(pl.struct(*game.result.names).hash(seed=0).alias(PLAYED))
 
 
 def played_differently(rows: pl.DataFrame, manifest: dict) -> pl.DataFrame:
@@ -145,7 +145,7 @@ def played_differently(rows: pl.DataFrame, manifest: dict) -> pl.DataFrame:
                                      "changed": pl.Int64, "share": pl.Float64})
 
 
-def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
+def robustness(game: Game, games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
     """Whether each finding holds under each alternative: one row per (finding,
     alternative) with `finding`, `kind` ("trigger" or "ranking"), `outcome`,
     `alternative`, `verdict` (one of VERDICTS), `as_specified` (the experiment's answer)
@@ -158,22 +158,23 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
     (points as a fraction, positive = better for the outcome's goal), and `p_value`, the
     exact McNemar test of the two on the same games (null for a ranking)."""
     _, names = layout(manifest)
-    rows = tagged(games, manifest)
+    rows = tagged(game, games, manifest)
     parts = [rows.filter(pl.col("variant_index") == v) for v in range(len(names))]
     found = []
-    swept = naming.swept_parameters(parts[0])
-    outcomes = finding_outcomes()
+    swept = naming.swept_parameters(game, parts[0])
+    outcomes = finding_outcomes(game)
+
     def best_in(part, policy, param, default=None):
         own = naming.own_cells(part, policy, param, swept[policy])
-        return paired_tests.best_trigger(own, param, policy=policy, outcomes=outcomes,
-                                     default=default)
+        return paired_tests.best_trigger(game, own, param, policy=policy, outcomes=outcomes,
+                                         default=default)
 
     best_of = {(policy, param): best_in(parts[0], policy, param)
                for policy, params in swept.items() for param in params}
     for policy, params in swept.items():
         for param in params:
-            label = naming.parameter_label(policy, param)
-            strong = best_of.get(strong_counterpart(policy, param))
+            label = naming.parameter_label(game, policy, param)
+            strong = best_of.get(strong_counterpart(game, policy, param))
             for i, o in enumerate(outcomes):
                 mine = best_of[policy, param].row(i, named=True)
                 by_strong = strong.row(i, named=True) if strong is not None else None
@@ -182,7 +183,7 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
                     # the alternative's best, and the as-specified answer's rate under it
                     theirs = best_in(parts[v], policy, param, default=specified).row(i, named=True)
                     found.append({
-                        "finding": f"best {label} ({policy} {param}) for {vocabulary.LABELS[o]}",
+                        "finding": f"best {label} ({policy} {param}) for {game.result.labels[o]}",
                         "kind": "trigger", "outcome": o, "alternative": names[v],
                         "verdict": trigger_verdict(mine, theirs),
                         "as_specified": _setting(mine), "answer": _setting(theirs),
@@ -192,15 +193,15 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
                         else trigger_verdict(mine, by_strong),
                         "strong_answer": None if by_strong is None else _setting(by_strong)})
     if parts[0]["policy"].n_unique() > 1:
-        labels = dict(naming.cell_labels(parts[0]).select("cell", "label").iter_rows())
+        labels = dict(naming.cell_labels(game, parts[0]).select("cell", "label").iter_rows())
         for o in outcomes:
-            mine = ranking(parts[0], o)
+            mine = ranking(game, parts[0], o)
             for v in range(1, len(names)):
-                theirs = ranking(parts[v], o)
+                theirs = ranking(game, parts[v], o)
                 found.append({
-                    "finding": f"ranking of the policies by {vocabulary.LABELS[o]}", "kind": "ranking",
+                    "finding": f"ranking of the policies by {game.result.labels[o]}", "kind": "ranking",
                     "outcome": o, "alternative": names[v],
-                    "verdict": ranking_verdict(mine, theirs, parts[v], o),
+                    "verdict": ranking_verdict(game, mine, theirs, parts[v], o),
                     "as_specified": _order(mine, labels), "answer": _order(theirs, labels),
                     "specified_there": None, "gain": None, "p_value": None,
                     "for_strong": None, "strong_answer": None})
@@ -212,10 +213,9 @@ def robustness(games: pl.DataFrame, manifest: dict) -> pl.DataFrame:
                                        "for_strong": pl.Utf8, "strong_answer": pl.Utf8})
 
 
-def strong_counterpart(policy: str, param: str) -> tuple[str, str] | None:
-    """(the strong player, its parameter) imposing the trigger `policy`'s `param` sets
-    (game.declaration.Trigger.strong), or None."""
-    game = declared()
+def strong_counterpart(game: Game, policy: str, param: str) -> tuple[str, str] | None:
+    """(the game's strong player, its parameter) imposing the trigger `policy`'s `param`
+    sets (game.declaration.Trigger.strong), or None."""
     for t in game.triggers:
         if (t.policy, t.param) == (policy, param) and t.strong and game.strong:
             return game.strong, t.strong
@@ -297,11 +297,11 @@ def _setting(row: dict) -> str:
     return f"{row['best_label']} ({pct(row['best_rate'])})"
 
 
-def ranking(rows: pl.DataFrame, outcome: str) -> list[dict]:
+def ranking(game: Game, rows: pl.DataFrame, outcome: str) -> list[dict]:
     """The policies, best first, by the rate of their best cell for `outcome` (ties by
     name): [{policy, cell, rate}]."""
-    rates = analysis.rates(rows, by=["policy", "cell"], outcomes=[outcome])
-    sign = -1.0 if outcome in vocabulary.MINIMISE else 1.0
+    rates = analysis.rates(game, rows, by=["policy", "cell"], outcomes=[outcome])
+    sign = -1.0 if outcome in game.result.minimise else 1.0
     best = {}
     for r in rates.sort("cell").iter_rows(named=True):
         score = sign * r[f"{outcome}_rate"]
@@ -311,7 +311,7 @@ def ranking(rows: pl.DataFrame, outcome: str) -> list[dict]:
     return [{"policy": p, "cell": best[p][1], "rate": best[p][2]} for p in order]
 
 
-def ranking_verdict(mine: list[dict], theirs: list[dict], rows: pl.DataFrame,
+def ranking_verdict(game: Game, mine: list[dict], theirs: list[dict], rows: pl.DataFrame,
                     outcome: str) -> str:
     """A ranking under an alternative: "holds within noise" when each pair of policies
     it puts the other way round has best cells the exact McNemar test cannot tell apart."""
@@ -323,7 +323,7 @@ def ranking_verdict(mine: list[dict], theirs: list[dict], rows: pl.DataFrame,
     swapped = [(p, q) for i, p in enumerate(before) for q in before[i + 1:]
                if after.index(q) < after.index(p)]
     for p, q in swapped:
-        cmp = paired_tests.paired_comparison(rows, int(cell[p]), int(cell[q]), outcome).row(0, named=True)
+        cmp = paired_tests.paired_comparison(game, rows, int(cell[p]), int(cell[q]), outcome).row(0, named=True)
         if cmp["p_value"] < ALPHA:
             return "changes"
     return "holds within noise"

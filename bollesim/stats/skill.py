@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from bollesim.game.declaration import declared
+from bollesim.game.result import Result
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,9 @@ def luck_share(best: float, clairvoyant: float) -> float:
     return max(clairvoyant - best, 0.0)
 
 
-def as_good(outcome: str, rate: Rate) -> Rate:
-    """The rate of an outcome as a rate to maximise: one to avoid (defeat) becomes 1 - it."""
-    if outcome in declared().result.minimise:
+def as_good(result: Result, outcome: str, rate: Rate) -> Rate:
+    """The rate of an outcome of the game's result as a rate to maximise: one to avoid
+    (defeat) becomes 1 - it."""
+    if outcome in result.minimise:
         return Rate(1.0 - rate.rate, 1.0 - rate.high, 1.0 - rate.low)
     return rate

@@ -64,7 +64,8 @@ def win_objectives(result: Result) -> dict[str, WinObjective]:
 Cut = Callable[[np.ndarray], bool]
 """cut(observation) -> True where no line from the decision can meet the objective."""
 
-WON, LOST, UNDECIDED = "won", "lost", "undecided"
+WON, LOST, UNDECIDED = "line found", "proven lost", "undecided"
+"""A verdict's status (not a game's outcome names: a game may call its own "won")."""
 
 
 @dataclass(frozen=True)

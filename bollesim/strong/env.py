@@ -46,7 +46,7 @@ except ImportError as exc:  # an optional dependency
                       "pip install 'bollesim[agents]'") from exc
 
 from bollesim.errors import IllegalChoice
-from bollesim.game.declaration import GAMES, declared
+from bollesim.game.registry import load_game, registered
 from bollesim.strong.state import State, whole_number
 
 
@@ -71,7 +71,7 @@ class GameEnv(gym.Env):
 
     def __init__(self, game="bollebank", rules=None, max_options: int | None = None,
                  reward: Callable[[dict], float] | None = None):
-        self.game = declared(game) if isinstance(game, str) else game
+        self.game = load_game(game)
         positions = self.game.positions_module
         self.rules = rules if rules is not None else self.game.load_ruleset()
         self.run_seed: int | None = None
@@ -127,5 +127,5 @@ class GameEnv(gym.Env):
         return out
 
 
-for _name in GAMES:
+for _name in registered():
     gym.register(env_id(_name), entry_point=GameEnv, kwargs={"game": _name})

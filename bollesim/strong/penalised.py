@@ -160,9 +160,9 @@ class Measure:
     def build(self) -> tuple[list[Penalised], list[Penalised]]:
         """(the penalised players on the inner samples, the same on fresh ones), on the
         game's shipped ruleset."""
-        from bollesim.game.declaration import declared
+        from bollesim.game.registry import load_game
 
-        game = declared(self.game)
+        game = load_game(self.game)
         rules, value = game.load_ruleset(), Value.read(self.value)
         objective = win_objectives(game.result)[self.objective]
         policies = [(load_policy(name, game.name), params) for name, params in self.players]

@@ -17,4 +17,5 @@ GAME = Game(
     rules="toygame.rules",
     form="toygame.form",
     find_keys=("game.turns", "game.busts_to_lose"),
+    positions="toygame.positions",
 )

@@ -58,3 +58,4 @@ load_ruleset, locate, set_value, apply_readings = (
     BOOK.load_ruleset, BOOK.locate, BOOK.set_value, BOOK.apply_readings)
 READINGS, reading_keys, ids_hint, parse_choices = (
     BOOK.READINGS, BOOK.reading_keys, BOOK.ids_hint, BOOK.parse_choices)
+DEFAULT_PATH = BOOK.default_path

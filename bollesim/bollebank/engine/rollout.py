@@ -45,9 +45,14 @@ SNAP_SIZE = SNAP_AT + 1
 @compiled
 def replay(st, params, seed, game, start, script, n, mode):
     """Set st to the snapshot `start` with the player's parameters, ready to replay
-    script[:n] in `mode`; returns the phase to play."""
-    st[layout.PARAMS : layout.PARAMS + params.shape[0]] = params.view(np.int64)
+    script[:n] in `mode`; returns the phase to play. Who plays and with which parameters
+    are st's and params', not the snapshot's: a snapshot another player took (the game
+    analysed, bollesim/strong/analysis.py) is played on by this one."""
+    scripted = st[layout.SCRIPTED]
     phase = restore(st, start, seed, game)
+    st[layout.PARAMS : layout.PARAMS + params.shape[0]] = params.view(np.int64)
+    st[layout.SCRIPTED] = scripted
+    st[layout.PLAN_GOALS] = -1  # the scripted family's goals of its parameters (player.py)
     st[layout.SCRIPT : layout.SCRIPT + n] = script[:n]
     st[layout.SCRIPT_MODE] = mode
     st[layout.SCRIPT_N] = n

@@ -59,7 +59,7 @@ class GameState:
                 raise _Asked(kind, obs.copy(), [int(o) for o in options[:n_options]])
             return index
 
-        player = DecidePolicy("the caller", "", (), decide)
+        player = DecidePolicy("the caller", "", (), decide, game="bollebank")
         self.game: Game = new_game(self.rules)
         self.trace: list = []
         try:

@@ -1,4 +1,4 @@
-"""The scripted player of the family `plan` (policies/plan.py): every decision is taken
+"""The scripted player of the family `plan` (policies/bollebank/plan.py): every decision is taken
 from the family's parameters (bollesim/bollebank/scripted/space.py; `params[space.NAME]`) and from the ruleset
 it is handed (the map, the places of the abilities), so it plays whatever ruleset the
 engines play.

@@ -1,4 +1,4 @@
-"""The parameter space of the scripted family `plan` (policies/plan.py): every choice of
+"""The parameter space of the scripted family `plan` (policies/bollebank/plan.py): every choice of
 the scripted player (bollesim/bollebank/scripted/plan.py) is a parameter, declared once below with its
 default, range and meaning. A parameter's index in the family's parameter vector is
 this module's attribute of its name in capitals (`S.FIRE_ROE`), for the compiled player.

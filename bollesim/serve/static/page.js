@@ -745,7 +745,7 @@ async function save() {
   document.body.append(link);
   link.click();
   link.remove();
-  setStatus("saved whatif.toml: check it with `bollesim rules check --partial whatif.toml`");
+  setStatus(`saved whatif.toml: check it with \`${page.model.check_partial}\``);
 }
 
 async function report() {

@@ -11,6 +11,6 @@ PARAMETERS = (
 )
 
 
-def decide(turn_points, turn, params):
-    """True: bank the turn's points now."""
-    return turn >= params[1] and turn_points >= params[0]
+def decide(kind, obs, rules, options, n_options, params, prng):
+    """1: bank the turn's points now (obs: turn, banked, busted turns, the turn's points)."""
+    return 1 if obs[0] >= params[1] and obs[3] >= params[0] else 0

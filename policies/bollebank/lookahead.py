@@ -26,7 +26,7 @@ PARAMETERS = (
               choices=tuple(o.label for o in OBJECTIVES)),
     Parameter("base", BASES.index("apprentice"), 0, len(BASES) - 1,
               f"the policy that plays the rollouts out: {_bases} (apprentice, the default:"
-              " the learned strong player, policies/apprentice.py; expert: the plan family"
+              " the learned strong player, policies/bollebank/apprentice.py; expert: the plan family"
               " at bollesim/bollebank/expert_base.toml, the apprentice's teacher's base;"
               " the others at their defaults)",
               label="base policy", choices=BASES),

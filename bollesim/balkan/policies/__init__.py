@@ -1,1 +1,0 @@
-"""Balkan Wars policies: the attacker's scripted family and its presets."""

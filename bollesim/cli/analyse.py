@@ -1,0 +1,194 @@
+"""`bollesim analyse`: luck and errors of one game, or of many (bollesim/strong/analysis.py,
+docs/analyse.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bollesim.cli.chosen import Chosen
+from bollesim.cli.options import ParamOption, RulesOption, policy_params
+from bollesim.cli.output import emit
+from bollesim.cli.wiring import app, command, examples
+from bollesim.errors import UsageError
+from bollesim.terminal import printable
+
+DEFAULT_ROLLOUTS = 256
+MANY_ROLLOUTS = 8
+"""Rollouts per option for many games: each game's totals are noisier, but the noise is
+independent of the games' own luck, so the variance split stays unbiased (2,000 Bøllebank
+games take about ten minutes on two idle cores: docs/analyse.md)."""
+
+
+@command(
+    app,
+    epilog=examples(
+        "bollesim analyse -P $baseline --seed 7",
+        "bollesim analyse -P $baseline --seed 7 --index 3 --json > game.json",
+        "bollesim analyse --from results/$baseline-seed1 --index 41",
+        "bollesim analyse --from results/$baseline-seed1 -n 200",
+        "bollesim analyse -P $baseline -n 100 --objective $loss",
+    ),
+)
+def analyse(
+    chosen: Chosen,
+    policy: Annotated[str | None, typer.Option(
+        "--policy", "-P", metavar="POLICY", help="The policy that plays the games.",
+        show_default=False)] = None,
+    seed: Annotated[int, typer.Option(help="Run seed.", min=0)] = 1,
+    index: Annotated[int | None, typer.Option(
+        "--index", help="The game's index within the run (one game).", min=0,
+        show_default=False)] = None,
+    games: Annotated[int | None, typer.Option(
+        "--games", "-n", help="Many games: the first N (of the run folder with --from).",
+        min=1, show_default=False)] = None,
+    from_: Annotated[Path | None, typer.Option(
+        "--from", metavar="DIR", help="A run folder: its games, policy, seed and ruleset.",
+        show_default=False)] = None,
+    param: ParamOption = None,
+    rules: RulesOption = None,
+    player: Annotated[str | None, typer.Option(
+        metavar="POLICY", help="The stated player, whose play from each point values it "
+        "(default: the game's strong player).", show_default=False)] = None,
+    objective: Annotated[str | None, typer.Option(
+        metavar="OUTCOME", help="The outcome whose probability is the unit (default: the "
+        "game's main outcome).", show_default=False)] = None,
+    rollouts: Annotated[int | None, typer.Option(
+        min=2, help=f"Rollouts per option and per outcome (default: {DEFAULT_ROLLOUTS} for "
+        f"one game, {MANY_ROLLOUTS} for many).", show_default=False)] = None,
+    json_: Annotated[bool, typer.Option(
+        "--json", help="One JSON document: the game's (docs/game.schema.json) with its "
+        "analysis, or the many games' totals and split.")] = False,
+) -> None:
+    """Analyse luck and errors as backgammon programs do: each decision's error (the best
+    option's probability of the objective minus the taken one's) and each draw's luck
+    (the probability after the outcome minus its expectation over the outcomes).
+
+    One game (--index, or -P POLICY --seed S alone), or many (-n N, or a run folder):
+    each game's luck and error totals, and the share of the outcome's variance that is
+    luck and that is the player's.
+    """
+    game = chosen.of_folder(from_) if from_ is not None else chosen.game
+    if index is not None and games is not None:
+        raise UsageError("--index analyses one game and -n many: give one of them")
+    if (from_ is None) == (policy is None):
+        raise UsageError("name the games: -P POLICY (with --seed), or --from DIR")
+    if from_ is not None and (param or rules is not None):
+        raise UsageError("--from takes the folder's policy, parameters and ruleset: drop "
+                         "-p and --rules")
+    many = games is not None or (from_ is not None and index is None)
+    analyst = _analyst(game, from_, rules, player, objective,
+                       rollouts or (MANY_ROLLOUTS if many else DEFAULT_ROLLOUTS))
+    if from_ is not None:
+        picked = _folder_games(game, from_, index, games)
+    else:
+        played = _decider(game, policy)
+        vector = policy_params(played, param)
+        numbers = range(games) if many else [index or 0]
+        picked = [(played, vector, seed, g) for g in numbers]
+    if many:
+        _many(analyst, picked, json_)
+    else:
+        _one(game, analyst, *picked[0], json_)
+
+
+def _decider(game, name: str):
+    from bollesim.game.policy import DecidePolicy, load_policy
+
+    chosen = load_policy(name, game)
+    if not isinstance(chosen, DecidePolicy):
+        raise UsageError(f"policy {name!r} plays whole games itself: its decisions cannot be "
+                         "analysed (choose a policy the engine asks at each decision)")
+    return chosen
+
+
+def _analyst(game, from_, rules_path, player, objective, rollouts):
+    from bollesim.batch.source import RulesetSource
+    from bollesim.strong.analysis import Analyst, objective_of
+
+    game.positions_module  # noqa: B018  a game without decision points is refused here
+    name = player or game.strong
+    if not name:
+        raise UsageError(f"{game.title} declares no strong player: name the player whose "
+                         "play values each point with --player POLICY")
+    stated = _decider(game, name)
+    if from_ is not None:
+        from bollesim.batch.manifest import cell_ruleset
+        from bollesim.batch.runfolder import open_run
+
+        manifest = open_run(from_, game).manifest
+        if manifest.get("n_cells", 1) > 1:
+            raise UsageError(f"{from_} is a sweep of {manifest['n_cells']} cells: analyse the "
+                             "games of a plain run")
+        ruleset = cell_ruleset(manifest, from_, 0)
+    else:
+        ruleset = RulesetSource.from_options(game, rules_path, None, None, None).load(game)
+    return Analyst(game, ruleset, stated, stated.param_vector(),
+                   objective_of(game.result, objective), rollouts)
+
+
+def _folder_games(game, folder: Path, index: int | None, games: int | None) -> list[tuple]:
+    from bollesim.batch.replay import find_row, row_params
+    from bollesim.batch.runfolder import open_run
+
+    if index is not None:
+        rows = [find_row(folder, index, game=game)[0]]
+    else:
+        run = open_run(folder, game)
+        table = run.collect(run.scan().sort("game"))
+        rows = table.head(games or table.height).iter_rows(named=True)
+    out = []
+    for row in rows:
+        played = _decider(game, str(row["policy"]))
+        out.append((played, row_params(played, row), int(row["seed"]), int(row["game"])))
+    return out
+
+
+def _one(game, analyst, policy, vector, seed: int, index: int, json_: bool) -> None:
+    from bollesim.strong.account import Teller, document
+
+    analysis = analyst.analyse(policy, vector, seed, index, tell=True)
+    if json_:
+        doc = (game.game_document(analyst.rules, policy, vector, seed, index) if game.narration
+               else {"policy": policy.name, "seed": seed, "game": index,
+                     "result": game.result.row(analysis.row)})
+        emit({**doc, "analysis": document(analyst, analysis)})
+        return
+    played = f"{policy.name} ({_params_text(policy, vector)})" if policy.parameters else policy.name
+    typer.echo(printable("\n".join(Teller(analyst).lines(analysis, played))))
+
+
+def _params_text(policy, vector) -> str:
+    return ", ".join(f"{p.name} {p.text(v)}" for p, v in zip(policy.parameters, vector,
+                                                              strict=True))
+
+
+def _many(analyst, picked: list[tuple], json_: bool) -> None:
+    import time
+
+    from bollesim.strong.split import split_lines, totals, variance_split
+
+    started, analyses = time.monotonic(), []
+    for policy, vector, seed, index in picked:
+        analyses.append(analyst.analyse(policy, vector, seed, index))
+        if not json_:
+            a = analyses[-1]
+            typer.echo(f"game {index}: {a.outcome:g}  start {a.start.value:.3f}  luck "
+                       f"{a.luck.value:+.3f}  errors {a.errors:.3f}  residual {a.residual:+.3f}")
+    table = totals(analyses)
+    split = variance_split(table, analyst.confidence)
+    seconds = time.monotonic() - started
+    how = ("exact values" if analyst.exact is not None else
+           f"{analyst.rollouts} rollouts per option and outcome (rollouts only: no learned value)")
+    if json_:
+        emit({"stated_player": analyst.stated.base.name,
+              "objective": analyst.objective.describe(), "values": how,
+              "games": table.to_dicts(), "seconds": round(seconds, 2),
+              "split": None if split is None else {
+                  k: vars(getattr(split, k)) for k in ("luck", "player", "rest")}})
+        return
+    typer.echo(f"Odds under {analyst.stated.base.name}, by {how}; {seconds:.1f} s "
+               f"({seconds / max(1, len(picked)):.2f} s a game).")
+    typer.echo("\n".join(split_lines(table, split, analyst.objective.label)))

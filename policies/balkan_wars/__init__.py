@@ -1,0 +1,1 @@
+"""The Balkan Wars' player policies: the attacker's scripted family and its presets."""

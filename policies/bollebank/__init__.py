@@ -1,0 +1,1 @@
+"""Operation Bøllebank's player policies, one module per family (bollesim/game/policy.py)."""
