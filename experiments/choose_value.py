@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 EXAMPLE = "python experiments/choose_value.py --games 300 1000x10 1000x100 10000x100 30000x300"
 
@@ -42,24 +43,27 @@ def main() -> None:
     if args.first < 0 or args.games < 1:
         parser.error("--first must be at least 0 and --games at least 1")
 
-    from bollesim.bollebank import clairvoyant as CV
-    from bollesim.bollebank import headroom as G
-    from bollesim.bollebank import value
-    from bollesim.bollebank.penalised import Measure, lower_estimates
-    from bollesim.bollebank.rules.loader import load_ruleset
     from bollesim.game.policy import load_policy
+    from bollesim.game.registry import load_game
     from bollesim.report.headroom import mean_interval
+    from bollesim.strong import clairvoyant as CV
+    from bollesim.strong import headroom as G
+    from bollesim.strong import value
+    from bollesim.strong.penalised import Measure, lower_estimates
 
-    rules, name = load_ruleset(), "operational victory"
-    objective, (baseline, best) = CV.WIN_BY_NAME[name], G.read_points()
-    plain = CV.Clairvoyant(rules, objective, G.clairvoyant_bases(baseline, best), 50
-                           ).solve_games(G.SEED, args.first, args.games, 2)
-    players, lines = G.penalised_candidates(baseline, best, name, plain)
-    strong = load_policy(G.VALUE_POLICY)
+    game = load_game("bollebank")
+    h = G.declared_headroom(game)
+    rules, name = game.load_ruleset(), h.bounds[game.result.main]
+    objective = CV.win_objectives(game.result)[name]
+    baseline, best = G.read_points(game, h, Path(h.points))
+    plain = CV.Clairvoyant(game, rules, objective, G.clairvoyant_bases(game, h, baseline, best),
+                           50, h.nearer, h.cut).solve_games(h.seed, args.first, args.games, 2)
+    players, lines = G.penalised_candidates(game, h, baseline, best, name, plain)
+    strong = load_policy(h.value_policy, game.name)
     for games, trees in args.steps:
-        x, y = value.decisions(rules, objective, strong, None, G.VALUE_SEED, games)
-        measure = Measure(name, players, value.fit(x, y, trees).text, 16)
-        fresh = lower_estimates(measure, G.SEED, lines, 2, args.first)[:, 1]
+        x, y = value.decisions(game, rules, objective, strong, None, h.value_seed, games)
+        measure = Measure(game.name, name, players, value.fit(x, y, trees).text, 16)
+        fresh = lower_estimates(measure, h.seed, lines, 2, args.first)[:, 1]
         m, low, high = mean_interval(fresh)
         print(f"V on {games:,} games, {trees} trees: the bound is at least {100 * m:.1f}% "
               f"({100 * low:.1f} to {100 * high:.1f}) on games {args.first:,} to "

@@ -1150,8 +1150,8 @@ FOLDERS = [  # what a run folder keeps and the compile locks (bollesim/batch/wor
     Mutant(
         "v-chosen-on-the-reports-games",
         "experiments/choose_value.py",
-        "lower_estimates(measure, G.SEED, lines, 2, args.first)",
-        "lower_estimates(measure, G.SEED, lines, 2, 0)",
+        "lower_estimates(measure, h.seed, lines, 2, args.first)",
+        "lower_estimates(measure, h.seed, lines, 2, 0)",
         "a best choice is chosen on games no report uses",
         "the choice of V values the lines of games 2,000 on against the report's own games",
         ("tests/test_headroom.py -k choice_of_v",),
@@ -1212,6 +1212,54 @@ APPRENTICE = [  # the apprentice written once (bollesim/strong/apprentice.py, tr
         "bad input: one error line, nothing written",
         "a game without decision points is refused only after the model's folder is made",
         ("tests/test_apprentice.py -k without_decision_points",),
+    ),
+]
+
+BOUNDS = [  # the clairvoyant and penalised bounds and headroom, any game's (bollesim/strong/, cli/headroom*.py)
+    Mutant(
+        "no-loss-needs-the-loss",
+        "bollesim/strong/clairvoyant.py",
+        "main, loss = (slot(result.main), 1), (slot(result.loss), 0)",
+        "main, loss = (slot(result.main), 1), (slot(result.loss), 1)",
+        "the win objectives made from the game's result flags",
+        "the clairvoyant bounds 'no defeat' by searching for defeats",
+        ("tests/test_clairvoyant.py -k win_objectives",),
+    ),
+    Mutant(
+        "nearer-reversed",
+        "bollesim/strong/clairvoyant.py",
+        "*(-sign * int(row[s])",
+        "*(sign * int(row[s])",
+        "the game's nearer columns order the search",
+        "the clairvoyant tries the playouts furthest from winning first",
+        ("tests/test_clairvoyant.py -k nearest",),
+    ),
+    Mutant(
+        "v-reads-the-observation-off-by-one",
+        "bollesim/strong/penalised.py",
+        "self.observed = slice(POINT_OBS, POINT_OBS + game",
+        "self.observed = slice(POINT_OBS + 1, POINT_OBS + 1 + game",
+        "a point's layout: [choice, kind, n, observation..., options...]",
+        "V of the next decision is read from the wrong slots of the STEP samples",
+        ("tests/test_penalised.py -k line_is_v",),
+    ),
+    Mutant(
+        "headroom-clairvoyant-on-the-declared-seed",
+        "bollesim/cli/headroom_make.py",
+        "each[outcome] = player.solve_games(s.seed,",
+        "each[outcome] = player.solve_games(plan.h.seed,",
+        "--seed plays every part of the report on the seed given",
+        "the clairvoyant bounds other games than the ladder plays",
+        ("tests/test_headroom.py -k small_counts",),
+    ),
+    Mutant(
+        "headroom-replace-ignored",
+        "bollesim/batch/workspace.py",
+        "if earlier and not replace:",
+        "if earlier:",
+        "an earlier report is replaced only when --replace says so",
+        "--replace is refused like any finished folder",
+        ("tests/test_headroom.py -k run_folder",),
     ),
 ]
 
@@ -1307,6 +1355,7 @@ AREAS = {
     "luck-errors": LUCK_AND_ERRORS,
     "tune": TUNE,
     "races": RACES,
+    "bounds": BOUNDS,
 }
 """The mutants by area (`--only AREA`)."""
 

@@ -1,4 +1,4 @@
-"""The clairvoyant player (bollesim/bollebank/clairvoyant.py): it sees each game's own future,
+"""The clairvoyant player (bollesim/strong/clairvoyant.py) on Bøllebank: it sees each game's own future,
 so on the same games it wins every game an honest player wins (an upper bound), wins
 games the presets lose with lines the reference engine confirms, counts what it cannot
 decide as won, and gives the same verdicts whatever the threads."""
@@ -9,20 +9,24 @@ import numpy as np
 import pytest
 
 from bollesim.batch.runner import simulate
-from bollesim.bollebank import clairvoyant as CV
 from bollesim.bollebank import observation
 from bollesim.bollebank.engine import layout
+from bollesim.bollebank.game import GAME
+from bollesim.bollebank.headroom import HEADROOM
 from bollesim.bollebank.lookahead import SETUP
 from bollesim.bollebank.reference.play import play_game
 from bollesim.bollebank.result import RESULT
 from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.bollebank.rules.packed import SLOTS
 from bollesim.game.policy import load_policy, replaying
+from bollesim.strong import clairvoyant as CV
 from bollesim.strong.lookahead import Position
 
 RULES = load_ruleset()
 SEED = 11
 GAMES = 24
-OPERATIONAL = CV.WIN_BY_NAME["operational victory"]
+WIN_BY_NAME = CV.win_objectives(RESULT)
+OPERATIONAL = WIN_BY_NAME["operational victory"]
 HONEST = (  # none of them is the clairvoyant's base: what they win, its search must find
     ("fire_at_roe", {"k": 8, "stop_at_tanks": 0}),
     ("cautious", None),
@@ -32,7 +36,8 @@ HONEST = (  # none of them is the clairvoyant's base: what they win, its search 
 
 
 def clairvoyant(objective=OPERATIONAL, budget=60):
-    return CV.Clairvoyant(RULES, objective, [(load_policy("historical"), None)], budget)
+    return CV.Clairvoyant(GAME, RULES, objective, [(load_policy("historical"), None)], budget,
+                          HEADROOM.nearer, HEADROOM.cut)
 
 
 @pytest.fixture(scope="module")
@@ -103,23 +108,69 @@ def test_a_line_is_cut_only_past_the_latest_deadline():
     with them there, or for another objective, it can."""
     player = clairvoyant()
     _, point = player.players[0].next_decision(SEED, 0, Position(SETUP, []))
-    last = int(RULES.packed[CV.SLOTS["S_DEADLINE_MAX"]])
+    last = int(RULES.packed[SLOTS["S_DEADLINE_MAX"]])
 
     def at(turn, reached, objective=OPERATIONAL):
         obs = point.obs.copy()
         obs[observation.TURN], obs[observation.T2_REACHED] = turn, reached
-        p = CV.Clairvoyant(RULES, objective, [(load_policy("historical"), None)], 1)
+        p = CV.Clairvoyant(GAME, RULES, objective, [(load_policy("historical"), None)], 1,
+                           cut=HEADROOM.cut)
         return p.hopeless(SimpleNamespace(obs=obs))
 
     assert at(last + 1, 0)
     assert not at(last, 0)
     assert not at(last + 1, 1)
-    assert not at(last + 1, 0, CV.WIN_BY_NAME["no defeat"])
-    assert at(last + 1, 0, CV.WIN_BY_NAME["operational victory and no defeat"])
+    assert not at(last + 1, 0, WIN_BY_NAME["no defeat"])
+    assert at(last + 1, 0, WIN_BY_NAME["operational victory and no defeat"])
+
+
+def test_options_are_searched_nearest_to_winning_first():
+    """The base policy's choice first, then the playouts that meet more of the objective,
+    then by the game's `nearer` columns: for Bøllebank more tanks at Tango 2, a later end,
+    fewer heavy hits (a reversed column, or none, orders them otherwise)."""
+    player = CV.Clairvoyant(GAME, RULES, WIN_BY_NAME["operational victory and no defeat"],
+                            [(load_policy("historical"), None)], 1, HEADROOM.nearer)
+
+    def row(operational=0, defeat=1, tanks=0, end=10, heavy=0):
+        r = np.zeros(len(RESULT.columns), dtype=np.int64)
+        r[[layout.R_OPERATIONAL, layout.R_DEFEAT, layout.R_TANKS_AT_T2, layout.R_END_TURN,
+           layout.R_HEAVY]] = operational, defeat, tanks, end, heavy
+        return r
+
+    rows = [row(), row(heavy=1), row(tanks=2), row(end=12), row(defeat=0), row(tanks=1),
+            row(end=12, heavy=2)]
+    assert player.order(rows, base_choice=1) == [1, 4, 2, 5, 3, 6, 0]
+    plain = CV.Clairvoyant(GAME, RULES, OPERATIONAL, [(load_policy("historical"), None)], 1)
+    assert plain.order(rows, base_choice=1) == [1, 0, 2, 3, 4, 5, 6]
+
+
+def test_the_win_objectives_are_made_from_the_results_flags():
+    """Each win, no loss, the main win and no loss, every win: a row wins as its flags
+    say (Bøllebank's seven, and the test game's, whose flags are in other slots)."""
+    from toygame.result import RESULT as PIG
+
+    flags = {name: RESULT.slot(name) for name in RESULT.flags}
+    assert {w.name: w.needs for w in WIN_BY_NAME.values()} == {
+        "operational victory": ((flags["operational"], 1),),
+        "tactical victory": ((flags["tactical"], 1),),
+        "strategic victory": ((flags["strategic"], 1),),
+        "political victory": ((flags["political"], 1),),
+        "no defeat": ((flags["defeat"], 0),),
+        "operational victory and no defeat": ((flags["operational"], 1), (flags["defeat"], 0)),
+        "perfect (all four victories)": tuple((flags[w], 1) for w in RESULT.wins),
+    }
+    pig = CV.win_objectives(PIG)
+    assert list(pig) == ["target reached", "never busted", "no busted out",
+                         "target reached and no busted out", "both"]
+    row = np.zeros(len(PIG.columns), dtype=np.int64)
+    row[PIG.slot("reached")] = 1
+    assert [w.won(row) for w in pig.values()] == [True, False, True, True, False]
+    row[PIG.slot("busted_out")] = 1
+    assert [w.won(row) for w in pig.values()] == [True, False, False, False, False]
 
 
 def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="base"):
-        CV.Clairvoyant(RULES, OPERATIONAL, [], 10)
+        CV.Clairvoyant(GAME, RULES, OPERATIONAL, [], 10)
     with pytest.raises(ValueError, match="budget"):
-        CV.Clairvoyant(RULES, OPERATIONAL, [(load_policy("historical"), None)], 0)
+        CV.Clairvoyant(GAME, RULES, OPERATIONAL, [(load_policy("historical"), None)], 0)

@@ -83,8 +83,9 @@ def test_help_breaks_lines_where_the_terminal_ends(words):
 
 
 DECISIONS_OF_ONE_GAME = {("headroom",)}
-"""The commands that play Operation Bøllebank's decisions by name and refuse another game
-(cli/headroom.py decisions_known) until every game declares its decisions."""
+"""The commands only Operation Bøllebank plays yet, whose help names its files: `headroom`
+refuses a game that declares no headroom report (Game.headroom), which only Bøllebank
+does so far."""
 
 
 @pytest.mark.parametrize("words", [w for w in commands() if w not in DECISIONS_OF_ONE_GAME],

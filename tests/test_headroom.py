@@ -2,11 +2,13 @@
 (bollesim/stats/skill.py): each checked against numbers computed here from counts."""
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import waiting
 
+from bollesim.bollebank.headroom import HEADROOM
 from bollesim.cli import headroom_make
 from bollesim.game.registry import load_game
 from bollesim.report import headroom
@@ -19,6 +21,13 @@ N = 2000
 ROOT = Path(__file__).resolve().parents[1]
 PATHS = ("--spec", str(ROOT / "experiments" / "first_fire.toml"),
          "--points", str(ROOT / "experiments" / "best_points.toml"))
+
+
+def small_settings(out, **changes):
+    """The command's settings at small counts, with the game's own files."""
+    return replace(headroom_make.Settings(
+        40, 1, 3, 5, 20, 1, 1, 2, 3, None, ROOT / HEADROOM.spec, ROOT / HEADROOM.points, out,
+        HEADROOM.seed), **changes)
 
 
 def rung(label, operational, defeat, bound=False, n=N):
@@ -145,7 +154,8 @@ def test_skill_rows_and_sentence_from_the_rates():
     assert op["skill"] == pytest.approx((0.45 - 0.05) / (0.95 - 0.05))
     defeat = next(r for r in rows if r["outcome"] == "defeat")
     assert defeat["skill"] == pytest.approx((0.85 - 0.10) / (0.98 - 0.10))
-    assert f"{(0.45 - 0.05) / 0.9:.2f}" in headroom.skill_sentence(GAME.result, rows)
+    text = headroom.skill_sentence(GAME.result, rows, "random")
+    assert f"{(0.45 - 0.05) / 0.9:.2f}" in text and "from the random player (5.0%)" in text
 
 
 def trigger_row(best, significant, tied=()):
@@ -209,15 +219,23 @@ def test_the_best_player_names_the_players_it_ties_with():
 
 def test_the_command_runs_on_small_counts(tmp_path):
     """`bollesim headroom` at tiny counts writes every section, its chart, its own
-    command, and says when the restricted player's sweep is not given; bad counts and
-    missing paths are one error line, before anything is played."""
+    command, and says when the restricted player's sweep is not given; it plays the seed
+    it is given (the ladder's and the clairvoyant's games), and with --replace it replaces
+    an earlier report whole (a chart of the earlier one is gone)."""
+    import polars as pl
     from typer.testing import CliRunner
 
+    from bollesim import simulate
     from bollesim.cli.app import app
+    from bollesim.strong import clairvoyant as CV
+    from bollesim.strong import headroom as G
 
+    (tmp_path / "headroom.md").write_text("an earlier report")
+    (tmp_path / "headroom-trigger-gone.png").write_bytes(b"an earlier chart")
     command = ["headroom", "--games", "40", "--expert-games", "1", "--clairvoyant-games",
                "3", "--budget", "5", "--sweep-games", "20", "--threads", "1", "--out",
-               str(tmp_path), "--penalised-games", "1", "--inner", "2", "--value-games", "3", *PATHS]
+               str(tmp_path), "--penalised-games", "1", "--inner", "2", "--value-games", "3",
+               "--seed", "5", "--replace", *PATHS]
     result = CliRunner().invoke(app, command)
     assert result.exit_code == 0, result.output
     text = (tmp_path / "headroom.md").read_text()
@@ -225,19 +243,205 @@ def test_the_command_runs_on_small_counts(tmp_path):
                     "### The penalised clairvoyant", "For operational victory, on the first 1 ",
                     "For no defeat, on the first 1 ", "In words: today's best player",
                     "## When to give the first Fire order", "under strong play",
-                    "## How this was made"):
+                    "## How this was made", "Games of seed 5,"):
         assert section in text
     assert "Not in this report: no folder was given" in text
-    assert "bollesim headroom --games 40 --expert-games 1 --clairvoyant-games 3 --budget 5" in text
+    assert ("bollesim headroom --games 40 --expert-games 1 --clairvoyant-games 3 --budget 5"
+            in text and "--value-games 3 --seed 5 --spec" in text and "--replace" not in text)
     assert (tmp_path / "headroom-ladder.png").stat().st_size > 0
+    assert not (tmp_path / "headroom-trigger-gone.png").exists()
+    table = pl.read_csv(tmp_path / "headroom.csv")
+
+    def counts(seed):
+        games = GAME.result.with_outcomes(simulate("cautious", 40, seed=seed))
+        return [int(games[o].sum()) for o in GAME.result.headline]
+
+    row = table.filter(pl.col("player") == "cautious")
+    assert [row[f"{o}_k"][0] for o in GAME.result.headline] == counts(5) != counts(HEADROOM.seed)
+    h = HEADROOM
+    baseline, best = G.read_points(GAME, h, ROOT / h.points)
+    bases = G.clairvoyant_bases(GAME, h, baseline, best)
+
+    def searched(seed):  # the bracket's table: each objective's verdicts on 3 games
+        rows = []
+        for name in h.bounds.values():
+            objective = CV.win_objectives(GAME.result)[name]
+            verdicts = CV.Clairvoyant(GAME, GAME.load_ruleset(), objective, bases, 5, h.nearer,
+                                      h.cut).solve_games(seed, 0, 3)
+            rows.append(f"| {name} | " + " | ".join(
+                f"{sum(v.status == s for v in verdicts)}" for s in (CV.WON, CV.LOST, CV.UNDECIDED)))
+        return rows
+
+    assert all(row in text for row in searched(5)) and searched(5) != searched(HEADROOM.seed)
+
+
+def refused(*arguments, env=None) -> str:
+    """The one `error:` line (exit 2, no traceback) of `bollesim headroom ARGUMENTS`."""
+    from typer.testing import CliRunner
+
+    from bollesim.cli.app import app
+
+    result = CliRunner().invoke(app, ["headroom", *map(str, arguments)], env=env)
+    assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), lines
+    return lines[0]
+
+
+@pytest.fixture
+def nothing_played(monkeypatch):
+    """The command may check its input, but not play a game."""
+    def play(*_, **__):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(headroom_make, "play", play)
+
+
+def test_bad_counts_paths_and_seeds_are_refused_before_any_game(tmp_path, nothing_played):
     for bad, words in ((["--games", "0"], "--games"),
                        (["--games", "5", "--expert-games", "6"], "must not exceed"),
-                       (["--spec", str(tmp_path / "none.toml")], "no such file"),
-                       (["--restricted", str(tmp_path / "absent")], "no such folder")):
-        result = CliRunner().invoke(app, ["headroom", *bad])
-        assert result.exit_code == 2 and "Traceback" not in result.output
-        lines = result.output.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("error:") and words in lines[0], lines
+                       (["--spec", tmp_path / "none.toml"], "no such file"),
+                       (["--restricted", tmp_path / "absent"], "no such folder"),
+                       (["--seed", HEADROOM.value_seed], "the seed V is fitted on"),
+                       (["--seed", -1], "--seed")):
+        assert words in refused(*PATHS, *bad, "--out", tmp_path / "new")
+    assert not (tmp_path / "new").exists()
+
+
+def test_a_spec_of_the_wrong_kind_is_refused_before_any_game(tmp_path, nothing_played):
+    """A sweep of players whose trigger the report does not compare (the strong player's
+    restricted sweep), or a spec that is no sweep at all (a policy search's)."""
+    strong = ROOT / "experiments" / "first_fire_strong.toml"
+    line = refused(*PATHS, "--spec", strong, "--out", tmp_path / "a")
+    assert "it sweeps" in line and "fire_at_roe, fire_at_turn" in line
+    search = ROOT / "experiments" / "optimise_plan_operational.toml"
+    assert str(search) in refused(*PATHS, "--spec", search, "--out", tmp_path / "b")
+    points = tmp_path / "points.toml"
+    points.write_text('[baseline]\nlabel = "x"\npolicy = "no such policy"\n[[best]]\n')
+    assert "cannot read the best known points" in refused("--points", points, "--out", tmp_path / "c")
+
+
+@pytest.mark.parametrize("kind", ["file", "dangling link", "looping link", "search",
+                                  "foreign files", "finished", "in use"])
+def test_an_out_that_cannot_take_the_report_is_refused_before_any_game(tmp_path, kind,
+                                                                      nothing_played):
+    """--out must be a folder that can take the report, checked before the first game:
+    not a file or a link to nothing, not a policy search's result or a folder of other
+    files, not a finished report unless --replace says so, and not a folder another
+    bollesim command is writing."""
+    from bollesim.batch.workspace import Workspace
+
+    out = tmp_path / "out"
+    if kind == "file":
+        out.write_text("x")
+    elif kind == "dangling link":
+        out.symlink_to(tmp_path / "nowhere")
+    elif kind == "looping link":
+        out.symlink_to(out)
+    else:
+        out.mkdir()
+        name = {"search": "best.json", "foreign files": "notes.txt"}.get(kind, "headroom.md")
+        (out / name).write_text("x")
+    words = {"file": "is a file, not a folder", "dangling link": "a link to nothing",
+             "looping link": "a link that loops", "search": "a policy search's result",
+             "foreign files": "notes.txt", "finished": "give --replace",
+             "in use": "in use by another bollesim process"}[kind]
+    if kind == "in use":
+        with Workspace(out):
+            assert words in refused(*PATHS, "--out", out)
+    else:
+        assert words in refused(*PATHS, "--out", out)
+
+
+def test_a_run_folder_takes_the_report_beside_its_games(tmp_path, monkeypatch):
+    """The showcase's way: the report beside a run's games and reports, no --replace
+    needed the first time."""
+    from typer.testing import CliRunner
+
+    from bollesim.cli.app import app
+
+    made = []
+    monkeypatch.setattr(headroom_make, "make", lambda plan, s, earlier: made.append(earlier))
+    out = tmp_path / "run"
+    out.mkdir()
+    for name in ("games.parquet", "manifest.json", "report.md", "rates.csv"):
+        (out / name).write_text("x")
+    result = CliRunner().invoke(app, ["headroom", *PATHS, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    (out / "headroom.md").write_text("x")
+    (out / "headroom-ladder.png").write_text("x")
+    assert "give --replace" in refused(*PATHS, "--out", out)
+    result = CliRunner().invoke(app, ["headroom", *PATHS, "--out", str(out), "--replace"])
+    assert result.exit_code == 0, result.output
+    assert made == [[], [out / "headroom-ladder.png", out / "headroom.md"]]
+
+
+def test_a_game_that_declares_less_gets_a_shorter_report(tmp_path, monkeypatch):
+    """A headroom without best known points, trigger sweeps, expert or penalised outcomes
+    (what a new game may start with): the ladder, the bounds and the skill, and the
+    sections it has no data for left out or said to be."""
+    from typer.testing import CliRunner
+
+    from bollesim.cli.app import app
+    from bollesim.strong import headroom as G
+
+    lean = replace(HEADROOM, points=None, spec=None, expert="", beside_expert=(),
+                   penalised={}, family_triggers={}, presets=("cautious",))
+    monkeypatch.setattr(G, "declared_headroom", lambda game: lean)
+    result = CliRunner().invoke(app, [
+        "headroom", "--games", "30", "--expert-games", "1", "--clairvoyant-games", "2",
+        "--budget", "3", "--threads", "1", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "headroom.md").read_text()
+    assert "## The skill ladder" in text and "## Skill and luck" in text
+    assert "| cautious |" in text and "| historical |" in text  # the game's baseline
+    assert "best known points" not in text.split("### The penalised")[0]
+    assert "every node's playouts by the baseline, cautious and historical" in text
+    assert "Not measured in this report (the game declares no outcome for it)" in text
+    assert "## When to give" not in text and "under strong play" not in text
+    assert "| expert" not in text and "--spec" not in text
+    assert "--restricted" in refused("--restricted", tmp_path, "--out", tmp_path / "b")
+
+
+def test_a_game_without_decision_points_or_a_headroom_is_refused(monkeypatch, nothing_played):
+    """The command plays the game it is given: one without decision points, or without
+    a declared headroom report, is refused in one line that names it."""
+    from bollesim.cli import chosen
+
+    for changed, words in (({"positions": ""}, "declares no decision points"),
+                           ({"headroom": ""}, "declares no headroom report")):
+        game = replace(GAME, title="A game", **changed)
+        monkeypatch.setattr(chosen, "load_game", lambda name, game=game: game)
+        line = refused(*PATHS)
+        assert line.startswith("error: A game declares no") and words in line, line
+
+
+@pytest.mark.parametrize("changed", [
+    {"bounds": {**HEADROOM.bounds, "operational": "no such objective"}},
+    {"bounds": {"defeat": "no defeat"}, "inherited": {}},
+    {"inherited": {"perfect": "draw"}}, {"expert_knob": "no_such_knob"},
+    {"family_triggers": {"rush": "fire_roe"}}, {"value_policy": ""}])
+def test_a_headroom_that_does_not_fit_its_game_is_refused(changed):
+    """A declaration's mistakes are named when the game's headroom is first read: an
+    outcome or win objective the game has not, the main win unbounded, an expert without
+    its knob, a preset that is not one of the game's triggers, V without its policy."""
+    HEADROOM.check(GAME)
+    with pytest.raises(ValueError, match="headroom"):
+        replace(HEADROOM, **changed).check(GAME)
+
+
+def test_the_commands_code_names_no_game():
+    """cli/headroom*.py and strong/ import no game's package: every game's headroom is
+    its own declaration (Game.headroom)."""
+    import ast
+
+    for path in [*ROOT.glob("bollesim/cli/headroom*.py"), *ROOT.glob("bollesim/strong/*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom | ast.Import):
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                    [a.name for a in node.names]
+                assert not any(n.startswith(("bollesim.bollebank", "bollesim.balkan"))
+                               for n in names), (path, names)
 
 
 def test_the_default_folder_is_new(tmp_path):
@@ -289,9 +493,12 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
     folder = tmp_path / "sweep"
     result = CliRunner().invoke(app, ["sweep", str(spec), "--out", str(folder)])
     assert result.exit_code == 0, result.output
+    spec = ROOT / "experiments" / "first_fire.toml"
+    settings = small_settings(tmp_path / "report", spec=spec, restricted=folder)
+    plan = headroom_make.prepare(GAME, settings)
     found = [(preset, k, p, before, None) for preset, k, p, before, _ in
-             headroom_make.sweeps(GAME, ROOT / "experiments" / "first_fire.toml", {"params": {}}, 40, family=False)]
-    lines, verdict = headroom_make.restricted_section(GAME, folder, found)
+             headroom_make.sweeps(plan, 40, family=False)]
+    lines, verdict = headroom_make.restricted_section(plan, found)
     text = "\n".join(lines)
     assert ("| outcome | best `k` (fire_at_roe) | best `imposed_roe` (restricted lookahead) "
             "| advice |") in text
@@ -299,7 +506,7 @@ def test_the_restricted_section_reads_a_sweep_folder(tmp_path):
     assert "best `t`" not in text  # the stand-in sweeps k only
     assert lines[-2] == verdict and verdict.startswith("Under the lookahead with its first Fire "
                                                         "order imposed")
-    absent, none = headroom_make.restricted_section(GAME, None, found)
+    absent, none = headroom_make.restricted_section(replace(plan, restricted=None), found)
     assert "no folder" in absent[2] and none is None
 
 
@@ -310,27 +517,28 @@ def test_the_choice_of_v_runs_on_games_no_report_uses():
     import subprocess
     import sys
 
-    from bollesim.bollebank import clairvoyant as CV
-    from bollesim.bollebank import headroom as G
-    from bollesim.bollebank import value
-    from bollesim.bollebank.penalised import Measure, lower_estimates
-    from bollesim.bollebank.rules.loader import load_ruleset
     from bollesim.game.policy import load_policy
     from bollesim.report.headroom import mean_interval
+    from bollesim.strong import clairvoyant as CV
+    from bollesim.strong import headroom as G
+    from bollesim.strong import value
+    from bollesim.strong.penalised import Measure, lower_estimates
 
     script = Path(__file__).parents[1] / "experiments" / "choose_value.py"
     done = waiting.run([sys.executable, str(script), "--first", "2000", "--games", "2",
                            "20x2"], capture_output=True, text=True, seconds=600)
     assert done.returncode == 0, done.stderr
     # the same estimate made here, step by step, on games 2,000 and 2,001
-    name, (baseline, best) = "operational victory", G.read_points()
-    rules, objective = load_ruleset(), CV.WIN_BY_NAME[name]
-    plain = CV.Clairvoyant(rules, objective, G.clairvoyant_bases(baseline, best), 50
-                           ).solve_games(G.SEED, 2000, 2, 2)
-    players, lines = G.penalised_candidates(baseline, best, name, plain)
-    x, y = value.decisions(rules, objective, load_policy(G.VALUE_POLICY), None, G.VALUE_SEED, 20)
-    measure = Measure(name, players, value.fit(x, y, 2).text, 16)
-    m, low, high = mean_interval(lower_estimates(measure, G.SEED, lines, 1, 2000)[:, 1])
+    name, h = "operational victory", HEADROOM
+    baseline, best = G.read_points(GAME, h, ROOT / h.points)
+    rules, objective = GAME.load_ruleset(), CV.win_objectives(GAME.result)[name]
+    plain = CV.Clairvoyant(GAME, rules, objective, G.clairvoyant_bases(GAME, h, baseline, best),
+                           50, h.nearer, h.cut).solve_games(h.seed, 2000, 2, 2)
+    players, lines = G.penalised_candidates(GAME, h, baseline, best, name, plain)
+    x, y = value.decisions(GAME, rules, objective, load_policy(h.value_policy), None,
+                           h.value_seed, 20)
+    measure = Measure("bollebank", name, players, value.fit(x, y, 2).text, 16)
+    m, low, high = mean_interval(lower_estimates(measure, h.seed, lines, 1, 2000)[:, 1])
     assert done.stdout == (f"V on 20 games, 2 trees: the bound is at least {100 * m:.1f}% "
                            f"({100 * low:.1f} to {100 * high:.1f}) on games 2,000 to 2,001\n")
     bad = subprocess.run([sys.executable, str(script), "20by2"], capture_output=True, text=True)

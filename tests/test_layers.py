@@ -121,9 +121,6 @@ NOT_THE_GAME = {("bollesim.batch.session", "plan"),
                                          "no_result, each once")}
 """Strings above the game that are a game's name by chance: a run folder's plan, the
 Result's own field `no_result`."""
-ONE_GAMES_TOOLS = {"bollesim.cli.headroom_make"}
-"""A command's maker that plays one game's decisions by name (cli/headroom.py refuses any
-other game) until every game declares its decisions."""
 
 
 def test_the_layers_above_the_game_name_none_of_its_columns_policies_or_places():
@@ -132,7 +129,7 @@ def test_the_layers_above_the_game_name_none_of_its_columns_policies_or_places()
                          + r")(?![\w-])")
     found = []
     for name, path in modules().items():
-        if layer(name) in ("balkan", "bollebank", "policies") or name in ONE_GAMES_TOOLS:
+        if layer(name) in ("balkan", "bollebank", "policies"):
             continue
         for line, text in code_strings(path):
             if (name, text) in NOT_THE_GAME:

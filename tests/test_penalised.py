@@ -1,16 +1,21 @@
-"""The penalised clairvoyant on this game (bollesim/bollebank/penalised.py): a line's
+"""The penalised clairvoyant (bollesim/strong/penalised.py) on Bøllebank: a line's
 value is V at the first decision plus Q - V at each of its decisions, its Q the mean of V
 over STEP samples of the chance to the next decision, on streams of their own; V a
-fitted value of the decision (bollesim/bollebank/value.py)."""
+fitted value of the decision (bollesim/strong/value.py)."""
 
 import numpy as np
 import pytest
 import waiting
 
-from bollesim.bollebank import value as valued
-from bollesim.bollebank.clairvoyant import WIN_BY_NAME
+from bollesim.bollebank.game import GAME as BOLLEBANK
 from bollesim.bollebank.lookahead import SETUP
-from bollesim.bollebank.penalised import (
+from bollesim.bollebank.rules.loader import load_ruleset
+from bollesim.game.policy import load_policy
+from bollesim.rng import MAX_ROLLOUTS
+from bollesim.strong import value as valued
+from bollesim.strong.clairvoyant import win_objectives
+from bollesim.strong.lookahead import Position
+from bollesim.strong.penalised import (
     FRESH,
     INNER,
     MOST,
@@ -19,20 +24,16 @@ from bollesim.bollebank.penalised import (
     best_of,
     lower_estimates,
 )
-from bollesim.bollebank.rules.loader import load_ruleset
-from bollesim.game.policy import load_policy
-from bollesim.rng import MAX_ROLLOUTS
-from bollesim.strong.lookahead import Position
 
 RULES = load_ruleset()
 SEED, GAME = 3, 1
-OPERATIONAL = WIN_BY_NAME["operational victory"]
+OPERATIONAL = win_objectives(BOLLEBANK.result)["operational victory"]
 CAUTIOUS = load_policy("cautious")
 
 
 @pytest.fixture(scope="module")
 def data():
-    return valued.decisions(RULES, OPERATIONAL, CAUTIOUS, None, 11, 60)
+    return valued.decisions(BOLLEBANK, RULES, OPERATIONAL, CAUTIOUS, None, 11, 60)
 
 
 @pytest.fixture(scope="module")
@@ -41,14 +42,14 @@ def value(data):
 
 
 def penalised(value, offset=0, samples=4):
-    return Penalised(RULES, OPERATIONAL, CAUTIOUS, None, value, samples, offset)
+    return Penalised(BOLLEBANK, RULES, OPERATIONAL, CAUTIOUS, None, value, samples, offset)
 
 
 def test_v_is_fitted_on_every_decision_and_reads_as_a_probability(data, value):
     """A row per decision of the policy's games (kind, observation), labelled by its game's
     end; refitting the same data gives the same V."""
     x, y = data
-    assert x.shape[1] == valued.FEATURES and len(x) > 60 * 10 and set(np.unique(y)) <= {0.0, 1.0}
+    assert x.shape[1] == valued.n_features(BOLLEBANK) and len(x) > 60 * 10 and set(np.unique(y)) <= {0.0, 1.0}
     v = value(x)
     assert ((0 <= v) & (v <= 1)).all()
     assert np.array_equal(valued.fit(x, y, trees=5, threads=1)(x), v)
@@ -103,11 +104,11 @@ def test_the_lower_estimates_are_the_same_in_one_process_or_two(value):
     """The measure rebuilt from its plain data in worker processes (V read back from its
     text) values each game's lines as players built here do, from any first game."""
     historical = load_policy("historical")
-    inner, fresh = ([Penalised(RULES, OPERATIONAL, policy, None, value, 2, offset)
+    inner, fresh = ([Penalised(BOLLEBANK, RULES, OPERATIONAL, policy, None, value, 2, offset)
                      for policy in (CAUTIOUS, historical)] for offset in (0, FRESH))
     lines = [[(0, ()), (1, ())], [(1, ())], [(0, ())]]
     here = np.array([best_of(inner, fresh, SEED, g, c) for g, c in enumerate(lines, 5)])
-    measure = Measure("operational victory", (("cautious", None), ("historical", None)),
+    measure = Measure("bollebank", "operational victory", (("cautious", None), ("historical", None)),
                       value.text, 2)
     assert np.array_equal(lower_estimates(measure, SEED, lines, 1, first_game=5), here)
     assert np.array_equal(lower_estimates(measure, SEED, lines, 2, first_game=5), here)
@@ -123,11 +124,12 @@ from dataclasses import dataclass
 from multiprocessing import context
 from pathlib import Path
 
-from bollesim.bollebank import value
-from bollesim.bollebank.clairvoyant import WIN_BY_NAME
-from bollesim.bollebank.penalised import Measure, lower_estimates
+from bollesim.bollebank.game import GAME
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.game.policy import load_policy
+from bollesim.strong import value
+from bollesim.strong.clairvoyant import win_objectives
+from bollesim.strong.penalised import Measure, lower_estimates
 
 
 class Endless:
@@ -180,11 +182,12 @@ if __name__ == "__main__":
     # the main thread holds back may be delivered to it.
     threading.Thread(target=threading.Event().wait, daemon=True).start()
     if moment == "starting":
-        objective = WIN_BY_NAME["operational victory"]
-        x, y = value.decisions(load_ruleset(), objective, load_policy("cautious"), None, 11, 20, 1)
-        measure = Measure("operational victory", (("cautious", None),), value.fit(x, y, 2, 1).text, 4)
+        objective = win_objectives(GAME.result)["operational victory"]
+        x, y = value.decisions(GAME, load_ruleset(), objective, load_policy("cautious"), None, 11, 20, 1)
+        measure = Measure("bollebank", "operational victory", (("cautious", None),),
+                          value.fit(x, y, 2, 1).text, 4)
     else:
-        measure = Endlessly("operational victory", (), "", 4, marks)
+        measure = Endlessly("bollebank", "operational victory", (), "", 4, marks)
     watch_the_workers(ctrl_c=moment == "starting")
     try:
         lower_estimates(measure, 3, [[(0, ())]] * 100_000, 2)

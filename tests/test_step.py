@@ -1,4 +1,4 @@
-"""The STEP samples of the penalised clairvoyant (engine/rollout.py): a step on the game's
+"""The STEP samples of the penalised clairvoyant (engine/rollout.py, Bøllebank's step): a step on the game's
 own streams is the next decision the plain engine reaches (PAUSE), and a step on a
 rollout's streams is a sample of the chance to that decision drawn off the tape."""
 
@@ -7,10 +7,10 @@ import pytest
 
 from bollesim.bollebank import observation
 from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, new_lookahead
-from bollesim.bollebank.penalised import INNER
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.game.policy import load_policy
 from bollesim.strong.lookahead import Position
+from bollesim.strong.penalised import INNER
 
 RULES = load_ruleset()
 SEED = 3

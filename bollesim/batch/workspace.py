@@ -4,6 +4,7 @@ the same way (write_games), and a report's folder claimed."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import json
@@ -42,6 +43,7 @@ from bollesim.batch.runfolder import (
     MANIFEST,
     REPORT_SOURCE,
     RUN,
+    SEARCH,
     WRITTEN,
     Run,
     RunFolderBusy,
@@ -435,6 +437,43 @@ def claim_report_folder(out: Path, run: Run, kind: str = "report") -> None:
     out.mkdir(parents=True, exist_ok=True)
     write_durable(source, json_bytes({"run": str(run.path.resolve()),
                                         "data_sha256": run.manifest["data_sha256"]}))
+
+
+def claim_own_report(out: Path, stem: str, replace: bool) -> list[Path]:
+    """Check, before any work and holding its lock (Workspace), that `out` may take a report
+    made of no run's games (`headroom`, its files STEM.md, STEM.csv, STEM-*.png): a new or
+    empty folder, a run's folder (it sits beside the run's games and reports), or one that
+    holds such a report already, which only `replace` lets it replace (RunFolderError
+    naming the flag otherwise). Refused too: a file, a link to nothing or a loop, a policy
+    search's result, a folder of files bollesim did not write. Returns the earlier
+    report's files, for the caller to remove when it writes the new one."""
+    shown = out
+    if os.path.lexists(out) and not out.exists():
+        try:
+            os.stat(out)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise RunFolderError(f"{shown} is a link that loops: choose another folder") from None
+        raise RunFolderError(f"{shown} is a link to nothing: choose another folder") from None
+    if out.exists() and not out.is_dir():
+        raise RunFolderError(f"{shown} is a file, not a folder: choose another folder")
+    if folder_kind(out) == SEARCH:
+        raise RunFolderError(f"{shown} holds {KINDS[SEARCH]}: choose another folder")
+    if not out.is_dir():
+        return []
+    own = re.compile(re.escape(stem) + r"(-[\w.-]+)?\.(md|html|png|csv|json)")
+    names = [p.name for p in out.iterdir()]
+    foreign = sorted(n for n in names if not (WRITTEN.fullmatch(n) or _LEFTOVER.fullmatch(n)
+                                              or n.startswith(".") and n.endswith("-source.json")))
+    if foreign:
+        listed = ", ".join(foreign[:3]) + (", ..." if len(foreign) > 3 else "")
+        raise RunFolderError(f"{shown} holds files bollesim did not write ({listed}): choose "
+                             "an empty or new folder")
+    earlier = sorted(out / n for n in names if own.fullmatch(n))
+    if earlier and not replace:
+        raise RunFolderError(f"{shown} holds a {stem} report already: give --replace to "
+                             "replace it, or choose another folder")
+    return earlier
 
 
 def write_games(out: str | Path | Workspace, game: Game, games: pl.DataFrame,

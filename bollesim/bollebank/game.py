@@ -30,6 +30,7 @@ GAME = Game(
     },
     engine="bollesim.bollebank.play",
     positions="bollesim.bollebank.positions",
+    headroom="bollesim.bollebank.headroom",
     rules="bollesim.bollebank.rules.rulebook",
     show="bollesim.bollebank.rules.show",
     form="bollesim.bollebank.rules.form",

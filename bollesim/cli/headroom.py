@@ -1,11 +1,11 @@
 """`bollesim headroom`: how well can the game be played? A skill ladder on the same games
-(random, each preset, the strong player, the best known point of each objective, the
-expert at 1x to 8x its rollouts, the clairvoyant bound), the bracket of the best
-achievable rate of the main win, the game's relative skill (docs/skill.md), and the first
-Fire order's trigger sweeps of the spec on its own parameters, beside the same sweeps of
-the best point found. Every sentence of the report is made from its numbers
-(bollesim/report/headroom.py); the players and bounds are the game's
-(bollesim/bollebank/headroom.py)."""
+(the beginner, each preset, the strong player, the best known point of each objective,
+the expert at each of its rollout settings, the clairvoyant bound), the bracket of the
+best achievable rate of the main win, the game's relative skill (docs/skill.md), and the
+trigger sweeps of the spec on its own parameters, beside the same sweeps of the best point
+found. Every sentence of the report is made from its numbers (bollesim/report/headroom.py);
+the players and bounds are the game's own declaration (Game.headroom, a
+bollesim/strong/headroom.py Headroom), played by cli/headroom_make.py."""
 
 from __future__ import annotations
 
@@ -14,21 +14,11 @@ from typing import Annotated
 
 import typer
 
-from bollesim.bollebank import headroom as G
 from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Game
 
 DEFAULT_OUT = Path("results") / "headroom"
-
-
-def decisions_known(game: Game, command: str) -> None:
-    """`headroom` plays the decisions of bollesim/bollebank/ by name: another game, which
-    declares none yet, is refused in one line (`train` learns the decisions any game
-    declares, and refuses a game without an apprentice: strong/apprentice.py apprenticeship)."""
-    if not game.engine.startswith(f"{G.__package__}."):
-        raise UsageError(f"{command} plays the decisions of {G.__package__} only: {game.title} "
-                         "declares none yet")
 
 
 def new_folder(base: Path) -> Path:
@@ -51,7 +41,7 @@ def _count(help_: str):
         "bollesim headroom                         # the full report, into results/headroom",
         "bollesim headroom --games 2000 --expert-games 10 --clairvoyant-games 40 "
         "--sweep-games 500     # a quick look",
-        "bollesim headroom --restricted results/first_fire_strong --out results/showcase",
+        "bollesim headroom --restricted results/first_fire_strong --out results/showcase --replace",
         "bollesim headroom --penalised-games 300 --inner 16 --value-games 30000  "
         "# the penalised clairvoyant on 300 games (about ±3 points)",
     ),
@@ -77,15 +67,22 @@ def headroom(
     value_games: Annotated[int, _count(
         "Games of the strong player whose decisions V is fitted on (more games, a tighter "
         "bound: docs/skill.md).")] = 30000,
+    seed: Annotated[int | None, typer.Option(
+        help="The seed of the report's games (default: the game's own, one its searches "
+        "did not play; the trigger sweeps play their spec's seed).", show_default=False)] = None,
     restricted: Annotated[Path | None, typer.Option(
         help="The restricted player's trigger sweep folder (a `bollesim sweep` of the "
-        "expert with its first Fire order imposed); without it the report says so.",
+        "strong player with its trigger imposed); without it the report says so.",
         show_default=False)] = None,
-    spec: Annotated[Path, typer.Option(help="The trigger sweeps' spec.")] = G.SPEC,
-    points: Annotated[Path, typer.Option(help="The best known points.")] = G.POINTS,
+    spec: Annotated[Path | None, typer.Option(
+        help="The trigger sweeps' spec (default: the game's own).", show_default=False)] = None,
+    points: Annotated[Path | None, typer.Option(
+        help="The best known points (default: the game's own).", show_default=False)] = None,
     out: Annotated[Path | None, typer.Option(
         help=f"The report folder (default: {DEFAULT_OUT}, or {DEFAULT_OUT}-2, -3 ... if it "
         "exists; the committed report is results/showcase).", show_default=False)] = None,
+    replace: Annotated[bool, typer.Option(
+        "--replace", help="Replace the headroom report --out holds already.")] = False,
 ) -> None:
     """Write the headroom report: how well can the game be played?
 
@@ -94,23 +91,32 @@ def headroom(
     first of them. The penalised clairvoyant takes about 3 minutes per 1,000 games and
     outcome at 16 inner samples on 2 cores (both steps of V, V's 30,000 games and its fits
     included)."""
-    from bollesim.cli.headroom_make import Settings, make
+    from bollesim.batch.limits import check_count
+    from bollesim.batch.workspace import Workspace, claim_own_report
+    from bollesim.cli.headroom_make import STEM, Settings, make, prepare
     from bollesim.inputs import check_out_folder
+    from bollesim.strong.headroom import declared_headroom
 
-    decisions_known(game, "headroom")
+    h = declared_headroom(game)
     if max(expert_games, clairvoyant_games) > games:
         raise UsageError("--expert-games and --clairvoyant-games must not exceed --games "
                          "(they play the first of the same games)")
+    seed = h.seed if seed is None else check_count("--seed", seed, "seed")
+    spec = spec if spec is not None else (Path(h.spec) if h.spec else None)
+    points = points if points is not None else (Path(h.points) if h.points else None)
     for path, what in ((spec, "--spec"), (points, "--points")):
-        if not path.is_file():
+        if path is not None and not path.is_file():
             raise UsageError(f"{what} {path}: no such file (run from the repository's folder, "
                              f"or give {what})")
     if restricted is not None and not restricted.is_dir():
         raise UsageError(f"--restricted {restricted}: no such folder (a `bollesim sweep` of "
                          "the restricted player, such as experiments/first_fire_strong.toml's)")
     out = check_out_folder(out if out is not None else new_folder(DEFAULT_OUT), "a report")
-    settings = Settings(game, games, expert_games, clairvoyant_games, budget, sweep_games, threads,
-                        min(penalised_games, clairvoyant_games), inner, value_games, restricted, spec,
-                        points, out)
-    make(settings)
+    settings = Settings(games, expert_games, clairvoyant_games, budget, sweep_games, threads,
+                        min(penalised_games, clairvoyant_games), inner, value_games, restricted,
+                        spec, points, out, seed, replace)
+    plan = prepare(game, settings)
+    with Workspace(out):  # one writer at a time, whatever the command
+        earlier = claim_own_report(Path(out), STEM, replace)
+        make(plan, settings, earlier)
     typer.echo(f"wrote {out / 'headroom.md'}")

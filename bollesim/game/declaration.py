@@ -99,6 +99,9 @@ class Game:
     readings_page: the docs page that tells the game's readings, as reports cite it.
     experiment: the experiment spec of its headline question's sweep (what the command
     line's help sweeps in its examples; "" for none).
+    positions: the module of its decision points (bollesim/game/positions.py; "" for
+    none); headroom: the module whose HEADROOM (bollesim/strong/headroom.py) declares its
+    headroom report's ladder and bounds ("" for none).
     find_keys: the keys the what-if page's "find a change" panel may change unless asked
     otherwise (a tune spec's [keys] syntax, each over its declared range; docs/tune.md).
     """
@@ -123,6 +126,7 @@ class Game:
     find_keys: tuple[str, ...] = ()
     experiment: str = ""
     positions: str = ""
+    headroom: str = ""
 
     @property
     def rulebook(self):

@@ -3,8 +3,8 @@
 tests/test_headroom.py checks the sentences against numbers computed in the test).
 
 - The ladder: every player's rate of every outcome on the same games, with its 95% Wilson
-  interval, and the clairvoyant bound beside them (bollebank/clairvoyant.py).
-- The bracket: the best achievable operational-victory rate lies between the best honest
+  interval, and the clairvoyant bound beside them (strong/clairvoyant.py).
+- The bracket: the best achievable rate of the main win lies between the best honest
   player's and the clairvoyant's, on the same games.
 - The skill measure: the relative skill of each outcome (stats/skill.py, docs/skill.md).
 - The trigger sweeps: per outcome, whether the first Fire order's trigger has an effect at
@@ -30,7 +30,7 @@ from bollesim.stats.naming import pct
 @dataclass(frozen=True)
 class Rung:
     """One player of the ladder: per outcome (successes, games); `bound` marks the
-    clairvoyant, whose counts are an upper bound (a lower one for defeat)."""
+    clairvoyant, whose counts are an upper bound (a lower one for the loss)."""
 
     label: str
     counts: dict[str, tuple[int, int]]
@@ -84,10 +84,11 @@ def best_honest(result: Result, rungs: list[Rung], outcome: str) -> Rung:
 
 
 def bracket_sentence(result: Result, best: Rung, clairvoyant: Rung, undecided: int,
-                     lost: int) -> str:
+                     lost: int, chance: str = "the chance outcomes") -> str:
     """The bracket of the best achievable rate of the main win, on the same games, and
     what its ends mean: how many games luck decides whatever the play, between the games
-    proven lost and those where no winning line was found."""
+    proven lost and those where no winning line was found (chance: what the clairvoyant
+    foresees, in the game's words)."""
     labels, main = result.labels, result.main
     b, c = best.rate(main), clairvoyant.rate(main)
     k, n = clairvoyant.counts[main]
@@ -102,7 +103,7 @@ def bracket_sentence(result: Result, best: Rung, clairvoyant: Rung, undecided: i
         f"decides at least the {lost:,} games proven lost ({pct(lost / n)}) and at most "
         f"the {n - won:,} with no winning line found ({pct((n - won) / n)}); the "
         f"{100 * gap:.1f} points between the two ends are games that better honest play or "
-        f"only foreknowledge of the chits and dice could win: the bracket does not say "
+        f"only foreknowledge of {chance} could win: the bracket does not say "
         f"which."
     )
 
@@ -143,13 +144,13 @@ def _share(x: float) -> str:
     return "–" if x != x else f"{x:.2f}"
 
 
-def skill_sentence(result: Result, rows: list[dict]) -> str:
-    """The main win's relative skill in words."""
+def skill_sentence(result: Result, rows: list[dict], beginner: str) -> str:
+    """The main win's relative skill in words (beginner: the beginner's policy)."""
     labels, main = result.labels, result.main
     r = next(r for r in rows if r["outcome"] == main)
     return (
         f"For the {labels[main]} the best honest player closes "
-        f"{_share(r['skill'])} of the distance from the random player "
+        f"{_share(r['skill'])} of the distance from the {beginner} player "
         f"({pct(r['beginner'])}) to the clairvoyant ({pct(r['clairvoyant'])}): a relative "
         f"skill of at least {_share(r['skill'])} (interval {_share(r['low'])} to "
         f"{_share(r['high'])}); the rest of that distance is luck to a player who plays "
@@ -269,7 +270,7 @@ class ValueStep:
 @dataclass(frozen=True)
 class Penalised:
     """The penalised clairvoyant on the first games of one win objective (`outcome`: the
-    ladder's outcome it bounds, MAIN or LOSS as no defeat): each V's step, the plain
+    ladder's outcome it bounds, the main win, or the loss as no loss): each V's step, the plain
     clairvoyant's successes on the same games, V's training games, its inner samples."""
 
     objective: str
@@ -299,7 +300,7 @@ def _points(m: float, low: float, high: float) -> str:
 
 def honest_rate(result: Result, p: Penalised, rungs: list[Rung]) -> tuple[Rung, float]:
     """The best honest player of the objective's outcome and its rate of reaching it
-    (no defeat: 1 - its defeat rate)."""
+    (the loss: 1 - its rate)."""
     best = best_honest(result, rungs, p.outcome)
     rate = best.rate(p.outcome).rate
     return best, (1 - rate if p.outcome in result.minimise else rate)
@@ -344,9 +345,10 @@ def _gap(points: float) -> str:
 
 
 def designer_sentence(result: Result, best: Rung, clairvoyant: Rung, lost: int, safest: Rung,
-                      penalised: list[Penalised] = ()) -> str:
+                      penalised: list[Penalised] = (),
+                      chance: str = "the chance outcomes") -> str:
     """The bracket in a designer's words: how far today's best player is at most from the
-    best possible play, for the main win and for no defeat; the share of games luck
+    best possible play, for the main win and for no loss; the share of games luck
     decides whatever the play; and how low the penalised clairvoyant could bring the
     upper ends with the V built (the lower estimates of its bound)."""
     labels, main, loss = result.labels, result.main, result.loss
@@ -355,10 +357,10 @@ def designer_sentence(result: Result, best: Rung, clairvoyant: Rung, lost: int, 
     safe, floor = 1 - safest.rate(loss).rate, 1 - clairvoyant.rate(loss).rate
     text = (
         f"In words: today's best player ({best.label}) reaches {labels[main]} in "
-        f"{pct(b.rate)} of games; no play, even one that knew the chits and dice in advance, "
+        f"{pct(b.rate)} of games; no play, even one that knew {chance} in advance, "
         f"wins more than {pct(c.rate)}. So today's best is at most "
         f"{100 * max(c.rate - b.rate, 0):.1f} points below the best possible play. Against "
-        f"defeat, today's safest player ({safest.label}) avoids it in {pct(safe)} of games "
+        f"{labels[loss]}, today's safest player ({safest.label}) avoids it in {pct(safe)} of games "
         f"and no play avoids it in more than {pct(floor)}: at most "
         f"{100 * max(floor - safe, 0):.1f} points below. Luck that no play beats loses at "
         f"least {pct(lost / n)} of games; how much of the "

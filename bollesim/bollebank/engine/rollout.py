@@ -14,7 +14,7 @@ asked, on the game's own chance stream, and then either:
   chits and dice) is the game's, and the policy plays the game out;
 - STEP: switches to the rollout's streams as ROLLOUT does, and records the next decision
   as PAUSE does: a sample of the chance between one decision and the next, drawn off the
-  game's own (the penalised clairvoyant's expectations, bollebank/penalised.py).
+  game's own (the penalised clairvoyant's expectations, strong/penalised.py).
 
 The decisions counted are those put to the player: a lone option is taken without
 asking (player.ask), so it is not in the script. The scripted family's kernel finds its

@@ -1,20 +1,21 @@
-"""The clairvoyant player: an upper bound on what any player can win, game by game.
+"""The clairvoyant player of any game that declares its decision points: an upper bound
+on what any player can win, game by game.
 
 It sees each game's own future. A script of choices replayed from setup on the game's own
-chance stream (Lookahead.next_decision, engine/rollout.py's PAUSE mode) is the game that
-those choices play, so a search over scripts explores the game's real future chits and
-dice. That luck is keyed by turn and purpose (luck.py): a choice does not shift the
-numbers drawn in later turns, but what they decide depends on the state they fall on, so
-the clairvoyant still picks among futures (docs/skill.md). The search is depth first,
-with iterative deepening (lines that leave the base policy's play at few decisions
-first, where the wins are found). For a win/lose objective it proves, game by game,
-whether some sequence of choices wins:
+chance stream (Replayer.next_decision: the game's `pause` primitive) is the game that
+those choices play, so a search over scripts explores the game's real future draws. When
+the game's luck is keyed by turn and purpose (as Bøllebank's is, docs/skill.md), a choice
+does not shift the numbers drawn later, but what they decide depends on the state they
+fall on, so the clairvoyant still picks among futures. The search is depth first, with
+iterative deepening (lines that leave the base policy's play at few decisions first,
+where the wins are found). For a win/lose objective (WinObjective, made from the game's
+result flags) it proves, game by game, whether some sequence of choices wins:
 
 - won: a line of choices that wins was found (every node's base playout is tried, so a
   game the base policy wins from any node reached is proven at once);
-- lost: every line was searched and none wins (a line is cut where the objective can no
-  longer be met: the game is over, or the Tango 2 deadline has passed without the
-  tanks there, I-OPV; a state already proven lost is not searched again);
+- lost: every line was searched and none wins (a line is cut where the game is over, or
+  where the game's own `cut` says the objective can no longer be met; a state already
+  proven lost is not searched again);
 - undecided: the node budget ran out first. An undecided game counts as won, so the rate
   of games won or undecided is an upper bound on every player's rate on the same games.
 
@@ -24,24 +25,21 @@ has a winning line: the bound holds for it (tests/test_clairvoyant.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
-from bollesim.bollebank import observation
-from bollesim.bollebank.engine import layout, rollout
-from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, new_lookahead
-from bollesim.bollebank.rules.loader import Ruleset
-from bollesim.bollebank.rules.packed import SLOTS
 from bollesim.game.policy import DecidePolicy
-from bollesim.strong.lookahead import Point, Position
+from bollesim.game.result import Result
+from bollesim.strong.replay import Point, Position, Replayer
 
 
 @dataclass(frozen=True)
 class WinObjective:
-    """A game is won when its result row has `flag` at `value` for every (flag, value)
-    of `needs` (flags: layout.R_OPERATIONAL .. R_DEFEAT)."""
+    """A game is won when its result row has the flag in slot `flag` at `value` for every
+    (flag, value) of `needs`."""
 
     name: str
     needs: tuple[tuple[int, int], ...]
@@ -49,23 +47,25 @@ class WinObjective:
     def won(self, row: np.ndarray) -> bool:
         return all(int(row[flag]) == value for flag, value in self.needs)
 
-    @property
-    def needs_operational(self) -> bool:
-        return (layout.R_OPERATIONAL, 1) in self.needs
+
+def win_objectives(result: Result) -> dict[str, WinObjective]:
+    """The win objectives of a game's result, by name: each win flag (by its label), no
+    loss ("no " and the loss's label), the main win and no loss, and every win at once
+    (the label of all_wins)."""
+    labels, slot = result.labels, result.slot
+    main, loss = (slot(result.main), 1), (slot(result.loss), 0)
+    found = [WinObjective(labels[w], ((slot(w), 1),)) for w in result.wins]
+    found += [WinObjective(f"no {labels[result.loss]}", (loss,)),
+              WinObjective(f"{labels[result.main]} and no {labels[result.loss]}", (main, loss)),
+              WinObjective(labels[result.all_wins], tuple((slot(w), 1) for w in result.wins))]
+    return {w.name: w for w in found}
 
 
-WIN_OBJECTIVES = (
-    WinObjective("operational victory", ((layout.R_OPERATIONAL, 1),)),
-    WinObjective("no defeat", ((layout.R_DEFEAT, 0),)),
-    WinObjective("operational victory and no defeat", ((layout.R_OPERATIONAL, 1), (layout.R_DEFEAT, 0))),
-    WinObjective("tactical victory", ((layout.R_TACTICAL, 1),)),
-    WinObjective("strategic victory", ((layout.R_STRATEGIC, 1),)),
-    WinObjective("political victory", ((layout.R_POLITICAL, 1),)),
-    WinObjective("all four victories", tuple((flag, 1) for flag in range(layout.R_DEFEAT))),
-)
-WIN_BY_NAME = {w.name: w for w in WIN_OBJECTIVES}
+Cut = Callable[[np.ndarray], bool]
+"""cut(observation) -> True where no line from the decision can meet the objective."""
 
-WON, LOST, UNDECIDED = "won", "lost", "undecided"
+WON, LOST, UNDECIDED = "line found", "proven lost", "undecided"
+"""A verdict's status (not a game's outcome names: a game may call its own "won")."""
 
 
 @dataclass(frozen=True)
@@ -91,57 +91,48 @@ class _OutOfBudget(Exception):
 
 
 class Clairvoyant:
-    """A clairvoyant search for one ruleset and win objective: `bases` (policy, params)
-    play the playouts (the first plays each node's; all of them are tried from setup),
-    and at most `budget` decisions are expanded per game."""
+    """A clairvoyant search of one game (a Game that declares positions) for one ruleset
+    and win objective: `bases` (policy, params) play the playouts (the first plays each
+    node's; all of them are tried from setup), and at most `budget` decisions are expanded
+    per game. The game's hints, both optional: `nearer`, the result columns that rank a
+    playout nearer to winning (column, +1 when higher is nearer, -1 when lower is), after
+    the objective's needs met; `cut(rules, objective)`, None or a Cut for the objective."""
 
-    def __init__(self, rules: Ruleset, objective: WinObjective,
-                 bases: list[tuple[DecidePolicy, dict | None]], budget: int):
+    def __init__(self, game, rules, objective: WinObjective,
+                 bases: list[tuple[DecidePolicy, dict | None]], budget: int,
+                 nearer: tuple[tuple[str, int], ...] = (), cut=None):
         if not bases:
             raise ValueError("a clairvoyant player needs at least one base policy")
         if budget < 1:
             raise ValueError("the node budget must be 1 or more")
+        self.positions = game.positions_module
         self.rules = rules
         self.objective = objective
         self.budget = budget
-        self.players = [new_lookahead(rules, 1, policy, OBJECTIVES[0], params)
-                        for policy, params in bases]
-        self._last_deadline = self._latest_deadline(rules)
-
-    @staticmethod
-    def _latest_deadline(rules: Ruleset) -> int | None:
-        """The latest turn the Tango 2 deadline can reach (§5.5 Extra turn moves it at
-        most to deadline_max; artillery only moves it back), or None if the ruleset lets
-        something move it later, so no line is cut by it."""
-        packed = rules.packed
-        if packed[SLOTS["S_ART_DEADLINE_T2"]] > 0:
-            return None
-        return int(max(packed[SLOTS["S_DEADLINE_START"]], packed[SLOTS["S_DEADLINE_MAX"]]))
+        self.players = [Replayer(game, rules, policy, policy.param_vector(params))
+                         for policy, params in bases]
+        self.nearer = tuple((game.result.slot(column), sign) for column, sign in nearer)
+        self.cut: Cut | None = cut(rules, objective) if cut is not None else None
 
     def hopeless(self, point: Point) -> bool:
-        """The objective can no longer be met on any line from this decision: the
-        operational victory is needed and the turn is past the latest deadline without
-        the tanks in Tango 2 (I-OPV: T2_REACHED is only set by the deadline)."""
-        obs = point.obs
-        return (self.objective.needs_operational and self._last_deadline is not None
-                and not obs[observation.T2_REACHED] and obs[observation.TURN] > self._last_deadline)
+        """The objective can no longer be met on any line from this decision (the
+        game's cut)."""
+        return self.cut is not None and bool(self.cut(point.obs))
 
     def order(self, rows: list[np.ndarray], base_choice: int) -> list[int]:
         """The options in the order searched: the base policy's choice first, then by
-        their base playouts, nearest to winning first (needs met, tanks that reached
-        Tango 2, later end, fewer heavy hits)."""
+        their base playouts, nearest to winning first (needs met, then `nearer`)."""
 
         def key(i: int):
             row = rows[i]
             met = sum(int(row[flag]) == value for flag, value in self.objective.needs)
-            return (i != base_choice, -met, -int(row[layout.R_TANKS_AT_T2]),
-                    -int(row[layout.R_END_TURN]), int(row[layout.R_HEAVY]), i)
+            return (i != base_choice, -met, *(-sign * int(row[s]) for s, sign in self.nearer), i)
 
         return sorted(range(len(rows)), key=key)
 
     def solve(self, seed: int, game: int) -> Verdict:
         """The verdict of one game."""
-        root = Position(SETUP, [])
+        root = Position(self.positions.SETUP, [])
         first_row = None
         for b, player in enumerate(self.players):
             row, _ = player.next_decision(seed, game, root)
@@ -155,6 +146,7 @@ class Clairvoyant:
         lost: set[bytes] = set()
         nodes = [0]
         line: list[int] = []
+        most = self.positions.MAX_SCRIPT
 
         def search(point: Point, depth: int) -> tuple[np.ndarray | None, bool]:
             """(the winning row of a line through this decision within `depth` more
@@ -166,7 +158,7 @@ class Clairvoyant:
                 return None, True
             if depth == 0:
                 return None, False
-            if len(point.at.script) + 1 >= layout.MAX_SCRIPT or nodes[0] >= self.budget:
+            if len(point.at.script) + 1 >= most or nodes[0] >= self.budget:
                 raise _OutOfBudget
             nodes[0] += 1
             children = []
@@ -207,7 +199,7 @@ class Clairvoyant:
     def replay(self, seed: int, game: int, line: tuple[int, ...], base: int = 0) -> np.ndarray:
         """The result row of the game whose choices are `line`, then base number `base`'s."""
         main = self.players[base]
-        at = Position(SETUP, [])
+        at = Position(self.positions.SETUP, [])
         row, point = main.next_decision(seed, game, at)
         for choice in line:
             if point is None:
@@ -229,10 +221,10 @@ class Clairvoyant:
 
 def _state_key(point: Point) -> bytes:
     """Two decisions with the same key are the same decision in the same game state: the
-    snapshot of their phase (without its count of decisions asked before it) and the
-    choices replayed since."""
+    snapshot of their position (without its last value, the count of decisions asked
+    before it) and the choices replayed since."""
     snap = point.at.snapshot
-    return (snap[: rollout.SNAP_AT].tobytes() + np.asarray(point.at.script, np.int64).tobytes())
+    return snap[:-1].tobytes() + np.asarray(point.at.script, np.int64).tobytes()
 
 
 def bound(verdicts: list[Verdict]) -> dict[str, int]:

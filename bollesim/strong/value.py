@@ -1,6 +1,7 @@
-"""A value estimate V of a state: the chance that a policy meets a win objective from a
-decision on, as a function of the decision's kind and observation. The penalised
-clairvoyant's baseline (penalised.py, docs/skill.md).
+"""A value estimate V of a state of any game that declares its decision points: the
+chance that a policy meets a win objective from a decision on, as a function of the
+decision's kind and observation (the game's point layout). The penalised clairvoyant's
+baseline (penalised.py, docs/skill.md).
 
 V is a LightGBM classifier of the objective's outcome, fitted on the decisions of games
 the policy plays (its own states, each labelled by how its game ended). Any V keeps the
@@ -14,15 +15,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bollesim.bollebank import observation
-from bollesim.bollebank.clairvoyant import WinObjective
-from bollesim.bollebank.lookahead import OBJECTIVES, new_lookahead
-from bollesim.bollebank.rules.loader import Ruleset
 from bollesim.game.policy import DecidePolicy
+from bollesim.game.result import Objective
+from bollesim.strong.clairvoyant import WinObjective
+from bollesim.strong.lookahead import Lookahead
 
-FEATURES = 1 + observation.SIZE  # the decision's kind, then its observation
 PARAMS = {"objective": "binary", "learning_rate": 0.1, "num_leaves": 63,
           "min_data_in_leaf": 50, "verbose": -1, "deterministic": True, "seed": 1}
+
+
+def n_features(game) -> int:
+    """The length of a row V reads: the decision's kind, then the game's observation."""
+    return 1 + game.positions_module.OBSERVATION_SIZE
 
 
 def features(kinds: np.ndarray, obs: np.ndarray) -> np.ndarray:
@@ -30,12 +34,14 @@ def features(kinds: np.ndarray, obs: np.ndarray) -> np.ndarray:
     return np.column_stack([np.asarray(kinds, dtype=float), np.asarray(obs, dtype=float)])
 
 
-def decisions(rules: Ruleset, objective: WinObjective, policy: DecidePolicy,
+def decisions(game, rules, objective: WinObjective, policy: DecidePolicy,
               params: dict | None, seed: int, games: int,
               threads: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """(rows of features, whether each one's game met the objective): every decision of
     `games` games of `seed` played by the policy."""
-    player = new_lookahead(rules, 1, policy, OBJECTIVES[0], params, kinds=())
+    main = game.result.main  # a player that looks at no decision: the policy's own game
+    player = Lookahead(game, rules, 1, policy, Objective(main, {main: 1}),
+                       policy.param_vector(params), kinds=())
 
     def one(g: int):
         row, taken = player.play(seed, g, observe=True)

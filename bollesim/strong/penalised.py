@@ -1,11 +1,12 @@
-"""The penalised clairvoyant on this game (bollesim/game/relaxation.py says why it bounds
-every honest player): each game's own tape, walked by replaying scripts of choices
-(Lookahead.next_decision), with V a function of the decision's kind and observation
-(value.py).
+"""The penalised clairvoyant of any game that declares its decision points
+(bollesim/game/relaxation.py says why it bounds every honest player): each game's own
+tape, walked by replaying scripts of choices (Replayer.next_decision), with V a function
+of the decision's kind and observation (value.py).
 
 At a decision s, after the choice a, the tape's chance leads to the next decision s'
 (or the game's end, where V is the result). The penalty there is V(s') - Q(s, a), with
-Q(s, a) = E[V(s') | s, a] estimated by STEP samples (engine/rollout.py): the chance from
+Q(s, a) = E[V(s') | s, a] estimated by STEP samples (the game's `step` primitive,
+Replayer.steps): the chance from
 s to the next decision only, drawn on streams no player uses (numbered from INNER), the
 same numbers for every option of s (common random numbers). V itself is exact (a
 function of s'); only its expectation is sampled, over one step. The result cancels
@@ -38,13 +39,11 @@ from multiprocessing import resource_tracker
 
 import numpy as np
 
-from bollesim.bollebank import observation
-from bollesim.bollebank.clairvoyant import WIN_BY_NAME, WinObjective
-from bollesim.bollebank.lookahead import OBJECTIVES, SETUP, new_lookahead
-from bollesim.bollebank.rules.loader import Ruleset, load_ruleset
-from bollesim.bollebank.value import Value, features
 from bollesim.game.policy import DecidePolicy, load_policy
-from bollesim.strong.lookahead import Point, Position
+from bollesim.game.positions import POINT_CHOICE, POINT_KIND, POINT_OBS
+from bollesim.strong.clairvoyant import WinObjective, win_objectives
+from bollesim.strong.replay import Point, Position, Replayer
+from bollesim.strong.value import Value, features
 
 INNER = 1 << 22
 """The first rollout number of the inner samples (players number theirs from 0)."""
@@ -69,12 +68,13 @@ class Line:
 
 
 class Penalised:
-    """The penalised clairvoyant for one win objective: V `value`, `samples` STEP samples
-    per option; `policy` (at `params`) plays the decisions a replay does not script (its
-    choice is the line's where the line does not say). `offset` moves the samples to other
-    streams (a fresh estimate of the same line)."""
+    """The penalised clairvoyant of a game (a Game that declares positions) for one
+    ruleset and win objective: V `value`, `samples` STEP samples per option; `policy` (at
+    `params`) plays the decisions a replay does not script (its choice is the line's
+    where the line does not say). `offset` moves the samples to other streams (a fresh
+    estimate of the same line)."""
 
-    def __init__(self, rules: Ruleset, objective: WinObjective, policy: DecidePolicy,
+    def __init__(self, game, rules, objective: WinObjective, policy: DecidePolicy,
                  params: dict | None, value: Value, samples: int, offset: int = 0):
         if not 1 <= samples <= MOST:
             raise ValueError(f"the inner samples need 1 to {MOST:,} samples per option")
@@ -82,7 +82,9 @@ class Penalised:
         self.value = value
         self.samples = samples
         self.first = INNER + offset
-        self.player = new_lookahead(rules, 1, policy, OBJECTIVES[0], params)
+        self.player = Replayer(game, rules, policy, policy.param_vector(params))
+        self.setup = game.positions_module.SETUP
+        self.observed = slice(POINT_OBS, POINT_OBS + game.positions_module.OBSERVATION_SIZE)
 
     def v(self, point: Point) -> float:
         """V at a decision."""
@@ -96,16 +98,16 @@ class Penalised:
         numbers = np.tile(np.arange(self.first, self.first + m, dtype=np.int64), n)
         points, rows = self.player.steps(seed, game, point, jobs, numbers)
         values = np.array([float(self.objective.won(row)) for row in rows])
-        going = points[:, 0] >= 0
+        going = points[:, POINT_CHOICE] >= 0
         if going.any():
-            obs = points[going, 3 : 3 + observation.SIZE]
-            values[going] = self.value(features(points[going, 1], obs))
+            values[going] = self.value(features(points[going, POINT_KIND],
+                                                points[going, self.observed]))
         return values.reshape(n, m).mean(axis=1)
 
     def evaluate(self, seed: int, game: int, choose) -> Line:
         """Walk one line on the game's tape: at each decision, choose(point) is (the
         options whose Q is estimated, the index among them to take given their Q)."""
-        row, point = self.player.next_decision(seed, game, Position(SETUP, []))
+        row, point = self.player.next_decision(seed, game, Position(self.setup, []))
         if point is None:  # no decision: the game's one line
             won = self.objective.won(row)
             return Line(float(won), (), 0, won, float(won))
@@ -149,9 +151,11 @@ def best_of(inner: list[Penalised], fresh: list[Penalised], seed: int, game: int
 @dataclass(frozen=True)
 class Measure:
     """What `lower_estimates` plays, as plain data a worker process can rebuild it from:
-    the win objective's name (clairvoyant.WIN_BY_NAME), the players whose lines are valued
-    (policy name, parameters), V (value.Value.text) and the inner samples per option."""
+    the game's name, the win objective's name (clairvoyant.win_objectives), the players
+    whose lines are valued (policy name, parameters), V (value.Value.text) and the inner
+    samples per option."""
 
+    game: str
     objective: str
     players: tuple[tuple[str, dict | None], ...]
     value: str
@@ -159,11 +163,15 @@ class Measure:
 
     def build(self) -> tuple[list[Penalised], list[Penalised]]:
         """(the penalised players on the inner samples, the same on fresh ones), on the
-        default ruleset."""
-        rules, objective, value = load_ruleset(), WIN_BY_NAME[self.objective], Value.read(self.value)
-        policies = [(load_policy(name), params) for name, params in self.players]
-        return tuple([Penalised(rules, objective, policy, params, value, self.samples, offset)
-                      for policy, params in policies] for offset in (0, FRESH))
+        game's shipped ruleset."""
+        from bollesim.game.registry import load_game
+
+        game = load_game(self.game)
+        rules, value = game.load_ruleset(), Value.read(self.value)
+        objective = win_objectives(game.result)[self.objective]
+        policies = [(load_policy(name, game.name), params) for name, params in self.players]
+        return tuple([Penalised(game, rules, objective, policy, params, value, self.samples,
+                                offset) for policy, params in policies] for offset in (0, FRESH))
 
 
 _built: tuple[list[Penalised], list[Penalised]] | None = None
