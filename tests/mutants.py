@@ -1058,7 +1058,7 @@ TUNE = [  # inverse design: search, certification, knobs (bollesim/search/tune*.
 RACES = [  # what a busy machine brought out: a Ctrl-C, a burst of changes, an error in a thread
     Mutant(
         "ctrl-c-held-by-the-mask-alone",
-        "bollesim/bollebank/penalised.py",
+        "bollesim/strong/penalised.py",
         "    main = threading.current_thread() is threading.main_thread()",
         "    main = False",
         "Ctrl-C ends a command and every process it started",
@@ -1069,7 +1069,7 @@ RACES = [  # what a busy machine brought out: a Ctrl-C, a burst of changes, an e
     ),
     Mutant(
         "ctrl-c-unblocked-by-the-resource-tracker",
-        "bollesim/bollebank/penalised.py",
+        "bollesim/strong/penalised.py",
         "    resource_tracker.ensure_running()  # before the hold: its launch unblocks SIGINT (CPython)\n",
         "",
         "Ctrl-C ends a command and every process it started",
@@ -1080,7 +1080,7 @@ RACES = [  # what a busy machine brought out: a Ctrl-C, a burst of changes, an e
     ),
     Mutant(
         "ctrl-c-waits-for-the-games-under-way",
-        "bollesim/bollebank/penalised.py",
+        "bollesim/strong/penalised.py",
         "    if not finished:\n        for worker",
         "    if False:\n        for worker",
         "Ctrl-C ends a command within seconds, whatever its workers are doing",
