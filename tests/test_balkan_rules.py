@@ -575,11 +575,21 @@ def test_the_attackers_choices_are_the_tactics_functions():
     call (the names the lead's decisions will take)."""
     text = {m: (ROOT / "bollesim" / "balkan" / f"{m}.py").read_text(encoding="utf-8")
             for m in ("reference_state", "reference_move", "reference_fire", "engine_move", "engine_fire")}
-    for name in ("advance", "wanting", "reform", "pass_down", "general_to", "target", "assault"):
+    for name in ("advance", "wanting", "reform", "pass_down", "general_to", "target"):
         assert callable(getattr(tactics, name))
         for engine_modules in (("reference_state", "reference_move", "reference_fire"),
                                ("engine_move", "engine_fire")):
             assert any(f"tactics.{name}" in text[m] for m in engine_modules), (name, engine_modules)
+    # the close assault is a declared decision (positions.py): both engines ask a decide,
+    # by default the family's own, which answers as tactics.assault
+    assert "ask_assault(" in text["engine_fire"] and "ask(len(assaulting)" in text["reference_fire"]
+    obs = np.zeros(tactics.OBSERVATION_SIZE, dtype=np.int64)
+    obs[tactics.O_CANDIDATES], obs[tactics.O_CAS_D] = 2, 3
+    for losses, want in ((0, tactics.ASSAULT_NOW), (3, tactics.ASSAULT_NOW), (4, tactics.HOLD)):
+        params = np.array([2, 8, losses, 1], dtype=np.float64)
+        options = np.arange(2, dtype=np.int64)
+        assert tactics.family_decide(tactics.CLOSE_ASSAULT, obs, obs, options, 2, params,
+                                     np.zeros(2, dtype=np.int64)) == want
 
 
 def test_the_tactics_choose_as_they_say():

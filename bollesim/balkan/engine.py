@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bollesim.balkan import luck, ruleset
+from bollesim.balkan import luck, ruleset, tactics
+from bollesim.balkan.engine_ask import C_STOPPED, CTL_SIZE, GO, reset_control
 from bollesim.balkan.engine_fire import assaults, counters, firefights_of
 from bollesim.balkan.engine_move import destination, move_phase
 from bollesim.balkan.engine_state import (
@@ -69,9 +70,11 @@ def setup(tab, gtab, ns, sc, st, gs, scratch):
 
 
 @unmanaged
-def play_one(tab, gtab, ns, sc, params, stream, st, gs, scratch, fights, cas, out):
+def play_one(tab, gtab, ns, sc, params, stream, st, gs, scratch, fights, cas, out, ctl, decide):
     """One engagement into out (result.RESULT's columns, END_REASONS' codes); cas: its
-    casualties per side, its first close assault's bound and their number (scratch)."""
+    casualties per side, its first close assault's bound and their number (scratch). The
+    attacker's declared decisions are asked as the control vector says (engine_ask.py);
+    where it says stop, the game stops there and out is left as it was."""
     setup(tab, gtab, ns, sc, st, gs, scratch)
     cas[:] = 0
     code = -1
@@ -81,7 +84,9 @@ def play_one(tab, gtab, ns, sc, params, stream, st, gs, scratch, fights, cas, ou
         nf = firefights_of(stream, bound, tab, ns, sc, ATT, st, scratch, fights, cas)
         code = end_code(st, ns, sc)
         if code < 0:
-            assaults(stream, bound, tab, ns, sc, params, st, scratch, fights, nf, cas)
+            assaults(stream, bound, tab, ns, sc, params, st, scratch, fights, nf, cas, ctl, decide)
+            if ctl[C_STOPPED]:
+                return
             code = end_code(st, ns, sc)
         if code >= 0:
             break
@@ -119,9 +124,12 @@ def play_games(tab, gtab, ns, sc, params, seed, first_game, out):
     scratch[ONES] = 1  # one die a stand (close assaults)
     fights = np.zeros((MAX_STANDS + 1, 5), dtype=np.int64)
     cas = np.zeros(4, dtype=np.int64)  # casualties per side, FIRST, ASSAULTS
+    ctl = np.zeros(CTL_SIZE, dtype=np.int64)
     for g in range(out.shape[0]):
         init_stream(stream, seed, first_game + g, CHANCE)
-        play_one(tab, gtab, ns, sc, params[g], stream, st, gs, scratch, fights, cas, out[g])
+        reset_control(ctl, seed, first_game + g, 0, -1, GO, -1)
+        play_one(tab, gtab, ns, sc, params[g], stream, st, gs, scratch, fights, cas, out[g], ctl,
+                 tactics.family_decide)
 
 
 def tables(rules: ruleset.Ruleset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -4,6 +4,7 @@ assaults and retreats, on the state of engine_state.py, die for die the same."""
 from __future__ import annotations
 
 from bollesim.balkan import defence, luck, ruleset, tactics
+from bollesim.balkan.engine_ask import C_STOPPED, ask_assault
 from bollesim.balkan.engine_state import (
     A_MEMBERS,
     AIM,
@@ -314,8 +315,9 @@ def healthiest(st, side, scratch, row, count, k, out):
 
 
 @unmanaged
-def assaults(stream, bound, tab, ns, sc, params, st, scratch, fights, nf, cas):
-    """reference_fire.assaults."""
+def assaults(stream, bound, tab, ns, sc, params, st, scratch, fights, nf, cas, ctl, decide):
+    """reference_fire.assaults; the attacker's choice is asked (engine_ask.ask_assault),
+    and a decision where the control says stop ends the phase there."""
     for f in range(nf):
         if fights[f, 0] <= 0:
             continue
@@ -337,7 +339,12 @@ def assaults(stream, bound, tab, ns, sc, params, st, scratch, fights, nf, cas):
                 scratch[RANGES, n] = d
                 n += 1
         cd = healthiest(st, DEF, scratch, RANGES, n, ca, D_MEMBERS)
-        if ca > 0 and cd > 0 and tactics.assault(ca, cas[DEF], params):
+        if ca <= 0 or cd <= 0:
+            continue
+        now = ask_assault(ctl, decide, stream, sc, params, bound, ca, cd, st, ns, cas)
+        if ctl[C_STOPPED]:
+            return
+        if now == tactics.ASSAULT_NOW:
             cas[ASSAULTS] += 1
             if cas[FIRST] == 0:
                 cas[FIRST] = bound

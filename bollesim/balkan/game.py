@@ -22,4 +22,5 @@ GAME = Game(
     show="bollesim.balkan.show",
     readings_page="docs/balkan-wars.md",
     experiment="experiments/balkan_close_assault.toml",
+    positions="bollesim.balkan.positions",
 )

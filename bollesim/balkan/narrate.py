@@ -190,6 +190,9 @@ class Teller:
                   + (" (to the river's bank)" if how == "bank" else "") for (how, d), k in back.items()]
         return f"  The {side} retires: {'; '.join(parts)}."
 
+    def lookahead(self, line):
+        return line.strip()
+
     def end(self, reason):
         if reason == "day ended":
             return "The day ends: neither army has broken."

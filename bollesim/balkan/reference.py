@@ -21,7 +21,7 @@ import numpy as np
 
 from bollesim.balkan import reference_fire as fire
 from bollesim.balkan import reference_move as moves
-from bollesim.balkan import ruleset
+from bollesim.balkan import ruleset, tactics
 from bollesim.balkan.reference_state import (  # noqa: F401 (the engine's names, as narrate.py reads them)
     ATTACKER,
     DEFENDER,
@@ -35,16 +35,22 @@ from bollesim.balkan.reference_state import (  # noqa: F401 (the engine's names,
     lost,
     new_battle,
 )
+from bollesim.rng import POLICY, new_stream
 
 # ------------------------------------------------------------------ a game
 
-def play(rules: ruleset.Ruleset, params: np.ndarray, seed: int, game: int, b: Battle | None = None) -> dict:
+def play(rules: ruleset.Ruleset, params: np.ndarray, seed: int, game: int, b: Battle | None = None,
+         decide=None) -> dict:
     """One engagement under the attacker's scripted family at `params`; its result row
-    (b: the battle to play, new_battle's, given when its events are to be kept)."""
+    (b: the battle to play, new_battle's, given when its events are to be kept). decide:
+    what answers the attacker's declared decisions (bollesim/game/policy.py
+    DECIDE_SIGNATURE; default: the family's own, tactics.family_decide)."""
     b = b or new_battle(rules, seed, game)
+    ask = asker(b, tactics.family_decide if decide is None else decide, params,
+                new_stream(seed, game, POLICY))
     for bound in range(1, rules.p("bounds") + 1):
         b.bound = bound
-        reason = play_bound(b, params)
+        reason = play_bound(b, params, ask)
         if reason:
             b.note("end", reason)
             return result_row(b, reason)
@@ -52,13 +58,28 @@ def play(rules: ruleset.Ruleset, params: np.ndarray, seed: int, game: int, b: Ba
     return result_row(b, "day ended")
 
 
-def play_bound(b: Battle, params: np.ndarray) -> str | None:
+def asker(b: Battle, decide, params: np.ndarray, prng: np.ndarray):
+    """ask(assaulting, defending) -> the option index decide takes at the attacker's
+    close-assault decision (tactics.CLOSE_ASSAULT), on what the attacker sees
+    (tactics.OBSERVATION_SIZE: engine_ask.ask_assault's)."""
+    options = np.array([tactics.HOLD, tactics.ASSAULT_NOW], dtype=np.int64)
+
+    def ask(assaulting: int, defending: int) -> int:
+        obs = np.array([b.bound, assaulting, defending, b.casualties[0], b.casualties[1],
+                        lost(b.attacker), lost(b.defender)], dtype=np.int64)
+        return int(decide(tactics.CLOSE_ASSAULT, obs, b.rules.scalars, options,
+                          tactics.N_OPTIONS, params, prng))
+
+    return ask
+
+
+def play_bound(b: Battle, params: np.ndarray, ask) -> str | None:
     """The attacker's bound, then the defender's (Move Sequence 1-6 each); how the battle
     ended, if it did."""
     moves.move_phase(b, ATTACKER, params)
     fights = fire.firefights(b, ATTACKER)
     if not end_reason(b):
-        fire.assaults(b, fights, params)
+        fire.assaults(b, fights, ask)
     if end_reason(b):
         return end_reason(b)
     moves.move_phase(b, DEFENDER, params)

@@ -211,9 +211,10 @@ def healthiest(stands: list[Stand], k: int) -> list[Stand]:
     return sorted(stands, key=lambda s: -s.figures)[:k]
 
 
-def assaults(b: Battle, fights: list[Fight], params: np.ndarray) -> None:
+def assaults(b: Battle, fights: list[Fight], ask) -> None:
     """Move Sequence 5-6, Close Assault Rules: after each won firefight the attacker's
-    close troops among its firers assault (tactics.assault decides) as many of the
+    close troops among its firers assault (ask(assaulting, defending), the attacker's
+    declared decision, says whether: reference.asker) as many of the
     defender's healthiest stands in reach that it defeated: every one (one firefight a
     bound) or those of that firefight (one a target)."""
     for f in fights:
@@ -223,7 +224,7 @@ def assaults(b: Battle, fights: list[Fight], params: np.ndarray) -> None:
         assaulting = close(b, f.firers, targets)
         defending = healthiest([d for d in targets if any(reaches(b, a, d) for a in assaulting)],
                                len(assaulting))
-        if not assaulting or not defending or not tactics.assault(len(assaulting), b.casualties[1], params):
+        if not assaulting or not defending or ask(len(assaulting), len(defending)) != tactics.ASSAULT_NOW:
             continue
         b.assaults += 1
         b.first_assault = b.first_assault or b.bound

@@ -107,3 +107,24 @@ def assault(candidates, defender_figures_lost, params):
     """Close assault now (after a won firefight), with `candidates` stands able to."""
     return (candidates >= params[MIN_STANDS] and params[LOSSES] < NEVER
             and defender_figures_lost >= params[LOSSES])
+
+
+# ------------------------------------------------------------------ declared decisions
+
+CLOSE_ASSAULT = 0
+"""The kind of the attacker's declared decision (bollesim/balkan/positions.py): close
+assault now, after a won firefight? Options: HOLD (0), ASSAULT_NOW (1)."""
+HOLD, ASSAULT_NOW = 0, 1
+N_OPTIONS = 2
+O_BOUND, O_CANDIDATES, O_DEFENDING, O_CAS_A, O_CAS_D, O_LOST_A, O_LOST_D = range(7)
+OBSERVATION_SIZE = 7
+"""What the attacker sees at a close-assault decision: the bound, its stands able to
+assault, the defender's stands they would assault, the figures each side has lost, the
+stands each side has lost."""
+
+
+@compiled(_nrt=False)
+def family_decide(kind, obs, rules, options, n_options, params, prng):
+    """The `assault` family's answer at a declared decision (bollesim/game/policy.py
+    DECIDE_SIGNATURE): close assault as tactics.assault says."""
+    return ASSAULT_NOW if assault(obs[O_CANDIDATES], obs[O_CAS_D], params) else HOLD

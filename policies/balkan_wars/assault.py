@@ -19,9 +19,11 @@ PARAMETERS = (
               "at effective range", "stands needed to close assault",
               setting="close assault with {} stands or more"),
 )
-COMPILED_IN = 1  # both engines play the family compiled in (tactics.py), never through decide
+COMPILED_IN = 1  # the fast engine's play_games plays the family compiled in (tactics.py)
 
 
-def decide(candidates, defender_figures_lost, params):
-    """Close assault now, after a won firefight (tactics.assault, which both engines call)."""
-    return tactics.assault(candidates, defender_figures_lost, params)
+def decide(kind, obs, rules, options, n_options, params, prng):
+    """The attacker's declared decisions (tactics.CLOSE_ASSAULT: close assault now, after
+    a won firefight) as the family answers them (tactics.family_decide, which both engines
+    ask unless told otherwise)."""
+    return tactics.family_decide(kind, obs, rules, options, n_options, params, prng)

@@ -1,0 +1,63 @@
+"""Balkan Wars' decision points, as every strong-play tool reads them
+(bollesim/game/positions.py). The attacker's declared decision is tactics.CLOSE_ASSAULT
+(after a won firefight: 0 hold, 1 close assault now), asked where the scripted family's
+tactics.assault answered it, in both engines. An engagement is short, so a position is the
+script of choices from the start: SETUP is the only snapshot, and the primitives
+(primitives.py) replay the game from setup.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from bollesim.balkan import engine, tactics
+from bollesim.balkan import primitives as compiled_primitives
+from bollesim.balkan.engine_ask import MAX_SCRIPT  # noqa: F401 (a name of POSITIONS)
+from bollesim.game.positions import (
+    ALLOWED_SIGNATURE,
+    PAUSE_SIGNATURE,
+    ROLLOUT_SIGNATURE,
+    STEP_SIGNATURE,
+)
+
+KINDS = ("close_assault",)
+OPTIONS = ("hold", "close assault now")
+LOOKED_AT = (tactics.CLOSE_ASSAULT,)
+OBSERVATION_SIZE = tactics.OBSERVATION_SIZE
+TURN_SLOT = tactics.O_BOUND
+MAX_OPTIONS = tactics.N_OPTIONS
+SNAPSHOT_SIZE = 1  # its one value: the decisions asked before it (none: setup)
+SETUP = np.zeros(SNAPSHOT_SIZE, dtype=np.int64)
+RESTRICTION_SIZE = 1  # nothing is imposed
+
+
+@cache
+def primitives():
+    """(pause, rollout, step, allowed), compiled for their signatures on first use."""
+    return compiled_primitives.compile_primitives(
+        (PAUSE_SIGNATURE, ROLLOUT_SIGNATURE, STEP_SIGNATURE, ALLOWED_SIGNATURE))
+
+
+def new_work(rules, policy) -> np.ndarray:
+    """The engine's tables, flat (primitives.py's layout)."""
+    tab, gtab, ns = engine.tables(rules)
+    return np.concatenate([tab.ravel(), gtab.ravel(), ns, rules.scalars]).astype(np.int64)
+
+
+def option_name(rules, kind: int, option: int) -> str:
+    return OPTIONS[option]
+
+
+def reference_row(rules, policy, params, seed: int, game: int, choices) -> np.ndarray:
+    """The reference engine's result row of the game whose decisions take `choices` (then
+    policy at params plays on)."""
+    from bollesim.balkan import reference
+    from bollesim.balkan.result import RESULT
+    from bollesim.game.policy import replaying
+
+    decide = replaying(policy, choices).decide
+    vector = np.asarray(policy.kernel_params(np.asarray(params, dtype=np.float64)), dtype=np.float64)
+    return np.array(RESULT.ints(reference.play(rules, vector, seed, game, decide=decide)),
+                    dtype=np.int64)

@@ -1,0 +1,28 @@
+"""Looks ahead: at each close-assault decision (after a won firefight: hold, or close
+assault now) scores both options by Monte Carlo rollouts from the state it is in, played
+out by the scripted family `assault`, and takes the better when it clearly beats the
+family's own choice; every other choice is the family's."""
+
+from bollesim.balkan.lookahead import OBJECTIVES, narrated_game, play_games
+from bollesim.game.params import Parameter
+
+_objectives = ", ".join(f"{i} {o.label}" for i, o in enumerate(OBJECTIVES))
+
+PARAMETERS = (
+    Parameter("rollouts", 32, 1, 4096,
+              "the most rollouts an option of a decision gets (successive halving); the"
+              " best then gets as many fresh ones against the base's choice",
+              label="most rollouts per option"),
+    Parameter("objective", 0, 0, len(OBJECTIVES) - 1,
+              f"what a rollout is worth: {_objectives}", label="objective",
+              choices=tuple(o.label for o in OBJECTIVES)),
+    Parameter("confidence", 1.25, 0, 5,
+              "the best option is taken over the base policy's choice only when it beats it"
+              " on fresh rollouts by this many standard errors of their paired difference"
+              " (0: when it scores higher)",
+              label="confidence to leave the base's choice"),
+)
+
+CHUNK = 50  # games per piece of work (runner.default_chunk): a progress bar moves
+
+__all__ = ["CHUNK", "PARAMETERS", "narrated_game", "play_games"]
