@@ -134,6 +134,22 @@ def test_the_command_prints_the_sentence_and_writes_a_patch_rules_check_opens(tm
     assert bollesim("rules", "check", "--partial", str(patch)).startswith("ok:")
     for page in ("tune.md", "tune.html", "tune-pareto.png", "trials.csv", "tune.json"):
         assert (tmp_path / "out" / page).stat().st_size > 0
+    # its folder again: refused before the search unless --replace, which leaves no file of
+    # the earlier result that the new one does not write (no patch.toml without a solution)
+    before = {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()}
+    said = bollesim("tune", str(pig_spec(tmp_path, 0.40)), "--out", "out", code=2)
+    assert said.startswith("error: ") and "--replace" in said and said.count("\n") == 1
+    assert {p.name: p.read_bytes() for p in (tmp_path / "out").iterdir()} == before
+    (tmp_path / "out" / "proposal-9.toml").write_text("# an earlier tune's")
+    said = bollesim("tune", str(pig_spec(tmp_path, 0.99)), "--out", "out", "--replace")
+    assert "patch.toml" not in said and not patch.exists()
+    assert not (tmp_path / "out" / "proposal-9.toml").exists()
+    # a file, a run's games: refused before the search
+    (tmp_path / "file").write_text("x")
+    assert "is a file" in bollesim("tune", str(pig_spec(tmp_path, 0.40)), "--out", "file", code=2)
+    bollesim("run", "-P", "banker", "-n", "10", "--out", "run")
+    said = bollesim("tune", str(pig_spec(tmp_path, 0.40)), "--out", "run", code=2)
+    assert "holds a run's or sweep's games" in said
     bad = pig_spec(tmp_path, 0.40).read_text().replace('outcome = "steady"', 'outcome = "stedy"')
     (tmp_path / "bad.toml").write_text(bad)
     said = bollesim("tune", "bad.toml", code=2)

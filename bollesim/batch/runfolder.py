@@ -93,9 +93,13 @@ ANALYSIS = "analysis"
 -n N`): ANALYSIS_JSON, which the balance report reads, beside analysis.md, analysis.html
 and their charts."""
 ANALYSIS_JSON = f"{ANALYSIS}.json"
+TUNE_FILES = re.compile(r"tune(-[\w.-]+)?\.(md|html|png|csv|json)|patch\.toml|proposal-\d+\.toml"
+                        r"|trials\.csv")
+"""The files of an inverse design's result (`bollesim tune`, search/tune_report.py)."""
 WRITTEN = re.compile(
     "|".join(map(re.escape, (GAMES, MANIFEST, SEARCH_FILE, TRAJECTORY, RATES_CSV)))
-    + rf"|(report|sensitivity|optimise|compare|headroom|{ANALYSIS})(-[\w.-]+)?\.(md|html|png|csv|json)")
+    + rf"|(report|sensitivity|optimise|compare|headroom|{ANALYSIS})(-[\w.-]+)?\.(md|html|png|csv|json)"
+    + f"|{TUNE_FILES.pattern}")
 """The names of the files bollesim writes into a run folder: the run's and a search's
 (above) and its reports' and analysis's (STEM.md, STEM.html, STEM-*.png, their tables).
 A run put in a run folder's place replaces these; anything else there (a reader's notes,

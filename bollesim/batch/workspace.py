@@ -439,10 +439,12 @@ def claim_report_folder(out: Path, run: Run, kind: str = "report") -> None:
                                         "data_sha256": run.manifest["data_sha256"]}))
 
 
-def claim_own_report(out: Path, stem: str, replace: bool) -> list[Path]:
+def claim_own_report(out: Path, stem: str, replace: bool, own: re.Pattern | None = None,
+                     beside_a_run: bool = True) -> list[Path]:
     """Check, before any work and holding its lock (Workspace), that `out` may take a report
-    made of no run's games (`headroom`, its files STEM.md, STEM.csv, STEM-*.png): a new or
-    empty folder, a run's folder (it sits beside the run's games and reports), or one that
+    made of no run's games (`headroom`, its files STEM.md, STEM.csv, STEM-*.png; `tune`,
+    those `own` matches): a new or empty folder, a run's folder if `beside_a_run` (it sits
+    beside the run's games and reports), or one that
     holds such a report already, which only `replace` lets it replace (RunFolderError
     naming the flag otherwise). Refused too: a file, a link to nothing or a loop, a policy
     search's result, a folder of files bollesim did not write. Returns the earlier
@@ -457,11 +459,12 @@ def claim_own_report(out: Path, stem: str, replace: bool) -> list[Path]:
         raise RunFolderError(f"{shown} is a link to nothing: choose another folder") from None
     if out.exists() and not out.is_dir():
         raise RunFolderError(f"{shown} is a file, not a folder: choose another folder")
-    if folder_kind(out) == SEARCH:
-        raise RunFolderError(f"{shown} holds {KINDS[SEARCH]}: choose another folder")
+    kind = folder_kind(out)
+    if kind == SEARCH or kind == RUN and not beside_a_run:
+        raise RunFolderError(f"{shown} holds {KINDS[kind]}: choose another folder")
     if not out.is_dir():
         return []
-    own = re.compile(re.escape(stem) + r"(-[\w.-]+)?\.(md|html|png|csv|json)")
+    own = own or re.compile(re.escape(stem) + r"(-[\w.-]+)?\.(md|html|png|csv|json)")
     names = [p.name for p in out.iterdir()]
     foreign = sorted(n for n in names if not (WRITTEN.fullmatch(n) or _LEFTOVER.fullmatch(n)
                                               or n.startswith(".") and n.endswith("-source.json")))

@@ -45,6 +45,8 @@ def tune(
                      "(default: the spec's).", show_default=False),
     ] = None,
     threads: ThreadsOption = None,
+    replace: Annotated[bool, typer.Option(
+        "--replace", help="Replace the tune result OUT holds already.")] = False,
     json_: JsonOption = False,
 ) -> None:
     """Find the smallest change to the rules of $title that meets every target of SPEC.
@@ -58,6 +60,9 @@ def tune(
     chart of change size against target error), trials.csv and tune.json.
     """
     from bollesim.batch.limits import check_count
+    from bollesim.batch.runfolder import TUNE_FILES
+    from bollesim.batch.workspace import Workspace, claim_own_report
+    from bollesim.inputs import check_out_folder
     from bollesim.search.tune_answer import answer
     from bollesim.search.tune_report import PATCH, STEM, write_result
     from bollesim.search.tune_spec import load_tune
@@ -65,12 +70,14 @@ def tune(
     if budget is not None:
         check_count("--budget", budget, "budget")
     job = load_tune(spec, game, budget)
-    folder = out or Path("results") / job.name
-    with stop_on_signals(), progress_bar(printable(f"tune {job.name}")) as bar:
-        task = bar.add_task("games", total=job.budget)
-        result = answer(job, options=RunOptions(threads=threads),
-                        progress=lambda done: bar.update(task, advance=done))
-    record = write_result(result, folder)
+    folder = check_out_folder(out or Path("results") / job.name, "a tune's result")
+    with Workspace(folder):  # one writer at a time, whatever the command; checked before play
+        earlier = claim_own_report(folder, STEM, replace, TUNE_FILES, beside_a_run=False)
+        with stop_on_signals(), progress_bar(printable(f"tune {job.name}")) as bar:
+            task = bar.add_task("games", total=job.budget)
+            result = answer(job, options=RunOptions(threads=threads),
+                            progress=lambda done: bar.update(task, advance=done))
+        record = write_result(result, folder, earlier)
     typer.echo(printable(result.sentence()), err=json_)
     if result.solution is not None:
         check = command_line(game, f"rules check --partial {shlex.quote(str(folder / PATCH))}")

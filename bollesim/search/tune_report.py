@@ -171,8 +171,10 @@ def smallest_text(untried: int | None) -> str:
             f"{changes} never played (the budget ran out).")
 
 
-def write_result(a: Answer, out: Path) -> dict:
-    """Write the result folder (each file atomically); returns tune.json's record."""
+def write_result(a: Answer, out: Path, earlier: list[Path] = ()) -> dict:
+    """Write the result folder (each file atomically), and remove the files of an earlier
+    result there that this one does not write (an old patch.toml is no solution of this
+    tune): workspace.claim_own_report found them. Returns tune.json's record."""
     from bollesim.report import charts
     from bollesim.report.document import atomic_write
 
@@ -196,6 +198,9 @@ def write_result(a: Answer, out: Path) -> dict:
     files[f"{STEM}.json"] = (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
     for file, data in files.items():
         atomic_write(out / file, data)
+    for path in earlier:
+        if path.name not in files:
+            path.unlink(missing_ok=True)
     return record
 
 
