@@ -1008,6 +1008,15 @@ LUCK = [  # the keyed chance stream (bollesim/rng.py, bollesim/bollebank/luck.py
 
 TUNE = [  # inverse design: search, certification, knobs (bollesim/search/tune*.py, certify.py)
     Mutant(
+        "tune-keeps-an-earlier-patch",
+        "bollesim/search/tune_report.py",
+        "            path.unlink(missing_ok=True)",
+        "            pass",
+        "a result folder holds one tune's result",
+        "an earlier tune's patch.toml survives beside a report that found no solution",
+        ("tests/test_tune.py -k command_prints",),
+    ),
+    Mutant(
         "tune-certifies-on-search-games",
         "bollesim/search/certify.py",
         "games = player_outcomes(tune, rules, tune.holdout_seed, 0, tune.holdout_games, RunOptions.of(options),",
