@@ -183,7 +183,11 @@ def test_a_run_replaces_only_a_run_folder(tmp_path):
     (tmp_path / "file").write_text("x")
     assert_one_line_error(invoke(*RUN, "-n", "10", "--out", tmp_path / "file"), "is a file")
     assert (notes / "todo.txt").read_text() == "keep me"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "notes"]
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    assert_one_line_error(invoke(*RUN, "-n", "10", "--out", tmp_path / "dangling"), "a link to nothing")
+    assert_one_line_error(invoke(*RUN, "-n", "10", "--out", tmp_path / "loop"), "a link that loops")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "file", "loop", "notes"]
 
 
 def test_a_run_replaces_a_broken_run_folder(tmp_path):

@@ -172,6 +172,7 @@ class Workspace:
         cwd = Path.cwd()
         if cwd == out or out in cwd.parents:
             raise RunFolderError(f"{out} is the current folder or holds it: choose another folder")
+        refuse_broken_link(out)
         if out.exists() and not out.is_dir():
             raise RunFolderError(f"{out} is a file, not a folder: choose another folder")
         found = folder_kind(out)
@@ -439,6 +440,18 @@ def claim_report_folder(out: Path, run: Run, kind: str = "report") -> None:
                                         "data_sha256": run.manifest["data_sha256"]}))
 
 
+def refuse_broken_link(out: Path) -> None:
+    """RunFolderError when `out` is a link to nothing or a loop: nothing can be written
+    there, which would be found only after the work."""
+    if os.path.lexists(out) and not out.exists():
+        try:
+            os.stat(out)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise RunFolderError(f"{out} is a link that loops: choose another folder") from None
+        raise RunFolderError(f"{out} is a link to nothing: choose another folder") from None
+
+
 def claim_own_report(out: Path, stem: str, replace: bool, own: re.Pattern | None = None,
                      beside_a_run: bool = True) -> list[Path]:
     """Check, before any work and holding its lock (Workspace), that `out` may take a report
@@ -450,13 +463,7 @@ def claim_own_report(out: Path, stem: str, replace: bool, own: re.Pattern | None
     search's result, a folder of files bollesim did not write. Returns the earlier
     report's files, for the caller to remove when it writes the new one."""
     shown = out
-    if os.path.lexists(out) and not out.exists():
-        try:
-            os.stat(out)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise RunFolderError(f"{shown} is a link that loops: choose another folder") from None
-        raise RunFolderError(f"{shown} is a link to nothing: choose another folder") from None
+    refuse_broken_link(out)
     if out.exists() and not out.is_dir():
         raise RunFolderError(f"{shown} is a file, not a folder: choose another folder")
     kind = folder_kind(out)

@@ -76,9 +76,10 @@ def duration(seconds: float) -> str:
 
 
 class PlainProgress:
-    """Progress off a terminal: a line on stderr when the work starts, a line at most every
-    `interval` seconds while it goes (done of total, the time so far), and one when it ends.
-    The progress bar's interface as the commands use it (add_task, update, advance)."""
+    """Progress off a terminal: a line on stderr when the work is under way (at its first
+    progress, so that a refusal before it comes alone), a line at most every `interval`
+    seconds while it goes (done of total, the time so far), and one when it ends. The
+    progress bar's interface as the commands use it (add_task, update, advance)."""
 
     INTERVAL = 30.0
 
@@ -92,11 +93,11 @@ class PlainProgress:
 
     def __enter__(self) -> PlainProgress:
         self.start = self.said = self.clock()
-        self.say("started")
+        self.begun = False
         return self
 
     def __exit__(self, kind, exc, tb) -> None:
-        if kind is None:
+        if kind is None and self.begun:
             self.say(f"done{self.counted()} in {duration(self.clock() - self.start)}")
 
     def say(self, what: str) -> None:
@@ -116,6 +117,9 @@ class PlainProgress:
         if total is not None:
             self.total = int(total)
         self.done = int(completed) if completed is not None else self.done + int(advance or 0)
+        if not self.begun:  # the first word once the work is under way: checks come first
+            self.begun = True
+            self.say("started")
         now = self.clock()
         if now - self.said >= self.interval:
             self.said = now
