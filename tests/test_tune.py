@@ -9,6 +9,7 @@ it never busts in `turns` turns with probability (5/6)**turns.
 
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
 from pathlib import Path
@@ -147,6 +148,8 @@ def test_the_command_prints_the_sentence_and_writes_a_patch_rules_check_opens(tm
     # a file, a run's games: refused before the search
     (tmp_path / "file").write_text("x")
     assert "is a file" in bollesim("tune", str(pig_spec(tmp_path, 0.40)), "--out", "file", code=2)
+    assert "not UTF-8" in bollesim("tune", str(pig_spec(tmp_path, 0.40)), "--out",
+                                   os.fsdecode(b"bad\xffname"), code=2)
     bollesim("run", "-P", "banker", "-n", "10", "--out", "run")
     said = bollesim("tune", str(pig_spec(tmp_path, 0.40)), "--out", "run", code=2)
     assert "holds a run's or sweep's games" in said
