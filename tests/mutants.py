@@ -1220,7 +1220,7 @@ APPRENTICE = [  # the apprentice written once (bollesim/strong/apprentice.py, tr
         "    pass",
         "bad input: one error line, nothing written",
         "a game without decision points is refused only after the model's folder is made",
-        ("tests/test_apprentice.py -k without_decision_points",),
+        ("tests/test_apprentice.py -k without_an_apprentice",),
     ),
 ]
 

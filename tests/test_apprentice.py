@@ -325,18 +325,26 @@ def test_a_game_without_an_apprentice_is_refused():
 
 
 @pytest.mark.parametrize("game, why", [
-    ("balkan-wars", "The Balkan Wars declares no decision points"),
+    ("balkan-wars", "The Balkan Wars declares no apprentice"),
     ("pig", "Pig race declares no apprentice"),
 ])
-def test_train_refuses_a_game_without_decision_points(tmp_path, game, why):
-    """`bollesim --game G train` for a game that declares no decision points (The Balkan
-    Wars) or decision points but no apprentice (the test game, Pig race): one error line
-    naming it, exit 2, nothing written."""
+def test_train_refuses_a_game_without_an_apprentice(tmp_path, game, why):
+    """`bollesim --game G train` for a game whose decision points have no apprentice
+    declared (The Balkan Wars, the test game Pig race): one error line naming it, exit 2,
+    nothing written; a game without decision points is refused as such."""
+    import dataclasses
+
     from test_sweep import assert_one_line_error, invoke
+
+    from bollesim.errors import UsageError
+    from bollesim.game.registry import load_game
 
     result = invoke("--game", game, "train", "--out", tmp_path / "new" / "m.npz")
     assert_one_line_error(result, why)
     assert not (tmp_path / "new").exists()
+    undeclared = dataclasses.replace(load_game(game), positions="")
+    with pytest.raises(UsageError, match="declares no decision points"):
+        A.apprenticeship(undeclared)
 
 
 def test_train_checks_its_model_file_before_the_first_game(tmp_path, monkeypatch):
