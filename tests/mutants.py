@@ -1147,6 +1147,15 @@ FOLDERS = [  # what a run folder keeps and the compile locks (bollesim/batch/wor
         ("tests/test_resume.py -k what_to_do",),
     ),
     Mutant(
+        "the-page-sends-a-change-while-the-last-is-in-flight",
+        "bollesim/serve/static/page.js",
+        "  if (page.posting) {",
+        "  if (false) {",
+        "the server sees the page's changes in the order they were made",
+        "two odds requests in flight reach the server in either order and the newer one's odds never come",
+        ("tests/test_serve.py -k change_made_while",),
+    ),
+    Mutant(
         "one-compile-lock-for-every-kernel",
         "bollesim/bollebank/engine/play.py",
         "    lock = FileLock(marker.with_name(marker.name + LOCK_SUFFIX))",

@@ -495,6 +495,34 @@ def test_a_pinned_setting_is_compared_with_later_changes(page):
     until_shown(page, "!document.querySelector('#rates td.a')", "A's column gone")
 
 
+def test_a_change_made_while_the_server_answers_waits_for_the_answer(server, browser):
+    """Two odds requests in flight can reach the server in either order, and the older,
+    taking effect last, would replace the newer one's work, whose odds then never come (a
+    stall seen on a busy machine). The page holds a change until the answer before it is in."""
+    from bollesim import load_ruleset
+
+    _, url = server
+    context = browser.new_context(viewport={"width": 1500, "height": 1000})
+    context.set_default_timeout(waiting.scaled(60) * 1000)
+    held = []
+    context.route("**/api/odds", lambda route: held.append(route))  # each request waits until it is let through
+    tab = context.new_page()
+    tab.goto(url)
+    waiting.until(lambda: tab.evaluate("0") == 0 and held, "the page's first odds request")
+    tab.fill(TANK, "8")
+    waiting.until(lambda: held[1:] or tab.evaluate(
+        "document.getElementById('status').dataset.waiting === 'true'"), "the change held")
+    assert len(held) == 1, "a second odds request was sent before the first was answered"
+    held[0].continue_()
+    waiting.until(lambda: tab.evaluate("0") == 0 and held[1:], "the held change sent")
+    held[1].continue_()
+    context.unroute("**/api/odds")
+    edited = load_ruleset(overrides=["tracks.tank_to_hit=8"])
+    shown = settle(tab, edited.digest)
+    context.close()
+    assert {o: r["k"] for o, r in shown.items()} == predicted(edited)
+
+
 def test_the_trigger_chart_marks_the_shipped_rules_and_the_current_setting(page):
     page.fill(TANK, "8")  # edited rules: the shipped rules' lines are drawn as well
     until_shown(page, "document.getElementById('trigger').dataset.shipped === 'true'",

@@ -29,7 +29,8 @@ const page = {
   params: {},        // name -> value
   family: null,      // "fire_at_turn.t"
   familyChosen: false,
-  sent: 0,           // requests sent
+  posting: false,    // an odds request is on its way to the server
+  again: false,      // a change was made while it was: send once its answer is in
   job: 0,            // the job whose odds are shown
   changedAt: 0,      // when the change of that job was made (ms)
   last: null,        // the latest snapshot received
@@ -503,8 +504,29 @@ function applyEdits(data, edited) {
   }
 }
 
+// One odds request on its way at a time: two in flight may reach the server in either
+// order, and the older one, taking effect last, would replace the newer one's work, whose
+// odds then never come. A change made meanwhile is sent when the answer is in.
 async function send() {
-  const mine = ++page.sent;
+  if (page.posting) {
+    page.again = true;
+    $("status").dataset.waiting = "true";
+    return;
+  }
+  page.posting = true;
+  try {
+    await sendOne();
+  } finally {
+    page.posting = false;
+  }
+  if (page.again) {
+    page.again = false;
+    $("status").dataset.waiting = "false";
+    send();
+  }
+}
+
+async function sendOne() {
   const changedAt = page.changedAt;
   setStatus("playing…", true);
   remember();
@@ -515,7 +537,7 @@ async function send() {
     setStatus("the server does not answer: is `bollesim serve` still running?");
     return;
   }
-  if (mine !== page.sent) return;              // a newer change is on its way
+  if (page.again) return;                      // a newer change is on its way
   if (reply.status === 422) {
     showErrors(reply.data.errors);
     $("odds").classList.add("stale");
