@@ -641,6 +641,37 @@ def test_find_a_change_opens_the_change_it_found_as_the_current_setting(page):
     assert fit == {"overflow": 0, "clipped": []}, fit
 
 
+def test_luck_and_the_player_analyses_the_pages_games_in_words(page):
+    """The panel, clicked on the setting the search above opened (the historical plan under
+    its change): 50 games analysed under the strong player, the split's sentence and the
+    costliest decisions as the server answered them (tests/test_serve_luck.py holds the
+    answer to `bollesim analyse`'s), and the panel fits 400 px."""
+    replies = []
+    page.on("response", lambda r: replies.append(r) if r.url.endswith("/api/luck") else None)
+    page.select_option("#luck-games", "50")
+    page.click("#luck-go")
+    waiting.in_page(lambda ms: page.wait_for_selector("#luck-answer .sentence", timeout=ms),
+                    "the analysis's answer", seconds=600)
+    (reply,) = replies
+    answer = reply.json()
+    assert page.inner_text("#luck-answer .sentence") == answer["sentence"]
+    assert re.match(r"Under apprentice, -?\d+% \(-?\d+%\.\.-?\d+%\) of the variance of "
+                    r"'operational victory' is luck, ", answer["sentence"]), answer["sentence"]
+    assert page.eval_on_selector_all("#luck-answer .costliest li", "l => l.length") == len(
+        answer["costliest"])
+    assert "50 games of seed 3 played by historical" in page.inner_text("#luck-answer .cost")
+    assert page.inner_text("#luck-status").startswith("done in")
+    page.set_viewport_size({"width": 400, "height": 1000})
+    try:
+        until_shown(page, FITS, "the page laid out 400 px wide")
+        fit = page.evaluate("""() => ({overflow: document.documentElement.scrollWidth - innerWidth,
+          clipped: [...document.querySelectorAll('#luck .body, #luck-answer')]
+                     .filter(n => n.scrollWidth > n.clientWidth + 1).map(n => n.className)})""")
+    finally:
+        page.set_viewport_size({"width": 1500, "height": 1000})
+    assert fit == {"overflow": 0, "clipped": []}, fit
+
+
 @pytest.mark.skipif(not os.environ.get("BOLLESIM_SCREENSHOT"), reason="set BOLLESIM_SCREENSHOT")
 def test_screenshot(browser):
     """docs/serve.md's picture, 1280 px wide: one change to a track, refined to 20,000

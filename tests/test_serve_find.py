@@ -78,7 +78,7 @@ SCRIPT = textwrap.dedent("""\
         thread = threading.Thread(target=lambda: first.update(
             reply=client.post("/api/find", json={**quick, "value": 0.4})))
         thread.start()
-        waiting.until(lambda: server.finding is not None, "the first search registered")
+        waiting.until(lambda: server.running.get("find") is not None, "the first search registered")
         second = client.post("/api/find", json={**quick, "value": 0.4})
         cancel = client.post("/api/find/cancel", json={})
         gate.set()

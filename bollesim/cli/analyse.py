@@ -13,13 +13,9 @@ from bollesim.cli.options import ParamOption, RulesOption, policy_params
 from bollesim.cli.output import emit
 from bollesim.cli.wiring import app, command, examples
 from bollesim.errors import UsageError
+from bollesim.strong.estimates import MANY_ROLLOUTS
+from bollesim.strong.estimates import ROLLOUTS as DEFAULT_ROLLOUTS
 from bollesim.terminal import printable
-
-DEFAULT_ROLLOUTS = 256
-MANY_ROLLOUTS = 8
-"""Rollouts per option for many games: each game's totals are noisier, but the noise is
-independent of the games' own luck, so the variance split stays unbiased (2,000 Bøllebank
-games take about ten minutes on two idle cores: docs/analyse.md)."""
 
 
 @command(

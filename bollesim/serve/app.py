@@ -38,7 +38,7 @@ from bollesim.errors import UsageError
 from bollesim.game.declaration import Game
 from bollesim.game.patch import changed_units, partial_toml, value_at
 from bollesim.game.registry import command_line
-from bollesim.serve import find, odds
+from bollesim.serve import find, luck, odds
 from bollesim.serve.bodies import read_json
 from bollesim.serve.edits import BadRequest, assignments, build_ruleset, check_edits
 from bollesim.serve.guards import error, one_framing, same_origin
@@ -117,6 +117,7 @@ async def form(request: Request) -> Response:
                      for o in result.outcome_names],
         "game": game.title, "best": s.best, "showcase": game.opening,
         "max_games": s.max_games, "seed": s.seed, "find": find.defaults(game),
+        "luck": luck.defaults(game),
         "check_partial": command_line(game, "rules check --partial whatif.toml"),
         "ready": server.ready.is_set()})
 
@@ -355,6 +356,8 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/replay", replay, methods=["POST"]),
         Route("/api/find", find.find_change, methods=["POST"]),
         Route("/api/find/cancel", find.cancel_find, methods=["POST"]),
+        Route("/api/luck", luck.analyse_luck, methods=["POST"]),
+        Route("/api/luck/cancel", luck.cancel_luck, methods=["POST"]),
     ]
     hosts = LOOPBACK_NAMES if settings.loopback else ["*"]
     app = Starlette(

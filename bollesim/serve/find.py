@@ -12,30 +12,24 @@ tune`'s own code (search/tune.py, certify.py, tune_answer.py) from the page's cu
 The request becomes a tune spec's table (the page's edits as its `overrides`, one target,
 the keys, the budget) checked by tune_spec.tune_of, so a target or a key the page may ask
 for is exactly one a spec may name, with the same message when it may not (a 400 here).
-One search runs at a time, on the engine thread between two pieces of the odds (the odds
-wait meanwhile); a second request is refused (429) until it ends. Its progress goes out on
-the page's event stream as {"find": {games, budget}}; cancelling (or the page going away)
-stops it at the next piece of games.
+One search runs at a time, on the engine thread, its progress on the page's event stream
+as {"find": {games, budget}} (serve/background.py); a second request is refused (429)
+until it ends.
 """
 
 from __future__ import annotations
 
-import asyncio
-import threading
-import time
-from dataclasses import dataclass, field
-
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 
 from bollesim.batch.spec import Spec
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Game
 from bollesim.game.patch import changed_units, value_at
-from bollesim.serve.bodies import read_json
+from bollesim.serve import background
 from bollesim.serve.edits import BadRequest, assignments, build_ruleset, check_edits
 
+KIND = "find"  # its name on the event stream and among the server's running work
 FIELDS = {"edits", "outcome", "player", "params", "comparison", "value", "tolerance", "keys",
           "budget"}
 COMPARISONS = ("equals", "at_least", "at_most")
@@ -50,12 +44,6 @@ SPEC = {"trial_games": 6_000, "holdout_games": 10_000, "max_keys": 2, "proposals
 """The tune spec's counts for the page: a spec's rungs (666, 2,000 and 6,000 games: fewer
 let a change meet the target on the search games by luck alone), the proposals and the
 starting rules certified on 10,000 held-out games each (±1 point at 50%)."""
-PUBLISH_S = 0.25
-"""Seconds between two progress messages."""
-
-
-class Cancelled(Exception):
-    """The search was cancelled (by the page, or the server stopping)."""
 
 
 class RequestSpec(Spec):
@@ -68,18 +56,6 @@ class RequestSpec(Spec):
     def fail(self, key: str, problem: str):
         key = key.removeprefix("targets[0]").lstrip(".").removeprefix("players.page.")
         raise BadRequest(f"{'value' if key in COMPARISONS else key or 'target'}: {problem}")
-
-
-@dataclass
-class Job:
-    """The search running: its budget, the games played, and the flag that stops it."""
-
-    budget: int
-    played: int = 0
-    cancel: threading.Event = field(default_factory=threading.Event)
-    published: float = 0.0
-
-
 def defaults(game: Game) -> dict:
     """What the page's panel offers: the outcomes (the game's declared result), the
     comparisons, the keys searched unless told otherwise, the budget's range."""
@@ -137,31 +113,14 @@ def tune_of_request(server, body: dict):
         raise BadRequest(str(exc)) from None
 
 
-def run(server, job: Job, tune) -> dict:
+def run(server, job, tune) -> dict:
     """Search and certify (on the engine thread); the answer as JSON."""
     from bollesim.search.tune_answer import answer
 
-    def progress(games: int) -> None:
-        job.played += games
-        if job.cancel.is_set() or server.stopping:
-            raise Cancelled
-        now = time.monotonic()
-        if now - job.published >= PUBLISH_S:
-            job.published = now
-            server.latest.publish({"find": {"games": job.played, "budget": job.budget}})
-
-    server.latest.publish({"find": {"games": 0, "budget": job.budget}})
-    t0 = time.perf_counter()
-    try:
-        result = answer(tune, progress=progress)
-    except Cancelled:
-        server.latest.publish({"find": {"cancelled": True}})
-        return {"cancelled": True, "games": job.played}
-    server.latest.publish({"find": {"done": True, "games": job.played, "budget": job.budget}})
-    return answer_json(result, time.perf_counter() - t0)
+    return answer_json(answer(tune, progress=lambda games: job.progress(server, games)))
 
 
-def answer_json(a, seconds: float) -> dict:
+def answer_json(a) -> dict:
     """The sentence, the starting rules' and the best change's held-out estimate of the
     target, and the change as the page's edits (over the shipped rules: the page's partial
     format) with its patch."""
@@ -179,8 +138,7 @@ def answer_json(a, seconds: float) -> dict:
            "start": estimate(a.start), "holdout_games": a.tune.holdout_games,
            "holdout_seed": a.tune.holdout_seed, "search_seed": a.tune.seed,
            "changes_tried": len(a.found.trials), "games": a.found.games_searched
-           + a.tune.holdout_games * (len(a.proposals) + 1), "seconds": round(seconds, 1),
-           "change": None}
+           + a.tune.holdout_games * (len(a.proposals) + 1), "change": None}
     if best is not None and not a.no_change_needed:
         out["change"] = {
             "label": best.label, "keys": best.trial.keys, **estimate(best.certificate),
@@ -195,30 +153,10 @@ def answer_json(a, seconds: float) -> dict:
 
 
 async def find_change(request: Request) -> Response:
-    server = request.app.state.server
-    body = await read_json(request, FIELDS)
-    if server.finding is not None:
-        raise HTTPException(429, "a search for a change is already running (one at a time): "
-                                 "wait for its answer, or cancel it")
-    job = server.finding = Job(BUDGET[1])  # taken in the step that checked it is free
-    try:
-        tune, errors = await asyncio.to_thread(tune_of_request, server, body)
-        if tune is None:
-            return JSONResponse({"errors": errors}, status_code=422)
-        job.budget = tune.budget
-        done = asyncio.wrap_future(server.worker.submit(lambda: run(server, job, tune)))
-        while not done.done():
-            await asyncio.wait({done}, timeout=0.5)
-            if not done.done() and await request.is_disconnected():
-                job.cancel.set()  # the page went away: nobody reads the answer
-        return JSONResponse(done.result())
-    finally:
-        server.finding = None
+    return await background.run_alone(
+        request, KIND, FIELDS, "a search for a change is already running (one at a time): "
+        "wait for its answer, or cancel it", tune_of_request, run)
 
 
 async def cancel_find(request: Request) -> Response:
-    await read_json(request, set())
-    job = request.app.state.server.finding
-    if job is not None:
-        job.cancel.set()
-    return JSONResponse({"cancelled": job is not None})
+    return await background.cancel(request, KIND)

@@ -91,7 +91,7 @@ class Server:
         self.latest: Latest | None = None
         self.worker: EngineWorker | None = None
         self.baselines = None
-        self.finding = None  # the search for a change running (find.Job)
+        self.running: dict = {}  # kind -> the background.Job of that kind running, or None
 
     # -------------------------------------------------------------- lifecycle
 

@@ -35,11 +35,9 @@ from bollesim.game.result import Objective
 from bollesim.strong import estimates as E
 from bollesim.strong import kernel as K
 from bollesim.strong.chance import Chance, Draw
-from bollesim.strong.estimates import Error, Estimate
+from bollesim.strong.estimates import ROLLOUTS, Error, Estimate
 from bollesim.strong.lookahead import Lookahead, Position
 
-ROLLOUTS = 256
-"""Rollouts of each option of a decision (and of each outcome of a declared draw)."""
 FRESH = 1 << 40
 """The start value's rollouts are whole games of S with these game numbers and up,
 game g's from FRESH + g * MAX_START (numbers no run reaches)."""

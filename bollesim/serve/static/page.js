@@ -621,7 +621,14 @@ function listen() {
       if (!page.ready) { page.ready = true; setStatus("engine ready"); schedule(); }
       return;
     }
-    if (data.find) { findProgress(data.find); return; }
+    if (data.find) {
+      workProgress("find", data.find, (f) => `${f.games.toLocaleString("en")} of at most ${f.budget.toLocaleString("en")} games played…`);
+      return;
+    }
+    if (data.luck) {
+      workProgress("luck", data.luck, (f) => `${f.games.toLocaleString("en")} of ${f.budget.toLocaleString("en")} games analysed…`);
+      return;
+    }
     page.last = data;
     if (data.job === page.job) render(data);
   };
@@ -867,46 +874,53 @@ function findRequest() {
 
 async function findChange() {
   const request = findRequest();
-  const answer = $("find-answer");
-  answer.replaceChildren();
-  findBusy(true, "searching… (the odds above wait meanwhile)");
+  const a = await runWork("find", "/api/find", request, "searching…",
+                          "fix the marked value first: the search starts from the rules on the page");
+  if (a) drawFindAnswer(a, request);
+}
+
+// A long piece of work of the server ("find", "luck"): its panel busy meanwhile, its
+// progress shown from the event stream; its answer, or null (said in the panel).
+async function runWork(kind, url, request, doing, fixFirst) {
+  $(`${kind}-answer`).replaceChildren();
+  workBusy(kind, true, `${doing} (the odds above wait meanwhile)`);
   let reply;
   try {
-    reply = await post("/api/find", JSON.stringify(request));
+    reply = await post(url, JSON.stringify(request));
   } catch (e) {
-    findBusy(false, "the server does not answer: is `bollesim serve` still running?");
-    return;
+    workBusy(kind, false, "the server does not answer: is `bollesim serve` still running?");
+    return null;
   }
   if (reply.status === 422) {
     showErrors(reply.data.errors);
-    findBusy(false, "fix the marked value first: the search starts from the rules on the page");
-    return;
+    workBusy(kind, false, fixFirst);
+    return null;
   }
   if (reply.status !== 200) {
-    findBusy(false, "");
-    answer.replaceChildren(el("p", {class: "error", text: "error: " + (reply.data.error || String(reply.data))}));
-    return;
+    workBusy(kind, false, "");
+    $(`${kind}-answer`).replaceChildren(el("p", {class: "error", text: "error: " + (reply.data.error || String(reply.data))}));
+    return null;
   }
   const a = reply.data;
-  if (a.cancelled) { findBusy(false, `cancelled after ${a.games.toLocaleString("en")} games`); return; }
-  findBusy(false, `done in ${a.seconds} s`);
-  drawFindAnswer(a, request);
+  if (a.cancelled) { workBusy(kind, false, `cancelled after ${a.games.toLocaleString("en")} games`); return null; }
+  workBusy(kind, false, `done in ${a.seconds} s`);
+  return a;
 }
 
-function findBusy(busy, text) {
-  $("find-go").disabled = busy;
-  $("find-cancel").hidden = !busy;
-  const bar = $("find-progress");
+function workBusy(kind, busy, text) {
+  $(`${kind}-go`).disabled = busy;
+  $(`${kind}-cancel`).hidden = !busy;
+  const bar = $(`${kind}-progress`);
   bar.hidden = !busy;
   if (busy) bar.removeAttribute("value");
-  $("find-status").textContent = text;
+  $(`${kind}-status`).textContent = text;
 }
 
-// A progress message of the search running (on the page's event stream).
-function findProgress(f) {
-  if (!$("find-cancel").hidden && f.budget) {
-    $("find-progress").value = Math.min(1, f.games / f.budget);
-    $("find-status").textContent = `${f.games.toLocaleString("en")} of at most ${f.budget.toLocaleString("en")} games played…`;
+// A progress message of the work of `kind` running (on the page's event stream).
+function workProgress(kind, f, words) {
+  if (!$(`${kind}-cancel`).hidden && f.budget) {
+    $(`${kind}-progress`).value = Math.min(1, f.games / f.budget);
+    $(`${kind}-status`).textContent = words(f);
   }
 }
 
@@ -945,6 +959,45 @@ function openChange(changed, player, params) {
   drawReadings();
   choosePolicy(player, params);
   setStatus("opened the change found: the form shows its values");
+}
+
+// ------------------------------------------------------------------ luck and the player
+
+// The panel, for a game that declares decisions and a strong player (GET /api/form's luck).
+function drawLuck() {
+  const l = page.model.luck;
+  $("luck").hidden = !l;
+  if (!l) return;
+  $("luck-games").replaceChildren(...l.games.map((n) => el("option", {value: n, text: n})));
+  $("luck-games").value = l.default;
+  $("luck-go").addEventListener("click", analyseLuck);
+  $("luck-cancel").addEventListener("click", () => post("/api/luck/cancel", "{}"));
+}
+
+async function analyseLuck() {
+  const request = {edits: edits(), policy: page.policy, params: page.params,
+                   games: Number($("luck-games").value)};
+  const a = await runWork("luck", "/api/luck", request, "analysing…",
+                          "fix the marked value first: the games are played under the rules on the page");
+  if (a) drawLuckAnswer(a);
+}
+
+function drawLuckAnswer(a) {
+  const points = (x) => (100 * x).toFixed(1);
+  const box = [el("p", {class: "sentence", text: a.sentence})];
+  if (a.costliest.length) {
+    box.push(el("p", {text: "The costliest decisions (each one's interval excludes zero):"}),
+             el("ol", {class: "costliest"}, ...a.costliest.map((c) => el("li", {"data-error": c.error},
+      `game ${c.game}, turn ${c.turn}: ${c.decision}, ${c.taken} where ${c.against} was better by `,
+      el("b", {text: `${points(c.error)} points`}), ` (${points(c.low)} to ${points(c.high)})${c.mark ? ", " + c.mark : ""}`))));
+  } else {
+    box.push(el("p", {text: "No decision of these games is called an error: no option was better beyond its interval."}));
+  }
+  box.push(el("p", {class: "cost", text: `${a.games.toLocaleString("en")} games of seed ${a.seed} played by ${a.policy} under the rules above; `
+    + `values: the probability of '${a.objective}' if ${a.stated_player} plays on from each point, by ${a.values_words}; `
+    + `${a.errors_called} errors called in ${a.decisions.toLocaleString("en")} decisions; ${a.seconds} s. `
+    + "The same games in a run folder: bollesim analyse --from DIR -n N (docs/analyse.md)."}));
+  $("luck-answer").replaceChildren(...box);
 }
 
 // ------------------------------------------------------------------ start
@@ -989,6 +1042,7 @@ async function start() {
   $("reset").addEventListener("click", reset);
   $("pin").addEventListener("click", pin);
   drawFind();
+  drawLuck();
   listen();
 }
 
