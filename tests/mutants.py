@@ -1147,6 +1147,15 @@ FOLDERS = [  # what a run folder keeps and the compile locks (bollesim/batch/wor
         ("tests/test_resume.py -k what_to_do",),
     ),
     Mutant(
+        "the-own-players-shares-unexplained",
+        "bollesim/report/luck.py",
+        "        return bool(games) and all(",
+        "        return False and all(",
+        "a split whose player's and rest's shares cancel says why",
+        "games the stated player played itself show +100% the player's and -100% the rest, unexplained",
+        ("tests/test_analysis_report.py -k played_itself",),
+    ),
+    Mutant(
         "the-luck-panel-plays-the-shipped-rules",
         "bollesim/serve/luck.py",
         "    analyst = Analyst(game, built.rules, stated,",

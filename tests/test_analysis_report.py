@@ -86,6 +86,19 @@ def test_the_words_say_the_split_and_the_costliest_decisions_of_the_json(folder)
                                                doc_of(folder))
 
 
+def test_games_the_stated_player_played_itself_say_that_its_shares_cancel(folder):
+    """Played by the stated player itself, each game's errors are its own shortfall: the
+    sentence says so; one game where they differ, and it says nothing."""
+    doc = doc_of(folder)
+    assert all(g["errors"] == g["shortfall"] for g in doc["games"])
+    own = "These games were played by banker itself: each game's errors are its own shortfall"
+    assert own in luck.sentence(doc) and own in (folder / "analysis.md").read_text()
+    other = {**doc, "games": [{**doc["games"][0], "shortfall": doc["games"][0]["errors"] + 0.5},
+                              *doc["games"][1:]]}
+    assert own not in luck.sentence(other)
+    assert own not in luck.sentence({**doc, "games": [{"errors": 0.0}]})  # an older file's rows
+
+
 def test_the_balance_report_has_the_section_with_the_numbers_of_the_json(folder):
     bollesim("report", folder)
     words, page = (folder / "report.md").read_text(), (folder / "report.html").read_text()

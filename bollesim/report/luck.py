@@ -32,9 +32,24 @@ def sentence(doc: dict) -> str:
         return (f"Under {stated}, '{label}' came out the same in all {doc['n_games']:,} games: "
                 "there is no variance to split.")
     played = ", ".join(doc["played_by"])
-    return (f"Under {stated}, {share(split['luck'])} of the variance of '{label}' is luck, "
+    said = (f"Under {stated}, {share(split['luck'])} of the variance of '{label}' is luck, "
             f"{share(split['player'])} the player's (the errors of {played}), and "
             f"{share(split['rest'])} the rest (the start value and the residual).")
+    if _own_values(doc["games"]):
+        said += (f" These games were played by {stated} itself: each game's errors are its "
+                 "own shortfall, which the residual holds, so the player's share comes back, "
+                 "negated, in the rest's (up to the rollouts' noise): by its own values, its "
+                 "choices move nothing.")
+    return said
+
+
+def _own_values(games: list[dict]) -> bool:
+    """Whether the games were played by the stated player itself: then every decision took
+    its choice, and each game's errors are its shortfall (to rounding)."""
+    try:
+        return bool(games) and all(abs(g["errors"] - g["shortfall"]) < 1e-5 for g in games)
+    except (KeyError, TypeError):  # a file of an older or crafted analysis: not said
+        return False
 
 
 def _numbers(games: list[int]) -> str:
