@@ -1,7 +1,8 @@
 """Balkan Wars' lookahead player (policies/balkan_wars/lookahead.py): the generic one
 (bollesim/strong/lookahead.py) over this game's positions (positions.py), the scripted
 family `assault` at its defaults as its base and the attack won as its objective. It looks
-ahead at the attacker's close-assault decisions (tactics.CLOSE_ASSAULT).
+ahead at every declared decision of the attacker (positions.LOOKED_AT: each arm's order a
+bound, the close assault).
 
 With engine="reference" the reference engine then plays the same choices, and both give
 the same result row.
@@ -46,7 +47,7 @@ def play_games(rules, params: np.ndarray, seed: int, first_game: int, engine: st
 
 
 def narrated_game(rules, params: np.ndarray, seed: int, game: int) -> tuple[list[str], dict]:
-    """The engagement told bound by bound (narrate.py), each close-assault decision with
+    """The engagement told bound by bound (narrate.py), each declared decision with
     its options' scores, and its result row: the reference engine plays the choices the
     fast engine's rollouts found."""
     from bollesim.balkan import narrate, reference

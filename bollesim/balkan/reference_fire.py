@@ -213,8 +213,8 @@ def healthiest(stands: list[Stand], k: int) -> list[Stand]:
 
 def assaults(b: Battle, fights: list[Fight], ask) -> None:
     """Move Sequence 5-6, Close Assault Rules: after each won firefight the attacker's
-    close troops among its firers assault (ask(assaulting, defending), the attacker's
-    declared decision, says whether: reference.asker) as many of the
+    close troops among its firers assault (ask, the attacker's declared decision
+    tactics.CLOSE_ASSAULT, says whether: reference.asker) as many of the
     defender's healthiest stands in reach that it defeated: every one (one firefight a
     bound) or those of that firefight (one a target)."""
     for f in fights:
@@ -224,7 +224,10 @@ def assaults(b: Battle, fights: list[Fight], ask) -> None:
         assaulting = close(b, f.firers, targets)
         defending = healthiest([d for d in targets if any(reaches(b, a, d) for a in assaulting)],
                                len(assaulting))
-        if not assaulting or not defending or ask(len(assaulting), len(defending)) != tactics.ASSAULT_NOW:
+        if not assaulting or not defending:
+            continue
+        seen = {tactics.O_CANDIDATES: len(assaulting), tactics.O_DEFENDING: len(defending)}
+        if ask(tactics.CLOSE_ASSAULT, 2, seen) != tactics.ASSAULT_NOW:
             continue
         b.assaults += 1
         b.first_assault = b.first_assault or b.bound

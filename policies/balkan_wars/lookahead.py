@@ -1,6 +1,7 @@
-"""Looks ahead: at each close-assault decision (after a won firefight: hold, or close
-assault now) scores both options by Monte Carlo rollouts from the state it is in, played
-out by the scripted family `assault`, and takes the better when it clearly beats the
+"""Looks ahead: at each of the attacker's declared decisions (each bound, each arm's order:
+halt and fire, advance part of a move or the full move; after a won firefight, hold or
+close assault now) scores the options by Monte Carlo rollouts from the state it is in,
+played out by the scripted family `assault`, and takes the best when it clearly beats the
 family's own choice; every other choice is the family's."""
 
 from bollesim.balkan.lookahead import OBJECTIVES, narrated_game, play_games
