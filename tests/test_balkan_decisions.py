@@ -123,6 +123,35 @@ def test_the_declaration_is_complete():
     assert N_RESULTS == len(RESULT.columns)
 
 
+def test_the_fresh_stands_go_in_alone(monkeypatch, base):
+    """Move Sequence 5 ('any stands that have won a firefight ... may'): with FRESH only the
+    close troops that have lost no figure assault, against as many defenders at most; it
+    is offered only when some of them, not all, have lost figures."""
+    from bollesim.balkan import reference_fire, ruleset
+
+    rules, last, went = load_ruleset(), [None], []
+
+    def decide(kind, obs, r, options, n, params, prng):
+        if kind == tactics.CLOSE_ASSAULT:
+            assert (n == 3) == (0 < obs[tactics.O_FRESH] < obs[tactics.O_CANDIDATES])
+            last[0] = obs[tactics.O_CANDIDATES], n, obs[tactics.O_FRESH]
+            return n - 1
+        return tactics.FULL
+
+    def spy(b, assaulting, defending):
+        full = [s.figures == b.rules.attacker[b.attacker.index(s), ruleset.FIGURES] for s in assaulting]
+        went.append((last[0], all(full), len(assaulting), len(defending)))
+        real(b, assaulting, defending)
+
+    real = reference_fire.assault
+    monkeypatch.setattr(reference_fire, "assault", spy)
+    for g in range(40):
+        reference.play(rules, base.param_vector(), SEED, g, decide=decide)
+    fresh = [w for w in went if w[0][1] == 3]
+    assert fresh and all(ok and a < candidates and d <= a for (candidates, _, _), ok, a, d in fresh)
+    assert all(ok == (k == candidates) for (candidates, n, k), ok, _, _ in went if n == 2)
+
+
 def test_the_family_through_the_primitives_plays_the_shipped_rows(prims, rules, base):
     """No script: the family's decide plays, as play_games plays it compiled in."""
     shipped = play_chunk(rules, base, np.tile(base.param_vector(), (len(GAMES), 1)), SEED, 0, "fast")
@@ -166,7 +195,9 @@ def test_a_decision_is_put_and_a_choice_changes_the_game(prims, rules, base):
         script, met, _ = walk(prims, rules, base, g, lambda kind, n: tactics.FULL if kind else 1)
         at = [i for i, (kind, _, _) in enumerate(met) if kind == tactics.CLOSE_ASSAULT]
         if at:
-            assert met[at[0]][1] == 2 and met[at[0]][2][tactics.O_CANDIDATES] >= 1
+            n, obs = met[at[0]][1], met[at[0]][2]
+            assert obs[tactics.O_CANDIDATES] >= 1
+            assert n == (3 if 0 < obs[tactics.O_FRESH] < obs[tactics.O_CANDIDATES] else 2)
             went = positions.reference_row(rules, base, base.param_vector(), SEED, g, script[: at[0] + 1])
             hold = positions.reference_row(rules, base, base.param_vector(), SEED, g,
                                            [*script[: at[0]], tactics.HOLD])
@@ -263,19 +294,25 @@ def test_the_lookahead_is_not_weaker_than_its_base(rules, base):
 
 
 def test_the_step_api_plays_balkan_wars():
+    """bollesim/BalkanWars-v0 steps through every kind of decision, each option named."""
     gym = pytest.importorskip("gymnasium")
     from bollesim.strong import env as game_env
 
     env = gym.make(game_env.env_id("balkan-wars"))
-    obs, info = env.reset(seed=SEED)
-    assert obs.shape == (positions.OBSERVATION_SIZE,)
-    for _ in range(200):
-        if info["kind_name"] is None:
-            break
-        assert info["option_names"] == list(positions.OPTIONS[info["kind"]])
-        obs, reward, terminated, _, info = env.step(1)
-        if terminated:
-            assert "result" in info
-            break
-    else:
-        pytest.fail("the game did not end")
+    seen = set()
+    for seed in (SEED, SEED + 1, SEED + 2):
+        obs, info = env.reset(seed=seed)
+        assert obs.shape == (positions.OBSERVATION_SIZE,)
+        for _ in range(200):
+            if info["kind_name"] is None:
+                break
+            n = len(info["options"])
+            assert info["option_names"] == list(positions.OPTIONS[info["kind"]][:n]) and n >= 2
+            seen.add(info["kind_name"])
+            obs, reward, terminated, _, info = env.step(n - 1)
+            if terminated:
+                assert "result" in info
+                break
+        else:
+            pytest.fail("the game did not end")
+    assert seen == set(positions.KINDS)

@@ -61,12 +61,14 @@ def observe(ctl, bound, st, ns, cas):
 
 
 @unmanaged
-def ask_assault(ctl, decide, stream, sc, params, bound, ca, cd, st, ns, cas):
+def ask_assault(ctl, decide, stream, sc, params, bound, ca, cd, fresh, st, ns, cas):
     """The attacker's close-assault decision after a won firefight, ca stands able to
-    assault cd of the defender's (ask); 1 to close assault now."""
+    assault cd of the defender's, `fresh` of them with no figure lost (ask): tactics.HOLD,
+    ASSAULT_NOW or, offered when 0 < fresh < ca, FRESH."""
     observe(ctl, bound, st, ns, cas)
     ctl[C_OBS + tactics.O_CANDIDATES], ctl[C_OBS + tactics.O_DEFENDING] = ca, cd
-    return ask(ctl, decide, stream, sc, params, tactics.CLOSE_ASSAULT, 2)
+    ctl[C_OBS + tactics.O_FRESH] = fresh
+    return ask(ctl, decide, stream, sc, params, tactics.CLOSE_ASSAULT, 3 if 0 < fresh < ca else 2)
 
 
 @unmanaged

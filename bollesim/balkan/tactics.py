@@ -115,8 +115,11 @@ def assault(candidates, defender_figures_lost, params):
 CLOSE_ASSAULT, TROOPS_ADVANCE, GUNS_ADVANCE = 0, 1, 2
 """The kinds of the attacker's declared decisions (bollesim/balkan/positions.py).
 
-CLOSE_ASSAULT, after a won firefight in which it has troops in reach (Move Sequence 5,
-Close Assault Rules): HOLD (0) or ASSAULT_NOW (1).
+CLOSE_ASSAULT, after a won firefight in which it has troops in reach (Move Sequence 5:
+'Any stands that have won a firefight and are entering into a Close Assault may do so';
+Close Assault Rules): HOLD (0), ASSAULT_NOW (1: every close stand goes in) or, when some
+but not all of them have lost figures, FRESH (2: only the stands that have lost none go
+in, against as many of the defender's healthiest stands in their reach).
 
 TROOPS_ADVANCE and GUNS_ADVANCE, each bound after the move dice are thrown (Move Sequence
 1-2, Generals and Orders: 'Those stands that are being moved may move'), once for each arm
@@ -133,15 +136,17 @@ before the fire (the alternative, that a stand that moved may not fire, is not t
 sequence); the digits left unused by a halted or part move lengthen no move (Movement
 Rules: a General 'may add' 0.25 km a digit: with HALT or PART he does not), where FULL
 lengthens as before (I-SPARE); a column of a halted arm does not deploy (its digit would
-be an order to it)."""
-HOLD, ASSAULT_NOW = 0, 1
+be an order to it); which stands go in is one of two sets, all the close troops or the
+fresh ones (the alternative, any subset, has as many options as subsets)."""
+HOLD, ASSAULT_NOW, FRESH = 0, 1, 2
 HALT, PART, FULL = 0, 1, 2
 N_OPTIONS = 3  # the most options of one decision
 (O_BOUND, O_CANDIDATES, O_DEFENDING, O_CAS_A, O_CAS_D, O_LOST_A, O_LOST_D, O_DIGITS,
- O_MOVABLE, O_NEAREST, O_FARTHEST) = range(11)
-OBSERVATION_SIZE = 11
-"""What the attacker sees at a decision: the bound, its stands able to close assault and
-the defender's stands they would assault (a close assault's), the figures each side has
+ O_MOVABLE, O_NEAREST, O_FARTHEST, O_FRESH) = range(12)
+OBSERVATION_SIZE = 12
+"""What the attacker sees at a decision: the bound, its stands able to close assault, the
+defender's stands they would assault and how many of its stands have lost no figures (a
+close assault's), the figures each side has
 lost, the stands each side has lost, and at an arm's order its digits this bound (every
 general's), the arm's stands that may be moved, and the nearest and the farthest of them
 from the enemy ahead (tactics' `gap`); a slot of the other kind is 0."""
