@@ -95,7 +95,7 @@ def move_phase(stream, bound, tab, gtab, ns, sc, side, params, st, gs, scratch, 
 def orders(stream, bound, tab, ns, sc, params, st, gs, scratch, cas, ctl, decide):
     """reference_move.orders: each arm's order for the bound (tactics.TROOPS_ADVANCE,
     GUNS_ADVANCE), asked for an arm with a stand that may be moved (row MAY, before any
-    order), into field ORDER (FULL for an arm not asked)."""
+    order) and is short of its halt, into field ORDER (FULL for an arm not asked)."""
     n = ns[ATT]
     for i in range(n):
         st[ORDER, ATT, i] = tactics.FULL
@@ -104,12 +104,14 @@ def orders(stream, bound, tab, ns, sc, params, st, gs, scratch, cas, ctl, decide
     for k in range(sc[GENERALS]):
         digits += gs[GDIGITS, ATT, k]
     for kind in range(tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE + 1):
-        movable, low, high = 0, FAR, 0
+        movable, low, high, short = 0, FAR, 0, False
         for i in range(n):
-            if scratch[MAY, i] and tactics.arm_of(tab[ATT, i, ruleset.WEAPON]) == kind:
+            weapon = tab[ATT, i, ruleset.WEAPON]
+            if scratch[MAY, i] and tactics.arm_of(weapon) == kind:
                 movable += 1
                 low, high = min(low, scratch[GAP, i]), max(high, scratch[GAP, i])
-        if movable == 0:
+                short = short or scratch[GAP, i] > tactics.halt(weapon, params)
+        if not short:
             continue
         observe(ctl, bound, st, ns, cas)
         ctl[C_OBS + tactics.O_DIGITS], ctl[C_OBS + tactics.O_MOVABLE] = digits, movable

@@ -50,25 +50,27 @@ def move_phase(b: Battle, side: int, params: np.ndarray, ask) -> None:
     if out:
         b.note("command", SIDES[side], out)
     if side == ATTACKER:
-        orders(b, ask)
+        orders(b, params, ask)
         pass_down(b, params)
     for k, g in enumerate(gens):
         spend(b, side, k, g, params)
         finish(b, side, k, g, params)
 
 
-def orders(b: Battle, ask) -> None:
+def orders(b: Battle, params: np.ndarray, ask) -> None:
     """Move Sequence 2, 'Those stands that are being moved': the attacker's order for each
     arm this bound (tactics.TROOPS_ADVANCE, GUNS_ADVANCE: halt and fire, part of a move, the
     full move), asked for an arm with a stand that may be moved (may_move, before any
-    order), on its digits and the arm's stands' gaps; an arm not asked advances in full."""
+    order) and is short of its halt (else the three are one), on its digits and the arm's
+    stands' gaps; an arm not asked advances in full."""
     for s in b.attacker:
         s.order = tactics.FULL
     digits = sum(g.digits for g in b.generals[ATTACKER])
     movable = [s for s in b.attacker if may_move(b, s)]
     for kind in (tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE):
-        arm = [gap(b, s) for s in movable if tactics.arm_of(s.weapon) == kind]
-        if not arm:
+        stands = [s for s in movable if tactics.arm_of(s.weapon) == kind]
+        arm = [gap(b, s) for s in stands]
+        if not any(gap(b, s) > tactics.halt(s.weapon, params) for s in stands):
             continue
         order = ask(kind, 3, {tactics.O_DIGITS: digits, tactics.O_MOVABLE: len(arm),
                               tactics.O_NEAREST: min(arm), tactics.O_FARTHEST: max(arm)})
