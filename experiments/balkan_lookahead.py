@@ -6,7 +6,7 @@ engagements of a held-out seed: their attack-won rates and the paired difference
 95% interval (docs/balkan-wars.md, "What was measured").
 
     python experiments/balkan_lookahead.py --search-seed 1 --games 2000 --seed 20261207 --paired 400
-    python experiments/balkan_lookahead.py ... rollouts=128 confidence=0.5   # the lookahead's parameters
+    python experiments/balkan_lookahead.py base=defaults rollouts=128   # the lookahead's parameters
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def main() -> None:
     parser.add_argument("lookahead", nargs="*", help="the lookahead's parameters, NAME=VALUE")
     args = parser.parse_args()
     best = search(args.search_seed, args.games)
-    paired(args.seed, args.paired, best, {k: float(v) for k, v in (a.split("=", 1) for a in args.lookahead)})
+    paired(args.seed, args.paired, best, dict(a.split("=", 1) for a in args.lookahead))
 
 
 if __name__ == "__main__":

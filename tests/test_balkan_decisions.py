@@ -260,7 +260,7 @@ def test_a_rollout_takes_its_option_then_draws_its_own_luck(prims, rules, base):
 
 
 def test_lookahead_rows_are_the_reference_rows_of_its_choices(rules):
-    player = bw_lookahead.player(rules, np.array([8, 0, 0.0]))
+    player = bw_lookahead.player(rules, np.array([8, 0, 0.0, 1]))
     looked = 0
     for g in range(12):
         row, decisions = player.play(SEED, g)
@@ -281,13 +281,17 @@ def test_the_lookahead_runs_by_name(rules):
     assert df.select(columns).equals(ref.select(columns))
 
 
-def test_the_lookahead_is_not_weaker_than_its_base(rules, base):
-    """Paired games (the same seeds): the attack-won rate of the lookahead is not below the
-    family's by more than three standard errors of the paired difference."""
+@pytest.mark.parametrize("which", bw_lookahead.BASES)
+def test_the_lookahead_is_not_weaker_than_its_base(rules, base, which):
+    """Paired games (the same seeds): the attack-won rate of the lookahead is not below its
+    base's (the family at the searched point, or at its defaults) by more than three
+    standard errors of the paired difference."""
     n = 60
-    player = bw_lookahead.player(rules, np.array([16, 0, 1.25]))
+    player = bw_lookahead.player(rules, np.array([16, 0, 1.25, bw_lookahead.BASES.index(which)]))
+    point = bw_lookahead.SEARCHED if which == "searched" else {}
+    assert (player.base_vector == base.param_vector(point)).all()
     mine = np.array([player.play(SEED, g, record=False)[0][0] for g in range(n)], dtype=float)
-    theirs = play_chunk(rules, base, np.tile(base.param_vector(), (n, 1)), SEED, 0, "fast")[:, 0]
+    theirs = play_chunk(rules, base, np.tile(base.param_vector(point), (n, 1)), SEED, 0, "fast")[:, 0]
     d = mine - theirs
     se = d.std(ddof=1) / np.sqrt(n) if d.std() > 0 else 0.0
     assert d.mean() >= -3 * se - 1e-9, (d.mean(), se)
