@@ -81,13 +81,15 @@ def move_phase(stream, bound, tab, gtab, ns, sc, side, params, st, gs, scratch, 
         st[MOVED, side, i] = 0
         st[CMD, side, i] = st[STATUS, side, i] == ON and commands(
             gs[GDIST, side, k], gs[GLANE, side, k], gtab[side, k, ruleset.AREA], st[DIST, side, i], st[LANE, side, i])
+    fresh = False  # the rows of general 0's choices stand as fill_choices would fill them
     if side == ATT:
-        orders(stream, bound, tab, ns, sc, params, st, gs, scratch, cas, ctl, decide)
+        fresh = orders(stream, bound, tab, ns, sc, params, st, gs, scratch, cas, ctl, decide)
         if ctl[C_STOPPED]:
             return
+        fresh = fresh and sc[GENERALS] == 1  # else pass_down fills them for another general
         pass_down(tab, gtab, ns, sc, params, st, gs, scratch)
     for k in range(sc[GENERALS + side]):
-        spend(tab, ns, sc, side, k, params, st, gs, scratch)
+        spend(tab, ns, sc, side, k, params, st, gs, scratch, fresh and k == 0)
         finish(tab, ns, sc, side, k, params, st, gs, scratch)
 
 
@@ -95,12 +97,13 @@ def move_phase(stream, bound, tab, gtab, ns, sc, side, params, st, gs, scratch, 
 def orders(stream, bound, tab, ns, sc, params, st, gs, scratch, cas, ctl, decide):
     """reference_move.orders: each arm's order for the bound (tactics.TROOPS_ADVANCE,
     GUNS_ADVANCE), asked for an arm with a stand that may be moved (row MAY, before any
-    order) and is short of its halt, into field ORDER (FULL for an arm not asked)."""
+    order) and is short of its halt, into field ORDER (FULL for an arm not asked). Whether
+    every order is FULL: then the rows of general 0's choices it filled stand unchanged."""
     n = ns[ATT]
     for i in range(n):
         st[ORDER, ATT, i] = tactics.FULL
     fill_choices(tab, ns, sc, ATT, 0, st, scratch)
-    digits = 0
+    digits, every_full = 0, True
     for k in range(sc[GENERALS]):
         digits += gs[GDIGITS, ATT, k]
     for kind in range(tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE + 1):
@@ -118,10 +121,12 @@ def orders(stream, bound, tab, ns, sc, params, st, gs, scratch, cas, ctl, decide
         ctl[C_OBS + tactics.O_NEAREST], ctl[C_OBS + tactics.O_FARTHEST] = low, high
         order = ask(ctl, decide, stream, sc, params, kind, 3)
         if ctl[C_STOPPED]:
-            return
+            return False
+        every_full = every_full and order == tactics.FULL
         for i in range(n):
             if tactics.arm_of(tab[ATT, i, ruleset.WEAPON]) == kind:
                 st[ORDER, ATT, i] = order
+    return every_full
 
 
 # ------------------------------------------------------------------ rows for the choices
@@ -194,11 +199,14 @@ def pass_down(tab, gtab, ns, sc, params, st, gs, scratch):
 
 
 @unmanaged
-def spend(tab, ns, sc, side, k, params, st, gs, scratch):
-    """reference_move.spend."""
+def spend(tab, ns, sc, side, k, params, st, gs, scratch, fresh):
+    """reference_move.spend (fresh: the rows of the choices are filled for the first digit,
+    by orders)."""
     n = ns[side]
     while gs[GUSED, side, k] < gs[GDIGITS, side, k]:
-        fill_choices(tab, ns, sc, side, k, st, scratch)
+        if not fresh:
+            fill_choices(tab, ns, sc, side, k, st, scratch)
+        fresh = False
         if side == ATT:
             j = tactics.reform(scratch[GAP, :n], st[FORM, side, :n], scratch[ABLE, :n], scratch[DONE, :n])
             if j >= 0:
