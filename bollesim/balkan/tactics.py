@@ -7,9 +7,10 @@ defender has lost some figures, or once enough stands are close).
 
 Every player choice of the attacker is one function here, so that each can become a
 declared decision; three are declared (below): each arm's order a bound and the close
-assault, the family's answers in family_decide. The engines hand them plain arrays over the side's stands: `gap` the
-range to the nearest enemy ahead in the stand's arc (from the defender's line when none),
-`able` 1 for a stand that may take this choice now.
+assault, the family's answers in family_decide. The engines hand the functions plain
+arrays over the side's stands: `gap` the range to the nearest enemy ahead in the stand's
+arc (from the defender's line when none), `able` 1 for a stand that may take this choice
+now.
 
 params: ADVANCE_TO (troops' halt, in steps of 0.125 km from the nearest enemy ahead),
 GUNS_TO (artillery's halt), LOSSES (the defender's figures lost before the first close
@@ -123,7 +124,8 @@ in, against as many of the defender's healthiest stands in their reach).
 
 TROOPS_ADVANCE and GUNS_ADVANCE, each bound after the move dice are thrown (Move Sequence
 1-2, Generals and Orders: 'Those stands that are being moved may move'), once for each arm
-(the troops, the guns) with a stand that may be moved: the arm's order for the bound,
+(the troops, the guns) with a stand that may be moved and is short of its halt (else the
+three options are one): the arm's order for the bound,
 HALT (0: none of its stands is moved; they fire from where they stand, Move Sequence 3),
 PART (1: each of its groups is moved once, half its move over the ground at most) or FULL
 (2: its groups advance toward their halt as the digits allow, the family's moves).
@@ -144,12 +146,11 @@ N_OPTIONS = 3  # the most options of one decision
 (O_BOUND, O_CANDIDATES, O_DEFENDING, O_CAS_A, O_CAS_D, O_LOST_A, O_LOST_D, O_DIGITS,
  O_MOVABLE, O_NEAREST, O_FARTHEST, O_FRESH) = range(12)
 OBSERVATION_SIZE = 12
-"""What the attacker sees at a decision: the bound, its stands able to close assault, the
-defender's stands they would assault and how many of its stands have lost no figures (a
-close assault's), the figures each side has
-lost, the stands each side has lost, and at an arm's order its digits this bound (every
-general's), the arm's stands that may be moved, and the nearest and the farthest of them
-from the enemy ahead (tactics' `gap`); a slot of the other kind is 0."""
+"""What the attacker sees at a decision: the bound, the figures and the stands each side
+has lost; at a close assault its stands able to assault, the defender's stands they would
+meet and how many of its stands have lost no figure; at an arm's order its digits this
+bound (every general's), the arm's stands that may be moved, and the nearest and the
+farthest of them from the enemy ahead (`gap`). A slot of the other kind is 0."""
 
 
 @compiled(_nrt=False)
