@@ -187,7 +187,8 @@ def test_stands_outside_their_generals_command_area_do_not_move():
     cavalry.dist = 20  # 20 steps and 8 lanes off: (5*20)**2 + (8*8)**2 > (5*16)**2
     for g in b.generals[0]:
         g.mod = 6  # digits enough for every stand
-    moves.move_phase(b, reference.ATTACKER, DEFAULTS)
+    family = reference.asker(b, tactics.family_decide, DEFAULTS, np.zeros(2, dtype=np.int64))
+    moves.move_phase(b, reference.ATTACKER, DEFAULTS, family)
     assert not cavalry.command and cavalry.dist == 20
     rows, events = played(crossing(), games=30)
     assert events["command"] > 0
@@ -315,7 +316,8 @@ def fast_state(b: reference.Battle):
     st = np.zeros((es.N_FIELDS, 2, tab.shape[1]), dtype=np.int64)
     for side, stands in enumerate((b.attacker, b.defender)):
         for i, x in enumerate(stands):
-            st[:, side, i] = (x.figures, x.status, x.dist, x.lane, x.formation, x.moved, x.command)
+            st[:, side, i] = (x.figures, x.status, x.dist, x.lane, x.formation, x.moved, x.command,
+                              x.order)
     gs = np.zeros((4, 2, gtab.shape[1]), dtype=np.int64)
     for side, gens in enumerate(b.generals):
         for k, g in enumerate(gens):
@@ -580,9 +582,11 @@ def test_the_attackers_choices_are_the_tactics_functions():
         for engine_modules in (("reference_state", "reference_move", "reference_fire"),
                                ("engine_move", "engine_fire")):
             assert any(f"tactics.{name}" in text[m] for m in engine_modules), (name, engine_modules)
-    # the close assault is a declared decision (positions.py): both engines ask a decide,
-    # by default the family's own, which answers as tactics.assault
-    assert "ask_assault(" in text["engine_fire"] and "ask(len(assaulting)" in text["reference_fire"]
+    # the close assault and each arm's order are declared decisions (positions.py): both
+    # engines ask a decide, by default the family's own, which answers as tactics.assault
+    # and advances every arm the full move
+    assert "ask_assault(" in text["engine_fire"] and "ask(tactics.CLOSE_ASSAULT" in text["reference_fire"]
+    assert "ask(ctl, decide" in text["engine_move"] and "ask(kind" in text["reference_move"]
     obs = np.zeros(tactics.OBSERVATION_SIZE, dtype=np.int64)
     obs[tactics.O_CANDIDATES], obs[tactics.O_CAS_D] = 2, 3
     for losses, want in ((0, tactics.ASSAULT_NOW), (3, tactics.ASSAULT_NOW), (4, tactics.HOLD)):
@@ -590,6 +594,9 @@ def test_the_attackers_choices_are_the_tactics_functions():
         options = np.arange(2, dtype=np.int64)
         assert tactics.family_decide(tactics.CLOSE_ASSAULT, obs, obs, options, 2, params,
                                      np.zeros(2, dtype=np.int64)) == want
+    for kind in (tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE):
+        assert tactics.family_decide(kind, obs, obs, np.arange(3), 3, params,
+                                     np.zeros(2, dtype=np.int64)) == tactics.FULL
 
 
 def test_the_tactics_choose_as_they_say():

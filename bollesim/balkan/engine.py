@@ -34,6 +34,7 @@ from bollesim.balkan.engine_state import (
     N_FIELDS,
     ON,
     ONES,
+    ORDER,
     ROWS,
     STATUS,
     STREAM,
@@ -65,6 +66,7 @@ def setup(tab, gtab, ns, sc, st, gs, scratch):
             st[FORM, s, i] = tab[s, i, ruleset.FORMATION]
             st[MOVED, s, i] = 0
             st[CMD, s, i] = 1
+            st[ORDER, s, i] = tactics.FULL
         for k in range(sc[GENERALS + s]):
             _, gs[GDIST, s, k], gs[GLANE, s, k] = destination(tab, ns, sc, s, k, st, scratch)
 
@@ -80,7 +82,9 @@ def play_one(tab, gtab, ns, sc, params, stream, st, gs, scratch, fights, cas, ou
     code = -1
     bound = 0
     for bound in range(1, sc[BOUNDS] + 1):
-        move_phase(stream, bound, tab, gtab, ns, sc, ATT, params, st, gs, scratch)
+        move_phase(stream, bound, tab, gtab, ns, sc, ATT, params, st, gs, scratch, cas, ctl, decide)
+        if ctl[C_STOPPED]:
+            return
         nf = firefights_of(stream, bound, tab, ns, sc, ATT, st, scratch, fights, cas)
         code = end_code(st, ns, sc)
         if code < 0:
@@ -90,7 +94,7 @@ def play_one(tab, gtab, ns, sc, params, stream, st, gs, scratch, fights, cas, ou
             code = end_code(st, ns, sc)
         if code >= 0:
             break
-        move_phase(stream, bound, tab, gtab, ns, sc, DEF, params, st, gs, scratch)
+        move_phase(stream, bound, tab, gtab, ns, sc, DEF, params, st, gs, scratch, cas, ctl, decide)
         nf = firefights_of(stream, bound, tab, ns, sc, DEF, st, scratch, fights, cas)
         code = end_code(st, ns, sc)
         if sc[COUNTER] and code < 0:

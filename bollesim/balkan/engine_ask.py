@@ -11,7 +11,7 @@ import numpy as np
 
 from bollesim import rng
 from bollesim.balkan import tactics
-from bollesim.balkan.engine_state import ATT, DEF, lost
+from bollesim.balkan.engine_state import ATT, DEF, lost, unmanaged
 from bollesim.jit import compiled
 
 GO, STOP, NOTE = 0, 1, 2  # C_STOP: play out; stop at the next decision past the script; note it
@@ -23,8 +23,8 @@ C_OPTIONS = C_OBS + tactics.OBSERVATION_SIZE
 C_PRNG = C_OPTIONS + tactics.N_OPTIONS
 C_SCRIPT = C_PRNG + 2
 MAX_SCRIPT = 512
-"""The longest script: more than the close-assault decisions of any engagement (one a
-won firefight a bound)."""
+"""The longest script: more than the decisions of any engagement (an order for each arm
+and a close assault for each won firefight, a bound)."""
 CTL_SIZE = C_SCRIPT + MAX_SCRIPT
 
 
@@ -48,18 +48,39 @@ def reset_control(ctl, seed, game, n, option, stop, key):
     ctl[C_PRNG + 1] = 0
 
 
-@compiled(_nrt=False)
-def ask_assault(ctl, decide, stream, sc, params, bound, ca, cd, st, ns, cas):
+@unmanaged
+def observe(ctl, bound, st, ns, cas):
+    """The observation's common slots (tactics.OBSERVATION_SIZE) into ctl from C_OBS, the
+    kinds' own slots 0 (the caller sets them: ctl[C_OBS + slot])."""
+    for i in range(tactics.OBSERVATION_SIZE):
+        ctl[C_OBS + i] = 0
+    ctl[C_OBS + tactics.O_BOUND] = bound
+    ctl[C_OBS + tactics.O_CAS_A], ctl[C_OBS + tactics.O_CAS_D] = cas[ATT], cas[DEF]
+    ctl[C_OBS + tactics.O_LOST_A] = lost(st, ATT, ns[ATT])
+    ctl[C_OBS + tactics.O_LOST_D] = lost(st, DEF, ns[DEF])
+
+
+@unmanaged
+def ask_assault(ctl, decide, stream, sc, params, bound, ca, cd, fresh, st, ns, cas):
     """The attacker's close-assault decision after a won firefight, ca stands able to
-    assault cd of the defender's: the script's choice, the option after it, or decide's;
-    1 to close assault now. A decision met where the control says stop leaves
-    ctl[C_STOPPED] set (the game stops there)."""
+    assault cd of the defender's, `fresh` of them with no figure lost (ask): tactics.HOLD,
+    ASSAULT_NOW or, offered when 0 < fresh < ca, FRESH."""
+    observe(ctl, bound, st, ns, cas)
+    ctl[C_OBS + tactics.O_CANDIDATES], ctl[C_OBS + tactics.O_DEFENDING] = ca, cd
+    ctl[C_OBS + tactics.O_FRESH] = fresh
+    return ask(ctl, decide, stream, sc, params, tactics.CLOSE_ASSAULT, 3 if 0 < fresh < ca else 2)
+
+
+@unmanaged
+def ask(ctl, decide, stream, sc, params, kind, n_options):
+    """The attacker's decision of `kind` on the observation in ctl, options 0 .. n_options
+    - 1 (their codes are their indices): the script's choice, the option after it, or
+    decide's. A decision met where the control says stop leaves ctl[C_STOPPED] set (the
+    game stops there)."""
     obs = ctl[C_OBS : C_OBS + tactics.OBSERVATION_SIZE]
-    obs[tactics.O_BOUND], obs[tactics.O_CANDIDATES], obs[tactics.O_DEFENDING] = bound, ca, cd
-    obs[tactics.O_CAS_A], obs[tactics.O_CAS_D] = cas[ATT], cas[DEF]
-    obs[tactics.O_LOST_A], obs[tactics.O_LOST_D] = lost(st, ATT, ns[ATT]), lost(st, DEF, ns[DEF])
     options = ctl[C_OPTIONS : C_OPTIONS + tactics.N_OPTIONS]
-    options[0], options[1] = tactics.HOLD, tactics.ASSAULT_NOW
+    for i in range(tactics.N_OPTIONS):
+        options[i] = i if i < n_options else 0
     k, n = ctl[C_TAKEN], ctl[C_N]
     scripted = n + (ctl[C_OPTION] >= 0)
     ctl[C_TAKEN] = k + 1
@@ -68,10 +89,9 @@ def ask_assault(ctl, decide, stream, sc, params, bound, ca, cd, st, ns, cas):
         if k + 1 == scripted and ctl[C_OPTION] >= 0 and ctl[C_KEY] >= 0:
             switch(ctl, stream, k)
         return choice
-    choice = decide(tactics.CLOSE_ASSAULT, obs, sc, options, tactics.N_OPTIONS, params,
-                    ctl[C_PRNG : C_PRNG + 2])
+    choice = decide(kind, obs, sc, options, n_options, params, ctl[C_PRNG : C_PRNG + 2])
     if ctl[C_STOP] != GO:
-        ctl[C_POINT], ctl[C_POINT + 1], ctl[C_POINT + 2] = choice, tactics.CLOSE_ASSAULT, tactics.N_OPTIONS
+        ctl[C_POINT], ctl[C_POINT + 1], ctl[C_POINT + 2] = choice, kind, n_options
         for i in range(tactics.OBSERVATION_SIZE):
             ctl[C_POINT + 3 + i] = obs[i]
         for i in range(tactics.N_OPTIONS):

@@ -341,14 +341,42 @@ def assaults(stream, bound, tab, ns, sc, params, st, scratch, fights, nf, cas, c
         cd = healthiest(st, DEF, scratch, RANGES, n, ca, D_MEMBERS)
         if ca <= 0 or cd <= 0:
             continue
-        now = ask_assault(ctl, decide, stream, sc, params, bound, ca, cd, st, ns, cas)
+        fresh = 0
+        for k in range(ca):
+            fresh += st[FIG, ATT, scratch[A_MEMBERS, k]] == tab[ATT, scratch[A_MEMBERS, k], ruleset.FIGURES]
+        now = ask_assault(ctl, decide, stream, sc, params, bound, ca, cd, fresh, st, ns, cas)
         if ctl[C_STOPPED]:
             return
-        if now == tactics.ASSAULT_NOW:
+        if now == tactics.FRESH:
+            ca, cd = freshen(tab, st, ns, sc, scratch, ca)
+        if now != tactics.HOLD:
             cas[ASSAULTS] += 1
             if cas[FIRST] == 0:
                 cas[FIRST] = bound
             assault(stream, bound, tab, ns, sc, st, scratch, ca, cd, cas)
+
+
+@unmanaged
+def freshen(tab, st, ns, sc, scratch, ca):
+    """reference_fire.assaults' FRESH: the stands of row A_MEMBERS (ca) that have lost no
+    figure, and the defender's healthiest of POOL_D in their reach, as many, into rows
+    A_MEMBERS and D_MEMBERS; (their numbers)."""
+    fresh = 0
+    for k in range(ca):
+        a = scratch[A_MEMBERS, k]
+        if st[FIG, ATT, a] == tab[ATT, a, ruleset.FIGURES]:
+            scratch[A_MEMBERS, fresh] = a
+            fresh += 1
+    for d in range(ns[DEF]):
+        scratch[REACH, d] = 0
+    for k in range(fresh):
+        reaches(tab, st, ns, sc, scratch[A_MEMBERS, k], POOL_D, scratch)
+    n = 0
+    for d in range(ns[DEF]):
+        if scratch[REACH, d]:
+            scratch[RANGES, n] = d
+            n += 1
+    return fresh, healthiest(st, DEF, scratch, RANGES, n, fresh, D_MEMBERS)
 
 
 @unmanaged

@@ -4,6 +4,7 @@ reference_move.py's, on the state of engine_state.py, die for die the same."""
 from __future__ import annotations
 
 from bollesim.balkan import defence, luck, ruleset, tactics
+from bollesim.balkan.engine_ask import C_OBS, C_STOPPED, ask, observe
 from bollesim.balkan.engine_state import (
     ABLE,
     ATT,
@@ -34,6 +35,7 @@ from bollesim.balkan.engine_state import (
     NEAR,
     ON,
     ONCE,
+    ORDER,
     RALLY,
     RIVER,
     ROAD,
@@ -62,8 +64,9 @@ def commands(gdist, glane, area, dist, lane):
 
 
 @unmanaged
-def move_phase(stream, bound, tab, gtab, ns, sc, side, params, st, gs, scratch):
-    """reference_move.move_phase."""
+def move_phase(stream, bound, tab, gtab, ns, sc, side, params, st, gs, scratch, cas, ctl, decide):
+    """reference_move.move_phase; the attacker's orders are asked (orders), and a decision
+    where the control says stop ends the phase there."""
     for k in range(sc[GENERALS + side]):
         if k == 0:
             purpose = luck.MOVE if side == ATT else luck.MOVE_D
@@ -78,11 +81,52 @@ def move_phase(stream, bound, tab, gtab, ns, sc, side, params, st, gs, scratch):
         st[MOVED, side, i] = 0
         st[CMD, side, i] = st[STATUS, side, i] == ON and commands(
             gs[GDIST, side, k], gs[GLANE, side, k], gtab[side, k, ruleset.AREA], st[DIST, side, i], st[LANE, side, i])
+    fresh = False  # the rows of general 0's choices stand as fill_choices would fill them
     if side == ATT:
+        fresh = orders(stream, bound, tab, ns, sc, params, st, gs, scratch, cas, ctl, decide)
+        if ctl[C_STOPPED]:
+            return
+        fresh = fresh and sc[GENERALS] == 1  # else pass_down fills them for another general
         pass_down(tab, gtab, ns, sc, params, st, gs, scratch)
     for k in range(sc[GENERALS + side]):
-        spend(tab, ns, sc, side, k, params, st, gs, scratch)
+        spend(tab, ns, sc, side, k, params, st, gs, scratch, fresh and k == 0)
         finish(tab, ns, sc, side, k, params, st, gs, scratch)
+
+
+@unmanaged
+def orders(stream, bound, tab, ns, sc, params, st, gs, scratch, cas, ctl, decide):
+    """reference_move.orders: each arm's order for the bound (tactics.TROOPS_ADVANCE,
+    GUNS_ADVANCE), asked for an arm with a stand that may be moved (row MAY, before any
+    order) and is short of its halt, into field ORDER (FULL for an arm not asked). Whether
+    every order is FULL: then the rows of general 0's choices it filled stand unchanged."""
+    n = ns[ATT]
+    for i in range(n):
+        st[ORDER, ATT, i] = tactics.FULL
+    fill_choices(tab, ns, sc, ATT, 0, st, scratch)
+    digits, every_full = 0, True
+    for k in range(sc[GENERALS]):
+        digits += gs[GDIGITS, ATT, k]
+    for kind in range(tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE + 1):
+        movable, low, high, short = 0, FAR, 0, False
+        for i in range(n):
+            weapon = tab[ATT, i, ruleset.WEAPON]
+            if scratch[MAY, i] and tactics.arm_of(weapon) == kind:
+                movable += 1
+                low, high = min(low, scratch[GAP, i]), max(high, scratch[GAP, i])
+                short = short or scratch[GAP, i] > tactics.halt(weapon, params)
+        if not short:
+            continue
+        observe(ctl, bound, st, ns, cas)
+        ctl[C_OBS + tactics.O_DIGITS], ctl[C_OBS + tactics.O_MOVABLE] = digits, movable
+        ctl[C_OBS + tactics.O_NEAREST], ctl[C_OBS + tactics.O_FARTHEST] = low, high
+        order = ask(ctl, decide, stream, sc, params, kind, 3)
+        if ctl[C_STOPPED]:
+            return False
+        every_full = every_full and order == tactics.FULL
+        for i in range(n):
+            if tactics.arm_of(tab[ATT, i, ruleset.WEAPON]) == kind:
+                st[ORDER, ATT, i] = order
+    return every_full
 
 
 # ------------------------------------------------------------------ rows for the choices
@@ -96,7 +140,8 @@ def fill_choices(tab, ns, sc, side, k, st, scratch):
     fill_near(st, ns, sc, side, scratch)
     lanes, river = sc[LANES], sc[RIVER]
     for i in range(ns[side]):
-        may = st[STATUS, side, i] == ON and st[CMD, side, i] == 1 and not (sc[ONCE] and st[MOVED, side, i])
+        may = (st[STATUS, side, i] == ON and st[CMD, side, i] == 1 and not (sc[ONCE] and st[MOVED, side, i])
+               and tactics.ordered(st[ORDER, side, i], st[MOVED, side, i]))
         here, lane = st[DIST, side, i], st[LANE, side, i]
         if not lanes:
             may = may and scratch[NEAR, i] != 1
@@ -154,11 +199,14 @@ def pass_down(tab, gtab, ns, sc, params, st, gs, scratch):
 
 
 @unmanaged
-def spend(tab, ns, sc, side, k, params, st, gs, scratch):
-    """reference_move.spend."""
+def spend(tab, ns, sc, side, k, params, st, gs, scratch, fresh):
+    """reference_move.spend (fresh: the rows of the choices are filled for the first digit,
+    by orders)."""
     n = ns[side]
     while gs[GUSED, side, k] < gs[GDIGITS, side, k]:
-        fill_choices(tab, ns, sc, side, k, st, scratch)
+        if not fresh:
+            fill_choices(tab, ns, sc, side, k, st, scratch)
+        fresh = False
         if side == ATT:
             j = tactics.reform(scratch[GAP, :n], st[FORM, side, :n], scratch[ABLE, :n], scratch[DONE, :n])
             if j >= 0:
@@ -168,6 +216,8 @@ def spend(tab, ns, sc, side, k, params, st, gs, scratch):
                 continue
             leader, want = tactics.advance(scratch[GAP, :n], tab[side, :n, ruleset.WEAPON],
                                            scratch[ABLE, :n], params)
+            if leader >= 0:
+                want = tactics.part_of(want, st[ORDER, side, leader], tab[side, leader, ruleset.MOVE])
         elif sc[RALLY]:
             leader, want = defence.rally(st[DIST, side, :n], scratch[ABLE, :n])
         else:
@@ -347,6 +397,8 @@ def lengthen(tab, ns, sc, side, k, extra, params, st, scratch):
         count = together(tab, st, side, n, h, scratch, MAY)
         for m in range(count):
             scratch[MAY, scratch[GROUP, m]] = 0
+        if side == ATT and st[ORDER, side, h] != tactics.FULL:
+            continue  # a halted or part move is not lengthened (tactics.py's readings)
         if side == ATT:
             want = gap(st, ns, sc, side, h) - tactics.halt(tab[side, h, ruleset.WEAPON], params)
         else:

@@ -7,7 +7,8 @@ A game's state (int64 arrays, side s: 0 attacker, 1 defender; stand i; general k
     st[field, s, i]  FIG figures left, STATUS (ON, DESTROYED, LEFT), DIST (attacker: steps
                      from the defender's line; defender: steps behind it), LANE, FORM
                      (ruleset.LINE, COLUMN), MOVED (by a digit this bound), CMD (in its
-                     general's command area at the start of the bound)
+                     general's command area at the start of the bound), ORDER (its
+                     arm's order this bound: tactics.HALT, PART, FULL)
     gs[field, s, k]  GDIST, GLANE (the general's place), GDIGITS (this bound's digits,
                      less those passed down), GUSED (spent)
     scratch[row, :]  rows named below; fights[f] (winner, target or -1, to the moving
@@ -34,8 +35,8 @@ each call that hands over an array were half the engine's time (a profile, Decem
 
 ON, DESTROYED, LEFT = 0, 1, 2
 ATT, DEF = 0, 1
-FIG, STATUS, DIST, LANE, FORM, MOVED, CMD = range(7)
-N_FIELDS = 7
+FIG, STATUS, DIST, LANE, FORM, MOVED, CMD, ORDER = range(8)
+N_FIELDS = 8
 GDIST, GLANE, GDIGITS, GUSED = range(4)
 FAR = 1 << 20
 K = {name: i for i, name in enumerate(ruleset.SCALARS)}

@@ -118,6 +118,12 @@ class Teller:
         return (f"  The commander passes {n} digit{'s' * (n != 1)} down to subordinate "
                 f"{subordinate}, at {2 * n} of his own.")
 
+    def order(self, kind, option):
+        from bollesim.balkan.positions import KINDS, OPTIONS
+
+        arm = KINDS[kind].split("_")[0]
+        return f"  Orders: the {arm} {OPTIONS[kind][option]} this bound."
+
     def formation(self, side, names, to):
         return f"  The {side}'s {summary(names)} deploy from column into {to} (a digit)."
 

@@ -1,8 +1,11 @@
 """Balkan Wars' decision points, as every strong-play tool reads them
-(bollesim/game/positions.py). The attacker's declared decision is tactics.CLOSE_ASSAULT
-(after a won firefight: 0 hold, 1 close assault now), asked where the scripted family's
-tactics.assault answered it, in both engines. An engagement is short, so a position is the
-script of choices from the start: SETUP is the only snapshot, and the primitives
+(bollesim/game/positions.py). The attacker's declared decisions (tactics.py, with the rule
+sections and readings): each bound, after the move dice, an order for each arm with a
+stand that may be moved (TROOPS_ADVANCE, GUNS_ADVANCE: 0 halt and fire, 1 advance part of
+a move, 2 advance the full move), and after a won firefight CLOSE_ASSAULT (0 hold, 1
+close assault now, 2 with the stands that have lost no figure only), asked where the
+scripted family answered them, in both engines. An engagement is short, so a position is
+the script of choices from the start: SETUP is the only snapshot, and the primitives
 (primitives.py) replay the game from setup.
 """
 
@@ -22,9 +25,12 @@ from bollesim.game.positions import (
     STEP_SIGNATURE,
 )
 
-KINDS = ("close_assault",)
-OPTIONS = ("hold", "close assault now")
-LOOKED_AT = (tactics.CLOSE_ASSAULT,)
+KINDS = ("close_assault", "troops_advance", "guns_advance")
+ADVANCING = ("halt and fire", "advance part of a move", "advance the full move")
+OPTIONS = (("hold", "close assault now", "close assault with the fresh stands only"), ADVANCING,
+           ADVANCING)
+"""Each kind's options in words, by code (an option's code is its index)."""
+LOOKED_AT = (tactics.CLOSE_ASSAULT, tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE)
 OBSERVATION_SIZE = tactics.OBSERVATION_SIZE
 TURN_SLOT = tactics.O_BOUND
 MAX_OPTIONS = tactics.N_OPTIONS
@@ -47,7 +53,8 @@ def new_work(rules, policy) -> np.ndarray:
 
 
 def option_name(rules, kind: int, option: int) -> str:
-    return OPTIONS[option]
+    """The option of code `option` at a decision of `kind`, in words."""
+    return OPTIONS[kind][option]
 
 
 def reference_row(rules, policy, params, seed: int, game: int, choices) -> np.ndarray:

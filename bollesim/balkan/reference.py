@@ -59,16 +59,20 @@ def play(rules: ruleset.Ruleset, params: np.ndarray, seed: int, game: int, b: Ba
 
 
 def asker(b: Battle, decide, params: np.ndarray, prng: np.ndarray):
-    """ask(assaulting, defending) -> the option index decide takes at the attacker's
-    close-assault decision (tactics.CLOSE_ASSAULT), on what the attacker sees
-    (tactics.OBSERVATION_SIZE: engine_ask.ask_assault's)."""
-    options = np.array([tactics.HOLD, tactics.ASSAULT_NOW], dtype=np.int64)
+    """ask(kind, n_options, seen) -> the option index decide takes at the attacker's
+    declared decision of `kind` (tactics.py: its options are 0 .. n_options - 1), on what
+    the attacker sees (tactics.OBSERVATION_SIZE: engine_ask.observe's, with the kind's own
+    slots in `seen`)."""
 
-    def ask(assaulting: int, defending: int) -> int:
-        obs = np.array([b.bound, assaulting, defending, b.casualties[0], b.casualties[1],
-                        lost(b.attacker), lost(b.defender)], dtype=np.int64)
-        return int(decide(tactics.CLOSE_ASSAULT, obs, b.rules.scalars, options,
-                          tactics.N_OPTIONS, params, prng))
+    def ask(kind: int, n_options: int, seen: dict[int, int]) -> int:
+        obs = np.zeros(tactics.OBSERVATION_SIZE, dtype=np.int64)
+        obs[tactics.O_BOUND], obs[tactics.O_CAS_A], obs[tactics.O_CAS_D] = b.bound, *b.casualties
+        obs[tactics.O_LOST_A], obs[tactics.O_LOST_D] = lost(b.attacker), lost(b.defender)
+        for slot, value in seen.items():
+            obs[slot] = value
+        options = np.zeros(tactics.N_OPTIONS, dtype=np.int64)
+        options[:n_options] = np.arange(n_options)
+        return int(decide(kind, obs, b.rules.scalars, options, n_options, params, prng))
 
     return ask
 
@@ -76,13 +80,13 @@ def asker(b: Battle, decide, params: np.ndarray, prng: np.ndarray):
 def play_bound(b: Battle, params: np.ndarray, ask) -> str | None:
     """The attacker's bound, then the defender's (Move Sequence 1-6 each); how the battle
     ended, if it did."""
-    moves.move_phase(b, ATTACKER, params)
+    moves.move_phase(b, ATTACKER, params, ask)
     fights = fire.firefights(b, ATTACKER)
     if not end_reason(b):
         fire.assaults(b, fights, ask)
     if end_reason(b):
         return end_reason(b)
-    moves.move_phase(b, DEFENDER, params)
+    moves.move_phase(b, DEFENDER, params, ask)
     fights = fire.firefights(b, DEFENDER)
     if b.p("counter") and not end_reason(b):
         fire.counters(b, fights)

@@ -213,10 +213,11 @@ def healthiest(stands: list[Stand], k: int) -> list[Stand]:
 
 def assaults(b: Battle, fights: list[Fight], ask) -> None:
     """Move Sequence 5-6, Close Assault Rules: after each won firefight the attacker's
-    close troops among its firers assault (ask(assaulting, defending), the attacker's
-    declared decision, says whether: reference.asker) as many of the
+    close troops among its firers assault (ask, the attacker's declared decision
+    tactics.CLOSE_ASSAULT, says whether: reference.asker) as many of the
     defender's healthiest stands in reach that it defeated: every one (one firefight a
-    bound) or those of that firefight (one a target)."""
+    bound) or those of that firefight (one a target); or, as it may choose, only its
+    stands that have lost no figure (tactics.FRESH), against as many in their reach."""
     for f in fights:
         if f.winner <= 0:
             continue
@@ -224,8 +225,18 @@ def assaults(b: Battle, fights: list[Fight], ask) -> None:
         assaulting = close(b, f.firers, targets)
         defending = healthiest([d for d in targets if any(reaches(b, a, d) for a in assaulting)],
                                len(assaulting))
-        if not assaulting or not defending or ask(len(assaulting), len(defending)) != tactics.ASSAULT_NOW:
+        if not assaulting or not defending:
             continue
+        fresh = [s for s in assaulting if s.figures == b.rules.attacker[b.attacker.index(s), ruleset.FIGURES]]
+        seen = {tactics.O_CANDIDATES: len(assaulting), tactics.O_DEFENDING: len(defending),
+                tactics.O_FRESH: len(fresh)}
+        choice = ask(tactics.CLOSE_ASSAULT, 3 if 0 < len(fresh) < len(assaulting) else 2, seen)
+        if choice == tactics.HOLD:
+            continue
+        if choice == tactics.FRESH:
+            assaulting = fresh
+            defending = healthiest([d for d in targets if any(reaches(b, a, d) for a in assaulting)],
+                                   len(assaulting))
         b.assaults += 1
         b.first_assault = b.first_assault or b.bound
         assault(b, assaulting, defending)

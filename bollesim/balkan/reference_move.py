@@ -29,9 +29,10 @@ from bollesim.balkan.reference_state import (
 STEP_PER_DIGIT = 2  # Movement Rules: 0.25 km for every unused digit
 
 
-def move_phase(b: Battle, side: int, params: np.ndarray) -> None:
+def move_phase(b: Battle, side: int, params: np.ndarray, ask) -> None:
     """Move Sequence 1-2 for one side: every general throws his die (Generals and
-    Orders), the commander passes digits down, each general spends his digits on the
+    Orders), the attacker gives each arm its order (orders; ask: reference.asker's), the
+    commander passes digits down, each general spends his digits on the
     stands of his that began the bound in his Command Area, then his unused digits and his
     own move (Movement Rules). A defender that holds (I-DEFENDER) only throws."""
     gens = b.generals[side]
@@ -49,10 +50,35 @@ def move_phase(b: Battle, side: int, params: np.ndarray) -> None:
     if out:
         b.note("command", SIDES[side], out)
     if side == ATTACKER:
+        orders(b, params, ask)
         pass_down(b, params)
     for k, g in enumerate(gens):
         spend(b, side, k, g, params)
         finish(b, side, k, g, params)
+
+
+def orders(b: Battle, params: np.ndarray, ask) -> None:
+    """Move Sequence 2, 'Those stands that are being moved': the attacker's order for each
+    arm this bound (tactics.TROOPS_ADVANCE, GUNS_ADVANCE: halt and fire, part of a move, the
+    full move), asked for an arm with a stand that may be moved (may_move, before any
+    order) and is short of its halt (else the three are one), on its digits and the arm's
+    stands' gaps; an arm not asked advances in full."""
+    for s in b.attacker:
+        s.order = tactics.FULL
+    digits = sum(g.digits for g in b.generals[ATTACKER])
+    movable = [s for s in b.attacker if may_move(b, s)]
+    for kind in (tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE):
+        stands = [s for s in movable if tactics.arm_of(s.weapon) == kind]
+        arm = [gap(b, s) for s in stands]
+        if not any(gap(b, s) > tactics.halt(s.weapon, params) for s in stands):
+            continue
+        order = ask(kind, 3, {tactics.O_DIGITS: digits, tactics.O_MOVABLE: len(arm),
+                              tactics.O_NEAREST: min(arm), tactics.O_FARTHEST: max(arm)})
+        for s in b.attacker:
+            if tactics.arm_of(s.weapon) == kind:
+                s.order = order
+        if order != tactics.FULL:
+            b.note("order", kind, order)
 
 
 # ------------------------------------------------------------------ arrays for the choices
@@ -64,11 +90,14 @@ def able(b: Battle, side: int, k: int) -> np.ndarray:
 
 def may_move(b: Battle, s: Stand) -> bool:
     """On the field, in its general's command area at the start of the bound (Move
-    Sequence 2), not moved yet if it may move only once (I-MOVES), and able to come any
+    Sequence 2), ordered to move (orders: its arm not halted, nor a part move made), not
+    moved yet if it may move only once (I-MOVES), and able to come any
     nearer: not against the 0.125 km limit, nor on the river's bank without a crossing it
     may use (Movement Rules)."""
     if not (s.on and s.command) or (b.p("moves_once") and s.moved):
         return False
+    if not tactics.ordered(s.order, s.moved):
+        return False  # its arm halts, or moved its part this bound (orders)
     if any(e.on and span(b, s, e) == 1 and in_arc(b, s, e) for e in b.side(1 - s.side)):
         return False
     return not (s.side == ATTACKER and b.p("river") and s.dist == b.p("river") and not can_cross(b, s))
@@ -118,6 +147,9 @@ def spend(b: Battle, side: int, k: int, g: General, params: np.ndarray) -> None:
                 continue
             leader, want = tactics.advance(gaps(b, side), column(b, side, "weapon"),
                                            able(b, side, k), params)
+            if leader >= 0:
+                s = b.side(side)[leader]
+                want = tactics.part_of(want, s.order, s.move)
         elif b.p("rally"):
             leader, want = defence.rally(column(b, side, "dist"), able(b, side, k))
         else:
@@ -259,6 +291,8 @@ def lengthen(b: Battle, side: int, k: int, extra: int, params: np.ndarray) -> No
             continue
         stands = [t for t in b.side(side) if t.on and t.moved and id(t) not in done and together(s, t)]
         done |= {id(t) for t in stands}
+        if side == ATTACKER and s.order != tactics.FULL:
+            continue  # a halted or part move is not lengthened (the General 'may add')
         want = gap(b, s) - tactics.halt(s.weapon, params) if side == ATTACKER else s.dist
         if want > 0:
             move_group(b, stands, int(want), extra)

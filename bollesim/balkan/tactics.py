@@ -6,9 +6,11 @@ close assault after a won firefight (the close-assault trigger family: at once, 
 defender has lost some figures, or once enough stands are close).
 
 Every player choice of the attacker is one function here, so that each can become a
-declared decision. The engines hand them plain arrays over the side's stands: `gap` the
-range to the nearest enemy ahead in the stand's arc (from the defender's line when none),
-`able` 1 for a stand that may take this choice now.
+declared decision; three are declared (below): each arm's order a bound and the close
+assault, the family's answers in family_decide. The engines hand the functions plain
+arrays over the side's stands: `gap` the range to the nearest enemy ahead in the stand's
+arc (from the defender's line when none), `able` 1 for a stand that may take this choice
+now.
 
 params: ADVANCE_TO (troops' halt, in steps of 0.125 km from the nearest enemy ahead),
 GUNS_TO (artillery's halt), LOSSES (the defender's figures lost before the first close
@@ -111,20 +113,70 @@ def assault(candidates, defender_figures_lost, params):
 
 # ------------------------------------------------------------------ declared decisions
 
-CLOSE_ASSAULT = 0
-"""The kind of the attacker's declared decision (bollesim/balkan/positions.py): close
-assault now, after a won firefight? Options: HOLD (0), ASSAULT_NOW (1)."""
-HOLD, ASSAULT_NOW = 0, 1
-N_OPTIONS = 2
-O_BOUND, O_CANDIDATES, O_DEFENDING, O_CAS_A, O_CAS_D, O_LOST_A, O_LOST_D = range(7)
-OBSERVATION_SIZE = 7
-"""What the attacker sees at a close-assault decision: the bound, its stands able to
-assault, the defender's stands they would assault, the figures each side has lost, the
-stands each side has lost."""
+CLOSE_ASSAULT, TROOPS_ADVANCE, GUNS_ADVANCE = 0, 1, 2
+"""The kinds of the attacker's declared decisions (bollesim/balkan/positions.py).
+
+CLOSE_ASSAULT, after a won firefight in which it has troops in reach (Move Sequence 5:
+'Any stands that have won a firefight and are entering into a Close Assault may do so';
+Close Assault Rules): HOLD (0), ASSAULT_NOW (1: every close stand goes in) or, when some
+but not all of them have lost figures, FRESH (2: only the stands that have lost none go
+in, against as many of the defender's healthiest stands in their reach).
+
+TROOPS_ADVANCE and GUNS_ADVANCE, each bound after the move dice are thrown (Move Sequence
+1-2, Generals and Orders: 'Those stands that are being moved may move'), once for each arm
+(the troops, the guns) with a stand that may be moved and is short of its halt (else the
+three options are one): the arm's order for the bound,
+HALT (0: none of its stands is moved; they fire from where they stand, Move Sequence 3),
+PART (1: each of its groups is moved once, half its move over the ground at most) or FULL
+(2: its groups advance toward their halt as the digits allow, the family's moves).
+
+Readings of the rules' silences (docs/balkan-wars.md, "Declared decisions"): an order is
+given to an arm, not to each stand or digit (the alternative, a choice of group for each
+digit, has as many options as groups, too many to look ahead at); a stand that moves also
+fires, the rules' Move Sequence moving before firing, so "fire or move" is where to halt
+before the fire (the alternative, that a stand that moved may not fire, is not the rules'
+sequence); the digits left unused by a halted or part move lengthen no move (Movement
+Rules: a General 'may add' 0.25 km a digit: with HALT or PART he does not), where FULL
+lengthens as before (I-SPARE); a column of a halted arm does not deploy (its digit would
+be an order to it); which stands go in is one of two sets, all the close troops or the
+fresh ones (the alternative, any subset, has as many options as subsets)."""
+HOLD, ASSAULT_NOW, FRESH = 0, 1, 2
+HALT, PART, FULL = 0, 1, 2
+N_OPTIONS = 3  # the most options of one decision
+(O_BOUND, O_CANDIDATES, O_DEFENDING, O_CAS_A, O_CAS_D, O_LOST_A, O_LOST_D, O_DIGITS,
+ O_MOVABLE, O_NEAREST, O_FARTHEST, O_FRESH) = range(12)
+OBSERVATION_SIZE = 12
+"""What the attacker sees at a decision: the bound, the figures and the stands each side
+has lost; at a close assault its stands able to assault, the defender's stands they would
+meet and how many of its stands have lost no figure; at an arm's order its digits this
+bound (every general's), the arm's stands that may be moved, and the nearest and the
+farthest of them from the enemy ahead (`gap`). A slot of the other kind is 0."""
 
 
 @compiled(_nrt=False)
 def family_decide(kind, obs, rules, options, n_options, params, prng):
     """The `assault` family's answer at a declared decision (bollesim/game/policy.py
-    DECIDE_SIGNATURE): close assault as tactics.assault says."""
+    DECIDE_SIGNATURE): close assault as tactics.assault says; every arm advances the full
+    move, toward its halt (tactics.advance)."""
+    if kind != CLOSE_ASSAULT:
+        return FULL
     return ASSAULT_NOW if assault(obs[O_CANDIDATES], obs[O_CAS_D], params) else HOLD
+
+
+@compiled(_nrt=False)
+def arm_of(weapon):
+    """The kind of an arm's order: GUNS_ADVANCE for artillery, TROOPS_ADVANCE for the rest."""
+    return GUNS_ADVANCE if weapon == ARTILLERY else TROOPS_ADVANCE
+
+
+@compiled(_nrt=False)
+def ordered(order, moved):
+    """Whether a stand under this order may be moved now (a HALT arm's never; a PART arm's
+    once a bound)."""
+    return order == FULL or (order == PART and not moved)
+
+
+@compiled(_nrt=False)
+def part_of(want, order, move):
+    """The steps a group wants under its arm's order: PART, half its move at most."""
+    return min(want, max(1, move // 2)) if order == PART else want

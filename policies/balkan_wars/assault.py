@@ -23,7 +23,7 @@ COMPILED_IN = 1  # the fast engine's play_games plays the family compiled in (ta
 
 
 def decide(kind, obs, rules, options, n_options, params, prng):
-    """The attacker's declared decisions (tactics.CLOSE_ASSAULT: close assault now, after
-    a won firefight) as the family answers them (tactics.family_decide, which both engines
-    ask unless told otherwise)."""
+    """The attacker's declared decisions as the family answers them (tactics.family_decide,
+    which both engines ask unless told otherwise): every arm advances the full move toward
+    its halt; close assault as the trigger says."""
     return tactics.family_decide(kind, obs, rules, options, n_options, params, prng)

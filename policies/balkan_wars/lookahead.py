@@ -1,9 +1,11 @@
-"""Looks ahead: at each close-assault decision (after a won firefight: hold, or close
-assault now) scores both options by Monte Carlo rollouts from the state it is in, played
-out by the scripted family `assault`, and takes the better when it clearly beats the
-family's own choice; every other choice is the family's."""
+"""Looks ahead: at each of the attacker's declared decisions (each bound, each arm's order:
+halt and fire, advance part of a move or the full move; after a won firefight, hold or
+close assault now) scores the options by Monte Carlo rollouts from the state it is in,
+played out by the scripted family `assault` (at the point a search found best, or at its
+defaults), and takes the best when it clearly beats the family's own choice; every other
+choice is the family's."""
 
-from bollesim.balkan.lookahead import OBJECTIVES, narrated_game, play_games
+from bollesim.balkan.lookahead import BASES, OBJECTIVES, narrated_game, play_games
 from bollesim.game.params import Parameter
 
 _objectives = ", ".join(f"{i} {o.label}" for i, o in enumerate(OBJECTIVES))
@@ -21,6 +23,10 @@ PARAMETERS = (
               " on fresh rollouts by this many standard errors of their paired difference"
               " (0: when it scores higher)",
               label="confidence to leave the base's choice"),
+    Parameter("base", 0, 0, len(BASES) - 1,
+              "where the base `assault` plays the rollouts out: 0 searched (troops halting"
+              " at 1 km, guns at 1 km: bollesim/balkan/lookahead.py SEARCHED), 1 defaults",
+              label="base policy's point", choices=BASES),
 )
 
 CHUNK = 50  # games per piece of work (runner.default_chunk): a progress bar moves
