@@ -1147,6 +1147,15 @@ FOLDERS = [  # what a run folder keeps and the compile locks (bollesim/batch/wor
         ("tests/test_resume.py -k what_to_do",),
     ),
     Mutant(
+        "a-run-under-nohup-stops-on-a-hangup",
+        "bollesim/cli/running.py",
+        "                if signal.getsignal(sig) is not signal.SIG_IGN}",
+        "}",
+        "a signal the command was started with ignored stays ignored (nohup)",
+        "a run started under nohup stops at the terminal's hangup",
+        ("tests/test_resume.py -k hangup",),
+    ),
+    Mutant(
         "the-own-players-shares-unexplained",
         "bollesim/report/luck.py",
         "        return bool(games) and all(",

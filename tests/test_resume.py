@@ -124,29 +124,55 @@ def test_sigkill_at_a_random_point_then_resume(uninterrupted, tmp_path, count_pl
     assert sorted(p.name for p in tmp_path.iterdir()) == [".out.lock", "out"], context
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
-def test_a_signal_saves_and_says_how_to_resume(uninterrupted, tmp_path, monkeypatch, sig):
-    out = tmp_path / "out"
+def signal_as_the_third_chunk_starts(monkeypatch, sig) -> list:
+    """runner.play_chunk sends `sig` to this process as the run's third chunk starts (after
+    the warm-up and two chunks); the calls made."""
     real, calls = runner.play_chunk, []
 
     def signalled(*args, **kwargs):
         calls.append(1)
-        if len(calls) == 4:  # the warm-up, two chunks, then a signal as the third starts
+        if len(calls) == 4:
             os.kill(os.getpid(), sig)
         return real(*args, **kwargs)
 
     monkeypatch.setattr(runner, "play_chunk", signalled)
-    monkeypatch.setattr(sys, "argv", ["/venv/bin/bollesim", *map(str, RUN), "--out", str(out)])
-    result = invoke(*RUN, "--out", out)
-    assert result.exit_code == 128 + sig, result.output
-    lines = own_lines(result.stderr.strip())
-    assert len(lines) == 1 and lines[0].startswith("interrupted: 8,192 of 24,000 games"), lines
-    assert lines[0].endswith(f"continue with: bollesim {' '.join(RUN)} --out {out} --resume")
-    assert not list(tmp_path.glob(".out.partial/**/*.tmp"))
-    monkeypatch.setattr(runner, "play_chunk", real)
-    assert invoke(*RUN, "--out", out, "--resume").exit_code == 0
-    assert digest(out) == uninterrupted["run"]
-    assert signal.getsignal(sig) is signal.SIG_DFL  # the handler is gone after the run
+    return calls
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_saves_and_says_how_to_resume(uninterrupted, tmp_path, monkeypatch, sig):
+    out = tmp_path / "out"
+    real = runner.play_chunk
+    previous = signal.signal(sig, signal.SIG_DFL)  # as a terminal starts it (nohup: ignored)
+    try:
+        signal_as_the_third_chunk_starts(monkeypatch, sig)
+        monkeypatch.setattr(sys, "argv", ["/venv/bin/bollesim", *map(str, RUN), "--out", str(out)])
+        result = invoke(*RUN, "--out", out)
+        assert result.exit_code == 128 + sig, result.output
+        lines = own_lines(result.stderr.strip())
+        assert len(lines) == 1 and lines[0].startswith("interrupted: 8,192 of 24,000 games"), lines
+        assert lines[0].endswith(f"continue with: bollesim {' '.join(RUN)} --out {out} --resume")
+        assert not list(tmp_path.glob(".out.partial/**/*.tmp"))
+        monkeypatch.setattr(runner, "play_chunk", real)
+        assert invoke(*RUN, "--out", out, "--resume").exit_code == 0
+        assert digest(out) == uninterrupted["run"]
+        assert signal.getsignal(sig) is signal.SIG_DFL  # the handler is gone after the run
+    finally:
+        signal.signal(sig, previous)
+
+
+def test_a_hangup_the_run_was_started_to_ignore_is_ignored(uninterrupted, tmp_path, monkeypatch):
+    """Under `nohup` SIGHUP is ignored so that the job outlives its terminal: the run plays
+    on through a hangup, and leaves it ignored."""
+    previous = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        calls = signal_as_the_third_chunk_starts(monkeypatch, signal.SIGHUP)
+        result = invoke(*RUN, "--out", tmp_path / "out")
+        assert result.exit_code == 0, result.output
+        assert len(calls) > 4 and digest(tmp_path / "out") == uninterrupted["run"]
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, previous)
 
 
 def test_precision_rounds_resume_exactly(tmp_path, monkeypatch, count_played):

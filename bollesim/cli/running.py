@@ -169,7 +169,8 @@ class Signalled(KeyboardInterrupt):
 @contextmanager
 def stop_on_signals() -> Iterator[None]:
     """While a batch plays, SIGTERM and SIGHUP stop it as Ctrl-C does: its finished chunks
-    are saved and the command says how to resume."""
+    are saved and the command says how to resume. A signal the command was started with
+    ignored stays ignored (`nohup` ignores SIGHUP so that a job outlives its terminal)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -177,7 +178,8 @@ def stop_on_signals() -> Iterator[None]:
     def stop(signum, frame):
         raise Signalled(signum)
 
-    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)
+                if signal.getsignal(sig) is not signal.SIG_IGN}
     try:
         yield
     finally:
