@@ -25,6 +25,7 @@ What it sees of an option (one float64 row, the same in training and in play):
 
 from __future__ import annotations
 
+import importlib
 from functools import cache
 from pathlib import Path
 
@@ -93,12 +94,14 @@ def departs(kind, obs, options, base, option, restriction):
 
 @cache
 def family() -> np.ndarray:
-    """The family's vector at the point its teacher's rollouts play (lookahead.SEARCHED)."""
-    from bollesim.balkan.lookahead import BASE, SEARCHED
+    """The family's vector at the point its teacher's rollouts play (lookahead.SEARCHED;
+    the teacher's module found by its name, as training finds it, so the compile cache's
+    key leaves the lookahead and the reference engine out: jit_cache.py)."""
     from bollesim.game.policy import load_policy
 
-    assault = load_policy(BASE, "balkan-wars")
-    return assault.kernel_params(assault.param_vector(SEARCHED))
+    teacher = importlib.import_module(TEACHER)
+    assault = load_policy(teacher.BASE, "balkan-wars")
+    return assault.kernel_params(assault.param_vector(teacher.SEARCHED))
 
 
 def vectors(row) -> tuple[np.ndarray, np.ndarray]:
