@@ -325,12 +325,11 @@ def test_a_game_without_an_apprentice_is_refused():
 
 
 @pytest.mark.parametrize("game, why", [
-    ("balkan-wars", "The Balkan Wars declares no apprentice"),
     ("pig", "Pig race declares no apprentice"),
 ])
 def test_train_refuses_a_game_without_an_apprentice(tmp_path, game, why):
     """`bollesim --game G train` for a game whose decision points have no apprentice
-    declared (The Balkan Wars, the test game Pig race): one error line naming it, exit 2,
+    declared (the test game Pig race): one error line naming it, exit 2,
     nothing written; a game without decision points is refused as such."""
     import dataclasses
 

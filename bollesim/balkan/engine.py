@@ -8,7 +8,10 @@ moves; engine_fire.py the firefights and close assaults; this module the game.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
+from numba import types
 
 from bollesim.balkan import luck, ruleset, tactics
 from bollesim.balkan.engine_ask import C_STOPPED, CTL_SIZE, GO, reset_control
@@ -46,10 +49,12 @@ from bollesim.balkan.engine_state import (
 )
 from bollesim.balkan.result import RESULT
 from bollesim.balkan.schema import MAX_STANDS
+from bollesim.game.policy import DECIDE_SIGNATURE
 from bollesim.jit import compiled
 from bollesim.rng import CHANCE, init_stream
 
-__all__ = ["END_REASONS", "firefights", "play_games", "play_rules", "tables"]
+__all__ = ["END_REASONS", "firefights", "deciding", "play_deciding", "play_games", "play_rules", "tables"]
+I64, F64 = types.int64, types.float64
 
 
 # ------------------------------------------------------------------ a game
@@ -134,6 +139,34 @@ def play_games(tab, gtab, ns, sc, params, seed, first_game, out):
         reset_control(ctl, seed, first_game + g, 0, -1, GO, -1)
         play_one(tab, gtab, ns, sc, params[g], stream, st, gs, scratch, fights, cas, out[g], ctl,
                  tactics.family_decide)
+
+
+def deciding(tab, gtab, ns, sc, params, seed, first_game, out, decide):
+    """As play_games, the attacker's declared decisions asked of `decide` (a policy's
+    compiled decide, DECIDE_SIGNATURE: the apprentice, say), its other choices the family's
+    at params[g]."""
+    stream = np.zeros(STREAM, dtype=np.int64)
+    st = np.zeros((N_FIELDS, 2, MAX_STANDS), dtype=np.int64)
+    gs = np.zeros((4, 2, gtab.shape[1]), dtype=np.int64)
+    scratch = np.zeros((ROWS, MAX_STANDS * 2), dtype=np.int64)
+    scratch[ONES] = 1
+    fights = np.zeros((MAX_STANDS + 1, 5), dtype=np.int64)
+    cas = np.zeros(4, dtype=np.int64)
+    ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+    for g in range(out.shape[0]):
+        init_stream(stream, seed, first_game + g, CHANCE)
+        reset_control(ctl, seed, first_game + g, 0, -1, GO, -1)
+        play_one(tab, gtab, ns, sc, params[g], stream, st, gs, scratch, fights, cas, out[g], ctl,
+                 decide)
+
+
+@cache
+def play_deciding():
+    """deciding, compiled once for any policy's decide (a first-class function), on first
+    use: the scripted family's games (play_games) never compile it."""
+    return compiled(deciding, nogil=True, signature=types.void(
+        I64[:, :, ::1], I64[:, :, ::1], I64[::1], I64[::1], F64[:, ::1], I64, I64, I64[:, ::1],
+        types.FunctionType(DECIDE_SIGNATURE)))
 
 
 def tables(rules: ruleset.Ruleset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

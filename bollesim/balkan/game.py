@@ -1,5 +1,6 @@
 """The Balkan Wars battle rules as the layers above the engine see them
-(bollesim.game.declaration): the attacker's close-assault question."""
+(bollesim.game.declaration): the attacker's close-assault question; its strong player
+the apprentice of the lookahead's declared decisions."""
 
 from bollesim.balkan.result import RESULT
 from bollesim.game.declaration import Game, Trigger
@@ -23,4 +24,5 @@ GAME = Game(
     readings_page="docs/balkan-wars.md",
     experiment="experiments/balkan_close_assault.toml",
     positions="bollesim.balkan.positions",
+    strong="apprentice",  # plays as its teacher, the lookahead (docs/apprentice.md)
 )

@@ -46,6 +46,19 @@ def player(rules, params: np.ndarray, base_params: dict | None = None) -> Lookah
                      base.param_vector(point), float(params[2]))
 
 
+def teacher(rules, base=None) -> Lookahead:
+    """The lookahead player the apprentice learns from (apprentice/declaration.py TEACHER):
+    at its defaults, its rollouts played out by `assault` at SEARCHED; or over the policy
+    `base` (a later round's apprentice) at its defaults."""
+    from bollesim.balkan.game import GAME
+
+    expert = player(rules, load_policy("lookahead", GAME).param_vector())
+    if base is None:
+        return expert
+    return Lookahead(GAME, rules, expert.rollouts, base, expert.objective, base.param_vector(),
+                     expert.confidence)
+
+
 def play_games(rules, params: np.ndarray, seed: int, first_game: int, engine: str = "fast",
                base_params: dict | None = None) -> np.ndarray:
     """Result rows of games first_game .. first_game + n - 1, game g played with parameter

@@ -1,5 +1,7 @@
 """Balkan Wars engagements played into result rows by either engine (Game.engine): the
-attacker plays the scripted family `assault` (tactics.py) at each row's parameters."""
+attacker plays the scripted family `assault` (tactics.py) at each row's parameters, its
+declared decisions (tactics.py) answered by the family compiled in or by the policy's
+decide (the apprentice, say)."""
 
 from __future__ import annotations
 
@@ -17,20 +19,28 @@ from bollesim.errors import UsageError
 def play_chunk(rules: Ruleset, policy, params: np.ndarray, seed: int, first_game: int,
                engine: str) -> np.ndarray:
     """Result rows (n, columns) int64 of games first_game .. first_game + n - 1."""
-    if not getattr(policy, "compiled_in", 0):
-        raise UsageError(f"policy {policy.name!r}: Balkan Wars plays only its scripted "
-                         "family `assault` and its presets")
+    family = getattr(policy, "compiled_in", 0)
+    if not family and not hasattr(policy, "decide"):
+        raise UsageError(f"policy {policy.name!r}: Balkan Wars plays the policies the "
+                         "engines ask (the family `assault`, its presets, the apprentice)")
     vectors = np.ascontiguousarray(policy.kernel_params(params), dtype=np.float64)
     out = np.zeros((vectors.shape[0], len(RESULT.columns)), dtype=np.int64)
     if engine == "reference":
         for g in range(out.shape[0]):
-            out[g] = RESULT.ints(reference.play(rules, vectors[g], seed, first_game + g))
+            out[g] = RESULT.ints(reference.play(rules, vectors[g], seed, first_game + g,
+                                                decide=None if family else policy.decide))
     else:
         tab, gtab, ns = fast_engine.tables(rules)
 
         def play(lo, hi):
-            fast_engine.play_games(tab, gtab, ns, rules.scalars, vectors[lo:hi], seed, first_game + lo,
-                                   out[lo:hi])
+            if family:  # compiled in
+                fast_engine.play_games(tab, gtab, ns, rules.scalars, vectors[lo:hi], seed,
+                                       first_game + lo, out[lo:hi])
+            else:  # its decide, a first-class function
+                fast_engine.play_deciding()(tab, gtab, ns, rules.scalars, vectors[lo:hi], seed,
+                                            first_game + lo, out[lo:hi], policy.decide)
 
+        if not family:
+            fast_engine.play_deciding()  # compiled (or loaded) once, before the threads
         in_blocks(play, out.shape[0], numba.get_num_threads())
     return out

@@ -37,6 +37,7 @@ MAX_OPTIONS = tactics.N_OPTIONS
 SNAPSHOT_SIZE = 1  # its one value: the decisions asked before it (none: setup)
 SETUP = np.zeros(SNAPSHOT_SIZE, dtype=np.int64)
 RESTRICTION_SIZE = 1  # nothing is imposed
+APPRENTICE = "bollesim.balkan.apprentice.declaration"  # its apprentice (strong/apprentice.py)
 
 
 @cache

@@ -1,0 +1,115 @@
+"""The Balkan Wars' apprentice, declared for the generic one (the names of
+bollesim/strong/apprentice.py DECLARED): it learns the attacker's three declared
+decisions (tactics.py: TROOPS_ADVANCE, GUNS_ADVANCE, CLOSE_ASSAULT), plays over the
+scripted family `assault` at the point its teacher plays its rollouts out by
+(lookahead.SEARCHED), and imposes nothing (the game's restriction is one zero).
+
+- Its base: the family's answer (tactics.family_decide) at that point; the family plays
+  every other choice of the attacker, compiled into both engines, from the same vector
+  (its first BASE_SIZE values are the family's parameters).
+- Its teacher: the lookahead player at its defaults (lookahead.teacher), rollouts played
+  out by that base; or over the policy `base` (a later round's apprentice).
+
+What it sees of an option (one float64 row, the same in training and in play):
+
+    [0 .. OBS)        the observation (tactics.OBSERVATION_SIZE slots), as the engines give it
+    KIND, N_OPTIONS   the decision's kind and how many options it has
+    BASE_CHOICE       the base's choice (an option's code is its index)
+    NEAR_HALT         the arm's nearest stand's gap less the base's halt for that arm
+    FAR_HALT          the farthest's, the same way
+    ODDS              the close assault's stands able to go in less the defender's met
+    OPTION            the option's code
+    SAME              1 when it is the base's choice
+    STEP              the option's code less the base's choice
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from bollesim.balkan import tactics
+from bollesim.jit import compiled
+
+POLICY = "apprentice"
+KINDS = (tactics.CLOSE_ASSAULT, tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE)
+OBS = tactics.OBSERVATION_SIZE
+KIND, N_OPTIONS, BASE_CHOICE, NEAR_HALT, FAR_HALT, ODDS, OPTION, SAME, STEP = range(OBS, OBS + 9)
+FEATURES = OBS + 9
+BASE_SIZE = 4  # the family's parameters (policies/balkan_wars/assault.py), then the model
+MODEL_FILE = Path(__file__).with_name("shipped.npz")  # made by the command in shipped.toml
+RECORD_FILE = Path(__file__).with_name("shipped.toml")
+TEACHER = "bollesim.balkan.lookahead"  # its teacher(rules, base), imported by training only
+
+
+def names() -> list[str]:
+    """A name for every feature, in order (for reading the model)."""
+    return [f"obs_{i}" for i in range(OBS)] + ["kind", "n_options", "base_choice", "near_halt",
+                                              "far_halt", "odds", "option", "same", "step"]
+
+
+@compiled
+def base(kind, obs, rules, options, n_options, params):
+    """The family's answer (tactics.family_decide; it draws nothing)."""
+    return tactics.family_decide(kind, obs, rules, options, n_options, params, options)
+
+
+@compiled
+def prepare(kind, obs, rules, params, options, n_options, notes, x):
+    """The base's choice, and the features every option shares into x; notes: unused
+    (0)."""
+    choice = base(kind, obs, rules, options, n_options, params)
+    for i in range(OBS):
+        x[i] = obs[i]
+    for i in range(n_options):
+        notes[i] = 0.0
+    x[KIND] = kind
+    x[N_OPTIONS] = n_options
+    x[BASE_CHOICE] = options[choice]
+    halt = params[tactics.GUNS_TO] if kind == tactics.GUNS_ADVANCE else params[tactics.ADVANCE_TO]
+    advancing = kind != tactics.CLOSE_ASSAULT
+    x[NEAR_HALT] = obs[tactics.O_NEAREST] - halt if advancing else 0.0
+    x[FAR_HALT] = obs[tactics.O_FARTHEST] - halt if advancing else 0.0
+    x[ODDS] = 0.0 if advancing else obs[tactics.O_CANDIDATES] - obs[tactics.O_DEFENDING]
+    return choice
+
+
+@compiled
+def fill(kind, obs, rules, params, options, n_options, notes, base, option, x):
+    """The features of options[option] into x, whose shared part prepare wrote."""
+    x[OPTION] = options[option]
+    x[SAME] = options[option] == options[base]
+    x[STEP] = options[option] - options[base]
+
+
+@compiled
+def departs(kind, obs, options, base, option, restriction):
+    """Nothing is imposed: the apprentice may take any option (not asked: the
+    restriction is all zeros)."""
+    return True
+
+
+@cache
+def family() -> np.ndarray:
+    """The family's vector at the point its teacher's rollouts play (lookahead.SEARCHED;
+    the teacher's module found by its name, as training finds it, so the compile cache's
+    key leaves the lookahead and the reference engine out: jit_cache.py)."""
+    from bollesim.game.policy import load_policy
+
+    teacher = importlib.import_module(TEACHER)
+    assault = load_policy(teacher.BASE, "balkan-wars")
+    return assault.kernel_params(assault.param_vector(teacher.SEARCHED))
+
+
+def vectors(row) -> tuple[np.ndarray, np.ndarray]:
+    """(the base's kernel vector, the restriction: none) of a row of the policy's
+    parameters."""
+    return family(), np.zeros(1)
+
+
+def rules_vector(rules) -> np.ndarray:
+    """The ruleset as the decide functions take it: its scalars (engine.play_games)."""
+    return np.ascontiguousarray(rules.scalars, dtype=np.int64)
