@@ -195,7 +195,10 @@ class Analyst:
 
     def walk(self, policy, vector, seed: int, game: int) -> tuple[list, np.ndarray]:
         """The game `policy` (a DecidePolicy at its parameter vector) plays: [(its point,
-        the option it took, the stated player's choice there)], and its result row."""
+        the option it took, the stated player's choice there)], and its result row. Where
+        a game asks a decision of one player and not of another (the Balkan Wars asks an
+        arm's order only while the player's own halt is ahead), the stated player's choice
+        at a decision it would not be asked is taken to be the played one's."""
         played = Lookahead(self.game, self.rules, 1, policy, self.objective, vector)
         at, out = self.stated.setup, []
         while True:
@@ -203,7 +206,10 @@ class Analyst:
             if point is None:
                 return out, row
             _, own = self.stated.next_decision(seed, game, at)
-            out.append((point, point.base_choice, own.base_choice))
+            asked = (own is not None and own.kind == point.kind
+                     and np.array_equal(own.obs, point.obs)
+                     and np.array_equal(own.options, point.options))
+            out.append((point, point.base_choice, own.base_choice if asked else point.base_choice))
             at = Position(point.at.snapshot, [*point.at.script, point.base_choice])
 
     def analyse(self, policy, vector, seed: int, game: int, tell: bool = False) -> GameAnalysis:
