@@ -643,12 +643,12 @@ def test_find_a_change_opens_the_change_it_found_as_the_current_setting(page):
 
 def test_luck_and_the_player_analyses_the_pages_games_in_words(page):
     """The panel, clicked on the setting the search above opened (the historical plan under
-    its change): 50 games analysed under the strong player, the split's sentence and the
+    its change): 20 games analysed under the strong player, the split's sentence and the
     costliest decisions as the server answered them (tests/test_serve_luck.py holds the
     answer to `bollesim analyse`'s), and the panel fits 400 px."""
     replies = []
     page.on("response", lambda r: replies.append(r) if r.url.endswith("/api/luck") else None)
-    page.select_option("#luck-games", "50")
+    page.select_option("#luck-games", "20")
     page.click("#luck-go")
     waiting.in_page(lambda ms: page.wait_for_selector("#luck-answer .sentence", timeout=ms),
                     "the analysis's answer", seconds=600)
@@ -659,7 +659,7 @@ def test_luck_and_the_player_analyses_the_pages_games_in_words(page):
                     r"'operational victory' is luck, ", answer["sentence"]), answer["sentence"]
     assert page.eval_on_selector_all("#luck-answer .costliest li", "l => l.length") == len(
         answer["costliest"])
-    assert "50 games of seed 3 played by historical" in page.inner_text("#luck-answer .cost")
+    assert "20 games of seed 3 played by historical" in page.inner_text("#luck-answer .cost")
     assert page.inner_text("#luck-status").startswith("done in")
     page.set_viewport_size({"width": 400, "height": 1000})
     try:

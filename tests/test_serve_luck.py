@@ -21,9 +21,9 @@ TESTS = Path(__file__).parent
 SEED = 3
 ASKED = {"policy": "banker", "params": {"hold": 8, "start": 1}, "games": 50}
 HOSTILE = [
-    ({"games": 7}, "games: expected one of 50, 100, 200, 400, got 7"),
-    ({"games": True}, "games: expected one of 50, 100, 200, 400, got True"),
-    ({"games": "50"}, "games: expected one of 50, 100, 200, 400, got 50"),
+    ({"games": 7}, "games: expected one of 20, 50, 100, 200, 400, got 7"),
+    ({"games": True}, "games: expected one of 20, 50, 100, 200, 400, got True"),
+    ({"games": "50"}, "games: expected one of 20, 50, 100, 200, 400, got 50"),
     ({"policy": "lookahead"}, "unknown policy 'lookahead'"),
     ({"params": {"hold": 99}}, "params: banker.hold = 99 is outside its range"),
     ({"edits": {"no.such": 1}}, "edits: 'no.such' is not a key of the ruleset"),
@@ -109,7 +109,7 @@ def test_the_panel_analyses_the_rules_on_the_page(asked):
 
 
 def test_the_panel_offers_its_numbers_of_games_and_none_without_a_strong_player(asked):
-    assert asked["form"] == {"games": [50, 100, 200, 400], "default": 100,
+    assert asked["form"] == {"games": [20, 50, 100, 200, 400], "default": 100,
                              "stated_player": "banker", "objective": "target reached"}
     assert asked["plain"]["form"] is None
     assert "declares no decisions with a strong player" in asked["plain"]["asked"]["error"]

@@ -26,9 +26,11 @@ from bollesim.serve.edits import BadRequest
 
 KIND = "luck"
 FIELDS = {"edits", "policy", "params", "games"}
-GAMES = (50, 100, 200, 400)
-"""The numbers of games the page offers (the second is its default): about 0.3 s a game
-on two idle cores for Bøllebank (docs/analyse.md)."""
+GAMES = (20, 50, 100, 200, 400)
+"""The numbers of games the page offers, from a first look in seconds to intervals a
+quarter as wide (DEFAULT is its default): about 0.3 s a game on two idle cores for
+Bøllebank (docs/analyse.md)."""
+DEFAULT = 100
 SHOWN = 5
 """The costliest decisions the answer names."""
 
@@ -44,7 +46,7 @@ def defaults(game) -> dict | None:
         return None
     from bollesim.strong.analysis import objective_of
 
-    return {"games": list(GAMES), "default": GAMES[1], "stated_player": game.strong,
+    return {"games": list(GAMES), "default": DEFAULT, "stated_player": game.strong,
             "objective": objective_of(game.result).describe()["label"]}
 
 
@@ -70,7 +72,7 @@ def asked(server, body: dict):
     if defaults(game) is None:
         raise BadRequest(f"{game.title} declares no decisions with a strong player: "
                          "there is nothing to analyse")
-    games = body.get("games", GAMES[1])
+    games = body.get("games", DEFAULT)
     if isinstance(games, bool) or games not in GAMES:
         raise BadRequest(f"games: expected one of {', '.join(map(str, GAMES))}, got "
                          f"{str(games)[:40]}")
