@@ -600,6 +600,21 @@ def test_the_exact_odds_follow_an_edited_table(page):
     assert shown() == expected(load_ruleset(overrides=["tracks.tank_to_hit=11"]))
 
 
+def assert_fits_400_px(page, selectors: str) -> None:
+    """The page laid out 400 px wide overflows nothing, and no element of `selectors`
+    clips its content; then back to the session's width."""
+    page.set_viewport_size({"width": 400, "height": 1000})
+    try:
+        until_shown(page, FITS, "the page laid out 400 px wide")
+        fit = page.evaluate("""s => ({overflow: document.documentElement.scrollWidth - innerWidth,
+          clipped: [...document.querySelectorAll(s)]
+                     .filter(n => n.scrollWidth > n.clientWidth + 1).map(n => n.className)})""",
+                            selectors)
+    finally:
+        page.set_viewport_size({"width": 1500, "height": 1000})
+    assert fit == {"overflow": 0, "clipped": []}, fit
+
+
 def test_find_a_change_opens_the_change_it_found_as_the_current_setting(page):
     """The panel, clicked: from the shipped rules, the historical plan's defeat at most 80%
     (83% as shipped) by one key on a small budget; the answer is certified on held-out
@@ -630,15 +645,7 @@ def test_find_a_change_opens_the_change_it_found_as_the_current_setting(page):
     rules = load_ruleset(overrides=[f"tracks.tank_to_hit={value}"])
     shown = settle(page, rules.digest, policy="historical")
     assert {o: r["k"] for o, r in shown.items()} == predicted(rules, "historical", {})
-    page.set_viewport_size({"width": 400, "height": 1000})
-    try:
-        until_shown(page, FITS, "the page laid out 400 px wide")
-        fit = page.evaluate("""() => ({overflow: document.documentElement.scrollWidth - innerWidth,
-          clipped: [...document.querySelectorAll('#find .body, .find-form, #find-answer')]
-                     .filter(n => n.scrollWidth > n.clientWidth + 1).map(n => n.className)})""")
-    finally:
-        page.set_viewport_size({"width": 1500, "height": 1000})
-    assert fit == {"overflow": 0, "clipped": []}, fit
+    assert_fits_400_px(page, "#find .body, .find-form, #find-answer")
 
 
 def test_luck_and_the_player_analyses_the_pages_games_in_words(page):
@@ -661,15 +668,7 @@ def test_luck_and_the_player_analyses_the_pages_games_in_words(page):
         answer["costliest"])
     assert "20 games of seed 3 played by historical" in page.inner_text("#luck-answer .cost")
     assert page.inner_text("#luck-status").startswith("done in")
-    page.set_viewport_size({"width": 400, "height": 1000})
-    try:
-        until_shown(page, FITS, "the page laid out 400 px wide")
-        fit = page.evaluate("""() => ({overflow: document.documentElement.scrollWidth - innerWidth,
-          clipped: [...document.querySelectorAll('#luck .body, #luck-answer')]
-                     .filter(n => n.scrollWidth > n.clientWidth + 1).map(n => n.className)})""")
-    finally:
-        page.set_viewport_size({"width": 1500, "height": 1000})
-    assert fit == {"overflow": 0, "clipped": []}, fit
+    assert_fits_400_px(page, "#luck .body, #luck-answer")
 
 
 @pytest.mark.skipif(not os.environ.get("BOLLESIM_SCREENSHOT"), reason="set BOLLESIM_SCREENSHOT")

@@ -354,10 +354,8 @@ def create_app(settings: Settings) -> Starlette:
         Route("/api/report", make_report, methods=["POST"]),
         Route("/report/{token}/{name}", report_file),
         Route("/api/replay", replay, methods=["POST"]),
-        Route("/api/find", find.find_change, methods=["POST"]),
-        Route("/api/find/cancel", find.cancel_find, methods=["POST"]),
-        Route("/api/luck", luck.analyse_luck, methods=["POST"]),
-        Route("/api/luck/cancel", luck.cancel_luck, methods=["POST"]),
+        *find.ROUTES,
+        *luck.ROUTES,
     ]
     hosts = LOOPBACK_NAMES if settings.loopback else ["*"]
     app = Starlette(

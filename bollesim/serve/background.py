@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
 from bollesim.serve.bodies import read_json
 
@@ -63,6 +64,23 @@ class Job:
             return {"cancelled": True, "games": self.played}
         self.publish(server, {"done": True, "games": self.played, "budget": self.budget})
         return {**answer, "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def routes(kind: str, fields: set[str], what: str,
+           prepare: Callable[[object, dict], tuple[object, list]],
+           work: Callable[[object, Job, object], dict]) -> list[Route]:
+    """The two routes of one kind of work: POST /api/KIND starts it (run_alone; `what`
+    names it in the refusal while one runs) and POST /api/KIND/cancel stops it."""
+
+    async def start(request: Request) -> Response:
+        return await run_alone(request, kind, fields, f"{what} is already running (one at a "
+                               "time): wait for its answer, or cancel it", prepare, work)
+
+    async def stop(request: Request) -> Response:
+        return await cancel(request, kind)
+
+    return [Route(f"/api/{kind}", start, methods=["POST"]),
+            Route(f"/api/{kind}/cancel", stop, methods=["POST"])]
 
 
 async def run_alone(request: Request, kind: str, fields: set[str], busy: str,

@@ -19,9 +19,6 @@ until it ends.
 
 from __future__ import annotations
 
-from starlette.requests import Request
-from starlette.responses import Response
-
 from bollesim.batch.spec import Spec
 from bollesim.errors import UsageError
 from bollesim.game.declaration import Game
@@ -149,14 +146,4 @@ def answer_json(a) -> dict:
     return out
 
 
-# ------------------------------------------------------------------ routes
-
-
-async def find_change(request: Request) -> Response:
-    return await background.run_alone(
-        request, KIND, FIELDS, "a search for a change is already running (one at a time): "
-        "wait for its answer, or cancel it", tune_of_request, run)
-
-
-async def cancel_find(request: Request) -> Response:
-    return await background.cancel(request, KIND)
+ROUTES = background.routes(KIND, FIELDS, "a search for a change", tune_of_request, run)

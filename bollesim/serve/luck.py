@@ -17,9 +17,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from starlette.requests import Request
-from starlette.responses import Response
-
 from bollesim.errors import UsageError
 from bollesim.serve import background
 from bollesim.serve.edits import BadRequest
@@ -105,11 +102,4 @@ def run(server, job, it: Asked) -> dict:
             "errors_called": int(table["errors_called"].sum())}
 
 
-async def analyse_luck(request: Request) -> Response:
-    return await background.run_alone(
-        request, KIND, FIELDS, "an analysis of luck is already running (one at a time): "
-        "wait for its answer, or cancel it", asked, run)
-
-
-async def cancel_luck(request: Request) -> Response:
-    return await background.cancel(request, KIND)
+ROUTES = background.routes(KIND, FIELDS, "an analysis of luck", asked, run)
