@@ -20,6 +20,11 @@ the dice and the scripted family's comparison of two orders (8 callers) were inl
 once: compiling the four phases of a turn took 72 s instead of 56 s, and the games
 played no faster.
 
+Processes started together on a fresh install (two runs, test workers, a server beside
+its command) would each compile the same function; a function's first compile in a
+process therefore holds a lock of its own in numba's cache folder, so one process
+compiles it and the others wait, then load it from the cache (Dispatcher.compile).
+
 Also here: fewer garbage collections while a kernel compiles, and none of numba's objects
 walked by the interpreter's last collection at exit.
 """
@@ -29,21 +34,71 @@ from __future__ import annotations
 import atexit
 import functools
 import gc
+import hashlib
 import sys
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
+from pathlib import Path
 
-from numba.core import config, types
+from numba.core import config, sigutils, types
+from numba.core.caching import NullCache
+from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
+
+LOCKS = "locks"
+"""The folder of the compile locks, in numba's cache folder."""
 
 
 class Dispatcher(CPUDispatcher):
     """numba's CPU dispatcher, typing calls from compiled code with the plain types of
-    their arguments (Literal[int](2) as int64)."""
+    their arguments (Literal[int](2) as int64), and compiling a function once for the
+    processes that need it at the same time (compile_lock)."""
 
     def get_call_template(self, args, kws):
         args = tuple(types.unliteral(a) for a in args)
         kws = {k: types.unliteral(v) for k, v in kws.items()}
         return super().get_call_template(args, kws)
+
+    def compile(self, sig):
+        # Inside numba's own (reentrant) compiler lock, so that threads of one process
+        # never wait on each other's file locks; callers lock before their callees, an
+        # acyclic order, so processes cannot deadlock.
+        with global_compiler_lock:
+            args, _ = sigutils.normalize_signature(sig)
+            compiling = self.overloads.get(tuple(args)) is None and self._can_compile
+            with compile_lock(self) if compiling else nullcontext():
+                return super().compile(sig)
+
+
+@contextmanager
+def compile_lock(dispatcher):
+    """Held over a function's first compile in a process: a file lock of its own in
+    numba's cache folder, so that a process that waited on it finds the function in the
+    cache. Nothing is held where nothing is cached or the folder cannot be written (each
+    process compiles for itself)."""
+    lock = None
+    if not isinstance(dispatcher._cache, NullCache) and config.CACHE_DIR:
+        fn = dispatcher.py_func
+        name = f"{fn.__module__}.{fn.__qualname__}"
+        digest = hashlib.sha1(f"{name}:{fn.__code__.co_filename}".encode()).hexdigest()[:12]
+        try:
+            lock = _file_lock(str(Path(config.CACHE_DIR) / LOCKS / f"{name[-80:]}-{digest}.lock"))
+            lock.acquire()
+        except OSError:
+            lock = None
+    try:
+        yield
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+@functools.cache
+def _file_lock(path: str):
+    """One FileLock a path, so that a recursive compile re-enters the lock it holds."""
+    from filelock import FileLock
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    return FileLock(path)
 
 
 def compiled(fn=None, *, inline: bool = False, signature=None, **options):

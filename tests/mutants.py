@@ -1202,6 +1202,15 @@ FOLDERS = [  # what a run folder keeps and the compile locks (bollesim/batch/wor
         ("tests/test_jit_cache.py -k side_by_side",),
     ),
     Mutant(
+        "every-process-compiles-for-itself",
+        "bollesim/jit.py",
+        "            compiling = self.overloads.get(tuple(args)) is None and self._can_compile",
+        "            compiling = False",
+        "a function compiles once for the processes that need it together",
+        "test workers started together each compile the same functions (two thirds of it wasted)",
+        ("tests/test_jit.py -k waits_on_another",),
+    ),
+    Mutant(
         "v-chosen-on-the-reports-games",
         "experiments/choose_value.py",
         "lower_estimates(measure, h.seed, lines, 2, args.first)",

@@ -60,3 +60,60 @@ def test_numba_objects_are_frozen_before_the_last_collection():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "frozen True"
+
+
+def test_a_process_waits_on_another_compiling_the_same_function_then_loads_it(tmp_path, monkeypatch):
+    """A function's first compile holds its lock (jit.compile_lock): while another process
+    holds it (having compiled the function into the cache), this one waits on it and then
+    loads the function instead of compiling it again."""
+    import os
+    import subprocess
+    import sys
+    import threading
+
+    import waiting
+    from numba.core import config
+
+    from bollesim import jit
+
+    (tmp_path / "lockedmod.py").write_text(
+        "from bollesim.jit import compiled\n\n@compiled\ndef f(x):\n    return x + 1\n")
+    cache = tmp_path / "cache"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, lockedmod\nfrom bollesim.jit import compile_lock\n"
+         "with compile_lock(lockedmod.f):\n    lockedmod.f(1)\n    print('held', flush=True)\n"
+         "    sys.stdin.readline()\n"],
+        cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "NUMBA_CACHE_DIR": str(cache),
+             "PYTHONPATH": str(tmp_path)})
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        monkeypatch.setattr(config, "CACHE_DIR", str(cache))
+        monkeypatch.syspath_prepend(str(tmp_path))
+        import lockedmod
+
+        asked = threading.Event()
+        real = jit._file_lock
+
+        def watched(path):
+            lock = real(path)
+            asked.set()
+            return lock
+
+        monkeypatch.setattr(jit, "_file_lock", watched)
+        compiling = threading.Thread(target=lockedmod.f, args=(1,))
+        compiling.start()
+        waiting.until(lambda: asked.is_set() or not compiling.is_alive(),
+                      "the compile to ask for the lock", alive=[holder])
+        assert asked.is_set() and compiling.is_alive()  # waiting for the holder
+        assert not lockedmod.f.overloads
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        waiting.communicate(holder, "the holder to let go")
+        waiting.until(lambda: not compiling.is_alive(), "the compile after the wait")
+        assert sum(lockedmod.f.stats.cache_hits.values()) == 1
+        assert not sum(lockedmod.f.stats.cache_misses.values())
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+        sys.modules.pop("lockedmod", None)

@@ -18,7 +18,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -48,11 +47,10 @@ def rss_kib(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
-def start_server(*args: str) -> tuple[subprocess.Popen, str]:
+def start_server(folder: Path, *args: str) -> tuple[subprocess.Popen, str]:
     proc = subprocess.Popen(  # in a scratch folder: its reports go to results/ there
         [sys.executable, "-m", "bollesim", "serve", "--no-browser", "--port", "0", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        cwd=tempfile.mkdtemp(prefix="bollesim-serve-test-"))
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=folder)
     line = proc.stdout.readline()
     match = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
     if not match:
@@ -62,10 +60,11 @@ def start_server(*args: str) -> tuple[subprocess.Popen, str]:
 
 
 @pytest.fixture(scope="module")
-def server():
+def server(tmp_path_factory):
     import httpx
 
-    proc, url = start_server("--max-games", str(MAX_GAMES), "--seed", str(SEED))
+    proc, url = start_server(tmp_path_factory.mktemp("serve"), "--max-games", str(MAX_GAMES),
+                             "--seed", str(SEED))
     waiting.until(lambda: httpx.get(url + "api/form", timeout=waiting.scaled(60)).json()["ready"],
                   "the engine ready (a cold start compiles it)", seconds=600, alive=[proc])
     yield proc, url
@@ -672,14 +671,14 @@ def test_luck_and_the_player_analyses_the_pages_games_in_words(page):
 
 
 @pytest.mark.skipif(not os.environ.get("BOLLESIM_SCREENSHOT"), reason="set BOLLESIM_SCREENSHOT")
-def test_screenshot(browser):
+def test_screenshot(browser, tmp_path):
     """docs/serve.md's picture, 1280 px wide: one change to a track, refined to 20,000
     games."""
     from PIL import Image
 
     from bollesim import load_ruleset
 
-    proc, url = start_server("--max-games", "20000")
+    proc, url = start_server(tmp_path, "--max-games", "20000")
     try:
         tab = browser.new_page(viewport={"width": 1280, "height": 1200})
         tab.goto(url)
@@ -852,7 +851,7 @@ def test_from_best_json_starts_at_the_best_parameters(tmp_path):
     import httpx
 
     (tmp_path / "best.json").write_text('{"policy": "fire_at_roe", "params": {"k": 14}}')
-    proc, url = start_server("--from", str(tmp_path))
+    proc, url = start_server(tmp_path, "--from", str(tmp_path))
     try:
         form = httpx.get(url + "api/form", timeout=waiting.scaled(60)).json()
         assert form["best"]["policy"] == "fire_at_roe"
