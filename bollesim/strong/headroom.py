@@ -54,7 +54,8 @@ class Headroom:
     spec: the trigger sweeps' spec (None: no sweeps); family: the policy family the best
     point plays, and family_triggers {preset: the family's parameter its trigger sets}.
     question: the sweeps' section title; imposed: how a player with the trigger imposed
-    is named ("with its first Fire order imposed"); chance: what the clairvoyant foresees.
+    is named ("with its first Fire order imposed"); chance: what the clairvoyant foresees;
+    baseline_called: what the baseline is, in full and short, in the headline.
     """
 
     seed: int
@@ -82,6 +83,7 @@ class Headroom:
     question: str = "When the player first acts"
     imposed: str = "with its trigger imposed"
     chance: str = "the chance outcomes"
+    baseline_called: tuple[str, str] = ("the best simple preset", "the preset")
 
     def check(self, game) -> None:
         """ValueError naming the first thing the declaration gets wrong for the game."""
