@@ -258,8 +258,8 @@ def trigger_cells(game, experiment) -> dict[str, list[dict]]:
         k, params = game.trigger(cell.policy.name).param, cell.param_dict()
         cells = out.setdefault(cell.policy.name, [])
         first = cells[0] if cells else params
-        if all(params[n] == v for n, v in first.items() if n != k) and \
-                params[k] not in [c[k] for c in cells]:
+        same = all(params[n] == v for n, v in first.items() if n != k)
+        if same and params[k] not in [c[k] for c in cells]:
             cells.append(params)
     return out
 
@@ -325,7 +325,7 @@ def advice_table(plan: Plan, words: list[str], preset: str, k: str, before: pl.D
                     paired_tests.best_trigger(plan.game, after, param, policy=policy,
                                           default=None).iter_rows(named=True),
                     strict=True):
-        word = H.advice_word(b, a)
+        word = H.advice_word(b, a, "the preset" if preset != plan.h.family else "the spec's point")
         words.append(word)
         if word == "changes" and changes is not None:
             changes.append(f"{labels[b['outcome']]}, {param} = {a['best_label']} "

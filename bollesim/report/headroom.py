@@ -164,14 +164,14 @@ def effect(row: dict) -> bool:
     return bool(row["significant_vs_worst"])
 
 
-def advice_word(before: dict, after: dict) -> str:
+def advice_word(before: dict, after: dict, first: str = "the preset") -> str:
     """'no effect' where the trigger changes nothing for either player (flat lines), 'no
-    effect for X' for one of them, else 'holds' (the same best setting, or the preset's
-    best tied with the other's best) or 'changes'."""
+    effect for X' for one of them (`first`: what the player of `before` is), else 'holds'
+    (the same best setting, or the preset's best tied with the other's best) or 'changes'."""
     if not effect(before) and not effect(after):
         return "no effect"
     if not effect(before):
-        return "no effect for the preset"
+        return f"no effect for {first}"
     if not effect(after):
         return "no effect for the other player"
     same = before["best_label"] == after["best_label"] or before["best_label"] in (after["tied"] or [])
