@@ -128,3 +128,16 @@ def test_the_command_writes_the_games_report(tmp_path):
     assert (out / "headroom-trigger-assault.png").stat().st_size > 0
     assert "no parameter that imposes a trigger" in refused("--restricted", tmp_path,
                                                            "--out", tmp_path / "b")
+
+
+def test_the_help_speaks_of_the_game():
+    from typer.testing import CliRunner
+
+    from bollesim.cli.app import app
+
+    text = CliRunner().invoke(app, ["--game", "balkan-wars", "headroom", "--help"],
+                              env={"COLUMNS": "200"}).output
+    assert "how well can The Balkan Wars be played?" in text
+    assert "bollesim --game balkan-wars headroom --games 2000" in text
+    for other in ("first_fire", "showcase", "Fire order"):
+        assert other not in text, other

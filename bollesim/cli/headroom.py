@@ -41,8 +41,6 @@ def _count(help_: str):
         "bollesim headroom                         # the full report, into results/headroom",
         "bollesim headroom --games 2000 --expert-games 10 --clairvoyant-games 40 "
         "--sweep-games 500     # a quick look",
-        "bollesim headroom --restricted FOLDER    # beside a sweep of the strong player with "
-        "its trigger imposed",
         "bollesim headroom --penalised-games 300 --inner 16 --value-games 30000  "
         "# the penalised clairvoyant on 300 games (about ±3 points)",
     ),
@@ -89,9 +87,9 @@ def headroom(
 
     headroom.md with its charts and headroom.csv (every rung's counts). The skill ladder
     plays every player on the same games; the clairvoyant bound and the expert play the
-    first of them. The penalised clairvoyant takes about 3 minutes per 1,000 games and
-    outcome at 16 inner samples on 2 cores (both steps of V, V's 30,000 games and its fits
-    included)."""
+    first of them. The penalised clairvoyant is the slow part (on Operation Bøllebank about
+    3 minutes per 1,000 games and outcome at 16 inner samples on 2 cores, both steps of V,
+    V's 30,000 games and its fits included)."""
     from bollesim.batch.limits import check_count
     from bollesim.batch.workspace import Workspace, claim_own_report
     from bollesim.cli.headroom_make import STEM, Settings, make, prepare
