@@ -2,7 +2,6 @@
 random attacker (policies/balkan_wars/random.py, whose choice policies/uniform.py every
 game's random policy shares)."""
 
-from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -65,24 +64,26 @@ def test_random_takes_each_option_as_often(n_options):
 
 
 def test_the_random_attacker_plays_every_declared_option_in_both_engines():
-    """In played engagements every option of every declared decision is taken (the
-    reference engine, its decisions counted: 3 engagements suffice), and the fast engine
-    plays the same rows."""
+    """In played engagements every option offered at every kind of declared decision is
+    taken (the reference engine, its decisions counted, until each is: 3 engagements
+    today, at most 12), and the fast engine plays the same rows."""
     from bollesim.balkan import reference
 
     rules, policy = GAME.load_ruleset(), load_policy("random", GAME)
-    seen = Counter()
+    offered, taken = set(), set()
 
     def decide(kind, obs, rules_, options, n_options, params, prng):
         choice = policy.decide(kind, obs, rules_, options, n_options, params, prng)
-        seen[kind, n_options, int(choice)] += 1
+        offered.update((kind, o) for o in range(n_options))
+        taken.add((kind, int(choice)))
         return choice
 
     vector = policy.kernel_params(policy.param_vector())
-    for g in range(3):
+    for g in range(12):
         reference.play(rules, vector, 5, g, decide=decide)
-    taken = {(kind, option) for kind, _, option in seen}
-    assert taken == {(kind, option) for kind in range(3) for option in range(3)}, seen
+        if taken == offered and len({kind for kind, _ in taken}) == 3:
+            break
+    assert taken == offered and len({kind for kind, _ in taken}) == 3, (offered - taken)
     params = np.zeros((3, 0))
     assert np.array_equal(GAME.play_chunk(rules, policy, params, 5, 0, "fast"),
                           GAME.play_chunk(rules, policy, params, 5, 0, "reference"))
@@ -100,13 +101,17 @@ def refused(*arguments) -> str:
     return lines[0]
 
 
-def test_the_command_writes_the_games_report(tmp_path):
-    """`bollesim --game balkan-wars headroom` at tiny counts: the game's ladder, bounds and
-    close-assault sweeps in its own words, none of the other game's; --restricted, which
-    it cannot answer, is refused in one line."""
+def test_the_command_writes_the_games_report(tmp_path, monkeypatch):
+    """`bollesim --game balkan-wars headroom` at tiny counts (the expert at a few
+    rollouts): the game's ladder, bounds and close-assault sweeps in its own words, none
+    of the other game's; --restricted, which it cannot answer, is refused in one line."""
     from typer.testing import CliRunner
 
     from bollesim.cli.app import app
+    from bollesim.strong import headroom as G
+
+    small = replace(HEADROOM, expert_factors=(0.125, 0.25))
+    monkeypatch.setattr(G, "declared_headroom", lambda game: small)
 
     out = tmp_path / "report"
     result = CliRunner().invoke(app, [
@@ -116,7 +121,7 @@ def test_the_command_writes_the_games_report(tmp_path):
     assert result.exit_code == 0, result.output
     text = (out / "headroom.md").read_text()
     for words in ("# Headroom of The Balkan Wars", "| random |", "| apprentice (the strong player) |",
-                  "| assault, troops and guns halting at 1 km |", "expert (lookahead), 4x",
+                  "| assault, troops and guns halting at 1 km |", "expert (lookahead), 0.25x",
                   "| attack won | light losses | won with light losses | attack broke |",
                   "against the baseline", "## When to close assault",
                   "defender's losses before the first close assault",
