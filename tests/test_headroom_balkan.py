@@ -25,6 +25,13 @@ def test_the_declaration_fits_the_game():
         replace(HEADROOM, bounds={"lost": "no attack broke"}, inherited={}).check(GAME)
     with pytest.raises(ValueError, match="family_triggers"):
         replace(HEADROOM, family_triggers={"apprentice": "losses"}).check(GAME)
+    # The apprentice imposes no trigger: nothing to name; Bøllebank's imposes its two.
+    with pytest.raises(ValueError, match="imposed"):
+        replace(HEADROOM, imposed="with its close assault held back").check(GAME)
+    from bollesim.bollebank.headroom import HEADROOM as BOLLEBANK
+
+    with pytest.raises(ValueError, match="imposed"):
+        replace(BOLLEBANK, imposed="").check(load_game("bollebank"))
 
 
 def test_the_sweeps_are_the_close_assault_triggers_cells():

@@ -39,7 +39,6 @@ HEADROOM = Headroom(
     family="assault",  # the trigger is the family's own parameter
     family_triggers={"assault": "losses"},
     question="When to close assault",
-    imposed="with its first close assault held back",
     chance="the move and fire dice",
     baseline_called=("the baseline", "the baseline"),
 )
