@@ -1,5 +1,5 @@
-"""Uniform over the attacker's declared options (each arm's order a bound: halt, part or
-full move; after a won firefight: hold, close assault now or with the fresh stands only),
+"""Uniform over the options of each of the attacker's declared decisions (each arm's order
+a bound, the close assault after a won firefight: bollesim/balkan/positions.py OPTIONS),
 drawn from the policy's own seeded stream; its other choices (which group moves, targets,
 generals) are the family `assault`'s at its defaults."""
 
