@@ -87,9 +87,8 @@ def headroom(
 
     headroom.md with its charts and headroom.csv (every rung's counts). The skill ladder
     plays every player on the same games; the clairvoyant bound and the expert play the
-    first of them. The penalised clairvoyant is the slow part (on Operation Bøllebank about
-    3 minutes per 1,000 games and outcome at 16 inner samples on 2 cores, both steps of V,
-    V's 30,000 games and its fits included)."""
+    first of them. The penalised clairvoyant is the slow part: its time grows with
+    --penalised-games, --inner and --value-games (docs/skill.md gives measured times)."""
     from bollesim.batch.limits import check_count
     from bollesim.batch.workspace import Workspace, claim_own_report
     from bollesim.cli.headroom_make import STEM, Settings, make, prepare
