@@ -1324,6 +1324,24 @@ BOUNDS = [  # the clairvoyant and penalised bounds and headroom, any game's (bol
         "--replace is refused like any finished folder",
         ("tests/test_headroom.py -k run_folder",),
     ),
+    Mutant(
+        "headroom-trigger-settings-twice",
+        "bollesim/cli/headroom_make.py",
+        "if same and params[k] not in [c[k] for c in cells]:",
+        "if same:",
+        "a trigger sweep is the trigger's own cells, each setting once",
+        "the close-assault spec's stands-needed grid adds a second 0 to the losses sweep",
+        ("tests/test_headroom_balkan.py -k sweeps",),
+    ),
+    Mutant(
+        "random-never-the-last-option",
+        "policies/uniform.py",
+        "return below(prng, n_options)",
+        "return below(prng, max(1, n_options - 1))",
+        "the random policy is uniform over the options offered",
+        "every game's beginner never takes its last option (the full move, the fresh stands)",
+        ("tests/test_headroom_balkan.py -k random",),
+    ),
 ]
 
 LUCK_AND_ERRORS = [  # the analysis of luck and errors (bollesim/strong/analysis.py, estimates.py, chance.py)

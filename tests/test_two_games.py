@@ -80,7 +80,7 @@ def test_a_policy_keeps_the_game_it_was_loaded_for():
     rows = bollesim.simulate(balkan, 6, seed=2, engine="reference")  # simulate's game: default
     result = load_game("balkan-wars").result
     assert rows.columns[-len(result.names):] == list(result.names)
-    assert available_policies("balkan-wars") == ["apprentice", "assault", "lookahead"]
+    assert available_policies("balkan-wars") == ["apprentice", "assault", "lookahead", "random"]
     assert available_policies("pig") == ["banker"]
     assert "historical" in available_policies()
 

@@ -25,4 +25,5 @@ GAME = Game(
     experiment="experiments/balkan_close_assault.toml",
     positions="bollesim.balkan.positions",
     strong="apprentice",  # plays as its teacher, the lookahead (docs/apprentice.md)
+    headroom="bollesim.balkan.headroom",
 )

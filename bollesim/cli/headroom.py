@@ -41,7 +41,6 @@ def _count(help_: str):
         "bollesim headroom                         # the full report, into results/headroom",
         "bollesim headroom --games 2000 --expert-games 10 --clairvoyant-games 40 "
         "--sweep-games 500     # a quick look",
-        "bollesim headroom --restricted results/first_fire_strong --out results/showcase --replace",
         "bollesim headroom --penalised-games 300 --inner 16 --value-games 30000  "
         "# the penalised clairvoyant on 300 games (about ±3 points)",
     ),
@@ -80,22 +79,21 @@ def headroom(
         help="The best known points (default: the game's own).", show_default=False)] = None,
     out: Annotated[Path | None, typer.Option(
         help=f"The report folder (default: {DEFAULT_OUT}, or {DEFAULT_OUT}-2, -3 ... if it "
-        "exists; the committed report is results/showcase).", show_default=False)] = None,
+        "exists: never over an earlier report).", show_default=False)] = None,
     replace: Annotated[bool, typer.Option(
         "--replace", help="Replace the headroom report --out holds already.")] = False,
 ) -> None:
-    """Write the headroom report: how well can the game be played?
+    """Write the headroom report: how well can $title be played?
 
     headroom.md with its charts and headroom.csv (every rung's counts). The skill ladder
     plays every player on the same games; the clairvoyant bound and the expert play the
-    first of them. The penalised clairvoyant takes about 3 minutes per 1,000 games and
-    outcome at 16 inner samples on 2 cores (both steps of V, V's 30,000 games and its fits
-    included)."""
+    first of them. The penalised clairvoyant is the slow part: its time grows with
+    --penalised-games, --inner and --value-games (docs/skill.md gives measured times)."""
     from bollesim.batch.limits import check_count
     from bollesim.batch.workspace import Workspace, claim_own_report
     from bollesim.cli.headroom_make import STEM, Settings, make, prepare
     from bollesim.inputs import check_out_folder
-    from bollesim.strong.headroom import declared_headroom
+    from bollesim.strong.headroom import declared_headroom, imposed
 
     h = declared_headroom(game)
     if max(expert_games, clairvoyant_games) > games:
@@ -108,9 +106,13 @@ def headroom(
         if path is not None and not path.is_file():
             raise UsageError(f"{what} {path}: no such file (run from the repository's folder, "
                              f"or give {what})")
+    if restricted is not None and not imposed(game):
+        raise UsageError(f"--restricted: the strong player of {game.name} ({game.strong}) has "
+                         "no parameter that imposes a trigger (Trigger.strong): there is no "
+                         "restricted player to compare")
     if restricted is not None and not restricted.is_dir():
         raise UsageError(f"--restricted {restricted}: no such folder (a `bollesim sweep` of "
-                         "the restricted player, such as experiments/first_fire_strong.toml's)")
+                         "the strong player with its trigger imposed)")
     out = check_out_folder(out if out is not None else new_folder(DEFAULT_OUT), "a report")
     settings = Settings(games, expert_games, clairvoyant_games, budget, sweep_games, threads,
                         min(penalised_games, clairvoyant_games), inner, value_games, restricted,

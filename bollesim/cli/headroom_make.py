@@ -115,6 +115,10 @@ def prepare(game, s: Settings) -> Plan:
                                  f"trigger presets the report compares ({presets})")
             if t.param not in cell.param_dict():
                 raise UsageError(f"--spec {s.spec}: a cell of {t.policy} without its trigger {t.param}")
+        for preset, cells in trigger_cells(game, experiment).items():
+            if len(cells) < 2:
+                raise UsageError(f"--spec {s.spec}: it sweeps no setting of {preset}'s trigger "
+                                 f"{game.trigger(preset).param} but one (nothing to compare)")
         if G.main_point(game, h, best) is None:
             raise UsageError(f"--spec {s.spec}: the trigger sweeps need the best known point "
                              f"of {h.bounds[game.result.main]} (--points)")
@@ -244,6 +248,22 @@ def paired(games: pl.DataFrame):
 Sweep = tuple[str, str, str, pl.DataFrame, pl.DataFrame | None]
 
 
+def trigger_cells(game, experiment) -> dict[str, list[dict]]:
+    """Per trigger preset of the spec, its trigger sweep: the parameters of the preset's
+    cells that share its first cell's other parameters, one per setting of the trigger, in
+    the spec's order. A spec may sweep other parameters of the preset too (the close-assault
+    question sweeps the stands needed as well): those cells are not the trigger's sweep."""
+    out: dict[str, list[dict]] = {}
+    for cell in experiment.cells:
+        k, params = game.trigger(cell.policy.name).param, cell.param_dict()
+        cells = out.setdefault(cell.policy.name, [])
+        first = cells[0] if cells else params
+        same = all(params[n] == v for n, v in first.items() if n != k)
+        if same and params[k] not in [c[k] for c in cells]:
+            cells.append(params)
+    return out
+
+
 def sweeps(plan: Plan, games: int, family: bool = True) -> list[Sweep]:
     """Per grid of the spec: (preset, its trigger, the family's, the preset's sweep on the
     spec's own parameters, the best main point's sweep of the same trigger, or None
@@ -251,11 +271,8 @@ def sweeps(plan: Plan, games: int, family: bool = True) -> list[Sweep]:
     experiment, h, name = plan.experiment, plan.h, plan.game.name
     if experiment is None:
         return []
-    by_policy: dict[str, list] = {}
-    for cell in experiment.cells:
-        by_policy.setdefault(cell.policy.name, []).append(cell.param_dict())
     out = []
-    for preset, cells in by_policy.items():
+    for preset, cells in trigger_cells(plan.game, experiment).items():
         k, p = plan.game.trigger(preset).param, h.family_triggers[preset]
         before = pl.concat([simulate(preset, games, seed=experiment.seed, params=c, game=name)
                             for c in cells], how="diagonal")
@@ -274,9 +291,8 @@ def sweep_section(plan: Plan, spec: Path, out: Path, found, games: int) -> tuple
     experiment, h, best_op = plan.experiment, plan.h, plan.main_point
     width = max(H.widest_interval(plan.game, df, k) for _, k, _, df, _ in found)
     width = max(width, *(H.widest_interval(plan.game, df, p) for _, _, p, _, df in found))
-    fixed = {name: v for name, v in experiment.cells[0].param_dict().items()
-             if all(c.param_dict().get(name) == v for c in experiment.cells
-                    if c.policy.name == experiment.cells[0].policy.name)}
+    first = next(iter(trigger_cells(plan.game, experiment).values()))
+    fixed = {name: v for name, v in first[0].items() if all(c[name] == v for c in first)}
     lines += [f"## {h.question}", "",
               f"The trigger sweeps of `{spec}` on the spec's own parameters (its cells: "
               f"{', '.join(f'`{k}={v:g}`' for k, v in fixed.items())} and the trigger), "
@@ -309,7 +325,7 @@ def advice_table(plan: Plan, words: list[str], preset: str, k: str, before: pl.D
                     paired_tests.best_trigger(plan.game, after, param, policy=policy,
                                           default=None).iter_rows(named=True),
                     strict=True):
-        word = H.advice_word(b, a)
+        word = H.advice_word(b, a, "the preset" if preset != plan.h.family else "the spec's point")
         words.append(word)
         if word == "changes" and changes is not None:
             changes.append(f"{labels[b['outcome']]}, {param} = {a['best_label']} "
@@ -326,6 +342,10 @@ def restricted_section(plan: Plan, found) -> tuple[list[str], str | None]:
     Skipped with a note (and no verdict) when not given."""
     h = plan.h
     lines = [f"## {h.question}, under strong play", ""]
+    if not G.imposed(plan.game):
+        return [*lines, f"Not in this report: the strong player ({plan.game.strong}) has no "
+                "parameter that imposes the trigger (the game declares none), so no "
+                "restricted player answers the question.", ""], None
     if plan.restricted is None:
         return [*lines, "Not in this report: no folder was given. Give the restricted "
                 "player's trigger sweep with `--restricted FOLDER`.", ""], None
@@ -422,8 +442,8 @@ def write(plan: Plan, s: Settings, games, rungs, bound, verdicts, cv_seconds, fo
     playouts = "the best known points" if plan.best else "the baseline"
     playouts += f", {' and '.join(h.clairvoyant_also)}" if h.clairvoyant_also else ""
     lines = [
-        "# Headroom: how well can the game be played?", "",
-        f"**{H.headline(result, rungs, plan.baseline['label'], paired(games))}**", "",
+        f"# Headroom of {plan.game.title}: how well can the game be played?", "",
+        f"**{H.headline(result, rungs, plan.baseline['label'], paired(games), h.baseline_called)}**", "",
         f"**{H.bracket_sentence(result, best_op, bound, op[CV.UNDECIDED], op[CV.LOST], h.chance)} "
         f"{H.designer_sentence(result, best_op, bound, op[CV.LOST], safest, measured, h.chance)}**",
         "",

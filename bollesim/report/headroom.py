@@ -164,14 +164,14 @@ def effect(row: dict) -> bool:
     return bool(row["significant_vs_worst"])
 
 
-def advice_word(before: dict, after: dict) -> str:
+def advice_word(before: dict, after: dict, first: str = "the preset") -> str:
     """'no effect' where the trigger changes nothing for either player (flat lines), 'no
-    effect for X' for one of them, else 'holds' (the same best setting, or the preset's
-    best tied with the other's best) or 'changes'."""
+    effect for X' for one of them (`first`: what the player of `before` is), else 'holds'
+    (the same best setting, or the preset's best tied with the other's best) or 'changes'."""
     if not effect(before) and not effect(after):
         return "no effect"
     if not effect(before):
-        return "no effect for the preset"
+        return f"no effect for {first}"
     if not effect(after):
         return "no effect for the other player"
     same = before["best_label"] == after["best_label"] or before["best_label"] in (after["tied"] or [])
@@ -193,23 +193,26 @@ def advice_verdict(words: list[str], player: str, changes: tuple[str, ...] = ())
             f"changes for {counted.get('changes', 0)} ({parts}){instead}.")
 
 
-def headline(result: Result, rungs: list[Rung], baseline: str, compare) -> str:
-    """The headline: the highest rate of the main win against the best simple preset, and
-    the lowest loss rate among the players whose main-win rate is not below that preset's
-    (no headline for a player that wins nothing).
+def headline(result: Result, rungs: list[Rung], baseline: str, compare,
+             called: tuple[str, str] = ("the best simple preset", "the preset")) -> str:
+    """The headline: the highest rate of the main win against the baseline, and the lowest
+    loss rate among the players whose main-win rate is not below the baseline's (no
+    headline for a player that wins nothing).
     compare(a, b, outcome) -> (a's rate - b's, its 95% interval, significant, games, the
-    exact McNemar p) on the games both played."""
+    exact McNemar p) on the games both played; called: what the baseline is, in full and
+    short (Headroom.baseline_called)."""
+    full, short = called
     labels, main, loss = result.labels, result.main, result.loss
     base = next(r for r in rungs if r.label == baseline)
     most = best_honest(result, rungs, main)
     b, m = base.rate(main), most.rate(main)
     if most.label == baseline:
         first = (f"The highest {labels[main]} rate: {baseline}, "
-                 f"{pct_ci(b.rate, b.low, b.high)}, the best simple preset.")
+                 f"{pct_ci(b.rate, b.low, b.high)}, {full}.")
     else:
         d = compare(most.label, baseline, main)
         first = (f"The highest {labels[main]} rate: {most.label}, "
-                 f"{pct_ci(m.rate, m.low, m.high)}, against the best simple preset "
+                 f"{pct_ci(m.rate, m.low, m.high)}, against {full} "
                  f"{baseline}: {signed_ci(*d[:3])} points on the same {d[4]:,} games, "
                  f"{_separated(d)}. {tied_with_best(result, rungs, most, compare, main)}")
     eligible = [r for r in rungs if not r.bound and loss in r.counts
@@ -218,12 +221,12 @@ def headline(result: Result, rungs: list[Rung], baseline: str, compare) -> str:
     s, bd = safest.rate(loss), base.rate(loss)
     if safest.label == baseline:
         second = (f"No player with at least its {labels[main]} rate has a lower {labels[loss]} "
-                  f"rate than the preset ({pct_ci(bd.rate, bd.low, bd.high)}).")
+                  f"rate than {short} ({pct_ci(bd.rate, bd.low, bd.high)}).")
     else:
         d = compare(safest.label, baseline, loss)
-        second = (f"Of the players with at least the preset's {labels[main]} rate, the "
+        second = (f"Of the players with at least {short}'s {labels[main]} rate, the "
                   f"lowest {labels[loss]} rate: {safest.label}, {pct_ci(s.rate, s.low, s.high)}: "
-                  f"{signed_ci(*d[:3])} points against the preset on the same {d[4]:,} "
+                  f"{signed_ci(*d[:3])} points against {short} on the same {d[4]:,} "
                   f"games, {_separated(d)}. {tied_with_best(result, eligible, safest, compare, loss)}")
     return f"{first} {second}"
 

@@ -54,7 +54,9 @@ class Headroom:
     spec: the trigger sweeps' spec (None: no sweeps); family: the policy family the best
     point plays, and family_triggers {preset: the family's parameter its trigger sets}.
     question: the sweeps' section title; imposed: how a player with the trigger imposed
-    is named ("with its first Fire order imposed"); chance: what the clairvoyant foresees.
+    is named ("with its first Fire order imposed"; "" for a game whose strong player
+    imposes none, Trigger.strong); chance: what the clairvoyant foresees;
+    baseline_called: what the baseline is, in full and short, in the headline.
     """
 
     seed: int
@@ -80,8 +82,9 @@ class Headroom:
     family: str = ""
     family_triggers: dict[str, str] = field(default_factory=dict)
     question: str = "When the player first acts"
-    imposed: str = "with its trigger imposed"
+    imposed: str = ""
     chance: str = "the chance outcomes"
+    baseline_called: tuple[str, str] = ("the best simple preset", "the preset")
 
     def check(self, game) -> None:
         """ValueError naming the first thing the declaration gets wrong for the game."""
@@ -101,6 +104,9 @@ class Headroom:
         if self.expert and self.expert_knob not in {
                 p.name for p in load_policy(self.expert, game.name).parameters}:
             raise ValueError(f"headroom expert: {self.expert} has no parameter {self.expert_knob}")
+        if bool(self.imposed) != bool(imposed(game)):
+            raise ValueError("headroom imposed: named for a game whose strong player imposes "
+                             "no trigger, or missing for one whose does (Trigger.strong)")
         if set(self.family_triggers) - {t.policy for t in game.triggers}:
             raise ValueError("headroom family_triggers: a preset that is not one of the game's "
                              "triggers")

@@ -1,9 +1,7 @@
 """Uniform over the legal options, drawn from the policy's own seeded stream."""
 
-from bollesim.rng import below
+from policies.uniform import decide
 
 PARAMETERS = ()
 
-
-def decide(kind, obs, rules, options, n_options, params, prng):
-    return below(prng, n_options)
+__all__ = ["PARAMETERS", "decide"]
