@@ -87,7 +87,7 @@ def test_the_features_are_the_observation_and_the_option(rules):
     halts = {tactics.TROOPS_ADVANCE: params[tactics.ADVANCE_TO],
              tactics.GUNS_ADVANCE: params[tactics.GUNS_TO]}
     for kind in D.KINDS:
-        for n in (2, 3) if kind == tactics.CLOSE_ASSAULT else (3,):  # as the engines ask
+        for n in (2, 3) if kind == tactics.CLOSE_ASSAULT else (tactics.N_ORDERS,):  # as the engines ask
             obs = rng.integers(0, 40, tactics.OBSERVATION_SIZE)
             options = np.arange(n, dtype=np.int64)
             table, base = A.table(D, kind, obs, D.rules_vector(rules), params, options)

@@ -185,7 +185,7 @@ def test_a_decision_is_put_and_a_choice_changes_the_game(prims, rules, base):
     halted = held = 0
     for g in GAMES:
         point, _ = pause(prims, rules, base, g, [], to_end=0)
-        assert list(point[:3]) == [tactics.FULL, tactics.TROOPS_ADVANCE, 3]
+        assert list(point[:3]) == [tactics.FULL, tactics.TROOPS_ADVANCE, tactics.N_ORDERS]
         obs = point[3 : 3 + OBS]
         assert obs[tactics.O_BOUND] == 1 and obs[tactics.O_MOVABLE] == 9  # troops, not the guns
         assert obs[tactics.O_NEAREST] == obs[tactics.O_FARTHEST] == 24 and obs[tactics.O_DIGITS] >= 2
