@@ -3,7 +3,8 @@
 sections and readings): each bound, after the move dice, an order for each arm with a
 stand that may be moved (TROOPS_ADVANCE, GUNS_ADVANCE: 0 halt and fire, 1 advance part of
 a move, 2 advance the full move toward the player's own halt, 3 toward the weapons'
-maximum range, 4 toward their effective range, the guns' short range), and after a won firefight CLOSE_ASSAULT (0 hold, 1
+maximum range, 4 toward their effective range, the guns' short range), and after a
+won firefight CLOSE_ASSAULT (0 hold, 1
 close assault now, 2 with the stands that have lost no figure only), asked where the
 scripted family answered them, in both engines. An engagement is short, so a position is
 the script of choices from the start: SETUP is the only snapshot, and the primitives
