@@ -24,12 +24,13 @@ from bollesim.game.policy import load_policy
 from bollesim.strong import apprentice as A
 from bollesim.strong import train as T
 
-TEACHER = np.array([32, 0, 1.25, 1])  # the lookahead's row at base=defaults
+TEACHER = {"rollouts": 32, "base": "defaults", "first": 1, "screen": 6}
+"""The lookahead the --base defaults apprentice learned from (docs/balkan-wars.md)."""
 
 
 def teacher(rules, base=None):
     """The teacher of the --base defaults apprentice (its module's TEACHER names this one)."""
-    return lookahead.player(rules, TEACHER)
+    return lookahead.player(rules, load_policy("lookahead", GAME).param_vector(TEACHER))
 
 
 def over_defaults(rules, seed: int, games: int, tune_seed: int, tune_games: int):
