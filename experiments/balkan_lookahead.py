@@ -46,13 +46,22 @@ def search(seed: int, n: int) -> dict:
     return scored[0][1]
 
 
+def ends(rows) -> str:
+    """How the engagements ended, counted."""
+    counts = dict(rows.group_by("end_reason").len().rows())
+    return ", ".join(f"{reason} {counts[reason]}" for reason in sorted(counts))
+
+
 def paired(seed: int, n: int, best: dict, lookahead: dict) -> None:
     """The lookahead against `best` and against the family's defaults, paired on `seed`."""
-    mine = bollesim.simulate("lookahead", n, seed=seed, game="balkan-wars", params=lookahead)["won"]
-    mine = mine.to_numpy().astype(float)
-    print(f"lookahead {lookahead or '(defaults)'}: attack won {mine.mean():.2%} ({n} engagements of seed {seed})")
+    rows = bollesim.simulate("lookahead", n, seed=seed, game="balkan-wars", params=lookahead)
+    mine = rows["won"].to_numpy().astype(float)
+    print(f"lookahead {lookahead or '(defaults)'}: attack won {mine.mean():.2%} ({n} engagements of seed "
+          f"{seed}); {ends(rows)}")
     for name, point in ((f"assault at {best}", best), ("assault at its defaults", {})):
-        other = bollesim.simulate("assault", n, seed=seed, game="balkan-wars", params=point)["won"]
+        theirs = bollesim.simulate("assault", n, seed=seed, game="balkan-wars", params=point)
+        other = theirs["won"]
+        print(f"  {name}: {ends(theirs)}")
         d = mine - other.to_numpy().astype(float)
         half = 1.96 * d.std(ddof=1) / np.sqrt(n)
         print(f"  {name}: {other.mean():.2%}; lookahead minus it {100 * d.mean():+.2f} pp "
