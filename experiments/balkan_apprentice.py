@@ -75,7 +75,7 @@ def main(argv=None) -> None:
     else:
         own, model, expert = over_defaults(rules, 1001, args.games, 1000, args.tune_games)
         policy, point = T.policy_with(own, GAME.name, model), {}
-    mine = GAME.play_chunk(rules, policy, np.zeros((n, len(policy.parameters))), args.seed, 0,
+    mine = GAME.play_chunk(rules, policy, np.tile(policy.param_vector(), (n, 1)), args.seed, 0,
                            "fast")[:, 0].astype(float)
     theirs = np.array([expert.play(args.seed, g, record=False)[0][0] for g in range(n)], float)
     base = GAME.play_chunk(rules, assault, np.tile(assault.param_vector(point), (n, 1)),
@@ -84,6 +84,7 @@ def main(argv=None) -> None:
           f"teacher {theirs.mean():.2%}, base {base.mean():.2%}")
     paired("apprentice - teacher", mine, theirs)
     paired("teacher - base", theirs, base)
+    paired("apprentice - base", mine, base)
 
 
 if __name__ == "__main__":
