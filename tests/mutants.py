@@ -1232,6 +1232,15 @@ FOLDERS = [  # what a run folder keeps and the compile locks (bollesim/batch/wor
 
 APPRENTICE = [  # the apprentice written once (bollesim/strong/apprentice.py, train.py, cli/train.py)
     Mutant(
+        "balkan-imposed-trigger-not-kept",
+        "bollesim/balkan/apprentice/declaration.py",
+        "return not (restriction[0] > 0 and kind == tactics.CLOSE_ASSAULT)",
+        "return True",
+        "Balkan Wars' strong close-assault question: the imposed trigger is the close assault",
+        "the apprentice closes assault on its own choice though a trigger is imposed",
+        ("tests/test_balkan_apprentice.py -k imposed",),
+    ),
+    Mutant(
         "apprentice-ignores-the-restriction",
         "bollesim/strong/apprentice.py",
         "(free or own.departs(kind, obs, options, base, i, restriction))",
