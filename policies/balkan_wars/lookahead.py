@@ -38,6 +38,6 @@ PARAMETERS = (
               " alike in most screens)", label="screening rollouts"),
 )
 
-CHUNK = 50  # games per piece of work (runner.default_chunk): a progress bar moves
+CHUNK = 20  # games per piece of work (runner.default_chunk): a progress bar moves (bench: twice)
 
 __all__ = ["CHUNK", "PARAMETERS", "narrated_game", "play_games"]
