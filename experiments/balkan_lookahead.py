@@ -3,9 +3,10 @@
 A grid of the family's parameters is played on the same engagements of one seed (the ten
 best again on ten times as many), then the lookahead and the best point play the same
 engagements of a held-out seed: their attack-won rates and the paired difference with its
-95% interval (docs/balkan-wars.md, "Why the lookahead tied, and what was measured"). With --decisions N, first the
-lookahead's decisions in N engagements of the search seed: how many are asked, looked at,
-left to the base by the screen, scored with options of different values, and left.
+95% interval (docs/balkan-wars.md, "Why the lookahead tied, and what was measured").
+With --decisions N, first the lookahead's decisions in N engagements of the search seed:
+how many are asked, looked at, left to the base by the screen, scored with options of
+different values, and left.
 
     python experiments/balkan_lookahead.py --search-seed 1 --games 2000 --seed 20261207 --paired 4000
     python experiments/balkan_lookahead.py base=defaults rollouts=128   # the lookahead's parameters
