@@ -24,12 +24,13 @@ from bollesim.game.policy import load_policy
 from bollesim.strong import apprentice as A
 from bollesim.strong import train as T
 
-TEACHER = np.array([32, 0, 1.25, 1])  # the lookahead's row at base=defaults
+TEACHER = {"rollouts": 32, "base": "defaults", "first": 1, "screen": 6}
+"""The lookahead the --base defaults apprentice learned from (docs/balkan-wars.md)."""
 
 
 def teacher(rules, base=None):
     """The teacher of the --base defaults apprentice (its module's TEACHER names this one)."""
-    return lookahead.player(rules, TEACHER)
+    return lookahead.player(rules, load_policy("lookahead", GAME).param_vector(TEACHER))
 
 
 def over_defaults(rules, seed: int, games: int, tune_seed: int, tune_games: int):
@@ -74,7 +75,7 @@ def main(argv=None) -> None:
     else:
         own, model, expert = over_defaults(rules, 1001, args.games, 1000, args.tune_games)
         policy, point = T.policy_with(own, GAME.name, model), {}
-    mine = GAME.play_chunk(rules, policy, np.zeros((n, len(policy.parameters))), args.seed, 0,
+    mine = GAME.play_chunk(rules, policy, np.tile(policy.param_vector(), (n, 1)), args.seed, 0,
                            "fast")[:, 0].astype(float)
     theirs = np.array([expert.play(args.seed, g, record=False)[0][0] for g in range(n)], float)
     base = GAME.play_chunk(rules, assault, np.tile(assault.param_vector(point), (n, 1)),
@@ -83,6 +84,7 @@ def main(argv=None) -> None:
           f"teacher {theirs.mean():.2%}, base {base.mean():.2%}")
     paired("apprentice - teacher", mine, theirs)
     paired("teacher - base", theirs, base)
+    paired("apprentice - base", mine, base)
 
 
 if __name__ == "__main__":

@@ -983,6 +983,24 @@ LOOKAHEAD = [
         "the default objective counts a defeat for the player",
         ("tests/test_lookahead.py -k objectives_mean",),
     ),
+    Mutant(
+        "balkan-reference-ignores-the-order's-halt",
+        "bollesim/balkan/reference_move.py",
+        "return np.array([tactics.stop(s.weapon, s.order, s.effective, s.maximum, params) for s in b.attacker],",
+        "return np.array([tactics.halt(s.weapon, params) for s in b.attacker],",
+        "Balkan Wars, Weapon Ranges: an arm's order says how far it advances (tactics.stop)",
+        "the reference engine advances to the family's halt whatever the order",
+        ("tests/test_balkan_decisions.py -k both_engines", "tests/test_balkan_decisions.py -k how_far"),
+    ),
+    Mutant(
+        "balkan-only-the-family's-full-move-moves",
+        "bollesim/balkan/tactics.py",
+        "return order >= FULL or (order == PART and not moved)",
+        "return order == FULL or (order == PART and not moved)",
+        "Balkan Wars, Move Sequence 2: an order toward a weapon's range moves the arm",
+        "an arm ordered to a weapon's range never moves",
+        ("tests/test_balkan_decisions.py -k how_far",),
+    ),
 ]
 
 LUCK = [  # the keyed chance stream (bollesim/rng.py, bollesim/bollebank/luck.py)
@@ -1222,6 +1240,15 @@ FOLDERS = [  # what a run folder keeps and the compile locks (bollesim/batch/wor
 ]
 
 APPRENTICE = [  # the apprentice written once (bollesim/strong/apprentice.py, train.py, cli/train.py)
+    Mutant(
+        "balkan-imposed-trigger-not-kept",
+        "bollesim/balkan/apprentice/declaration.py",
+        "return not (restriction[0] > 0 and kind == tactics.CLOSE_ASSAULT)",
+        "return True",
+        "Balkan Wars' strong close-assault question: the imposed trigger is the close assault",
+        "the apprentice closes assault on its own choice though a trigger is imposed",
+        ("tests/test_balkan_apprentice.py -k imposed",),
+    ),
     Mutant(
         "apprentice-ignores-the-restriction",
         "bollesim/strong/apprentice.py",

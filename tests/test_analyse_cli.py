@@ -85,10 +85,11 @@ def test_a_bollebank_game_as_json_follows_the_game_schema():
 
 
 def test_a_decision_the_stated_player_would_not_be_asked_is_analysed_as_played():
-    """The Balkan Wars asks an arm's order only while the player's own halt is ahead: the
-    family at its defaults (halting at 0.25 km) is asked orders its strong player (halting
-    at 1 km) is not. Each such decision is analysed with the played choice as the stated
-    one's, and the many games' split is given."""
+    """The Balkan Wars asks an arm's order only while the nearer of the player's own halt
+    and the weapon's effective range is ahead: the family at its defaults (halting at 0.25
+    km) may be asked orders for its machine guns its strong player (halting at 1 km) is
+    not. Each such decision is analysed with the played choice as the stated one's, and
+    the many games' split is given."""
     result = CliRunner().invoke(app, ["--game", "balkan-wars", "analyse", "-P", "assault",
                                       "--seed", "1", "-n", "12", "--json"])
     assert result.exit_code == 0, result.output

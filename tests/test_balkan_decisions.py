@@ -91,6 +91,8 @@ def reference_walk(rules, base, game, script):
 CHOOSERS = {
     "halt": lambda rng: lambda kind, n: tactics.HALT if kind else tactics.ASSAULT_NOW,
     "part": lambda rng: lambda kind, n: tactics.PART if kind else tactics.HOLD,
+    "effective": lambda rng: lambda kind, n: tactics.TO_EFFECTIVE if kind else tactics.ASSAULT_NOW,
+    "maximum": lambda rng: lambda kind, n: tactics.TO_MAXIMUM if kind else n - 1,
     "random": lambda rng: lambda kind, n: int(rng.integers(n)),
 }
 SCENARIOS = {
@@ -185,7 +187,7 @@ def test_a_decision_is_put_and_a_choice_changes_the_game(prims, rules, base):
     halted = held = 0
     for g in GAMES:
         point, _ = pause(prims, rules, base, g, [], to_end=0)
-        assert list(point[:3]) == [tactics.FULL, tactics.TROOPS_ADVANCE, 3]
+        assert list(point[:3]) == [tactics.FULL, tactics.TROOPS_ADVANCE, tactics.N_ORDERS]
         obs = point[3 : 3 + OBS]
         assert obs[tactics.O_BOUND] == 1 and obs[tactics.O_MOVABLE] == 9  # troops, not the guns
         assert obs[tactics.O_NEAREST] == obs[tactics.O_FARTHEST] == 24 and obs[tactics.O_DIGITS] >= 2
@@ -205,10 +207,10 @@ def test_a_decision_is_put_and_a_choice_changes_the_game(prims, rules, base):
     assert halted >= len(GAMES) // 2 and held >= len(GAMES) // 3
 
 
-def advances(rules, base, game, answer):
+def advances(rules, base, game, answer, point=None):
     """The reference engine's game whose arms' orders answer(kind) gives (the family's
-    close assaults): per bound, each attacking stand's steps advanced and how ("road",
-    "further", ...)."""
+    close assaults, at `point`): per bound, each attacking stand's steps advanced, how
+    ("road", "further", ...) and where to."""
     from bollesim.balkan.narrate import new_narrated_battle
 
     b = new_narrated_battle(rules, SEED, game)  # its stands named
@@ -216,12 +218,12 @@ def advances(rules, base, game, answer):
     def decide(kind, obs, r, options, n, params, prng):
         return answer(kind) if kind else base.decide(kind, obs, r, options, n, params, prng)
 
-    reference.play(rules, base.kernel_params(base.param_vector()), SEED, game, b, decide=decide)
+    reference.play(rules, base.kernel_params(base.param_vector(point)), SEED, game, b, decide=decide)
     moved = []
     for bound, kind, *facts in b.log:
         if kind == "advance" and facts[1].side == reference.ATTACKER:
             names, head, frm, to, how = facts
-            moved += [(bound, name, head.gun, head.move, frm - to, how) for name in names]
+            moved += [(bound, name, head.gun, head.move, frm - to, how, to) for name in names]
     return moved
 
 
@@ -234,15 +236,31 @@ def test_each_order_does_what_it_says():
         for g in range(6):
             halted = advances(rules, base, g, lambda kind: tactics.HALT if kind == tactics.TROOPS_ADVANCE
                               else tactics.FULL)
-            assert halted and all(gun for _, _, gun, _, _, _ in halted)
+            assert halted and all(m[2] for m in halted)
             part = advances(rules, base, g, lambda kind: tactics.PART)
             per_bound = {}
-            for bound, name, _, move, steps, how in part:
+            for bound, name, _, move, steps, how, _ in part:
                 assert how != "further" and steps <= move // 2
                 per_bound[bound, name] = per_bound.get((bound, name), 0) + 1
             assert part and max(per_bound.values()) == 1
             full = advances(rules, base, g, lambda kind: tactics.FULL)
-            assert max(steps for *_, steps, _ in full) > max(steps for *_, steps, _ in part)
+            assert max(m[4] for m in full) > max(m[4] for m in part)
+
+
+def test_how_far_is_the_order_whatever_the_family_s_halt():
+    """Weapon Ranges as the orders read them (the defender on its line: a troops' stand's
+    place is its range): 'to maximum range' keeps the troops at the rifles' 1 km though the
+    family would halt at 0.25 km; 'to effective range' brings them to 0.25 km (machine
+    guns 0.5) though it would halt at 1 km, as its own full move does."""
+    rules, base = load_ruleset(), load_policy("assault", GAME)
+    for g in range(4):
+        troops = lambda moved: [m[6] for m in moved if not m[2]]  # noqa: E731
+        far = troops(advances(rules, base, g, lambda kind: tactics.TO_MAXIMUM))
+        assert far and min(far) == 8
+        point = bw_lookahead.SEARCHED
+        near = troops(advances(rules, base, g, lambda kind: tactics.TO_EFFECTIVE, point))
+        assert near and min(near) <= 2
+        assert min(troops(advances(rules, base, g, lambda kind: tactics.FULL, point))) == 8
 
 
 def test_a_rollout_takes_its_option_then_draws_its_own_luck(prims, rules, base):
@@ -259,8 +277,13 @@ def test_a_rollout_takes_its_option_then_draws_its_own_luck(prims, rules, base):
     assert other >= len(GAMES) // 3
 
 
+def looking(rules, **params):
+    """The lookahead player at these parameters (the rest its defaults)."""
+    return bw_lookahead.player(rules, load_policy("lookahead", GAME).param_vector(params))
+
+
 def test_lookahead_rows_are_the_reference_rows_of_its_choices(rules):
-    player = bw_lookahead.player(rules, np.array([8, 0, 0.0, 1]))
+    player = looking(rules, rollouts=8, confidence=0, base="defaults", first=1, screen=6)
     looked = 0
     for g in range(12):
         row, decisions = player.play(SEED, g)
@@ -287,7 +310,7 @@ def test_the_lookahead_is_not_weaker_than_its_base(rules, base, which):
     base's (the family at the searched point, or at its defaults) by more than three
     standard errors of the paired difference."""
     n = 60
-    player = bw_lookahead.player(rules, np.array([16, 0, 1.25, bw_lookahead.BASES.index(which)]))
+    player = looking(rules, rollouts=16, base=which, first=1, screen=6)
     point = bw_lookahead.SEARCHED if which == "searched" else {}
     assert (player.base_vector == base.param_vector(point)).all()
     mine = np.array([player.play(SEED, g, record=False)[0][0] for g in range(n)], dtype=float)

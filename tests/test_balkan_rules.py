@@ -609,4 +609,7 @@ def test_the_tactics_choose_as_they_say():
     assert tactics.target(a(0, -1, 0), a(1, 1, 1)) == -1
     assert tactics.reform(a(20, 10, 10), a(1, 1, 1), a(1, 1, 1), a(1, 0, 1)) == 2
     assert tactics.pass_down(5, 9) == 2 and tactics.pass_down(9, 1) == 1 and tactics.pass_down(1, 3) == 0
-    assert tactics.advance(a(10, 12, 12, 3), a(0, 0, 2, 0), a(1, 1, 1, 1), DEFAULTS) == (1, 10)
+    halts = a(*(tactics.stop(w, tactics.FULL, 2, 8, DEFAULTS) for w in (0, 0, 2, 0)))
+    assert tactics.advance(a(10, 12, 12, 3), halts, a(1, 1, 1, 1)) == (1, 10)
+    assert [tactics.stop(0, order, 2, 8, DEFAULTS) for order in range(tactics.N_ORDERS)] == [2, 2, 2, 8, 2]
+    assert tactics.stop(2, tactics.TO_MAXIMUM, 8, 60, DEFAULTS) == 60 and tactics.closest_stop(0, 4, DEFAULTS) == 2

@@ -27,6 +27,7 @@ from bollesim.balkan.engine_state import (
     GLANE,
     GROUP,
     GUSED,
+    HALT_AT,
     IMPASSABLE,
     LANE,
     LANES,
@@ -97,12 +98,12 @@ def move_phase(stream, bound, tab, gtab, ns, sc, side, params, st, gs, scratch, 
 def orders(stream, bound, tab, ns, sc, params, st, gs, scratch, cas, ctl, decide):
     """reference_move.orders: each arm's order for the bound (tactics.TROOPS_ADVANCE,
     GUNS_ADVANCE), asked for an arm with a stand that may be moved (row MAY, before any
-    order) and is short of its halt, into field ORDER (FULL for an arm not asked). Whether
+    order) and short of the nearest an order could send it, into field ORDER (FULL for an arm not asked). Whether
     every order is FULL: then the rows of general 0's choices it filled stand unchanged."""
     n = ns[ATT]
     for i in range(n):
         st[ORDER, ATT, i] = tactics.FULL
-    fill_choices(tab, ns, sc, ATT, 0, st, scratch)
+    fill_choices(tab, ns, sc, ATT, 0, params, st, scratch)
     digits, every_full = 0, True
     for k in range(sc[GENERALS]):
         digits += gs[GDIGITS, ATT, k]
@@ -113,13 +114,14 @@ def orders(stream, bound, tab, ns, sc, params, st, gs, scratch, cas, ctl, decide
             if scratch[MAY, i] and tactics.arm_of(weapon) == kind:
                 movable += 1
                 low, high = min(low, scratch[GAP, i]), max(high, scratch[GAP, i])
-                short = short or scratch[GAP, i] > tactics.halt(weapon, params)
+                short = short or scratch[GAP, i] > tactics.closest_stop(
+                    weapon, tab[ATT, i, ruleset.EFFECTIVE], params)
         if not short:
             continue
         observe(ctl, bound, st, ns, cas)
         ctl[C_OBS + tactics.O_DIGITS], ctl[C_OBS + tactics.O_MOVABLE] = digits, movable
         ctl[C_OBS + tactics.O_NEAREST], ctl[C_OBS + tactics.O_FARTHEST] = low, high
-        order = ask(ctl, decide, stream, sc, params, kind, 3)
+        order = ask(ctl, decide, stream, sc, params, kind, tactics.N_ORDERS)
         if ctl[C_STOPPED]:
             return False
         every_full = every_full and order == tactics.FULL
@@ -132,11 +134,12 @@ def orders(stream, bound, tab, ns, sc, params, st, gs, scratch, cas, ctl, decide
 # ------------------------------------------------------------------ rows for the choices
 
 @unmanaged
-def fill_choices(tab, ns, sc, side, k, st, scratch):
+def fill_choices(tab, ns, sc, side, k, params, st, scratch):
     """The rows a general's choices read, in one pass over the side's stands: NEAR and
     NEAR_AT (fill_near), MAY (reference_move.may_move), ABLE (reference_move.able of
-    general k), GAP (reference_move.gaps) and DONE (reference_move.deployable, for
-    tactics.reform). Without lanes, touching the nearest enemy ahead is touching any."""
+    general k), GAP (reference_move.gaps), DONE (reference_move.deployable, for
+    tactics.reform) and the attacker's HALT_AT (reference_move.stops). Without lanes,
+    touching the nearest enemy ahead is touching any."""
     fill_near(st, ns, sc, side, scratch)
     lanes, river = sc[LANES], sc[RIVER]
     for i in range(ns[side]):
@@ -155,6 +158,9 @@ def fill_choices(tab, ns, sc, side, k, st, scratch):
         scratch[ABLE, i] = may and tab[side, i, ruleset.GENERAL] == k
         scratch[GAP, i] = scratch[NEAR, i] if scratch[NEAR, i] < FAR else here
         scratch[DONE, i] = river == 0 or here < river
+        if side == ATT:
+            scratch[HALT_AT, i] = tactics.stop(tab[side, i, ruleset.WEAPON], st[ORDER, side, i],
+                                               tab[side, i, ruleset.EFFECTIVE], tab[side, i, ruleset.MAXIMUM], params)
     if sc[IMPASSABLE] == 0:
         return
     for i in range(ns[side]):  # a column's line must not cover an impassable lane
@@ -181,15 +187,15 @@ def pass_down(tab, gtab, ns, sc, params, st, gs, scratch):
     na = ns[ATT]
     if sc[GENERALS] == 1:
         return
-    fill_choices(tab, ns, sc, ATT, 0, st, scratch)
-    weapon = tab[ATT, :na, ruleset.WEAPON]
-    spare = max(0, gs[GDIGITS, ATT, 0] - tactics.wanting(scratch[GAP, :na], weapon, scratch[ABLE, :na], params))
+    fill_choices(tab, ns, sc, ATT, 0, params, st, scratch)
+    halts = scratch[HALT_AT, :na]
+    spare = max(0, gs[GDIGITS, ATT, 0] - tactics.wanting(scratch[GAP, :na], halts, scratch[ABLE, :na]))
     for k in range(1, sc[GENERALS]):
         if not commands(gs[GDIST, ATT, 0], gs[GLANE, ATT, 0], gtab[ATT, 0, ruleset.AREA],
                         gs[GDIST, ATT, k], gs[GLANE, ATT, k]):
             continue
         fill_able(tab, ns, ATT, k, scratch)
-        wanted = max(0, tactics.wanting(scratch[GAP, :na], weapon, scratch[ABLE, :na], params)
+        wanted = max(0, tactics.wanting(scratch[GAP, :na], halts, scratch[ABLE, :na])
                      - gs[GDIGITS, ATT, k])
         n = tactics.pass_down(spare, wanted)
         if n:
@@ -205,7 +211,7 @@ def spend(tab, ns, sc, side, k, params, st, gs, scratch, fresh):
     n = ns[side]
     while gs[GUSED, side, k] < gs[GDIGITS, side, k]:
         if not fresh:
-            fill_choices(tab, ns, sc, side, k, st, scratch)
+            fill_choices(tab, ns, sc, side, k, params, st, scratch)
         fresh = False
         if side == ATT:
             j = tactics.reform(scratch[GAP, :n], st[FORM, side, :n], scratch[ABLE, :n], scratch[DONE, :n])
@@ -214,8 +220,7 @@ def spend(tab, ns, sc, side, k, params, st, gs, scratch, fresh):
                 deploy(sc, side, st, scratch, count)
                 gs[GUSED, side, k] += 1
                 continue
-            leader, want = tactics.advance(scratch[GAP, :n], tab[side, :n, ruleset.WEAPON],
-                                           scratch[ABLE, :n], params)
+            leader, want = tactics.advance(scratch[GAP, :n], scratch[HALT_AT, :n], scratch[ABLE, :n])
             if leader >= 0:
                 want = tactics.part_of(want, st[ORDER, side, leader], tab[side, leader, ruleset.MOVE])
         elif sc[RALLY]:
@@ -397,10 +402,12 @@ def lengthen(tab, ns, sc, side, k, extra, params, st, scratch):
         count = together(tab, st, side, n, h, scratch, MAY)
         for m in range(count):
             scratch[MAY, scratch[GROUP, m]] = 0
-        if side == ATT and st[ORDER, side, h] != tactics.FULL:
+        if side == ATT and not tactics.lengthened(st[ORDER, side, h]):
             continue  # a halted or part move is not lengthened (tactics.py's readings)
         if side == ATT:
-            want = gap(st, ns, sc, side, h) - tactics.halt(tab[side, h, ruleset.WEAPON], params)
+            want = gap(st, ns, sc, side, h) - tactics.stop(
+                tab[side, h, ruleset.WEAPON], st[ORDER, side, h], tab[side, h, ruleset.EFFECTIVE],
+                tab[side, h, ruleset.MAXIMUM], params)
         else:
             want = st[DIST, side, h]
         if want > 0:

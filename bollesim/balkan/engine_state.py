@@ -8,7 +8,7 @@ A game's state (int64 arrays, side s: 0 attacker, 1 defender; stand i; general k
                      from the defender's line; defender: steps behind it), LANE, FORM
                      (ruleset.LINE, COLUMN), MOVED (by a digit this bound), CMD (in its
                      general's command area at the start of the bound), ORDER (its
-                     arm's order this bound: tactics.HALT, PART, FULL)
+                     arm's order this bound: tactics.HALT .. TO_EFFECTIVE)
     gs[field, s, k]  GDIST, GLANE (the general's place), GDIGITS (this bound's digits,
                      less those passed down), GUSED (spent)
     scratch[row, :]  rows named below; fights[f] (winner, target or -1, to the moving
@@ -59,8 +59,8 @@ END_REASONS = ("defender broke", "attacker broke", "both broke", "day ended")
 FIRST, ASSAULTS = 2, 3  # cas[FIRST]: the attacker's first close assault's bound; cas[ASSAULTS]: their number
 MS, MD, MM, OS, OD, OM = range(6)  # a firefight's two sides: stands, dice, modifiers
 (ONES, A_MEMBERS, D_MEMBERS, GAP, ABLE, RANGES, TARGET, NEAR, GROUP, FIRERS, DONE, MAY, MASKED, REACH,
- NEAR_AT, JOIN, AIM, POOL_A, POOL_D) = range(6, 25)
-ROWS = 25
+ NEAR_AT, JOIN, AIM, POOL_A, POOL_D, HALT_AT) = range(6, 26)
+ROWS = 26
 """Rows of a game's scratch (play_games): a firefight's moving side (M, MD, MM: stands,
 dice, modifiers) and the other (OS, OD, OM; a close assault's modifiers in MS and MD), all
 ones, the close assault's two sides, the tactics' arrays (GAP, ABLE), a stand's ranges
@@ -70,7 +70,8 @@ moving side's firers of one firefight a bound (FIRERS), a flag row (DONE), the s
 that may move (MAY), a column's stands that cannot fire (MASKED), the defenders in
 close-assault reach (REACH), the other side's stands in a firefight a target (JOIN: its
 target; AIM: the moving stand each fires at) and the stands a close assault may join
-(POOL_A, POOL_D)."""
+(POOL_A, POOL_D), where each attacking stand stops under its arm's order (HALT_AT:
+tactics.stop)."""
 
 
 # ------------------------------------------------------------------ the table (I-FRONT)

@@ -36,14 +36,15 @@ against 75.8% at the defaults; docs/balkan-wars.md), the rest at the family's de
 
 def player(rules, params: np.ndarray, base_params: dict | None = None) -> Lookahead:
     """The lookahead player of one parameter row of policies/balkan_wars/lookahead.py:
-    (rollouts, objective, confidence, base); base_params over the base's point."""
+    (rollouts, objective, confidence, base, first, screen); base_params over the base's
+    point."""
     from bollesim.balkan.game import GAME
 
-    rollouts, objective = int(params[0]), int(params[1])
+    rollouts, objective, first, screen = (int(params[i]) for i in (0, 1, 4, 5))
     base = load_policy(BASE, GAME)
     point = {**(SEARCHED if BASES[int(params[3])] == "searched" else {}), **(base_params or {})}
     return Lookahead(GAME, rules, rollouts, base, OBJECTIVES[objective],
-                     base.param_vector(point), float(params[2]))
+                     base.param_vector(point), float(params[2]), first=first, screen=screen)
 
 
 def teacher(rules, base=None) -> Lookahead:

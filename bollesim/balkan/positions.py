@@ -2,7 +2,9 @@
 (bollesim/game/positions.py). The attacker's declared decisions (tactics.py, with the rule
 sections and readings): each bound, after the move dice, an order for each arm with a
 stand that may be moved (TROOPS_ADVANCE, GUNS_ADVANCE: 0 halt and fire, 1 advance part of
-a move, 2 advance the full move), and after a won firefight CLOSE_ASSAULT (0 hold, 1
+a move, 2 advance the full move toward the player's own halt, 3 toward the weapons'
+maximum range, 4 toward their effective range, the guns' short range), and after a
+won firefight CLOSE_ASSAULT (0 hold, 1
 close assault now, 2 with the stands that have lost no figure only), asked where the
 scripted family answered them, in both engines. An engagement is short, so a position is
 the script of choices from the start: SETUP is the only snapshot, and the primitives
@@ -26,9 +28,10 @@ from bollesim.game.positions import (
 )
 
 KINDS = ("close_assault", "troops_advance", "guns_advance")
-ADVANCING = ("halt and fire", "advance part of a move", "advance the full move")
-OPTIONS = (("hold", "close assault now", "close assault with the fresh stands only"), ADVANCING,
-           ADVANCING)
+ADVANCING = ("halt and fire", "advance part of a move", "advance the full move",
+             "advance to maximum range")
+OPTIONS = (("hold", "close assault now", "close assault with the fresh stands only"),
+           (*ADVANCING, "advance to effective range"), (*ADVANCING, "advance to short range"))
 """Each kind's options in words, by code (an option's code is its index)."""
 LOOKED_AT = (tactics.CLOSE_ASSAULT, tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE)
 OBSERVATION_SIZE = tactics.OBSERVATION_SIZE

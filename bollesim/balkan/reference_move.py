@@ -60,9 +60,11 @@ def move_phase(b: Battle, side: int, params: np.ndarray, ask) -> None:
 def orders(b: Battle, params: np.ndarray, ask) -> None:
     """Move Sequence 2, 'Those stands that are being moved': the attacker's order for each
     arm this bound (tactics.TROOPS_ADVANCE, GUNS_ADVANCE: halt and fire, part of a move, the
-    full move), asked for an arm with a stand that may be moved (may_move, before any
-    order) and is short of its halt (else the three are one), on its digits and the arm's
-    stands' gaps; an arm not asked advances in full."""
+    full move toward the player's own halt, toward the weapon's maximum or effective
+    range), asked for an arm with a stand that may be moved (may_move, before any order)
+    and is short of the nearest an order could send it (tactics.closest_stop; else the
+    options are one), on its digits and the arm's stands' gaps; an arm not asked advances
+    in full."""
     for s in b.attacker:
         s.order = tactics.FULL
     digits = sum(g.digits for g in b.generals[ATTACKER])
@@ -70,9 +72,9 @@ def orders(b: Battle, params: np.ndarray, ask) -> None:
     for kind in (tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE):
         stands = [s for s in movable if tactics.arm_of(s.weapon) == kind]
         arm = [gap(b, s) for s in stands]
-        if not any(gap(b, s) > tactics.halt(s.weapon, params) for s in stands):
+        if not any(gap(b, s) > tactics.closest_stop(s.weapon, s.effective, params) for s in stands):
             continue
-        order = ask(kind, 3, {tactics.O_DIGITS: digits, tactics.O_MOVABLE: len(arm),
+        order = ask(kind, tactics.N_ORDERS, {tactics.O_DIGITS: digits, tactics.O_MOVABLE: len(arm),
                               tactics.O_NEAREST: min(arm), tactics.O_FARTHEST: max(arm)})
         for s in b.attacker:
             if tactics.arm_of(s.weapon) == kind:
@@ -107,6 +109,12 @@ def gaps(b: Battle, side: int) -> np.ndarray:
     return np.array([gap(b, s) for s in b.side(side)], dtype=np.int64)
 
 
+def stops(b: Battle, params: np.ndarray) -> np.ndarray:
+    """Where each attacking stand stops under its arm's order (tactics.stop)."""
+    return np.array([tactics.stop(s.weapon, s.order, s.effective, s.maximum, params) for s in b.attacker],
+                    dtype=np.int64)
+
+
 def column(b: Battle, side: int, name: str) -> np.ndarray:
     return np.array([getattr(s, name) for s in b.side(side)], dtype=np.int64)
 
@@ -119,13 +127,13 @@ def pass_down(b: Battle, params: np.ndarray) -> None:
     gens = b.generals[ATTACKER]
     if len(gens) == 1:
         return
-    c, g, w = gens[0], gaps(b, ATTACKER), column(b, ATTACKER, "weapon")
-    spare = max(0, c.digits - tactics.wanting(g, w, able(b, ATTACKER, 0), params))
+    c, g, w = gens[0], gaps(b, ATTACKER), stops(b, params)
+    spare = max(0, c.digits - tactics.wanting(g, w, able(b, ATTACKER, 0)))
     for k in range(1, len(gens)):
         sub = gens[k]
         if not commands(b, c, sub.dist, sub.lane):
             continue
-        wanted = max(0, tactics.wanting(g, w, able(b, ATTACKER, k), params) - sub.digits)
+        wanted = max(0, tactics.wanting(g, w, able(b, ATTACKER, k)) - sub.digits)
         n = int(tactics.pass_down(spare, wanted))
         if n:
             c.digits -= 2 * n
@@ -145,8 +153,7 @@ def spend(b: Battle, side: int, k: int, g: General, params: np.ndarray) -> None:
                 deploy(b, group(b, b.attacker[j]))
                 g.used += 1
                 continue
-            leader, want = tactics.advance(gaps(b, side), column(b, side, "weapon"),
-                                           able(b, side, k), params)
+            leader, want = tactics.advance(gaps(b, side), stops(b, params), able(b, side, k))
             if leader >= 0:
                 s = b.side(side)[leader]
                 want = tactics.part_of(want, s.order, s.move)
@@ -291,9 +298,10 @@ def lengthen(b: Battle, side: int, k: int, extra: int, params: np.ndarray) -> No
             continue
         stands = [t for t in b.side(side) if t.on and t.moved and id(t) not in done and together(s, t)]
         done |= {id(t) for t in stands}
-        if side == ATTACKER and s.order != tactics.FULL:
+        if side == ATTACKER and not tactics.lengthened(s.order):
             continue  # a halted or part move is not lengthened (the General 'may add')
-        want = gap(b, s) - tactics.halt(s.weapon, params) if side == ATTACKER else s.dist
+        want = (gap(b, s) - tactics.stop(s.weapon, s.order, s.effective, s.maximum, params)
+                if side == ATTACKER else s.dist)
         if want > 0:
             move_group(b, stands, int(want), extra)
 

@@ -37,7 +37,7 @@ class Stand:
     status: int = ON
     moved: bool = False  # moved by a digit this bound (I-MOVES)
     command: bool = True  # in its general's command area at the start of the bound
-    order: int = 2  # its arm's order this bound (tactics.HALT, PART, FULL: 2)
+    order: int = 2  # its arm's order this bound (tactics.HALT .. TO_EFFECTIVE; FULL: 2)
     label: str = ""  # what the narration calls it ("trained infantry 3")
 
     @property

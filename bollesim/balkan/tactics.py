@@ -33,26 +33,23 @@ def halt(weapon, params):
 
 
 @compiled(_nrt=False)
-def advance(gap, weapon, able, params):
+def advance(gap, stop, able):
     """(the stand whose group moves next, the steps it wants to close), or (-1, 0) to stop
-    moving: of the able stands short of their halt, the farthest from the enemy (the
-    first such in stand order)."""
+    moving: of the able stands short of where they stop (`stop`: tactics.stop of each),
+    the farthest from the enemy (the first such in stand order)."""
     best, best_gap, want = -1, -1, 0
     for i in range(gap.shape[0]):
-        if not able[i]:
-            continue
-        stop = halt(weapon[i], params)
-        if gap[i] > stop and gap[i] > best_gap:
-            best, best_gap, want = i, gap[i], gap[i] - stop
+        if able[i] and gap[i] > stop[i] and gap[i] > best_gap:
+            best, best_gap, want = i, gap[i], gap[i] - stop[i]
     return best, want
 
 
 @compiled(_nrt=False)
-def wanting(gap, weapon, able, params):
-    """How many able stands are short of their halt: the digits a general could use."""
+def wanting(gap, stop, able):
+    """How many able stands are short of where they stop: the digits a general could use."""
     n = 0
     for i in range(gap.shape[0]):
-        n += able[i] and gap[i] > halt(weapon[i], params)
+        n += able[i] and gap[i] > stop[i]
     return n
 
 
@@ -124,25 +121,35 @@ in, against as many of the defender's healthiest stands in their reach).
 
 TROOPS_ADVANCE and GUNS_ADVANCE, each bound after the move dice are thrown (Move Sequence
 1-2, Generals and Orders: 'Those stands that are being moved may move'), once for each arm
-(the troops, the guns) with a stand that may be moved and is short of its halt (else the
-three options are one): the arm's order for the bound,
+(the troops, the guns) with a stand that may be moved and is short of the nearest place
+an order could send it (its own halt or its weapon's effective range, `closest_stop`;
+else every option is one): the arm's order for the bound,
 HALT (0: none of its stands is moved; they fire from where they stand, Move Sequence 3),
-PART (1: each of its groups is moved once, half its move over the ground at most) or FULL
-(2: its groups advance toward their halt as the digits allow, the family's moves).
+PART (1: each of its groups is moved once, half its move over the ground at most), FULL
+(2: its groups advance toward the player's own halt as the digits allow, the family's
+moves), TO_MAXIMUM (3: the same, toward each stand's weapon's maximum range) or
+TO_EFFECTIVE (4: the same, toward its effective range, the guns' short range; Weapon
+Ranges). How far to advance is the order itself, whatever the player's own halt.
 
 Readings of the rules' silences (docs/balkan-wars.md, "Declared decisions"): an order is
 given to an arm, not to each stand or digit (the alternative, a choice of group for each
 digit, has as many options as groups, too many to look ahead at); a stand that moves also
 fires, the rules' Move Sequence moving before firing, so "fire or move" is where to halt
 before the fire (the alternative, that a stand that moved may not fire, is not the rules'
-sequence); the digits left unused by a halted or part move lengthen no move (Movement
-Rules: a General 'may add' 0.25 km a digit: with HALT or PART he does not), where FULL
-lengthens as before (I-SPARE); a column of a halted arm does not deploy (its digit would
-be an order to it); which stands go in is one of two sets, all the close troops or the
-fresh ones (the alternative, any subset, has as many options as subsets)."""
+sequence); where to halt is one of the player's own halt and the weapon's two ranges of
+the rules' table (Weapon Ranges: past the maximum a stand does not fire, inside the
+effective range it fires without the -1 and may close assault), not any distance (as
+many options as steps); an order never moves a stand back (the family's moves only close
+in); the digits left unused by a halted or part move lengthen no move (Movement
+Rules: a General 'may add' 0.25 km a digit: with HALT or PART he does not), where a full
+move (FULL, TO_MAXIMUM, TO_EFFECTIVE) lengthens toward its own halt (I-SPARE); a column of
+a halted arm does not deploy (its digit would be an order to it); which stands go in is
+one of two sets, all the close troops or the fresh ones (the alternative, any subset, has
+as many options as subsets)."""
 HOLD, ASSAULT_NOW, FRESH = 0, 1, 2
-HALT, PART, FULL = 0, 1, 2
-N_OPTIONS = 3  # the most options of one decision
+HALT, PART, FULL, TO_MAXIMUM, TO_EFFECTIVE = range(5)
+N_ORDERS = 5  # an arm's order's options
+N_OPTIONS = 5  # the most options of one decision
 (O_BOUND, O_CANDIDATES, O_DEFENDING, O_CAS_A, O_CAS_D, O_LOST_A, O_LOST_D, O_DIGITS,
  O_MOVABLE, O_NEAREST, O_FARTHEST, O_FRESH) = range(12)
 OBSERVATION_SIZE = 12
@@ -172,11 +179,36 @@ def arm_of(weapon):
 @compiled(_nrt=False)
 def ordered(order, moved):
     """Whether a stand under this order may be moved now (a HALT arm's never; a PART arm's
-    once a bound)."""
-    return order == FULL or (order == PART and not moved)
+    once a bound; a full move's, toward whichever halt, as the digits allow)."""
+    return order >= FULL or (order == PART and not moved)
+
+
+@compiled(_nrt=False)
+def lengthened(order):
+    """Whether the unused digits lengthen a move under this order (a full one's)."""
+    return order >= FULL
 
 
 @compiled(_nrt=False)
 def part_of(want, order, move):
     """The steps a group wants under its arm's order: PART, half its move at most."""
     return min(want, max(1, move // 2)) if order == PART else want
+
+
+@compiled(_nrt=False)
+def stop(weapon, order, effective, maximum, params):
+    """The range from the nearest enemy ahead a stand advances to under its arm's order:
+    its weapon's maximum or effective range (the guns' short range), else the player's own
+    halt (tactics.halt)."""
+    if order == TO_MAXIMUM:
+        return int(maximum)
+    if order == TO_EFFECTIVE:
+        return int(effective)
+    return halt(weapon, params)
+
+
+@compiled(_nrt=False)
+def closest_stop(weapon, effective, params):
+    """The nearest an order could send a stand: its arm is asked while a stand is short
+    of it."""
+    return min(halt(weapon, params), int(effective))

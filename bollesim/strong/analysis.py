@@ -197,7 +197,8 @@ class Analyst:
         """The game `policy` (a DecidePolicy at its parameter vector) plays: [(its point,
         the option it took, the stated player's choice there)], and its result row. Where
         a game asks a decision of one player and not of another (the Balkan Wars asks an
-        arm's order only while the player's own halt is ahead), the stated player's choice
+        arm's order only while the nearer of the player's own halt and the weapon's
+        effective range is ahead), the stated player's choice
         at a decision it would not be asked is taken to be the played one's."""
         played = Lookahead(self.game, self.rules, 1, policy, self.objective, vector)
         at, out = self.stated.setup, []

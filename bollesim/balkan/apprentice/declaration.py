@@ -2,7 +2,8 @@
 bollesim/strong/apprentice.py DECLARED): it learns the attacker's three declared
 decisions (tactics.py: TROOPS_ADVANCE, GUNS_ADVANCE, CLOSE_ASSAULT), plays over the
 scripted family `assault` at the point its teacher plays its rollouts out by
-(lookahead.SEARCHED), and imposes nothing (the game's restriction is one zero).
+(lookahead.SEARCHED), and may have a close-assault trigger imposed (imposed_losses:
+the close assault is then its base's, at that trigger; every order its own).
 
 - Its base: the family's answer (tactics.family_decide) at that point; the family plays
   every other choice of the attacker, compiled into both engines, from the same vector
@@ -87,9 +88,11 @@ def fill(kind, obs, rules, params, options, n_options, notes, base, option, x):
 
 @compiled
 def departs(kind, obs, options, base, option, restriction):
-    """Nothing is imposed: the apprentice may take any option (not asked: the
-    restriction is all zeros)."""
-    return True
+    """Whether the apprentice may take options[option] instead of its base's choice:
+    always, but with a close-assault trigger imposed (restriction: 1 and the defender's
+    losses; zeros: none) never at a close assault, where its base answers as the imposed
+    trigger says."""
+    return not (restriction[0] > 0 and kind == tactics.CLOSE_ASSAULT)
 
 
 @cache
@@ -105,9 +108,15 @@ def family() -> np.ndarray:
 
 
 def vectors(row) -> tuple[np.ndarray, np.ndarray]:
-    """(the base's kernel vector, the restriction: none) of a row of the policy's
-    parameters."""
-    return family(), np.zeros(1)
+    """(the base's kernel vector, the restriction) of a row of the policy's parameters
+    (imposed_losses: -1 none; else the family's trigger set to it, closing at the first
+    won firefight once the defender has lost that many figures)."""
+    imposed = int(row[0]) if len(row) else -1
+    if imposed < 0:
+        return family(), np.zeros(2)
+    vector = family().copy()
+    vector[tactics.LOSSES], vector[tactics.MIN_STANDS] = imposed, 1
+    return vector, np.array([1.0, imposed])
 
 
 def rules_vector(rules) -> np.ndarray:
