@@ -100,9 +100,10 @@ def read_toml(path: Path) -> dict:
 _PART = re.compile(r"([A-Za-z0-9_]+)(?:\[([^\]]+)\])?")
 
 
-def locate(schema: S.Schema, data: dict, key: str, source: str):
+def locate(schema: S.Schema, data: dict, key: str, source: str, create: bool = True):
     """(the dict holding the key's value, the key's last name, its declaration); tables
-    on the way are created in `data` if absent."""
+    on the way are created in `data` if absent (without `create`: read as empty, and
+    `data` is left as it is)."""
 
     def fail(where: str, problem: str):
         raise RulesetError(source, where, problem)
@@ -122,7 +123,7 @@ def locate(schema: S.Schema, data: dict, key: str, source: str):
         if isinstance(decl, S.Table):
             if last:
                 fail(where, f"is a table: set one of its keys ({', '.join(_names(decl.entries))})")
-            node = node.setdefault(name, {})
+            node = node.setdefault(name, {}) if create else node.get(name, {})
             if not isinstance(node, dict):
                 fail(where, "must be a table")
             entries = {e.name: e for e in decl.entries}

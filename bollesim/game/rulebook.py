@@ -57,9 +57,9 @@ class Rulebook:
         """The shipped ruleset's data (do not change it: copy it)."""
         return read_toml(self.default_path)
 
-    def locate(self, data: dict, key: str, source: str):
+    def locate(self, data: dict, key: str, source: str, create: bool = True):
         """(the dict holding the key's value, the key's last name, its declaration)."""
-        return locate(self.schema, data, key, source)
+        return locate(self.schema, data, key, source, create)
 
     def apply_setting(self, data: dict, assignment: str, source: str = "--set") -> dict:
         """Apply one `KEY=VALUE` override: `roe.fire_allowed=10`, `tracks.tank_to_hit=8`,
@@ -144,8 +144,9 @@ class Rulebook:
         return keys
 
     def get_path(self, data: dict, path: str):
-        node, name, _ = self.locate(copy.deepcopy(data), path, "readings")
-        return node.get(name)
+        """A copy of the value at a key path of data (None where absent); data unchanged."""
+        node, name, _ = self.locate(data, path, "readings", create=False)
+        return copy.deepcopy(node.get(name))
 
     def apply_readings(self, data: dict, chosen: dict[str, str], source: str = "--reading") -> dict:
         """The data with each chosen reading's variant values written over it."""
