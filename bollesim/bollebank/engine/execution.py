@@ -2,7 +2,7 @@
 
 from bollesim.bits import lowest
 from bollesim.bollebank import codes, decisions, events, luck, observation
-from bollesim.bollebank.engine import layout, tables
+from bollesim.bollebank.engine import draws, layout, tables
 from bollesim.bollebank.engine.core import (
     ability_at,
     ability_ready,
@@ -16,6 +16,7 @@ from bollesim.bollebank.engine.core import (
     marker_un,
     next_step,
     pick,
+    pick_in,
     pool_append,
     pos,
     pos_un,
@@ -291,7 +292,7 @@ def draw_marker(st, p):
     """§6.2: a marker from the position's pool; a 7-8-9 marker lands on a random side."""
     k = st[tables.POS_EAM_POOL + p] - 1
     n = st[layout.X_N_MPOOL + k]
-    i = pick(st, n, luck.MARKER)
+    i = pick_in(st, layout.MPOOLS + layout.MPOOL_CAP * k, n, luck.MARKER, draws.MARKERS)
     marker = st[layout.MPOOLS + layout.MPOOL_CAP * k + i]
     st[layout.MPOOLS + layout.MPOOL_CAP * k + i] = st[layout.MPOOLS + layout.MPOOL_CAP * k + n - 1]
     st[layout.X_N_MPOOL + k] = n - 1

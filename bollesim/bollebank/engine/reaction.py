@@ -2,7 +2,7 @@
 
 from bollesim.bits import lowest, popcount
 from bollesim.bollebank import codes, decisions, events, luck, observation
-from bollesim.bollebank.engine import layout, tables
+from bollesim.bollebank.engine import draws, layout, tables
 from bollesim.bollebank.engine.core import (
     ability_at,
     ability_ready,
@@ -16,6 +16,7 @@ from bollesim.bollebank.engine.core import (
     log,
     marker_bsa,
     pick,
+    pick_in,
     pool_append,
     pos,
     pos_bsa,
@@ -197,7 +198,7 @@ def artillery(st, decide):
                     n += 1
     if n == 0:
         return
-    chit = st[chits + pick(st, n, luck.RU)]
+    chit = st[chits + pick_in(st, chits, n, luck.RU, draws.CHITS)]
     victim = st[tables.CHIT_VEHICLE + chit]
     to_pool = roll < st[tables.S_ART_HEAVY]
     log(st, events.ARTILLERY_DRAW, victim, to_pool, 0, 0)
