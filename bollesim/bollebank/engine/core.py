@@ -63,19 +63,39 @@ def fill(st, at, n, value):
 
 @compiled
 def d6(st, purpose):
-    """One die of `purpose` (luck.py) this turn."""
+    """One die of `purpose` (luck.py) this turn, every face read."""
     face = rng.keyed_d6(st, st[observation.TURN], purpose, layout.CHANCE)
     if st[layout.DRAW_MODE]:
-        face = draws.declared(st, purpose, draws.DIE, face - 1, 6, 0) + 1
+        face = draws.declared(st, purpose, draws.DIE, face - 1, 6, 0, 0, 0) + 1
     return face
 
 
 @compiled
-def two_d6(st, purpose):
-    """Two dice of `purpose` this turn, added (the rules read only the sum)."""
+def d6_cuts(st, purpose, lo, hi):
+    """One die of `purpose` of which the rules read only whether it reaches lo and hi."""
+    face = rng.keyed_d6(st, st[observation.TURN], purpose, layout.CHANCE)
+    if st[layout.DRAW_MODE]:
+        face = draws.declared(st, purpose, draws.DIE_CUTS, face - 1, 6, 0, lo - 1, hi - 1) + 1
+    return face
+
+
+@compiled
+def d6_table(st, purpose, at):
+    """One die of `purpose` of which the rules read only st[at + face - 1]."""
+    face = rng.keyed_d6(st, st[observation.TURN], purpose, layout.CHANCE)
+    if st[layout.DRAW_MODE]:
+        face = draws.declared(st, purpose, draws.DIE_TABLE, face - 1, 6, at, 0, 0) + 1
+    return face
+
+
+@compiled
+def two_d6_cuts(st, purpose, lo, hi):
+    """Two dice of `purpose` added, of which the rules read only whether the sum reaches
+    lo and hi."""
     roll = rng.keyed_two_d6(st, st[observation.TURN], purpose, layout.CHANCE)
     if st[layout.DRAW_MODE]:
-        roll = draws.declared(st, purpose, draws.DICE, roll - 2, draws.DICE_SUMS, 0) + 2
+        roll = draws.declared(st, purpose, draws.DICE_CUTS, roll - 2, draws.DICE_SUMS, 0, lo - 2,
+                              hi - 2) + 2
     return roll
 
 
@@ -84,7 +104,7 @@ def pick(st, n, purpose):
     """One of n, drawn for `purpose` this turn."""
     i = rng.keyed_below(st, n, st[observation.TURN], purpose, layout.CHANCE)
     if st[layout.DRAW_MODE]:
-        i = draws.declared(st, purpose, draws.INDEX, i, n, 0)
+        i = draws.declared(st, purpose, draws.INDEX, i, n, 0, 0, 0)
     return i
 
 
@@ -94,7 +114,7 @@ def pick_in(st, at, n, purpose, how):
     for `purpose` this turn."""
     i = rng.keyed_below(st, n, st[observation.TURN], purpose, layout.CHANCE)
     if st[layout.DRAW_MODE]:
-        i = draws.declared(st, purpose, how, i, n, at)
+        i = draws.declared(st, purpose, how, i, n, at, 0, 0)
     return i
 
 

@@ -8,7 +8,7 @@ from bollesim.bollebank.engine.core import (
     ability_at,
     ability_ready,
     count_in_pool,
-    d6,
+    d6_table,
     distance,
     has,
     in_saraci,
@@ -124,7 +124,7 @@ def light_damage(st, v):
         log(st, events.LIGHT_DAMAGE, v, -1, 0, 0)
         return
     while True:
-        die = d6(st, luck.LIGHT_DAMAGE)
+        die = d6_table(st, luck.LIGHT_DAMAGE, tables.LIGHT_TABLE)
         kind = st[tables.LIGHT_TABLE + (die - 1)]
         if not has(st, v, observation.V_LIGHT, kind):
             break
