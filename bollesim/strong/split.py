@@ -25,7 +25,7 @@ from bollesim.strong.estimates import CONFIDENCE
 RESAMPLES = 2000
 COSTLIEST = 10  # the largest errors a summary names
 DRAW, DECISION = "draw", "decision"  # the two kinds of event a swing comes from
-BETWEEN = "chance between two decisions"  # a draw's kind where a game declares none
+BETWEEN = "chance between two decisions"  # the kind of a segment not analysed draw by draw
 
 
 def totals(analyses: list[GameAnalysis]) -> pl.DataFrame:
