@@ -56,7 +56,7 @@ def analyse(
         f"one game, {MANY_ROLLOUTS} for many).", show_default=False)] = None,
     per_draw: Annotated[bool, typer.Option(
         "--per-draw", help="Many games: each declared draw's luck (the chart by kind of "
-        "draw), at about 1.8 times the time; by default many games take the chance between "
+        "draw), at about 1.6 times the CPU; by default many games take the chance between "
         "two decisions as one event (one game: always draw by draw).")] = False,
     json_: Annotated[bool, typer.Option(
         "--json", help="One JSON document: the game's (docs/game.schema.json) with its "
