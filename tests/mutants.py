@@ -1445,6 +1445,24 @@ LUCK_AND_ERRORS = [  # the analysis of luck and errors (bollesim/strong/analysis
         ("tests/test_analysis_report.py -k numbers_of_the_json",
          "tests/test_analysis_report.py -k say_the_split"),
     ),
+    Mutant(
+        "draws-2d6-weights-shifted",
+        "bollesim/bollebank/engine/draws.py",
+        "+= 6 - abs(v - 5) if dice else 1",
+        "+= 6 - abs(v - 4) if dice else 1",
+        "docs/analyse.md: a 2d6 by its sum, weights 1, 2, .., 6, .., 1 of 36",
+        "Bøllebank's 2d6 outcomes weighted one sum off",
+        ("tests/test_analysis_bollebank.py -k weights",),
+    ),
+    Mutant(
+        "draws-forced-one-late",
+        "bollesim/bollebank/engine/draws.py",
+        "    if k < st[layout.DRAW_FORCED]:",
+        "    if k <= st[layout.DRAW_FORCED]:",
+        "bollesim/game/chance.py: forced gives the draw numbered `draw` its outcome",
+        "Bøllebank forces the draw after the one asked",
+        ("tests/test_analysis_bollebank.py -k replays_the_game",),
+    ),
 ]
 
 AREAS = {

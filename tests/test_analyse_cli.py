@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from bollesim.bollebank import gameschema
 from bollesim.cli.app import app
+from bollesim.strong.split import BETWEEN
 
 TESTS = Path(__file__).parent
 ENV = {**os.environ,
@@ -53,6 +54,8 @@ def test_many_games_give_their_totals_and_the_variance_split():
     assert len(out["games"]) == 30 and set(out["split"]) == {"luck", "player", "rest"}
     split = out["split"]
     assert sum(split[k]["value"] for k in split) == pytest.approx(1)
+    assert "between two decisions as one event, not draw by draw (--per-draw)" in out["values_words"]
+    assert {s["kind"] for s in out["swings"] if s["event"] == "draw"} == {BETWEEN}
 
 
 @pytest.mark.parametrize(("args", "said"), [
@@ -81,7 +84,9 @@ def test_a_bollebank_game_as_json_follows_the_game_schema():
     decisions = [s for s in doc["steps"] if "decision" in s]
     steps = doc["analysis"]["steps"]
     assert len([s for s in steps if s["step"] == "decision"]) == len(decisions)
-    assert any("Draws" in s["words"] for s in steps if s["step"] == "chance")
+    chances = [s for s in steps if s["step"] == "chance"]
+    assert {s["draw"] for s in chances} >= {"chit", "tank status"}  # its draws one by one
+    assert any(s["words"].startswith("chit: ") for s in chances)
 
 
 def test_a_decision_the_stated_player_would_not_be_asked_is_analysed_as_played():

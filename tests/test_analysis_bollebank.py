@@ -10,6 +10,7 @@ from bollesim.bollebank.game import GAME
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.game.policy import load_policy
 from bollesim.strong.analysis import Analyst
+from bollesim.strong.chance import Chance
 from bollesim.strong.lookahead import Position
 
 RULES = load_ruleset()
@@ -44,3 +45,96 @@ def test_the_chance_between_two_decisions_is_named(walked):
     assert len(words) == len(points) + 1 and words[0] == ""  # nothing drawn before the first
     assert sum("Draws" in w for w in words) > 10
     assert np.mean([w == "" for w in words]) < 0.6
+
+
+# ------------------------------------------------------------------ its draws, one by one
+
+
+@pytest.fixture(scope="module")
+def segments(walked):
+    """Every segment of the game: (snapshot, script, its draws as the played policy's
+    replay records them), and the game's own result row."""
+    analyst, played, points = walked
+    chance = Chance(positions, RULES, played, played.param_vector(), analyst.weights)
+    row = analyst.walk(played, played.param_vector(), SEED, GAME_INDEX)[1]
+    out = [(positions.SETUP, [])]
+    out += [(p.at.snapshot, [*p.at.script, taken]) for p, taken, _ in points]
+    return chance, [(s, c, chance.draws(SEED, GAME_INDEX, s, c)) for s, c in out], row
+
+
+def test_forcing_each_draw_to_its_own_outcome_replays_the_game(segments):
+    """The draws recorded after a decision are the game's own: forced one by one to the
+    outcome recorded, on the game's own streams after it (r = -1), each replays the
+    game's result row; forced to another outcome, some do not."""
+    chance, segs, row = segments
+    n = len(row)
+    own, other = 0, 0
+    none = np.zeros(0, dtype=np.int64)
+    for snapshot, script, draws in segs:
+        for d in draws:
+            out = chance._run(SEED, GAME_INDEX, snapshot, script, d.number, [d.outcome], [-1], n,
+                              none)
+            assert (out[0] == row).all(), (len(script), d)
+            live = np.flatnonzero(d.weights)
+            if len(live) > 1:
+                o = int(live[live != d.outcome][0])
+                out = chance._run(SEED, GAME_INDEX, snapshot, script, d.number, [o], [-1], n, none)
+                other += not (out[0] == row).all()
+            own += 1
+    assert own > 100 and other > 10
+
+
+def test_the_weights_are_the_outcomes_the_rules_allow(segments):
+    """A die's faces sum to 6 and 2d6's throws to 36 (1, 2, .., 6, .., 1 where every sum
+    is an outcome of its own); a cup's chits to the chits in it (the whole pool at the
+    first draw, one fewer at each draw of a turn's pairs)."""
+    chance, segs, _ = segments
+    kinds = {name: k for k, name in enumerate(positions.DRAWS)}
+    chits = [d for _, _, ds in segs for d in ds if d.kind == kinds["chit"]]
+    assert chits[0].weights.sum() == RULES.n_pool_chits
+    assert [int(d.weights.sum()) for d in chits[:4]] == [RULES.n_pool_chits - i for i in range(4)]
+    dice = {kinds[k] for k in ("tank attack", "atgm attack", "hmg attack", "artillery")}
+    seen = set()
+    for _, _, ds in segs:
+        for d in ds:
+            assert d.weights[d.outcome] > 0 and (d.weights >= 0).all()
+            if d.kind in dice:
+                assert d.weights.sum() == 36 and len(d.weights) == 11
+            elif d.kind not in (kinds["chit"], kinds["ru"], kinds["marker"], kinds["target"],
+                                kinds["marker side"]):
+                assert d.weights.sum() == 6 and len(d.weights) == 6
+            seen.add(positions.DRAWS[d.kind])
+    assert {"chit", "hmg attack", "tank status", "un fire"} <= seen
+    # every 2d6 sum its own outcome: the weights are the throws of each sum
+    every = chance_twin_weights()
+    assert list(every) == [1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1]
+
+
+def chance_twin_weights():
+    """The weights the engine records for a 2d6 whose every sum is read (no cuts)."""
+    from bollesim.bollebank.engine import draws, layout
+
+    st = np.zeros(layout.TRACE, dtype=np.int64)
+    st[layout.DRAW_MODE] = draws.DRAWS
+    draws.declared(st, 0, draws.DICE, 5, draws.DICE_SUMS, 0, 0, 0)
+    at = layout.DRAW_RECORD + 3
+    return st[at : at + draws.DICE_SUMS]
+
+
+def test_a_segments_draws_chain_up_to_rollout_noise(walked, segments):
+    """Within a segment, the value after a draw's outcome and the expectation before the
+    next draw value the same position: the chance between two decisions is the sum of
+    its draws' luck, up to the rollouts' noise."""
+    analyst, _, points = walked
+    _, segs, _ = segments
+    gaps, ses = [], []
+    for k, (_, _, draws) in enumerate(segs[:40]):
+        if len(draws) < 2:
+            continue
+        steps = analyst._draws(SEED, GAME_INDEX, points, k)
+        for a, b in zip(steps, steps[1:], strict=False):
+            gaps.append(a.after.value - b.before.value)
+            ses.append(np.hypot(a.after.se, b.before.se))
+    assert len(gaps) > 10
+    z = np.sum(gaps) / np.sqrt(np.sum(np.square(ses)))
+    assert abs(z) < 4, (z, gaps)

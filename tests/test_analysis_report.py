@@ -24,7 +24,7 @@ from bollesim.strong.split import variance_split
 
 GAMES = 12
 PIG = ("--game", "pig")
-ANALYSE = ("--player", "banker", "--rollouts", "16")
+ANALYSE = ("--player", "banker", "--rollouts", "16", "--per-draw")  # the chart by kind of draw
 
 
 def bollesim(*args, code: int = 0) -> str:

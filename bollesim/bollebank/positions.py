@@ -4,6 +4,11 @@ choices made since (engine/rollout.py), so a position is that snapshot and those
 
 The primitives are engine/primitives.py's (engine/rollout.py behind the signatures every
 game shares); the restriction is an imposed first Fire order (expert.FirstFire: from an RoE, from a turn).
+
+Its draws are declared one by one (bollesim/game/chance.py): a kind per purpose of luck.py,
+each die, 2d6 sum, chit, marker and side as engine/draws.py tells its outcomes, and the
+context (turn, the draw's number among its purpose's that turn) is its place on the keyed
+tape (rng.py).
 """
 
 from __future__ import annotations
@@ -12,16 +17,19 @@ from functools import cache
 
 import numpy as np
 
-from bollesim.bollebank import decisions, events, observation
-from bollesim.bollebank.engine import layout
+from bollesim.bollebank import decisions, events, luck, observation
+from bollesim.bollebank.engine import draws, layout
 from bollesim.bollebank.engine import rollout as R
 from bollesim.bollebank.engine.play import compiled_for, new_vector
 from bollesim.bollebank.engine.primitives import (
     bollebank_allowed,
+    bollebank_draws,
+    bollebank_forced,
     bollebank_pause,
     bollebank_rollout,
     bollebank_step,
 )
+from bollesim.game.chance import DRAWS_SIGNATURE, FORCED_SIGNATURE
 from bollesim.game.positions import (
     ALLOWED_SIGNATURE,
     PAUSE_SIGNATURE,
@@ -43,6 +51,15 @@ SETUP = np.zeros(SNAPSHOT_SIZE, dtype=np.int64)
 SETUP[R.SNAP_PHASE] = -1  # rollout.restore: from setup
 RESTRICTION_SIZE = 2  # an imposed first Fire order: (from RoE, from turn); 0: not imposed
 APPRENTICE = "bollesim.bollebank.apprentice.declaration"  # its apprentice (strong/apprentice.py)
+DRAWS = luck.NAMES  # a kind of draw per purpose: "chit", "radio", .., "tank attack", ..
+MAX_OUTCOMES = layout.MAX_OUTCOMES
+DRAW_CONTEXT = layout.DRAW_CONTEXT
+DRAW_TURN_SLOT = 0
+MAX_DRAWS = layout.MAX_DRAWS + 1  # the record says one more when it overflowed
+TOLD = {luck.CHIT: draws.CHITS, luck.RU: draws.CHITS, luck.MARKER: draws.MARKERS,
+        luck.TARGET: draws.INDEX, luck.MARKER_SIDE: draws.INDEX,
+        **{luck.ATTACK + w: draws.DICE for w in range(3)}, luck.ARTILLERY: draws.DICE}
+"""How each kind's outcomes are told (engine/draws.py HOW); every other kind is a d6."""
 
 
 @cache
@@ -53,6 +70,32 @@ def primitives():
     return tuple(compiled_for(f, s) for f, s in (
         (bollebank_pause, PAUSE_SIGNATURE), (bollebank_rollout, ROLLOUT_SIGNATURE),
         (bollebank_step, STEP_SIGNATURE), (bollebank_allowed, ALLOWED_SIGNATURE)))
+
+
+@cache
+def chance_primitives():
+    """(draws, forced), compiled for their signatures on first use."""
+    return tuple(compiled_for(f, s) for f, s in (
+        (bollebank_draws, DRAWS_SIGNATURE), (bollebank_forced, FORCED_SIGNATURE)))
+
+
+def outcome_name(rules, kind: int, outcome: int) -> str:
+    """A draw's outcome in the rulebook's words: "a 4", "9 on 2d6", a chit by its name
+    ("Tank (C)"), an enemy-action marker by its id, a side, the k-th tied target."""
+    from bollesim.bollebank.narrate import Narrator
+
+    how = TOLD.get(kind, draws.DIE)
+    if how == draws.DIE:
+        return f"a {outcome + 1}"
+    if how == draws.DICE:
+        return f"{outcome + 2} on 2d6"
+    if how == draws.CHITS:
+        return Narrator(rules).chit(outcome)
+    if how == draws.MARKERS:
+        return f"marker {rules.marker_ids[outcome]}"
+    if kind == luck.MARKER_SIDE:
+        return f"side {'ab'[outcome]}"
+    return f"tied target {outcome + 1} (in vehicle order)"
 
 
 def new_work(rules, policy) -> np.ndarray:

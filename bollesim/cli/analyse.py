@@ -54,6 +54,10 @@ def analyse(
     rollouts: Annotated[int | None, typer.Option(
         min=2, help=f"Rollouts per option and per outcome (default: {DEFAULT_ROLLOUTS} for "
         f"one game, {MANY_ROLLOUTS} for many).", show_default=False)] = None,
+    per_draw: Annotated[bool, typer.Option(
+        "--per-draw", help="Many games: each declared draw's luck (the chart by kind of "
+        "draw), at about 1.6 times the CPU; by default many games take the chance between "
+        "two decisions as one event (one game: always draw by draw).")] = False,
     json_: Annotated[bool, typer.Option(
         "--json", help="One JSON document: the game's (docs/game.schema.json) with its "
         "analysis, or the many games' totals and split.")] = False,
@@ -83,7 +87,8 @@ def analyse(
 
         run = open_run(from_, game)
     analyst = _analyst(game, run, rules, player, objective,
-                       rollouts or (MANY_ROLLOUTS if many else DEFAULT_ROLLOUTS))
+                       rollouts or (MANY_ROLLOUTS if many else DEFAULT_ROLLOUTS),
+                       per_draw or not many)
     if run is not None:
         picked = _folder_games(game, run, index, games)
     else:
@@ -107,7 +112,7 @@ def _decider(game, name: str):
     return chosen
 
 
-def _analyst(game, run, rules_path, player, objective, rollouts):
+def _analyst(game, run, rules_path, player, objective, rollouts, draws=True):
     from bollesim.batch.source import RulesetSource
     from bollesim.strong.analysis import Analyst, objective_of
 
@@ -128,7 +133,7 @@ def _analyst(game, run, rules_path, player, objective, rollouts):
     else:
         ruleset = RulesetSource.from_options(game, rules_path, None, None, None).load(game)
     return Analyst(game, ruleset, stated, stated.param_vector(),
-                   objective_of(game.result, objective), rollouts)
+                   objective_of(game.result, objective), rollouts, draws=draws)
 
 
 def _folder_games(game, run, index: int | None, games: int | None) -> list[tuple]:

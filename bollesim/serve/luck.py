@@ -78,7 +78,7 @@ def asked(server, body: dict):
         return None, built.errors
     stated = load_policy(game.strong, game)
     analyst = Analyst(game, built.rules, stated, stated.param_vector(),
-                      objective_of(game.result), MANY_ROLLOUTS)
+                      objective_of(game.result), MANY_ROLLOUTS, draws=False)  # as analyse -n
     return Asked(analyst, policy, params, server.settings.seed, games), []
 
 

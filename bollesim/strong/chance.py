@@ -113,11 +113,15 @@ class Chance:
     def outcome_values(self, seed: int, game: int, snapshot: np.ndarray, script, draw: Draw,
                        rollouts: int, n_results: int) -> np.ndarray:
         """(outcomes, rollouts): the objective after each outcome of the draw, rollout r
-        on the same streams for every outcome (common random numbers)."""
-        n = len(draw.weights)
-        outcomes = np.repeat(np.arange(n, dtype=np.int64), rollouts)
+        on the same streams for every outcome (common random numbers). An outcome of
+        weight 0 (a chit not in the cup) is not rolled out: its values are 0."""
+        live = np.flatnonzero(draw.weights).astype(np.int64)
+        n = len(live)
+        outcomes = np.repeat(live, rollouts)
         numbers = np.tile(np.arange(rollouts, dtype=np.int64), n)
         rows = self._run(seed, game, snapshot, script, draw.number, outcomes, numbers,
                          n_results, np.zeros(0, dtype=np.int64))
         k = len(self.weights)
-        return (rows[:, :k] @ self.weights).reshape(n, rollouts)
+        values = np.zeros((len(draw.weights), rollouts))
+        values[live] = (rows[:, :k] @ self.weights).reshape(n, rollouts)
+        return values

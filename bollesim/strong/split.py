@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from bollesim.game.chance import declares_draws
 from bollesim.strong.account import Teller, error_mark
 from bollesim.strong.analysis import ChanceStep, GameAnalysis
 from bollesim.strong.estimates import CONFIDENCE
@@ -24,7 +25,7 @@ from bollesim.strong.estimates import CONFIDENCE
 RESAMPLES = 2000
 COSTLIEST = 10  # the largest errors a summary names
 DRAW, DECISION = "draw", "decision"  # the two kinds of event a swing comes from
-BETWEEN = "chance between two decisions"  # a draw's kind where a game declares none
+BETWEEN = "chance between two decisions"  # the kind of a segment not analysed draw by draw
 
 
 def totals(analyses: list[GameAnalysis]) -> pl.DataFrame:
@@ -106,9 +107,15 @@ def split_lines(table: pl.DataFrame, split: Split | None, label: str) -> list[st
 
 
 def values_words(analyst) -> str:
-    """How the values were computed, in words."""
-    return ("exact values" if analyst.exact is not None else
-            f"{analyst.rollouts} rollouts per option and outcome (rollouts only: no learned value)")
+    """How the values were computed, in words; and where a game declares its draws but
+    they were not analysed one by one (analyse -n without --per-draw), that its chance
+    between two decisions was one event."""
+    words = ("exact values" if analyst.exact is not None else
+             f"{analyst.rollouts} rollouts per option and outcome (rollouts only: no learned value)")
+    if analyst.chance is None and declares_draws(analyst.positions):
+        words += ("; the chance between two decisions as one event, not draw by draw "
+                  "(--per-draw)")
+    return words
 
 
 def swings(analyst, analyses: list[GameAnalysis]) -> pl.DataFrame:

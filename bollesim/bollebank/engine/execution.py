@@ -2,12 +2,12 @@
 
 from bollesim.bits import lowest
 from bollesim.bollebank import codes, decisions, events, luck, observation
-from bollesim.bollebank.engine import layout, tables
+from bollesim.bollebank.engine import draws, layout, tables
 from bollesim.bollebank.engine.core import (
     ability_at,
     ability_ready,
     adjacent,
-    d6,
+    d6_cuts,
     distance,
     fill,
     has,
@@ -16,6 +16,7 @@ from bollesim.bollebank.engine.core import (
     marker_un,
     next_step,
     pick,
+    pick_in,
     pool_append,
     pos,
     pos_un,
@@ -50,7 +51,7 @@ def commander_checks(st):
     """§7.1.3: commander killed: acts on 1-4, skips the turn on 5-6."""
     for v in range(tables.NV):
         if st[vx(v, observation.V_KIA)]:
-            die = d6(st, luck.COMMANDER)
+            die = d6_cuts(st, luck.COMMANDER, st[tables.S_KIA_ACTS_MAX] + 1, draws.NO_CUT)
             skip = die > st[tables.S_KIA_ACTS_MAX]
             st[vx(v, observation.V_SKIP)] = skip
             log(st, events.COMMANDER_CHECK, v, die, not skip, 0)
@@ -133,7 +134,6 @@ def may_move(st, v, extra):
         log(st, events.NOT_MOVED, v, reason, -1, 0)
         return False
     if has(st, v, observation.V_LIGHT, codes.NIGHT_VISION):
-        die = d6(st, luck.NIGHT_VISION)
         helpers = 0
         here = pos(st, v)
         for p in range(tables.NP):
@@ -142,6 +142,8 @@ def may_move(st, v, extra):
                     if pos(st, o) == p and undamaged(st, o):
                         helpers += 1
                         break
+        fails = st[tables.S_NV_FAIL_MIN] - helpers * st[tables.S_NV_ADJ_DRM]
+        die = d6_cuts(st, luck.NIGHT_VISION, fails, draws.NO_CUT)
         if die + helpers * st[tables.S_NV_ADJ_DRM] >= st[tables.S_NV_FAIL_MIN]:
             log(st, events.NOT_MOVED, v, events.NIGHT_VISION_FAILED, die, 0)
             return False
@@ -291,7 +293,7 @@ def draw_marker(st, p):
     """§6.2: a marker from the position's pool; a 7-8-9 marker lands on a random side."""
     k = st[tables.POS_EAM_POOL + p] - 1
     n = st[layout.X_N_MPOOL + k]
-    i = pick(st, n, luck.MARKER)
+    i = pick_in(st, layout.MPOOLS + layout.MPOOL_CAP * k, n, luck.MARKER, draws.MARKERS)
     marker = st[layout.MPOOLS + layout.MPOOL_CAP * k + i]
     st[layout.MPOOLS + layout.MPOOL_CAP * k + i] = st[layout.MPOOLS + layout.MPOOL_CAP * k + n - 1]
     st[layout.X_N_MPOOL + k] = n - 1
@@ -515,12 +517,12 @@ def fire_once(st, decide, v, direct, rolls):
     hit = True
     here = pos(st, v)
     if st[tables.POS_INDIRECT + here]:
-        die = d6(st, luck.UN_FIRE)
+        die = d6_cuts(st, luck.UN_FIRE, 2, st[tables.S_INDIRECT_MAX] + 1)  # a 1 counts (depot)
         st[rolls + 1 + st[rolls]] = die
         st[rolls] += 1
         hit = direct or die <= st[tables.S_INDIRECT_MAX]
     elif has(st, v, observation.V_LIGHT, codes.SIGHTS):
-        die = d6(st, luck.UN_FIRE)
+        die = d6_cuts(st, luck.UN_FIRE, st[tables.S_SIGHTS_MAX] + 1, draws.NO_CUT)
         hit = die <= st[tables.S_SIGHTS_MAX]
     log(st, events.FIRE, v, t, die, hit)
     if hit:

@@ -11,6 +11,7 @@ a tuple of forty rule arrays cost ~80 ns a call). Regions, documented here once:
     st[SCRATCH_* ...]          work arrays of the kernels (no allocation per call)
     st[RULES : + RULES_SIZE]   the packed ruleset (rules/packed.py), as every policy gets it
     st[SCRIPT_* ...]           decisions replayed for a lookahead player (engine/rollout.py)
+    st[DRAW_* ...]             a segment's draws recorded or forced (engine/draws.py)
     st[TRACE :]                the event trace, TRACE_WIDTH per event (empty in batches)
 
 The game state:
@@ -117,7 +118,7 @@ RULES_SIZE = packed.SIZE
 # Replayed decisions (engine/rollout.py); SCRIPT_ON is 0 in every other game.
 MAX_SCRIPT = 2048  # decisions a game's replay can hold
 SCRIPT_ON = _rest.take(1)  # 1 while the script is replayed or the point after it awaited
-SCRIPT_MODE = _rest.take(1)  # rollout.ROLLOUT or rollout.PAUSE
+SCRIPT_MODE = _rest.take(1)  # script.ROLLOUT, PAUSE, STEP, DRAWS or FORCED
 SCRIPT_AT = _rest.take(1)  # decisions replayed so far
 SCRIPT_N = _rest.take(1)  # decisions in the script
 SCRIPT_KEYS = _rest.take(2)  # ROLLOUT: the chance and policy stream keys after the script
@@ -127,6 +128,16 @@ POINT_CHOICE = _rest.take(1)  # the index the policy chose (-1: no decision came
 POINT_OBS = _rest.take(SIZE)  # the observation it was taken on
 POINT_OPTS = _rest.take(MAX_OPTIONS)  # and its options
 SCRIPT = _rest.take(MAX_SCRIPT)  # the option indices to replay, in the order asked
+# Declared draws (engine/draws.py, bollebank/positions.py); DRAW_MODE is 0 in every other game.
+MAX_OUTCOMES = packed.MAX_CHITS  # a chit is an outcome by its id (the most of any draw)
+DRAW_CONTEXT = 2  # the turn, and the draw's number among its purpose's this turn (rng.py)
+DRAW_WIDTH = 3 + MAX_OUTCOMES + DRAW_CONTEXT  # bollesim/game/chance.py's layout of a draw
+MAX_DRAWS = 64  # draws of one segment the record holds
+DRAW_MODE = _rest.take(1)  # script.DRAWS or FORCED once the script ran out, else 0
+DRAW_AT = _rest.take(1)  # draws of the segment so far
+DRAW_FORCED = _rest.take(2)  # FORCED: the draw forced and its outcome (-1: the tape's)
+DRAW_KEYS = _rest.take(3)  # FORCED: whether the streams switch after it, their two keys
+DRAW_RECORD = _rest.take(MAX_DRAWS * DRAW_WIDTH)  # DRAWS: the segment's draws
 TRACE = _rest.end
 
 # Trace rows: (turn, kind, a, b, c, d), see events.py.

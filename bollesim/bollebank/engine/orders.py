@@ -3,12 +3,12 @@
 from bollesim.bits import lowest, popcount
 from bollesim.bollebank import codes, decisions, events, luck, observation
 from bollesim.bollebank.decisions import order_dest, order_kind, order_mask, pack_order
-from bollesim.bollebank.engine import layout, tables
+from bollesim.bollebank.engine import draws, layout, tables
 from bollesim.bollebank.engine.core import (
     ability_at,
     ability_ready,
     count_in_pool,
-    d6,
+    d6_table,
     distance,
     has,
     in_saraci,
@@ -17,7 +17,7 @@ from bollesim.bollebank.engine.core import (
     matrix_fire,
     matrix_move,
     matrix_platoon,
-    pick,
+    pick_in,
     pos,
     release_tow,
     spend_ability,
@@ -84,7 +84,7 @@ def orders_phase(st, decide):
 def draw_chit(st):
     """One chit from the pool; the last chit fills the hole."""
     n = st[layout.X_N_POOL]
-    i = pick(st, n, luck.CHIT)
+    i = pick_in(st, layout.POOL, n, luck.CHIT, draws.CHITS)
     chit = st[layout.POOL + i]
     st[layout.POOL + i] = st[layout.POOL + n - 1]
     st[layout.X_N_POOL] = n - 1
@@ -124,7 +124,7 @@ def light_damage(st, v):
         log(st, events.LIGHT_DAMAGE, v, -1, 0, 0)
         return
     while True:
-        die = d6(st, luck.LIGHT_DAMAGE)
+        die = d6_table(st, luck.LIGHT_DAMAGE, tables.LIGHT_TABLE)
         kind = st[tables.LIGHT_TABLE + (die - 1)]
         if not has(st, v, observation.V_LIGHT, kind):
             break

@@ -38,6 +38,24 @@ def bollebank_step(work, decide, params, seed, game, start, script, n, option, r
 
 
 @compiled
+def bollebank_draws(work, decide, params, seed, game, start, script, n, record):
+    """The segment's draws (bollesim/game/chance.py): record[0] their number (one more
+    than MAX_DRAWS when the record overflowed), then layout.DRAW_WIDTH values each."""
+    st = unmanaged(work)
+    R.draws(st, decide, params, seed, game, start, script, n)
+    count = min(st[layout.DRAW_AT], layout.MAX_DRAWS + 1)
+    record[0] = count
+    kept = min(count, layout.MAX_DRAWS) * layout.DRAW_WIDTH
+    record[1 : 1 + kept] = st[layout.DRAW_RECORD : layout.DRAW_RECORD + kept]
+
+
+@compiled
+def bollebank_forced(work, decide, params, seed, game, start, script, n, draw, outcome, r, row):
+    R.forced(unmanaged(work), decide, params, seed, game, start, script, n, draw, outcome, r,
+             row)
+
+
+@compiled
 def bollebank_allowed(kind, options, obs, restriction):
     """The indices of the options the player may take: all of them, but for an imposed
     first Fire order at an order decision before the first Fire order: its Fire orders are

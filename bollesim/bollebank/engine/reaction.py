@@ -2,12 +2,13 @@
 
 from bollesim.bits import lowest, popcount
 from bollesim.bollebank import codes, decisions, events, luck, observation
-from bollesim.bollebank.engine import layout, tables
+from bollesim.bollebank.engine import draws, layout, tables
 from bollesim.bollebank.engine.core import (
     ability_at,
     ability_ready,
     change_roe,
-    d6,
+    d6_cuts,
+    d6_table,
     has,
     heavy_damage,
     hit_table,
@@ -16,12 +17,13 @@ from bollesim.bollebank.engine.core import (
     log,
     marker_bsa,
     pick,
+    pick_in,
     pool_append,
     pos,
     pos_bsa,
     spend_ability,
     track_len,
-    two_d6,
+    two_d6_cuts,
     vx,
 )
 from bollesim.bollebank.engine.player import ask_yes_no
@@ -35,7 +37,7 @@ def reaction_phase(st, decide):
     n = track_len(st, codes.TANK)
     hot = 0
     if n:
-        die = d6(st, luck.TANK_STATUS)
+        die = d6_cuts(st, luck.TANK_STATUS, st[tables.TANK_HOT_MIN + (n - 1)], draws.NO_CUT)
         hot = die >= st[tables.TANK_HOT_MIN + (n - 1)]
         log(st, events.TANK_STATUS, die, hot, n, 0)
     st[observation.TANK_HOT] = hot
@@ -145,12 +147,15 @@ def attack(st, decide, weapon, target, to_hit, drawing_fire):
     """§7.1.2-7.1.3: 2d6 + modifiers; Hold Fire RoE +1; location; HMG commander roll."""
     unbuttoned = (has(st, target, observation.V_LIGHT, codes.NIGHT_VISION)
                   or has(st, target, observation.V_HEAVY, codes.TURRET))
-    roll = two_d6(st, luck.ATTACK + weapon)
-    if weapon == codes.ATGM and atgm_overwatch(st):
+    overwatch = weapon == codes.ATGM and atgm_overwatch(st)
+    drawn = drawing_fire and st[tables.DTF_POSITIONS + (pos(st, target))] != 0
+    drm = (st[tables.S_ATGM_OW_DRM] if overwatch else 0) + (st[tables.S_DTF_DRM] if drawn else 0)
+    roll = two_d6_cuts(st, luck.ATTACK + weapon, to_hit - drm, draws.NO_CUT)  # hit or miss
+    if overwatch:
         roll += st[tables.S_ATGM_OW_DRM]
         letter = st[tables.CHIT_LETTER + (last_chit(st, codes.ATGM))]
         log(st, events.MODIFIER, events.MOD_OVERWATCH, st[tables.S_ATGM_OW_DRM], letter, 0)
-    if drawing_fire and st[tables.DTF_POSITIONS + (pos(st, target))]:
+    if drawn:
         roll += st[tables.S_DTF_DRM]
         log(st, events.MODIFIER, events.MOD_DRAW_THEIR_FIRE, st[tables.S_DTF_DRM], 0, 0)
     hit = roll >= to_hit
@@ -158,10 +163,10 @@ def attack(st, decide, weapon, target, to_hit, drawing_fire):
     if st[observation.FIRE_ROE] == 0:
         change_roe(st, decide, st[tables.S_HOLD_ATTACK], events.ROE_HOLD_ATTACK)
     if hit:
-        die = d6(st, luck.LOCATION + weapon)
+        die = d6_table(st, luck.LOCATION + weapon, tables.HIT_TABLE + tables.HIT_TABLE_S0 * weapon)
         heavy_damage(st, decide, target, hit_table(st, weapon, die - 1), die, False, weapon)
     if weapon == codes.HMG and unbuttoned and not st[layout.X_OVER]:
-        die = d6(st, luck.HMG_COMMANDER)
+        die = d6_cuts(st, luck.HMG_COMMANDER, st[tables.S_HMG_KILL_ON], draws.NO_CUT)
         killed = die >= st[tables.S_HMG_KILL_ON]
         log(st, events.COMMANDER_ROLL, target, die, killed, 0)
         if killed:
@@ -181,7 +186,8 @@ def artillery(st, decide):
     for v in range(tables.NV):
         if target != codes.NO_ART and st[tables.POS_ART + (pos(st, v))] == target:
             present += 1
-    roll = two_d6(st, luck.ARTILLERY) if present else 0
+    only, heavy = st[tables.S_ART_ONLY_EFFECTS], st[tables.S_ART_HEAVY]
+    roll = two_d6_cuts(st, luck.ARTILLERY, only + 1, heavy) if present else 0
     log(st, events.ARTILLERY, target, roll, present, 0)
     if present or target == codes.NO_ART or st[tables.S_ART_ALWAYS]:
         further_effects(st, decide, target)
@@ -197,7 +203,7 @@ def artillery(st, decide):
                     n += 1
     if n == 0:
         return
-    chit = st[chits + pick(st, n, luck.RU)]
+    chit = st[chits + pick_in(st, chits, n, luck.RU, draws.CHITS)]
     victim = st[tables.CHIT_VEHICLE + chit]
     to_pool = roll < st[tables.S_ART_HEAVY]
     log(st, events.ARTILLERY_DRAW, victim, to_pool, 0, 0)
@@ -209,7 +215,7 @@ def artillery(st, decide):
                 break
         pool_append(st, chit)
     else:
-        die = d6(st, luck.LOCATION + codes.ART)
+        die = d6_table(st, luck.LOCATION + codes.ART, tables.HIT_TABLE + tables.HIT_TABLE_S0 * codes.ART)
         apc_survives = st[tables.S_ART_ON_APC] == codes.ART_APC_LOCATION  # I-ART-APC
         heavy_damage(st, decide, victim, hit_table(st, codes.ART, die - 1), die, apc_survives, codes.ART)
 

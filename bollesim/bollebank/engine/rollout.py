@@ -14,7 +14,11 @@ asked, on the game's own chance stream, and then either:
   chits and dice) is the game's, and the policy plays the game out;
 - STEP: switches to the rollout's streams as ROLLOUT does, and records the next decision
   as PAUSE does: a sample of the chance between one decision and the next, drawn off the
-  game's own (the penalised clairvoyant's expectations, strong/penalised.py).
+  game's own (the penalised clairvoyant's expectations, strong/penalised.py);
+- DRAWS: records the draws of the segment after the script, up to the next decision
+  (draws.py; bollesim/game/chance.py);
+- FORCED: takes the segment's draws from the game's own streams up to one, gives it an
+  outcome, and then plays rollout r's streams (rng.draw_key) out under decide.
 
 The decisions counted are those put to the player: a lone option is taken without
 asking (player.ask), so it is not in the script. The scripted family's kernel finds its
@@ -30,9 +34,9 @@ from bollesim.bollebank.decisions import MAX_OPTIONS
 from bollesim.bollebank.engine import layout
 from bollesim.bollebank.engine.core import new_game
 from bollesim.bollebank.engine.play import ORDERS, play_phase, write_result
-from bollesim.bollebank.engine.script import PAUSE, ROLLOUT, STEP
+from bollesim.bollebank.engine.script import DRAWS, FORCED, PAUSE, ROLLOUT, STEP, draws_begin
 from bollesim.jit import compiled
-from bollesim.rng import rollout_key
+from bollesim.rng import draw_key, rollout_key
 
 # A snapshot: st[:OPTS] (the state, the streams, the parameters) and the kernels' scratch
 # (a turn's overwatch dice outlive a phase), then the phase and the script's position.
@@ -59,6 +63,10 @@ def replay(st, params, seed, game, start, script, n, mode):
     st[layout.SCRIPT_AT] = 0
     st[layout.POINT_CHOICE] = -1
     st[layout.SCRIPT_ON] = 1
+    st[layout.DRAW_MODE] = 0
+    st[layout.DRAW_AT] = 0
+    if n == 0 and mode >= DRAWS:  # the segment starts at the snapshot
+        draws_begin(st)
     return phase
 
 
@@ -114,6 +122,38 @@ def step(st, decide, params, seed, game, start, script, n, option, r):
     while not st[layout.X_OVER] and st[layout.SCRIPT_ON]:
         phase = play_phase(st, decide, phase)
     st[layout.SCRIPT_ON] = 0
+
+
+@compiled
+def draws(st, decide, params, seed, game, start, script, n):
+    """DRAWS: replay script[:n] from `start` and record the segment's draws after it
+    (layout.DRAW_RECORD, DRAW_AT of them) up to the next decision or the game's end. The
+    state is then of no use but for the record."""
+    phase = replay(st, params, seed, game, start, script, n, DRAWS)
+    while not st[layout.X_OVER] and st[layout.SCRIPT_ON]:
+        phase = play_phase(st, decide, phase)
+    st[layout.SCRIPT_ON] = 0
+    st[layout.DRAW_MODE] = 0
+
+
+@compiled
+def forced(st, decide, params, seed, game, start, script, n, draw, outcome, r, row):
+    """FORCED: replay script[:n] from `start`, take the segment's draws from the game's own
+    streams up to the one numbered `draw`, which gives `outcome` (-1: its own), and from
+    then on play rollout r's streams (r < 0: the game's own) out under decide; the result
+    row goes to row. Every outcome of one draw shares rollout r's streams."""
+    phase = replay(st, params, seed, game, start, script, n, FORCED)
+    st[layout.DRAW_FORCED] = draw
+    st[layout.DRAW_FORCED + 1] = outcome
+    st[layout.DRAW_KEYS] = r >= 0
+    decision = start[SNAP_AT] + n  # the decisions asked in the game before the segment
+    st[layout.DRAW_KEYS + 1] = draw_key(seed, game, decision, draw, max(r, 0), rng.CHANCE)
+    st[layout.DRAW_KEYS + 2] = draw_key(seed, game, decision, draw, max(r, 0), rng.POLICY)
+    while not st[layout.X_OVER]:
+        phase = play_phase(st, decide, phase)
+    st[layout.SCRIPT_ON] = 0
+    st[layout.DRAW_MODE] = 0
+    write_result(st, st[layout.CHANCE + 1], row)
 
 
 @compiled
