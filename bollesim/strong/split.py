@@ -107,6 +107,8 @@ def split_lines(table: pl.DataFrame, split: Split | None, label: str) -> list[st
 
 def values_words(analyst) -> str:
     """How the values were computed, in words."""
+    if hasattr(analyst, "value_words"):  # a learned value's (strong/learned.py)
+        return analyst.value_words()
     return ("exact values" if analyst.exact is not None else
             f"{analyst.rollouts} rollouts per option and outcome (rollouts only: no learned value)")
 
@@ -158,9 +160,10 @@ def summary(analyst, analyses: list[GameAnalysis], played: list[str],
         "played_by": played,
         "stated_player": analyst.stated.base.name,
         "objective": analyst.objective.describe(),
-        "values": "exact" if analyst.exact is not None else "rollouts",
+        "values": ("exact" if analyst.exact is not None else
+                   "learned" if hasattr(analyst, "document") else "rollouts"),
         "rollouts": None if analyst.exact is not None else analyst.rollouts,
-        "learned_value": None,
+        "learned_value": analyst.document() if hasattr(analyst, "document") else None,
         "values_words": values_words(analyst),
         "confidence": analyst.confidence,
         "n_games": table.height,
