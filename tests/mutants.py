@@ -1391,6 +1391,33 @@ LUCK_AND_ERRORS = [  # the analysis of luck and errors (bollesim/strong/analysis
         ("tests/test_analysis_report.py -k numbers_of_the_json",
          "tests/test_analysis_report.py -k say_the_split"),
     ),
+    Mutant(
+        "calibration-bias-sign",
+        "bollesim/strong/calibration.py",
+        "    d = v - m\n",
+        "    d = m - v\n",
+        "docs/analyse.md: the calibration's bias is V minus the rollouts' mean",
+        "a learned value that is too high is reported too low",
+        ("tests/test_learned_value.py -k planted_bias",),
+    ),
+    Mutant(
+        "learned-value-stands-in-without-its-rule",
+        "bollesim/strong/learned.py",
+        "            if not self.calibration.stands_in(here).all():",
+        "            if False:",
+        "docs/analyse.md: V stands in only where its calibration allows",
+        "a learned value refused by its calibration still values the options",
+        ("tests/test_learned_value.py -k expectations",),
+    ),
+    Mutant(
+        "learned-value-error-left-out-of-the-intervals",
+        "bollesim/strong/analysis.py",
+        "extra = np.asarray(more[0]) if more else np.zeros(len(values))",
+        "extra = np.zeros(len(values))",
+        "docs/analyse.md: the values from V carry its calibration error",
+        "the intervals of values from V ignore V's own error",
+        ("tests/test_learned_value.py -k expectations",),
+    ),
 ]
 
 AREAS = {

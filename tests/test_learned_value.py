@@ -4,6 +4,7 @@ value calibrates perfectly against rollouts on held-out states and stands in; a 
 bias is detected and refused; and where V stands in, the options' values are its
 one-step expectations, within their intervals of the exact ones."""
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -51,6 +52,9 @@ def test_the_exact_value_calibrates_perfectly_and_stands_in(check):
     counted = [b for b in c.bins if b.states >= C.MIN_STATES]
     assert counted and all(b.stands_in for b in counted)
     assert c.stands_in(np.array([b.v_mean for b in counted])).all()
+    back = C.Calibration.from_dict(json.loads(json.dumps(c.as_dict())))  # analysis-value.json's
+    grid = np.linspace(0, 1, 41)
+    assert (back.stands_in(grid) == c.stands_in(grid)).all() and back.usable == c.usable
 
 
 def test_a_planted_bias_is_detected_and_refused(check):
@@ -103,3 +107,34 @@ def test_where_v_stands_in_the_values_are_its_expectations_within_their_interval
     refused = learned(replace(c, bins=tuple(replace(b, stands_in=False) for b in c.bins)))
     refused.analyse(BANKER, BANKER.param_vector(), SEED, 0)
     assert refused.by_value == 0 and refused.by_rollouts > 0
+
+
+def test_analyse_value_learned_saves_v_and_its_calibration_beside_the_analysis(tmp_path):
+    from typer.testing import CliRunner
+
+    from bollesim.batch.runfolder import WRITTEN
+    from bollesim.cli.app import app
+    from bollesim.strong.value import Value
+
+    def bollesim(*args, code: int = 0) -> str:
+        result = CliRunner().invoke(app, ["--game", "pig", *map(str, args)])
+        assert result.exit_code == code, result.output
+        return result.output
+
+    out = tmp_path / "run"
+    bollesim("run", "-P", "banker", "-n", 4, "--seed", SEED, "--out", out)
+    said = bollesim("analyse", "--from", out, "--player", "banker", "--value", "learned",
+                    "--value-games", 6, "--own-games", 0, "--check-games", 4)
+    assert "held-out states: bias" in said and "stands in" in said
+    assert "analysis-value.json" in said and "by a learned value V at" in said
+    doc = json.loads((out / "analysis.json").read_text())
+    learned = doc["learned_value"]
+    assert doc["values"] == "learned" and learned["check"]["states"] > 0
+    assert learned["decisions_by_value"] + learned["decisions_by_rollouts"] == sum(
+        g["decisions"] for g in doc["games"])
+    saved = json.loads((out / "analysis-value.json").read_text())
+    assert saved["learned_value"] == learned and saved["data_sha256"] == doc["data_sha256"]
+    assert Value.read(saved["model"]).trees >= 1  # LightGBM stops early on so few states
+    assert all(WRITTEN.fullmatch(p.name) for p in out.iterdir())
+    wrong = bollesim("analyse", "--from", out, "--value", "guess", code=2)
+    assert wrong.strip().splitlines()[-1].startswith("error: --value must be")

@@ -61,6 +61,9 @@ def analyse(
         "standing in for them where its calibration allows (docs/analyse.md).")] = "rollouts",
     value_games: Annotated[int, typer.Option(
         min=1, help="With --value learned: the games whose decisions V is fitted on.")] = 200,
+    own_games: Annotated[int, typer.Option(
+        min=0, help="With --value learned: the stated player's own games V is fitted on "
+        "besides.")] = 5000,
     check_games: Annotated[int, typer.Option(
         min=1, help="With --value learned: the held-out games whose decisions check V.")] = 40,
     json_: Annotated[bool, typer.Option(
@@ -104,7 +107,7 @@ def analyse(
         numbers = range(games) if many else [index or 0]
         picked = [(played, vector, seed, g) for g in numbers]
     if value == "learned":
-        analyst = _learned(analyst, picked[0], value_games, check_games, json_)
+        analyst = _learned(analyst, picked[0], (value_games, own_games, check_games), json_)
     if many:
         _many(game, analyst, picked, json_, run)
     else:
@@ -145,16 +148,17 @@ def _analyst(game, run, rules_path, player, objective, rollouts):
                    objective_of(game.result, objective), rollouts)
 
 
-def _learned(analyst, first: tuple, value_games: int, check_games: int, json_: bool):
-    """The learned value's analyst (strong/learned.py): V fitted on the games the first
-    game's policy plays, calibrated on others, the calibration said."""
+def _learned(analyst, first: tuple, games: tuple[int, int, int], json_: bool):
+    """The learned value's analyst (strong/learned.py): V fitted on the games (fit, own,
+    check) the first game's policy plays and the stated player's own, calibrated on
+    others, the calibration said."""
     from bollesim.strong.learned import learned_analyst
 
     policy, vector, seed, _ = first
-    typer.echo(f"fitting V on {value_games} games of {policy.name}, checking it on "
-               f"{check_games} others...", err=json_)
+    typer.echo(f"fitting V on {games[0]} games of {policy.name} and {games[1]} of "
+               f"{analyst.stated.base.name}, checking it on {games[2]} others...", err=json_)
     try:
-        return learned_analyst(analyst, policy, vector, seed, value_games, check_games,
+        return learned_analyst(analyst, policy, vector, seed, *games,
                                say=lambda line: typer.echo(printable(line), err=json_))
     except ValueError as exc:
         raise UsageError(f"--value learned: {exc}") from None

@@ -44,7 +44,7 @@ CHECK_ROLLOUTS = 64  # rollouts of S per check state
 LABELS = 2  # rollouts of S labelling each fit state
 TREES = 100  # V's boosting rounds
 FIT_GAMES, CHECK_GAMES = 200, 40
-OWN_GAMES = 10_000  # the stated player's own games V is fitted on besides
+OWN_GAMES = 5_000  # the stated player's own games V is fitted on besides
 OWN = 1 << 32  # their seed is the run's plus OWN
 FIT = 3 << 40
 """The fit's games are FIT + g of the run's seed, the check's CHECK + g: numbers no run
@@ -153,6 +153,10 @@ class Bin:
     stands_in: bool
 
 
+def _empty(k: int) -> Bin:
+    return Bin(k / BINS, (k + 1) / BINS, 0, *[np.nan] * 9, False)
+
+
 def _errors(v: np.ndarray, m: np.ndarray, noise: np.ndarray) -> tuple[float, float]:
     """(V's RMS error with the rollouts' noise taken out, its one-sided 95% upper bound)."""
     t = (v - m) ** 2 - noise
@@ -198,6 +202,16 @@ class Calibration:
         return {**{k: v for k, v in asdict(self).items() if k != "bins"},
                 "usable": self.usable, "bins": [asdict(b) for b in self.bins if b.states]}
 
+    @classmethod
+    def from_dict(cls, d: dict) -> Calibration:
+        """The calibration as_dict gave (analysis-value.json's), back."""
+        kept = {round(b["low"] * BINS): Bin(**{k: np.nan if v is None else v
+                                               for k, v in b.items()}) for b in d["bins"]}
+        bins = tuple(kept.get(k, _empty(k)) for k in range(BINS))
+        return cls(bins, **{k: d[k] for k in ("states", "check_rollouts", "analysis_rollouts",
+                                              "bias", "bias_se", "mean_abs", "worst_abs",
+                                              "within", "rms", "rms_high")})
+
     def lines(self) -> list[str]:
         """The calibration in words, a row per bin."""
         out = [f"V against {self.check_rollouts} rollouts on {self.states} held-out states: "
@@ -233,7 +247,7 @@ def calibrate(v: np.ndarray, outcomes: np.ndarray, analysis_rollouts: int,
         sel = which == k
         c = int(sel.sum())
         if c == 0:
-            bins.append(Bin(k / BINS, (k + 1) / BINS, 0, *[np.nan] * 9, False))
+            bins.append(_empty(k))
             continue
         rms, high = _errors(v[sel], m[sel], noise[sel])
         mean = float(m[sel].mean())

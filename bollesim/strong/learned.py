@@ -137,15 +137,16 @@ class LearnedAnalyst(Analyst):
 
 
 def learned_analyst(analyst: Analyst, policy, vector, seed: int, fit_games: int = C.FIT_GAMES,
-                    check_games: int = C.CHECK_GAMES, say=None) -> LearnedAnalyst:
-    """V fitted on the states of `fit_games` games `policy` (at `vector`) plays of `seed`,
-    calibrated on those of `check_games` others (calibration.py), and the analyst that
-    uses it; say(line): progress and the calibration in words."""
+                    own_games: int = C.OWN_GAMES, check_games: int = C.CHECK_GAMES,
+                    say=None) -> LearnedAnalyst:
+    """V fitted on the states of `fit_games` games `policy` (at `vector`) plays of `seed`
+    and of `own_games` of the stated player, calibrated on those of `check_games` others
+    (calibration.py), and the analyst that uses it; say(line): the calibration in words."""
     if not analyst.objective.is_rate:
         raise ValueError("a learned value needs an objective of one outcome")
     with ThreadPoolExecutor(analyst.threads) as pool:
         started = time.monotonic()
-        value, fitted = C.fit(analyst, policy, vector, seed, fit_games, pool=pool)
+        value, fitted = C.fit(analyst, policy, vector, seed, fit_games, own_games, pool=pool)
         fit_seconds = time.monotonic() - started
         calibration = C.check(analyst, value, policy, vector, seed, check_games, pool=pool)
     learned = LearnedAnalyst.like(analyst, value, calibration)
@@ -153,7 +154,8 @@ def learned_analyst(analyst: Analyst, policy, vector, seed: int, fit_games: int 
         "value": f"LightGBM on the decision's kind and observation, {value.trees} trees "
                  "(bollesim/strong/value.py)",
         "fit": {"policy": policy.name, "seed": seed, "games": [C.FIT, C.FIT + fit_games],
-                "states": fitted, "labels": C.LABELS, "seconds": round(fit_seconds, 2)},
+                "labels": C.LABELS, "own_games": own_games, "own_seed": seed + C.OWN,
+                "rows": fitted, "seconds": round(fit_seconds, 2)},
         "check": {"policy": policy.name, "seed": seed, "games": [C.CHECK, C.CHECK + check_games],
                   "states": calibration.states, "rollouts": calibration.check_rollouts,
                   "seconds": round(time.monotonic() - started - fit_seconds, 2)},
