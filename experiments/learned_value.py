@@ -4,7 +4,7 @@ standing in at every decision, on a run folder whose analysis `bollesim analyse 
 --value learned` saved (its analysis-value.json: V and its calibration). docs/analyse.md,
 "The learned value", gives what it found.
 
-    python experiments/learned_value.py /tmp/h200 -n 200
+    python experiments/learned_value.py /tmp/h200 -n 200 [--only rule|everywhere]
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("-n", "--games", type=int, default=200)
+    parser.add_argument("--only", choices=("rule", "everywhere"), default=None,
+                        help="one of the two analyses (default: both)")
     args = parser.parse_args(argv)
     from bollesim.batch.manifest import cell_ruleset
     from bollesim.batch.replay import row_params
@@ -49,7 +51,9 @@ def main(argv: list[str] | None = None) -> int:
     table = run.collect(run.scan().sort("game")).head(args.games)
     from bollesim.strong.analysis import objective_of
 
-    for name, c in (("by the rule", calibration), ("everywhere", everywhere)):
+    for name, c in (("rule", calibration), ("everywhere", everywhere)):
+        if args.only not in (None, name):
+            continue
         analyst = LearnedAnalyst(game, rules, stated, stated.param_vector(),
                                  objective_of(game.result), 8, Value.read(saved["model"]), c)
         wall, used = time.monotonic(), cpu()
