@@ -29,6 +29,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-n", "--games", type=int, default=200)
     parser.add_argument("--only", choices=("rule", "everywhere"), default=None,
                         help="one of the two analyses (default: both)")
+    parser.add_argument("--steps", type=int, default=None,
+                        help="samples of the chance to the next decision per option")
     args = parser.parse_args(argv)
     from bollesim.batch.manifest import cell_ruleset
     from bollesim.batch.replay import row_params
@@ -55,7 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.only not in (None, name):
             continue
         analyst = LearnedAnalyst(game, rules, stated, stated.param_vector(),
-                                 objective_of(game.result), 8, Value.read(saved["model"]), c)
+                                 objective_of(game.result), 8, Value.read(saved["model"]), c,
+                                 steps=args.steps or saved["learned_value"]["steps"])
         wall, used = time.monotonic(), cpu()
         analyses = []
         for row in table.iter_rows(named=True):

@@ -32,7 +32,9 @@ from bollesim.strong.analysis import Analyst
 from bollesim.strong.value import features
 
 VALUE_FILE = "analysis-value.json"  # a run folder's name for it (runfolder.WRITTEN)
-STEPS = 32  # samples of the chance to the next decision per option (as many fresh)
+STEPS = 8
+"""Samples of the chance to the next decision per option (as many fresh): on Bøllebank
+8 split the variance as 32 did, for a third of the CPU (docs/analyse.md)."""
 RULE = ("V stands in at a decision where every sample's next decision has V in a bin of "
         f"at least {C.MIN_STATES} check states whose RMS error of V (the check rollouts' "
         "noise taken out, its one-sided 95% upper bound) is below the standard deviation "
