@@ -52,9 +52,6 @@ def analyse(
     objective: Annotated[str | None, typer.Option(
         metavar="OUTCOME", help="The outcome whose probability is the unit (default: the "
         "game's main outcome).", show_default=False)] = None,
-    rollouts: Annotated[int | None, typer.Option(
-        min=2, help=f"Rollouts per option and per outcome (default: {DEFAULT_ROLLOUTS} for "
-        f"one game, {MANY_ROLLOUTS} for many).", show_default=False)] = None,
     value: Annotated[str, typer.Option(
         "--value", metavar="rollouts|learned", help="How options are valued: rollouts, or "
         "a learned value V fitted and calibrated against rollouts on held-out states, "
@@ -66,6 +63,9 @@ def analyse(
         "besides.")] = 5000,
     check_games: Annotated[int, typer.Option(
         min=1, help="With --value learned: the held-out games whose decisions check V.")] = 40,
+    rollouts: Annotated[int | None, typer.Option(
+        min=2, help=f"Rollouts per option and per outcome (default: {DEFAULT_ROLLOUTS} for "
+        f"one game, {MANY_ROLLOUTS} for many).", show_default=False)] = None,
     json_: Annotated[bool, typer.Option(
         "--json", help="One JSON document: the game's (docs/game.schema.json) with its "
         "analysis, or the many games' totals and split.")] = False,

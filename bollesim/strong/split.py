@@ -107,8 +107,6 @@ def split_lines(table: pl.DataFrame, split: Split | None, label: str) -> list[st
 
 def values_words(analyst) -> str:
     """How the values were computed, in words."""
-    if hasattr(analyst, "value_words"):  # a learned value's (strong/learned.py)
-        return analyst.value_words()
     return ("exact values" if analyst.exact is not None else
             f"{analyst.rollouts} rollouts per option and outcome (rollouts only: no learned value)")
 
@@ -164,7 +162,8 @@ def summary(analyst, analyses: list[GameAnalysis], played: list[str],
                    "learned" if hasattr(analyst, "document") else "rollouts"),
         "rollouts": None if analyst.exact is not None else analyst.rollouts,
         "learned_value": analyst.document() if hasattr(analyst, "document") else None,
-        "values_words": values_words(analyst),
+        "values_words": (analyst.value_words() if hasattr(analyst, "value_words")  # learned.py
+                         else values_words(analyst)),
         "confidence": analyst.confidence,
         "n_games": table.height,
         "games": table.to_dicts(),
