@@ -274,15 +274,21 @@ class Analyst:
         if self.exact is not None:
             return np.asarray(self.exact.options(point.kind, point.obs, point.options), float)
         values = self.stated.values(seed, game, point)
+        return values, self._fresh(seed, game, walked, values)
+
+    def _fresh(self, seed: int, game: int, walked, values: np.ndarray) -> np.ndarray:
+        """Rollouts R .. 2R - 1 of the best-looking option by `values` (options, samples),
+        the taken one and the stated player's (nan for the other options)."""
+        point, taken, stated = walked
         r = self.rollouts
         looked = sorted({int(np.argmax(values.mean(axis=1))), taken, stated})
         options = np.repeat(np.array(looked, dtype=np.int64), r)
         numbers = np.tile(np.arange(r, 2 * r, dtype=np.int64), len(looked))
         rows, _, _ = self.stated._jobs(point.at.snapshot, point.at.script, options, numbers,
                                        K.ROLLOUT_JOBS, seed, game)
-        fresh = np.full(values.shape, np.nan)
+        fresh = np.full((len(values), r), np.nan)
         fresh[looked] = (rows[:, : len(self.weights)] @ self.weights).reshape(len(looked), r)
-        return values, fresh
+        return fresh
 
     def _decision(self, number: int, walked, values) -> DecisionStep:
         point, taken, stated = walked

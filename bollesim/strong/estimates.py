@@ -105,8 +105,8 @@ def error_of(values: np.ndarray, fresh: np.ndarray, taken: int,
     difference is the error's value (unbiased for that option; never above the true
     error but by noise) and its lower bound. The upper bound is the largest of the
     differences of every option over the taken one on `values` (their intervals hold at
-    once: Bonferroni over the m - 1 of them). `extra`: an error of every difference
-    beside the rollouts' noise (widened), such as a learned value's."""
+    once: Bonferroni over the m - 1 of them). `extra`: an error of every difference on
+    `values` beside their noise (widened), such as a learned value's."""
     m = values.shape[0]
     if m == 1:
         return Error(0.0, 0.0, 0.0, 0, 0)
@@ -118,7 +118,7 @@ def error_of(values: np.ndarray, fresh: np.ndarray, taken: int,
     best = best_of(values, confidence, extra)
     if against == taken:
         return Error(0.0, 0.0, max(0.0, *highs), against, best)
-    d = widened(difference(fresh[against] - fresh[taken]), extra)
+    d = difference(fresh[against] - fresh[taken])
     low = max(0.0, d.interval(z_of(confidence))[0])
     return Error(d.value, low, max(low, *highs), against, best, d.se)
 

@@ -4,17 +4,21 @@ its calibration allows (strong/calibration.py; docs/analyse.md, "The learned val
 At a decision, each option's value is V's mean over STEPS samples of the chance to the
 next decision (the game's `step` primitive: the option, then rollout r's streams up to
 the next decision, r the same for every option: common random numbers), V of the
-decision reached, or the result where the game ends first; STEPS more samples on other
-streams are the fresh ones the error is measured on (estimates.error_of). That is the
-option's value under the stated player as rollouts give it, one step deep, wherever V is
-right. A decision is valued so only where V stands in at every sample's decision reached
-(the calibration's rule); the rest are rolled out as without V.
+decision reached, or the result where the game ends first. That is the option's value
+under the stated player as rollouts give it, one step deep, wherever V is right. The
+error's value and lower bound come from fresh rollouts of the best-looking option and the
+taken one, as without V (estimates.error_of): V's error is the same on fresh samples of
+V, so the option that looks best by V is where V errs upwards, a winner's curse that
+only other estimates undo (measured: docs/analyse.md). A decision is valued so only
+where V stands in at every sample's decision reached (the calibration's rule); the rest
+are rolled out as without V.
 
 The intervals count V's calibration error: each option's value carries, beside its
 samples' standard error, the RMS over its samples of their bins' RMS error of V (its
 upper bound; 0 for a sample where the game ended), as an independent error; the gap
 between two options (to the stated player's choice, and so the chance between two
-decisions) both options' in quadrature, and an error √2 times the decision's largest. The
+decisions) both options' in quadrature, and an error's upper bound (from V's paired
+differences) √2 times the decision's largest. The
 chance between two decisions is one event here (the cheap way, as without declared
 draws): its luck is the next decision's value minus the option taken before it.
 """
@@ -33,8 +37,8 @@ from bollesim.strong.value import features
 
 VALUE_FILE = "analysis-value.json"  # a run folder's name for it (runfolder.WRITTEN)
 STEPS = 8
-"""Samples of the chance to the next decision per option (as many fresh): on Bøllebank
-8 split the variance as 32 did, for a third of the CPU (docs/analyse.md)."""
+"""Samples of the chance to the next decision per option: on Bøllebank 8 split the
+variance as 32 did, for a third of the CPU (docs/analyse.md)."""
 RULE = ("V stands in at a decision where every sample's next decision has V in a bin of "
         f"at least {C.MIN_STATES} check states whose RMS error of V (the check rollouts' "
         "noise taken out, its one-sided 95% upper bound) is below the standard deviation "
@@ -42,8 +46,9 @@ RULE = ("V stands in at a decision where every sample's next decision has V in a
         "the options are rolled out")
 INTERVALS = ("each value from V carries the RMS of its samples' bins' RMS error of V "
              "(upper bound) as an independent error beside its samples' standard error; a "
-             "difference of two values both in quadrature (an error: sqrt(2) times the "
-             "decision's largest)")
+             "difference of two values both in quadrature (an error's upper bound, from V: "
+             "sqrt(2) times the decision's largest; its value and lower bound come from "
+             "fresh rollouts)")
 
 
 class LearnedAnalyst(Analyst):
@@ -72,7 +77,7 @@ class LearnedAnalyst(Analyst):
 
     def _steps(self, seed: int, game: int, walked):
         point = walked[0]
-        n = 2 * self.steps
+        n = self.steps
         jobs = np.repeat(np.arange(len(point.options), dtype=np.int64), n)
         return self.stated.steps(seed, game, point, jobs, np.tile(np.arange(n, dtype=np.int64),
                                                                    len(point.options)))
@@ -97,10 +102,12 @@ class LearnedAnalyst(Analyst):
             samples[g] = here
             errors = np.zeros(len(g))
             errors[g] = self.calibration.error(here)
-            shaped = samples.reshape(len(walked[k][0].options), 2 * self.steps)
-            errors = errors.reshape(shaped.shape)[:, : self.steps]
-            out.append((shaped[:, : self.steps], shaped[:, self.steps :],
-                        np.sqrt(np.mean(errors**2, axis=1))))
+            shaped = samples.reshape(len(walked[k][0].options), self.steps)
+            out.append((shaped, None, np.sqrt(np.mean(errors.reshape(shaped.shape)**2, axis=1))))
+        by_value = [k for k in range(len(out)) if out[k] is not None]
+        for k, fresh in zip(by_value, pool.map(
+                lambda k: self._fresh(seed, game, walked[k], out[k][0]), by_value), strict=True):
+            out[k] = (out[k][0], fresh, out[k][2])
         for k, values in zip(rolled, pool.map(lambda k: self._option_values(seed, game, walked[k]),
                                               rolled), strict=True):
             out[k] = values
