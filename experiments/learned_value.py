@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     calibration = Calibration.from_dict(saved["learned_value"]["calibration"])
     everywhere = replace(calibration, bins=tuple(replace(b, stands_in=True)
                                                  for b in calibration.bins))
-    table = run.collect(run.scan().sort("game")).head(args.games)
+    games = run.collect(run.scan().sort("game")).head(args.games)
     from bollesim.strong.analysis import objective_of
 
     for name, c in (("rule", calibration), ("everywhere", everywhere)):
@@ -61,12 +61,16 @@ def main(argv: list[str] | None = None) -> int:
                                  steps=args.steps or saved["learned_value"]["steps"])
         wall, used = time.monotonic(), cpu()
         analyses = []
-        for row in table.iter_rows(named=True):
+        for row in games.iter_rows(named=True):
             played = load_policy(str(row["policy"]), game)
             analyses.append(analyst.analyse(played, row_params(played, row), int(row["seed"]),
                                             int(row["game"])))
         wall, used = time.monotonic() - wall, cpu() - used
-        split = variance_split(totals(analyses))
+        table = totals(analyses)
+        split = variance_split(table)
+        print(f"  per game: errors {table['errors'].mean():.3f}, residual "
+              f"{table['residual'].mean():+.3f}, luck {table['luck'].mean():+.3f}; errors "
+              f"called {table['errors_called'].sum()}")
         print(f"V {name}: {len(analyses)} games, {wall:.1f} s wall, {used:.1f} s CPU; "
               f"decisions by V {analyst.by_value}, by rollouts {analyst.by_rollouts}")
         for k in ("luck", "player", "rest"):
