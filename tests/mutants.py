@@ -1337,6 +1337,15 @@ LUCK_AND_ERRORS = [  # the analysis of luck and errors (bollesim/strong/analysis
         ("tests/test_learned_value.py -k expectations",),
     ),
     Mutant(
+        "learned-value-error-measured-on-v-again",
+        "bollesim/strong/learned.py",
+        "lambda k: self._fresh(seed, game, walked[k], out[k][0]), by_value)",
+        "lambda k: np.vstack(out[k][0]), by_value)",
+        "docs/analyse.md: where V stands in, the error is measured on fresh rollouts",
+        "the errors keep V's own error, the option V flatters taken for the best",
+        ("tests/test_learned_value.py -k fresh",),
+    ),
+    Mutant(
         "learned-value-error-left-out-of-the-intervals",
         "bollesim/strong/analysis.py",
         "extra = np.asarray(more[0]) if more else np.zeros(len(values))",
