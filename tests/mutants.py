@@ -1373,6 +1373,42 @@ BOUNDS = [  # the clairvoyant and penalised bounds and headroom, any game's (bol
 
 LUCK_AND_ERRORS = [  # the analysis of luck and errors (bollesim/strong/analysis.py, estimates.py, chance.py)
     Mutant(
+        "calibration-bias-sign",
+        "bollesim/strong/calibration.py",
+        "    d = v - m\n",
+        "    d = m - v\n",
+        "docs/analyse.md: the calibration's bias is V minus the rollouts' mean",
+        "a learned value that is too high is reported too low",
+        ("tests/test_learned_value.py -k planted_bias",),
+    ),
+    Mutant(
+        "learned-value-stands-in-without-its-rule",
+        "bollesim/strong/learned.py",
+        "            if not self.calibration.stands_in(here).all():",
+        "            if False:",
+        "docs/analyse.md: V stands in only where its calibration allows",
+        "a learned value refused by its calibration still values the options",
+        ("tests/test_learned_value.py -k expectations",),
+    ),
+    Mutant(
+        "learned-value-error-measured-on-v-again",
+        "bollesim/strong/learned.py",
+        "lambda k: self._fresh(seed, game, walked[k], out[k][0]), by_value)",
+        "lambda k: np.vstack(out[k][0]), by_value)",
+        "docs/analyse.md: where V stands in, the error is measured on fresh rollouts",
+        "the errors keep V's own error, the option V flatters taken for the best",
+        ("tests/test_learned_value.py -k fresh",),
+    ),
+    Mutant(
+        "learned-value-error-left-out-of-the-intervals",
+        "bollesim/strong/analysis.py",
+        "extra = np.asarray(more[0]) if more else np.zeros(len(values))",
+        "extra = np.zeros(len(values))",
+        "docs/analyse.md: the values from V carry its calibration error",
+        "the intervals of values from V ignore V's own error",
+        ("tests/test_learned_value.py -k expectations",),
+    ),
+    Mutant(
         "luck-sign-of-a-draw",
         "bollesim/strong/estimates.py",
         "return difference(outcomes[actual] - before), value(before)",

@@ -26,6 +26,7 @@ from bollesim.terminal import printable
         "bollesim analyse --from results/$baseline-seed1 --index 41",
         "bollesim analyse --from results/$baseline-seed1 -n 200",
         "bollesim analyse -P $baseline -n 100 --objective $loss",
+        "bollesim analyse --from results/$baseline-seed1 -n 200 --value learned",
     ),
 )
 def analyse(
@@ -51,6 +52,17 @@ def analyse(
     objective: Annotated[str | None, typer.Option(
         metavar="OUTCOME", help="The outcome whose probability is the unit (default: the "
         "game's main outcome).", show_default=False)] = None,
+    value: Annotated[str, typer.Option(
+        "--value", metavar="rollouts|learned", help="How options are valued: rollouts, or "
+        "a learned value V fitted and calibrated against rollouts on held-out states, "
+        "standing in for them where its calibration allows (docs/analyse.md).")] = "rollouts",
+    value_games: Annotated[int, typer.Option(
+        min=1, help="With --value learned: the games whose decisions V is fitted on.")] = 200,
+    own_games: Annotated[int, typer.Option(
+        min=0, help="With --value learned: the stated player's own games V is fitted on "
+        "besides.")] = 5000,
+    check_games: Annotated[int, typer.Option(
+        min=1, help="With --value learned: the held-out games whose decisions check V.")] = 40,
     rollouts: Annotated[int | None, typer.Option(
         min=2, help=f"Rollouts per option and per outcome (default: {DEFAULT_ROLLOUTS} for "
         f"one game, {MANY_ROLLOUTS} for many).", show_default=False)] = None,
@@ -71,6 +83,7 @@ def analyse(
     luck and that is the player's. Many games of a run folder are saved into it:
     analysis.json, analysis.md and analysis.html with the chart of where results are
     decided (analysis-swings.png); `bollesim report DIR` then has a section of them.
+    --value learned fits V, prints its calibration, and saves it (analysis-value.json).
     """
     game = chosen.of_folder(from_) if from_ is not None else chosen.game
     if index is not None and games is not None:
@@ -80,6 +93,8 @@ def analyse(
     if from_ is not None and (param or rules is not None):
         raise UsageError("--from takes the folder's policy, parameters and ruleset: drop "
                          "-p and --rules")
+    if value not in ("rollouts", "learned"):
+        raise UsageError(f"--value must be rollouts or learned, not {value!r}")
     many = games is not None or (from_ is not None and index is None)
     run = None
     if from_ is not None:
@@ -96,6 +111,8 @@ def analyse(
         vector = policy_params(played, param)
         numbers = range(games) if many else [index or 0]
         picked = [(played, vector, seed, g) for g in numbers]
+    if value == "learned":
+        analyst = _learned(analyst, picked[0], (value_games, own_games, check_games), json_)
     if many:
         _many(game, analyst, picked, json_, run)
     else:
@@ -134,6 +151,22 @@ def _analyst(game, run, rules_path, player, objective, rollouts, draws=True):
         ruleset = RulesetSource.from_options(game, rules_path, None, None, None).load(game)
     return Analyst(game, ruleset, stated, stated.param_vector(),
                    objective_of(game.result, objective), rollouts, draws=draws)
+
+
+def _learned(analyst, first: tuple, games: tuple[int, int, int], json_: bool):
+    """The learned value's analyst (strong/learned.py): V fitted on the games (fit, own,
+    check) the first game's policy plays and the stated player's own, calibrated on
+    others, the calibration said."""
+    from bollesim.strong.learned import learned_analyst
+
+    policy, vector, seed, _ = first
+    typer.echo(f"fitting V on {games[0]} games of {policy.name} and {games[1]} of "
+               f"{analyst.stated.base.name}, checking it on {games[2]} others...", err=json_)
+    try:
+        return learned_analyst(analyst, policy, vector, seed, *games,
+                               say=lambda line: typer.echo(printable(line), err=json_))
+    except ValueError as exc:
+        raise UsageError(f"--value learned: {exc}") from None
 
 
 def _folder_games(game, run, index: int | None, games: int | None) -> list[tuple]:
@@ -199,21 +232,24 @@ def _many(game, analyst, picked: list[tuple], json_: bool, run) -> None:
                    f"{seconds:.1f} s ({seconds / max(1, len(picked)):.2f} s a game).")
         typer.echo("\n".join(split_lines(table, split, analyst.objective.label)))
     if run is not None:
-        names = _save(game, run, doc)
+        more = analyst.files(doc) if hasattr(analyst, "files") else {}
+        names = _save(game, run, doc, more)
         typer.echo(printable(f"wrote {', '.join(names)} into {run.path}"), err=json_)
     if json_:
         emit(doc)
 
 
-def _save(game, run, doc: dict) -> list[str]:
-    """Write the analysis into its run folder (report/luck.analysis_files), all its files
-    or none, holding the folder's lock; refused if a run replaced the games meanwhile."""
+def _save(game, run, doc: dict, more: dict) -> list[str]:
+    """Write the analysis into its run folder (report/luck.analysis_files, and the files
+    `more`: a learned value's), all its files or none, holding the folder's lock;
+    refused if a run replaced the games meanwhile."""
     from bollesim.batch.durable import write_together, writing
     from bollesim.batch.runfolder import open_run
     from bollesim.batch.workspace import Workspace
     from bollesim.report.luck import analysis_files
 
     files = analysis_files(doc, game, run.path)
+    files.update(more)
     with Workspace(run.path):
         if open_run(run.path, game).manifest["data_sha256"] != doc["data_sha256"]:
             raise UsageError(f"{run.path} holds other games than those analysed (a run "

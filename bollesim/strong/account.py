@@ -62,7 +62,8 @@ class Teller:
 
     def head(self, analysis: GameAnalysis, played: str) -> list[str]:
         a = self.a
-        how = ("exact values" if a.exact is not None else
+        how = (a.value_words() if hasattr(a, "value_words") else
+               "exact values" if a.exact is not None else
                f"{a.rollouts} rollouts per option and per outcome, with fresh luck (rollouts "
                "only: no learned value)")
         return [f"Game {analysis.game} of seed {analysis.seed}, played by {played}.",

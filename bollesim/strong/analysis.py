@@ -223,7 +223,7 @@ class Analyst:
             words = getattr(self.positions, WORDS)(self.rules, policy, vector, seed, game,
                                                    [w[1] for w in walked])
         with ThreadPoolExecutor(self.threads) as pool:
-            values = list(pool.map(lambda w: self._option_values(seed, game, w), walked))
+            values = self._all_option_values(seed, game, walked, pool)
             segments = list(pool.map(lambda k: self._draws(seed, game, walked, k),
                                      range(len(walked) + 1)))
         outcome = float(row[: len(self.weights)] @ self.weights)
@@ -263,6 +263,11 @@ class Analyst:
                 for r in range(self.rollouts)]
         return E.value(np.array(rows)[:, : len(self.weights)] @ self.weights)
 
+    def _all_option_values(self, seed: int, game: int, walked, pool) -> list:
+        """Each decision's _option_values (a learned value's analyst values them its own
+        way: strong/learned.py)."""
+        return list(pool.map(lambda w: self._option_values(seed, game, w), walked))
+
     def _option_values(self, seed: int, game: int, walked):
         """The options' values: exact, or (rollouts 0 .. R - 1 of every option, rollouts
         R .. 2R - 1 of the best-looking, the taken and the stated player's options)."""
@@ -270,15 +275,21 @@ class Analyst:
         if self.exact is not None:
             return np.asarray(self.exact.options(point.kind, point.obs, point.options), float)
         values = self.stated.values(seed, game, point)
+        return values, self._fresh(seed, game, walked, values)
+
+    def _fresh(self, seed: int, game: int, walked, values: np.ndarray) -> np.ndarray:
+        """Rollouts R .. 2R - 1 of the best-looking option by `values` (options, samples),
+        the taken one and the stated player's (nan for the other options)."""
+        point, taken, stated = walked
         r = self.rollouts
         looked = sorted({int(np.argmax(values.mean(axis=1))), taken, stated})
         options = np.repeat(np.array(looked, dtype=np.int64), r)
         numbers = np.tile(np.arange(r, 2 * r, dtype=np.int64), len(looked))
         rows, _, _ = self.stated._jobs(point.at.snapshot, point.at.script, options, numbers,
                                        K.ROLLOUT_JOBS, seed, game)
-        fresh = np.full(values.shape, np.nan)
+        fresh = np.full((len(values), r), np.nan)
         fresh[looked] = (rows[:, : len(self.weights)] @ self.weights).reshape(len(looked), r)
-        return values, fresh
+        return fresh
 
     def _decision(self, number: int, walked, values) -> DecisionStep:
         point, taken, stated = walked
@@ -288,11 +299,14 @@ class Analyst:
             return DecisionStep(number, turn, point.kind, point.options, taken, stated, exact,
                                 E.exact_error(values, taken), float(values.max() - values[stated]),
                                 Estimate(float(values[stated] - values[taken])))
-        values, fresh = values
-        estimates = tuple(E.value(v) for v in values)
-        error = E.error_of(values, fresh, taken, self.confidence)
+        values, fresh, *more = values  # more: a learned value's error (strong/learned.py)
+        extra = np.asarray(more[0]) if more else np.zeros(len(values))  # per option
+        estimates = tuple(E.widened(E.value(v), x) for v, x in zip(values, extra, strict=True))
+        error = E.error_of(values, fresh, taken, self.confidence, np.sqrt(2) * float(extra.max()))
         shortfall = float((fresh[error.against] - fresh[stated]).mean())
-        gap = Estimate(0.0) if stated == taken else E.difference(values[stated] - values[taken])
+        gap = (Estimate(0.0) if stated == taken else
+               E.widened(E.difference(values[stated] - values[taken]),
+                         float(np.hypot(extra[stated], extra[taken]))))
         return DecisionStep(number, turn, point.kind, point.options, taken, stated, estimates,
                             error, shortfall, gap)
 

@@ -88,8 +88,14 @@ class Error:
         return self.low > 0
 
 
+def widened(e: Estimate, extra: float) -> Estimate:
+    """The estimate with an independent error of standard deviation `extra` added (a
+    learned value's calibration error: strong/learned.py)."""
+    return e if extra == 0 else Estimate(e.value, float(np.hypot(e.se, extra)))
+
+
 def error_of(values: np.ndarray, fresh: np.ndarray, taken: int,
-             confidence: float = CONFIDENCE) -> Error:
+             confidence: float = CONFIDENCE, extra: float = 0.0) -> Error:
     """The error of taking option `taken`, from rollouts values[option, r] that share
     rollout r's streams across the options (common random numbers), and fresh[option, r]
     of the same options on rollouts of their own.
@@ -99,15 +105,17 @@ def error_of(values: np.ndarray, fresh: np.ndarray, taken: int,
     difference is the error's value (unbiased for that option; never above the true
     error but by noise) and its lower bound. The upper bound is the largest of the
     differences of every option over the taken one on `values` (their intervals hold at
-    once: Bonferroni over the m - 1 of them)."""
+    once: Bonferroni over the m - 1 of them). `extra`: an error of every difference on
+    `values` beside their noise (widened), such as a learned value's."""
     m = values.shape[0]
     if m == 1:
         return Error(0.0, 0.0, 0.0, 0, 0)
     z = z_of(confidence, m - 1)
     means = values.mean(axis=1)
     against = int(np.argmax(means))
-    highs = [difference(values[i] - values[taken]).interval(z)[1] for i in range(m) if i != taken]
-    best = best_of(values, confidence)
+    highs = [widened(difference(values[i] - values[taken]), extra).interval(z)[1]
+             for i in range(m) if i != taken]
+    best = best_of(values, confidence, extra)
     if against == taken:
         return Error(0.0, 0.0, max(0.0, *highs), against, best)
     d = difference(fresh[against] - fresh[taken])
@@ -115,7 +123,7 @@ def error_of(values: np.ndarray, fresh: np.ndarray, taken: int,
     return Error(d.value, low, max(low, *highs), against, best, d.se)
 
 
-def best_of(values: np.ndarray, confidence: float = CONFIDENCE) -> int | None:
+def best_of(values: np.ndarray, confidence: float = CONFIDENCE, extra: float = 0.0) -> int | None:
     """The option whose paired difference over every other one is positive by its
     interval (Bonferroni over the m - 1 comparisons); None when no option is."""
     m = values.shape[0]
@@ -123,7 +131,7 @@ def best_of(values: np.ndarray, confidence: float = CONFIDENCE) -> int | None:
     z = z_of(confidence, m - 1)
     for j in range(m):
         if j != top:
-            d = difference(values[top] - values[j])
+            d = widened(difference(values[top] - values[j]), extra)
             if d.value - z * d.se <= 0:
                 return None
     return top
