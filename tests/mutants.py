@@ -1369,6 +1369,24 @@ BOUNDS = [  # the clairvoyant and penalised bounds and headroom, any game's (bol
         "every game's beginner never takes its last option (the full move, the fresh stands)",
         ("tests/test_headroom_balkan.py -k random",),
     ),
+    Mutant(
+        "restricted-drops-the-zero-trigger",
+        "bollesim/strong/headroom.py",
+        "return games.filter(pl.col(param) != default)",
+        "return games.filter(pl.col(param) > 0)",
+        "a restricted sweep's imposed settings are all but the strong player's \"not imposed\"",
+        "the Balkan Wars' imposed_losses 0 (close at the first won firefight) is left out",
+        ("tests/test_headroom_balkan.py -k imposed_rows",),
+    ),
+    Mutant(
+        "balkan-strong-trigger-unchecked",
+        "bollesim/strong/headroom.py",
+        "if imposed(game) and set(imposed(game).values()) - {",
+        "if False and set(imposed(game).values()) - {",
+        "Trigger.strong names a parameter of the game's strong player",
+        "a misspelt imposed_losses passes the declaration's check",
+        ("tests/test_headroom_balkan.py -k declaration_fits",),
+    ),
 ]
 
 LUCK_AND_ERRORS = [  # the analysis of luck and errors (bollesim/strong/analysis.py, estimates.py, chance.py)

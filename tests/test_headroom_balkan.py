@@ -25,13 +25,29 @@ def test_the_declaration_fits_the_game():
         replace(HEADROOM, bounds={"lost": "no attack broke"}, inherited={}).check(GAME)
     with pytest.raises(ValueError, match="family_triggers"):
         replace(HEADROOM, family_triggers={"apprentice": "losses"}).check(GAME)
-    # The apprentice imposes no trigger: nothing to name; Bøllebank's imposes its two.
-    with pytest.raises(ValueError, match="imposed"):
-        replace(HEADROOM, imposed="with its close assault held back").check(GAME)
-    from bollesim.bollebank.headroom import HEADROOM as BOLLEBANK
+    # The apprentice imposes the close-assault trigger (Trigger.strong): the report names
+    # it, and a trigger imposed by a parameter the apprentice lacks is named.
+    assert G.imposed(GAME) == {"losses": "imposed_losses"}
+    with pytest.raises(ValueError, match="imposed: named"):
+        replace(HEADROOM, imposed="").check(GAME)
+    trigger = replace(GAME.triggers[0], strong="imposed_loss")
+    with pytest.raises(ValueError, match="not a parameter of the strong player"):
+        HEADROOM.check(replace(GAME, triggers=(trigger,)))
 
-    with pytest.raises(ValueError, match="imposed"):
-        replace(BOLLEBANK, imposed="").check(load_game("bollebank"))
+
+def test_the_imposed_rows_are_every_setting_but_not_imposed():
+    """A restricted sweep's rows that impose the trigger: every setting but the strong
+    player's default, the Balkan Wars' -1 (its 0 is a trigger: close assault at the first
+    won firefight), Bøllebank's 0."""
+    import polars as pl
+
+    from bollesim.strong import headroom as G
+
+    games = pl.DataFrame({"policy": ["apprentice"] * 4, "imposed_losses": [-1, 0, 2, 48]})
+    assert G.imposing_rows(GAME, games, "imposed_losses")["imposed_losses"].to_list() == [0, 2, 48]
+    games = pl.DataFrame({"policy": ["apprentice"] * 3, "imposed_roe": [0, 8, 25]})
+    assert G.imposing_rows(load_game("bollebank"), games,
+                           "imposed_roe")["imposed_roe"].to_list() == [8, 25]
 
 
 def test_the_sweeps_are_the_close_assault_triggers_cells():
@@ -111,7 +127,8 @@ def refused(*arguments) -> str:
 def test_the_command_writes_the_games_report(tmp_path, monkeypatch):
     """`bollesim --game balkan-wars headroom` at tiny counts (the expert at a few
     rollouts): the game's ladder, bounds and close-assault sweeps in its own words, none
-    of the other game's; --restricted, which it cannot answer, is refused in one line."""
+    of the other game's, and the question under strong play from --restricted, a small
+    sweep of the apprentice with the trigger imposed (0, 48) and not (-1)."""
     from typer.testing import CliRunner
 
     from bollesim.cli.app import app
@@ -119,12 +136,18 @@ def test_the_command_writes_the_games_report(tmp_path, monkeypatch):
 
     small = replace(HEADROOM, expert_factors=(0.125, 0.25))
     monkeypatch.setattr(G, "declared_headroom", lambda game: small)
+    spec, restricted = tmp_path / "strong.toml", tmp_path / "strong"
+    spec.write_text('name = "strong"\ndescription = "a small one"\nseed = 1\ngames = 4\n'
+                    '[[grid]]\npolicy = "apprentice"\nparams = { imposed_losses = [-1, 0, 48] }\n')
+    result = CliRunner().invoke(app, ["--game", "balkan-wars", "sweep", str(spec),
+                                      "--out", str(restricted)])
+    assert result.exit_code == 0, result.output
 
     out = tmp_path / "report"
     result = CliRunner().invoke(app, [
         "--game", "balkan-wars", "headroom", "--games", "30", "--expert-games", "1",
         "--clairvoyant-games", "2", "--budget", "3", "--sweep-games", "10", "--threads", "1",
-        "--penalised-games", "0", "--out", str(out)])
+        "--penalised-games", "0", "--restricted", str(restricted), "--out", str(out)])
     assert result.exit_code == 0, result.output
     text = (out / "headroom.md").read_text()
     for words in ("# Headroom of The Balkan Wars", "| random |", "| apprentice (the strong player) |",
@@ -132,12 +155,32 @@ def test_the_command_writes_the_games_report(tmp_path, monkeypatch):
                   "| attack won | light losses | won with light losses | attack broke |",
                   "against the baseline", "## When to close assault",
                   "defender's losses before the first close assault",
-                  "no parameter that imposes the trigger", "the move and fire dice",
+                  "## When to close assault, under strong play",
+                  "4 games per setting of the restricted apprentice",
+                  "| best `imposed_losses` (restricted apprentice) | advice |",
+                  "Under the apprentice with its close-assault trigger imposed",
+                  "the move and fire dice",
                   "bollesim --game balkan-wars headroom --games 30"):
         assert words in text, words
     for other in ("Fire order", "operational", "preset", "Tango", "chits"):
         assert other not in text, other
     assert (out / "headroom-trigger-assault.png").stat().st_size > 0
+    assert "no such folder" in refused("--restricted", tmp_path / "absent",
+                                       "--out", tmp_path / "b")
+
+
+def test_a_strong_player_that_imposes_no_trigger_has_no_restricted_section(tmp_path, monkeypatch):
+    """Were the apprentice's trigger not declared (Trigger.strong empty), the section would
+    say no restricted player answers the question, and --restricted is refused in one line."""
+    from bollesim.cli import headroom_make
+    from bollesim.strong import headroom as G
+
+    game = replace(GAME, triggers=(replace(GAME.triggers[0], strong=""),))
+    lines, verdict = headroom_make.restricted_section(
+        headroom_make.Plan(game, replace(HEADROOM, imposed=""), {}, [], None, tmp_path), [])
+    assert "no parameter that imposes the trigger" in lines[2] and verdict is None
+    monkeypatch.setattr(G, "declared_headroom", lambda game: HEADROOM)
+    monkeypatch.setattr(G, "imposed", lambda game: {})
     assert "no parameter that imposes a trigger" in refused("--restricted", tmp_path,
                                                            "--out", tmp_path / "b")
 

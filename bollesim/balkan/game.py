@@ -12,7 +12,11 @@ GAME = Game(
     policies="policies.balkan_wars",
     baseline="assault",
     scripted="assault",
-    triggers=(Trigger("assault", "losses", lambda rules: range(0, 17, 2)),),
+    # The headline question: when to close assault, by the defender's figures lost; the
+    # strong player takes it with the trigger imposed, every arm's order its own
+    # (experiments/balkan_close_assault_strong.toml).
+    triggers=(Trigger("assault", "losses", lambda rules: range(0, 17, 2),
+                      strong="imposed_losses"),),
     opening={"policy": "assault", "params": {"losses": 0},
              "note": "close assault after the first won firefight"},
     engine="bollesim.balkan.play",

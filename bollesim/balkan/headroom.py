@@ -1,13 +1,14 @@
 """The Balkan Wars' headroom report, declared (bollesim/strong/headroom.py): the
 attacker's skill ladder (random, the family `assault` at its defaults and at its best
 known point, the apprentice, the lookahead), the outcomes the clairvoyant bounds with
-which of its win objectives, V, and the close assault's trigger sweeps.
+which of its win objectives, V, and the close assault's trigger sweeps, beside the
+apprentice's with the trigger imposed (its `imposed_losses`, the game's Trigger.strong:
+`--restricted` reads a sweep of experiments/balkan_close_assault_strong.toml).
 `bollesim --game balkan-wars headroom` plays it (bollesim/cli/headroom.py).
 
 Not declared, for want of anything to declare: presets (the family has no named points
-but its defaults, the baseline), a cut (no flag rules out a win before the end: a
-broken defender can break on any bound) and a strong player's imposed trigger (the
-apprentice has no parameter that holds its close assault back)."""
+but its defaults, the baseline) and a cut (no flag rules out a win before the end: a
+broken defender can break on any bound)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,11 @@ HEADROOM = Headroom(
     strong=Player("apprentice (the strong player)", "apprentice"),
     expert="lookahead",  # over `assault` at the best known point, its default base
     expert_knob="rollouts",
-    expert_factors=(1, 2, 4),
+    # 32, 128 and 512 rollouts: a quarter of its default to four times it. Its cost hardly
+    # grows with them (the first round's 16 an option ends most decisions: 2,000
+    # engagements took 39, 47 and 56 s at 1x, 2x and 4x, load 8.5), so the rungs span
+    # more search rather than fewer of it, and 1x to 4x played alike (docs/balkan-wars.md).
+    expert_factors=(0.25, 1, 4),
     points="experiments/balkan_best_points.toml",
     bounds={"won": "attack won", "light": "light losses",
             "lost": "no attack broke"},  # lost: 1 - no attack broke
@@ -39,6 +44,7 @@ HEADROOM = Headroom(
     family="assault",  # the trigger is the family's own parameter
     family_triggers={"assault": "losses"},
     question="When to close assault",
+    imposed="with its close-assault trigger imposed",
     chance="the move and fire dice",
     baseline_called=("the baseline", "the baseline"),
 )

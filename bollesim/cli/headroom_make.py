@@ -356,9 +356,9 @@ def restricted_section(plan: Plan, found) -> tuple[list[str], str | None]:
     imposing = G.imposed(plan.game)
     for preset, k, _, before, _ in found:
         imposed = imposing.get(k)
-        if imposed not in games.columns or not (games[imposed] > 0).any():
+        own = G.imposing_rows(plan.game, games, imposed) if imposed in games.columns else games[:0]
+        if not own.height:
             continue
-        own = games.filter(pl.col(imposed) > 0)
         n = own.group_by(imposed).len()["len"].min()
         lines += [f"### {naming.parameter_label(plan.game, preset, k)}", "",
                   f"{n:,} games per setting of the restricted {player} (95% intervals up "

@@ -107,6 +107,10 @@ class Headroom:
         if bool(self.imposed) != bool(imposed(game)):
             raise ValueError("headroom imposed: named for a game whose strong player imposes "
                              "no trigger, or missing for one whose does (Trigger.strong)")
+        if imposed(game) and set(imposed(game).values()) - {
+                p.name for p in load_policy(game.strong, game.name).parameters}:
+            raise ValueError(f"headroom imposed: a Trigger.strong that is not a parameter of "
+                             f"the strong player {game.strong}")
         if set(self.family_triggers) - {t.policy for t in game.triggers}:
             raise ValueError("headroom family_triggers: a preset that is not one of the game's "
                              "triggers")
@@ -217,3 +221,14 @@ def penalised_candidates(game, headroom: Headroom, baseline: dict, best: list[di
 def imposed(game) -> dict[str, str]:
     """{a trigger's parameter: its strong player's parameter that imposes it}."""
     return {t.param: t.strong for t in game.triggers if t.strong}
+
+
+def imposing_rows(game, games, param: str):
+    """The rows of a restricted player's sweep (a polars frame of one policy's games) in
+    which its parameter `param` imposes a trigger: every setting but the parameter's
+    default, "not imposed" (Bøllebank's 0, the Balkan Wars' -1, whose 0 is a trigger)."""
+    import polars as pl
+
+    policy = load_policy(str(games["policy"][0]), game.name)
+    default = next(p.default for p in policy.parameters if p.name == param)
+    return games.filter(pl.col(param) != default)
