@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from bollesim.batch.manifest import json_bytes
 from bollesim.cli.chosen import Chosen
 from bollesim.cli.options import ParamOption, RulesOption, policy_params
 from bollesim.cli.output import emit
@@ -232,7 +233,8 @@ def _many(game, analyst, picked: list[tuple], json_: bool, run) -> None:
                    f"{seconds:.1f} s ({seconds / max(1, len(picked)):.2f} s a game).")
         typer.echo("\n".join(split_lines(table, split, analyst.objective.label)))
     if run is not None:
-        more = analyst.files(doc) if hasattr(analyst, "files") else {}
+        more = {name: json_bytes(d) for name, d in analyst.files(doc).items()} \
+            if hasattr(analyst, "files") else {}
         names = _save(game, run, doc, more)
         typer.echo(printable(f"wrote {', '.join(names)} into {run.path}"), err=json_)
     if json_:

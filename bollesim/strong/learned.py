@@ -135,14 +135,12 @@ class LearnedAnalyst(Analyst):
                 "intervals": INTERVALS, "steps": self.steps,
                 "decisions_by_value": self.by_value, "decisions_by_rollouts": self.by_rollouts}
 
-    def files(self, doc: dict) -> dict[str, bytes]:
-        """VALUE_FILE for the run folder beside the analysis `doc`: V's calibration and
-        V itself (LightGBM's model text, value.Value.read gives it back)."""
-        from bollesim.batch.manifest import json_bytes
-
+    def files(self, doc: dict) -> dict[str, dict]:
+        """VALUE_FILE's document, for the run folder beside the analysis `doc`: V's
+        calibration and V itself (LightGBM's model text, value.Value.read gives it back)."""
         keep = ("game", "data_sha256", "stated_player", "objective", "learned_value")
-        return {VALUE_FILE: json_bytes({**{k: doc.get(k) for k in keep},
-                                        "model": getattr(self.value, "text", None)})}
+        return {VALUE_FILE: {**{k: doc.get(k) for k in keep},
+                             "model": getattr(self.value, "text", None)}}
 
 
 def learned_analyst(analyst: Analyst, policy, vector, seed: int, fit_games: int = C.FIT_GAMES,
