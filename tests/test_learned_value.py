@@ -74,6 +74,16 @@ def learned(calibration) -> LearnedAnalyst:
                           steps=16, threads=1)
 
 
+def decisions_and_exact_values(analyst, exact):
+    """(each decision of the banker's first 12 games as analysed, its options' exact
+    values)."""
+    for g in range(12):
+        a = analyst.analyse(BANKER, BANKER.param_vector(), SEED, g)
+        walked, _ = analyst.walk(BANKER, BANKER.param_vector(), SEED, g)
+        for (point, *_), d in zip(walked, a.decisions, strict=True):
+            yield d, exact.options(d.kind, point.obs, d.options)
+
+
 def test_where_v_stands_in_the_values_are_its_expectations_within_their_intervals(check):
     v, outcomes = check
     c = C.calibrate(v, outcomes, 8)
@@ -81,14 +91,10 @@ def test_where_v_stands_in_the_values_are_its_expectations_within_their_interval
                                        for b in c.bins))
     analyst, exact = learned(everywhere), PigExact(RULES, V)
     inside = total = 0
-    for g in range(12):
-        a = analyst.analyse(BANKER, BANKER.param_vector(), SEED, g)
-        walked, _ = analyst.walk(BANKER, BANKER.param_vector(), SEED, g)
-        for (point, *_), d in zip(walked, a.decisions, strict=True):
-            truth = exact.options(d.kind, point.obs, d.options)
-            for e, t in zip(d.values, truth, strict=True):
-                inside += abs(e.value - t) <= 1.96 * e.se
-                total += 1
+    for d, truth in decisions_and_exact_values(analyst, exact):
+        for e, t in zip(d.values, truth, strict=True):
+            inside += abs(e.value - t) <= 1.96 * e.se
+            total += 1
     assert analyst.by_value > 0 and analyst.by_rollouts == 0
     assert total > 50 and inside / total >= 0.9
     # V's calibration error is counted in every value and error it gives
@@ -156,10 +162,6 @@ def test_an_error_where_v_stands_in_is_measured_on_fresh_rollouts_not_on_v(check
     analyst, exact = learned(everywhere), PigExact(RULES, V)
     analyst.value = skewed
     found = truth = 0.0
-    for g in range(12):
-        a = analyst.analyse(BANKER, BANKER.param_vector(), SEED, g)
-        walked, _ = analyst.walk(BANKER, BANKER.param_vector(), SEED, g)
-        for (point, *_), d in zip(walked, a.decisions, strict=True):
-            t = exact.options(d.kind, point.obs, d.options)
-            found, truth = found + d.error.value, truth + float(t.max() - t[d.taken])
+    for d, t in decisions_and_exact_values(analyst, exact):
+        found, truth = found + d.error.value, truth + float(t.max() - t[d.taken])
     assert found <= truth + 2  # a sum of about 60 noisy differences; V's curse: about 10
