@@ -178,10 +178,35 @@ def test_every_chit_in_exactly_one_place_at_the_end():
 # ---------------------------------------------------------------- exact oracles
 
 
-def fast_traces(games: int, policy: str = "random"):
-    chosen = load_policy(policy)
-    for g in range(games):
-        yield play_traced_game(RULES, chosen, chosen.param_vector(), SEED, g)[0]
+ORACLE_GAMES = 20_000
+"""Games of the random policy whose traces the oracles below read (one pass for all)."""
+ATTACK_GAMES = 6_000
+"""Of them, the first games whose attacks the to-hit oracle reads."""
+oracle_group = pytest.mark.xdist_group("fast-oracles")  # one worker walks the traces once
+
+
+@pytest.fixture(scope="module")
+def oracle_tallies() -> dict:
+    """What the oracles count, in one walk over ORACLE_GAMES traced games: turn 1's first
+    pair's weapon types, each radio check's (quality, success), and, over the first
+    ATTACK_GAMES games, each unmodified tank or HMG attack's (need, hit) and each heavy
+    hit's (weapon, location)."""
+    chosen = load_policy("random")
+    pairs: dict[tuple[int, int], int] = {}
+    radio: dict[int, list[int]] = {}
+    attacks: dict[int, list[bool]] = {}
+    locations: dict[tuple[int, int], int] = {}
+    for g in range(ORACLE_GAMES):
+        trace = play_traced_game(RULES, chosen, chosen.param_vector(), SEED, g)[0]
+        a, b = next(ev[2:4] for ev in trace if ev[1] == events.PAIR)
+        key = (int(RULES.chit_type[a]), int(RULES.chit_type[b]))
+        pairs[key] = pairs.get(key, 0) + 1
+        for ev in trace:
+            if ev[1] == events.RADIO and ev[3] > 0:
+                radio.setdefault(ev[4], []).append(ev[5])
+        if g < ATTACK_GAMES:
+            tally_attacks(trace, attacks, locations)
+    return {"pairs": pairs, "radio": radio, "attacks": attacks, "locations": locations}
 
 
 def assert_close(count: int, n: int, p: Fraction, what: str) -> None:
@@ -218,15 +243,11 @@ def first_pair_distribution() -> dict[tuple[int, int], Fraction]:
     return law
 
 
-def test_oracle_first_pair_of_turn_one():
+@oracle_group
+def test_oracle_first_pair_of_turn_one(oracle_tallies):
     law = first_pair_distribution()
     assert sum(law.values()) == 1
-    seen: dict[tuple[int, int], int] = {}
-    n = 20_000
-    for trace in fast_traces(n):
-        a, b = next(ev[2:4] for ev in trace if ev[1] == events.PAIR)
-        key = (int(RULES.chit_type[a]), int(RULES.chit_type[b]))
-        seen[key] = seen.get(key, 0) + 1
+    seen, n = oracle_tallies["pairs"], ORACLE_GAMES
     for key, p in law.items():
         assert_close(seen.get(key, 0), n, p, f"first pair {key}")
     fire = sum(p for (a, b), p in law.items() if RULES.matrix_fire[a, b])
@@ -242,26 +263,30 @@ def two_d6_at_least(need: int) -> Fraction:
     return Fraction(sum(1 for x in range(1, 7) for y in range(1, 7) if x + y >= need), 36)
 
 
-def test_oracle_attack_hits_and_locations():
-    """Tank and HMG attacks with no modifier (no Draw their fire that turn): hit iff the
-    2d6 meet the track's to-hit number; hit locations follow PAS4 (R-HIT)."""
-    attacks: dict[int, list[int]] = {}
-    locations: dict[tuple[int, int], int] = {}
-    for trace in fast_traces(6000):
-        dtf_turns = {
-            ev[0]
-            for ev in trace
-            if ev[1] == events.ABILITY
-            and ev[3] == events.ABILITY_USED
-            and RULES.ability_sides[ev[2], ev[4]] == codes.DRAW_THEIR_FIRE
-        }
-        for i, (turn, kind, weapon, _, roll, need) in enumerate(trace):
-            if kind != events.ATTACK or weapon == codes.ATGM or turn in dtf_turns:
-                continue
-            attacks.setdefault(need, []).append(roll >= need)
-            if roll >= need and trace[i + 1][1] == events.HEAVY_DAMAGE:
-                loc = trace[i + 1][3]
-                locations[(weapon, loc)] = locations.get((weapon, loc), 0) + 1
+def tally_attacks(trace, attacks: dict, locations: dict) -> None:
+    """Tank and HMG attacks with no modifier (no Draw their fire that turn): (need, hit)
+    into attacks, a heavy hit's (weapon, location) into locations."""
+    dtf_turns = {
+        ev[0]
+        for ev in trace
+        if ev[1] == events.ABILITY
+        and ev[3] == events.ABILITY_USED
+        and RULES.ability_sides[ev[2], ev[4]] == codes.DRAW_THEIR_FIRE
+    }
+    for i, (turn, kind, weapon, _, roll, need) in enumerate(trace):
+        if kind != events.ATTACK or weapon == codes.ATGM or turn in dtf_turns:
+            continue
+        attacks.setdefault(need, []).append(roll >= need)
+        if roll >= need and trace[i + 1][1] == events.HEAVY_DAMAGE:
+            loc = trace[i + 1][3]
+            locations[(weapon, loc)] = locations.get((weapon, loc), 0) + 1
+
+
+@oracle_group
+def test_oracle_attack_hits_and_locations(oracle_tallies):
+    """Tank and HMG attacks with no modifier: hit iff the 2d6 meet the track's to-hit
+    number; hit locations follow PAS4 (R-HIT)."""
+    attacks, locations = oracle_tallies["attacks"], oracle_tallies["locations"]
     assert len(attacks) >= 3
     for need, hits in attacks.items():
         assert_close(sum(hits), len(hits), two_d6_at_least(need), f"to-hit {need}")
@@ -277,13 +302,10 @@ def test_oracle_attack_hits_and_locations():
             )
 
 
-def test_oracle_radio_check():
+@oracle_group
+def test_oracle_radio_check(oracle_tallies):
     """§5.1: a link with damaged radios gets through on a d6 at most its quality."""
-    checks: dict[int, list[int]] = {}
-    for trace in fast_traces(20_000):
-        for ev in trace:
-            if ev[1] == events.RADIO and ev[3] > 0:
-                checks.setdefault(ev[4], []).append(ev[5])
+    checks = oracle_tallies["radio"]
     assert checks, "no radio roll in the sample"
     for quality, ok in checks.items():
         assert_close(
