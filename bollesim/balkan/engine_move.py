@@ -4,7 +4,7 @@ reference_move.py's, on the state of engine_state.py, die for die the same."""
 from __future__ import annotations
 
 from bollesim.balkan import defence, luck, ruleset, tactics
-from bollesim.balkan.engine_ask import C_OBS, C_STOPPED, ask, observe
+from bollesim.balkan.engine_ask import C_OBS, C_STOPPED, ask, ask_digit, observe
 from bollesim.balkan.engine_state import (
     ABLE,
     ATT,
@@ -90,7 +90,9 @@ def move_phase(stream, bound, tab, gtab, ns, sc, side, params, st, gs, scratch, 
         fresh = fresh and sc[GENERALS] == 1  # else pass_down fills them for another general
         pass_down(tab, gtab, ns, sc, params, st, gs, scratch)
     for k in range(sc[GENERALS + side]):
-        spend(tab, ns, sc, side, k, params, st, gs, scratch, fresh and k == 0)
+        spend(stream, bound, tab, ns, sc, side, k, params, st, gs, scratch, fresh and k == 0, cas, ctl, decide)
+        if ctl[C_STOPPED]:
+            return
         finish(tab, ns, sc, side, k, params, st, gs, scratch)
 
 
@@ -205,9 +207,10 @@ def pass_down(tab, gtab, ns, sc, params, st, gs, scratch):
 
 
 @unmanaged
-def spend(tab, ns, sc, side, k, params, st, gs, scratch, fresh):
+def spend(stream, bound, tab, ns, sc, side, k, params, st, gs, scratch, fresh, cas, ctl, decide):
     """reference_move.spend (fresh: the rows of the choices are filled for the first digit,
-    by orders)."""
+    by orders); the attacker's group for each digit asked (engine_ask.ask_digit), and a
+    decision where the control says stop ends the spending there."""
     n = ns[side]
     while gs[GUSED, side, k] < gs[GDIGITS, side, k]:
         if not fresh:
@@ -222,6 +225,14 @@ def spend(tab, ns, sc, side, k, params, st, gs, scratch, fresh):
                 continue
             leader, want = tactics.advance(scratch[GAP, :n], scratch[HALT_AT, :n], scratch[ABLE, :n])
             if leader >= 0:
+                code = ask_digit(ctl, decide, stream, sc, params, bound, st, ns, cas, scratch[GAP, :n],
+                                 scratch[HALT_AT, :n], scratch[ABLE, :n], tab[side, :n, ruleset.WEAPON],
+                                 gs[GDIGITS, side, k] - gs[GUSED, side, k])
+                if ctl[C_STOPPED] or code == tactics.SPARE:
+                    return  # I-SPARE: the digits left lengthen the moves (finish)
+                if code != tactics.FARTHEST:
+                    leader, want = tactics.pick(code, scratch[GAP, :n], scratch[HALT_AT, :n], scratch[ABLE, :n],
+                                                tab[side, :n, ruleset.WEAPON])
                 want = tactics.part_of(want, st[ORDER, side, leader], tab[side, leader, ruleset.MOVE])
         elif sc[RALLY]:
             leader, want = defence.rally(st[DIST, side, :n], scratch[ABLE, :n])
