@@ -23,8 +23,8 @@ C_OPTIONS = C_OBS + tactics.OBSERVATION_SIZE
 C_PRNG = C_OPTIONS + tactics.N_OPTIONS
 C_SCRIPT = C_PRNG + 2
 MAX_SCRIPT = 512
-"""The longest script: more than the decisions of any engagement (an order for each arm
-and a close assault for each won firefight, a bound)."""
+"""The longest script: more than the decisions of any engagement (an order for each arm,
+a group for each move digit and a close assault for each won firefight, a bound)."""
 CTL_SIZE = C_SCRIPT + MAX_SCRIPT
 
 
