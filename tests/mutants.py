@@ -995,8 +995,8 @@ LOOKAHEAD = [
     Mutant(
         "balkan-reference-digit-moves-the-farthest",
         "bollesim/balkan/reference_move.py",
-        "leader, want = tactics.pick(code, gap, stop, ok, weapon)",
-        "leader, want = tactics.pick(tactics.FARTHEST, gap, stop, ok, weapon)",
+        "leader = int(tactics.pick(code, *stands))",
+        "leader = int(tactics.pick(tactics.FARTHEST, *stands))",
         "Balkan Wars, Generals and Orders: a digit moves the group the attacker names (tactics.DIGIT)",
         "the reference engine moves the farthest group whatever the digit's option",
         ("tests/test_balkan_decisions.py -k both_engines",),
@@ -1004,8 +1004,8 @@ LOOKAHEAD = [
     Mutant(
         "balkan-nearest-group-is-the-farthest",
         "bollesim/balkan/tactics.py",
-        "(gap[i] < gap[best] if option == NEAREST else gap[i] > gap[best])",
-        "(gap[i] > gap[best] if option == NEAREST else gap[i] > gap[best])",
+        "if near < 0 or gap[i] < gap[near]:",
+        "if near < 0 or gap[i] > gap[near]:",
         "Balkan Wars, Generals and Orders: a digit's NEAREST option moves the nearest group",
         "the nearest group's option moves the farthest (and is never offered)",
         ("tests/test_balkan_decisions.py -k digit_option",),

@@ -174,14 +174,15 @@ def test_each_digit_option_names_its_group():
     gun = tactics.ARTILLERY
     gap, stop = np.array([10, 6, 8, 3, 12]), np.array([2, 2, 8, 2, 2])
     able, weapon = np.array([1, 1, 1, 1, 0]), np.array([0, gun, 0, 0, 0])
-    picked = [tuple(tactics.pick(o, gap, stop, able, weapon)) for o in range(tactics.N_OPTIONS)]
-    assert picked == [(0, 8), (3, 1), (0, 8), (1, 4), (-1, 0)]
-    assert tuple(tactics.advance(gap, stop, able)) == picked[tactics.FARTHEST]
+    stands = tuple(tactics.leaders(gap, stop, able, weapon))
+    assert stands == (0, 3, 0, 1)  # the farthest, the nearest, the troops', the guns'
+    assert [tactics.pick(o, *stands) for o in range(tactics.N_OPTIONS)] == [0, 3, 0, 1, -1]
+    assert tactics.advance(gap, stop, able)[0] == stands[0]
     codes = np.zeros(tactics.N_OPTIONS, dtype=np.int64)
-    assert tactics.digit_options(gap, stop, able, weapon, codes) == 4
+    assert tactics.digit_options(*stands, codes) == 4
     assert list(codes[:4]) == [tactics.FARTHEST, tactics.NEAREST, tactics.GUNS_FIRST, tactics.SPARE]
     assert tuple(tactics.short_of(gap, stop, able)) == (3, 3, 10)
-    assert tactics.digit_options(gap, stop, np.array([1, 0, 1, 0, 0]), weapon, codes) == 0
+    assert tactics.digit_options(*tactics.leaders(gap, stop, np.array([1, 0, 1, 0, 0]), weapon), codes) == 0
     obs = np.zeros(OBS, dtype=np.int64)
     assert tactics.family_decide(tactics.DIGIT, obs, obs, codes, 4, np.zeros(4), obs) == 0
 

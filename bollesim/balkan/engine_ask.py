@@ -72,12 +72,13 @@ def ask_assault(ctl, decide, stream, sc, params, bound, ca, cd, fresh, st, ns, c
 
 
 @unmanaged
-def ask_digit(ctl, decide, stream, sc, params, bound, st, ns, cas, gap, stop, able, weapon, left):
-    """The code of the group a digit of the attacker's moves (tactics.DIGIT), asked when
-    the options' groups differ (tactics.digit_options), else tactics.FARTHEST; `left` the
-    general's digits left."""
+def ask_digit(ctl, decide, stream, sc, params, bound, st, ns, cas, gap, stop, able, far, near, troops, guns,
+              left):
+    """The code of the group a digit of the attacker's moves (tactics.DIGIT; far .. guns:
+    tactics.leaders'), asked when the options' stands differ (tactics.digit_options), else
+    tactics.FARTHEST; `left` the general's digits left."""
     options = ctl[C_OPTIONS : C_OPTIONS + tactics.N_OPTIONS]
-    n_options = tactics.digit_options(gap, stop, able, weapon, options)
+    n_options = tactics.digit_options(far, near, troops, guns, options)
     if n_options == 0:
         return tactics.FARTHEST
     observe(ctl, bound, st, ns, cas)

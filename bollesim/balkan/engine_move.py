@@ -223,17 +223,17 @@ def spend(stream, bound, tab, ns, sc, side, k, params, st, gs, scratch, fresh, c
                 deploy(sc, side, st, scratch, count)
                 gs[GUSED, side, k] += 1
                 continue
-            leader, want = tactics.advance(scratch[GAP, :n], scratch[HALT_AT, :n], scratch[ABLE, :n])
+            gap, halt_at, able = scratch[GAP, :n], scratch[HALT_AT, :n], scratch[ABLE, :n]
+            far, near, troops, guns = tactics.leaders(gap, halt_at, able, tab[side, :n, ruleset.WEAPON])
+            leader, want = far, 0
             if leader >= 0:
-                code = ask_digit(ctl, decide, stream, sc, params, bound, st, ns, cas, scratch[GAP, :n],
-                                 scratch[HALT_AT, :n], scratch[ABLE, :n], tab[side, :n, ruleset.WEAPON],
-                                 gs[GDIGITS, side, k] - gs[GUSED, side, k])
+                code = ask_digit(ctl, decide, stream, sc, params, bound, st, ns, cas, gap, halt_at, able,
+                                 far, near, troops, guns, gs[GDIGITS, side, k] - gs[GUSED, side, k])
                 if ctl[C_STOPPED] or code == tactics.SPARE:
                     return  # I-SPARE: the digits left lengthen the moves (finish)
-                if code != tactics.FARTHEST:
-                    leader, want = tactics.pick(code, scratch[GAP, :n], scratch[HALT_AT, :n], scratch[ABLE, :n],
-                                                tab[side, :n, ruleset.WEAPON])
-                want = tactics.part_of(want, st[ORDER, side, leader], tab[side, leader, ruleset.MOVE])
+                leader = tactics.pick(code, far, near, troops, guns)
+                want = tactics.part_of(gap[leader] - halt_at[leader], st[ORDER, side, leader],
+                                       tab[side, leader, ruleset.MOVE])
         elif sc[RALLY]:
             leader, want = defence.rally(st[DIST, side, :n], scratch[ABLE, :n])
         else:

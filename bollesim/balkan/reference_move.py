@@ -183,9 +183,9 @@ def digit(b: Battle, k: int, g: General, params: np.ndarray, ask) -> tuple[int, 
     add 0.25km (5cm) for every unused digit', I-SPARE): (its leading stand, the steps it
     wants), or (-1, 0) to keep the digits left."""
     gap, stop, ok = gaps(b, ATTACKER), stops(b, params), able(b, ATTACKER, k)
-    weapon = column(b, ATTACKER, "weapon")
+    stands = tactics.leaders(gap, stop, ok, column(b, ATTACKER, "weapon"))
     codes = np.zeros(tactics.N_OPTIONS, dtype=np.int64)
-    n = int(tactics.digit_options(gap, stop, ok, weapon, codes))
+    n = int(tactics.digit_options(*stands, codes))
     code = tactics.FARTHEST
     if n and ask is not None:
         count, low, high = tactics.short_of(gap, stop, ok)
@@ -194,10 +194,8 @@ def digit(b: Battle, k: int, g: General, params: np.ndarray, ask) -> tuple[int, 
             tactics.O_NEAREST: int(low), tactics.O_FARTHEST: int(high)}, codes[:n])])
         if code != tactics.FARTHEST:
             b.note("digit", code)
-    if code == tactics.SPARE:
-        return -1, 0
-    leader, want = tactics.pick(code, gap, stop, ok, weapon)
-    return int(leader), int(want)
+    leader = int(tactics.pick(code, *stands))
+    return leader, int(gap[leader] - stop[leader]) if leader >= 0 else 0
 
 
 def group(b: Battle, head: Stand) -> list[Stand]:

@@ -233,33 +233,47 @@ def closest_stop(weapon, effective, params):
 
 
 @compiled(_nrt=False)
-def pick(option, gap, stop, able, weapon):
-    """(the stand whose group a digit moves under `option`, the steps it wants to close),
-    or (-1, 0): of the able stands short of where they stop, the farthest (FARTHEST:
-    tactics.advance), the nearest (NEAREST), the troops' or the guns' farthest
-    (TROOPS_FIRST, GUNS_FIRST), the first such in stand order; SPARE moves none."""
-    if option == FARTHEST:
-        return advance(gap, stop, able)
-    best, want = -1, 0
+def leaders(gap, stop, able, weapon):
+    """(the farthest, the nearest, the troops' farthest, the guns' farthest) of the able
+    stands short of where they stop, each the first such in stand order, -1 where there is
+    none (the farthest is tactics.advance's stand), in one pass: the stands whose groups a
+    digit's options move."""
+    far = near = troops = guns = -1
     for i in range(gap.shape[0]):
-        if not (able[i] and gap[i] > stop[i]) or option == SPARE:
+        if not (able[i] and gap[i] > stop[i]):
             continue
-        gun = weapon[i] == ARTILLERY
-        if (option == TROOPS_FIRST and gun) or (option == GUNS_FIRST and not gun):
-            continue
-        if best < 0 or (gap[i] < gap[best] if option == NEAREST else gap[i] > gap[best]):
-            best, want = i, gap[i] - stop[i]
-    return best, want
+        if far < 0 or gap[i] > gap[far]:
+            far = i
+        if near < 0 or gap[i] < gap[near]:
+            near = i
+        if weapon[i] == ARTILLERY:
+            if guns < 0 or gap[i] > gap[guns]:
+                guns = i
+        elif troops < 0 or gap[i] > gap[troops]:
+            troops = i
+    return far, near, troops, guns
 
 
 @compiled(_nrt=False)
-def digit_options(gap, stop, able, weapon, codes):
-    """The codes of a digit's options whose groups differ (pick; FARTHEST first, then
+def pick(option, far, near, troops, guns):
+    """The stand whose group a digit moves under `option` (leaders'), -1 for SPARE."""
+    if option == FARTHEST:
+        return far
+    if option == NEAREST:
+        return near
+    if option == TROOPS_FIRST:
+        return troops
+    return guns if option == GUNS_FIRST else -1
+
+
+@compiled(_nrt=False)
+def digit_options(far, near, troops, guns, codes):
+    """The codes of a digit's options whose stands differ (leaders'; FARTHEST first, then
     each later one that moves another stand's group, SPARE last) into codes; how many,
-    0 when fewer than two stands' groups differ (the digit is not asked: FARTHEST)."""
+    0 when fewer than two differ (the digit is not asked: FARTHEST)."""
     n, first, second, third = 0, -1, -1, -1
     for option in range(SPARE):
-        j, _ = pick(option, gap, stop, able, weapon)
+        j = pick(option, far, near, troops, guns)
         if j < 0 or j == first or j == second or j == third:
             continue
         codes[n] = option
