@@ -171,20 +171,21 @@ def test_each_digit_option_names_its_group():
     reads it: of the able stands short of where they stop, the farthest (the family's,
     the first option), the nearest, the troops' and the guns' farthest, or none (SPARE);
     only the options whose stands differ are offered, and none when one stand is left."""
-    gun = tactics.ARTILLERY
+    gun, t = tactics.ARTILLERY, tactics
+    leaders, pick, digit_options = t.leaders.py_func, t.pick.py_func, t.digit_options.py_func  # no compile
     gap, stop = np.array([10, 6, 8, 3, 12]), np.array([2, 2, 8, 2, 2])
     able, weapon = np.array([1, 1, 1, 1, 0]), np.array([0, gun, 0, 0, 0])
-    stands = tuple(tactics.leaders(gap, stop, able, weapon))
+    stands = tuple(leaders(gap, stop, able, weapon))
     assert stands == (0, 3, 0, 1)  # the farthest, the nearest, the troops', the guns'
-    assert [tactics.pick(o, *stands) for o in range(tactics.N_OPTIONS)] == [0, 3, 0, 1, -1]
-    assert tactics.advance(gap, stop, able)[0] == stands[0]
-    codes = np.zeros(tactics.N_OPTIONS, dtype=np.int64)
-    assert tactics.digit_options(*stands, codes) == 4
-    assert list(codes[:4]) == [tactics.FARTHEST, tactics.NEAREST, tactics.GUNS_FIRST, tactics.SPARE]
-    assert tuple(tactics.short_of(gap, stop, able)) == (3, 3, 10)
-    assert tactics.digit_options(*tactics.leaders(gap, stop, np.array([1, 0, 1, 0, 0]), weapon), codes) == 0
+    assert [pick(o, *stands) for o in range(t.N_OPTIONS)] == [0, 3, 0, 1, -1]
+    assert t.advance.py_func(gap, stop, able)[0] == stands[0]
+    codes = np.zeros(t.N_OPTIONS, dtype=np.int64)
+    assert digit_options(*stands, codes) == 4
+    assert list(codes[:4]) == [t.FARTHEST, t.NEAREST, t.GUNS_FIRST, t.SPARE]
+    assert tuple(t.short_of.py_func(gap, stop, able)) == (3, 3, 10)
+    assert digit_options(*leaders(gap, stop, np.array([1, 0, 1, 0, 0]), weapon), codes) == 0
     obs = np.zeros(OBS, dtype=np.int64)
-    assert tactics.family_decide(tactics.DIGIT, obs, obs, codes, 4, np.zeros(4), obs) == 0
+    assert t.family_decide.py_func(t.DIGIT, obs, obs, codes, 4, np.zeros(4), obs) == 0
 
 
 def test_the_family_through_the_primitives_plays_the_shipped_rows(prims, rules, base):
