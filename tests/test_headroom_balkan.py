@@ -89,7 +89,8 @@ def test_random_takes_each_option_as_often(n_options):
 def test_the_random_attacker_plays_every_declared_option_in_both_engines():
     """In played engagements every option offered at every kind of declared decision is
     taken (the reference engine, its decisions counted, until each is: 4 engagements of
-    seed 13 today, 43 of seed 5 for the digit's troops' farthest group, at most 60), and the fast engine plays the same rows."""
+    seed 13 today, 43 of seed 5 for the digit's troops' farthest group, at most 60), and
+    the fast engine plays the same rows."""
     from bollesim.balkan import reference
 
     rules, policy = GAME.load_ruleset(), load_policy("random", GAME)
