@@ -155,11 +155,8 @@ def spend(b: Battle, side: int, k: int, g: General, params: np.ndarray, ask=None
                 deploy(b, group(b, b.attacker[j]))
                 g.used += 1
                 continue
-            leader, want = tactics.advance(gaps(b, side), stops(b, params), able(b, side, k))
+            leader, want = digit(b, k, g, params, ask)  # -1: none to move, or SPARE (I-SPARE)
             if leader >= 0:
-                leader, want = digit(b, k, g, params, ask)
-                if leader < 0:
-                    return  # SPARE: the digits left lengthen the moves (finish, I-SPARE)
                 s = b.side(side)[leader]
                 want = tactics.part_of(want, s.order, s.move)
         elif b.p("rally"):
@@ -181,7 +178,7 @@ def digit(b: Battle, k: int, g: General, params: np.ndarray, ask) -> tuple[int, 
     the nearest, the troops' or the guns' farthest), asked where they differ
     (tactics.digit_options; else the farthest), or SPARE (Movement Rules: the General 'may
     add 0.25km (5cm) for every unused digit', I-SPARE): (its leading stand, the steps it
-    wants), or (-1, 0) to keep the digits left."""
+    wants), or (-1, 0): none is short of where it stops, or the digits left are kept."""
     gap, stop, ok = gaps(b, ATTACKER), stops(b, params), able(b, ATTACKER, k)
     stands = tactics.leaders(gap, stop, ok, column(b, ATTACKER, "weapon"))
     codes = np.zeros(tactics.N_OPTIONS, dtype=np.int64)

@@ -36,7 +36,8 @@ def halt(weapon, params):
 def advance(gap, stop, able):
     """(the stand whose group moves next, the steps it wants to close), or (-1, 0) to stop
     moving: of the able stands short of where they stop (`stop`: tactics.stop of each),
-    the farthest from the enemy (the first such in stand order)."""
+    the farthest from the enemy (the first such in stand order). The family's rule; the
+    engines find its stand as leaders' farthest, with the digit's other options'."""
     best, best_gap, want = -1, -1, 0
     for i in range(gap.shape[0]):
         if able[i] and gap[i] > stop[i] and gap[i] > best_gap:
