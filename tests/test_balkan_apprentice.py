@@ -104,18 +104,19 @@ def test_the_features_are_the_observation_and_the_option(rules):
     rng = np.random.default_rng(5)
     params = D.family()
     halts = {tactics.TROOPS_ADVANCE: params[tactics.ADVANCE_TO],
-             tactics.GUNS_ADVANCE: params[tactics.GUNS_TO]}
+             tactics.GUNS_ADVANCE: params[tactics.GUNS_TO], tactics.DIGIT: params[tactics.ADVANCE_TO]}
+    asked = {tactics.CLOSE_ASSAULT: ((0, 1), (0, 1, 2)), tactics.DIGIT: ((0, 3, 4), (0, 1, 2, 4))}
     for kind in D.KINDS:
-        for n in (2, 3) if kind == tactics.CLOSE_ASSAULT else (tactics.N_ORDERS,):  # as the engines ask
+        for codes in asked.get(kind, (range(tactics.N_ORDERS),)):  # as the engines ask
             obs = rng.integers(0, 40, tactics.OBSERVATION_SIZE)
-            options = np.arange(n, dtype=np.int64)
+            options, n = np.array(codes, dtype=np.int64), len(codes)
             table, base = A.table(D, kind, obs, D.rules_vector(rules), params, options)
             assert base == tactics.family_decide(kind, obs, rules.scalars, options, n, params,
                                                  options)
             assert table.shape == (n, D.FEATURES)
             assert (table[:, :D.OBS] == obs).all()
             assert (table[:, D.KIND] == kind).all() and (table[:, D.N_OPTIONS] == n).all()
-            assert (table[:, D.BASE_CHOICE] == base).all()
+            assert (table[:, D.BASE_CHOICE] == options[base]).all()
             if kind == tactics.CLOSE_ASSAULT:
                 gaps = (0, 0, obs[tactics.O_CANDIDATES] - obs[tactics.O_DEFENDING])
             else:
@@ -123,8 +124,8 @@ def test_the_features_are_the_observation_and_the_option(rules):
                         obs[tactics.O_FARTHEST] - halts[kind], 0)
             assert (table[:, [D.NEAR_HALT, D.FAR_HALT, D.ODDS]] == gaps).all()
             assert (table[:, D.OPTION] == options).all()
-            assert (table[:, D.SAME] == (options == base)).all()
-            assert (table[:, D.STEP] == options - base).all()
+            assert (table[:, D.SAME] == (options == options[base])).all()
+            assert (table[:, D.STEP] == options - options[base]).all()
 
 
 def test_the_shipped_model_is_this_games():
@@ -141,8 +142,8 @@ def test_the_shipped_model_is_this_games():
 
 
 def test_train_on_a_tiny_budget_makes_a_model_file(tmp_path):
-    """`bollesim --game balkan-wars train` on 2 games (in game 1 of seed 1 the lookahead
-    leaves its base once) writes a model of this game's features and its record, which
+    """`bollesim --game balkan-wars train` on 2 games (in them the lookahead leaves its
+    base twice) writes a model of this game's features and its record, which
     the policy plays."""
     from test_sweep import invoke
 
@@ -152,7 +153,7 @@ def test_train_on_a_tiny_budget_makes_a_model_file(tmp_path):
     assert result.exit_code == 0, result.output
     model = A.load(out, D.FEATURES)
     record = (tmp_path / "m.toml").read_text()
-    assert f'model_digest = "{A.digest(model)}"' in record and "left = 1" in record
+    assert f'model_digest = "{A.digest(model)}"' in record and "left = 2" in record
     rows = play_chunk(load_ruleset(), training.policy_with(D, GAME.name, model), np.zeros((5, 0)),
                       SEED, 0, "fast")
     assert rows.shape == (5, len(RESULT.columns))

@@ -68,9 +68,20 @@ def walk(prims, rules, base, game, choose):
         if point[0] < 0:
             return script, met, row
         kind, n = int(point[1]), int(point[2])
-        assert list(point[3 + OBS : 3 + OBS + n]) == list(range(n))  # codes are indices
-        met.append((kind, n, tuple(point[3 : 3 + OBS])))
+        codes = tuple(point[3 + OBS : 3 + OBS + n])
+        assert codes == offered(kind, n, codes)
+        met.append((kind, n, tuple(point[3 : 3 + OBS]), codes))
         script.append(choose(kind, n))
+
+
+def offered(kind, n, codes):
+    """The codes a decision may offer: an order's and a close assault's are their indices;
+    a digit's the farthest first, the distinct others rising, keeping the digits last."""
+    if kind != tactics.DIGIT:
+        return tuple(range(n))
+    assert 3 <= n <= tactics.N_OPTIONS and codes[0] == tactics.FARTHEST and codes[-1] == tactics.SPARE
+    assert list(codes) == sorted(set(codes))
+    return codes
 
 
 def reference_walk(rules, base, game, script):
@@ -79,8 +90,7 @@ def reference_walk(rules, base, game, script):
     met = []
 
     def decide(kind, obs, r, options, n, params, prng):
-        met.append((int(kind), int(n), tuple(obs)))
-        assert list(options[:n]) == list(range(n))
+        met.append((int(kind), int(n), tuple(obs), tuple(options[:n])))
         i = len(met) - 1
         return script[i] if i < len(script) else base.decide(kind, obs, r, options, n, params, prng)
 
@@ -94,6 +104,8 @@ CHOOSERS = {
     "effective": lambda rng: lambda kind, n: tactics.TO_EFFECTIVE if kind else tactics.ASSAULT_NOW,
     "maximum": lambda rng: lambda kind, n: tactics.TO_MAXIMUM if kind else n - 1,
     "random": lambda rng: lambda kind, n: int(rng.integers(n)),
+    "digits": lambda rng: lambda kind, n: (int(rng.integers(1, n)) if kind == tactics.DIGIT
+                                           else tactics.FULL if kind else tactics.ASSAULT_NOW),
 }
 SCENARIOS = {
     "shipped": {},
@@ -138,7 +150,7 @@ def test_the_fresh_stands_go_in_alone(monkeypatch, base):
             assert (n == 3) == (0 < obs[tactics.O_FRESH] < obs[tactics.O_CANDIDATES])
             last[0] = obs[tactics.O_CANDIDATES], n, obs[tactics.O_FRESH]
             return n - 1
-        return tactics.FULL
+        return tactics.FULL if kind != tactics.DIGIT else 0
 
     def spy(b, assaulting, defending):
         full = [s.figures == b.rules.attacker[b.attacker.index(s), ruleset.FIGURES] for s in assaulting]
@@ -152,6 +164,28 @@ def test_the_fresh_stands_go_in_alone(monkeypatch, base):
     fresh = [w for w in went if w[0][1] == 3]
     assert fresh and all(ok and a < candidates and d <= a for (candidates, _, _), ok, a, d in fresh)
     assert all(ok == (k == candidates) for (candidates, n, k), ok, _, _ in went if n == 2)
+
+
+def test_each_digit_option_names_its_group():
+    """Movement Rules ('One digit ... is expended to move: a stand or a group'), as tactics.DIGIT
+    reads it: of the able stands short of where they stop, the farthest (the family's,
+    the first option), the nearest, the troops' and the guns' farthest, or none (SPARE);
+    only the options whose stands differ are offered, and none when one stand is left."""
+    gun, t = tactics.ARTILLERY, tactics
+    leaders, pick, digit_options = t.leaders.py_func, t.pick.py_func, t.digit_options.py_func  # no compile
+    gap, stop = np.array([10, 6, 8, 3, 12]), np.array([2, 2, 8, 2, 2])
+    able, weapon = np.array([1, 1, 1, 1, 0]), np.array([0, gun, 0, 0, 0])
+    stands = tuple(leaders(gap, stop, able, weapon))
+    assert stands == (0, 3, 0, 1)  # the farthest, the nearest, the troops', the guns'
+    assert [pick(o, *stands) for o in range(t.N_OPTIONS)] == [0, 3, 0, 1, -1]
+    assert t.advance.py_func(gap, stop, able)[0] == stands[0]
+    codes = np.zeros(t.N_OPTIONS, dtype=np.int64)
+    assert digit_options(*stands, codes) == 4
+    assert list(codes[:4]) == [t.FARTHEST, t.NEAREST, t.GUNS_FIRST, t.SPARE]
+    assert tuple(t.short_of.py_func(gap, stop, able)) == (3, 3, 10)
+    assert digit_options(*leaders(gap, stop, np.array([1, 0, 1, 0, 0]), weapon), codes) == 0
+    obs = np.zeros(OBS, dtype=np.int64)
+    assert t.family_decide.py_func(t.DIGIT, obs, obs, codes, 4, np.zeros(4), obs) == 0
 
 
 def test_the_family_through_the_primitives_plays_the_shipped_rows(prims, rules, base):
@@ -175,8 +209,9 @@ def test_both_engines_meet_the_same_decisions_under_a_script(prims, base, scenar
         ref_met, ref_row = reference_walk(rules, base, g, script)
         assert ref_met[: len(met)] == met, (scenario, pattern, g)
         assert (row == ref_row).all(), (scenario, pattern, g, row, ref_row)
-        kinds |= {kind for kind, _, _ in met}
+        kinds |= {kind for kind, _, _, _ in met}
     assert {tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE} <= kinds
+    assert tactics.DIGIT in kinds or pattern not in ("random", "digits")
 
 
 def test_a_decision_is_put_and_a_choice_changes_the_game(prims, rules, base):
@@ -194,8 +229,9 @@ def test_a_decision_is_put_and_a_choice_changes_the_game(prims, rules, base):
         full = positions.reference_row(rules, base, base.param_vector(), SEED, g, [tactics.FULL])
         halt = positions.reference_row(rules, base, base.param_vector(), SEED, g, [tactics.HALT])
         halted += not (full == halt).all()
-        script, met, _ = walk(prims, rules, base, g, lambda kind, n: tactics.FULL if kind else 1)
-        at = [i for i, (kind, _, _) in enumerate(met) if kind == tactics.CLOSE_ASSAULT]
+        script, met, _ = walk(prims, rules, base, g, lambda kind, n: 0 if kind == tactics.DIGIT
+                              else tactics.FULL if kind else 1)
+        at = [i for i, (kind, _, _, _) in enumerate(met) if kind == tactics.CLOSE_ASSAULT]
         if at:
             n, obs = met[at[0]][1], met[at[0]][2]
             assert obs[tactics.O_CANDIDATES] >= 1
@@ -216,7 +252,8 @@ def advances(rules, base, game, answer, point=None):
     b = new_narrated_battle(rules, SEED, game)  # its stands named
 
     def decide(kind, obs, r, options, n, params, prng):
-        return answer(kind) if kind else base.decide(kind, obs, r, options, n, params, prng)
+        ordered = kind in (tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE)
+        return answer(kind) if ordered else base.decide(kind, obs, r, options, n, params, prng)
 
     reference.play(rules, base.kernel_params(base.param_vector(point)), SEED, game, b, decide=decide)
     moved = []
@@ -334,9 +371,10 @@ def test_the_step_api_plays_balkan_wars():
             if info["kind_name"] is None:
                 break
             n = len(info["options"])
-            assert info["option_names"] == list(positions.OPTIONS[info["kind"]][:n]) and n >= 2
+            names = [positions.OPTIONS[info["kind"]][c] for c in info["options"]]
+            assert info["option_names"] == names and n >= 2
             seen.add(info["kind_name"])
-            obs, reward, terminated, _, info = env.step(n - 1)
+            obs, reward, terminated, _, info = env.step(1 if info["kind_name"] == "digit" else n - 1)
             if terminated:
                 assert "result" in info
                 break

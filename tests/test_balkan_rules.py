@@ -577,7 +577,7 @@ def test_the_attackers_choices_are_the_tactics_functions():
     call (the names the lead's decisions will take)."""
     text = {m: (ROOT / "bollesim" / "balkan" / f"{m}.py").read_text(encoding="utf-8")
             for m in ("reference_state", "reference_move", "reference_fire", "engine_move", "engine_fire")}
-    for name in ("advance", "wanting", "reform", "pass_down", "general_to", "target"):
+    for name in ("leaders", "wanting", "reform", "pass_down", "general_to", "target"):
         assert callable(getattr(tactics, name))
         for engine_modules in (("reference_state", "reference_move", "reference_fire"),
                                ("engine_move", "engine_fire")):
@@ -587,6 +587,7 @@ def test_the_attackers_choices_are_the_tactics_functions():
     # and advances every arm the full move
     assert "ask_assault(" in text["engine_fire"] and "ask(tactics.CLOSE_ASSAULT" in text["reference_fire"]
     assert "ask(ctl, decide" in text["engine_move"] and "ask(kind" in text["reference_move"]
+    assert "ask_digit(" in text["engine_move"] and "ask(tactics.DIGIT" in text["reference_move"]
     obs = np.zeros(tactics.OBSERVATION_SIZE, dtype=np.int64)
     obs[tactics.O_CANDIDATES], obs[tactics.O_CAS_D] = 2, 3
     for losses, want in ((0, tactics.ASSAULT_NOW), (3, tactics.ASSAULT_NOW), (4, tactics.HOLD)):
@@ -597,6 +598,8 @@ def test_the_attackers_choices_are_the_tactics_functions():
     for kind in (tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE):
         assert tactics.family_decide(kind, obs, obs, np.arange(3), 3, params,
                                      np.zeros(2, dtype=np.int64)) == tactics.FULL
+    assert tactics.family_decide(tactics.DIGIT, obs, obs, np.arange(3), 3, params,
+                                 np.zeros(2, dtype=np.int64)) == 0  # the farthest group first
 
 
 def test_the_tactics_choose_as_they_say():

@@ -88,8 +88,9 @@ def test_random_takes_each_option_as_often(n_options):
 
 def test_the_random_attacker_plays_every_declared_option_in_both_engines():
     """In played engagements every option offered at every kind of declared decision is
-    taken (the reference engine, its decisions counted, until each is: 3 engagements
-    today, at most 12), and the fast engine plays the same rows."""
+    taken (the reference engine, its decisions counted, until each is: 4 engagements of
+    seed 13 today, 43 of seed 5 for the digit's troops' farthest group, at most 60), and
+    the fast engine plays the same rows."""
     from bollesim.balkan import reference
 
     rules, policy = GAME.load_ruleset(), load_policy("random", GAME)
@@ -97,16 +98,16 @@ def test_the_random_attacker_plays_every_declared_option_in_both_engines():
 
     def decide(kind, obs, rules_, options, n_options, params, prng):
         choice = policy.decide(kind, obs, rules_, options, n_options, params, prng)
-        offered.update((kind, o) for o in range(n_options))
-        taken.add((kind, int(choice)))
+        offered.update((kind, int(options[o])) for o in range(n_options))  # by code
+        taken.add((kind, int(options[choice])))
         return choice
 
     vector = policy.kernel_params(policy.param_vector())
-    for g in range(12):
-        reference.play(rules, vector, 5, g, decide=decide)
-        if taken == offered and len({kind for kind, _ in taken}) == 3:
+    for g in range(60):
+        reference.play(rules, vector, 13, g, decide=decide)
+        if taken == offered and len({kind for kind, _ in taken}) == 4:
             break
-    assert taken == offered and len({kind for kind, _ in taken}) == 3, (offered - taken)
+    assert taken == offered and len({kind for kind, _ in taken}) == 4, (offered - taken)
     params = np.zeros((3, 0))
     assert np.array_equal(GAME.play_chunk(rules, policy, params, 5, 0, "fast"),
                           GAME.play_chunk(rules, policy, params, 5, 0, "reference"))

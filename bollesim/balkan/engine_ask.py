@@ -1,4 +1,4 @@
-"""The fast engine's declared decisions (tactics.py CLOSE_ASSAULT): where the attacker
+"""The fast engine's declared decisions (tactics.py CLOSE_ASSAULT .. DIGIT): where the attacker
 would call its scripted choice, the engine asks `decide` (bollesim/game/policy.py
 DECIDE_SIGNATURE), after the choices a script says. The control vector `ctl` holds the
 script, what to do past it (take an option, switch to a rollout's own streams, stop at the
@@ -23,8 +23,8 @@ C_OPTIONS = C_OBS + tactics.OBSERVATION_SIZE
 C_PRNG = C_OPTIONS + tactics.N_OPTIONS
 C_SCRIPT = C_PRNG + 2
 MAX_SCRIPT = 512
-"""The longest script: more than the decisions of any engagement (an order for each arm
-and a close assault for each won firefight, a bound)."""
+"""The longest script: more than the decisions of any engagement (an order for each arm,
+a group for each move digit and a close assault for each won firefight, a bound)."""
 CTL_SIZE = C_SCRIPT + MAX_SCRIPT
 
 
@@ -72,15 +72,42 @@ def ask_assault(ctl, decide, stream, sc, params, bound, ca, cd, fresh, st, ns, c
 
 
 @unmanaged
+def ask_digit(ctl, decide, stream, sc, params, bound, st, ns, cas, gap, stop, able, far, near, troops, guns,
+              left):
+    """The code of the group a digit of the attacker's moves (tactics.DIGIT; far .. guns:
+    tactics.leaders'), asked when the options' stands differ (tactics.digit_options), else
+    tactics.FARTHEST; `left` the general's digits left."""
+    options = ctl[C_OPTIONS : C_OPTIONS + tactics.N_OPTIONS]
+    n_options = tactics.digit_options(far, near, troops, guns, options)
+    if n_options == 0:
+        return tactics.FARTHEST
+    observe(ctl, bound, st, ns, cas)
+    count, low, high = tactics.short_of(gap, stop, able)
+    ctl[C_OBS + tactics.O_DIGITS], ctl[C_OBS + tactics.O_MOVABLE] = left, count
+    ctl[C_OBS + tactics.O_NEAREST], ctl[C_OBS + tactics.O_FARTHEST] = low, high
+    return options[choose(ctl, decide, stream, sc, params, tactics.DIGIT, n_options)]
+
+
+@unmanaged
 def ask(ctl, decide, stream, sc, params, kind, n_options):
     """The attacker's decision of `kind` on the observation in ctl, options 0 .. n_options
-    - 1 (their codes are their indices): the script's choice, the option after it, or
-    decide's. A decision met where the control says stop leaves ctl[C_STOPPED] set (the
-    game stops there)."""
-    obs = ctl[C_OBS : C_OBS + tactics.OBSERVATION_SIZE]
+    - 1 (their codes are their indices): choose's."""
     options = ctl[C_OPTIONS : C_OPTIONS + tactics.N_OPTIONS]
     for i in range(tactics.N_OPTIONS):
         options[i] = i if i < n_options else 0
+    return choose(ctl, decide, stream, sc, params, kind, n_options)
+
+
+@unmanaged
+def choose(ctl, decide, stream, sc, params, kind, n_options):
+    """The index of the option taken at the attacker's decision of `kind`, on the
+    observation and the options' codes in ctl: the script's choice, the option after it,
+    or decide's. A decision met where the control says stop leaves ctl[C_STOPPED] set (the
+    game stops there)."""
+    obs = ctl[C_OBS : C_OBS + tactics.OBSERVATION_SIZE]
+    options = ctl[C_OPTIONS : C_OPTIONS + tactics.N_OPTIONS]
+    for i in range(n_options, tactics.N_OPTIONS):
+        options[i] = 0
     k, n = ctl[C_TAKEN], ctl[C_N]
     scripted = n + (ctl[C_OPTION] >= 0)
     ctl[C_TAKEN] = k + 1

@@ -4,7 +4,7 @@ reference_move.py's, on the state of engine_state.py, die for die the same."""
 from __future__ import annotations
 
 from bollesim.balkan import defence, luck, ruleset, tactics
-from bollesim.balkan.engine_ask import C_OBS, C_STOPPED, ask, observe
+from bollesim.balkan.engine_ask import C_OBS, C_STOPPED, ask, ask_digit, observe
 from bollesim.balkan.engine_state import (
     ABLE,
     ATT,
@@ -90,7 +90,9 @@ def move_phase(stream, bound, tab, gtab, ns, sc, side, params, st, gs, scratch, 
         fresh = fresh and sc[GENERALS] == 1  # else pass_down fills them for another general
         pass_down(tab, gtab, ns, sc, params, st, gs, scratch)
     for k in range(sc[GENERALS + side]):
-        spend(tab, ns, sc, side, k, params, st, gs, scratch, fresh and k == 0)
+        spend(stream, bound, tab, ns, sc, side, k, params, st, gs, scratch, fresh and k == 0, cas, ctl, decide)
+        if ctl[C_STOPPED]:
+            return
         finish(tab, ns, sc, side, k, params, st, gs, scratch)
 
 
@@ -205,9 +207,10 @@ def pass_down(tab, gtab, ns, sc, params, st, gs, scratch):
 
 
 @unmanaged
-def spend(tab, ns, sc, side, k, params, st, gs, scratch, fresh):
+def spend(stream, bound, tab, ns, sc, side, k, params, st, gs, scratch, fresh, cas, ctl, decide):
     """reference_move.spend (fresh: the rows of the choices are filled for the first digit,
-    by orders)."""
+    by orders); the attacker's group for each digit asked (engine_ask.ask_digit), and a
+    decision where the control says stop ends the spending there."""
     n = ns[side]
     while gs[GUSED, side, k] < gs[GDIGITS, side, k]:
         if not fresh:
@@ -220,9 +223,17 @@ def spend(tab, ns, sc, side, k, params, st, gs, scratch, fresh):
                 deploy(sc, side, st, scratch, count)
                 gs[GUSED, side, k] += 1
                 continue
-            leader, want = tactics.advance(scratch[GAP, :n], scratch[HALT_AT, :n], scratch[ABLE, :n])
+            gap, halt_at, able = scratch[GAP, :n], scratch[HALT_AT, :n], scratch[ABLE, :n]
+            far, near, troops, guns = tactics.leaders(gap, halt_at, able, tab[side, :n, ruleset.WEAPON])
+            leader, want = far, 0
             if leader >= 0:
-                want = tactics.part_of(want, st[ORDER, side, leader], tab[side, leader, ruleset.MOVE])
+                code = ask_digit(ctl, decide, stream, sc, params, bound, st, ns, cas, gap, halt_at, able,
+                                 far, near, troops, guns, gs[GDIGITS, side, k] - gs[GUSED, side, k])
+                if ctl[C_STOPPED] or code == tactics.SPARE:
+                    return  # I-SPARE: the digits left lengthen the moves (finish)
+                leader = tactics.pick(code, far, near, troops, guns)
+                want = tactics.part_of(gap[leader] - halt_at[leader], st[ORDER, side, leader],
+                                       tab[side, leader, ruleset.MOVE])
         elif sc[RALLY]:
             leader, want = defence.rally(st[DIST, side, :n], scratch[ABLE, :n])
         else:

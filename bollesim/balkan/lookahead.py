@@ -3,7 +3,7 @@
 family `assault` as its base (at SEARCHED, or at its defaults) and the attack won as its
 objective. It looks
 ahead at every declared decision of the attacker (positions.LOOKED_AT: each arm's order a
-bound, the close assault).
+bound, the group each move digit moves, the close assault).
 
 With engine="reference" the reference engine then plays the same choices, and both give
 the same result row.

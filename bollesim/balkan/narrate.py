@@ -124,6 +124,11 @@ class Teller:
         arm = KINDS[kind].split("_")[0]
         return f"  Orders: the {arm} {OPTIONS[kind][option]} this bound."
 
+    def digit(self, option):
+        from bollesim.balkan.positions import KINDS, OPTIONS
+
+        return f"  A digit: {OPTIONS[KINDS.index('digit')][option]} (not the farthest first)."
+
     def formation(self, side, names, to):
         return f"  The {side}'s {summary(names)} deploy from column into {to} (a digit)."
 

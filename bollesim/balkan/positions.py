@@ -3,8 +3,10 @@
 sections and readings): each bound, after the move dice, an order for each arm with a
 stand that may be moved (TROOPS_ADVANCE, GUNS_ADVANCE: 0 halt and fire, 1 advance part of
 a move, 2 advance the full move toward the player's own halt, 3 toward the weapons'
-maximum range, 4 toward their effective range, the guns' short range), and after a
-won firefight CLOSE_ASSAULT (0 hold, 1
+maximum range, 4 toward their effective range, the guns' short range), then for each move
+digit, where the groups its options would move differ, DIGIT (0 the farthest group, 1 the
+nearest, 2 the troops' farthest, 3 the guns' farthest, 4 keep the digits left unused; only
+the distinct ones offered, by code), and after a won firefight CLOSE_ASSAULT (0 hold, 1
 close assault now, 2 with the stands that have lost no figure only), asked where the
 scripted family answered them, in both engines. An engagement is short, so a position is
 the script of choices from the start: SETUP is the only snapshot, and the primitives
@@ -27,13 +29,15 @@ from bollesim.game.positions import (
     STEP_SIGNATURE,
 )
 
-KINDS = ("close_assault", "troops_advance", "guns_advance")
+KINDS = ("close_assault", "troops_advance", "guns_advance", "digit")
 ADVANCING = ("halt and fire", "advance part of a move", "advance the full move",
              "advance to maximum range")
 OPTIONS = (("hold", "close assault now", "close assault with the fresh stands only"),
-           (*ADVANCING, "advance to effective range"), (*ADVANCING, "advance to short range"))
+           (*ADVANCING, "advance to effective range"), (*ADVANCING, "advance to short range"),
+           ("move the farthest group", "move the nearest group", "move the troops' farthest group",
+            "move the guns' farthest group", "keep the digits left unused"))
 """Each kind's options in words, by code (an option's code is its index)."""
-LOOKED_AT = (tactics.CLOSE_ASSAULT, tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE)
+LOOKED_AT = (tactics.CLOSE_ASSAULT, tactics.TROOPS_ADVANCE, tactics.GUNS_ADVANCE, tactics.DIGIT)
 OBSERVATION_SIZE = tactics.OBSERVATION_SIZE
 TURN_SLOT = tactics.O_BOUND
 MAX_OPTIONS = tactics.N_OPTIONS

@@ -59,19 +59,19 @@ def play(rules: ruleset.Ruleset, params: np.ndarray, seed: int, game: int, b: Ba
 
 
 def asker(b: Battle, decide, params: np.ndarray, prng: np.ndarray):
-    """ask(kind, n_options, seen) -> the option index decide takes at the attacker's
-    declared decision of `kind` (tactics.py: its options are 0 .. n_options - 1), on what
-    the attacker sees (tactics.OBSERVATION_SIZE: engine_ask.observe's, with the kind's own
-    slots in `seen`)."""
+    """ask(kind, n_options, seen, codes) -> the option index decide takes at the attacker's
+    declared decision of `kind` (tactics.py: its options' codes are `codes`, by default 0
+    .. n_options - 1), on what the attacker sees (tactics.OBSERVATION_SIZE:
+    engine_ask.observe's, with the kind's own slots in `seen`)."""
 
-    def ask(kind: int, n_options: int, seen: dict[int, int]) -> int:
+    def ask(kind: int, n_options: int, seen: dict[int, int], codes=None) -> int:
         obs = np.zeros(tactics.OBSERVATION_SIZE, dtype=np.int64)
         obs[tactics.O_BOUND], obs[tactics.O_CAS_A], obs[tactics.O_CAS_D] = b.bound, *b.casualties
         obs[tactics.O_LOST_A], obs[tactics.O_LOST_D] = lost(b.attacker), lost(b.defender)
         for slot, value in seen.items():
             obs[slot] = value
         options = np.zeros(tactics.N_OPTIONS, dtype=np.int64)
-        options[:n_options] = np.arange(n_options)
+        options[:n_options] = np.arange(n_options) if codes is None else codes
         return int(decide(kind, obs, b.rules.scalars, options, n_options, params, prng))
 
     return ask

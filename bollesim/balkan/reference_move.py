@@ -53,7 +53,7 @@ def move_phase(b: Battle, side: int, params: np.ndarray, ask) -> None:
         orders(b, params, ask)
         pass_down(b, params)
     for k, g in enumerate(gens):
-        spend(b, side, k, g, params)
+        spend(b, side, k, g, params, ask)
         finish(b, side, k, g, params)
 
 
@@ -142,9 +142,11 @@ def pass_down(b: Battle, params: np.ndarray) -> None:
             b.note("passed", k, n)
 
 
-def spend(b: Battle, side: int, k: int, g: General, params: np.ndarray) -> None:
+def spend(b: Battle, side: int, k: int, g: General, params: np.ndarray, ask=None) -> None:
     """Each digit changes a group's formation or moves a group (Movement Rules), until
-    the side's choices stop or the digits run out."""
+    the side's choices stop or the digits run out. The attacker names the group a digit
+    moves (digit; ask None: the family's, the farthest) or keeps it and the digits left
+    unused."""
     while g.used < g.digits:
         if side == ATTACKER:
             ready = np.array([deployable(b, s) for s in b.side(side)], dtype=np.int64)
@@ -153,7 +155,7 @@ def spend(b: Battle, side: int, k: int, g: General, params: np.ndarray) -> None:
                 deploy(b, group(b, b.attacker[j]))
                 g.used += 1
                 continue
-            leader, want = tactics.advance(gaps(b, side), stops(b, params), able(b, side, k))
+            leader, want = digit(b, k, g, params, ask)  # -1: none to move, or SPARE (I-SPARE)
             if leader >= 0:
                 s = b.side(side)[leader]
                 want = tactics.part_of(want, s.order, s.move)
@@ -168,6 +170,29 @@ def spend(b: Battle, side: int, k: int, g: General, params: np.ndarray) -> None:
         for s in stands:
             s.moved = True
         g.used += 1
+
+
+def digit(b: Battle, k: int, g: General, params: np.ndarray, ask) -> tuple[int, int]:
+    """Movement Rules, 'One digit ... is expended to move: a stand or a group of stands': the
+    attacker's choice of the group this digit moves (tactics.DIGIT: the farthest first,
+    the nearest, the troops' or the guns' farthest), asked where they differ
+    (tactics.digit_options; else the farthest), or SPARE (Movement Rules: the General 'may
+    add 0.25km (5cm) for every unused digit', I-SPARE): (its leading stand, the steps it
+    wants), or (-1, 0): none is short of where it stops, or the digits left are kept."""
+    gap, stop, ok = gaps(b, ATTACKER), stops(b, params), able(b, ATTACKER, k)
+    stands = tactics.leaders(gap, stop, ok, column(b, ATTACKER, "weapon"))
+    codes = np.zeros(tactics.N_OPTIONS, dtype=np.int64)
+    n = int(tactics.digit_options(*stands, codes))
+    code = tactics.FARTHEST
+    if n and ask is not None:
+        count, low, high = tactics.short_of(gap, stop, ok)
+        code = int(codes[ask(tactics.DIGIT, n, {
+            tactics.O_DIGITS: g.digits - g.used, tactics.O_MOVABLE: int(count),
+            tactics.O_NEAREST: int(low), tactics.O_FARTHEST: int(high)}, codes[:n])])
+        if code != tactics.FARTHEST:
+            b.note("digit", code)
+    leader = int(tactics.pick(code, *stands))
+    return leader, int(gap[leader] - stop[leader]) if leader >= 0 else 0
 
 
 def group(b: Battle, head: Stand) -> list[Stand]:

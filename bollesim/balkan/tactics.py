@@ -6,8 +6,8 @@ close assault after a won firefight (the close-assault trigger family: at once, 
 defender has lost some figures, or once enough stands are close).
 
 Every player choice of the attacker is one function here, so that each can become a
-declared decision; three are declared (below): each arm's order a bound and the close
-assault, the family's answers in family_decide. The engines hand the functions plain
+declared decision; four are declared (below): each arm's order a bound, the group each
+move digit moves and the close assault, the family's answers in family_decide. The engines hand the functions plain
 arrays over the side's stands: `gap` the range to the nearest enemy ahead in the stand's
 arc (from the defender's line when none), `able` 1 for a stand that may take this choice
 now.
@@ -36,7 +36,8 @@ def halt(weapon, params):
 def advance(gap, stop, able):
     """(the stand whose group moves next, the steps it wants to close), or (-1, 0) to stop
     moving: of the able stands short of where they stop (`stop`: tactics.stop of each),
-    the farthest from the enemy (the first such in stand order)."""
+    the farthest from the enemy (the first such in stand order). The family's rule; the
+    engines find its stand as leaders' farthest, with the digit's other options'."""
     best, best_gap, want = -1, -1, 0
     for i in range(gap.shape[0]):
         if able[i] and gap[i] > stop[i] and gap[i] > best_gap:
@@ -47,10 +48,7 @@ def advance(gap, stop, able):
 @compiled(_nrt=False)
 def wanting(gap, stop, able):
     """How many able stands are short of where they stop: the digits a general could use."""
-    n = 0
-    for i in range(gap.shape[0]):
-        n += able[i] and gap[i] > stop[i]
-    return n
+    return short_of(gap, stop, able)[0]
 
 
 @compiled(_nrt=False)
@@ -110,7 +108,7 @@ def assault(candidates, defender_figures_lost, params):
 
 # ------------------------------------------------------------------ declared decisions
 
-CLOSE_ASSAULT, TROOPS_ADVANCE, GUNS_ADVANCE = 0, 1, 2
+CLOSE_ASSAULT, TROOPS_ADVANCE, GUNS_ADVANCE, DIGIT = 0, 1, 2, 3
 """The kinds of the attacker's declared decisions (bollesim/balkan/positions.py).
 
 CLOSE_ASSAULT, after a won firefight in which it has troops in reach (Move Sequence 5:
@@ -131,9 +129,24 @@ moves), TO_MAXIMUM (3: the same, toward each stand's weapon's maximum range) or
 TO_EFFECTIVE (4: the same, toward its effective range, the guns' short range; Weapon
 Ranges). How far to advance is the order itself, whatever the player's own halt.
 
+DIGIT, for each move digit a general spends on moving a group (Generals and Orders: 'A
+General may move single stands or group of stands for every digit'; Movement Rules: 'One
+digit ... is expended to move: a stand or a group of stands', 'A General may add 0.25km
+(5cm) for every unused digit'), asked where the groups its options would move differ (two
+or more distinct): which group the digit moves, FARTHEST (0: the farthest from the enemy
+first, the family's, tactics.advance), NEAREST (1: the nearest short of where it stops),
+TROOPS_FIRST (2: the troops' farthest), GUNS_FIRST (3: the guns' farthest), or SPARE (4:
+this and the general's remaining digits stay unused, I-SPARE). Only the distinct options
+are offered (digit_options: codes in that order, FARTHEST first, SPARE last).
+
 Readings of the rules' silences (docs/balkan-wars.md, "Declared decisions"): an order is
-given to an arm, not to each stand or digit (the alternative, a choice of group for each
-digit, has as many options as groups, too many to look ahead at); a stand that moves also
+given to an arm for the bound, and each digit then names its group by one of four rules
+(farthest, nearest, the troops', the guns') or is kept unused (the alternative, any group
+for each digit, has as many options as the general has groups, too many to look ahead
+at); a digit is asked only where its options' groups differ, keeping it unused offered
+there only (asked at every digit, most of the digits would ask only
+whether to move the one group there is), and a column's deployment (reform)
+comes before it, the family's; a stand that moves also
 fires, the rules' Move Sequence moving before firing, so "fire or move" is where to halt
 before the fire (the alternative, that a stand that moved may not fire, is not the rules'
 sequence); where to halt is one of the player's own halt and the weapon's two ranges of
@@ -149,6 +162,7 @@ as many options as subsets)."""
 HOLD, ASSAULT_NOW, FRESH = 0, 1, 2
 HALT, PART, FULL, TO_MAXIMUM, TO_EFFECTIVE = range(5)
 N_ORDERS = 5  # an arm's order's options
+FARTHEST, NEAREST, TROOPS_FIRST, GUNS_FIRST, SPARE = range(5)  # a digit's options' codes
 N_OPTIONS = 5  # the most options of one decision
 (O_BOUND, O_CANDIDATES, O_DEFENDING, O_CAS_A, O_CAS_D, O_LOST_A, O_LOST_D, O_DIGITS,
  O_MOVABLE, O_NEAREST, O_FARTHEST, O_FRESH) = range(12)
@@ -157,14 +171,19 @@ OBSERVATION_SIZE = 12
 has lost; at a close assault its stands able to assault, the defender's stands they would
 meet and how many of its stands have lost no figure; at an arm's order its digits this
 bound (every general's), the arm's stands that may be moved, and the nearest and the
-farthest of them from the enemy ahead (`gap`). A slot of the other kind is 0."""
+farthest of them from the enemy ahead (`gap`); at a digit the general's digits left (this
+one too), his stands that may be moved and are short of where they stop, and the nearest
+and the farthest of them. A slot of another kind is 0."""
 
 
 @compiled(_nrt=False)
 def family_decide(kind, obs, rules, options, n_options, params, prng):
     """The `assault` family's answer at a declared decision (bollesim/game/policy.py
     DECIDE_SIGNATURE): close assault as tactics.assault says; every arm advances the full
-    move, toward its halt (tactics.advance)."""
+    move, toward its halt, each digit the farthest group first (tactics.advance: the
+    first option offered)."""
+    if kind == DIGIT:
+        return 0
     if kind != CLOSE_ASSAULT:
         return FULL
     return ASSAULT_NOW if assault(obs[O_CANDIDATES], obs[O_CAS_D], params) else HOLD
@@ -212,3 +231,74 @@ def closest_stop(weapon, effective, params):
     """The nearest an order could send a stand: its arm is asked while a stand is short
     of it."""
     return min(halt(weapon, params), int(effective))
+
+
+@compiled(_nrt=False)
+def leaders(gap, stop, able, weapon):
+    """(the farthest, the nearest, the troops' farthest, the guns' farthest) of the able
+    stands short of where they stop, each the first such in stand order, -1 where there is
+    none (the farthest is tactics.advance's stand), in one pass: the stands whose groups a
+    digit's options move."""
+    far = near = troops = guns = -1
+    for i in range(gap.shape[0]):
+        if not (able[i] and gap[i] > stop[i]):
+            continue
+        if far < 0 or gap[i] > gap[far]:
+            far = i
+        if near < 0 or gap[i] < gap[near]:
+            near = i
+        if weapon[i] == ARTILLERY:
+            if guns < 0 or gap[i] > gap[guns]:
+                guns = i
+        elif troops < 0 or gap[i] > gap[troops]:
+            troops = i
+    return far, near, troops, guns
+
+
+@compiled(_nrt=False)
+def pick(option, far, near, troops, guns):
+    """The stand whose group a digit moves under `option` (leaders'), -1 for SPARE."""
+    if option == FARTHEST:
+        return far
+    if option == NEAREST:
+        return near
+    if option == TROOPS_FIRST:
+        return troops
+    return guns if option == GUNS_FIRST else -1
+
+
+@compiled(_nrt=False)
+def digit_options(far, near, troops, guns, codes):
+    """The codes of a digit's options whose stands differ (leaders'; FARTHEST first, then
+    each later one that moves another stand's group, SPARE last) into codes; how many,
+    0 when fewer than two differ (the digit is not asked: FARTHEST)."""
+    n, first, second, third = 0, -1, -1, -1
+    for option in range(SPARE):
+        j = pick(option, far, near, troops, guns)
+        if j < 0 or j == first or j == second or j == third:
+            continue
+        codes[n] = option
+        if n == 0:
+            first = j
+        elif n == 1:
+            second = j
+        else:
+            third = j
+        n += 1
+    if n < 2:
+        return 0
+    codes[n] = SPARE
+    return n + 1
+
+
+@compiled(_nrt=False)
+def short_of(gap, stop, able):
+    """(how many able stands are short of where they stop, the nearest's gap, the
+    farthest's): what the attacker sees at a digit."""
+    n, low, high = 0, 0, 0
+    for i in range(gap.shape[0]):
+        if able[i] and gap[i] > stop[i]:
+            low = gap[i] if n == 0 else min(low, gap[i])
+            high = max(high, gap[i])
+            n += 1
+    return n, low, high

@@ -1,9 +1,10 @@
 """The strong player, fast: the lookahead player's declared decisions (each arm's order a
-bound, the close assault), learned. It plays as the lookahead's base (the family `assault`
-at the point its rollouts are played out by) and, where a model fitted to the lookahead's
-own choices says the expert would leave that choice, takes the option the model scores
-best (docs/apprentice.md); a close-assault trigger may be imposed while every arm's order
-is its own (experiments/balkan_close_assault_strong.toml)."""
+bound, the group each move digit moves, the close assault), learned. It plays as the
+lookahead's base (the family `assault` at the point its rollouts are played out by) and,
+where a model fitted to the lookahead's own choices says the expert would leave that
+choice, takes the option the model scores best (docs/apprentice.md); a close-assault
+trigger may be imposed while every arm's order is its own
+(experiments/balkan_close_assault_strong.toml)."""
 
 from functools import partial
 

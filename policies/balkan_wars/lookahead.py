@@ -1,6 +1,8 @@
 """Looks ahead: at each of the attacker's declared decisions (each bound, each arm's order:
 halt and fire, advance part of a move, the full move toward the family's halt, toward the
-weapons' maximum or effective range; after a won firefight, hold, close assault now or
+weapons' maximum or effective range; each move digit, where they differ, the farthest,
+the nearest, the troops' or the guns' farthest group, or keep the digits; after a won
+firefight, hold, close assault now or
 with the fresh stands only) scores the options by Monte Carlo rollouts from the state it
 is in, played out by the scripted family `assault` (at the point a search found best, or
 at its defaults), and takes the best when it clearly beats the family's own choice; every

@@ -1,7 +1,7 @@
 """Uniform over the options of each of the attacker's declared decisions (each arm's order
-a bound, the close assault after a won firefight: bollesim/balkan/positions.py OPTIONS),
-drawn from the policy's own seeded stream; its other choices (which group moves, targets,
-generals) are the family `assault`'s at its defaults."""
+a bound, the group each move digit moves, the close assault after a won firefight:
+bollesim/balkan/positions.py OPTIONS), drawn from the policy's own seeded stream; its other
+choices (deployment, targets, generals) are the family `assault`'s at its defaults."""
 
 import numpy as np
 
