@@ -53,7 +53,7 @@ from bollesim.game.policy import DECIDE_SIGNATURE
 from bollesim.jit import compiled
 from bollesim.rng import CHANCE, init_stream
 
-__all__ = ["END_REASONS", "firefights", "deciding", "play_deciding", "play_games", "play_rules", "tables"]
+__all__ = ["END_REASONS", "firefights", "kernel", "play_games", "play_rules", "tables"]
 I64, F64 = types.int64, types.float64
 
 
@@ -123,28 +123,11 @@ def play_one(tab, gtab, ns, sc, params, stream, st, gs, scratch, fights, cas, ou
     out[10] = cas[DEF]
 
 
-@compiled(nogil=True)
-def play_games(tab, gtab, ns, sc, params, seed, first_game, out):
-    """Games first_game .. first_game + len(out) - 1, game g at params[g], into out."""
-    stream = np.zeros(STREAM, dtype=np.int64)
-    st = np.zeros((N_FIELDS, 2, MAX_STANDS), dtype=np.int64)
-    gs = np.zeros((4, 2, gtab.shape[1]), dtype=np.int64)
-    scratch = np.zeros((ROWS, MAX_STANDS * 2), dtype=np.int64)
-    scratch[ONES] = 1  # one die a stand (close assaults)
-    fights = np.zeros((MAX_STANDS + 1, 5), dtype=np.int64)
-    cas = np.zeros(4, dtype=np.int64)  # casualties per side, FIRST, ASSAULTS
-    ctl = np.zeros(CTL_SIZE, dtype=np.int64)
-    for g in range(out.shape[0]):
-        init_stream(stream, seed, first_game + g, CHANCE)
-        reset_control(ctl, seed, first_game + g, 0, -1, GO, -1)
-        play_one(tab, gtab, ns, sc, params[g], stream, st, gs, scratch, fights, cas, out[g], ctl,
-                 tactics.family_decide)
-
-
-def deciding(tab, gtab, ns, sc, params, seed, first_game, out, decide):
-    """As play_games, the attacker's declared decisions asked of `decide` (a policy's
-    compiled decide, DECIDE_SIGNATURE: the apprentice, say), its other choices the family's
-    at params[g]."""
+def play_games(tab, gtab, ns, sc, params, seed, first_game, out, decide):
+    """Games first_game .. first_game + len(out) - 1, game g at params[g], into out; the
+    attacker's declared decisions asked of `decide` (a policy's compiled decide, a
+    first-class function of DECIDE_SIGNATURE: tactics.family_decide for the family), his
+    other choices the family's at params[g]."""
     stream = np.zeros(STREAM, dtype=np.int64)
     st = np.zeros((N_FIELDS, 2, MAX_STANDS), dtype=np.int64)
     gs = np.zeros((4, 2, gtab.shape[1]), dtype=np.int64)
@@ -161,10 +144,11 @@ def deciding(tab, gtab, ns, sc, params, seed, first_game, out, decide):
 
 
 @cache
-def play_deciding():
-    """deciding, compiled once for any policy's decide (a first-class function), on first
-    use: the scripted family's games (play_games) never compile it."""
-    return compiled(deciding, nogil=True, signature=types.void(
+def kernel():
+    """play_games compiled once, on first use, for any policy's decide: one compile of the
+    engine serves the family and every other policy, and the family's games lose nothing
+    by calling its answers through a pointer."""
+    return compiled(play_games, nogil=True, signature=types.void(
         I64[:, :, ::1], I64[:, :, ::1], I64[::1], I64[::1], F64[:, ::1], I64, I64, I64[:, ::1],
         types.FunctionType(DECIDE_SIGNATURE)))
 
@@ -185,8 +169,8 @@ def play_rules(rules: ruleset.Ruleset, params: np.ndarray, seed: int, first_game
     """Result rows of games first_game .. + len(params) - 1 on one thread (tests, tools)."""
     tab, gtab, ns = tables(rules)
     out = np.zeros((params.shape[0], len(RESULT.columns)), dtype=np.int64)
-    play_games(tab, gtab, ns, rules.scalars, np.ascontiguousarray(params, dtype=np.float64),
-               seed, first_game, out)
+    kernel()(tab, gtab, ns, rules.scalars, np.ascontiguousarray(params, dtype=np.float64),
+             seed, first_game, out, tactics.family_decide)
     return out
 
 

@@ -1,7 +1,7 @@
 """Balkan Wars engagements played into result rows by either engine (Game.engine): the
 attacker plays the scripted family `assault` (tactics.py) at each row's parameters, its
-declared decisions (tactics.py) answered by the family compiled in or by the policy's
-decide (the apprentice, say)."""
+declared decisions (tactics.py) answered by the family's code both engines hold
+(tactics.family_decide) or by the policy's decide (the apprentice, say)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numba
 import numpy as np
 
 from bollesim.balkan import engine as fast_engine
-from bollesim.balkan import reference
+from bollesim.balkan import reference, tactics
 from bollesim.balkan.result import RESULT
 from bollesim.balkan.ruleset import Ruleset
 from bollesim.blocks import in_blocks
@@ -31,16 +31,12 @@ def play_chunk(rules: Ruleset, policy, params: np.ndarray, seed: int, first_game
                                                 decide=None if family else policy.decide))
     else:
         tab, gtab, ns = fast_engine.tables(rules)
+        decide = tactics.family_decide if family else policy.decide
+        fast_engine.kernel()  # compiled (or loaded) once, before the threads
 
         def play(lo, hi):
-            if family:  # compiled in
-                fast_engine.play_games(tab, gtab, ns, rules.scalars, vectors[lo:hi], seed,
-                                       first_game + lo, out[lo:hi])
-            else:  # its decide, a first-class function
-                fast_engine.play_deciding()(tab, gtab, ns, rules.scalars, vectors[lo:hi], seed,
-                                            first_game + lo, out[lo:hi], policy.decide)
+            fast_engine.kernel()(tab, gtab, ns, rules.scalars, vectors[lo:hi], seed,
+                                 first_game + lo, out[lo:hi], decide)
 
-        if not family:
-            fast_engine.play_deciding()  # compiled (or loaded) once, before the threads
         in_blocks(play, out.shape[0], numba.get_num_threads())
     return out

@@ -19,7 +19,7 @@ PARAMETERS = (
               "at effective range", "stands needed to close assault",
               setting="close assault with {} stands or more"),
 )
-COMPILED_IN = 1  # the fast engine's play_games plays the family compiled in (tactics.py)
+COMPILED_IN = 1  # both engines hold the family's answers (tactics.family_decide)
 
 
 def decide(kind, obs, rules, options, n_options, params, prng):

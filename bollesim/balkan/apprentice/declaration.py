@@ -122,5 +122,5 @@ def vectors(row) -> tuple[np.ndarray, np.ndarray]:
 
 
 def rules_vector(rules) -> np.ndarray:
-    """The ruleset as the decide functions take it: its scalars (engine.play_games)."""
+    """The ruleset as the decide functions take it: its scalars (engine.play_games' sc)."""
     return np.ascontiguousarray(rules.scalars, dtype=np.int64)
