@@ -33,15 +33,17 @@ import numpy as np
 from bollesim.game.chance import WORDS, declares_draws
 from bollesim.game.result import Objective
 from bollesim.strong import estimates as E
-from bollesim.strong import kernel as K
 from bollesim.strong.chance import Chance, Draw
 from bollesim.strong.estimates import ROLLOUTS, Error, Estimate
-from bollesim.strong.lookahead import Lookahead, Position
+from bollesim.strong.lookahead import Lookahead, option_jobs
+from bollesim.strong.replay import Placed
 
 FRESH = 1 << 40
 """The start value's rollouts are whole games of S with these game numbers and up,
 game g's from FRESH + g * MAX_START (numbers no run reaches)."""
 MAX_START = 1 << 20
+PARTS = 1 << 15
+"""The most rollouts one kernel call of an analysis runs (its rows are held at once)."""
 
 
 class Exact(Protocol):
@@ -201,17 +203,14 @@ class Analyst:
         effective range is ahead), the stated player's choice
         at a decision it would not be asked is taken to be the played one's."""
         played = Lookahead(self.game, self.rules, 1, policy, self.objective, vector)
-        at, out = self.stated.setup, []
-        while True:
-            row, point = played.next_decision(seed, game, at)
-            if point is None:
-                return out, row
-            _, own = self.stated.next_decision(seed, game, at)
+        row, points = played.walk(self.stated, seed, game)
+        out = []
+        for point, own in points:
             asked = (own is not None and own.kind == point.kind
                      and np.array_equal(own.obs, point.obs)
                      and np.array_equal(own.options, point.options))
             out.append((point, point.base_choice, own.base_choice if asked else point.base_choice))
-            at = Position(point.at.snapshot, [*point.at.script, point.base_choice])
+        return out, row
 
     def analyse(self, policy, vector, seed: int, game: int, tell: bool = False) -> GameAnalysis:
         """Game `game` of `seed` as `policy` at `vector` plays it, analysed. tell: name
@@ -264,9 +263,38 @@ class Analyst:
         return E.value(np.array(rows)[:, : len(self.weights)] @ self.weights)
 
     def _all_option_values(self, seed: int, game: int, walked, pool) -> list:
-        """Each decision's _option_values (a learned value's analyst values them its own
-        way: strong/learned.py)."""
-        return list(pool.map(lambda w: self._option_values(seed, game, w), walked))
+        """Each decision's _option_values, every decision's rollouts in a few kernel calls
+        (_rolled) rather than two a decision (a learned value's analyst values them its
+        own way: strong/learned.py)."""
+        if self.exact is not None or not walked:
+            return list(pool.map(lambda w: self._option_values(seed, game, w), walked))
+        placed = Placed.of([w[0].at for w in walked])
+        jobs = [option_jobs(len(w[0].options), self.rollouts) for w in walked]
+        values = [v.reshape(len(w[0].options), self.rollouts) for v, w in zip(
+            self._rolled(seed, game, placed, jobs, pool), walked, strict=True)]
+        looked = [self._looked(w, v) for w, v in zip(walked, values, strict=True)]
+        again = self._rolled(seed, game, placed, [self._fresh_jobs(k) for k in looked], pool)
+        return [(v, self._freshly(v, k, f)) for v, k, f in zip(values, looked, again, strict=True)]
+
+    def _rolled(self, seed: int, game: int, placed, jobs: list, pool) -> list[np.ndarray]:
+        """The objective's value of each job of each decision (jobs[k]: decision k's
+        (options, rollout numbers), at its position in `placed`), the jobs dealt out in
+        turn to the pool's threads, PARTS jobs a call at most: the same values however
+        many threads."""
+        at = np.repeat(np.arange(len(jobs), dtype=np.int64), [len(o) for o, _ in jobs])
+        options = np.concatenate([o for o, _ in jobs])
+        numbers = np.concatenate([n for _, n in jobs])
+        parts = max(self.threads, -(-len(at) // PARTS))
+
+        def part(i: int) -> np.ndarray:
+            rows = self.stated.spread_rows(seed, game, placed, at[i::parts], options[i::parts],
+                                           numbers[i::parts])
+            return rows[:, : len(self.weights)] @ self.weights
+
+        values = np.zeros(len(at))
+        for i, v in enumerate(pool.map(part, range(parts))):
+            values[i::parts] = v
+        return np.split(values, np.cumsum([len(o) for o, _ in jobs])[:-1])
 
     def _option_values(self, seed: int, game: int, walked):
         """The options' values: exact, or (rollouts 0 .. R - 1 of every option, rollouts
@@ -280,15 +308,28 @@ class Analyst:
     def _fresh(self, seed: int, game: int, walked, values: np.ndarray) -> np.ndarray:
         """Rollouts R .. 2R - 1 of the best-looking option by `values` (options, samples),
         the taken one and the stated player's (nan for the other options)."""
-        point, taken, stated = walked
+        looked = self._looked(walked, values)
+        options, numbers = self._fresh_jobs(looked)
+        rows = self.stated.rollout_rows(seed, game, walked[0], options, numbers)
+        return self._freshly(values, looked, rows[:, : len(self.weights)] @ self.weights)
+
+    @staticmethod
+    def _looked(walked, values: np.ndarray) -> list[int]:
+        """The options rolled out again: the best-looking by `values`, the taken one and the
+        stated player's."""
+        _, taken, stated = walked
+        return sorted({int(np.argmax(values.mean(axis=1))), taken, stated})
+
+    def _fresh_jobs(self, looked: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(options, rollout numbers): rollouts R .. 2R - 1 of each looked-at option."""
         r = self.rollouts
-        looked = sorted({int(np.argmax(values.mean(axis=1))), taken, stated})
-        options = np.repeat(np.array(looked, dtype=np.int64), r)
-        numbers = np.tile(np.arange(r, 2 * r, dtype=np.int64), len(looked))
-        rows, _, _ = self.stated._jobs(point.at.snapshot, point.at.script, options, numbers,
-                                       K.ROLLOUT_JOBS, seed, game)
-        fresh = np.full((len(values), r), np.nan)
-        fresh[looked] = (rows[:, : len(self.weights)] @ self.weights).reshape(len(looked), r)
+        return (np.repeat(np.array(looked, dtype=np.int64), r),
+                np.tile(np.arange(r, 2 * r, dtype=np.int64), len(looked)))
+
+    def _freshly(self, values: np.ndarray, looked: list[int], again: np.ndarray) -> np.ndarray:
+        """The fresh rollouts' values (options, R): the looked-at options', nan elsewhere."""
+        fresh = np.full((len(values), self.rollouts), np.nan)
+        fresh[looked] = again.reshape(len(looked), self.rollouts)
         return fresh
 
     def _decision(self, number: int, walked, values) -> DecisionStep:
