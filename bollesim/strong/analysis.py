@@ -23,6 +23,8 @@ best, every term is exact and the residual is 0.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -174,12 +176,35 @@ class GameAnalysis:
         return sorted(self.steps, key=size, reverse=True)[:k]
 
 
+class Lanes:
+    """The threads one game's analysis deals its work to (map, as an executor's); one:
+    the calling thread's alone."""
+
+    def __init__(self, width: int):
+        self.width = width
+        self.pool = ThreadPoolExecutor(width) if width > 1 else None
+
+    def map(self, fn, items):
+        return self.pool.map(fn, items) if self.pool else map(fn, items)
+
+    def __enter__(self) -> Lanes:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.pool:
+            self.pool.shutdown()
+
+
 class Analyst:
     """The analysis of games of one game (a declaration.Game) under one ruleset: values
     under the stated player `player` (a DecidePolicy) at its parameter vector, for the
     objective, by `rollouts` rollouts each, or exact ones (an Exact for that player).
     draws=False: the chance between two decisions as one event even where the game
     declares its draws (cheaper: no rollouts of the draws' outcomes)."""
+
+    side_by_side = True
+    """Whether analyse_all may analyse games side by side (a learned value's analyst
+    counts what V valued as it goes: one game at a time)."""
 
     def __init__(self, game, rules, player, player_vector, objective: Objective | None = None,
                  rollouts: int = ROLLOUTS, exact: Exact | None = None,
@@ -212,16 +237,38 @@ class Analyst:
             out.append((point, point.base_choice, own.base_choice if asked else point.base_choice))
         return out, row
 
-    def analyse(self, policy, vector, seed: int, game: int, tell: bool = False) -> GameAnalysis:
-        """Game `game` of `seed` as `policy` at `vector` plays it, analysed. tell: name
-        what was drawn between two decisions where the game can (game/chance.py WORDS),
-        and leave out the chance events where nothing was."""
+    def analyse_all(self, games) -> Iterator[GameAnalysis]:
+        """The games (policy, vector, seed, game), analysed `threads` side by side, one
+        thread each (the Python between one game's kernel calls runs while the others
+        roll out), yielded in their order: the same analyses as one by one."""
+        if self.threads == 1 or not self.side_by_side:
+            yield from (self.analyse(*g) for g in games)
+            return
+        with ThreadPoolExecutor(self.threads) as pool:
+            pending: deque = deque()
+            try:
+                for g in games:
+                    pending.append(pool.submit(self.analyse, *g, threads=1))
+                    if len(pending) > self.threads:
+                        yield pending.popleft().result()
+                while pending:
+                    yield pending.popleft().result()
+            finally:  # interrupted: the games not begun are dropped, the running ones end
+                for f in pending:
+                    f.cancel()
+
+    def analyse(self, policy, vector, seed: int, game: int, tell: bool = False,
+                threads: int | None = None) -> GameAnalysis:
+        """Game `game` of `seed` as `policy` at `vector` plays it, analysed, its rollouts
+        on `threads` threads (default: the analyst's). tell: name what was drawn between
+        two decisions where the game can (game/chance.py WORDS), and leave out the chance
+        events where nothing was."""
         walked, row = self.walk(policy, vector, seed, game)
         words = None
         if tell and hasattr(self.positions, WORDS):
             words = getattr(self.positions, WORDS)(self.rules, policy, vector, seed, game,
                                                    [w[1] for w in walked])
-        with ThreadPoolExecutor(self.threads) as pool:
+        with Lanes(threads or self.threads) as pool:
             values = self._all_option_values(seed, game, walked, pool)
             segments = list(pool.map(lambda k: self._draws(seed, game, walked, k),
                                      range(len(walked) + 1)))
@@ -284,7 +331,7 @@ class Analyst:
         at = np.repeat(np.arange(len(jobs), dtype=np.int64), [len(o) for o, _ in jobs])
         options = np.concatenate([o for o, _ in jobs])
         numbers = np.concatenate([n for _, n in jobs])
-        parts = max(self.threads, -(-len(at) // PARTS))
+        parts = max(pool.width, -(-len(at) // PARTS))
 
         def part(i: int) -> np.ndarray:
             rows = self.stated.spread_rows(seed, game, placed, at[i::parts], options[i::parts],
