@@ -368,15 +368,18 @@ class Analyst:
         return sorted({int(np.argmax(values.mean(axis=1))), taken, stated})
 
     def _fresh_jobs(self, looked: list[int]) -> tuple[np.ndarray, np.ndarray]:
-        """(options, rollout numbers): rollouts R .. 2R - 1 of each looked-at option."""
-        r = self.rollouts
+        """(options, rollout numbers): rollouts R .. 2R - 1 of each looked-at option; none
+        where one option is (the best-looking is the one taken and the stated player's:
+        the error and the shortfall are 0 whatever its fresh rollouts draw)."""
+        r = self.rollouts if len(looked) > 1 else 0
         return (np.repeat(np.array(looked, dtype=np.int64), r),
                 np.tile(np.arange(r, 2 * r, dtype=np.int64), len(looked)))
 
     def _freshly(self, values: np.ndarray, looked: list[int], again: np.ndarray) -> np.ndarray:
-        """The fresh rollouts' values (options, R): the looked-at options', nan elsewhere."""
+        """The fresh rollouts' values (options, R): the looked-at options', nan elsewhere
+        (0 for a lone one, not rolled out again)."""
         fresh = np.full((len(values), self.rollouts), np.nan)
-        fresh[looked] = again.reshape(len(looked), self.rollouts)
+        fresh[looked] = again.reshape(len(looked), self.rollouts) if len(again) else 0.0
         return fresh
 
     def _decision(self, number: int, walked, values) -> DecisionStep:
