@@ -1,8 +1,10 @@
 """A game replayed from its positions (bollesim/game/positions.py): the next decision
 after a position, the chance to the next decision drawn off the game's tape, and rollouts
-of a decision's options on streams of their own, each one call of strong/kernel.py's jobs.
-The lookahead player, the bounds, the step API and the analysis of luck and errors all
-walk a game this way."""
+of a decision's options on streams of their own, each one call of strong/kernel.py's jobs;
+a whole game's decisions, and rollouts at many positions, one call each (walk,
+spread_rows: a call from Python costs more than a decision's rollouts at 8 each). The
+lookahead player, the bounds, the step API and the analysis of luck and errors all walk a
+game this way."""
 
 from __future__ import annotations
 
