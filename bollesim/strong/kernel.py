@@ -1,8 +1,8 @@
 """The lookahead player's game in one kernel call, for any game (strong/lookahead.py plays
 it), and jobs of replayed games (a decision's options rolled out, the next decision found;
 a game's decisions walked, rollouts at many positions: the analysis of a game), all written
-against a game's compiled primitives (bollesim/game/positions.py), which they
-take as first-class functions: one compile serves every game.
+against a game's compiled primitives (bollesim/game/positions.py), which they take as
+first-class functions: one compile serves every game.
 
 At each decision put to the player the kernel finds the point by replaying the game from
 its last snapshot (pause), and, for the kinds of decision it looks at, scores the options
