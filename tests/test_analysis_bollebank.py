@@ -9,9 +9,9 @@ from bollesim.bollebank import positions
 from bollesim.bollebank.game import GAME
 from bollesim.bollebank.rules.loader import load_ruleset
 from bollesim.game.policy import load_policy
-from bollesim.strong.analysis import Analyst
+from bollesim.strong.analysis import Analyst, Lanes
 from bollesim.strong.chance import Chance
-from bollesim.strong.lookahead import Position
+from bollesim.strong.lookahead import Lookahead, Position
 
 RULES = load_ruleset()
 SEED, GAME_INDEX = 1, 0
@@ -36,6 +36,31 @@ def test_rollouts_from_another_players_positions_are_the_stated_players_own(walk
         assert (analyst.stated.values(SEED, GAME_INDEX, point)
                 == analyst.stated.values(SEED, GAME_INDEX, own)).all()
         at = Position(own.at.snapshot, [*own.at.script, taken])
+
+
+def test_a_game_walked_and_rolled_out_in_few_calls_is_the_same_as_one_by_one(walked):
+    """The analysis walks a game in one kernel call and rolls out its decisions' options
+    in a few (Replayer.walk, spread_rows): the points and positions of next_decision
+    after next_decision, and each decision's own rollouts, however the jobs are dealt
+    to threads."""
+    analyst, played, points = walked
+    replayer = Lookahead(GAME, RULES, 1, played, analyst.objective, played.param_vector())
+    at = replayer.setup
+    for point, taken, _ in points:
+        _, one = replayer.next_decision(SEED, GAME_INDEX, at)
+        assert one.kind == point.kind and one.base_choice == taken
+        for a, b in ((one.at.snapshot, point.at.snapshot), (one.at.script, point.at.script),
+                     (one.obs, point.obs), (one.options, point.options)):
+            assert np.array_equal(a, b)
+        at = Position(one.at.snapshot, [*one.at.script, taken])
+    assert replayer.next_decision(SEED, GAME_INDEX, at)[1] is None
+    some = points[:24]
+    with Lanes(3) as lanes:
+        batched = analyst._all_option_values(SEED, GAME_INDEX, some, lanes)
+    for w, (values, fresh) in zip(some, batched, strict=True):
+        one_values, one_fresh = analyst._option_values(SEED, GAME_INDEX, w)
+        assert np.array_equal(values, one_values)
+        assert np.array_equal(fresh, one_fresh, equal_nan=True)
 
 
 def test_the_chance_between_two_decisions_is_named(walked):

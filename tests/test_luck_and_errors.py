@@ -129,6 +129,21 @@ def estimated(exact_games):
             for a in exact_games[:150]]
 
 
+def numbers(a) -> list:
+    """Every number of a game's analysis."""
+    return [a.start, a.outcome, *((s.values, s.error, s.gap, s.shortfall) for s in a.decisions),
+            *((c.before, c.after, c.luck) for c in a.chances)]
+
+
+def test_games_analysed_side_by_side_are_those_analysed_one_by_one(estimated):
+    """analyse_all: games side by side, one thread each, in their order, the same
+    numbers as one by one with the rollouts dealt to the default threads."""
+    analyst = Analyst(GAME, RULES, BEST, TABLE, rollouts=100, threads=3)
+    alone = [r_a for r_a, _ in estimated[:7]]
+    together = analyst.analyse_all([(BANKER, BANKER.param_vector(), SEED, a.game) for a in alone])
+    assert [numbers(a) for a in together] == [numbers(a) for a in alone]
+
+
 def covered(pairs) -> float:
     inside = [lo - 1e-12 <= x <= hi + 1e-12 for x, (lo, hi) in pairs]
     assert len(inside) > 400

@@ -216,11 +216,10 @@ def _many(game, analyst, picked: list[tuple], json_: bool, run) -> None:
         with Workspace(run.path):  # a busy folder is refused now, not after the work
             pass
     started, analyses = time.monotonic(), []
-    for policy, vector, seed, index in picked:
-        analyses.append(analyst.analyse(policy, vector, seed, index))
+    for a in analyst.analyse_all(picked):
+        analyses.append(a)
         if not json_:
-            a = analyses[-1]
-            typer.echo(f"game {index}: {a.outcome:g}  start {a.start.value:.3f}  luck "
+            typer.echo(f"game {a.game}: {a.outcome:g}  start {a.start.value:.3f}  luck "
                        f"{a.luck.value:+.3f}  errors {a.errors:.3f}  residual {a.residual:+.3f}")
     table = totals(analyses)
     split = variance_split(table, analyst.confidence)

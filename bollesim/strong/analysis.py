@@ -23,6 +23,8 @@ best, every term is exact and the residual is 0.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -33,15 +35,17 @@ import numpy as np
 from bollesim.game.chance import WORDS, declares_draws
 from bollesim.game.result import Objective
 from bollesim.strong import estimates as E
-from bollesim.strong import kernel as K
 from bollesim.strong.chance import Chance, Draw
 from bollesim.strong.estimates import ROLLOUTS, Error, Estimate
-from bollesim.strong.lookahead import Lookahead, Position
+from bollesim.strong.lookahead import Lookahead, option_jobs
+from bollesim.strong.replay import Placed
 
 FRESH = 1 << 40
 """The start value's rollouts are whole games of S with these game numbers and up,
 game g's from FRESH + g * MAX_START (numbers no run reaches)."""
 MAX_START = 1 << 20
+PARTS = 1 << 15
+"""The most rollouts one kernel call of an analysis runs (its rows are held at once)."""
 
 
 class Exact(Protocol):
@@ -172,12 +176,35 @@ class GameAnalysis:
         return sorted(self.steps, key=size, reverse=True)[:k]
 
 
+class Lanes:
+    """The threads one game's analysis deals its work to (map, as an executor's); one:
+    the calling thread's alone."""
+
+    def __init__(self, width: int):
+        self.width = width
+        self.pool = ThreadPoolExecutor(width) if width > 1 else None
+
+    def map(self, fn, items):
+        return self.pool.map(fn, items) if self.pool else map(fn, items)
+
+    def __enter__(self) -> Lanes:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.pool:
+            self.pool.shutdown()
+
+
 class Analyst:
     """The analysis of games of one game (a declaration.Game) under one ruleset: values
     under the stated player `player` (a DecidePolicy) at its parameter vector, for the
     objective, by `rollouts` rollouts each, or exact ones (an Exact for that player).
     draws=False: the chance between two decisions as one event even where the game
     declares its draws (cheaper: no rollouts of the draws' outcomes)."""
+
+    side_by_side = True
+    """Whether analyse_all may analyse games side by side (a learned value's analyst
+    counts what V valued as it goes: one game at a time)."""
 
     def __init__(self, game, rules, player, player_vector, objective: Objective | None = None,
                  rollouts: int = ROLLOUTS, exact: Exact | None = None,
@@ -201,28 +228,47 @@ class Analyst:
         effective range is ahead), the stated player's choice
         at a decision it would not be asked is taken to be the played one's."""
         played = Lookahead(self.game, self.rules, 1, policy, self.objective, vector)
-        at, out = self.stated.setup, []
-        while True:
-            row, point = played.next_decision(seed, game, at)
-            if point is None:
-                return out, row
-            _, own = self.stated.next_decision(seed, game, at)
+        row, points = played.walk(self.stated, seed, game)
+        out = []
+        for point, own in points:
             asked = (own is not None and own.kind == point.kind
                      and np.array_equal(own.obs, point.obs)
                      and np.array_equal(own.options, point.options))
             out.append((point, point.base_choice, own.base_choice if asked else point.base_choice))
-            at = Position(point.at.snapshot, [*point.at.script, point.base_choice])
+        return out, row
 
-    def analyse(self, policy, vector, seed: int, game: int, tell: bool = False) -> GameAnalysis:
-        """Game `game` of `seed` as `policy` at `vector` plays it, analysed. tell: name
-        what was drawn between two decisions where the game can (game/chance.py WORDS),
-        and leave out the chance events where nothing was."""
+    def analyse_all(self, games) -> Iterator[GameAnalysis]:
+        """The games (policy, vector, seed, game), analysed `threads` side by side, one
+        thread each (the Python between one game's kernel calls runs while the others
+        roll out), yielded in their order: the same analyses as one by one."""
+        if self.threads == 1 or not self.side_by_side:
+            yield from (self.analyse(*g) for g in games)
+            return
+        with ThreadPoolExecutor(self.threads) as pool:
+            pending: deque = deque()
+            try:
+                for g in games:
+                    pending.append(pool.submit(self.analyse, *g, threads=1))
+                    if len(pending) > self.threads:
+                        yield pending.popleft().result()
+                while pending:
+                    yield pending.popleft().result()
+            finally:  # interrupted: the games not begun are dropped, the running ones end
+                for f in pending:
+                    f.cancel()
+
+    def analyse(self, policy, vector, seed: int, game: int, tell: bool = False,
+                threads: int | None = None) -> GameAnalysis:
+        """Game `game` of `seed` as `policy` at `vector` plays it, analysed, its rollouts
+        on `threads` threads (default: the analyst's). tell: name what was drawn between
+        two decisions where the game can (game/chance.py WORDS), and leave out the chance
+        events where nothing was."""
         walked, row = self.walk(policy, vector, seed, game)
         words = None
         if tell and hasattr(self.positions, WORDS):
             words = getattr(self.positions, WORDS)(self.rules, policy, vector, seed, game,
                                                    [w[1] for w in walked])
-        with ThreadPoolExecutor(self.threads) as pool:
+        with Lanes(threads or self.threads) as pool:
             values = self._all_option_values(seed, game, walked, pool)
             segments = list(pool.map(lambda k: self._draws(seed, game, walked, k),
                                      range(len(walked) + 1)))
@@ -264,9 +310,38 @@ class Analyst:
         return E.value(np.array(rows)[:, : len(self.weights)] @ self.weights)
 
     def _all_option_values(self, seed: int, game: int, walked, pool) -> list:
-        """Each decision's _option_values (a learned value's analyst values them its own
-        way: strong/learned.py)."""
-        return list(pool.map(lambda w: self._option_values(seed, game, w), walked))
+        """Each decision's _option_values, every decision's rollouts in a few kernel calls
+        (_rolled) rather than two a decision (a learned value's analyst values them its
+        own way: strong/learned.py)."""
+        if self.exact is not None or not walked:
+            return list(pool.map(lambda w: self._option_values(seed, game, w), walked))
+        placed = Placed.of([w[0].at for w in walked])
+        jobs = [option_jobs(len(w[0].options), self.rollouts) for w in walked]
+        values = [v.reshape(len(w[0].options), self.rollouts) for v, w in zip(
+            self._rolled(seed, game, placed, jobs, pool), walked, strict=True)]
+        looked = [self._looked(w, v) for w, v in zip(walked, values, strict=True)]
+        again = self._rolled(seed, game, placed, [self._fresh_jobs(k) for k in looked], pool)
+        return [(v, self._freshly(v, k, f)) for v, k, f in zip(values, looked, again, strict=True)]
+
+    def _rolled(self, seed: int, game: int, placed, jobs: list, pool) -> list[np.ndarray]:
+        """The objective's value of each job of each decision (jobs[k]: decision k's
+        (options, rollout numbers), at its position in `placed`), the jobs dealt out in
+        turn to the pool's threads, PARTS jobs a call at most: the same values however
+        many threads."""
+        at = np.repeat(np.arange(len(jobs), dtype=np.int64), [len(o) for o, _ in jobs])
+        options = np.concatenate([o for o, _ in jobs])
+        numbers = np.concatenate([n for _, n in jobs])
+        parts = max(pool.width, -(-len(at) // PARTS))
+
+        def part(i: int) -> np.ndarray:
+            rows = self.stated.spread_rows(seed, game, placed, at[i::parts], options[i::parts],
+                                           numbers[i::parts])
+            return rows[:, : len(self.weights)] @ self.weights
+
+        values = np.zeros(len(at))
+        for i, v in enumerate(pool.map(part, range(parts))):
+            values[i::parts] = v
+        return np.split(values, np.cumsum([len(o) for o, _ in jobs])[:-1])
 
     def _option_values(self, seed: int, game: int, walked):
         """The options' values: exact, or (rollouts 0 .. R - 1 of every option, rollouts
@@ -280,15 +355,31 @@ class Analyst:
     def _fresh(self, seed: int, game: int, walked, values: np.ndarray) -> np.ndarray:
         """Rollouts R .. 2R - 1 of the best-looking option by `values` (options, samples),
         the taken one and the stated player's (nan for the other options)."""
-        point, taken, stated = walked
-        r = self.rollouts
-        looked = sorted({int(np.argmax(values.mean(axis=1))), taken, stated})
-        options = np.repeat(np.array(looked, dtype=np.int64), r)
-        numbers = np.tile(np.arange(r, 2 * r, dtype=np.int64), len(looked))
-        rows, _, _ = self.stated._jobs(point.at.snapshot, point.at.script, options, numbers,
-                                       K.ROLLOUT_JOBS, seed, game)
-        fresh = np.full((len(values), r), np.nan)
-        fresh[looked] = (rows[:, : len(self.weights)] @ self.weights).reshape(len(looked), r)
+        looked = self._looked(walked, values)
+        options, numbers = self._fresh_jobs(looked)
+        rows = self.stated.rollout_rows(seed, game, walked[0], options, numbers)
+        return self._freshly(values, looked, rows[:, : len(self.weights)] @ self.weights)
+
+    @staticmethod
+    def _looked(walked, values: np.ndarray) -> list[int]:
+        """The options rolled out again: the best-looking by `values`, the taken one and the
+        stated player's."""
+        _, taken, stated = walked
+        return sorted({int(np.argmax(values.mean(axis=1))), taken, stated})
+
+    def _fresh_jobs(self, looked: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(options, rollout numbers): rollouts R .. 2R - 1 of each looked-at option; none
+        where one option is (the best-looking is the one taken and the stated player's:
+        the error and the shortfall are 0 whatever its fresh rollouts draw)."""
+        r = self.rollouts if len(looked) > 1 else 0
+        return (np.repeat(np.array(looked, dtype=np.int64), r),
+                np.tile(np.arange(r, 2 * r, dtype=np.int64), len(looked)))
+
+    def _freshly(self, values: np.ndarray, looked: list[int], again: np.ndarray) -> np.ndarray:
+        """The fresh rollouts' values (options, R): the looked-at options', nan elsewhere
+        (0 for a lone one, not rolled out again)."""
+        fresh = np.full((len(values), self.rollouts), np.nan)
+        fresh[looked] = again.reshape(len(looked), self.rollouts) if len(again) else 0.0
         return fresh
 
     def _decision(self, number: int, walked, values) -> DecisionStep:

@@ -1,7 +1,8 @@
 """The lookahead player's game in one kernel call, for any game (strong/lookahead.py plays
-it), and jobs of replayed games (a decision's options rolled out, the next decision found),
-both written against a game's compiled primitives (bollesim/game/positions.py), which they
-take as first-class functions: one compile serves every game.
+it), and jobs of replayed games (a decision's options rolled out, the next decision found;
+a game's decisions walked, rollouts at many positions: the analysis of a game), all written
+against a game's compiled primitives (bollesim/game/positions.py), which they take as
+first-class functions: one compile serves every game.
 
 At each decision put to the player the kernel finds the point by replaying the game from
 its last snapshot (pause), and, for the kinds of decision it looks at, scores the options
@@ -82,6 +83,38 @@ JOBS_SIGNATURE = types.void(
     I64[:, ::1],  # out: per job, the result row
     I64[::1],  # point: per job (STEP: one after the other; PAUSE: one)
     I64[::1],  # snapshot: of the point's position (PAUSE, one job)
+)
+
+WALK_SIGNATURE = types.void(
+    PAUSE,
+    I64[::1], DECIDE, F64[::1],  # the player who plays the game: work, decide, kernel vector
+    I64[::1], DECIDE, F64[::1],  # the player asked beside it at each of its decisions
+    I64,  # seed
+    I64,  # game
+    I64[::1],  # start: the snapshot to start from
+    I64[::1],  # start_script: the choices made since it
+    I64[:, ::1],  # points: per decision, the player's point
+    I64[:, ::1],  # asked: per decision, the point the other player is put at the same position
+    I64[:, ::1],  # snapshots: per decision, the snapshot of its position
+    I64[::1],  # since: per decision, the choices its snapshot is past the previous position's
+    I64[::1],  # out: the game's result row (once it is over)
+    I64[::1],  # walked: [the decisions recorded, 1 if the game is over]
+)
+
+SPREAD_SIGNATURE = types.void(
+    ROLLOUT,
+    I64[::1],  # work
+    DECIDE,  # the policy that plays the rollouts out
+    F64[::1],  # its kernel vector
+    I64,  # seed
+    I64,  # game
+    I64[:, ::1],  # starts: per position, its snapshot
+    I64[::1],  # scripts: the positions' scripts one after the other
+    I64[::1],  # ends: position p's script is scripts[ends[p]:ends[p + 1]]
+    I64[::1],  # at: per job, its position
+    I64[::1],  # options: per job, the index taken at the decision after its position
+    I64[::1],  # rollouts: per job, its rollout number
+    I64[:, ::1],  # out: per job, the result row
 )
 
 
@@ -261,6 +294,51 @@ def play_jobs(pause, rollout, step, work, decide, params, seed, game, start, scr
             pause(work, decide, params, seed, game, start, script, n, 1, snapshot, point, out[j])
 
 
+def play_walk(pause, work, decide, params, other_work, other, other_params, seed, game, start,
+              start_script, points, asked, snapshots, since, out, walked):
+    """A game's decisions as `decide` plays it from `start` and the choices since, each
+    one pause on from the last (as Replayer.next_decision finds them), with the point the
+    `other` player is put at the same position, until the game ends or `points` is full
+    (walked says which)."""
+    script = np.zeros(start_script.shape[0] + points.shape[0] + 1, dtype=np.int64)
+    n = start_script.shape[0]
+    script[:n] = start_script
+    here = start.copy()
+    there = np.zeros(start.shape[0], dtype=np.int64)
+    elsewhere = np.zeros(start.shape[0], dtype=np.int64)
+    ignored = np.zeros(out.shape[0], dtype=np.int64)
+    last = start.shape[0] - 1  # a snapshot's last value: the decisions asked before it
+    walked[:] = 0
+    for k in range(points.shape[0]):
+        pause(work, decide, params, seed, game, here, script, n, 0, there, points[k], out)
+        if points[k, 0] < 0:
+            walked[1] = 1
+            return
+        pause(other_work, other, other_params, seed, game, here, script, n, 0, elsewhere,
+              asked[k], ignored)
+        gone = there[last] - here[last]
+        script[: n - gone] = script[gone:n]
+        n -= gone
+        here[:] = there
+        snapshots[k] = there
+        since[k] = gone
+        script[n] = points[k, 0]
+        n += 1
+        walked[0] = k + 1
+
+
+def play_spread(rollout, work, decide, params, seed, game, starts, scripts, ends, at, options,
+                rollouts, out):
+    """Rollout jobs at many positions one after the other (the analysis of a game rolls
+    out every decision's options in one call): job j takes options[j] at the decision
+    after position at[j] and plays rollout rollouts[j]'s streams out under decide."""
+    for j in range(out.shape[0]):
+        p = at[j]
+        script = scripts[ends[p] : ends[p + 1]]
+        rollout(work, decide, params, seed, game, starts[p], script, script.shape[0], options[j],
+                rollouts[j], out[j])
+
+
 @cache
 def lookahead_kernel():
     """play_lookahead, compiled for every game (on first use; cached on disk)."""
@@ -271,3 +349,15 @@ def lookahead_kernel():
 def jobs_kernel():
     """play_jobs, compiled for every game (on first use; cached on disk)."""
     return compiled(play_jobs, signature=JOBS_SIGNATURE, nogil=True)
+
+
+@cache
+def walk_kernel():
+    """play_walk, compiled for every game (on first use; cached on disk)."""
+    return compiled(play_walk, signature=WALK_SIGNATURE, nogil=True)
+
+
+@cache
+def spread_kernel():
+    """play_spread, compiled for every game (on first use; cached on disk)."""
+    return compiled(play_spread, signature=SPREAD_SIGNATURE, nogil=True)

@@ -57,6 +57,8 @@ class LearnedAnalyst(Analyst):
     samples per option; else from `rollouts` rollouts. The chance between two decisions
     is one event (draws=False)."""
 
+    side_by_side = False  # by_value and by_rollouts count as the games go
+
     def __init__(self, game, rules, player, player_vector, objective, rollouts: int, value,
                  calibration: C.Calibration, steps: int = STEPS, threads: int | None = None,
                  **kw):

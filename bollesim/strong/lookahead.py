@@ -27,7 +27,8 @@ from bollesim.game.result import Objective
 from bollesim.strong import kernel as K
 from bollesim.strong.replay import Point, Position, Replayer
 
-__all__ = ["Decision", "Lookahead", "Point", "Position", "decision_line", "play_games"]
+__all__ = ["Decision", "Lookahead", "Point", "Position", "decision_line", "option_jobs",
+           "play_games"]
 
 FIRST_ROUND = 1
 """Rollouts of every option in the first round of successive halving."""
@@ -50,6 +51,13 @@ class Decision:
     choice: int  # the index taken
     rollouts: int  # rollouts spent on it (0: left to the base)
     obs: np.ndarray | None = None  # the observation it was taken on (play(observe=True))
+
+
+def option_jobs(n: int, r: int) -> tuple[np.ndarray, np.ndarray]:
+    """(options, rollout numbers): rollouts 0 .. r - 1 of each of n options, every option
+    on the same rollout numbers (common random numbers)."""
+    return (np.repeat(np.arange(n, dtype=np.int64), r),
+            np.tile(np.arange(r), n))
 
 
 class Lookahead(Replayer):
@@ -92,8 +100,7 @@ class Lookahead(Replayer):
         """(options, rollouts): the objective's value of each of `rollouts` rollouts of
         each option of the decision; column r holds the rollouts on the same streams."""
         n, r = len(point.options), self.rollouts
-        rows = self.rollout_rows(seed, game, point, np.repeat(np.arange(n), r),
-                                 np.tile(np.arange(r), n))
+        rows = self.rollout_rows(seed, game, point, *option_jobs(n, r))
         flags = self.game.result.flags
         return (rows[:, : len(flags)] @ self.objective.over(flags)).reshape(n, r)
 

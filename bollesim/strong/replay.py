@@ -1,8 +1,10 @@
 """A game replayed from its positions (bollesim/game/positions.py): the next decision
 after a position, the chance to the next decision drawn off the game's tape, and rollouts
-of a decision's options on streams of their own, each one call of strong/kernel.py's jobs.
-The lookahead player, the bounds, the step API and the analysis of luck and errors all
-walk a game this way."""
+of a decision's options on streams of their own, each one call of strong/kernel.py's jobs;
+a whole game's decisions, and rollouts at many positions, one call each (walk,
+spread_rows: a call from Python costs more than a decision's rollouts at 8 each). The
+lookahead player, the bounds, the step API and the analysis of luck and errors all walk a
+game this way."""
 
 from __future__ import annotations
 
@@ -33,6 +35,30 @@ class Point:
     options: np.ndarray
     obs: np.ndarray
     base_choice: int
+
+
+@dataclass(frozen=True)
+class Placed:
+    """Positions laid out for one kernel call of rollouts at any of them (spread_rows):
+    their snapshots, and their scripts one after the other, position p's from ends[p] to
+    ends[p + 1]."""
+
+    starts: np.ndarray
+    scripts: np.ndarray
+    ends: np.ndarray
+
+    @classmethod
+    def of(cls, positions: list[Position]) -> Placed:
+        ends = np.zeros(len(positions) + 1, dtype=np.int64)
+        ends[1:] = np.cumsum([len(p.script) for p in positions])
+        scripts = np.array([c for p in positions for c in p.script], dtype=np.int64)
+        return cls(np.ascontiguousarray([p.snapshot for p in positions], dtype=np.int64),
+                   scripts, ends)
+
+
+WALK_ROOM = 128
+"""The decisions one kernel call of a walk records (a Bøllebank game asks about 100; a
+longer game takes more calls)."""
 
 
 class Replayer:
@@ -105,3 +131,44 @@ class Replayer:
         at = point.at
         out, _, _ = self._jobs(at.snapshot, at.script, options, rollouts, K.ROLLOUT_JOBS, seed, game)
         return out
+
+    def spread_rows(self, seed: int, game: int, placed: Placed, at, options, rollouts) -> np.ndarray:
+        """rollout_rows at many positions in one kernel call: job j takes option options[j]
+        at the decision after position at[j] of `placed`, then the base plays the game
+        out on rollout rollouts[j]'s streams."""
+        out = np.zeros((len(options), self.n_results), dtype=np.int64)
+        K.spread_kernel()(
+            self.rollout, self.positions.new_work(self.rules, self.base), self.base.decide,
+            self._params, seed, game, placed.starts, placed.scripts, placed.ends,
+            np.ascontiguousarray(at, dtype=np.int64), np.ascontiguousarray(options, dtype=np.int64),
+            np.ascontiguousarray(rollouts, dtype=np.int64), out,
+        )
+        return out
+
+    def walk(self, other: Replayer, seed: int, game: int, at: Position | None = None):
+        """(the result row, [(the point, the other's point)]): the decisions the base is put
+        as it plays the game on from `at` (setup by default), next_decision after
+        next_decision, each with the point `other` (a Replayer of the same game) is put at
+        the same position (None where the game would end first for it), WALK_ROOM
+        decisions a kernel call."""
+        at = at or self.setup
+        width, size = point_width(self.positions), self.positions.SNAPSHOT_SIZE
+        out = np.zeros(self.n_results, dtype=np.int64)
+        walked = []
+        while True:
+            points, asked = (np.zeros((WALK_ROOM, width), dtype=np.int64) for _ in range(2))
+            snapshots = np.zeros((WALK_ROOM, size), dtype=np.int64)
+            since, done = np.zeros(WALK_ROOM, dtype=np.int64), np.zeros(2, dtype=np.int64)
+            K.walk_kernel()(
+                self.pause, self.positions.new_work(self.rules, self.base), self.base.decide,
+                self._params, other.positions.new_work(other.rules, other.base),
+                other.base.decide, other._params, seed, game, at.snapshot,
+                np.asarray(at.script, dtype=np.int64), points, asked, snapshots, since, out, done,
+            )
+            for k in range(int(done[0])):
+                here = Position(snapshots[k], at.script[int(since[k]) :])
+                point = self.point_of(here, points[k])
+                walked.append((point, other.point_of(here, asked[k])))
+                at = Position(here.snapshot, [*here.script, point.base_choice])
+            if done[1]:
+                return out, walked
