@@ -58,15 +58,14 @@ def fill(st, at, n, value):
         st[i] = value
 
 
-# Every chance draw: a replay that declares its draws (draws.py) sets st[layout.DRAW_MODE],
-# which draws.on tests.
+# Every chance draw: a replay that declares its draws (draws.py) sets st[layout.DRAW_MODE].
 
 
 @compiled
 def d6(st, purpose):
     """One die of `purpose` (luck.py) this turn, every face read."""
     face = rng.keyed_d6(st, st[observation.TURN], purpose, layout.CHANCE)
-    if draws.on(st):
+    if st[layout.DRAW_MODE]:
         face = draws.declared(st, purpose, draws.DIE, face - 1, 6, 0, 0, 0) + 1
     return face
 
@@ -75,7 +74,7 @@ def d6(st, purpose):
 def d6_cuts(st, purpose, lo, hi):
     """One die of `purpose` of which the rules read only whether it reaches lo and hi."""
     face = rng.keyed_d6(st, st[observation.TURN], purpose, layout.CHANCE)
-    if draws.on(st):
+    if st[layout.DRAW_MODE]:
         face = draws.declared(st, purpose, draws.DIE_CUTS, face - 1, 6, 0, lo - 1, hi - 1) + 1
     return face
 
@@ -84,7 +83,7 @@ def d6_cuts(st, purpose, lo, hi):
 def d6_table(st, purpose, at):
     """One die of `purpose` of which the rules read only st[at + face - 1]."""
     face = rng.keyed_d6(st, st[observation.TURN], purpose, layout.CHANCE)
-    if draws.on(st):
+    if st[layout.DRAW_MODE]:
         face = draws.declared(st, purpose, draws.DIE_TABLE, face - 1, 6, at, 0, 0) + 1
     return face
 
@@ -94,7 +93,7 @@ def two_d6_cuts(st, purpose, lo, hi):
     """Two dice of `purpose` added, of which the rules read only whether the sum reaches
     lo and hi."""
     roll = rng.keyed_two_d6(st, st[observation.TURN], purpose, layout.CHANCE)
-    if draws.on(st):
+    if st[layout.DRAW_MODE]:
         roll = draws.declared(st, purpose, draws.DICE_CUTS, roll - 2, draws.DICE_SUMS, 0, lo - 2,
                               hi - 2) + 2
     return roll
@@ -104,7 +103,7 @@ def two_d6_cuts(st, purpose, lo, hi):
 def pick(st, n, purpose):
     """One of n, drawn for `purpose` this turn."""
     i = rng.keyed_below(st, n, st[observation.TURN], purpose, layout.CHANCE)
-    if draws.on(st):
+    if st[layout.DRAW_MODE]:
         i = draws.declared(st, purpose, draws.INDEX, i, n, 0, 0, 0)
     return i
 
@@ -114,7 +113,7 @@ def pick_in(st, at, n, purpose, how):
     """The index of one of the n items at st[at:] (chits or markers: draws.HOW), drawn
     for `purpose` this turn."""
     i = rng.keyed_below(st, n, st[observation.TURN], purpose, layout.CHANCE)
-    if draws.on(st):
+    if st[layout.DRAW_MODE]:
         i = draws.declared(st, purpose, how, i, n, at, 0, 0)
     return i
 

@@ -1,12 +1,7 @@
 """The draws of a segment declared one by one (bollesim/game/chance.py): every chance draw
-of the fast engine goes through core.py's d6, d6_cuts, d6_table, two_d6_cuts, pick and
-pick_in, which call `declared` while `on` (st[layout.DRAW_MODE] set: a replay in mode DRAWS
-or FORCED once its script ran out, script.py), in no other game.
-
-`on` tells the compiler that the hook is rarely taken (llvm.expect): with a plain test of
-the slot, the fast engine's games were some 6% slower than without the hooks, with it
-about 4% (historical plan, one thread, pairs run at once on the two cores). Whatever
-stands at every draw costs: a test of the slot alone, with no call behind it, about 3%.
+of the fast engine goes through core.py's d6, two_d6 and pick, which call `declared` while
+st[layout.DRAW_MODE] is set (a replay in mode DRAWS or FORCED once its script ran out,
+script.py), in no other game.
 
 A draw's outcomes, by how it is told (HOW):
 - DIE: a d6's six faces; DICE: the sum of 2d6, eleven outcomes weighted 1, 2, .., 6, .., 1
@@ -25,10 +20,6 @@ A draw's outcomes, by how it is told (HOW):
   value of a class.
 """
 
-from llvmlite import ir
-from numba import types
-from numba.extending import intrinsic
-
 from bollesim.bollebank import observation
 from bollesim.bollebank.engine import layout, tables
 from bollesim.bollebank.engine.script import DRAWS
@@ -37,26 +28,6 @@ from bollesim.jit import compiled
 DIE, DICE, INDEX, CHITS, MARKERS, DIE_CUTS, DICE_CUTS, DIE_TABLE = range(8)
 DICE_SUMS = 11  # 2 .. 12
 NO_CUT = 99  # a cut no value reaches
-
-
-@intrinsic
-def _rarely(typingctx, flag):
-    """flag != 0, which the compiler takes to be false nearly always."""
-
-    def codegen(context, builder, signature, args):
-        test = builder.icmp_signed("!=", args[0], ir.Constant(ir.IntType(64), 0))
-        expect_type = ir.FunctionType(ir.IntType(1), [ir.IntType(1), ir.IntType(1)])
-        expect = builder.module.declare_intrinsic("llvm.expect", [ir.IntType(1)], expect_type)
-        return builder.call(expect, [test, ir.Constant(ir.IntType(1), 0)])
-
-    return types.boolean(types.int64), codegen
-
-
-@compiled(inline=True)
-def on(st):
-    """Whether this game declares its draws (a replay in mode DRAWS or FORCED): the
-    compiler lays out the draws of every other game as the path taken."""
-    return _rarely(st[layout.DRAW_MODE])
 
 
 @compiled
