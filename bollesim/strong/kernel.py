@@ -340,24 +340,11 @@ def play_spread(rollout, work, decide, params, seed, game, starts, scripts, ends
 
 
 @cache
-def lookahead_kernel():
-    """play_lookahead, compiled for every game (on first use; cached on disk)."""
-    return compiled(play_lookahead, signature=LOOKAHEAD_SIGNATURE, nogil=True)
+def kernel(function):
+    """One of this module's kernels (play_lookahead, play_jobs, play_walk, play_spread),
+    compiled for every game on first use (cached on disk) for its signature (SIGNATURES)."""
+    return compiled(function, signature=SIGNATURES[function.__name__], nogil=True)
 
 
-@cache
-def jobs_kernel():
-    """play_jobs, compiled for every game (on first use; cached on disk)."""
-    return compiled(play_jobs, signature=JOBS_SIGNATURE, nogil=True)
-
-
-@cache
-def walk_kernel():
-    """play_walk, compiled for every game (on first use; cached on disk)."""
-    return compiled(play_walk, signature=WALK_SIGNATURE, nogil=True)
-
-
-@cache
-def spread_kernel():
-    """play_spread, compiled for every game (on first use; cached on disk)."""
-    return compiled(play_spread, signature=SPREAD_SIGNATURE, nogil=True)
+SIGNATURES = {"play_lookahead": LOOKAHEAD_SIGNATURE, "play_jobs": JOBS_SIGNATURE,
+              "play_walk": WALK_SIGNATURE, "play_spread": SPREAD_SIGNATURE}

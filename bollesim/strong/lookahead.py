@@ -128,7 +128,7 @@ class Lookahead(Replayer):
         options = np.zeros(flat, dtype=np.int64)
         scores = np.zeros(flat, dtype=np.float64)
         seen = np.zeros((rows if observe else 0, self.positions.OBSERVATION_SIZE), dtype=np.int64)
-        K.lookahead_kernel()(
+        K.kernel(K.play_lookahead)(
             self.pause, self.rollout, self.allowed, self.positions.new_work(self.rules, self.base),
             self.base.decide, self._params, seed, game, at.snapshot,
             np.asarray(at.script, dtype=np.int64), self.config, out, tally, log, options, scores,

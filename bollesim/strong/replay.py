@@ -88,7 +88,7 @@ class Replayer:
         width = point_width(self.positions)
         point = np.zeros(width * (len(options) if mode == K.STEP_JOBS else 1), dtype=np.int64)
         snapshot = np.zeros(self.positions.SNAPSHOT_SIZE, dtype=np.int64)
-        K.jobs_kernel()(
+        K.kernel(K.play_jobs)(
             self.pause, self.rollout, self.step, self.positions.new_work(self.rules, self.base),
             self.base.decide, self._params, seed, game, start, np.asarray(script, dtype=np.int64),
             np.ascontiguousarray(options, dtype=np.int64),
@@ -137,7 +137,7 @@ class Replayer:
         at the decision after position at[j] of `placed`, then the base plays the game
         out on rollout rollouts[j]'s streams."""
         out = np.zeros((len(options), self.n_results), dtype=np.int64)
-        K.spread_kernel()(
+        K.kernel(K.play_spread)(
             self.rollout, self.positions.new_work(self.rules, self.base), self.base.decide,
             self._params, seed, game, placed.starts, placed.scripts, placed.ends,
             np.ascontiguousarray(at, dtype=np.int64), np.ascontiguousarray(options, dtype=np.int64),
@@ -159,7 +159,7 @@ class Replayer:
             points, asked = (np.zeros((WALK_ROOM, width), dtype=np.int64) for _ in range(2))
             snapshots = np.zeros((WALK_ROOM, size), dtype=np.int64)
             since, done = np.zeros(WALK_ROOM, dtype=np.int64), np.zeros(2, dtype=np.int64)
-            K.walk_kernel()(
+            K.kernel(K.play_walk)(
                 self.pause, self.positions.new_work(self.rules, self.base), self.base.decide,
                 self._params, other.positions.new_work(other.rules, other.base),
                 other.base.decide, other._params, seed, game, at.snapshot,
