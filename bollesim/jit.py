@@ -13,12 +13,15 @@ engine such copies are a third of a cold compile. Inlined functions are typed at
 call site (literals included), so a constant argument still folds where inlining was
 chosen.
 
-Inline only what is a line or two (a state accessor, a table lookup): numba types and
-lowers an inlined body again at every call site, while a plain compiled function is
-compiled once and LLVM still inlines it where that pays. The event log (49 callers),
-the dice and the scripted family's comparison of two orders (8 callers) were inlined
+Inline only what is a line or two (a state accessor, a table lookup, a die): numba
+types and lowers an inlined body again at every call site, while a plain compiled
+function is compiled once and LLVM still inlines it where that pays. The event log (49
+callers) and the scripted family's comparison of two orders (8 callers) were inlined
 once: compiling the four phases of a turn took 72 s instead of 56 s, and the games
-played no faster.
+played no faster. Two other reasons to inline: the draws (engine/core.py), whose hook
+for declared draws kept LLVM from inlining them, which cost the games some 2%; and a
+function with one caller whose callees are the whole engine (engine/rollout.py's
+replays), which numba would otherwise optimise once for it and once more for its caller.
 
 Processes started together on a fresh install (two runs, test workers, a server beside
 its command) would each compile the same function; a function's first compile in a

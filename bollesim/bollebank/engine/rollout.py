@@ -20,6 +20,10 @@ asked, on the game's own chance stream, and then either:
 - FORCED: takes the segment's draws from the game's own streams up to one, gives it an
   outcome, and then plays rollout r's streams (rng.draw_key) out under decide.
 
+PAUSE, ROLLOUT, STEP, DRAWS and FORCED are each called by one primitive of
+engine/primitives.py and inlined there, so that numba optimises the engine below them
+once for the primitive rather than once for each (bollesim/jit.py).
+
 The decisions counted are those put to the player: a lone option is taken without
 asking (player.ask), so it is not in the script. The scripted family's kernel finds its
 orders without listing them (orders.scripted_order); while a script is on, it lists them
@@ -70,7 +74,7 @@ def replay(st, params, seed, game, start, script, n, mode):
     return phase
 
 
-@compiled
+@compiled(inline=True)
 def pause(st, decide, params, seed, game, start, script, n, snapshot, to_end):
     """PAUSE: replay script[:n] from `start` and record the decision after it (keep_point
     reads it) and the snapshot of the phase it is in. to_end: then play the game out
@@ -86,7 +90,7 @@ def pause(st, decide, params, seed, game, start, script, n, snapshot, to_end):
     st[layout.SCRIPT_ON] = 0
 
 
-@compiled
+@compiled(inline=True)
 def rollout(st, decide, params, seed, game, start, script, n, option, r, row):
     """ROLLOUT: replay script[:n] from `start`, take `option` (an index) at the decision
     after it, and from that moment play rollout r's own streams (rollout_key) out under
@@ -103,7 +107,7 @@ def rollout(st, decide, params, seed, game, start, script, n, option, r, row):
     write_result(st, st[layout.CHANCE + 1], row)
 
 
-@compiled
+@compiled(inline=True)
 def step(st, decide, params, seed, game, start, script, n, option, r):
     """STEP: replay script[:n] from `start`, take `option` at the decision after it, and
     from that moment draw from rollout r's own streams (r < 0: the game's own, for a
@@ -124,7 +128,7 @@ def step(st, decide, params, seed, game, start, script, n, option, r):
     st[layout.SCRIPT_ON] = 0
 
 
-@compiled
+@compiled(inline=True)
 def draws(st, decide, params, seed, game, start, script, n):
     """DRAWS: replay script[:n] from `start` and record the segment's draws after it
     (layout.DRAW_RECORD, DRAW_AT of them) up to the next decision or the game's end. The
@@ -136,7 +140,7 @@ def draws(st, decide, params, seed, game, start, script, n):
     st[layout.DRAW_MODE] = 0
 
 
-@compiled
+@compiled(inline=True)
 def forced(st, decide, params, seed, game, start, script, n, draw, outcome, r, row):
     """FORCED: replay script[:n] from `start`, take the segment's draws from the game's own
     streams up to the one numbered `draw`, which gives `outcome` (-1: its own), and from
