@@ -19,7 +19,9 @@ function is compiled once and LLVM still inlines it where that pays. The event l
 callers) and the scripted family's comparison of two orders (8 callers) were inlined
 once: compiling the four phases of a turn took 72 s instead of 56 s, and the games
 played no faster. Two other reasons to inline: the draws (engine/core.py), whose hook
-for declared draws kept LLVM from inlining them, which cost the games some 2%; and a
+for declared draws kept LLVM from inlining them, which cost the games some 2% (the hook
+itself is tested with `unlikely`, below, so that the rare call stays off the hot path:
+about 1 point more); and a
 function with one caller whose callees are the whole engine (engine/rollout.py's
 replays), which numba would otherwise optimise once for it and once more for its caller.
 
@@ -42,10 +44,12 @@ import sys
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
+from llvmlite import ir
 from numba.core import config, sigutils, types
 from numba.core.caching import NullCache
 from numba.core.compiler_lock import global_compiler_lock
 from numba.core.registry import CPUDispatcher
+from numba.extending import intrinsic
 
 LOCKS = "locks"
 """The folder of the compile locks, in numba's cache folder."""
@@ -170,3 +174,17 @@ def _frozen_at_exit() -> None:
     typing tables, the compiled libraries): 0.15 to 0.35 s of a short run's exit. They
     are frozen first, so it skips them; the process is ending, so nothing lives longer."""
     gc.freeze()
+
+
+@intrinsic
+def unlikely(typingctx, flag):
+    """flag != 0, a test the compiler is told is rarely true (LLVM's llvm.expect): the
+    code under it is laid out of the hot path and its calls are treated as cold."""
+
+    def codegen(context, builder, signature, args):
+        truth = builder.icmp_signed("!=", args[0], ir.Constant(args[0].type, 0))
+        kind = ir.FunctionType(truth.type, [truth.type, truth.type])
+        expect = builder.module.declare_intrinsic("llvm.expect", [truth.type], kind)
+        return builder.call(expect, [truth, ir.Constant(truth.type, 0)])
+
+    return types.boolean(flag), codegen

@@ -4,7 +4,7 @@ whatever constants its callers pass."""
 import pytest
 from numba import types
 
-from bollesim.jit import compiled
+from bollesim.jit import compiled, unlikely
 
 
 @compiled
@@ -23,6 +23,15 @@ def test_literal_arguments_share_one_compile():
     for args in [(types.literal(1), types.int64), (types.int64, types.literal(2))]:
         _add.get_call_template(args, {})
     assert [tuple(map(str, sig)) for sig in _add.signatures] == [("int64", "int64")]
+
+
+@compiled
+def _rare(x):
+    return 1 if unlikely(x) else 0
+
+
+def test_unlikely_is_the_test_it_hints():
+    assert [_rare(x) for x in (0, 1, -5, 2**62)] == [0, 1, 1, 1]
 
 
 def test_one_compile_of_a_kernel_serves_every_policy():

@@ -11,7 +11,7 @@ from bollesim.bollebank import codes, decisions, events, observation
 from bollesim.bollebank.engine import draws, layout, tables
 from bollesim.bollebank.engine.player import ask_yes_no
 from bollesim.bollebank.rules import access
-from bollesim.jit import compiled
+from bollesim.jit import compiled, unlikely
 
 
 @compiled(inline=True)
@@ -60,14 +60,15 @@ def fill(st, at, n, value):
 
 # Every chance draw: a replay that declares its draws (draws.py) sets st[layout.DRAW_MODE].
 # Inlined by numba (bollesim/jit.py): compiled apart, the hook made each draw a call that
-# LLVM no longer inlined, some 2% of the games' time.
+# LLVM no longer inlined, some 2% of the games' time; the hook is tested with `unlikely`,
+# as no batch game ever takes it.
 
 
 @compiled(inline=True)
 def d6(st, purpose):
     """One die of `purpose` (luck.py) this turn, every face read."""
     face = rng.keyed_d6(st, st[observation.TURN], purpose, layout.CHANCE)
-    if st[layout.DRAW_MODE]:
+    if unlikely(st[layout.DRAW_MODE]):
         face = draws.declared(st, purpose, draws.DIE, face - 1, 6, 0, 0, 0) + 1
     return face
 
@@ -76,7 +77,7 @@ def d6(st, purpose):
 def d6_cuts(st, purpose, lo, hi):
     """One die of `purpose` of which the rules read only whether it reaches lo and hi."""
     face = rng.keyed_d6(st, st[observation.TURN], purpose, layout.CHANCE)
-    if st[layout.DRAW_MODE]:
+    if unlikely(st[layout.DRAW_MODE]):
         face = draws.declared(st, purpose, draws.DIE_CUTS, face - 1, 6, 0, lo - 1, hi - 1) + 1
     return face
 
@@ -85,7 +86,7 @@ def d6_cuts(st, purpose, lo, hi):
 def d6_table(st, purpose, at):
     """One die of `purpose` of which the rules read only st[at + face - 1]."""
     face = rng.keyed_d6(st, st[observation.TURN], purpose, layout.CHANCE)
-    if st[layout.DRAW_MODE]:
+    if unlikely(st[layout.DRAW_MODE]):
         face = draws.declared(st, purpose, draws.DIE_TABLE, face - 1, 6, at, 0, 0) + 1
     return face
 
@@ -95,7 +96,7 @@ def two_d6_cuts(st, purpose, lo, hi):
     """Two dice of `purpose` added, of which the rules read only whether the sum reaches
     lo and hi."""
     roll = rng.keyed_two_d6(st, st[observation.TURN], purpose, layout.CHANCE)
-    if st[layout.DRAW_MODE]:
+    if unlikely(st[layout.DRAW_MODE]):
         roll = draws.declared(st, purpose, draws.DICE_CUTS, roll - 2, draws.DICE_SUMS, 0, lo - 2,
                               hi - 2) + 2
     return roll
@@ -105,7 +106,7 @@ def two_d6_cuts(st, purpose, lo, hi):
 def pick(st, n, purpose):
     """One of n, drawn for `purpose` this turn."""
     i = rng.keyed_below(st, n, st[observation.TURN], purpose, layout.CHANCE)
-    if st[layout.DRAW_MODE]:
+    if unlikely(st[layout.DRAW_MODE]):
         i = draws.declared(st, purpose, draws.INDEX, i, n, 0, 0, 0)
     return i
 
@@ -115,7 +116,7 @@ def pick_in(st, at, n, purpose, how):
     """The index of one of the n items at st[at:] (chits or markers: draws.HOW), drawn
     for `purpose` this turn."""
     i = rng.keyed_below(st, n, st[observation.TURN], purpose, layout.CHANCE)
-    if st[layout.DRAW_MODE]:
+    if unlikely(st[layout.DRAW_MODE]):
         i = draws.declared(st, purpose, how, i, n, at, 0, 0)
     return i
 
