@@ -1,9 +1,10 @@
 """How every compiled function of bollesim and the scripted policies is compiled: the
-decorator `compiled`.
+decorator `compiled`, and `unlikely`, a hint to the compiler inside compiled code.
 
     @compiled                       # cached on disk (jit_cache.py says where)
     @compiled(inline=True)          # numba inlines its code at every call site
     @compiled(nogil=True)           # callable from several threads at once
+    if unlikely(st[MODE]): ...      # a test that is rarely true, kept off the hot path
 
 A function made with it is compiled once per signature of plain types. numba's own
 dispatcher types a call from compiled code by its arguments' literal types, so
@@ -20,10 +21,10 @@ callers) and the scripted family's comparison of two orders (8 callers) were inl
 once: compiling the four phases of a turn took 72 s instead of 56 s, and the games
 played no faster. Two other reasons to inline: the draws (engine/core.py), whose hook
 for declared draws kept LLVM from inlining them, which cost the games some 2% (the hook
-itself is tested with `unlikely`, below, so that the rare call stays off the hot path:
-about 1 point more); and a
-function with one caller whose callees are the whole engine (engine/rollout.py's
-replays), which numba would otherwise optimise once for it and once more for its caller.
+is tested with `unlikely`: about one point more on one thread, too little for the bench
+to tell; docs/speed.md); and a function with one caller whose callees are the whole
+engine (engine/rollout.py's replays), which numba would otherwise optimise once for it
+and once more for its caller.
 
 Processes started together on a fresh install (two runs, test workers, a server beside
 its command) would each compile the same function; a function's first compile in a
@@ -178,8 +179,11 @@ def _frozen_at_exit() -> None:
 
 @intrinsic
 def unlikely(typingctx, flag):
-    """flag != 0, a test the compiler is told is rarely true (LLVM's llvm.expect): the
-    code under it is laid out of the hot path and its calls are treated as cold."""
+    """flag != 0 (an integer or a boolean), a test the compiler is told is rarely true
+    (LLVM's llvm.expect): the code under it is laid out of the hot path and its calls
+    are treated as cold."""
+    if not isinstance(flag, (types.Integer, types.Boolean)):
+        return None  # numba's typing error names the argument's type
 
     def codegen(context, builder, signature, args):
         truth = builder.icmp_signed("!=", args[0], ir.Constant(args[0].type, 0))

@@ -3,6 +3,7 @@ whatever constants its callers pass."""
 
 import pytest
 from numba import types
+from numba.core import errors
 
 from bollesim.jit import compiled, unlikely
 
@@ -31,7 +32,9 @@ def _rare(x):
 
 
 def test_unlikely_is_the_test_it_hints():
-    assert [_rare(x) for x in (0, 1, -5, 2**62)] == [0, 1, 1, 1]
+    assert [_rare(x) for x in (0, 1, -5, 2**62, False, True)] == [0, 1, 1, 1, 0, 1]
+    with pytest.raises(errors.TypingError, match="unlikely"):
+        _rare(0.5)  # a float is refused, not compared bit by bit
 
 
 def test_one_compile_of_a_kernel_serves_every_policy():
