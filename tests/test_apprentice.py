@@ -6,7 +6,6 @@ and its training is reproducible; `train` refuses a game without an apprentice."
 
 from dataclasses import replace
 
-import lightgbm as lgb
 import numpy as np
 import pytest
 
@@ -33,6 +32,8 @@ pytestmark = pytest.mark.xdist_group("apprentice")  # the labelled games are sha
 def test_a_packed_forest_scores_as_lightgbm():
     """Every row's raw score from the packed arrays equals LightGBM's own, to rounding:
     splits on both sides, leaves, the constant LightGBM folds into its first tree."""
+    import lightgbm as lgb  # here, not at the top: every worker would import it to collect
+
     rng = np.random.default_rng(3)
     x = rng.integers(-5, 30, size=(3000, 12)).astype(np.float64)
     y = ((x[:, 0] > 10) ^ (x[:, 3] < 2) | (x[:, 7] == 4)).astype(int)

@@ -19,17 +19,22 @@ from bollesim.cli.app import app
 from bollesim.errors import UsageError
 from bollesim.game.policy import load_policy
 
-jsonschema = pytest.importorskip("jsonschema", reason="install the dev extra: pip install -e '.[dev]'")
+
+@pytest.fixture(scope="module")
+def jsonschema():
+    """jsonschema, imported by the tests that use it: its import builds the grammars of
+    its formats, about two seconds that every worker would spend collecting."""
+    return pytest.importorskip("jsonschema", reason="install the dev extra: pip install -e '.[dev]'")
 
 
-def test_the_schema_is_current():
+def test_the_schema_is_current(jsonschema):
     written = gameschema.PATH.read_text(encoding="utf-8")
     assert written == gameschema.text(), "docs/game.schema.json is stale: run `python -m bollesim.bollebank.gameschema`"
     jsonschema.Draft202012Validator.check_schema(json.loads(written))
 
 
 @pytest.mark.parametrize(("policy", "seed", "game"), [("historical", 7, 0), ("random", 3, 5)])
-def test_a_played_game_round_trips_through_the_schema(policy, seed, game):
+def test_a_played_game_round_trips_through_the_schema(policy, seed, game, jsonschema):
     """The document validates before and after JSON, and says what the engine did: its
     events are the trace, its decisions chose among their options, its narration and
     result are those of the narrated game."""

@@ -5,6 +5,7 @@ result columns, policies or places (bollesim/game/declaration.py is how they lea
 import ast
 import graphlib
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -57,24 +58,29 @@ def layer(name: str) -> str:
     return "base" if len(parts) == 1 or parts[1] in BASE else parts[1]
 
 
-GRAPH = {name: imports(name, path, modules()) for name, path in modules().items()}
+@cache
+def graph() -> dict[str, set[str]]:
+    """Every module of the project and the modules of the project it imports (parsed once,
+    in the worker that first asks)."""
+    known = modules()
+    return {name: imports(name, path, known) for name, path in known.items()}
 
 
 def test_there_is_no_import_circle():
     try:
-        list(graphlib.TopologicalSorter(GRAPH).static_order())
+        list(graphlib.TopologicalSorter(graph()).static_order())
     except graphlib.CycleError as e:
         pytest.fail(f"import circle: {' -> '.join(e.args[1])}")
 
 
 def test_no_module_imports_from_a_higher_layer():
-    upward = [f"{a} -> {b}" for a, targets in GRAPH.items() for b in targets
+    upward = [f"{a} -> {b}" for a, targets in graph().items() for b in targets
               if LAYERS.index(layer(b)) > LAYERS.index(layer(a))]
     assert not upward, upward
 
 
 def test_one_game_imports_nothing_of_another():
-    across = [f"{a} -> {b}" for a, targets in GRAPH.items() for b in targets
+    across = [f"{a} -> {b}" for a, targets in graph().items() for b in targets
               if {layer(a), layer(b)} == {"balkan", "bollebank"}]
     assert not across, across
 
@@ -150,7 +156,7 @@ def test_the_layers_above_the_game_reach_it_only_through_its_declaration():
     second game plays through them unchanged (tests/test_second_game.py). The command
     line may: `rules`, `bench` and `play` are the game's own commands."""
     above = ("stats", "batch", "report", "search", "serve")
-    found = [f"{a} -> {b}" for a, targets in GRAPH.items() for b in targets
+    found = [f"{a} -> {b}" for a, targets in graph().items() for b in targets
              if layer(a) in above and layer(b) == "bollebank" and a not in REACHES_THE_ENGINE]
     assert not found, found
 

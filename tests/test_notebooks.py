@@ -12,8 +12,14 @@ from pathlib import Path
 import pytest
 import waiting
 
-nbformat = pytest.importorskip("nbformat", reason="install the dev extra: pip install -e '.[dev]'")
-nbclient = pytest.importorskip("nbclient", reason="install the dev extra: pip install -e '.[dev]'")
+
+@pytest.fixture(scope="module")
+def nbformat():
+    """nbformat, imported by the tests that read a notebook: it imports jsonschema, which
+    builds the grammars of its formats (about two seconds every worker would spend
+    collecting)."""
+    return pytest.importorskip("nbformat", reason="install the dev extra: pip install -e '.[dev]'")
+
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 GAMES = "300"
@@ -24,7 +30,7 @@ def test_there_are_notebooks():
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_uses_the_public_api(path: Path):
+def test_notebook_uses_the_public_api(path: Path, nbformat):
     """No private module or name (a leading underscore) is imported, and cells assert
     what they show (their last expression, a table or a chart)."""
     nb = nbformat.read(path, as_version=4)
@@ -39,7 +45,8 @@ def test_notebook_uses_the_public_api(path: Path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_runs(path: Path, monkeypatch):
+def test_notebook_runs(path: Path, monkeypatch, nbformat):
+    nbclient = pytest.importorskip("nbclient", reason="install the dev extra: pip install -e '.[dev]'")
     monkeypatch.setenv("BOLLESIM_NOTEBOOK_GAMES", GAMES)
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(  # its waits (a cell, the kernel's start): the machine's pace
