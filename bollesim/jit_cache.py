@@ -29,10 +29,12 @@ PACKAGE = Path(__file__).resolve().parent
 PACKAGES = (PACKAGE, PACKAGE.parent / "policies")
 """The source trees of compiled code: the library and the scripted policies."""
 
-COMPILED = re.compile(r"^\s*@(?:compiled|njit|intrinsic)\b|\b(?:compiled|njit|intrinsic)\(|^def decide\(",
-                      re.M)
-"""Compiled code defined in a file: a function made by bollesim.jit's `compiled` or
-numba's njit or intrinsic, or a policy's `decide` (bollesim/game/policy.py compiles it)."""
+MAKERS = ("compiled", "njit", "intrinsic")
+"""What makes compiled code: bollesim.jit's `compiled`, numba's njit and intrinsic."""
+COMPILED = re.compile(rf"^\s*@(?:{'|'.join(MAKERS)})\b|\b(?:{'|'.join(MAKERS)})\(|^def decide\(", re.M)
+"""Compiled code defined in a file: a function made by one of MAKERS, or a policy's
+`decide` (bollesim/game/policy.py compiles it). A file that names none of them is not
+searched (most files: every process keys the cache at its start)."""
 TEXT = re.compile(r"(?s)(\"\"\"|\'\'\').*?\1")
 """A triple-quoted string (documentation): what it says is not code."""
 IMPORTS = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\s+(\([^)]*\)|[^\n#]*)|import\s+([\w., ]+))", re.M)
@@ -70,14 +72,22 @@ def compiled_sources() -> list[Path]:
     above the engines, a policy that plays whole games) is pure Python: an edit of it
     keeps the cache (tests/test_jit_cache.py checks this against the imports)."""
     known = modules()
-    texts = {name: TEXT.sub("", path.read_text(encoding="utf-8")) for name, path in known.items()}
-    todo = [name for name, text in texts.items() if COMPILED.search(text)]
+    raw = {name: path.read_text(encoding="utf-8") for name, path in known.items()}
+    code: dict[str, str] = {}
+
+    def text(name: str) -> str:  # the file without its documentation, made when first asked
+        if name not in code:
+            code[name] = TEXT.sub("", raw[name])
+        return code[name]
+
+    todo = [name for name, source in raw.items()
+            if any(m in source for m in (*MAKERS, "def decide(")) and COMPILED.search(text(name))]
     reached = set()
     while todo:
         name = todo.pop()
         if name not in reached:
             reached.add(name)
-            todo += imported(texts[name], known)
+            todo += imported(text(name), known)
     return [known[name] for name in reached]
 
 
