@@ -31,10 +31,13 @@ PACKAGES = (PACKAGE, PACKAGE.parent / "policies")
 
 MAKERS = ("compiled", "njit", "intrinsic")
 """What makes compiled code: bollesim.jit's `compiled`, numba's njit and intrinsic."""
-COMPILED = re.compile(rf"^\s*@(?:{'|'.join(MAKERS)})\b|\b(?:{'|'.join(MAKERS)})\(|^def decide\(", re.M)
+DECIDE = "def decide("
+"""A policy's `decide`, compiled by bollesim/game/policy.py."""
+COMPILED = re.compile(rf"^\s*@(?:{'|'.join(MAKERS)})\b|\b(?:{'|'.join(MAKERS)})\(|^{re.escape(DECIDE)}",
+                      re.M)
 """Compiled code defined in a file: a function made by one of MAKERS, or a policy's
-`decide` (bollesim/game/policy.py compiles it). A file that names none of them is not
-searched (most files: every process keys the cache at its start)."""
+`decide`. A file that names none of them (most files) is not searched: every process
+keys the cache at its start."""
 TEXT = re.compile(r"(?s)(\"\"\"|\'\'\').*?\1")
 """A triple-quoted string (documentation): what it says is not code."""
 IMPORTS = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\s+(\([^)]*\)|[^\n#]*)|import\s+([\w., ]+))", re.M)
@@ -81,7 +84,7 @@ def compiled_sources() -> list[Path]:
         return code[name]
 
     todo = [name for name, source in raw.items()
-            if any(m in source for m in (*MAKERS, "def decide(")) and COMPILED.search(text(name))]
+            if any(m in source for m in (*MAKERS, DECIDE)) and COMPILED.search(text(name))]
     reached = set()
     while todo:
         name = todo.pop()

@@ -88,6 +88,14 @@ settings.load_profile("bollesim")
 os.environ.pop("COLUMNS", None)
 
 
+
+@pytest.fixture(scope="session")
+def jsonschema():
+    """jsonschema, imported by the tests that validate against a schema: its import builds
+    the grammars of its formats, about two seconds that every worker would spend
+    collecting."""
+    return pytest.importorskip("jsonschema", reason="install the dev extra: pip install -e '.[dev]'")
+
 @cache
 def ruleset(*overrides: str) -> Ruleset:
     """The default ruleset with `KEY=VALUE` overrides (cached: a Ruleset is immutable)."""

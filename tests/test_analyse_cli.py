@@ -74,8 +74,7 @@ def test_a_game_without_a_strong_player_needs_one_named():
     assert out.startswith("error: Pig race declares no strong player: name")
 
 
-def test_a_bollebank_game_as_json_follows_the_game_schema():
-    jsonschema = pytest.importorskip("jsonschema")
+def test_a_bollebank_game_as_json_follows_the_game_schema(jsonschema):
     result = CliRunner().invoke(app, ["analyse", "-P", "historical", "--seed", "1", "--index",
                                       "2", "--rollouts", "4", "--json"])
     assert result.exit_code == 0, result.output

@@ -20,13 +20,6 @@ from bollesim.errors import UsageError
 from bollesim.game.policy import load_policy
 
 
-@pytest.fixture(scope="module")
-def jsonschema():
-    """jsonschema, imported by the tests that use it: its import builds the grammars of
-    its formats, about two seconds that every worker would spend collecting."""
-    return pytest.importorskip("jsonschema", reason="install the dev extra: pip install -e '.[dev]'")
-
-
 def test_the_schema_is_current(jsonschema):
     written = gameschema.PATH.read_text(encoding="utf-8")
     assert written == gameschema.text(), "docs/game.schema.json is stale: run `python -m bollesim.bollebank.gameschema`"

@@ -52,7 +52,7 @@ FORESTS = Forests(gate_trees=12)
 """Bøllebank's forests but a gate of 12 trees, not 30: on 20,000 engagements of the tune
 seed (1000), the shipped 30-tree gate cut to its first 8, 10, 12, 15 or 20 trees played as
 well as all 30 (each within 0.1 point, every paired interval across zero; 6 trees lost
-0.2), and 12 (three walks of four trees side by side) plays about 15% more engagements a
+0.2), and 12 (three walks of four trees side by side) plays about 13% more engagements a
 second (docs/balkan-wars.md)."""
 
 
