@@ -25,6 +25,8 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+from bollesim.kept import roots
+
 PACKAGE = Path(__file__).resolve().parent
 PACKAGES = (PACKAGE, PACKAGE.parent / "policies")
 """The source trees of compiled code: the library and the scripted policies."""
@@ -120,12 +122,6 @@ def source_key(apart: tuple[Path, ...] = ()) -> str:
     return digest.hexdigest()[:16]
 
 
-def cache_roots() -> list[Path]:
-    """Where the keyed folders may go, in order of preference."""
-    user = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return [PACKAGE / "__pycache__" / "numba", user / "bollesim" / "numba"]
-
-
 def prune(root: Path, keep: int = KEEP) -> None:
     """Remove all but the `keep` most recently used folders under root."""
     folders = sorted(
@@ -139,7 +135,7 @@ def keyed_folder(apart: tuple[Path, ...] = ()) -> Path | None:
     """The cache folder of the current sources (and those of the `apart` trees), created
     and marked as just used; None when no root is writable."""
     key = source_key(apart)
-    for root in cache_roots():
+    for root in roots("numba"):
         folder = root / key
         try:
             folder.mkdir(parents=True, exist_ok=True)

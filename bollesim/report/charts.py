@@ -24,6 +24,7 @@ from functools import cache
 
 import polars as pl
 
+from bollesim import kept
 from bollesim.game.result import Result
 from bollesim.report.chartdata import (
     NEVER_LABEL,
@@ -252,10 +253,13 @@ def png(vega_lite: dict, scale: float = 1.0) -> bytes:
 
 @cache
 def javascript() -> str:
-    """Vega, Vega-Lite and vega-embed in one script, to inline in a page that works offline."""
+    """Vega, Vega-Lite and vega-embed in one script, to inline in a page that works offline.
+    vl-convert takes a second or two to bundle them, so the bundle is kept (bollesim.kept)
+    under the name of vl-convert's version, which decides what it holds."""
     import vl_convert
 
-    return vl_convert.javascript_bundle()
+    return kept.text("vega", f"vl-convert-{vl_convert.__version__}.js",
+                     vl_convert.javascript_bundle)
 
 
 def page_script(specs: dict[str, dict]) -> str:
