@@ -12,8 +12,8 @@
     analysis.rates(game, df)                                    # rates with 95% intervals
 
 The packages follow the layers, each importing only from those below it (docs/
-architecture.md): the base modules here (errors, jit, jit_cache, kept, rng, bits, inputs,
-terminal, resources), game/ (what any game declares, and load_game), the games
+architecture.md): the base modules here (errors, files, jit, jit_cache, kept, rng, bits,
+inputs, terminal, resources), game/ (what any game declares, and load_game), the games
 (bollebank/, balkan/), batch/, stats/, report/, search/, serve/ and cli/.
 
 Everything is imported on first use, so `import bollesim` stays fast and numba loads only

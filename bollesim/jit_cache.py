@@ -25,9 +25,8 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
-from bollesim.kept import roots
+from bollesim.kept import PACKAGE, roots
 
-PACKAGE = Path(__file__).resolve().parent
 PACKAGES = (PACKAGE, PACKAGE.parent / "policies")
 """The source trees of compiled code: the library and the scripted policies."""
 

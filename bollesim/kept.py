@@ -9,10 +9,10 @@ folder. `text(kind, name, make)` is a text kept there: made once, then read.
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Callable
-from contextlib import suppress
 from pathlib import Path
+
+from bollesim.files import atomic_write
 
 PACKAGE = Path(__file__).resolve().parent
 
@@ -25,9 +25,8 @@ def roots(kind: str) -> list[Path]:
 
 def text(kind: str, name: str, make: Callable[[], str]) -> str:
     """The text kept as `name` in the first of kind's roots that holds it; else make(),
-    kept in the first root that can be written (where none can, made in every process).
-    The file is written whole or not at all (a temporary name, then a rename), so a
-    process that reads it never sees part of it."""
+    kept in the first root that can be written (where none can, made in every process),
+    written whole or not at all (files.atomic_write)."""
     for root in roots(kind):
         try:
             return (root / name).read_text(encoding="utf-8")
@@ -35,13 +34,10 @@ def text(kind: str, name: str, make: Callable[[], str]) -> str:
             continue
     made = make()
     for root in roots(kind):
-        tmp = root / f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         try:
             root.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(made, encoding="utf-8")
-            os.replace(tmp, root / name)
+            atomic_write(root / name, made.encode("utf-8"))
             break
         except OSError:
-            with suppress(OSError):
-                tmp.unlink(missing_ok=True)
+            continue
     return made

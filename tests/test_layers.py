@@ -15,7 +15,7 @@ LAYERS = ("base", "learn", "game", "strong", "balkan", "bollebank", "policies", 
           "serve", "cli")
 """The layers, lowest first: each imports only from itself and those before it (the
 games, balkan and bollebank, import neither the other)."""
-BASE = {"blocks", "errors", "jit", "jit_cache", "kept", "rng", "bits", "inputs", "terminal", "resources",
+BASE = {"blocks", "errors", "files", "jit", "jit_cache", "kept", "rng", "bits", "inputs", "terminal", "resources",
         "bollesim", "pointer"}
 
 

@@ -24,6 +24,7 @@ import waiting
 from oracles import outcome_hits as _hits
 from test_analysis import NEVER, make_games, synthetic_policies
 
+from bollesim import files
 from bollesim.batch.runfolder import RunFolderError
 from bollesim.batch.workspace import write_games
 from bollesim.game.registry import load_game
@@ -455,14 +456,14 @@ def test_writes_are_atomic(tmp_path, monkeypatch):
     games = make_games(n=200, seed=6, triggers=(8.0, 16.0), hold_fire=False)
     run = write_run(tmp_path, games)
     (run / "report.html").write_text("the previous report", encoding="utf-8")
-    real_replace = document.os.replace
+    real_replace = files.os.replace
 
     def failing_replace(src, dst):
         if Path(dst).name == "report.html":
             raise OSError("disk full")
         return real_replace(src, dst)
 
-    monkeypatch.setattr(document.os, "replace", failing_replace)
+    monkeypatch.setattr(files.os, "replace", failing_replace)
     with pytest.raises(OSError, match="disk full"):
         balance.write_report(run)
     assert (run / "report.html").read_text(encoding="utf-8") == "the previous report"

@@ -8,14 +8,13 @@ from __future__ import annotations
 import html
 import io
 import math
-import os
 import re
-import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
+from bollesim.files import atomic_write
 from bollesim.report.chartdata import DiffChart, RateChart, SwingChart
 from bollesim.stats.naming import p_text, pct  # noqa: F401  p_text: the reports' name for it
 
@@ -223,20 +222,6 @@ def render_markdown(rep: Report, chart_files: dict[str, str]) -> str:
             alt = md_text(chart.alt).replace("[", "(").replace("]", ")")
             out += [f"![{alt}]({chart_files[chart.name]})", "", f"*{alt}*", ""]
     return "\n".join(out)
-
-
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write data to path atomically: a temporary file in the same folder, then rename.
-    The file gets the usual permissions (0666 less the umask)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def chart_png(figure) -> bytes:

@@ -175,8 +175,8 @@ def write_result(a: Answer, out: Path, earlier: list[Path] = ()) -> dict:
     """Write the result folder (each file atomically), and remove the files of an earlier
     result there that this one does not write (an old patch.toml is no solution of this
     tune): workspace.claim_own_report found them. Returns tune.json's record."""
+    from bollesim.files import atomic_write
     from bollesim.report import charts
-    from bollesim.report.document import atomic_write
 
     out.mkdir(parents=True, exist_ok=True)
     files: dict[str, bytes] = {}
